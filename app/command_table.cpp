@@ -1,0 +1,15 @@
+#include "command.h"
+
+namespace mxc::app {
+
+int run_main(int argc, char** argv);
+
+namespace {
+constexpr Command kCommands[] = {
+    {"run", "co-simulate a workload on the RTL tile against the reference and models", run_main},
+};
+}  // namespace
+
+std::span<const Command> commands() { return kCommands; }
+
+}  // namespace mxc::app

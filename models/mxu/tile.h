@@ -1,0 +1,31 @@
+#pragma once
+// The Tile seam: something that executes a tile program against a
+// MemoryTarget, one tile-clock cycle per advance. Implementations: RtlTile
+// (bridge/, the verilated RTL) and ModelTile (models/mxu, the performance
+// model). A chip is built from either with no special case.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/core/clock_domain.h"
+#include "models/core/component.h"
+#include "models/mxu/instr.h"
+
+namespace mxc {
+
+class Tile : public Component {
+ public:
+  /// Start executing `program` at the next clock edge.
+  virtual void load_program(Program program) = 0;
+  /// True once every instruction has completed and its writes are acknowledged.
+  virtual bool finished() const = 0;
+  /// Tile-clock cycles from the first edge to completion (or so far).
+  virtual std::uint64_t cycles() const = 0;
+  /// Per-instruction start and end cycles, in program order.
+  virtual const std::vector<InstrEvent>& instr_events() const = 0;
+  virtual const ClockDomain& clock() const = 0;
+  /// One line on what the tile is doing, for watchdog and hang reports.
+  virtual std::string state() const = 0;
+};
+
+}  // namespace mxc
