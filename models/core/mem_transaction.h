@@ -18,6 +18,23 @@ struct MemRequest {
   std::vector<bool> byte_enable;
   std::uint32_t source = 0;   ///< Requesting port (tile / channel), for statistics.
   Time issue = 0;             ///< When the sender first offered it.
+
+  static MemRequest make_read(std::uint64_t id, std::uint64_t addr, std::uint32_t bytes) {
+    MemRequest r;
+    r.id = id;
+    r.addr = addr;
+    r.bytes = bytes;
+    return r;
+  }
+  static MemRequest make_write(std::uint64_t id, std::uint64_t addr, std::vector<std::uint8_t> data) {
+    MemRequest r;
+    r.id = id;
+    r.addr = addr;
+    r.bytes = static_cast<std::uint32_t>(data.size());
+    r.write = true;
+    r.data = std::move(data);
+    return r;
+  }
 };
 
 /// Completion of a MemRequest; reads carry the data.

@@ -9,12 +9,12 @@ TEST_CASE("ideal memory completes each request its latency after acceptance") {
   std::vector<MemResponse> done;
   mem.set_completion([&](const MemResponse& r) { done.push_back(r); });
 
-  MemRequest w{.id = 1, .addr = 64, .bytes = 4, .write = true, .data = {1, 2, 3, 4}};
-  MemRequest r{.id = 2, .addr = 64, .bytes = 4};
+  const auto w = MemRequest::make_write(1, 64, {1, 2, 3, 4});
+  const auto r = MemRequest::make_read(2, 64, 4);
   REQUIRE(mem.send(w, 1000));
   REQUIRE(mem.send(r, 2000));
   CHECK_FALSE(mem.can_accept(r));  // two outstanding, limit 2
-  CHECK_FALSE(mem.send(MemRequest{.id = 3, .addr = 0, .bytes = 4}, 2000));
+  CHECK_FALSE(mem.send(MemRequest::make_read(3, 0, 4), 2000));
 
   CHECK(mem.next_event_time() == 6000);
   mem.advance_to(6000);
@@ -31,5 +31,7 @@ TEST_CASE("ideal memory completes each request its latency after acceptance") {
 
 TEST_CASE("ideal memory rejects a write whose data length disagrees with its size") {
   IdealMemory mem("mem", 1000);
-  CHECK_THROWS(mem.send(MemRequest{.id = 1, .addr = 0, .bytes = 8, .write = true, .data = {1}}, 0));
+  auto bad = MemRequest::make_write(1, 0, {1});
+  bad.bytes = 8;
+  CHECK_THROWS(mem.send(bad, 0));
 }

@@ -1,0 +1,24 @@
+#pragma once
+// Command-line helpers shared by the subcommands.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mxc::app {
+
+/// cxxopts reads a one-letter long option such as `--m 16` as malformed.
+/// Returns argv with `--X` / `--X=V` rewritten to `-X` / `-X V` for each
+/// letter X in `letters`, so such options can be declared as short ones
+/// ("m,gemm-m") and users may write the documented `--m 16`.
+class NormalizedArgs {
+ public:
+  NormalizedArgs(int argc, char** argv, std::string_view letters);
+  int argc() const { return static_cast<int>(m_ptrs.size()); }
+  char** argv() { return m_ptrs.data(); }
+
+ private:
+  std::vector<std::string> m_args;
+  std::vector<char*> m_ptrs;
+};
+
+}  // namespace mxc::app

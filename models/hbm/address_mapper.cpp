@@ -1,0 +1,107 @@
+#include "models/hbm/address_mapper.h"
+
+#include <algorithm>
+#include <bit>
+#include <sstream>
+#include <stdexcept>
+
+namespace mxc::hbm {
+
+namespace {
+std::uint32_t log2_exact(std::uint32_t n, const char* what) {
+  if (n == 0 || !std::has_single_bit(n))
+    throw std::invalid_argument(std::string("address mapping needs a power-of-two ") + what + ", got " +
+                                std::to_string(n));
+  return static_cast<std::uint32_t>(std::countr_zero(n));
+}
+}  // namespace
+
+AddressMapper::AddressMapper(const HbmOrg& org, const std::string& bit_order, bool xor_bank_hash)
+    : m_offset_bits(log2_exact(org.burst_bytes(), "burst size")), m_xor(xor_bank_hash) {
+  m_field_bits[kCh] = log2_exact(org.channels, "channel count");
+  m_field_bits[kPc] = log2_exact(org.pseudo_channels, "pseudo-channel count");
+  m_field_bits[kBg] = log2_exact(org.bank_groups, "bank-group count");
+  m_field_bits[kBa] = log2_exact(org.banks_per_group, "banks per group");
+  m_field_bits[kRo] = log2_exact(org.rows, "row count");
+  m_field_bits[kCo] = log2_exact(org.bursts_per_row(), "bursts per row");
+  static const char* kNames[kNumFields] = {"ch", "pc", "bg", "ba", "ro", "co"};
+
+  // Parse most significant first, then assign bit positions from the bottom.
+  struct Tok {
+    Field f;
+    int bits;  // -1 = the rest of the field
+  };
+  std::vector<Tok> toks;
+  std::string s = bit_order;
+  std::replace(s.begin(), s.end(), '-', ' ');
+  std::istringstream in(s);
+  for (std::string tok; in >> tok;) {
+    const auto colon = tok.find(':');
+    const std::string name = tok.substr(0, colon);
+    auto it = std::find(std::begin(kNames), std::end(kNames), name);
+    if (it == std::end(kNames))
+      throw std::invalid_argument("address_mapping '" + bit_order + "': unknown field '" + name +
+                                  "' (expected ch pc bg ba ro co)");
+    int bits = -1;
+    if (colon != std::string::npos) {
+      try {
+        bits = std::stoi(tok.substr(colon + 1));
+      } catch (const std::exception&) {
+        bits = -2;
+      }
+      if (bits < 0) throw std::invalid_argument("address_mapping '" + bit_order + "': bad bit count in '" + tok + "'");
+    }
+    toks.push_back({static_cast<Field>(it - std::begin(kNames)), bits});
+  }
+  std::uint32_t used[kNumFields]{};
+  for (const Tok& t : toks)
+    if (t.bits >= 0) used[t.f] += static_cast<std::uint32_t>(t.bits);
+  int bare[kNumFields]{};
+  for (const Tok& t : toks)
+    if (t.bits < 0) ++bare[t.f];
+  for (int f = 0; f < kNumFields; ++f) {
+    if (bare[f] > 1 || used[f] > m_field_bits[f] || (bare[f] == 0 && used[f] != m_field_bits[f]))
+      throw std::invalid_argument("address_mapping '" + bit_order + "': field '" + kNames[f] + "' must cover exactly " +
+                                  std::to_string(m_field_bits[f]) + " bits");
+  }
+  std::uint32_t shift[kNumFields]{};
+  for (auto it = toks.rbegin(); it != toks.rend(); ++it) {
+    const std::uint32_t bits = it->bits >= 0 ? static_cast<std::uint32_t>(it->bits) : m_field_bits[it->f] - used[it->f];
+    if (bits == 0) continue;
+    m_slices.push_back({it->f, bits, shift[it->f]});
+    shift[it->f] += bits;
+  }
+}
+
+BurstAddr AddressMapper::decode(std::uint64_t stack_addr) const {
+  std::uint64_t a = stack_addr >> m_offset_bits;
+  std::uint32_t v[kNumFields]{};
+  for (const Slice& s : m_slices) {
+    v[s.field] |= static_cast<std::uint32_t>(a & ((std::uint64_t{1} << s.bits) - 1)) << s.shift;
+    a >>= s.bits;
+  }
+  if (m_xor) {
+    // Permutation-based interleaving: rows that collide in one bank are
+    // spread over banks and bank groups.
+    v[kBa] ^= v[kRo] & ((1u << m_field_bits[kBa]) - 1);
+    v[kBg] ^= (v[kRo] >> m_field_bits[kBa]) & ((1u << m_field_bits[kBg]) - 1);
+  }
+  return {v[kCh], v[kPc], v[kBg], v[kBa], v[kRo], v[kCo]};
+}
+
+std::uint64_t AddressMapper::encode(const BurstAddr& b) const {
+  std::uint32_t v[kNumFields] = {b.channel, b.pc, b.bank_group, b.bank, b.row, b.col};
+  if (m_xor) {
+    v[kBa] ^= v[kRo] & ((1u << m_field_bits[kBa]) - 1);
+    v[kBg] ^= (v[kRo] >> m_field_bits[kBa]) & ((1u << m_field_bits[kBg]) - 1);
+  }
+  std::uint64_t a = 0;
+  std::uint32_t pos = 0;
+  for (const Slice& s : m_slices) {
+    a |= static_cast<std::uint64_t>((v[s.field] >> s.shift) & ((1u << s.bits) - 1)) << pos;
+    pos += s.bits;
+  }
+  return a << m_offset_bits;
+}
+
+}  // namespace mxc::hbm

@@ -1,0 +1,51 @@
+#pragma once
+// The controller's own view of one pseudo-channel's device state: open rows
+// and, per scope, the earliest cycle each command may issue (with the
+// constraint that set it). Updated from the TimingTable on every issue.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "models/hbm/hbm_command.h"
+#include "models/hbm/hbm_spec.h"
+#include "models/hbm/timing_table.h"
+
+namespace mxc::hbm {
+
+class BankState {
+ public:
+  static constexpr std::int64_t kClosed = -1;
+
+  BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command);
+
+  /// Earliest cycle `cmd` to `bank` satisfies every timing constraint and the
+  /// command bus; `why` receives the binding constraint.
+  std::uint64_t earliest(Cmd cmd, std::uint32_t bank, Constraint* why = nullptr) const;
+  /// Record `cmd` issued at `cycle` (caller checked earliest()).
+  void issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint64_t cycle);
+
+  std::int64_t open_row(std::uint32_t bank) const { return m_open[bank]; }
+  std::uint32_t open_banks() const { return m_open_count; }
+  std::uint32_t bank_group(std::uint32_t bank) const { return bank / m_banks_per_group; }
+
+ private:
+  struct Next {
+    std::array<std::uint64_t, kNumCmds> at{};
+    std::array<Constraint, kNumCmds> why{};
+  };
+  static void raise(Next& n, Cmd c, std::uint64_t at, Constraint why);
+
+  TimingTable m_table;
+  std::uint32_t m_banks_per_group;
+  std::uint32_t m_faw;
+  bool m_dual;
+  std::vector<Next> m_bank, m_group;
+  Next m_pc;
+  std::vector<std::int64_t> m_open;
+  std::uint32_t m_open_count = 0;
+  std::array<std::uint64_t, 4> m_acts{};  // last four ACT cycles (ring), for tFAW
+  std::uint32_t m_act_count = 0;
+  std::uint64_t m_row_bus = 0, m_col_bus = 0;  // next free cycle of each command bus
+};
+
+}  // namespace mxc::hbm

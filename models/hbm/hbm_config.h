@@ -1,0 +1,41 @@
+#pragma once
+// A memory system: N stacks of one device preset, how addresses interleave
+// across them, and the controller policy of every pseudo-channel.
+#include <cstdint>
+#include <string>
+
+#include "models/hbm/hbm_spec.h"
+
+namespace mxc::hbm {
+
+enum class PagePolicy { kOpen, kClosed };
+enum class RefreshMode { kAllBank, kPerBank, kNone };
+
+/// Policy of each pseudo-channel controller.
+struct ControllerConfig {
+  std::uint32_t read_queue = 32;          ///< Read queue depth (bursts).
+  std::uint32_t write_queue = 32;         ///< Write queue depth (bursts).
+  std::uint32_t starvation_cap = 16;      ///< Times the oldest request may be bypassed.
+  PagePolicy page_policy = PagePolicy::kOpen;
+  std::uint32_t write_high_watermark = 24;  ///< Start draining writes at this occupancy.
+  std::uint32_t write_low_watermark = 8;    ///< Stop draining at this occupancy.
+  RefreshMode refresh = RefreshMode::kAllBank;
+  /// Address bit order, most significant field first; "co:2" takes 2 bits.
+  std::string address_mapping = "ro-ba-co:4-ch-pc-bg-co:1";
+  bool xor_bank_hash = false;   ///< XOR bank / bank-group bits with low row bits.
+  bool dual_command = true;     ///< One row and one column command per cycle.
+  std::uint32_t frontend_cycles = 1;  ///< Decode and enqueue before scheduling.
+  std::uint32_t backend_cycles = 1;   ///< Response return after the last beat.
+};
+
+/// The whole memory system.
+struct MemoryConfig {
+  HbmDeviceSpec device;
+  std::uint32_t stacks = 1;
+  std::uint64_t stack_interleave_bytes = 4096;  ///< Block size rotated across stacks.
+  ControllerConfig controller;
+  bool check_timing = false;  ///< Run the independent timing checker.
+  std::string file;           ///< Where it was loaded from (messages).
+};
+
+}  // namespace mxc::hbm

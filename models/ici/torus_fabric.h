@@ -1,0 +1,110 @@
+#pragma once
+// TorusFabric: the packet-level ICI model behind the Fabric seam.
+//
+// A message (one IciPacket of any size) is cut into wire packets of at most
+// max_payload_bytes plus a header. Wire packets move by virtual cut-through:
+// a router forwards a packet router_latency after its head arrives, once the
+// output link is free and the downstream input buffer of the chosen VC has
+// credits for the whole packet; the link is then busy for the packet's
+// serialisation time and the head reaches the next router link_latency later.
+// A buffer is freed when the packet's tail leaves it (or it is ejected), and
+// the credit travels back in link_latency. Routing is dimension order with
+// dateline VC classes (routing.h). All packets of one (source, destination)
+// pair take the same path and the same VCs through FIFO queues, so messages
+// between a pair arrive in the order they were injected. The message is
+// delivered when its last wire packet has arrived (ejection is not limited).
+//
+// Zero-load latency of a message over h hops:
+//   h * (router_latency + link_latency) + sum of its packets' serialisation.
+//
+// Event driven: events are link-free, credit-return, head-arrival and
+// delivery times; an idle link schedules nothing.
+//
+// Statistics: s_messages, s_bytes (delivered payload), s_packet_hops,
+// s_flit_hops, per-link packets / wire bytes / busy time.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/core/fabric.h"
+#include "models/ici/event_queue.h"
+#include "models/ici/ici_config.h"
+#include "models/ici/link.h"
+#include "models/ici/routing.h"
+#include "models/ici/topology.h"
+
+namespace mxc::ici {
+
+class TorusFabric : public Fabric {
+ public:
+  explicit TorusFabric(const IciConfig& cfg);
+
+  std::string name() const override { return m_cfg.name; }
+  Time next_event_time() const override { return m_events.next_time(); }
+  void advance_to(Time now) override;
+
+  std::uint32_t num_chips() const override { return m_topo.num_chips(); }
+  bool can_inject(const IciPacket& pkt) const override;
+  bool inject(const IciPacket& pkt, Time now) override;
+
+  const Topology& topology() const { return m_topo; }
+  const IciConfig& config() const { return m_cfg; }
+  /// Messages accepted and not yet delivered.
+  std::uint64_t in_flight() const { return m_in_flight; }
+  /// True when messages are in flight but no event is pending: a deadlock.
+  bool deadlocked() const { return m_in_flight > 0 && m_events.empty(); }
+  /// The link out of `chip` through `port`.
+  const Link& link(std::uint32_t chip, std::uint32_t port) const { return m_links[chip * m_topo.num_ports() + port]; }
+  std::uint32_t num_vcs() const { return 2 * m_cfg.vcs_per_class; }
+
+  std::uint64_t s_messages = 0;
+  std::uint64_t s_bytes = 0;
+  std::uint64_t s_packet_hops = 0;
+  std::uint64_t s_flit_hops = 0;
+
+ private:
+  enum Kind : std::uint32_t { kRoute, kArrive, kEject, kCredit, kLinkFree };
+  struct Message {
+    IciPacket pkt;
+    std::uint64_t segs_total = 0;
+    std::uint64_t segs_sent = 0;
+    std::uint64_t segs_done = 0;
+    std::uint32_t first_link = 0;
+    std::uint8_t first_vc = 0;
+    std::uint8_t lane = 0;
+  };
+  struct Segment {
+    std::uint32_t msg = 0;
+    std::uint32_t chip = 0;       // router the head is at
+    std::uint32_t in_link = 0;    // link whose downstream buffer holds it
+    std::uint32_t flits = 0;
+    Time ser = 0;
+    RouteState route;
+    std::uint8_t in_vc = 0;
+  };
+
+  void on_route(std::uint32_t msg, Time now);
+  void on_arrive(std::uint32_t seg, Time now);
+  void on_eject(std::uint32_t seg, Time now);
+  void try_send(std::uint32_t link, Time now);
+  void send(std::uint32_t link, std::uint32_t vc, std::uint32_t seg, Time now);
+  /// Payload bytes of segment number `i` of a message.
+  std::uint32_t segment_bytes(const Message& m, std::uint64_t i) const;
+  std::uint32_t alloc_segment();
+  std::uint32_t alloc_message();
+
+  IciConfig m_cfg;
+  Topology m_topo;
+  DimensionOrderRouter m_router;
+  std::vector<Link> m_links;
+  EventQueue m_events;
+  std::vector<Message> m_msgs;
+  std::vector<std::uint32_t> m_free_msgs;
+  std::vector<Segment> m_segs;
+  std::vector<std::uint32_t> m_free_segs;
+  std::vector<std::uint32_t> m_queued_msgs;  // per chip: messages not yet fully departed
+  std::uint64_t m_in_flight = 0;
+  Time m_now = 0;
+};
+
+}  // namespace mxc::ici
