@@ -50,4 +50,10 @@ struct IciConfig {
   void validate() const;
 };
 
+/// `cfg` after validate(): for member initialisers.
+inline const IciConfig& validated(const IciConfig& cfg) {
+  cfg.validate();
+  return cfg;
+}
+
 }  // namespace mxc::ici
