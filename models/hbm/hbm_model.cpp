@@ -1,0 +1,173 @@
+#include "models/hbm/hbm_model.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "models/hbm/config_loader.h"
+
+namespace mxc::hbm {
+
+namespace {
+MemoryConfig checked(MemoryConfig cfg) {
+  validate(cfg);
+  return cfg;
+}
+}  // namespace
+
+HbmModel::HbmModel(std::string name, MemoryConfig cfg)
+    : m_name(std::move(name)),
+      m_cfg(checked(std::move(cfg))),
+      m_clock(m_name + ".ck", m_cfg.device.t.tCK_ps),
+      m_mapper(m_cfg.device.org, m_cfg.controller.address_mapping, m_cfg.controller.xor_bank_hash) {
+  const std::uint32_t n = m_cfg.stacks * m_cfg.device.org.pcs();
+  if (m_cfg.check_timing) {
+    m_checker = std::make_unique<TimingChecker>(m_cfg.device, n, m_cfg.controller.dual_command);
+    m_checker->set_check_refresh(m_cfg.controller.refresh != RefreshMode::kNone);
+  }
+  for (std::uint32_t i = 0; i < n; ++i) m_pcs.push_back(std::make_unique<PcController>(i, m_cfg, *this, m_checker.get()));
+  m_count_r.assign(n, 0);
+  m_count_w.assign(n, 0);
+}
+
+HbmModel::~HbmModel() = default;
+
+std::uint64_t HbmModel::floor_cycle(Time t) const { return t / m_clock.period(); }
+
+void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstTarget>& out) const {
+  out.clear();
+  const std::uint64_t bb = m_cfg.device.org.burst_bytes();
+  const std::uint64_t il = m_cfg.stack_interleave_bytes;
+  const std::uint32_t per_stack = m_cfg.device.org.pcs();
+  const std::uint64_t end = addr + std::max<std::uint32_t>(bytes, 1);
+  for (std::uint64_t a = addr / bb * bb; a < end; a += bb) {
+    const std::uint64_t block = a / il;
+    const auto stack = static_cast<std::uint32_t>(block % m_cfg.stacks);
+    const std::uint64_t local = block / m_cfg.stacks * il + a % il;
+    BurstTarget t;
+    t.addr = m_mapper.decode(local);
+    t.pc = stack * per_stack + t.addr.channel * m_cfg.device.org.pseudo_channels + t.addr.pc;
+    out.push_back(t);
+  }
+}
+
+bool HbmModel::can_accept(const MemRequest& req) const {
+  split(req.addr, req.bytes, m_scratch);
+  auto& count = req.write ? m_count_w : m_count_r;
+  bool ok = true;
+  for (const BurstTarget& t : m_scratch) ++count[t.pc];
+  for (const BurstTarget& t : m_scratch) {
+    if (count[t.pc] && !m_pcs[t.pc]->can_accept(req.write, count[t.pc])) ok = false;
+    count[t.pc] = 0;
+  }
+  return ok;
+}
+
+bool HbmModel::send(const MemRequest& req, Time now) {
+  if (req.bytes == 0) throw std::invalid_argument(m_name + ": request " + std::to_string(req.id) + " has 0 bytes");
+  if (req.write && req.data.size() != req.bytes)
+    throw std::invalid_argument(m_name + ": write request " + std::to_string(req.id) + " carries " +
+                                std::to_string(req.data.size()) + " bytes, expected " + std::to_string(req.bytes));
+  if (!can_accept(req)) return false;  // leaves the split in m_scratch
+  std::uint32_t slot;
+  if (m_free.empty()) {
+    slot = static_cast<std::uint32_t>(m_slots.size());
+    m_slots.emplace_back();
+  } else {
+    slot = m_free.back();
+    m_free.pop_back();
+  }
+  Pending& p = m_slots[slot];
+  p.remaining = static_cast<std::uint32_t>(m_scratch.size());
+  MemResponse& r = p.resp;
+  r = MemResponse{};
+  r.id = req.id;
+  r.addr = req.addr;
+  r.bytes = req.bytes;
+  r.write = req.write;
+  r.source = req.source;
+  r.issue = req.issue;
+  r.accept = now;
+  if (req.write)
+    m_store.write_masked(req.addr, req.data, req.byte_enable);
+  else
+    r.data = m_store.read(req.addr, req.bytes);
+
+  const std::uint64_t cycle = m_clock.cycle_at_or_after(now);
+  const std::uint64_t floor = floor_cycle(now);
+  for (const BurstTarget& t : m_scratch) {
+    PcController& pc = *m_pcs[t.pc];
+    // A sleeping controller first replays the refreshes it skipped.
+    if (!pc.busy()) pc.advance_to(floor);
+    QueueEntry e;
+    e.slot = slot;
+    e.bank = t.addr.bank_group * m_cfg.device.org.banks_per_group + t.addr.bank;
+    e.row = t.addr.row;
+    e.col = t.addr.col;
+    e.write = req.write;
+    pc.enqueue(e, cycle);
+  }
+  if (m_checker && m_checker->violation_count())
+    throw std::logic_error(m_name + ": timing violation: " + m_checker->violations().front());
+  return true;
+}
+
+Time HbmModel::next_event_time() const {
+  std::uint64_t n = kNoCycle;
+  for (const auto& pc : m_pcs) n = std::min(n, pc->next_cycle());
+  return n == kNoCycle ? kNever : m_clock.edge(n);
+}
+
+void HbmModel::advance_to(Time now) {
+  const std::uint64_t limit = floor_cycle(now);
+  // Earliest controller first, so completions leave in time order.
+  for (;;) {
+    std::uint64_t n = kNoCycle;
+    for (const auto& pc : m_pcs) n = std::min(n, pc->next_cycle());
+    if (n > limit) break;
+    for (const auto& pc : m_pcs)
+      if (pc->next_cycle() == n) pc->advance_to(n);
+  }
+  if (m_checker && m_checker->violation_count())
+    throw std::logic_error(m_name + ": timing violation: " + m_checker->violations().front());
+}
+
+void HbmModel::burst_done(std::uint32_t slot, std::uint64_t cycle) {
+  Pending& p = m_slots[slot];
+  if (--p.remaining) return;
+  MemResponse& r = p.resp;
+  r.complete = m_clock.edge(cycle);
+  m_latency.add(r.complete - std::min(r.issue, r.accept));
+  if (r.write) {
+    ++s_writes;
+    s_bytes_written += r.bytes;
+  } else {
+    ++s_reads;
+    s_bytes_read += r.bytes;
+  }
+  m_free.push_back(slot);
+  complete(r);
+}
+
+void HbmModel::finish(Time now) {
+  advance_to(now);
+  const std::uint64_t limit = floor_cycle(now);
+  for (const auto& pc : m_pcs)
+    if (!pc->busy()) pc->advance_to(limit);
+  if (m_checker) {
+    m_checker->finish(limit);
+    if (m_checker->violation_count())
+      throw std::logic_error(m_name + ": timing violation: " + m_checker->violations().front());
+  }
+}
+
+PcStats HbmModel::total_stats() const {
+  PcStats t;
+  for (const auto& pc : m_pcs) t.add(pc->stats());
+  return t;
+}
+
+void HbmModel::backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> data) { m_store.write(addr, data); }
+
+void HbmModel::backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const { m_store.read(addr, out); }
+
+}  // namespace mxc::hbm

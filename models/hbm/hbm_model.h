@@ -1,0 +1,96 @@
+#pragma once
+// HbmModel: a memory system of N HBM stacks behind the MemoryTarget seam.
+// Requests of any size and alignment are split into bursts, spread over
+// stacks (stack_interleave_bytes blocks, round robin) and pseudo-channels
+// (the address mapping); each pseudo-channel has its own controller. Data is
+// functional: writes land in a sparse backing store when accepted, reads
+// return its contents as of acceptance.
+//
+// Latency of an isolated read to a closed bank, from acceptance:
+//   (wait for the next tCK edge) + frontend + tRCD + CL + burst + backend
+// where frontend = backend = 1 tCK by default (the fixed controller overhead).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/core/clock_domain.h"
+#include "models/core/memory_target.h"
+#include "models/core/sparse_memory.h"
+#include "models/hbm/address_mapper.h"
+#include "models/hbm/hbm_config.h"
+#include "models/hbm/hbm_stats.h"
+#include "models/hbm/latency_histogram.h"
+#include "models/hbm/pc_controller.h"
+#include "models/hbm/timing_checker.h"
+
+namespace mxc::hbm {
+
+/// Where one burst of a request goes.
+struct BurstTarget {
+  std::uint32_t pc = 0;  ///< Global pseudo-channel: stack * pcs_per_stack + channel * pcs + pc.
+  BurstAddr addr;
+};
+
+class HbmModel : public MemoryTarget, public BurstSink {
+ public:
+  /// Validates `cfg`; the timing checker runs when cfg.check_timing is set.
+  HbmModel(std::string name, MemoryConfig cfg);
+  ~HbmModel() override;
+
+  std::string name() const override { return m_name; }
+  Time next_event_time() const override;
+  void advance_to(Time now) override;
+  bool can_accept(const MemRequest& req) const override;
+  bool send(const MemRequest& req, Time now) override;
+  void backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> data) override;
+  void backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const override;
+
+  /// Brings idle controllers up to `now` (refresh they skipped while asleep)
+  /// and runs the checker's end-of-run rules. Call once at the end.
+  void finish(Time now);
+
+  /// Bursts of a request, in address order.
+  void split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstTarget>& out) const;
+
+  const MemoryConfig& config() const { return m_cfg; }
+  const ClockDomain& clock() const { return m_clock; }
+  std::uint32_t num_pcs() const { return static_cast<std::uint32_t>(m_pcs.size()); }
+  const PcStats& pc_stats(std::uint32_t pc) const { return m_pcs[pc]->stats(); }
+  PcStats total_stats() const;
+  const LatencyHistogram& latency() const { return m_latency; }
+  std::uint64_t requests_done() const { return s_reads + s_writes; }
+  std::uint64_t reads() const { return s_reads; }
+  std::uint64_t writes() const { return s_writes; }
+  std::uint64_t bytes_read() const { return s_bytes_read; }
+  std::uint64_t bytes_written() const { return s_bytes_written; }
+  std::uint64_t outstanding() const { return m_slots.size() - m_free.size(); }
+  /// Called by the controllers when a burst's last beat has left.
+  void burst_done(std::uint32_t slot, std::uint64_t cycle) override;
+  /// The timing checker, or nullptr when off.
+  const TimingChecker* checker() const { return m_checker.get(); }
+
+ private:
+  struct Pending {
+    MemResponse resp;
+    std::uint32_t remaining = 0;
+  };
+
+  std::uint64_t floor_cycle(Time t) const;
+
+  std::string m_name;
+  MemoryConfig m_cfg;
+  ClockDomain m_clock;
+  AddressMapper m_mapper;
+  std::unique_ptr<TimingChecker> m_checker;
+  std::vector<std::unique_ptr<PcController>> m_pcs;
+  SparseMemory m_store;
+  std::vector<Pending> m_slots;
+  std::vector<std::uint32_t> m_free;
+  LatencyHistogram m_latency;
+  mutable std::vector<BurstTarget> m_scratch;
+  mutable std::vector<std::uint32_t> m_count_r, m_count_w;
+  std::uint64_t s_reads = 0, s_writes = 0, s_bytes_read = 0, s_bytes_written = 0;
+};
+
+}  // namespace mxc::hbm

@@ -1,0 +1,27 @@
+#include "models/hbm/latency_histogram.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mxc::hbm {
+
+void LatencyHistogram::add(Time latency_ps) {
+  const std::size_t bin = std::min<std::size_t>(latency_ps / kPsPerNs, kBins - 1);
+  ++m_bins[bin];
+  ++m_count;
+  m_sum_ps += latency_ps;
+  m_max_ps = std::max(m_max_ps, latency_ps);
+}
+
+double LatencyHistogram::percentile_ns(double p) const {
+  if (m_count == 0) return 0.0;
+  const auto rank = static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(m_count)));
+  std::uint64_t seen = 0;
+  for (std::size_t i = 0; i < kBins; ++i) {
+    seen += m_bins[i];
+    if (seen >= std::max<std::uint64_t>(rank, 1)) return i + 1 == kBins ? max_ns() : static_cast<double>(i + 1);
+  }
+  return max_ns();
+}
+
+}  // namespace mxc::hbm

@@ -1,0 +1,27 @@
+#pragma once
+// Request latencies in 1 ns bins up to 16 us (exact count and sum beyond),
+// with percentiles read from the bins.
+#include <cstdint>
+#include <vector>
+
+#include "models/core/time.h"
+
+namespace mxc::hbm {
+
+class LatencyHistogram {
+ public:
+  LatencyHistogram() : m_bins(kBins, 0) {}
+  void add(Time latency_ps);
+  std::uint64_t count() const { return m_count; }
+  double mean_ns() const { return m_count ? static_cast<double>(m_sum_ps) / m_count / 1000.0 : 0.0; }
+  double max_ns() const { return static_cast<double>(m_max_ps) / 1000.0; }
+  /// Latency (ns, upper edge of its 1 ns bin) below which `p` percent fall.
+  double percentile_ns(double p) const;
+
+ private:
+  static constexpr std::size_t kBins = 16384;
+  std::vector<std::uint64_t> m_bins;
+  std::uint64_t m_count = 0, m_sum_ps = 0, m_max_ps = 0;
+};
+
+}  // namespace mxc::hbm

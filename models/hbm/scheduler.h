@@ -1,0 +1,46 @@
+#pragma once
+// FR-FCFS with a starvation cap: among the bursts of the active queue, the
+// oldest ready row hit gets the column bus, the oldest ready activate or
+// precharge gets the row bus; once the oldest burst has been bypassed
+// `starvation_cap` times, only it is served until it completes.
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "models/hbm/bank_state.h"
+#include "models/hbm/queue_entry.h"
+#include "models/hbm/refresh_policy.h"
+
+namespace mxc::hbm {
+
+inline constexpr std::uint64_t kNoCycle = std::numeric_limits<std::uint64_t>::max();
+
+/// What the scheduler chose for one cycle; index -1 = nothing.
+struct SchedulePick {
+  int col = -1;       ///< Entry whose column command issues.
+  int row = -1;       ///< Entry whose ACT or PRE issues.
+  Cmd row_cmd = Cmd::kAct;
+};
+
+class FrFcfsScheduler {
+ public:
+  FrFcfsScheduler(std::uint32_t banks, std::uint32_t starvation_cap);
+
+  /// Commands to issue at `now`.
+  SchedulePick pick(const std::vector<QueueEntry>& q, const BankState& state, const RefreshPolicy& refresh,
+                    std::uint64_t now);
+  /// Earliest cycle > `now` at which some burst's next command may issue.
+  std::uint64_t next_ready(const std::vector<QueueEntry>& q, const BankState& state, const RefreshPolicy& refresh,
+                           std::uint64_t now);
+
+ private:
+  /// The command entry `e` needs next, or false when it must wait for a
+  /// condition (refresh, pending hits on the open row) rather than a time.
+  bool needed(const QueueEntry& e, const BankState& state, const RefreshPolicy& refresh, bool force, Cmd* cmd) const;
+  void mark_hits(const std::vector<QueueEntry>& q, const BankState& state, std::uint64_t now);
+
+  std::uint32_t m_cap;
+  std::vector<std::uint8_t> m_hit_pending;  // per bank: a queued burst hits its open row
+};
+
+}  // namespace mxc::hbm
