@@ -6,6 +6,9 @@
 // contention with each other is ignored). Headers are not counted, so the
 // packet model's time exceeds the bound by at least header/payload.
 // For a ring of p chips this is the textbook (p-1) a + (p-1)/p N b per pass.
+// For reduce-scatter, all-gather and all-reduce (shift steps, each waiting on
+// the previous one) it is a lower bound; for all-to-all, whose steps may
+// overlap in the packet model, it is a step-synchronous estimate.
 #include "models/core/time.h"
 #include "models/ici/ici_config.h"
 #include "models/ici/schedule.h"
