@@ -121,9 +121,11 @@ TrafficPoint run_traffic(Fabric& fabric, const Topology& topo, const TrafficPatt
     dirty.resize(keep);
   }
   fabric.set_delivery(nullptr);
-  if (outstanding > 0) pt.saturated = true;
   pt.avg_latency_ns = pt.delivered ? lat_sum / static_cast<double>(pt.delivered) : 0.0;
   pt.accepted_load = accepted_bytes / (capacity * chips * static_cast<double>(prm.measure_ps) * 1e-12);
+  const double offered = static_cast<double>(pt.measured) * prm.packet_bytes /
+                         (capacity * chips * static_cast<double>(prm.measure_ps) * 1e-12);
+  if (outstanding > 0 || pt.accepted_load < 0.9 * offered) pt.saturated = true;
   return pt;
 }
 

@@ -29,7 +29,7 @@ struct TrafficPoint {
   double max_latency_ns = 0;
   std::uint64_t measured = 0;   ///< Packets created in the window.
   std::uint64_t delivered = 0;  ///< ... of which delivered.
-  bool saturated = false;       ///< Some measured packets never arrived.
+  bool saturated = false;       ///< Measured packets lost in the drain, or accepted < 90% of offered.
 };
 
 /// Runs one point on a fresh `fabric` (it must be idle at time 0).
