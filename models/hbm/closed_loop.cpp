@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <stdexcept>
 
 namespace mxc::hbm {
@@ -9,7 +10,9 @@ namespace mxc::hbm {
 LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t outstanding) {
   if (outstanding == 0) throw std::invalid_argument("outstanding must be > 0");
   const auto wall0 = std::chrono::steady_clock::now();
+  const std::clock_t cpu0 = std::clock();
   LoopResult res;
+  res.outstanding = outstanding;
   std::uint64_t in_flight = 0;
   Time last = 0;
   model.set_completion([&](const MemResponse& r) {
@@ -62,6 +65,7 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
   model.finish(last);
   res.sim_time_ps = last;
   res.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  res.cpu_seconds = static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC;
   return res;
 }
 

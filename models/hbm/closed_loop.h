@@ -14,6 +14,8 @@ struct LoopResult {
   std::uint64_t requests = 0;
   Time sim_time_ps = 0;     ///< Time of the last completion.
   double wall_seconds = 0;  ///< Host time spent (reported only, never used in results).
+  double cpu_seconds = 0;   ///< Host CPU time of this process over the run (shared machines).
+  std::uint32_t outstanding = 0;  ///< The window used.
 };
 
 /// Runs until the source ends and every request completed; calls finish().

@@ -26,6 +26,7 @@ HbmModel::HbmModel(std::string name, MemoryConfig cfg)
   }
   for (std::uint32_t i = 0; i < n; ++i) m_pcs.push_back(std::make_unique<PcController>(i, m_cfg, *this, m_checker.get()));
   m_count_r.assign(n, 0);
+  m_pc_next.assign(n, kNoCycle);
   m_count_w.assign(n, 0);
 }
 
@@ -78,6 +79,7 @@ bool HbmModel::send(const MemRequest& req, Time now) {
   }
   Pending& p = m_slots[slot];
   p.remaining = static_cast<std::uint32_t>(m_scratch.size());
+  p.done_cycle = 0;
   MemResponse& r = p.resp;
   r = MemResponse{};
   r.id = req.id;
@@ -87,6 +89,7 @@ bool HbmModel::send(const MemRequest& req, Time now) {
   r.source = req.source;
   r.issue = req.issue;
   r.accept = now;
+  r.complete = m_seq++;  // acceptance order until the real time is known
   if (req.write)
     m_store.write_masked(req.addr, req.data, req.byte_enable);
   else
@@ -105,54 +108,77 @@ bool HbmModel::send(const MemRequest& req, Time now) {
     e.col = t.addr.col;
     e.write = req.write;
     pc.enqueue(e, cycle);
+    m_pc_next[t.pc] = pc.next_cycle();
   }
   if (m_checker && m_checker->violation_count())
     throw std::logic_error(m_name + ": timing violation: " + m_checker->violations().front());
   return true;
 }
 
-Time HbmModel::next_event_time() const {
+std::uint64_t HbmModel::next_pc_cycle() const {
   std::uint64_t n = kNoCycle;
-  for (const auto& pc : m_pcs) n = std::min(n, pc->next_cycle());
-  return n == kNoCycle ? kNever : m_clock.edge(n);
+  for (const std::uint64_t c : m_pc_next) n = std::min(n, c);
+  return n;
+}
+
+Time HbmModel::next_event_time() const {
+  const std::uint64_t n = next_pc_cycle();
+  const Time t = n == kNoCycle ? kNever : m_clock.edge(n);
+  return m_finished.empty() ? t : std::min(t, m_finished.top().at);
+}
+
+void HbmModel::deliver_until(Time now) {
+  while (!m_finished.empty() && m_finished.top().at <= now) {
+    const std::uint32_t slot = m_finished.top().slot;
+    m_finished.pop();
+    MemResponse& r = m_slots[slot].resp;
+    m_latency.add(r.complete - std::min(r.issue, r.accept));
+    if (r.write) {
+      ++s_writes;
+      s_bytes_written += r.bytes;
+    } else {
+      ++s_reads;
+      s_bytes_read += r.bytes;
+    }
+    m_free.push_back(slot);
+    complete(r);
+  }
 }
 
 void HbmModel::advance_to(Time now) {
   const std::uint64_t limit = floor_cycle(now);
-  // Earliest controller first, so completions leave in time order.
+  // Controllers in cycle order, then the completions due: a completion is
+  // known before its time (at its last burst's issue), so none is missed.
   for (;;) {
-    std::uint64_t n = kNoCycle;
-    for (const auto& pc : m_pcs) n = std::min(n, pc->next_cycle());
+    const std::uint64_t n = next_pc_cycle();
     if (n > limit) break;
-    for (const auto& pc : m_pcs)
-      if (pc->next_cycle() == n) pc->advance_to(n);
+    for (std::size_t i = 0; i < m_pcs.size(); ++i) {
+      if (m_pc_next[i] != n) continue;
+      m_pcs[i]->advance_to(n);
+      m_pc_next[i] = m_pcs[i]->next_cycle();
+    }
   }
+  deliver_until(now);
   if (m_checker && m_checker->violation_count())
     throw std::logic_error(m_name + ": timing violation: " + m_checker->violations().front());
 }
 
-void HbmModel::burst_done(std::uint32_t slot, std::uint64_t cycle) {
+void HbmModel::burst_issued(std::uint32_t slot, std::uint64_t done_cycle) {
   Pending& p = m_slots[slot];
+  p.done_cycle = std::max(p.done_cycle, done_cycle);
   if (--p.remaining) return;
-  MemResponse& r = p.resp;
-  r.complete = m_clock.edge(cycle);
-  m_latency.add(r.complete - std::min(r.issue, r.accept));
-  if (r.write) {
-    ++s_writes;
-    s_bytes_written += r.bytes;
-  } else {
-    ++s_reads;
-    s_bytes_read += r.bytes;
-  }
-  m_free.push_back(slot);
-  complete(r);
+  const std::uint64_t seq = p.resp.complete;
+  p.resp.complete = m_clock.edge(p.done_cycle);
+  m_finished.push({p.resp.complete, seq, slot});
 }
 
 void HbmModel::finish(Time now) {
   advance_to(now);
   const std::uint64_t limit = floor_cycle(now);
-  for (const auto& pc : m_pcs)
-    if (!pc->busy()) pc->advance_to(limit);
+  for (std::size_t i = 0; i < m_pcs.size(); ++i) {
+    if (!m_pcs[i]->busy()) m_pcs[i]->advance_to(limit);
+    m_pc_next[i] = m_pcs[i]->next_cycle();
+  }
   if (m_checker) {
     m_checker->finish(limit);
     if (m_checker->violation_count())

@@ -11,6 +11,7 @@
 // where frontend = backend = 1 tCK by default (the fixed controller overhead).
 #include <cstdint>
 #include <memory>
+#include <queue>
 #include <string>
 #include <vector>
 
@@ -65,16 +66,25 @@ class HbmModel : public MemoryTarget, public BurstSink {
   std::uint64_t bytes_read() const { return s_bytes_read; }
   std::uint64_t bytes_written() const { return s_bytes_written; }
   std::uint64_t outstanding() const { return m_slots.size() - m_free.size(); }
-  /// Called by the controllers when a burst's last beat has left.
-  void burst_done(std::uint32_t slot, std::uint64_t cycle) override;
+  /// Called by the controllers when a burst's column command issues.
+  void burst_issued(std::uint32_t slot, std::uint64_t done_cycle) override;
   /// The timing checker, or nullptr when off.
   const TimingChecker* checker() const { return m_checker.get(); }
 
  private:
   struct Pending {
     MemResponse resp;
-    std::uint32_t remaining = 0;
+    std::uint32_t remaining = 0;  // bursts not yet issued
+    std::uint64_t done_cycle = 0;  // latest data-delivered cycle so far
   };
+  struct Finished {  // a request whose completion time is known
+    Time at;
+    std::uint64_t seq;  // acceptance order breaks ties deterministically
+    std::uint32_t slot;
+    bool operator>(const Finished& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
+  void deliver_until(Time now);
+  std::uint64_t next_pc_cycle() const;
 
   std::uint64_t floor_cycle(Time t) const;
 
@@ -87,6 +97,9 @@ class HbmModel : public MemoryTarget, public BurstSink {
   SparseMemory m_store;
   std::vector<Pending> m_slots;
   std::vector<std::uint32_t> m_free;
+  std::priority_queue<Finished, std::vector<Finished>, std::greater<Finished>> m_finished;
+  std::uint64_t m_seq = 0;
+  std::vector<std::uint64_t> m_pc_next;  // each controller's next_cycle(), kept current
   LatencyHistogram m_latency;
   mutable std::vector<BurstTarget> m_scratch;
   mutable std::vector<std::uint32_t> m_count_r, m_count_w;

@@ -17,6 +17,7 @@ void PcStats::add(const PcStats& o) {
   read_queue_integral += o.read_queue_integral;
   write_queue_integral += o.write_queue_integral;
   last_cycle = std::max(last_cycle, o.last_cycle);
+  steps += o.steps;
   if (bank_acts.size() < o.bank_acts.size()) bank_acts.resize(o.bank_acts.size());
   for (std::size_t i = 0; i < o.bank_acts.size(); ++i) bank_acts[i] += o.bank_acts[i];
   for (int i = 0; i < kNumConstraints; ++i) stall_cycles[i] += o.stall_cycles[i];

@@ -15,6 +15,7 @@ struct PcStats {
   std::uint64_t refresh_bank_cycles = 0;  ///< Bank-cycles made unavailable by refresh.
   std::uint64_t read_queue_integral = 0, write_queue_integral = 0;  ///< Occupancy x cycles.
   std::uint64_t last_cycle = 0;           ///< Last cycle the controller processed.
+  std::uint64_t steps = 0;                ///< Cycles the controller woke up for (event count).
   std::vector<std::uint64_t> bank_acts;   ///< Activates per bank.
   std::array<std::uint64_t, kNumConstraints> stall_cycles{};  ///< Command wait by binding constraint.
 

@@ -17,6 +17,7 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
   const double ns = static_cast<double>(run.sim_time_ps) / 1000.0;
   s.sim_time_ns = ns;
   s.wall_seconds = run.wall_seconds;
+  s.cpu_seconds = run.cpu_seconds;
   s.requests = model.requests_done();
   s.reads = model.reads();
   s.writes = model.writes();
@@ -32,6 +33,7 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
   s.max_latency_ns = h.max_ns();
 
   const PcStats tot = model.total_stats();
+  s.controller_steps = tot.steps;
   s.row_hits = tot.row_hits;
   s.row_misses = tot.row_misses;
   s.row_conflicts = tot.row_conflicts;
@@ -67,13 +69,22 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
   }
   std::sort(s.stall_share.begin(), s.stall_share.end(),
             [](const auto& a, const auto& b) { return a.second > b.second || (a.second == b.second && a.first < b.first); });
+  s.top_wait = top > 0 ? std::string(constraint_name(static_cast<Constraint>(top))) : "none";
+  // Which ceiling is the run closest to? Data bus (peak), activates
+  // (tRRD_S / tFAW / tRC), or the requester's window: by Little's law a
+  // window of W requests of B bytes at latency L cannot exceed W * B / L.
   const double achieved = s.read_bandwidth_gbps + s.write_bandwidth_gbps;
+  const double mean_bytes = s.requests ? static_cast<double>(model.bytes_read() + model.bytes_written()) / s.requests : 0;
+  const double window = s.avg_latency_ns > 0 ? run.outstanding * mean_bytes / s.avg_latency_ns : 0;
+  const char* act_name = act_rate == 1.0 / t.RRD_S ? "tRRD_S" : act_rate == 4.0 / t.FAW ? "tFAW" : "tRC";
   if (achieved >= 0.9 * s.peak_bandwidth_gbps)
     s.binding_constraint = "data bus";
-  else if (top > 0)
-    s.binding_constraint = std::string(constraint_name(static_cast<Constraint>(top)));
+  else if (s.activate_ceiling_gbps < s.peak_bandwidth_gbps && achieved >= 0.85 * s.activate_ceiling_gbps)
+    s.binding_constraint = std::string("activate rate (") + act_name + ")";
+  else if (window > 0 && achieved >= 0.9 * window && s.avg_read_queue + s.avg_write_queue < 0.9 * cfg.controller.read_queue)
+    s.binding_constraint = "requests in flight (outstanding x size / latency)";
   else
-    s.binding_constraint = "request supply (outstanding limit / latency)";
+    s.binding_constraint = "command timing (" + s.top_wait + ")";
 
   for (std::uint32_t pc = 0; pc < model.num_pcs(); ++pc) {
     const PcStats& p = model.pc_stats(pc);
@@ -114,6 +125,7 @@ void print_summary(std::ostream& out, const HbmSummary& s) {
     stalls += b;
   }
   row("command waits by constraint", stalls.empty() ? "-" : stalls);
+  row("most waited-on constraint", s.top_wait);
   row("latency avg / p50 / p99", num(s.avg_latency_ns, "/ ") + num(s.p50_latency_ns, "/ ") + num(s.p99_latency_ns, "ns"));
   row("latency max", num(s.max_latency_ns, "ns"));
   const double bursts = static_cast<double>(s.row_hits + s.row_misses + s.row_conflicts);
@@ -124,9 +136,11 @@ void print_summary(std::ostream& out, const HbmSummary& s) {
     row("row hit / miss / conflict", b);
   }
   row("activates", std::to_string(s.activates));
+  row("controller events", std::to_string(s.controller_steps));
   row("refreshes", std::to_string(s.refreshes) + " (" + num(100.0 * s.refresh_fraction, "% of bank time)"));
   row("avg queue (read / write)", num(s.avg_read_queue, "/ ") + num(s.avg_write_queue, "bursts per PC"));
-  row("wall time", num(s.wall_seconds, "s") + " (" + num(s.requests_per_second / 1e6, "M requests/s)"));
+  row("wall / cpu time", num(s.wall_seconds, "s / ") + num(s.cpu_seconds, "s"));
+  row("speed", num(s.requests_per_second / 1e6, "M requests/s (wall)"));
 }
 
 }  // namespace mxc::hbm

@@ -18,6 +18,8 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
       m_refresh(cfg.controller.refresh, cfg.device.t, cfg.device.org.banks()),
       m_sched(cfg.device.org.banks(), cfg.controller.starvation_cap) {
   s_stats.bank_acts.assign(cfg.device.org.banks(), 0);
+  m_hits_r.assign(cfg.device.org.banks(), 0);
+  m_hits_w.assign(cfg.device.org.banks(), 0);
   m_next = m_refresh.next_due();
 }
 
@@ -25,7 +27,16 @@ void PcController::enqueue(QueueEntry e, std::uint64_t cycle) {
   e.arrival = std::max(cycle, m_clk) + m_cfg.frontend_cycles;
   e.waiting_since = e.arrival;
   (e.write ? m_writes : m_reads).push_back(e);
+  if (m_state.open_row(e.bank) == static_cast<std::int64_t>(e.row)) ++(e.write ? m_hits_w : m_hits_r)[e.bank];
   m_next = std::min(m_next, e.arrival);
+}
+
+void PcController::recount_hits(std::uint32_t bank) {
+  const std::int64_t open = m_state.open_row(bank);
+  m_hits_r[bank] = m_hits_w[bank] = 0;
+  if (open == BankState::kClosed) return;
+  for (const QueueEntry& e : m_reads) m_hits_r[bank] += e.bank == bank && e.row == open;
+  for (const QueueEntry& e : m_writes) m_hits_w[bank] += e.bank == bank && e.row == open;
 }
 
 void PcController::advance_to(std::uint64_t cycle) {
@@ -58,6 +69,11 @@ void PcController::issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32
     }
   }
   m_state.issue(cmd, bank, row, c);
+  if (cmd == Cmd::kAct || cmd == Cmd::kPre || cmd == Cmd::kRdA || cmd == Cmd::kWrA) recount_hits(bank);
+  if (cmd == Cmd::kPreA) {
+    std::fill(m_hits_r.begin(), m_hits_r.end(), 0);
+    std::fill(m_hits_w.begin(), m_hits_w.end(), 0);
+  }
   if (m_checker) m_checker->on_command(m_id, DramCommand{cmd, bank, row, col, c});
   switch (cmd) {
     case Cmd::kAct: ++s_stats.acts, ++s_stats.bank_acts[bank]; break;
@@ -77,14 +93,7 @@ void PcController::step(std::uint64_t c) {
   s_stats.write_queue_integral += m_writes.size() * (c - m_clk);
   m_clk = c;
   s_stats.last_cycle = c;
-  while (!m_done_rd.empty() && m_done_rd.front().cycle <= c) {
-    m_sink.burst_done(m_done_rd.front().slot, m_done_rd.front().cycle);
-    m_done_rd.pop_front();
-  }
-  while (!m_done_wr.empty() && m_done_wr.front().cycle <= c) {
-    m_sink.burst_done(m_done_wr.front().slot, m_done_wr.front().cycle);
-    m_done_wr.pop_front();
-  }
+  ++s_stats.steps;
 
   // Write draining between watermarks; an otherwise idle controller drains all.
   if (m_write_mode) {
@@ -106,7 +115,7 @@ void PcController::step(std::uint64_t c) {
   }
 
   std::vector<QueueEntry>& q = active();
-  SchedulePick p = m_sched.pick(q, m_state, m_refresh, c);
+  SchedulePick p = m_sched.pick(q, active_hits(), m_state, m_refresh, c);
   if (row_used) p.row = -1;
   if (!m_cfg.dual_command && p.col >= 0) p.row = -1;  // one command bus
   if (row_used && !m_cfg.dual_command) p.col = -1;
@@ -121,12 +130,14 @@ void PcController::step(std::uint64_t c) {
     issue(cmd, &e, e.bank, e.row, e.col, c);
     if (e.write) {
       ++s_stats.write_bursts;
-      m_done_wr.push_back({c + m_t.CWL + m_t.burst_cycles + m_cfg.backend_cycles, e.slot});
+      m_sink.burst_issued(e.slot, c + m_t.CWL + m_t.burst_cycles + m_cfg.backend_cycles);
     } else {
       ++s_stats.read_bursts;
-      m_done_rd.push_back({c + m_t.CL + m_t.burst_cycles + m_cfg.backend_cycles, e.slot});
+      m_sink.burst_issued(e.slot, c + m_t.CL + m_t.burst_cycles + m_cfg.backend_cycles);
     }
     if (p.col != 0 && q.front().arrival <= c) ++q.front().bypassed;
+    auto& hits = e.write ? m_hits_w : m_hits_r;
+    if (!ap && hits[e.bank]) --hits[e.bank];  // RDA / WRA recounted the bank already
     q.erase(q.begin() + p.col);
   }
   m_next = compute_next(c);
@@ -134,8 +145,6 @@ void PcController::step(std::uint64_t c) {
 
 std::uint64_t PcController::compute_next(std::uint64_t c) {
   std::uint64_t n = kNoCycle;
-  if (!m_done_rd.empty()) n = std::min(n, m_done_rd.front().cycle);
-  if (!m_done_wr.empty()) n = std::min(n, m_done_wr.front().cycle);
   if (m_refresh.pending()) {
     Cmd cmd;
     std::uint32_t bank;
@@ -150,7 +159,7 @@ std::uint64_t PcController::compute_next(std::uint64_t c) {
   const bool switch_to_read = m_write_mode && (m_writes.empty() ||
                                                (m_writes.size() <= m_cfg.write_low_watermark && !m_reads.empty()));
   if (switch_to_write || switch_to_read) return std::min(n, c + 1);
-  return std::min(n, m_sched.next_ready(active(), m_state, m_refresh, c));
+  return std::min(n, m_sched.next_ready(active(), active_hits(), m_state, m_refresh, c));
 }
 
 }  // namespace mxc::hbm

@@ -5,7 +5,6 @@
 // the next cycle at which anything can happen (a command becomes legal, a
 // burst completes, refresh falls due) and sleeps until then.
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "models/hbm/bank_state.h"
@@ -19,11 +18,13 @@ namespace mxc::hbm {
 
 class TimingChecker;
 
-/// Receives finished bursts (HbmModel).
+/// Told when each burst's column command issues and in which cycle its
+/// data will have been delivered (HbmModel). Completion times are known at
+/// issue, so only whole requests become events, never single bursts.
 class BurstSink {
  public:
   virtual ~BurstSink() = default;
-  virtual void burst_done(std::uint32_t slot, std::uint64_t cycle) = 0;
+  virtual void burst_issued(std::uint32_t slot, std::uint64_t done_cycle) = 0;
 };
 
 class PcController {
@@ -41,7 +42,7 @@ class PcController {
   /// Next cycle with work, kNoCycle while it has no bursts (refresh then
   /// waits until the next enqueue or finish(), which replay it).
   std::uint64_t next_cycle() const { return busy() ? m_next : kNoCycle; }
-  bool busy() const { return !m_reads.empty() || !m_writes.empty() || !m_done_rd.empty() || !m_done_wr.empty(); }
+  bool busy() const { return !m_reads.empty() || !m_writes.empty(); }
 
   const PcStats& stats() const { return s_stats; }
 
@@ -51,6 +52,8 @@ class PcController {
   bool auto_precharge(const QueueEntry& e, std::size_t index) const;
   std::uint64_t compute_next(std::uint64_t c);
   std::vector<QueueEntry>& active() { return m_write_mode ? m_writes : m_reads; }
+  std::vector<std::uint32_t>& active_hits() { return m_write_mode ? m_hits_w : m_hits_r; }
+  void recount_hits(std::uint32_t bank);
 
   std::uint32_t m_id;
   BurstSink& m_sink;
@@ -62,11 +65,7 @@ class PcController {
   RefreshPolicy m_refresh;
   FrFcfsScheduler m_sched;
   std::vector<QueueEntry> m_reads, m_writes;  // arrival order
-  struct Done {
-    std::uint64_t cycle;
-    std::uint32_t slot;
-  };
-  std::deque<Done> m_done_rd, m_done_wr;  // each in completion order
+  std::vector<std::uint32_t> m_hits_r, m_hits_w;  // per bank: queued bursts hitting the open row
   bool m_write_mode = false;
   std::uint64_t m_clk = 0;   // last processed cycle
   std::uint64_t m_next = 0;  // next cycle with an event (refresh included)

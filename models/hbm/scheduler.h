@@ -26,21 +26,26 @@ class FrFcfsScheduler {
  public:
   FrFcfsScheduler(std::uint32_t banks, std::uint32_t starvation_cap);
 
-  /// Commands to issue at `now`.
-  SchedulePick pick(const std::vector<QueueEntry>& q, const BankState& state, const RefreshPolicy& refresh,
-                    std::uint64_t now);
+  /// Commands to issue at `now`. `hits[b]` = queued bursts of this queue that
+  /// hit bank b's open row (a row is not closed while it still has hits).
+  SchedulePick pick(const std::vector<QueueEntry>& q, const std::vector<std::uint32_t>& hits,
+                    const BankState& state, const RefreshPolicy& refresh, std::uint64_t now);
   /// Earliest cycle > `now` at which some burst's next command may issue.
-  std::uint64_t next_ready(const std::vector<QueueEntry>& q, const BankState& state, const RefreshPolicy& refresh,
-                           std::uint64_t now);
+  std::uint64_t next_ready(const std::vector<QueueEntry>& q, const std::vector<std::uint32_t>& hits,
+                           const BankState& state, const RefreshPolicy& refresh, std::uint64_t now);
 
  private:
   /// The command entry `e` needs next, or false when it must wait for a
   /// condition (refresh, pending hits on the open row) rather than a time.
-  bool needed(const QueueEntry& e, const BankState& state, const RefreshPolicy& refresh, bool force, Cmd* cmd) const;
-  void mark_hits(const std::vector<QueueEntry>& q, const BankState& state, std::uint64_t now);
+  bool needed(const QueueEntry& e, const std::vector<std::uint32_t>& hits, const BankState& state,
+              const RefreshPolicy& refresh, bool force, Cmd* cmd) const;
+  /// state.earliest(), memoised per bank and command kind within one scan.
+  std::uint64_t earliest(const BankState& state, Cmd cmd, std::uint32_t bank);
 
   std::uint32_t m_cap;
-  std::vector<std::uint8_t> m_hit_pending;  // per bank: a queued burst hits its open row
+  std::vector<std::uint64_t> m_memo;      // [bank * 3 + kind]
+  std::vector<std::uint32_t> m_memo_gen;  // valid when equal to m_gen
+  std::uint32_t m_gen = 1;
 };
 
 }  // namespace mxc::hbm
