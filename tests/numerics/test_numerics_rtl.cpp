@@ -70,12 +70,12 @@ struct Tally {
 
 }  // namespace
 
-TEST_CASE("rtl: all numerics modules match the C++ model on 400k edge-biased vectors", "[numerics][rtl]") {
+TEST_CASE("rtl: all numerics modules match the C++ model on 1M edge-biased vectors", "[numerics][rtl]") {
   Harness h;
   Vnumerics_harness& t = h.top();
   OperandGen gen(0x5EEDull);
   Tally tally;
-  for (int i = 0; i < 400'000; ++i) {
+  for (int i = 0; i < 1'000'000; ++i) {
     t.mul_a = gen.bf16();
     t.mul_b = gen.bf16();
     t.add_a = gen.fp32();
