@@ -60,6 +60,7 @@ std::uint64_t Axi4SlaveTransactor::pick(const std::map<std::uint32_t, std::deque
     if (!q.empty() && ready(m_bursts.at(q.front()))) candidates.push_back(q.front());
   if (candidates.empty()) return kNone;
   if (candidates.size() == 1) return candidates.front();
+  if (!m_cfg.random_interleave) return *std::min_element(candidates.begin(), candidates.end());
   return candidates[m_rng_pick() % candidates.size()];
 }
 

@@ -57,6 +57,10 @@ struct Axi4SlaveConfig {
   std::uint32_t max_early_w_beats = 256;  ///< W beats held before their AW arrives.
   std::uint32_t source = 0;             ///< MemRequest::source of this port's traffic.
   std::uint64_t seed = 1;               ///< Seeds backpressure and the choice among ready IDs.
+  /// Choose the ID of each R beat / B at random among the ready ones (true),
+  /// or take the oldest ready burst (false: no interleaving unless data
+  /// arrives out of order; simplest for a performance model to mirror).
+  bool random_interleave = true;
   Axi4Backpressure backpressure;        ///< Default: none (timing runs).
 };
 

@@ -45,6 +45,7 @@ struct DmaBenchOptions {
   std::uint32_t request_bytes = 0;
   Axi4Backpressure backpressure;
   double sp_wr_ready_low = 0.0;  ///< Probability the scratchpad write port is busy in a cycle.
+  bool random_interleave = true;
 };
 
 /// Bursts a descriptor must produce, from the AXI rules alone: each row is cut
@@ -105,13 +106,17 @@ class DmaBench {
   }
 
   /// Runs one descriptor to completion plus `tail` idle cycles; returns the
-  /// cycles from the first cycle desc_valid is high to the desc_done pulse.
+  /// cycle of the desc_done pulse, counting the first cycle desc_valid is
+  /// high as cycle 0.
   std::uint64_t run(const DmaDesc& d, std::uint64_t limit = 200000, std::uint32_t tail = 30) {
     ar.clear();
     aw.clear();
+    ax_cycles.clear();
+    data_beats.clear();
     done_pulses = 0;
-    bool offered = true, accepted = false;
-    std::uint64_t start = m_cycle, done_at = 0;
+    bool offered = true, accepted = false, done = false;
+    m_start = m_cycle;
+    std::uint64_t done_at = 0;
     for (std::uint64_t n = 0; n < limit; ++n) {
       m_top->desc_valid = offered;
       m_top->desc_store = d.store;
@@ -128,9 +133,10 @@ class DmaBench {
       }
       if (m_done_now) {
         if (!accepted) throw std::logic_error("desc_done before the descriptor was accepted");
-        if (done_at == 0) done_at = m_cycle;
+        if (!done) done_at = m_cycle - 1 - m_start;
+        done = true;
       }
-      if (done_at && m_cycle >= done_at + tail) return done_at - start;
+      if (done && m_cycle - m_start >= done_at + tail) return done_at;
     }
     throw std::runtime_error("descriptor did not finish within " + std::to_string(limit) + " cycles");
   }
@@ -140,8 +146,10 @@ class DmaBench {
     return {sp.begin() + std::size_t{r} * kRowBytes, sp.begin() + std::size_t{r + 1} * kRowBytes};
   }
 
-  // Observations of the last run().
+  // Observations of the last run(); cycles count from its cycle 0.
   std::vector<BurstSeen> ar, aw;
+  std::vector<std::uint64_t> ax_cycles;   ///< AR/AW handshakes.
+  std::vector<std::uint64_t> data_beats;  ///< R (loads) or W (stores) handshakes.
   std::uint32_t done_pulses = 0;
   std::size_t max_reads_in_flight = 0, max_writes_in_flight = 0;
   std::uint64_t sp_writes = 0, sp_write_stalls = 0, stall_mem_cycles = 0;
@@ -155,6 +163,7 @@ class DmaBench {
     c.request_bytes = opt.request_bytes;
     c.seed = opt.seed;
     c.backpressure = opt.backpressure;
+    c.random_interleave = opt.random_interleave;
     return c;
   }
 
@@ -207,12 +216,16 @@ class DmaBench {
     if (m.arvalid && s.arready) {
       if (!m_reads.insert(m.arid).second) throw std::logic_error("AR reuses ID " + std::to_string(m.arid) + " in flight");
       ar.push_back({m.araddr, m.arlen + 1, m.arid});
+      ax_cycles.push_back(m_cycle - m_start);
       max_reads_in_flight = std::max(max_reads_in_flight, m_reads.size());
     }
+    if (s.rvalid && m.rready) data_beats.push_back(m_cycle - m_start);
+    if (m.wvalid && s.wready) data_beats.push_back(m_cycle - m_start);
     if (s.rvalid && m.rready && s.rlast) m_reads.erase(s.rid);
     if (m.awvalid && s.awready) {
       if (!m_writes.insert(m.awid).second) throw std::logic_error("AW reuses ID " + std::to_string(m.awid) + " in flight");
       aw.push_back({m.awaddr, m.awlen + 1, m.awid});
+      ax_cycles.push_back(m_cycle - m_start);
       max_writes_in_flight = std::max(max_writes_in_flight, m_writes.size());
     }
     if (s.bvalid && m.bready) m_writes.erase(s.bid);
@@ -244,7 +257,7 @@ class DmaBench {
   IdealMemory m_mem;
   Axi4SlaveTransactor m_axi;
   std::mt19937_64 m_rng;
-  std::uint64_t m_cycle = 0;
+  std::uint64_t m_cycle = 0, m_start = 0;
   bool m_done_now = false;
   std::vector<std::uint8_t> m_rd_data = std::vector<std::uint8_t>(kBeat, 0xee);
   std::set<std::uint32_t> m_reads, m_writes;
