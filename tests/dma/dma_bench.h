@@ -114,6 +114,7 @@ class DmaBench {
     ax_cycles.clear();
     data_beats.clear();
     done_pulses = 0;
+    stall_mem_cycles = 0;
     bool offered = true, accepted = false, done = false;
     m_start = m_cycle;
     std::uint64_t done_at = 0;

@@ -19,6 +19,10 @@ TEST_CASE("dma timing: a one-beat load issues AR in cycle 2 and pulses done 2 cy
   // The request leaves at edge 2; its data is offered at the first edge >= 2 + L.
   REQUIRE(bench.data_beats == std::vector<std::uint64_t>{2 + kL});
   CHECK(done == 2 + kL + 2);
+  // Waiting for data: cycles 2 .. 2 + L - 1 (its ID is in use from cycle 2,
+  // the AR's own cycle, until the beat).
+  CHECK(bench.stall_mem_cycles == kL);
+  CHECK_FALSE(bench.top().error);
 }
 
 TEST_CASE("dma timing: loads issue one AR per cycle and stream R at one beat per cycle") {
@@ -41,6 +45,8 @@ TEST_CASE("dma timing: a one-beat store offers W in cycle 5 and pulses done the 
   REQUIRE(bench.data_beats == std::vector<std::uint64_t>{5});
   // The write leaves with WLAST at edge 5; B is taken at edge 5 + L.
   CHECK(done == 5 + kL + 1);
+  // Waiting for B: cycles 6 .. 5 + L (the B cycle included, its ID still in use).
+  CHECK(bench.stall_mem_cycles == kL);
 }
 
 TEST_CASE("dma timing: stores stream W at one beat per cycle across bursts") {
