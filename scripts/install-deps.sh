@@ -8,7 +8,22 @@ packages=(
   verilator
   libboost-dev libcxxopts-dev catch2 zlib1g-dev
   libyaml-cpp-dev nlohmann-json3-dev libsqlite3-dev
+  chromium slurmctld slurmd slurm-client
 )
+# The HTML report's charting library comes from npm (regress/report); keep a
+# Node.js that is already there (it brings its own npm).
+if ! command -v npm >/dev/null 2>&1; then packages+=(nodejs npm); fi
+
+# Installs the report's npm packages (pinned by package-lock.json) when
+# they are missing.
+install_report_assets() {
+  local dir
+  dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/regress/report"
+  if [[ ! -f "$dir/node_modules/chart.js/dist/chart.umd.js" ]]; then
+    echo "install-deps: npm ci in $dir"
+    (cd "$dir" && npm ci --omit=dev --no-audit --no-fund)
+  fi
+}
 
 missing=()
 for p in "${packages[@]}"; do
@@ -19,6 +34,7 @@ done
 
 if ((${#missing[@]} == 0)); then
   echo "install-deps: all ${#packages[@]} packages present"
+  install_report_assets
   exit 0
 fi
 
@@ -32,3 +48,4 @@ echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}"
+install_report_assets

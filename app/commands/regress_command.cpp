@@ -1,0 +1,173 @@
+// `mxcosim regress`: run a suite in parallel child processes, record every
+// result in the history database, and write JUnit XML and the HTML report.
+#include <limits.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cxxopts.hpp>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+
+#include "command.h"
+#include "regress/exports.h"
+#include "regress/git_rev.h"
+#include "regress/history_db.h"
+#include "regress/html_report.h"
+#include "regress/junit_writer.h"
+#include "regress/report_data.h"
+#include "regress/runner.h"
+#include "regress/suite.h"
+
+namespace mxc::app {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+extern "C" void on_stop_signal(int) { g_stop.store(true); }
+
+std::string self_path() {
+  char buf[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) throw std::runtime_error("cannot find this program's path (/proc/self/exe); pass --exe");
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+}  // namespace
+
+int regress_main(int argc, char** argv) {
+  cxxopts::Options opts(argv[0],
+                        "Run a regression suite: every test in its own process with a timeout, N at a time.\n"
+                        "Results go to DIR/results.db (SQLite history) as each test finishes; then DIR/junit.xml,\n"
+                        "DIR/report.html, DIR/results.csv and DIR/results.json are written from it. Running the\n"
+                        "same command again after an interruption resumes the run. Exits 0 when every test passed\n"
+                        "or was skipped, 1 when any failed, 2 on bad input, 130 when interrupted.");
+  // clang-format off
+  opts.add_options()
+    ("suite", "suite YAML file (e.g. regress/smoke.yaml)", cxxopts::value<std::string>())
+    ("j,jobs", "tests run at once", cxxopts::value<unsigned>()->default_value("1"))
+    ("out", "output folder (results.db, junit.xml, report.html, tests/<id>/ logs)", cxxopts::value<std::string>())
+    ("shard", "run only shard K of N (K/N, 1-based): test i belongs to shard (i mod N) + 1", cxxopts::value<std::string>())
+    ("rerun-failed", "run again only the tests that failed in the newest run of the suite in DIR/results.db, "
+                     "replacing their results")
+    ("tag", "run only tests carrying this tag", cxxopts::value<std::string>()->default_value(""))
+    ("timeout", "seconds per test, overriding the suite's", cxxopts::value<double>())
+    ("rev", "revision recorded with the results (default: git rev-parse HEAD, else 'unknown')", cxxopts::value<std::string>())
+    ("label", "run label: runs of one suite at one revision with one label are one run (default: UTC date)",
+     cxxopts::value<std::string>()->default_value(""))
+    ("baseline", "revision the report compares against (default: the previous run)", cxxopts::value<std::string>()->default_value(""))
+    ("list", "print the selected tests and their commands, run nothing")
+    ("no-progress", "no progress output")
+    ("no-report", "record results only; write no JUnit/HTML/CSV/JSON")
+    ("exe", "program each test's arguments are given to (default: this mxcosim)", cxxopts::value<std::string>())
+    ("h,help", "show this help");
+  // clang-format on
+  opts.parse_positional({"suite"});
+  opts.positional_help("SUITE");
+  cxxopts::ParseResult args;
+  try {
+    args = opts.parse(argc, argv);
+  } catch (const cxxopts::exceptions::exception& e) {
+    std::cerr << argv[0] << ": " << e.what() << "\n(see " << argv[0] << " --help)\n";
+    return kExitUsage;
+  }
+  if (args.count("help")) {
+    std::cout << opts.help() << "\n";
+    return kExitPass;
+  }
+  if (!args.count("suite")) {
+    std::cerr << argv[0] << ": missing SUITE (see " << argv[0] << " --help)\n";
+    return kExitUsage;
+  }
+  const regress::Suite suite = regress::load_suite(args["suite"].as<std::string>());
+
+  regress::RunnerOptions ro;
+  ro.jobs = args["jobs"].as<unsigned>();
+  if (ro.jobs == 0 || ro.jobs > 1024) {
+    std::cerr << argv[0] << ": --jobs must be in [1, 1024]\n";
+    return kExitUsage;
+  }
+  if (args.count("shard")) ro.shard = regress::parse_shard(args["shard"].as<std::string>());
+  ro.tag = args["tag"].as<std::string>();
+  if (args.count("timeout")) {
+    const double t = args["timeout"].as<double>();
+    if (!(t > 0)) {
+      std::cerr << argv[0] << ": --timeout must be > 0 seconds\n";
+      return kExitUsage;
+    }
+    ro.timeout_seconds = t;
+  }
+
+  if (args.count("list")) {
+    auto tests = regress::filter_by_tag(suite.tests, ro.tag);
+    if (ro.shard) tests = regress::select_shard(tests, *ro.shard);
+    for (const auto& t : tests) {
+      std::cout << t.id << "\n    mxcosim";
+      for (const auto& a : t.args) std::cout << " " << a;
+      std::cout << (t.expect_fail ? "   (expected to fail)" : "") << "\n";
+    }
+    std::cout << tests.size() << " tests\n";
+    return kExitPass;
+  }
+  if (!args.count("out")) {
+    std::cerr << argv[0] << ": missing --out DIR\n";
+    return kExitUsage;
+  }
+  ro.out_dir = args["out"].as<std::string>();
+  ro.executable = args.count("exe") ? args["exe"].as<std::string>() : self_path();
+  ro.rev = args.count("rev") ? args["rev"].as<std::string>() : regress::git_revision(".");
+  ro.label = args["label"].as<std::string>();
+  ro.host = regress::host_name();
+  ro.rerun_failed = args.count("rerun-failed") > 0;
+  ro.progress = !args.count("no-progress");
+  ro.stop = &g_stop;
+
+  std::filesystem::create_directories(ro.out_dir);
+  const std::string db_path = (std::filesystem::path(ro.out_dir) / "results.db").string();
+  regress::HistoryDb db(db_path);
+
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  const regress::RunSummary sum = regress::run_suite(suite, ro, db);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+
+  const auto run = db.run(sum.run_id);
+  std::cout << "suite " << suite.name << " @ " << ro.rev.substr(0, 12) << " (" << (run ? run->label : "?") << "): "
+            << sum.counts.done() << " of " << sum.selected << " tests: " << sum.counts.pass << " pass, "
+            << sum.counts.fail << " fail, " << sum.counts.error << " error, " << sum.counts.skipped << " skipped; ran "
+            << sum.ran << (sum.already_done ? " (" + std::to_string(sum.already_done) + " done earlier)" : "")
+            << " in " << std::fixed << std::setprecision(1) << sum.wall_seconds << " s with -j " << ro.jobs << "\n";
+  for (const auto& r : db.results(sum.run_id))
+    if (r.status == "fail" || r.status == "error")
+      std::cout << "  " << r.status << "  " << r.test_id << ": " << r.message << "\n      reproduce: " << r.command
+                << "\n      logs: " << r.log_dir << "\n";
+
+  if (!args.count("no-report")) {
+    regress::ReportSelection sel;
+    sel.run_id = sum.run_id;
+    sel.baseline_rev = args["baseline"].as<std::string>();
+    const regress::ReportData data = regress::load_report_data(db, sel);
+    const std::filesystem::path out(ro.out_dir);
+    regress::write_junit_file(data, (out / "junit.xml").string());
+    regress::write_csv_file(data, (out / "results.csv").string());
+    regress::write_json_file(data, (out / "results.json").string());
+    regress::write_html_file(data, (out / "report.html").string());
+    std::cout << "results: " << db_path << "\njunit:   " << (out / "junit.xml").string()
+              << "\nreport:  " << (out / "report.html").string() << "\n";
+    if (!data.regressions.empty())
+      std::cout << data.regressions.size() << " regression(s) against " << data.baseline->rev.substr(0, 12)
+                << " (" << data.baseline->label << "): see the top of the report\n";
+  }
+  if (sum.interrupted) {
+    std::cout << "interrupted: run the same command again to resume\n";
+    return 130;
+  }
+  return sum.counts.fail + sum.counts.error > 0 ? kExitFail : kExitPass;
+}
+
+}  // namespace mxc::app

@@ -1,0 +1,117 @@
+// `mxcosim report`: regenerate every report of a run from the history
+// database alone; optionally merge shard databases into it first.
+#include <cxxopts.hpp>
+#include <iostream>
+
+#include "command.h"
+#include "regress/db_merge.h"
+#include "regress/exports.h"
+#include "regress/history_db.h"
+#include "regress/html_report.h"
+#include "regress/junit_writer.h"
+#include "regress/report_data.h"
+
+namespace mxc::app {
+
+int report_main(int argc, char** argv) {
+  cxxopts::Options opts(argv[0],
+                        "Write the reports of one run from a results database: the HTML correlation report,\n"
+                        "JUnit XML, CSV and JSON. The run is the newest one matching --suite/--rev/--label (or\n"
+                        "--run); the baseline is the newest run at --baseline REV, else the run before it.\n"
+                        "Shard databases given as arguments are merged into --db first (see docs/slurm.md).");
+  // clang-format off
+  opts.add_options()
+    ("db", "results database (created when merging into a new file)", cxxopts::value<std::string>())
+    ("html", "write the HTML report to FILE", cxxopts::value<std::string>())
+    ("junit", "write JUnit XML to FILE", cxxopts::value<std::string>())
+    ("csv", "write a CSV export to FILE", cxxopts::value<std::string>())
+    ("json", "write a JSON export to FILE", cxxopts::value<std::string>())
+    ("baseline", "revision to compare against (default: the previous run of the suite)",
+     cxxopts::value<std::string>()->default_value(""))
+    ("suite", "report on this suite", cxxopts::value<std::string>()->default_value(""))
+    ("rev", "report on a run at this revision", cxxopts::value<std::string>()->default_value(""))
+    ("label", "report on the run with this label", cxxopts::value<std::string>()->default_value(""))
+    ("run", "report on this run id", cxxopts::value<std::int64_t>())
+    ("error-threshold", "flag a test whose |model error| grew by more than this many percentage points",
+     cxxopts::value<double>()->default_value("1.0"))
+    ("cycles-threshold", "flag a test whose RTL cycles grew by more than this percentage",
+     cxxopts::value<double>()->default_value("2.0"))
+    ("speed-threshold", "flag a test whose simulation speed fell by more than this percentage",
+     cxxopts::value<double>()->default_value("25.0"))
+    ("fail-on-regression", "exit 1 when any test regressed against the baseline")
+    ("sources", "shard databases to merge into --db first", cxxopts::value<std::vector<std::string>>())
+    ("h,help", "show this help");
+  // clang-format on
+  opts.parse_positional({"sources"});
+  opts.positional_help("[SHARD_DB...]");
+  cxxopts::ParseResult args;
+  try {
+    args = opts.parse(argc, argv);
+  } catch (const cxxopts::exceptions::exception& e) {
+    std::cerr << argv[0] << ": " << e.what() << "\n(see " << argv[0] << " --help)\n";
+    return kExitUsage;
+  }
+  if (args.count("help")) {
+    std::cout << opts.help() << "\n";
+    return kExitPass;
+  }
+  if (!args.count("db")) {
+    std::cerr << argv[0] << ": missing --db FILE\n";
+    return kExitUsage;
+  }
+  if (!args.count("html") && !args.count("junit") && !args.count("csv") && !args.count("json") &&
+      !args.count("sources")) {
+    std::cerr << argv[0] << ": nothing to do: give --html, --junit, --csv or --json\n";
+    return kExitUsage;
+  }
+  regress::Thresholds th;
+  th.error_points = args["error-threshold"].as<double>();
+  th.cycles_ratio = 1.0 + args["cycles-threshold"].as<double>() / 100.0;
+  th.speed_ratio = 1.0 - args["speed-threshold"].as<double>() / 100.0;
+  if (!(th.error_points >= 0) || !(th.cycles_ratio >= 1) || !(th.speed_ratio >= 0 && th.speed_ratio <= 1)) {
+    std::cerr << argv[0] << ": thresholds must be >= 0 (speed: 0..100)\n";
+    return kExitUsage;
+  }
+
+  const std::string db_path = args["db"].as<std::string>();
+  if (!args.count("sources") && !std::filesystem::exists(db_path)) {
+    std::cerr << argv[0] << ": results database '" << db_path << "' does not exist\n";
+    return kExitUsage;
+  }
+  regress::HistoryDb db(db_path);
+  if (args.count("sources")) {
+    const auto sources = args["sources"].as<std::vector<std::string>>();
+    for (const auto& s : sources)
+      if (!std::filesystem::exists(s)) {
+        std::cerr << argv[0] << ": shard database '" << s << "' does not exist\n";
+        return kExitUsage;
+      }
+    const auto m = regress::merge_databases(db, sources);
+    std::cout << "merged " << m.results << " results of " << sources.size() << " databases into " << db_path
+              << "\n";
+  }
+  if (!args.count("html") && !args.count("junit") && !args.count("csv") && !args.count("json")) return kExitPass;
+
+  regress::ReportSelection sel;
+  sel.suite = args["suite"].as<std::string>();
+  sel.rev = args["rev"].as<std::string>();
+  sel.label = args["label"].as<std::string>();
+  if (args.count("run")) sel.run_id = args["run"].as<std::int64_t>();
+  sel.baseline_rev = args["baseline"].as<std::string>();
+  sel.thresholds = th;
+  const regress::ReportData data = regress::load_report_data(db, sel);
+  if (args.count("junit")) regress::write_junit_file(data, args["junit"].as<std::string>());
+  if (args.count("csv")) regress::write_csv_file(data, args["csv"].as<std::string>());
+  if (args.count("json")) regress::write_json_file(data, args["json"].as<std::string>());
+  if (args.count("html")) regress::write_html_file(data, args["html"].as<std::string>());
+  std::cout << "run " << data.run.suite << " @ " << data.run.rev.substr(0, 12) << " (" << data.run.label
+            << "): " << data.tests.size() << " tests, " << data.counts.pass << " pass, " << data.counts.fail
+            << " fail, " << data.counts.error << " error, " << data.counts.skipped << " skipped; "
+            << data.regressions.size() << " regression(s)"
+            << (data.baseline ? " against " + data.baseline->rev.substr(0, 12) + " (" + data.baseline->label + ")"
+                              : " (no baseline: " + data.baseline_note + ")")
+            << "\n";
+  return args.count("fail-on-regression") && !data.regressions.empty() ? kExitFail : kExitPass;
+}
+
+}  // namespace mxc::app

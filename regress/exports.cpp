@@ -1,0 +1,51 @@
+#include "regress/exports.h"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace mxc::regress {
+
+namespace {
+template <class T>
+std::string opt(const std::optional<T>& v) {
+  if (!v) return "";
+  std::ostringstream o;
+  o.precision(10);
+  o << *v;
+  return o.str();
+}
+}  // namespace
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+void write_csv(const ReportData& d, std::ostream& out) {
+  out << "suite,rev,label,test,status,message,seed,cycles_rtl,cycles_model,error_pct,wall_seconds,"
+         "speed_cycles_per_s,utilisation,bandwidth_gbps,mismatch_count,command\n";
+  for (const auto& t : d.tests) {
+    out << csv_field(d.run.suite) << ',' << csv_field(d.run.rev) << ',' << csv_field(d.run.label) << ','
+        << csv_field(t.test_id) << ',' << t.status << ',' << csv_field(t.message) << ',' << csv_field(t.seed) << ','
+        << opt(t.cycles_rtl) << ',' << opt(t.cycles_model) << ',' << opt(model_error_pct(t)) << ','
+        << opt(std::optional<double>(t.wall_seconds)) << ',' << opt(sim_speed(t)) << ',' << opt(t.utilisation)
+        << ',' << opt(t.bandwidth_gbps) << ',' << opt(t.mismatch_count) << ',' << csv_field(t.command) << '\n';
+  }
+}
+
+void write_csv_file(const ReportData& d, const std::string& path) {
+  std::ofstream out(path);
+  write_csv(d, out);
+  if (!out) throw std::runtime_error("cannot write CSV '" + path + "'");
+}
+
+void write_json_file(const ReportData& d, const std::string& path) {
+  std::ofstream out(path);
+  out << to_json(d).dump(1) << '\n';
+  if (!out) throw std::runtime_error("cannot write JSON '" + path + "'");
+}
+
+}  // namespace mxc::regress

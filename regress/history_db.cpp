@@ -1,0 +1,381 @@
+#include "regress/history_db.h"
+
+#include <sqlite3.h>
+
+#include <ctime>
+#include <stdexcept>
+
+namespace mxc::regress {
+
+namespace {
+
+// Migration N takes the schema from version N-1 to N. Append only: a
+// database written by an older build is carried forward step by step.
+const char* const kMigrations[] = {
+    // 1: runs and results.
+    R"sql(
+    CREATE TABLE runs (
+      run_id      INTEGER PRIMARY KEY,
+      suite       TEXT NOT NULL,
+      rev         TEXT NOT NULL,
+      label       TEXT NOT NULL,
+      started_at  TEXT NOT NULL,
+      finished_at TEXT,
+      state       TEXT NOT NULL,
+      host        TEXT
+    );
+    CREATE TABLE results (
+      run_id         INTEGER NOT NULL REFERENCES runs(run_id),
+      test_id        TEXT NOT NULL,
+      test_index     INTEGER NOT NULL,
+      status         TEXT NOT NULL,
+      message        TEXT,
+      seed           TEXT,
+      tags           TEXT,
+      command        TEXT,
+      exit_code      INTEGER,
+      wall_seconds   REAL,
+      finished_at    TEXT,
+      attempts       INTEGER NOT NULL DEFAULT 1,
+      cycles_rtl     INTEGER,
+      cycles_model   INTEGER,
+      instructions   INTEGER,
+      mismatch_count INTEGER,
+      sim_time_ns    REAL,
+      utilisation    REAL,
+      bandwidth_gbps REAL,
+      results_json   TEXT,
+      PRIMARY KEY (run_id, test_id)
+    );)sql",
+    // 2: shards and planned counts (for sharded and resumed runs), log
+    // folders, and the index the trend and baseline queries use.
+    R"sql(
+    ALTER TABLE runs ADD COLUMN shard TEXT NOT NULL DEFAULT '';
+    ALTER TABLE runs ADD COLUMN planned INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE results ADD COLUMN log_dir TEXT;
+    CREATE INDEX runs_by_suite ON runs(suite, rev, label);)sql",
+};
+static_assert(std::size(kMigrations) == HistoryDb::kSchemaVersion);
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) : m_db(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &m_stmt, nullptr) != SQLITE_OK)
+      throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db));
+  }
+  ~Statement() { sqlite3_finalize(m_stmt); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int i, const std::string& v) {
+    sqlite3_bind_text(m_stmt, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& bind(int i, std::int64_t v) {
+    sqlite3_bind_int64(m_stmt, i, v);
+    return *this;
+  }
+  Statement& bind(int i, double v) {
+    sqlite3_bind_double(m_stmt, i, v);
+    return *this;
+  }
+  template <class T>
+  Statement& bind(int i, const std::optional<T>& v) {
+    if (v) return bind(i, static_cast<std::conditional_t<std::is_integral_v<T>, std::int64_t, double>>(*v));
+    sqlite3_bind_null(m_stmt, i);
+    return *this;
+  }
+  /// True while a row is available.
+  bool step() {
+    const int rc = sqlite3_step(m_stmt);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(m_db));
+  }
+  std::string text(int c) const {
+    const auto* p = sqlite3_column_text(m_stmt, c);
+    return p ? reinterpret_cast<const char*>(p) : "";
+  }
+  std::int64_t integer(int c) const { return sqlite3_column_int64(m_stmt, c); }
+  std::optional<std::int64_t> opt_int(int c) const {
+    if (sqlite3_column_type(m_stmt, c) == SQLITE_NULL) return std::nullopt;
+    return sqlite3_column_int64(m_stmt, c);
+  }
+  std::optional<double> opt_double(int c) const {
+    if (sqlite3_column_type(m_stmt, c) == SQLITE_NULL) return std::nullopt;
+    return sqlite3_column_double(m_stmt, c);
+  }
+
+ private:
+  sqlite3* m_db;
+  sqlite3_stmt* m_stmt = nullptr;
+};
+
+const char* const kRunColumns = "run_id, suite, rev, label, started_at, finished_at, state, host, shard, planned";
+
+RunInfo read_run(const Statement& s) {
+  RunInfo r;
+  r.run_id = s.integer(0);
+  r.suite = s.text(1);
+  r.rev = s.text(2);
+  r.label = s.text(3);
+  r.started_at = s.text(4);
+  r.finished_at = s.text(5);
+  r.state = s.text(6);
+  r.host = s.text(7);
+  r.shard = s.text(8);
+  r.planned = s.integer(9);
+  return r;
+}
+
+}  // namespace
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+HistoryDb::HistoryDb(const std::string& path) : m_path(path) {
+  if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+    std::string msg = m_db ? sqlite3_errmsg(m_db) : "out of memory";
+    sqlite3_close(m_db);
+    m_db = nullptr;
+    throw std::runtime_error("cannot open results database '" + path + "': " + msg);
+  }
+  // Several shard processes or a report reader may touch the file at once.
+  sqlite3_busy_timeout(m_db, 30000);
+  try {
+    exec("PRAGMA journal_mode=WAL");
+    exec("PRAGMA synchronous=NORMAL");
+    exec("PRAGMA foreign_keys=ON");
+    migrate();
+  } catch (const std::exception& e) {
+    sqlite3_close(m_db);
+    m_db = nullptr;
+    throw std::runtime_error("results database '" + path + "': " + e.what());
+  }
+}
+
+HistoryDb::~HistoryDb() { sqlite3_close(m_db); }
+
+void HistoryDb::exec(const std::string& sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    throw std::runtime_error("sqlite: " + msg);
+  }
+}
+
+int HistoryDb::schema_version() {
+  Statement s(m_db, "SELECT version FROM schema_version");
+  return s.step() ? static_cast<int>(s.integer(0)) : 0;
+}
+
+std::string HistoryDb::journal_mode() {
+  Statement s(m_db, "PRAGMA journal_mode");
+  return s.step() ? s.text(0) : "";
+}
+
+void HistoryDb::migrate() {
+  exec("BEGIN IMMEDIATE");
+  try {
+    exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+    int version = schema_version();
+    if (version == 0) {
+      Statement(m_db, "INSERT INTO schema_version (version) VALUES (0)").step();
+    }
+    if (version > kSchemaVersion)
+      throw std::runtime_error("schema version " + std::to_string(version) + " is newer than this program's (" +
+                               std::to_string(kSchemaVersion) + "); use a newer mxcosim");
+    for (; version < kSchemaVersion; ++version) {
+      exec(kMigrations[version]);
+      Statement(m_db, "UPDATE schema_version SET version = ?").bind(1, std::int64_t{version + 1}).step();
+    }
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::optional<RunInfo> HistoryDb::find_run(const std::string& suite, const std::string& rev,
+                                           const std::string& label) {
+  Statement s(m_db, (std::string("SELECT ") + kRunColumns +
+                     " FROM runs WHERE suite = ? AND rev = ? AND label = ? ORDER BY run_id DESC LIMIT 1")
+                        .c_str());
+  s.bind(1, suite).bind(2, rev).bind(3, label);
+  if (!s.step()) return std::nullopt;
+  return read_run(s);
+}
+
+std::int64_t HistoryDb::create_run(const RunInfo& key) {
+  Statement s(m_db,
+              "INSERT INTO runs (suite, rev, label, started_at, state, host, shard, planned) "
+              "VALUES (?, ?, ?, ?, 'running', ?, ?, ?)");
+  s.bind(1, key.suite).bind(2, key.rev).bind(3, key.label);
+  s.bind(4, key.started_at.empty() ? utc_now() : key.started_at).bind(5, key.host).bind(6, key.shard);
+  s.bind(7, key.planned);
+  s.step();
+  return sqlite3_last_insert_rowid(m_db);
+}
+
+std::int64_t HistoryDb::open_run(const RunInfo& key, bool& resumed) {
+  // Labels of repeated complete runs get a suffix: "2025-01-01", "2025-01-01.2", ...
+  std::string label = key.label;
+  for (int n = 2;; ++n) {
+    auto existing = find_run(key.suite, key.rev, label);
+    if (!existing) break;
+    if (existing->state != "complete") {
+      resumed = true;
+      set_run_state(existing->run_id, "running", "");
+      return existing->run_id;
+    }
+    label = key.label + "." + std::to_string(n);
+  }
+  resumed = false;
+  RunInfo fresh = key;
+  fresh.label = label;
+  return create_run(fresh);
+}
+
+void HistoryDb::set_run_state(std::int64_t run_id, const std::string& state, const std::string& finished_at) {
+  Statement s(m_db, "UPDATE runs SET state = ?, finished_at = ? WHERE run_id = ?");
+  s.bind(1, state).bind(2, finished_at).bind(3, run_id).step();
+}
+
+void HistoryDb::set_run_planned(std::int64_t run_id, std::int64_t planned, const std::string& shard) {
+  Statement s(m_db, "UPDATE runs SET planned = ?, shard = ? WHERE run_id = ?");
+  s.bind(1, planned).bind(2, shard).bind(3, run_id).step();
+}
+
+std::set<std::string> HistoryDb::finished_tests(std::int64_t run_id) {
+  Statement s(m_db, "SELECT test_id FROM results WHERE run_id = ?");
+  s.bind(1, run_id);
+  std::set<std::string> out;
+  while (s.step()) out.insert(s.text(0));
+  return out;
+}
+
+void HistoryDb::insert(std::int64_t run_id, const TestRecord& r) {
+  Statement s(m_db,
+              "INSERT INTO results (run_id, test_id, test_index, status, message, seed, tags, command, exit_code,"
+              " wall_seconds, finished_at, attempts, cycles_rtl, cycles_model, instructions, mismatch_count,"
+              " sim_time_ns, utilisation, bandwidth_gbps, results_json, log_dir)"
+              " VALUES (?,?,?,?,?,?,?,?,?,?,?,"
+              "  COALESCE((SELECT attempts FROM results WHERE run_id = ?1 AND test_id = ?2), 0) + ?12,"
+              "  ?,?,?,?,?,?,?,?,?)"
+              " ON CONFLICT(run_id, test_id) DO UPDATE SET test_index=excluded.test_index, status=excluded.status,"
+              " message=excluded.message, seed=excluded.seed, tags=excluded.tags, command=excluded.command,"
+              " exit_code=excluded.exit_code, wall_seconds=excluded.wall_seconds, finished_at=excluded.finished_at,"
+              " attempts=excluded.attempts, cycles_rtl=excluded.cycles_rtl, cycles_model=excluded.cycles_model,"
+              " instructions=excluded.instructions, mismatch_count=excluded.mismatch_count,"
+              " sim_time_ns=excluded.sim_time_ns, utilisation=excluded.utilisation,"
+              " bandwidth_gbps=excluded.bandwidth_gbps, results_json=excluded.results_json,"
+              " log_dir=excluded.log_dir");
+  s.bind(1, run_id).bind(2, r.test_id).bind(3, r.test_index).bind(4, r.status).bind(5, r.message);
+  s.bind(6, r.seed).bind(7, r.tags).bind(8, r.command);
+  s.bind(9, r.exit_code ? std::optional<std::int64_t>(*r.exit_code) : std::nullopt);
+  s.bind(10, r.wall_seconds).bind(11, r.finished_at.empty() ? utc_now() : r.finished_at).bind(12, r.attempts);
+  s.bind(13, r.cycles_rtl).bind(14, r.cycles_model).bind(15, r.instructions).bind(16, r.mismatch_count);
+  s.bind(17, r.sim_time_ns).bind(18, r.utilisation).bind(19, r.bandwidth_gbps);
+  if (r.results_json.empty())
+    s.bind(20, std::optional<double>{});
+  else
+    s.bind(20, r.results_json);
+  s.bind(21, r.log_dir);
+  s.step();
+}
+
+void HistoryDb::record(std::int64_t run_id, const TestRecord& rec) { record_all(run_id, {rec}); }
+
+void HistoryDb::record_all(std::int64_t run_id, const std::vector<TestRecord>& recs) {
+  exec("BEGIN IMMEDIATE");
+  try {
+    for (const auto& r : recs) insert(run_id, r);
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::vector<RunInfo> HistoryDb::runs() {
+  Statement s(m_db, (std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY started_at, run_id").c_str());
+  std::vector<RunInfo> out;
+  while (s.step()) out.push_back(read_run(s));
+  return out;
+}
+
+std::optional<RunInfo> HistoryDb::run(std::int64_t run_id) {
+  Statement s(m_db, (std::string("SELECT ") + kRunColumns + " FROM runs WHERE run_id = ?").c_str());
+  s.bind(1, run_id);
+  if (!s.step()) return std::nullopt;
+  return read_run(s);
+}
+
+std::vector<TestRecord> HistoryDb::results(std::int64_t run_id) {
+  Statement s(m_db,
+              "SELECT test_id, test_index, status, message, seed, tags, command, exit_code, wall_seconds,"
+              " finished_at, attempts, cycles_rtl, cycles_model, instructions, mismatch_count, sim_time_ns,"
+              " utilisation, bandwidth_gbps, results_json, log_dir"
+              " FROM results WHERE run_id = ? ORDER BY test_index, test_id");
+  s.bind(1, run_id);
+  std::vector<TestRecord> out;
+  while (s.step()) {
+    TestRecord r;
+    r.test_id = s.text(0);
+    r.test_index = s.integer(1);
+    r.status = s.text(2);
+    r.message = s.text(3);
+    r.seed = s.text(4);
+    r.tags = s.text(5);
+    r.command = s.text(6);
+    if (auto e = s.opt_int(7)) r.exit_code = static_cast<int>(*e);
+    r.wall_seconds = s.opt_double(8).value_or(0);
+    r.finished_at = s.text(9);
+    r.attempts = s.integer(10);
+    r.cycles_rtl = s.opt_int(11);
+    r.cycles_model = s.opt_int(12);
+    r.instructions = s.opt_int(13);
+    r.mismatch_count = s.opt_int(14);
+    r.sim_time_ns = s.opt_double(15);
+    r.utilisation = s.opt_double(16);
+    r.bandwidth_gbps = s.opt_double(17);
+    r.results_json = s.text(18);
+    r.log_dir = s.text(19);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<RunStats> HistoryDb::run_stats(const std::string& suite) {
+  Statement s(m_db,
+              "SELECT r.run_id, SUM(x.status = 'pass'), SUM(x.status = 'fail'), SUM(x.status = 'error'),"
+              " SUM(x.status = 'skipped'),"
+              " AVG(CASE WHEN x.cycles_model IS NOT NULL AND x.cycles_rtl > 0"
+              "     THEN ABS(x.cycles_model - x.cycles_rtl) * 100.0 / x.cycles_rtl END),"
+              " TOTAL(x.wall_seconds)"
+              " FROM runs r LEFT JOIN results x ON x.run_id = r.run_id WHERE r.suite = ?"
+              " GROUP BY r.run_id ORDER BY r.started_at, r.run_id");
+  s.bind(1, suite);
+  std::vector<RunStats> out;
+  while (s.step()) {
+    RunStats r;
+    r.run_id = s.integer(0);
+    r.pass = s.integer(1);
+    r.fail = s.integer(2);
+    r.error = s.integer(3);
+    r.skipped = s.integer(4);
+    r.mean_abs_error_pct = s.opt_double(5);
+    r.wall_seconds = s.opt_double(6).value_or(0);
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace mxc::regress

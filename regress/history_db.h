@@ -1,0 +1,92 @@
+#pragma once
+// The results history: every test result of every run in one SQLite file,
+// keyed by suite, revision, run label (the night) and test id. WAL mode and
+// one transaction per result, so an interrupted run keeps every finished
+// test. The schema is versioned and migrated forward on open.
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "regress/test_record.h"
+
+struct sqlite3;
+
+namespace mxc::regress {
+
+/// One run of a suite: a night, a CI job, a Slurm array.
+struct RunInfo {
+  std::int64_t run_id = 0;
+  std::string suite;
+  std::string rev;
+  std::string label;        ///< Distinguishes runs of one suite at one revision (default: the UTC date).
+  std::string started_at;
+  std::string finished_at;
+  std::string state;        ///< "running", "interrupted", "complete".
+  std::string host;
+  std::string shard;        ///< "K/N", "" for a whole suite, or the merged shards.
+  std::int64_t planned = 0; ///< Tests selected for the run.
+};
+
+/// Per-run aggregates for the night-over-night trend.
+struct RunStats {
+  std::int64_t run_id = 0;
+  std::int64_t pass = 0, fail = 0, error = 0, skipped = 0;
+  std::optional<double> mean_abs_error_pct;   ///< Over tests with model and RTL cycles.
+  double wall_seconds = 0;                    ///< Sum of the tests' wall times.
+};
+
+class HistoryDb {
+ public:
+  /// Opens (creating if needed) and migrates; throws std::runtime_error
+  /// naming the file on failure or on a schema newer than this program's.
+  explicit HistoryDb(const std::string& path);
+  ~HistoryDb();
+  HistoryDb(const HistoryDb&) = delete;
+  HistoryDb& operator=(const HistoryDb&) = delete;
+
+  static constexpr int kSchemaVersion = 2;
+  int schema_version();
+  std::string journal_mode();
+  const std::string& path() const { return m_path; }
+
+  /// The run to continue: the newest run with this suite, rev and label if it
+  /// did not complete; otherwise a new one. `resumed` tells which.
+  std::int64_t open_run(const RunInfo& key, bool& resumed);
+  /// A new run with exactly this key (fails if it exists).
+  std::int64_t create_run(const RunInfo& key);
+  std::optional<RunInfo> find_run(const std::string& suite, const std::string& rev, const std::string& label);
+  void set_run_state(std::int64_t run_id, const std::string& state, const std::string& finished_at);
+  void set_run_planned(std::int64_t run_id, std::int64_t planned, const std::string& shard);
+
+  /// Test ids that have a result in the run.
+  std::set<std::string> finished_tests(std::int64_t run_id);
+  /// Inserts or replaces the result of one test, in its own transaction.
+  void record(std::int64_t run_id, const TestRecord& rec);
+  /// Many results in one transaction (merging, bulk import).
+  void record_all(std::int64_t run_id, const std::vector<TestRecord>& recs);
+
+  /// Every run, oldest first (by start time, then id).
+  std::vector<RunInfo> runs();
+  std::optional<RunInfo> run(std::int64_t run_id);
+  /// Results of one run in suite order.
+  std::vector<TestRecord> results(std::int64_t run_id);
+
+  /// Aggregates of every run of `suite`, oldest first.
+  std::vector<RunStats> run_stats(const std::string& suite);
+
+  void exec(const std::string& sql);
+
+ private:
+  void migrate();
+  void insert(std::int64_t run_id, const TestRecord& rec);
+
+  sqlite3* m_db = nullptr;
+  std::string m_path;
+};
+
+/// Current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
+std::string utc_now();
+
+}  // namespace mxc::regress

@@ -1,0 +1,25 @@
+#pragma once
+// The correlation report: one self-contained HTML file (data, charting
+// library, script and style all inline) that opens offline.
+#include <ostream>
+#include <string>
+
+#include "regress/report_data.h"
+
+namespace mxc::regress {
+
+/// Where report.js, report.css and node_modules/chart.js are: the
+/// MXCOSIM_REPORT_ASSETS environment variable, else the folder configured
+/// at build time.
+std::string report_assets_dir();
+
+/// Writes the page; throws std::runtime_error naming a missing asset (and
+/// how to install it).
+void write_html(const ReportData& d, std::ostream& out, const std::string& assets_dir = report_assets_dir());
+void write_html_file(const ReportData& d, const std::string& path,
+                     const std::string& assets_dir = report_assets_dir());
+
+/// Makes text safe inside an inline <script>: "</" becomes "<\/".
+std::string script_safe(const std::string& text);
+
+}  // namespace mxc::regress

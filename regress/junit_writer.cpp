@@ -1,0 +1,98 @@
+#include "regress/junit_writer.h"
+
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <stdexcept>
+
+namespace mxc::regress {
+
+namespace {
+
+std::string seconds(double s) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(3) << s;
+  return o.str();
+}
+
+// "smoke.gemm_4x4" and "m=16/seed=1": a group per class, so the CI's test
+// tree groups like the suite does.
+std::pair<std::string, std::string> split_id(const std::string& suite, const std::string& id) {
+  const auto slash = id.find('/');
+  if (slash == std::string::npos) return {suite, id};
+  return {suite + "." + id.substr(0, slash), id.substr(slash + 1)};
+}
+
+void property(std::ostream& out, const char* name, const std::string& value) {
+  out << "        <property name=\"" << name << "\" value=\"" << xml_escape(value) << "\"/>\n";
+}
+
+}  // namespace
+
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') out += '?';
+        else out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+void write_junit(const ReportData& d, std::ostream& out) {
+  double total_wall = 0;
+  for (const auto& t : d.tests) total_wall += t.wall_seconds;
+  const std::string counts = "tests=\"" + std::to_string(d.tests.size()) + "\" failures=\"" +
+                             std::to_string(d.counts.fail) + "\" errors=\"" + std::to_string(d.counts.error) +
+                             "\" skipped=\"" + std::to_string(d.counts.skipped) + "\" time=\"" +
+                             seconds(total_wall) + "\"";
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << "<testsuites name=\"mxcosim regress\" " << counts << ">\n";
+  out << "  <testsuite name=\"" << xml_escape(d.run.suite) << "\" " << counts << " timestamp=\""
+      << xml_escape(d.run.started_at.substr(0, 19)) << "\" hostname=\""
+      << xml_escape(d.run.host.empty() ? "localhost" : d.run.host) << "\">\n";
+  out << "    <properties>\n";
+  out << "      <property name=\"rev\" value=\"" << xml_escape(d.run.rev) << "\"/>\n";
+  out << "      <property name=\"label\" value=\"" << xml_escape(d.run.label) << "\"/>\n";
+  out << "    </properties>\n";
+  for (const auto& t : d.tests) {
+    const auto [cls, name] = split_id(d.run.suite, t.test_id);
+    out << "    <testcase classname=\"" << xml_escape(cls) << "\" name=\"" << xml_escape(name) << "\" time=\""
+        << seconds(t.wall_seconds) << "\">\n";
+    out << "      <properties>\n";
+    property(out, "seed", t.seed.empty() ? "n/a" : t.seed);
+    property(out, "cycles", t.cycles_rtl ? std::to_string(*t.cycles_rtl) : "n/a");
+    property(out, "cycles_model", t.cycles_model ? std::to_string(*t.cycles_model) : "n/a");
+    property(out, "wall_seconds", seconds(t.wall_seconds));
+    out << "      </properties>\n";
+    const std::string repro = "reproduce: " + t.command;
+    if (t.status == "fail" || t.status == "error") {
+      const char* tag = t.status == "fail" ? "failure" : "error";
+      out << "      <" << tag << " message=\"" << xml_escape(t.message) << "\" type=\""
+          << (t.status == "fail" ? "mismatch" : "run") << "\">" << xml_escape(t.message + "\n" + repro + "\nlogs: " +
+                                                                              t.log_dir)
+          << "</" << tag << ">\n";
+    } else if (t.status == "skipped") {
+      out << "      <skipped message=\"" << xml_escape(t.message) << "\"/>\n";
+    }
+    out << "      <system-out>" << xml_escape(repro) << "</system-out>\n";
+    out << "    </testcase>\n";
+  }
+  out << "  </testsuite>\n</testsuites>\n";
+}
+
+void write_junit_file(const ReportData& d, const std::string& path) {
+  std::ofstream out(path);
+  write_junit(d, out);
+  if (!out) throw std::runtime_error("cannot write JUnit XML '" + path + "'");
+}
+
+}  // namespace mxc::regress

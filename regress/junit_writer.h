@@ -1,0 +1,20 @@
+#pragma once
+// JUnit XML in the shape Jenkins' junit step and GitLab's junit artifacts
+// read: one <testsuite> per run; per testcase the seed, simulated cycles and
+// wall time; failures carry the mismatch and the reproduce command.
+#include <ostream>
+#include <string>
+
+#include "regress/report_data.h"
+
+namespace mxc::regress {
+
+/// Escapes text for XML attributes and content; drops characters XML 1.0
+/// cannot carry.
+std::string xml_escape(const std::string& text);
+
+void write_junit(const ReportData& d, std::ostream& out);
+/// Writes to `path`; throws naming the path on failure.
+void write_junit_file(const ReportData& d, const std::string& path);
+
+}  // namespace mxc::regress

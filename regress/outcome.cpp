@@ -1,0 +1,74 @@
+#include "regress/outcome.h"
+
+#include <sstream>
+
+namespace mxc::regress {
+
+namespace {
+
+// The last non-empty line, without the "mxcosim run: error: " style prefix
+// kept (it tells which command spoke).
+std::string last_line(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+  return last;
+}
+
+std::string seconds(double s) {
+  std::ostringstream o;
+  o << s;
+  return o.str();
+}
+
+}  // namespace
+
+Verdict decide(const ProcessOutcome& p, const ResultsFile& results, const std::string& stderr_text,
+               bool expect_fail, double timeout_seconds) {
+  using Kind = ProcessOutcome::Kind;
+  switch (p.kind) {
+    case Kind::spawn_failed: return {"error", p.spawn_error};
+    case Kind::timed_out: return {"error", "timeout after " + seconds(timeout_seconds) + " s"};
+    case Kind::signaled: return {"error", "crash: " + signal_name(p.signal)};
+    case Kind::exited: break;
+  }
+  if (p.exit_code == 0) {
+    if (expect_fail) return {"fail", "mutation not detected: the run passed although a fault was injected"};
+    return {"pass", ""};
+  }
+  if (p.exit_code == 1) {
+    std::string why = results.error.value_or(results.first_mismatch.value_or(""));
+    if (results.error && results.first_mismatch) why += "; first mismatch: " + *results.first_mismatch;
+    if (why.empty()) why = results.parsed ? "failed without a mismatch record" : last_line(stderr_text);
+    if (why.empty()) why = "exit code 1";
+    if (expect_fail && results.first_mismatch) return {"pass", ""};
+    return {"fail", why};
+  }
+  const std::string last = last_line(stderr_text);
+  if (p.exit_code == 2 && stderr_text.find("no RTL of a ") != std::string::npos) {
+    const auto at = last.find("no RTL of a ");
+    return {"skipped", "size not built: " + (at == std::string::npos ? last : last.substr(at))};
+  }
+  if (p.exit_code == 2) return {"error", "usage error: " + last};
+  return {"error", "exit code " + std::to_string(p.exit_code) + (last.empty() ? "" : ": " + last)};
+}
+
+std::string shell_join(const std::vector<std::string>& args) {
+  std::string out;
+  for (const auto& a : args) {
+    if (!out.empty()) out += ' ';
+    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                         "0123456789-_./=:,+@%") == std::string::npos;
+    if (plain) {
+      out += a;
+    } else {
+      out += '\'';
+      for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      out += '\'';
+    }
+  }
+  return out;
+}
+
+}  // namespace mxc::regress

@@ -1,0 +1,60 @@
+#include "regress/progress.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+
+namespace mxc::regress {
+
+void Counts::add(const std::string& status) {
+  if (status == "pass") ++pass;
+  else if (status == "fail") ++fail;
+  else if (status == "skipped") ++skipped;
+  else ++error;
+}
+
+Progress::Progress(std::size_t total, bool enabled, std::FILE* out)
+    : m_total(total), m_enabled(enabled), m_tty(isatty(fileno(out)) != 0), m_out(out),
+      m_start(std::chrono::steady_clock::now()) {}
+
+std::string Progress::line(const Counts& c, std::size_t total, double elapsed, std::size_t width) {
+  const std::size_t done = c.done();
+  const std::size_t filled = total ? done * width / total : width;
+  std::string bar = "[" + std::string(filled, '#') + std::string(width - filled, '.') + "]";
+  char eta[32] = "--:--";
+  if (done > 0 && done < total) {
+    const long s = std::lround(elapsed / static_cast<double>(done) * static_cast<double>(total - done));
+    std::snprintf(eta, sizeof eta, "%ld:%02ld", s / 60, s % 60);
+  } else if (done == total) {
+    std::snprintf(eta, sizeof eta, "0:00");
+  }
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s %zu/%zu  pass %zu  fail %zu  error %zu  skip %zu  ETA %s", bar.c_str(), done,
+                total, c.pass, c.fail, c.error, c.skipped, eta);
+  return buf;
+}
+
+void Progress::test_finished(const std::string& test_id, const std::string& status, const std::string& message,
+                             double wall_seconds) {
+  m_counts.add(status);
+  if (!m_enabled) return;
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+  const std::string bar = line(m_counts, m_total, elapsed);
+  if (m_tty) {
+    // Failures stay on screen above the redrawn bar.
+    if (status != "pass")
+      std::fprintf(m_out, "\r\033[K%-7s %s  %s\n", status.c_str(), test_id.c_str(), message.c_str());
+    std::fprintf(m_out, "\r\033[K%s", bar.c_str());
+  } else {
+    std::fprintf(m_out, "%-7s %s (%.2f s)%s%s\n        %s\n", status.c_str(), test_id.c_str(), wall_seconds,
+                 message.empty() ? "" : "  ", message.c_str(), bar.c_str());
+  }
+  std::fflush(m_out);
+}
+
+void Progress::finish() {
+  if (m_enabled && m_tty) std::fprintf(m_out, "\n");
+}
+
+}  // namespace mxc::regress

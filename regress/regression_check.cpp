@@ -1,0 +1,55 @@
+#include "regress/regression_check.h"
+
+#include <cmath>
+#include <map>
+#include <sstream>
+
+namespace mxc::regress {
+
+namespace {
+std::string fmt(double v, int precision = 3) {
+  std::ostringstream o;
+  o.precision(precision);
+  o << v;
+  return o.str();
+}
+}  // namespace
+
+std::optional<double> model_error_pct(const TestRecord& r) {
+  if (!r.cycles_model || !r.cycles_rtl || *r.cycles_rtl == 0) return std::nullopt;
+  return (static_cast<double>(*r.cycles_model) - static_cast<double>(*r.cycles_rtl)) /
+         static_cast<double>(*r.cycles_rtl) * 100.0;
+}
+
+std::optional<double> sim_speed(const TestRecord& r) {
+  if (!r.cycles_rtl || r.wall_seconds <= 0) return std::nullopt;
+  return static_cast<double>(*r.cycles_rtl) / r.wall_seconds;
+}
+
+std::vector<Regression> find_regressions(const std::vector<TestRecord>& baseline,
+                                         const std::vector<TestRecord>& current, const Thresholds& t) {
+  std::map<std::string, const TestRecord*> base;
+  for (const auto& b : baseline) base[b.test_id] = &b;
+  std::vector<Regression> out;
+  for (const auto& c : current) {
+    auto it = base.find(c.test_id);
+    if (it == base.end()) continue;
+    const TestRecord& b = *it->second;
+    if (b.status == "pass" && (c.status == "fail" || c.status == "error")) {
+      out.push_back({c.test_id, "status", b.status, c.status + (c.message.empty() ? "" : ": " + c.message)});
+      continue;  // the numbers of a failed run mean little
+    }
+    const auto eb = model_error_pct(b), ec = model_error_pct(c);
+    if (eb && ec && std::fabs(*ec) > std::fabs(*eb) + t.error_points)
+      out.push_back({c.test_id, "error", fmt(*eb) + " %", fmt(*ec) + " %"});
+    if (b.cycles_rtl && c.cycles_rtl &&
+        static_cast<double>(*c.cycles_rtl) > static_cast<double>(*b.cycles_rtl) * t.cycles_ratio)
+      out.push_back({c.test_id, "cycles", std::to_string(*b.cycles_rtl), std::to_string(*c.cycles_rtl)});
+    const auto sb = sim_speed(b), sc = sim_speed(c);
+    if (sb && sc && *sc < *sb * t.speed_ratio)
+      out.push_back({c.test_id, "speed", fmt(*sb) + " cycles/s", fmt(*sc) + " cycles/s"});
+  }
+  return out;
+}
+
+}  // namespace mxc::regress

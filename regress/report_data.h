@@ -1,0 +1,42 @@
+#pragma once
+// Everything a report shows, read from the history database alone: the
+// chosen run, its baseline, the regressions between them and the trend of
+// every run of the suite.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "regress/history_db.h"
+#include "regress/progress.h"
+#include "regress/regression_check.h"
+
+namespace mxc::regress {
+
+struct ReportSelection {
+  std::string suite;          ///< "" = the suite of the newest run.
+  std::string rev;            ///< "" = any revision.
+  std::string label;          ///< "" = any label.
+  std::optional<std::int64_t> run_id;  ///< Overrides the three above.
+  std::string baseline_rev;   ///< "" = the run before the chosen one.
+  Thresholds thresholds;
+};
+
+struct ReportData {
+  RunInfo run;
+  std::optional<RunInfo> baseline;
+  std::vector<TestRecord> tests;
+  std::vector<Regression> regressions;
+  std::vector<RunInfo> trend_runs;
+  std::vector<RunStats> trend_stats;
+  Counts counts;
+  std::string baseline_note;  ///< Why there is no baseline, when there is none.
+};
+
+/// Throws std::runtime_error when the database has no matching run.
+ReportData load_report_data(HistoryDb& db, const ReportSelection& sel);
+
+/// The report's data as JSON (what the HTML page and the JSON export carry).
+nlohmann::json to_json(const ReportData& d);
+
+}  // namespace mxc::regress

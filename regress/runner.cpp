@@ -1,0 +1,207 @@
+#include "regress/runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "regress/outcome.h"
+#include "regress/result_reader.h"
+#include "regress/subprocess.h"
+
+namespace mxc::regress {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Running {
+  const TestSpec* spec;
+  std::size_t index;
+  fs::path dir;
+  std::vector<std::string> command;
+  std::unique_ptr<Subprocess> process;
+};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string join_tags(const std::vector<std::string>& tags) {
+  std::string out;
+  for (const auto& t : tags) out += (out.empty() ? "" : ",") + t;
+  return out;
+}
+
+// The reproduce command names `mxcosim` as a user would type it.
+std::vector<std::string> reproduce_args(const TestSpec& t) {
+  std::vector<std::string> a{"mxcosim"};
+  a.insert(a.end(), t.args.begin(), t.args.end());
+  return a;
+}
+
+// Tests to run again under --rerun-failed: those whose result in the newest
+// run of the suite at any revision was neither pass nor skipped.
+std::set<std::string> failed_in_latest_run(HistoryDb& db, const std::string& suite, std::int64_t& run_id) {
+  auto runs = db.runs();
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+    if (it->suite != suite) continue;
+    run_id = it->run_id;
+    std::set<std::string> failed;
+    for (const auto& r : db.results(it->run_id))
+      if (r.status != "pass" && r.status != "skipped") failed.insert(r.test_id);
+    return failed;
+  }
+  throw std::runtime_error("--rerun-failed: the database has no earlier run of suite '" + suite + "'");
+}
+
+}  // namespace
+
+std::string test_dir_name(const std::string& test_id) {
+  std::string out;
+  for (char c : test_id) {
+    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                      c == '_' || c == '.' || c == '=' || c == ',' || c == '+';
+    out += c == '/' ? std::string("__") : safe ? std::string(1, c) : std::string("_");
+  }
+  return out;
+}
+
+RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& db) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<TestSpec> selected = filter_by_tag(suite.tests, opts.tag);
+  if (opts.shard) selected = select_shard(selected, *opts.shard);
+  // Suite order is the key for reports: remember each test's position.
+  std::map<std::string, std::size_t> position;
+  for (std::size_t i = 0; i < suite.tests.size(); ++i) position[suite.tests[i].id] = i;
+
+  RunSummary sum;
+  sum.selected = selected.size();
+  std::set<std::string> done;
+  if (opts.rerun_failed) {
+    const auto failed = failed_in_latest_run(db, suite.name, sum.run_id);
+    sum.resumed = true;
+    db.set_run_state(sum.run_id, "running", "");
+    std::vector<TestSpec> keep;
+    for (auto& t : selected)
+      if (failed.count(t.id)) keep.push_back(t);
+    sum.already_done = selected.size() - keep.size();
+    selected = std::move(keep);
+  } else {
+    RunInfo key;
+    key.suite = suite.name;
+    key.rev = opts.rev;
+    key.label = opts.label.empty() ? utc_now().substr(0, 10) : opts.label;
+    key.host = opts.host;
+    key.shard = opts.shard ? opts.shard->to_string() : "";
+    key.planned = static_cast<std::int64_t>(selected.size());
+    sum.run_id = db.open_run(key, sum.resumed);
+    db.set_run_planned(sum.run_id, key.planned, key.shard);
+    done = db.finished_tests(sum.run_id);
+  }
+
+  std::deque<const TestSpec*> queue;
+  for (const auto& t : selected) {
+    if (done.count(t.id)) ++sum.already_done;
+    else queue.push_back(&t);
+  }
+  for (const auto& r : db.results(sum.run_id))
+    if (!opts.rerun_failed || !std::count_if(queue.begin(), queue.end(), [&](auto* t) { return t->id == r.test_id; }))
+      sum.counts.add(r.status);
+
+  Progress progress(sum.counts.done() + queue.size(), opts.progress);
+  for (const auto& r : db.results(sum.run_id))
+    if (!opts.rerun_failed || !std::count_if(queue.begin(), queue.end(), [&](auto* t) { return t->id == r.test_id; }))
+      progress.test_finished(r.test_id, r.status, "(earlier)", r.wall_seconds);
+
+  const fs::path tests_dir = fs::path(opts.out_dir) / "tests";
+  fs::create_directories(tests_dir);
+  std::vector<Running> running;
+  const unsigned jobs = std::max(1u, opts.jobs);
+
+  auto launch = [&](const TestSpec* t) {
+    Running r;
+    r.spec = t;
+    r.index = position.count(t->id) ? position[t->id] : 0;
+    r.dir = tests_dir / test_dir_name(t->id);
+    fs::create_directories(r.dir);
+    fs::remove(r.dir / "results.json");
+    r.command = {opts.executable};
+    r.command.insert(r.command.end(), t->args.begin(), t->args.end());
+    r.command.push_back("--json");
+    r.command.push_back((r.dir / "results.json").string());
+    const double timeout = opts.timeout_seconds.value_or(t->timeout_seconds);
+    {
+      std::ofstream cmd(r.dir / "command.txt");
+      cmd << shell_join(r.command) << "\n";
+    }
+    r.process = std::make_unique<Subprocess>(r.command, (r.dir / "stdout.log").string(),
+                                             (r.dir / "stderr.log").string(), timeout);
+    running.push_back(std::move(r));
+  };
+
+  auto finish = [&](Running& r, const ProcessOutcome& outcome) {
+    TestRecord rec;
+    rec.test_id = r.spec->id;
+    rec.test_index = static_cast<std::int64_t>(r.index);
+    rec.seed = r.spec->seed;
+    rec.tags = join_tags(r.spec->tags);
+    rec.command = shell_join(reproduce_args(*r.spec));
+    rec.wall_seconds = outcome.wall_seconds;
+    rec.log_dir = r.dir.string();
+    if (outcome.kind == ProcessOutcome::Kind::exited) rec.exit_code = outcome.exit_code;
+    const ResultsFile results = read_results_file((r.dir / "results.json").string(), rec);
+    const Verdict v = decide(outcome, results, read_file(r.dir / "stderr.log"), r.spec->expect_fail,
+                             opts.timeout_seconds.value_or(r.spec->timeout_seconds));
+    rec.status = v.status;
+    rec.message = v.message;
+    rec.finished_at = utc_now();
+    db.record(sum.run_id, rec);
+    ++sum.ran;
+    sum.counts.add(rec.status);
+    progress.test_finished(rec.test_id, rec.status, rec.message, rec.wall_seconds);
+  };
+
+  while (!queue.empty() || !running.empty()) {
+    if (opts.stop && opts.stop->load()) {
+      for (auto& r : running) r.process->kill_now();
+      running.clear();
+      sum.interrupted = true;
+      break;
+    }
+    while (running.size() < jobs && !queue.empty()) {
+      launch(queue.front());
+      queue.pop_front();
+    }
+    bool any = false;
+    for (std::size_t i = 0; i < running.size();) {
+      if (auto outcome = running[i].process->poll()) {
+        finish(running[i], *outcome);
+        running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+        any = true;
+      } else {
+        ++i;
+      }
+    }
+    if (!any) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  progress.finish();
+
+  // Complete only when every selected test has a result.
+  const bool complete = !sum.interrupted && db.finished_tests(sum.run_id).size() >= sum.selected;
+  db.set_run_state(sum.run_id, complete ? "complete" : "interrupted", utc_now());
+  sum.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return sum;
+}
+
+}  // namespace mxc::regress

@@ -1,0 +1,53 @@
+#pragma once
+// Runs a suite's tests as child processes, N at a time, each with its own
+// folder, logs and timeout; every result goes to the history database the
+// moment it is known, so a run interrupted at any point resumes without
+// losing or repeating a finished test.
+#include <atomic>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "regress/history_db.h"
+#include "regress/progress.h"
+#include "regress/shard.h"
+#include "regress/suite.h"
+
+namespace mxc::regress {
+
+struct RunnerOptions {
+  std::string executable;            ///< The program each test's args are given to (mxcosim).
+  std::string out_dir;               ///< Tests write to out_dir/tests/<test-id>/.
+  unsigned jobs = 1;
+  std::optional<Shard> shard;
+  std::string tag;                   ///< Only tests with this tag ("" = all).
+  bool rerun_failed = false;         ///< Only tests whose last result was not pass/skipped.
+  std::optional<double> timeout_seconds;  ///< Overrides the suite's.
+  std::string rev = "unknown";
+  std::string label;                 ///< Run label; "" = today's UTC date.
+  std::string host;
+  bool progress = true;
+  /// Set (from a signal handler) to stop: running tests are killed and the
+  /// run is left resumable.
+  const std::atomic<bool>* stop = nullptr;
+};
+
+struct RunSummary {
+  std::int64_t run_id = 0;
+  bool resumed = false;
+  std::size_t selected = 0;          ///< Tests in the suite after shard/tag selection.
+  std::size_t already_done = 0;      ///< Skipped because the resumed run had them.
+  std::size_t ran = 0;
+  Counts counts;                     ///< Of the whole run (earlier results included).
+  bool interrupted = false;
+  double wall_seconds = 0;
+};
+
+/// The folder name of a test id: '/' and unsafe characters replaced.
+std::string test_dir_name(const std::string& test_id);
+
+/// Runs `suite` under `opts`, recording into `db`. Throws on a setup error
+/// (cannot create folders, nothing to rerun).
+RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& db);
+
+}  // namespace mxc::regress

@@ -1,0 +1,119 @@
+#include "regress/subprocess.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cstring>
+
+extern char** environ;
+
+namespace mxc::regress {
+
+std::string signal_name(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGKILL: return "SIGKILL";
+    case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
+    case SIGPIPE: return "SIGPIPE";
+    case SIGTRAP: return "SIGTRAP";
+    default: return "signal " + std::to_string(sig);
+  }
+}
+
+Subprocess::Subprocess(const std::vector<std::string>& argv, const std::string& stdout_path,
+                       const std::string& stderr_path, double timeout_seconds)
+    : m_timeout(timeout_seconds), m_start(std::chrono::steady_clock::now()) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+
+  posix_spawn_file_actions_t files;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&files, 1, stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&files, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawnattr_init(&attr);
+  // A group of its own: the timeout kills grandchildren too, and a Ctrl-C in
+  // the terminal reaches the runner alone, which then cleans up.
+  posix_spawnattr_setpgroup(&attr, 0);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
+  const int rc = posix_spawn(&m_pid, args[0], &files, &attr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&files);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    m_pid = -1;
+    m_done = true;
+    ProcessOutcome o;
+    o.kind = ProcessOutcome::Kind::spawn_failed;
+    o.spawn_error = "cannot start '" + argv[0] + "': " + std::strerror(rc);
+    m_failed = o;
+  }
+}
+
+Subprocess::~Subprocess() {
+  if (!m_done) kill_now();
+}
+
+double Subprocess::elapsed() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+}
+
+std::optional<ProcessOutcome> Subprocess::poll() {
+  if (m_failed) {
+    auto o = m_failed;
+    m_failed.reset();
+    return o;
+  }
+  if (m_done) return std::nullopt;
+  int status = 0;
+  const pid_t r = waitpid(m_pid, &status, WNOHANG);
+  if (r == m_pid) {
+    m_done = true;
+    // The test's own leftovers (background children) die with it.
+    ::kill(-m_pid, SIGKILL);
+    ProcessOutcome o;
+    o.wall_seconds = elapsed();
+    if (WIFEXITED(status)) {
+      o.kind = ProcessOutcome::Kind::exited;
+      o.exit_code = WEXITSTATUS(status);
+    } else {
+      o.kind = ProcessOutcome::Kind::signaled;
+      o.signal = WTERMSIG(status);
+    }
+    return o;
+  }
+  if (elapsed() >= m_timeout) {
+    kill_now();
+    ProcessOutcome o;
+    o.kind = ProcessOutcome::Kind::timed_out;
+    o.wall_seconds = elapsed();
+    return o;
+  }
+  return std::nullopt;
+}
+
+void Subprocess::kill_now() {
+  if (m_done || m_pid <= 0) return;
+  ::kill(-m_pid, SIGKILL);
+  int status = 0;
+  while (waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  m_done = true;
+}
+
+}  // namespace mxc::regress

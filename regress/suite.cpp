@@ -1,0 +1,251 @@
+#include "regress/suite.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace mxc::regress {
+
+namespace {
+
+// One value of one axis: the arguments it adds and the id fragment naming it.
+struct AxisValue {
+  std::string label;
+  std::vector<std::string> args;
+  std::string seed;
+};
+using Axis = std::vector<AxisValue>;
+
+class Loader {
+ public:
+  explicit Loader(std::string path) : m_path(std::move(path)) {}
+
+  [[noreturn]] void fail(const YAML::Node& node, const std::string& field, const std::string& what) const {
+    std::ostringstream msg;
+    msg << m_path;
+    if (node.IsDefined() && node.Mark().line >= 0) msg << ":" << node.Mark().line + 1;
+    msg << ": field '" << field << "': " << what;
+    throw std::runtime_error(msg.str());
+  }
+
+  std::string scalar(const YAML::Node& node, const std::string& field) const {
+    if (!node.IsScalar()) fail(node, field, "expected a scalar value");
+    return node.Scalar();
+  }
+
+  double positive_number(const YAML::Node& node, const std::string& field) const {
+    const std::string s = scalar(node, field);
+    try {
+      std::size_t used = 0;
+      const double v = std::stod(s, &used);
+      if (used == s.size() && v > 0 && v < 1e7) return v;
+    } catch (const std::exception&) {
+    }
+    fail(node, field, "expected a positive number of seconds, got '" + s + "'");
+  }
+
+  // A parameter: `key: value` becomes `--key value`; `key: true` becomes
+  // `--key`; `key: false` adds nothing.
+  void append_param(std::vector<std::string>& args, const std::string& key, const YAML::Node& value,
+                    const std::string& field) const {
+    if (key.empty() || key[0] == '-') fail(value, field, "parameter names are written without leading dashes");
+    const std::string v = scalar(value, field);
+    if (v == "true") {
+      args.push_back("--" + key);
+    } else if (v != "false") {
+      args.push_back("--" + key);
+      args.push_back(v);
+    }
+  }
+
+  // configs / workloads: a list of maps of parameters, each with a `name`;
+  // `positional: X` adds X as a positional argument.
+  Axis named_axis(const YAML::Node& list, const std::string& field) const {
+    if (!list.IsSequence() || list.size() == 0) fail(list, field, "expected a non-empty list");
+    Axis axis;
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const YAML::Node entry = list[i];
+      const std::string f = field + "[" + std::to_string(i) + "]";
+      if (!entry.IsMap()) fail(entry, f, "expected a map with a 'name' and parameters");
+      AxisValue v;
+      if (!entry["name"]) fail(entry, f + ".name", "missing");
+      v.label = scalar(entry["name"], f + ".name");
+      if (!names.insert(v.label).second) fail(entry["name"], f + ".name", "duplicate name '" + v.label + "'");
+      for (const auto& kv : entry) {
+        const std::string key = scalar(kv.first, f);
+        if (key == "name") continue;
+        if (key == "positional") {
+          v.args.push_back(scalar(kv.second, f + ".positional"));
+          continue;
+        }
+        append_param(v.args, key, kv.second, f + "." + key);
+        if (key == "seed") v.seed = kv.second.Scalar();
+      }
+      axis.push_back(std::move(v));
+    }
+    return axis;
+  }
+
+  // seeds: [1, 2, 3] or sweep: {key: [v1, v2]} -- one axis per key.
+  Axis value_axis(const std::string& key, const YAML::Node& list, const std::string& field) const {
+    if (!list.IsSequence() || list.size() == 0) fail(list, field, "expected a non-empty list of values");
+    Axis axis;
+    std::set<std::string> seen;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string f = field + "[" + std::to_string(i) + "]";
+      AxisValue v;
+      const std::string value = scalar(list[i], f);
+      if (!seen.insert(value).second) fail(list[i], f, "duplicate value '" + value + "'");
+      v.label = key + "=" + value;
+      append_param(v.args, key, list[i], f);
+      if (key == "seed") v.seed = value;
+      axis.push_back(std::move(v));
+    }
+    return axis;
+  }
+
+  std::vector<std::string> tags(const YAML::Node& node, const std::string& field) const {
+    std::vector<std::string> out;
+    if (!node) return out;
+    if (!node.IsSequence()) fail(node, field, "expected a list of tags");
+    for (std::size_t i = 0; i < node.size(); ++i) out.push_back(scalar(node[i], field + "[" + std::to_string(i) + "]"));
+    return out;
+  }
+
+  void check_keys(const YAML::Node& map, const std::set<std::string>& allowed, const std::string& where) const {
+    for (const auto& kv : map) {
+      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+      if (!allowed.count(key)) {
+        std::string list;
+        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        fail(kv.first, where.empty() ? key : where + "." + key, "unknown field (expected one of: " + list + ")");
+      }
+    }
+  }
+
+  void expand_group(const YAML::Node& g, std::size_t index, double default_timeout,
+                    const std::vector<std::string>& suite_tags, const std::string& command, Suite& suite) const {
+    const std::string f = "groups[" + std::to_string(index) + "]";
+    if (!g.IsMap()) fail(g, f, "expected a map");
+    check_keys(g, {"name", "command", "args", "configs", "workloads", "seeds", "sweep", "tags", "timeout", "expect"},
+               f);
+    if (!g["name"]) fail(g, f + ".name", "missing");
+    const std::string name = scalar(g["name"], f + ".name");
+    if (name.empty() || name.find('/') != std::string::npos || name.find(' ') != std::string::npos)
+      fail(g["name"], f + ".name", "must be non-empty without '/' or spaces");
+
+    std::vector<std::string> base{g["command"] ? scalar(g["command"], f + ".command") : command};
+    if (const YAML::Node args = g["args"]) {
+      if (!args.IsMap()) fail(args, f + ".args", "expected a map of parameters");
+      for (const auto& kv : args) {
+        const std::string key = scalar(kv.first, f + ".args");
+        append_param(base, key, kv.second, f + ".args." + key);
+      }
+    }
+    std::vector<Axis> axes;
+    if (g["configs"]) axes.push_back(named_axis(g["configs"], f + ".configs"));
+    if (g["workloads"]) axes.push_back(named_axis(g["workloads"], f + ".workloads"));
+    if (const YAML::Node sweep = g["sweep"]) {
+      if (!sweep.IsMap()) fail(sweep, f + ".sweep", "expected a map of parameter: [values]");
+      for (const auto& kv : sweep) {
+        const std::string key = scalar(kv.first, f + ".sweep");
+        axes.push_back(value_axis(key, kv.second, f + ".sweep." + key));
+      }
+    }
+    if (g["seeds"]) axes.push_back(value_axis("seed", g["seeds"], f + ".seeds"));
+
+    double timeout = g["timeout"] ? positive_number(g["timeout"], f + ".timeout") : default_timeout;
+    bool expect_fail = false;
+    if (g["expect"]) {
+      const std::string e = scalar(g["expect"], f + ".expect");
+      if (e != "pass" && e != "fail") fail(g["expect"], f + ".expect", "expected 'pass' or 'fail', got '" + e + "'");
+      expect_fail = e == "fail";
+    }
+    std::vector<std::string> tags = suite_tags;
+    for (auto& t : this->tags(g["tags"], f + ".tags")) tags.push_back(t);
+
+    // Odometer over the axes, last axis fastest, so ids come out in file order.
+    std::vector<std::size_t> pos(axes.size(), 0);
+    while (true) {
+      TestSpec t;
+      t.group = name;
+      t.id = name;
+      t.args = base;
+      t.tags = tags;
+      t.timeout_seconds = timeout;
+      t.expect_fail = expect_fail;
+      for (std::size_t a = 0; a < axes.size(); ++a) {
+        const AxisValue& v = axes[a][pos[a]];
+        t.id += "/" + v.label;
+        t.args.insert(t.args.end(), v.args.begin(), v.args.end());
+        if (!v.seed.empty()) t.seed = v.seed;
+      }
+      suite.tests.push_back(std::move(t));
+      std::size_t a = axes.size();
+      while (a > 0 && ++pos[a - 1] == axes[a - 1].size()) pos[--a] = 0;
+      if (a == 0) break;
+    }
+  }
+
+  Suite parse(const std::string& text) const {
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+      throw std::runtime_error(m_path + ":" + std::to_string(e.mark.line + 1) + ": invalid YAML: " + e.msg);
+    }
+    if (!root.IsMap()) fail(root, "(top level)", "expected a map with 'suite' and 'groups'");
+    check_keys(root, {"suite", "description", "timeout", "tags", "command", "groups"}, "");
+    Suite s;
+    s.path = m_path;
+    if (!root["suite"]) fail(root, "suite", "missing");
+    s.name = scalar(root["suite"], "suite");
+    if (s.name.empty()) fail(root["suite"], "suite", "must not be empty");
+    if (root["description"]) s.description = scalar(root["description"], "description");
+    const double timeout = root["timeout"] ? positive_number(root["timeout"], "timeout") : 60.0;
+    const std::string command = root["command"] ? scalar(root["command"], "command") : "run";
+    const auto suite_tags = tags(root["tags"], "tags");
+    const YAML::Node groups = root["groups"];
+    if (!groups || !groups.IsSequence() || groups.size() == 0)
+      fail(groups ? groups : root, "groups", "expected a non-empty list of test groups");
+    for (std::size_t i = 0; i < groups.size(); ++i) expand_group(groups[i], i, timeout, suite_tags, command, s);
+
+    std::map<std::string, std::size_t> ids;
+    for (std::size_t i = 0; i < s.tests.size(); ++i) {
+      auto [it, fresh] = ids.emplace(s.tests[i].id, i);
+      if (!fresh) throw std::runtime_error(m_path + ": test id '" + s.tests[i].id + "' is produced twice");
+    }
+    return s;
+  }
+
+ private:
+  std::string m_path;
+};
+
+}  // namespace
+
+Suite parse_suite(const std::string& yaml_text, const std::string& path) { return Loader(path).parse(yaml_text); }
+
+Suite load_suite(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open suite file '" + path + "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_suite(text.str(), path);
+}
+
+std::vector<TestSpec> filter_by_tag(const std::vector<TestSpec>& tests, const std::string& tag) {
+  if (tag.empty()) return tests;
+  std::vector<TestSpec> out;
+  for (const auto& t : tests)
+    if (std::find(t.tags.begin(), t.tags.end(), tag) != t.tags.end()) out.push_back(t);
+  return out;
+}
+
+}  // namespace mxc::regress

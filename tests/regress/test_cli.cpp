@@ -1,0 +1,129 @@
+// `mxcosim regress` and `mxcosim report` end to end on the real binary: the
+// smoke suite with -j 2, and a suite with an injected fault.
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+
+#include "regress/history_db.h"
+#include "regress/outcome.h"
+#include "regress/suite.h"
+#include "temp_dir.h"
+
+using namespace mxc::regress;
+using namespace mxc::regress::testing;
+
+namespace {
+
+int run(const std::vector<std::string>& args, const std::string& log) {
+  const std::string cmd = shell_join(args) + " > " + shell_join({log}) + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string attr(const std::string& xml, const std::string& name) {
+  const auto at = xml.find(" " + name + "=\"");
+  if (at == std::string::npos) return "";
+  const auto start = at + name.size() + 3;
+  return xml.substr(start, xml.find('"', start) - start);
+}
+
+}  // namespace
+
+TEST_CASE("mxcosim regress runs the smoke suite with -j 2 into consistent results, JUnit and report") {
+  TempDir dir;
+  const std::string out = dir / "smoke";
+  const int rc = run({MXCOSIM_BIN, "regress", MXCOSIM_SOURCE_DIR "/regress/smoke.yaml", "-j", "2", "--out", out,
+                      "--rev", "testrev"},
+                     dir / "log.txt");
+  INFO(read_text(dir / "log.txt"));
+  REQUIRE(rc == 0);
+  for (const char* f : {"results.db", "junit.xml", "report.html", "results.csv", "results.json"})
+    CHECK(std::filesystem::exists(std::filesystem::path(out) / f));
+
+  const Suite suite = load_suite(MXCOSIM_SOURCE_DIR "/regress/smoke.yaml");
+  HistoryDb db(out + "/results.db");
+  const auto runs = db.runs();
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].state == "complete");
+  CHECK(runs[0].rev == "testrev");
+  const auto results = db.results(runs[0].run_id);
+  REQUIRE(results.size() == suite.tests.size());
+  std::size_t skipped = 0;
+  for (const auto& r : results) {
+    CHECK((r.status == "pass" || r.status == "skipped"));
+    if (r.status == "skipped") {
+      ++skipped;
+      CHECK(r.message.rfind("size not built: no RTL of a 8x8 array", 0) == 0);
+    } else {
+      CHECK(r.cycles_rtl.value_or(0) > 0);
+      CHECK(r.results_json.find("\"schema_version\"") != std::string::npos);
+    }
+  }
+  const std::string junit = read_text(out + "/junit.xml");
+  CHECK(attr(junit, "tests") == std::to_string(suite.tests.size()));
+  CHECK(count_of(junit, "<testcase ") == suite.tests.size());
+  CHECK(attr(junit, "failures") == "0");
+  CHECK(attr(junit, "errors") == "0");
+  CHECK(attr(junit, "skipped") == std::to_string(skipped));
+  CHECK(count_of(junit, "<skipped ") == skipped);
+
+  // The reports come back identical from the database alone.
+  REQUIRE(run({MXCOSIM_BIN, "report", "--db", out + "/results.db", "--junit", dir / "again.xml", "--html",
+               dir / "again.html"},
+              dir / "log2.txt") == 0);
+  CHECK(read_text(dir / "again.xml") == junit);
+  CHECK(read_text(dir / "again.html") == read_text(out + "/report.html"));
+}
+
+TEST_CASE("a suite with an injected fault fails exactly that test, with the mismatch and a reproduce command") {
+  TempDir dir;
+  write_text(dir / "fault.yaml",
+             "suite: fault\ngroups:\n"
+             "  - {name: clean, args: {rows: 4, cols: 4, m: 4, k: 4, n: 8}}\n"
+             "  - {name: flipped, args: {rows: 4, cols: 4, m: 4, k: 4, n: 8, inject-fault: 5}}\n"
+             "  - {name: other, args: {rows: 4, cols: 4, m: 8, k: 4, n: 4}, seeds: [3]}\n");
+  const std::string out = dir / "out";
+  const int rc = run({MXCOSIM_BIN, "regress", dir / "fault.yaml", "-j", "2", "--out", out, "--no-progress"},
+                     dir / "log.txt");
+  const std::string log = read_text(dir / "log.txt");
+  INFO(log);
+  CHECK(rc == 1);
+  const std::string junit = read_text(out + "/junit.xml");
+  CHECK(attr(junit, "tests") == "3");
+  CHECK(attr(junit, "failures") == "1");
+  CHECK(attr(junit, "errors") == "0");
+  CHECK(count_of(junit, "<failure ") == 1);
+  const auto tc = junit.find("<testcase classname=\"fault\" name=\"flipped\"");
+  REQUIRE(tc != std::string::npos);
+  const std::string flipped = junit.substr(tc, junit.find("</testcase>", tc) - tc);
+  // The first mismatch: the checker, the element, then both values.
+  const auto failure = flipped.find("<failure message=\"data scoreboard C[0][5] ");
+  CHECK(failure != std::string::npos);
+  CHECK(flipped.find(" value: expected ", failure) != std::string::npos);
+  CHECK(flipped.find("type=\"mismatch\"", failure) != std::string::npos);
+  CHECK(flipped.find("reproduce: mxcosim run --rows 4 --cols 4 --m 4 --k 4 --n 8 --inject-fault 5") !=
+        std::string::npos);
+  CHECK(log.find("reproduce: mxcosim run --rows 4 --cols 4 --m 4 --k 4 --n 8 --inject-fault 5") !=
+        std::string::npos);
+
+  // --rerun-failed runs the one failure again and nothing else.
+  const int rerun = run({MXCOSIM_BIN, "regress", dir / "fault.yaml", "--out", out, "--rerun-failed", "--no-progress"},
+                        dir / "log3.txt");
+  CHECK(rerun == 1);
+  CHECK(read_text(dir / "log3.txt").find("ran 1 (2 done earlier)") != std::string::npos);
+}
+
+TEST_CASE("bad command lines are usage errors naming the problem") {
+  TempDir dir;
+  write_text(dir / "bad.yaml", "suite: x\ngroups:\n  - name: g\n    seeds: 3\n");
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "bad.yaml", "--out", dir / "o"}, dir / "l1") == 2);
+  CHECK(read_text(dir / "l1").find("bad.yaml:4: field 'groups[0].seeds': expected a non-empty list of values") !=
+        std::string::npos);
+  CHECK(run({MXCOSIM_BIN, "regress", MXCOSIM_SOURCE_DIR "/regress/smoke.yaml", "--out", dir / "o", "--shard", "5/4"},
+            dir / "l2") == 2);
+  CHECK(read_text(dir / "l2").find("--shard '5/4'") != std::string::npos);
+  CHECK(run({MXCOSIM_BIN, "report", "--db", dir / "none.db", "--html", dir / "r.html"}, dir / "l3") == 2);
+  CHECK(read_text(dir / "l3").find("does not exist") != std::string::npos);
+}

@@ -1,0 +1,162 @@
+// The history database: schema, migrations, WAL, runs, resume, merge.
+#include <sqlite3.h>
+
+#include <catch2/catch.hpp>
+
+#include "regress/db_merge.h"
+#include "regress/history_db.h"
+#include "temp_dir.h"
+
+using namespace mxc::regress;
+using mxc::regress::testing::TempDir;
+
+namespace {
+TestRecord rec(const std::string& id, std::int64_t index, const std::string& status) {
+  TestRecord r;
+  r.test_id = id;
+  r.test_index = index;
+  r.status = status;
+  r.wall_seconds = 1.5;
+  r.cycles_rtl = 100 + index;
+  return r;
+}
+RunInfo key(const std::string& suite, const std::string& rev, const std::string& label) {
+  RunInfo k;
+  k.suite = suite;
+  k.rev = rev;
+  k.label = label;
+  return k;
+}
+}  // namespace
+
+TEST_CASE("a new database is at the current schema version, in WAL mode") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  CHECK(db.schema_version() == HistoryDb::kSchemaVersion);
+  CHECK(db.journal_mode() == "wal");
+}
+
+TEST_CASE("results round-trip with nulls kept null") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  bool resumed = true;
+  const auto run = db.open_run(key("smoke", "abc", "2025-01-01"), resumed);
+  CHECK_FALSE(resumed);
+  TestRecord r = rec("g/b", 1, "fail");
+  r.message = "mismatch";
+  r.exit_code = 1;
+  r.cycles_model = std::nullopt;
+  r.utilisation = 0.25;
+  r.results_json = R"({"a":1})";
+  db.record(run, r);
+  db.record(run, rec("g/a", 0, "pass"));
+  const auto back = db.results(run);
+  REQUIRE(back.size() == 2);
+  CHECK(back[0].test_id == "g/a");  // suite order, not insertion order
+  CHECK(back[1].message == "mismatch");
+  CHECK(back[1].exit_code == 1);
+  CHECK(back[1].cycles_rtl == 101);
+  CHECK_FALSE(back[1].cycles_model);
+  CHECK(back[1].utilisation == 0.25);
+  CHECK(back[1].results_json == R"({"a":1})");
+  CHECK(back[1].attempts == 1);
+  // Recording a test again replaces it and counts the attempt.
+  db.record(run, rec("g/b", 1, "pass"));
+  const auto again = db.results(run);
+  CHECK(again[1].status == "pass");
+  CHECK(again[1].attempts == 2);
+  CHECK(db.finished_tests(run) == std::set<std::string>{"g/a", "g/b"});
+}
+
+TEST_CASE("an unfinished run is resumed; a complete one starts a new run with a suffixed label") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  bool resumed = false;
+  const auto first = db.open_run(key("smoke", "abc", "day"), resumed);
+  db.record(first, rec("t1", 0, "pass"));
+  const auto again = db.open_run(key("smoke", "abc", "day"), resumed);
+  CHECK(resumed);
+  CHECK(again == first);
+  db.set_run_state(first, "complete", utc_now());
+  const auto next = db.open_run(key("smoke", "abc", "day"), resumed);
+  CHECK_FALSE(resumed);
+  CHECK(next != first);
+  CHECK(db.run(next)->label == "day.2");
+  CHECK(db.finished_tests(next).empty());
+  const auto other_rev = db.open_run(key("smoke", "def", "day"), resumed);
+  CHECK_FALSE(resumed);
+  CHECK(db.run(other_rev)->label == "day");
+}
+
+TEST_CASE("a version 1 database is migrated with its data kept; a newer one is refused") {
+  TempDir dir;
+  const std::string path = dir / "old.db";
+  {
+    // Schema 1 written by hand, as an older build left it.
+    sqlite3* raw = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
+    const char* sql =
+        "CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (1);"
+        "CREATE TABLE runs (run_id INTEGER PRIMARY KEY, suite TEXT NOT NULL, rev TEXT NOT NULL, label TEXT NOT "
+        "NULL, started_at TEXT NOT NULL, finished_at TEXT, state TEXT NOT NULL, host TEXT);"
+        "CREATE TABLE results (run_id INTEGER NOT NULL, test_id TEXT NOT NULL, test_index INTEGER NOT NULL,"
+        " status TEXT NOT NULL, message TEXT, seed TEXT, tags TEXT, command TEXT, exit_code INTEGER,"
+        " wall_seconds REAL, finished_at TEXT, attempts INTEGER NOT NULL DEFAULT 1, cycles_rtl INTEGER,"
+        " cycles_model INTEGER, instructions INTEGER, mismatch_count INTEGER, sim_time_ns REAL, utilisation REAL,"
+        " bandwidth_gbps REAL, results_json TEXT, PRIMARY KEY (run_id, test_id));"
+        "INSERT INTO runs VALUES (1, 'smoke', 'r1', 'd1', '2024-01-01T00:00:00Z', NULL, 'complete', 'h');"
+        "INSERT INTO results (run_id, test_id, test_index, status, cycles_rtl) VALUES (1, 'x', 0, 'pass', 77);";
+    REQUIRE(sqlite3_exec(raw, sql, nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(raw);
+  }
+  {
+    HistoryDb db(path);
+    CHECK(db.schema_version() == 2);
+    const auto runs = db.runs();
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].shard.empty());
+    CHECK(runs[0].planned == 0);
+    const auto res = db.results(1);
+    REQUIRE(res.size() == 1);
+    CHECK(res[0].cycles_rtl == 77);
+    CHECK(res[0].log_dir.empty());
+    db.exec("UPDATE schema_version SET version = 99");
+  }
+  CHECK_THROWS_WITH(HistoryDb(path), "results database '" + path +
+                                         "': schema version 99 is newer than this program's (2); use a newer mxcosim");
+  CHECK_THROWS_WITH(HistoryDb("/nonexistent/dir/r.db"),
+                    Catch::Matchers::StartsWith("cannot open results database '/nonexistent/dir/r.db'"));
+}
+
+TEST_CASE("shard databases merge into one run per suite, revision and label") {
+  TempDir dir;
+  for (int shard = 1; shard <= 2; ++shard) {
+    HistoryDb db(dir / ("s" + std::to_string(shard) + ".db"));
+    RunInfo k = key("nightly", "abc", "slurm-42");
+    k.shard = std::to_string(shard) + "/2";
+    k.planned = 2;
+    const auto id = db.create_run(k);
+    db.record(id, rec("t" + std::to_string(shard), shard, "pass"));
+    db.record(id, rec("u" + std::to_string(shard), shard + 10, shard == 2 ? "fail" : "pass"));
+    db.set_run_state(id, "complete", "2025-01-01T0" + std::to_string(shard) + ":00:00Z");
+  }
+  HistoryDb all(dir / "all.db");
+  const auto m = merge_databases(all, {dir / "s1.db", dir / "s2.db"});
+  CHECK(m.results == 4);
+  const auto runs = all.runs();
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].state == "complete");
+  CHECK(runs[0].planned == 4);
+  CHECK(runs[0].shard == "1/2,2/2");
+  CHECK(runs[0].finished_at == "2025-01-01T02:00:00Z");
+  const auto res = all.results(runs[0].run_id);
+  REQUIRE(res.size() == 4);
+  CHECK(res[0].test_id == "t1");
+  CHECK(res[3].test_id == "u2");
+  CHECK(res[3].status == "fail");
+  const auto stats = all.run_stats("nightly");
+  REQUIRE(stats.size() == 1);
+  CHECK(stats[0].pass == 3);
+  CHECK(stats[0].fail == 1);
+  CHECK(stats[0].wall_seconds == Approx(6.0));
+}

@@ -1,0 +1,97 @@
+// Results files read defensively, and the verdict of each way a test can end.
+#include <catch2/catch.hpp>
+#include <csignal>
+
+#include "regress/outcome.h"
+#include "regress/result_reader.h"
+
+using namespace mxc::regress;
+
+namespace {
+ProcessOutcome exited(int code) {
+  ProcessOutcome p;
+  p.kind = ProcessOutcome::Kind::exited;
+  p.exit_code = code;
+  return p;
+}
+const char* kFailedRun = R"({"schema_version": 1, "status": "fail", "error": "",
+  "cycles": {"rtl": 1234}, "instructions": 12, "mismatch_count": 1, "sim_time_ns": 1234.0,
+  "mismatches": [{"time_ps": 1234000, "where": "data scoreboard", "id": "C[0][5]", "field": "value",
+                  "expected": "0x0000002a", "actual": "0x0000002b"}]})";
+}  // namespace
+
+TEST_CASE("results.json: present fields are extracted, missing or mistyped ones stay null") {
+  TestRecord r;
+  const ResultsFile f = read_results_json(kFailedRun, r);
+  CHECK(f.parsed);
+  CHECK(f.status == "fail");
+  CHECK_FALSE(f.error);  // an empty error string means none
+  CHECK(f.first_mismatch == "data scoreboard C[0][5] value: expected 0x0000002a, got 0x0000002b at 1234000 ps");
+  CHECK(r.cycles_rtl == 1234);
+  CHECK_FALSE(r.cycles_model);
+  CHECK(r.instructions == 12);
+  CHECK(r.mismatch_count == 1);
+  CHECK_FALSE(r.utilisation);
+  CHECK(r.results_json == kFailedRun);
+
+  TestRecord q;
+  read_results_json(R"({"cycles": {"rtl": "many", "model": 90}, "utilization": 0.5, "bandwidth": {"gbps": 12.5},
+                       "mismatches": "none"})",
+                    q);
+  CHECK_FALSE(q.cycles_rtl);
+  CHECK(q.cycles_model == 90);
+  CHECK(q.utilisation == 0.5);
+  CHECK(q.bandwidth_gbps == 12.5);
+
+  TestRecord z;
+  CHECK_FALSE(read_results_json("{not json", z).parsed);
+  CHECK_FALSE(read_results_json("[1, 2]", z).parsed);
+  CHECK_FALSE(read_results_file("/nonexistent/results.json", z).parsed);
+}
+
+TEST_CASE("verdicts: pass, mismatch, size not built, usage error, crash, timeout, mutation") {
+  TestRecord r;
+  const ResultsFile failed = read_results_json(kFailedRun, r);
+  const ResultsFile none;
+  CHECK(decide(exited(0), none, "", false, 60).status == "pass");
+
+  const Verdict mismatch = decide(exited(1), failed, "", false, 60);
+  CHECK(mismatch.status == "fail");
+  CHECK(mismatch.message == "data scoreboard C[0][5] value: expected 0x0000002a, got 0x0000002b at 1234000 ps");
+
+  const Verdict skipped = decide(
+      exited(2), none,
+      "mxcosim run: error: no RTL of a 16x16 array in this build; available: 4x4 8x8 (configure with ...)\n", false,
+      60);
+  CHECK(skipped.status == "skipped");
+  CHECK(skipped.message ==
+        "size not built: no RTL of a 16x16 array in this build; available: 4x4 8x8 (configure with ...)");
+
+  const Verdict usage = decide(exited(2), none, "mxcosim run: unexpected argument 'x'\n\n", false, 60);
+  CHECK(usage.status == "error");
+  CHECK(usage.message == "usage error: mxcosim run: unexpected argument 'x'");
+
+  ProcessOutcome crash;
+  crash.kind = ProcessOutcome::Kind::signaled;
+  crash.signal = SIGSEGV;
+  CHECK(decide(crash, none, "", false, 60).message == "crash: SIGSEGV");
+  CHECK(decide(crash, none, "", false, 60).status == "error");
+
+  ProcessOutcome hang;
+  hang.kind = ProcessOutcome::Kind::timed_out;
+  CHECK(decide(hang, none, "", false, 60).message == "timeout after 60 s");
+  CHECK(decide(hang, none, "", false, 2.5).message == "timeout after 2.5 s");
+
+  CHECK(decide(exited(1), failed, "", true, 60).status == "pass");  // mutation caught
+  const Verdict missed = decide(exited(0), none, "", true, 60);
+  CHECK(missed.status == "fail");
+  CHECK(missed.message == "mutation not detected: the run passed although a fault was injected");
+  CHECK(decide(exited(1), none, "", true, 60).status == "fail");  // failed, but not by a mismatch
+  CHECK(decide(exited(7), none, "boom\n", false, 60).message == "exit code 7: boom");
+}
+
+TEST_CASE("reproduce commands are shell-quoted only where needed") {
+  CHECK(shell_join({"mxcosim", "run", "--rows", "4", "--json", "/tmp/a b/r.json"}) ==
+        "mxcosim run --rows 4 --json '/tmp/a b/r.json'");
+  CHECK(shell_join({"echo", "it's", ""}) == "echo 'it'\\''s' ''");
+}

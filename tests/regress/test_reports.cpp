@@ -1,0 +1,191 @@
+// Regressions against a baseline, report data from the database, JUnit XML
+// and CSV: expectations computed by hand from the records below.
+#include <catch2/catch.hpp>
+#include <sstream>
+
+#include "regress/exports.h"
+#include "regress/history_db.h"
+#include "regress/junit_writer.h"
+#include "regress/regression_check.h"
+#include "regress/report_data.h"
+#include "temp_dir.h"
+
+using namespace mxc::regress;
+using mxc::regress::testing::count_of;
+using mxc::regress::testing::TempDir;
+
+namespace {
+TestRecord rec(const std::string& id, const std::string& status, std::optional<std::int64_t> rtl,
+               std::optional<std::int64_t> model, double wall) {
+  TestRecord r;
+  r.test_id = id;
+  r.status = status;
+  r.cycles_rtl = rtl;
+  r.cycles_model = model;
+  r.wall_seconds = wall;
+  return r;
+}
+}  // namespace
+
+TEST_CASE("model error and speed are derived from cycles and wall time") {
+  CHECK(*model_error_pct(rec("a", "pass", 1000, 1050, 1)) == Approx(5.0));
+  CHECK(*model_error_pct(rec("a", "pass", 1000, 980, 1)) == Approx(-2.0));
+  CHECK_FALSE(model_error_pct(rec("a", "pass", 1000, std::nullopt, 1)));
+  CHECK_FALSE(model_error_pct(rec("a", "pass", 0, 5, 1)));
+  CHECK(*sim_speed(rec("a", "pass", 1000, std::nullopt, 0.5)) == Approx(2000.0));
+  CHECK_FALSE(sim_speed(rec("a", "pass", 1000, std::nullopt, 0)));
+}
+
+TEST_CASE("regressions: status, error, cycles and speed beyond their thresholds") {
+  const std::vector<TestRecord> base = {
+      rec("status", "pass", 1000, 1000, 1.0), rec("error", "pass", 1000, 1010, 1.0),  // +1 %
+      rec("error_ok", "pass", 1000, 1010, 1.0), rec("cycles", "pass", 1000, std::nullopt, 1.0),
+      rec("cycles_ok", "pass", 1000, std::nullopt, 1.0), rec("speed", "pass", 1000, std::nullopt, 1.0),
+      rec("speed_ok", "pass", 1000, std::nullopt, 1.0), rec("was_failing", "fail", 1000, std::nullopt, 1.0)};
+  std::vector<TestRecord> cur = {
+      rec("status", "fail", 1000, 1000, 1.0),
+      rec("error", "pass", 1000, 970, 1.0),      // |-3 %| > 1 % + 1 point
+      rec("error_ok", "pass", 1000, 1019, 1.0),  // 1.9 % <= 2 %
+      rec("cycles", "pass", 1021, std::nullopt, 1.021),  // > 2 % more cycles, same speed
+      rec("cycles_ok", "pass", 1020, std::nullopt, 1.02),
+      rec("speed", "pass", 1000, std::nullopt, 1.5),     // 667 < 750 cycles/s
+      rec("speed_ok", "pass", 1000, std::nullopt, 1.3),  // 769 >= 750
+      rec("was_failing", "fail", 1000, std::nullopt, 1.0), rec("new_test", "fail", 5, std::nullopt, 1.0)};
+  cur[0].message = "mismatch at C[0][1]";
+  const auto regs = find_regressions(base, cur, Thresholds{});
+  REQUIRE(regs.size() == 4);
+  CHECK(regs[0].test_id == "status");
+  CHECK(regs[0].what == "status");
+  CHECK(regs[0].current == "fail: mismatch at C[0][1]");
+  CHECK(regs[1].test_id == "error");
+  CHECK(regs[1].what == "error");
+  CHECK(regs[1].baseline == "1 %");
+  CHECK(regs[1].current == "-3 %");
+  CHECK(regs[2].test_id == "cycles");
+  CHECK(regs[2].baseline == "1000");
+  CHECK(regs[2].current == "1021");
+  CHECK(regs[3].test_id == "speed");
+  CHECK(regs[3].what == "speed");
+}
+
+namespace {
+// Two runs of "smoke": r1 yesterday (all pass), r2 today with one failure,
+// one crash and one size not built.
+void fill(HistoryDb& db) {
+  RunInfo k;
+  k.suite = "smoke";
+  k.rev = "r1";
+  k.label = "d1";
+  k.started_at = "2025-01-01T00:00:00Z";
+  const auto r1 = db.create_run(k);
+  k.rev = "r2";
+  k.label = "d2";
+  k.started_at = "2025-01-02T00:00:00Z";
+  k.host = "node<1>";
+  const auto r2 = db.create_run(k);
+  for (int i = 0; i < 4; ++i) {
+    TestRecord t = rec("g/t" + std::to_string(i), "pass", 100, 110, 0.5);
+    t.test_index = i;
+    t.seed = std::to_string(i + 1);
+    t.command = "mxcosim run --seed " + t.seed;
+    db.record(r1, t);
+    if (i == 1) {
+      t.status = "fail";
+      t.message = "data scoreboard C[0][5] value: expected 0x2a, got 0x2b & more <here>";
+      t.cycles_model = 150;  // +50 %
+    } else if (i == 2) {
+      t.status = "error";
+      t.message = "crash: SIGSEGV";
+      t.cycles_rtl = t.cycles_model = std::nullopt;
+    } else if (i == 3) {
+      t.status = "skipped";
+      t.message = "size not built: no RTL of a 16x16 array";
+    }
+    db.record(r2, t);
+  }
+  db.set_run_state(r1, "complete", "2025-01-01T01:00:00Z");
+  db.set_run_state(r2, "complete", "2025-01-02T01:00:00Z");
+}
+}  // namespace
+
+TEST_CASE("report data: newest run, previous run as baseline, trend per run") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  fill(db);
+  const ReportData d = load_report_data(db, {});
+  CHECK(d.run.rev == "r2");
+  REQUIRE(d.baseline);
+  CHECK(d.baseline->rev == "r1");
+  CHECK(d.counts.pass == 1);
+  CHECK(d.counts.fail == 1);
+  CHECK(d.counts.error == 1);
+  CHECK(d.counts.skipped == 1);
+  REQUIRE(d.regressions.size() == 2);  // t1 and t2 stopped passing; skipped is no regression
+  CHECK(d.regressions[0].test_id == "g/t1");
+  CHECK(d.regressions[1].test_id == "g/t2");
+  REQUIRE(d.trend_stats.size() == 2);
+  CHECK(d.trend_stats[0].pass == 4);
+  CHECK(*d.trend_stats[0].mean_abs_error_pct == Approx(10.0));
+  CHECK(*d.trend_stats[1].mean_abs_error_pct == Approx((10.0 + 50.0 + 10.0) / 3));
+
+  ReportSelection old;
+  old.rev = "r1";
+  const ReportData d1 = load_report_data(db, old);
+  CHECK(d1.run.rev == "r1");
+  CHECK_FALSE(d1.baseline);
+  CHECK(d1.baseline_note == "no earlier run of this suite in the database");
+  ReportSelection missing;
+  missing.baseline_rev = "nope";
+  CHECK(load_report_data(db, missing).baseline_note == "no run of this suite at baseline revision 'nope'");
+  ReportSelection bad;
+  bad.suite = "nightly";
+  CHECK_THROWS_WITH(load_report_data(db, bad), "results database '" + (dir / "r.db") + "' has no run of suite 'nightly'");
+
+  const auto j = to_json(d);
+  CHECK(j["summary"]["total"] == 4);
+  CHECK(j["tests"][1]["error_pct"].get<double>() == Approx(50.0));
+  CHECK(j["tests"][2]["cycles_rtl"].is_null());
+  CHECK(j["trend"].size() == 2);
+}
+
+TEST_CASE("JUnit XML: counts, per-test properties, failure with mismatch and reproduce command") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  fill(db);
+  std::ostringstream out;
+  write_junit(load_report_data(db, {}), out);
+  const std::string x = out.str();
+  CHECK(x.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mxcosim regress\" tests=\"4\" "
+                "failures=\"1\" errors=\"1\" skipped=\"1\" time=\"2.000\">",
+                0) == 0);
+  CHECK(count_of(x, "<testcase ") == 4);
+  CHECK(count_of(x, "<failure ") == 1);
+  CHECK(count_of(x, "<error ") == 1);
+  CHECK(count_of(x, "<skipped ") == 1);
+  CHECK(x.find("hostname=\"node&lt;1&gt;\"") != std::string::npos);
+  CHECK(x.find("<testcase classname=\"smoke.g\" name=\"t1\" time=\"0.500\">") != std::string::npos);
+  CHECK(x.find("<property name=\"seed\" value=\"2\"/>") != std::string::npos);
+  CHECK(x.find("<property name=\"cycles\" value=\"100\"/>") != std::string::npos);
+  CHECK(x.find("<failure message=\"data scoreboard C[0][5] value: expected 0x2a, got 0x2b &amp; more &lt;here&gt;\" "
+               "type=\"mismatch\">") != std::string::npos);
+  CHECK(x.find("reproduce: mxcosim run --seed 2") != std::string::npos);
+  CHECK(x.find("<error message=\"crash: SIGSEGV\" type=\"run\">") != std::string::npos);
+  CHECK(x.find("<property name=\"cycles\" value=\"n/a\"/>") != std::string::npos);
+  CHECK(xml_escape(std::string("a\x01" "b\"'")) == "a?b&quot;&apos;");
+}
+
+TEST_CASE("CSV export: one row per test, quoted where needed, empty for null") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  fill(db);
+  std::ostringstream out;
+  write_csv(load_report_data(db, {}), out);
+  std::istringstream in(out.str());
+  std::string line;
+  std::vector<std::string> lines;
+  while (std::getline(in, line)) lines.push_back(line);
+  REQUIRE(lines.size() == 5);
+  CHECK(lines[1] == "smoke,r2,d2,g/t0,pass,,1,100,110,10,0.5,200,,,,mxcosim run --seed 1");
+  CHECK(lines[3] == "smoke,r2,d2,g/t2,error,crash: SIGSEGV,3,,,,0.5,,,,,mxcosim run --seed 3");
+  CHECK(csv_field("a,\"b\"") == "\"a,\"\"b\"\"\"");
+}

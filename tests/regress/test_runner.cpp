@@ -1,0 +1,191 @@
+// The runner with a stand-in program: isolation of crashes and hangs, logs,
+// resume without repeats, rerun of failures. The stand-in is a shell script
+// whose first argument says how to end.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <thread>
+
+#include "regress/runner.h"
+#include "temp_dir.h"
+
+using namespace mxc::regress;
+using mxc::regress::testing::count_of;
+using mxc::regress::testing::read_text;
+using mxc::regress::testing::TempDir;
+using mxc::regress::testing::write_text;
+
+namespace {
+
+// Appends its arguments to $dir/calls.log, then ends as its first argument says.
+const char* kFake = R"(#!/bin/sh
+dir=$(dirname "$0")
+echo "$*" >> "$dir/calls.log"
+mode=$1
+json=""
+while [ $# -gt 0 ]; do [ "$1" = "--json" ] && json=$2; shift; done
+case $mode in
+  pass) echo '{"status":"pass","cycles":{"rtl":500,"model":510}}' > "$json"; echo ok; exit 0 ;;
+  fail) echo '{"status":"fail","error":"","cycles":{"rtl":7},"mismatches":[{"where":"sb","id":"C[1][2]","field":"value","expected":"1","actual":"0","time_ps":9}]}' > "$json"; exit 1 ;;
+  crash) kill -SEGV $$ ;;
+  hang) if [ -e "$dir/hang" ]; then sleep 30 & sleep 30; fi; exit 0 ;;
+  small) echo "mxcosim run: error: no RTL of a 64x64 array in this build; available: 4x4" >&2; exit 2 ;;
+esac
+exit 3
+)";
+
+struct Fixture {
+  TempDir dir;
+  std::string exe = dir / "fake.sh";
+  Fixture() {
+    write_text(exe, kFake);
+    std::filesystem::permissions(exe, std::filesystem::perms::owner_all);
+  }
+  Suite suite(const std::string& groups) { return parse_suite("suite: s\ntimeout: 20\ngroups:\n" + groups, "s.yaml"); }
+  RunnerOptions options(unsigned jobs = 2) {
+    RunnerOptions o;
+    o.executable = exe;
+    o.out_dir = dir / "out";
+    o.jobs = jobs;
+    o.rev = "r1";
+    o.label = "night";
+    o.progress = false;
+    return o;
+  }
+  std::size_t calls(const std::string& mode) { return count_of(read_text(dir / "calls.log"), mode + " "); }
+};
+
+const char* kMixed = R"(  - {name: ok, command: pass, seeds: [1, 2, 3]}
+  - {name: bad, command: fail}
+  - {name: boom, command: crash}
+  - {name: stuck, command: hang, timeout: 0.5}
+  - {name: big, command: small}
+)";
+
+}  // namespace
+
+TEST_CASE("each test's ending is its own: pass, mismatch, crash, timeout, size not built") {
+  Fixture f;
+  write_text(f.dir / "hang", "");
+  HistoryDb db(f.dir / "r.db");
+  const RunSummary s = run_suite(f.suite(kMixed), f.options(3), db);
+  CHECK(s.selected == 7);
+  CHECK(s.ran == 7);
+  CHECK(s.counts.pass == 3);
+  CHECK(s.counts.fail == 1);
+  CHECK(s.counts.error == 2);
+  CHECK(s.counts.skipped == 1);
+  CHECK_FALSE(s.interrupted);
+  CHECK(db.run(s.run_id)->state == "complete");
+  const auto res = db.results(s.run_id);
+  REQUIRE(res.size() == 7);
+  CHECK(res[0].test_id == "ok/seed=1");
+  CHECK(res[0].cycles_model == 510);
+  CHECK(res[0].seed == "1");
+  CHECK(res[3].message == "sb C[1][2] value: expected 1, got 0 at 9 ps");
+  CHECK(res[3].command == "mxcosim fail");
+  CHECK(res[4].message == "crash: SIGSEGV");
+  CHECK(res[5].message == "timeout after 0.5 s");
+  CHECK(res[6].status == "skipped");
+  CHECK(res[6].message == "size not built: no RTL of a 64x64 array in this build; available: 4x4");
+  // Logs and the results file live in the test's own folder.
+  const auto ok_dir = std::filesystem::path(f.dir / "out") / "tests" / "ok__seed=1";
+  CHECK(read_text((ok_dir / "stdout.log").string()) == "ok\n");
+  CHECK(std::filesystem::exists(ok_dir / "results.json"));
+  CHECK(read_text((ok_dir / "command.txt").string()).find("pass --seed 1 --json") != std::string::npos);
+}
+
+TEST_CASE("a resumed run runs only the tests without a result") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  const Suite s = f.suite("  - {name: ok, command: pass, seeds: [1, 2, 3, 4, 5]}\n");
+  // An earlier invocation finished seeds 2 and 4 and was then killed.
+  RunInfo k;
+  k.suite = "s";
+  k.rev = "r1";
+  k.label = "night";
+  const auto run = db.create_run(k);
+  for (const char* id : {"ok/seed=2", "ok/seed=4"}) {
+    TestRecord r;
+    r.test_id = id;
+    r.status = "pass";
+    db.record(run, r);
+  }
+  const RunSummary sum = run_suite(s, f.options(), db);
+  CHECK(sum.resumed);
+  CHECK(sum.run_id == run);
+  CHECK(sum.already_done == 2);
+  CHECK(sum.ran == 3);
+  CHECK(sum.counts.pass == 5);
+  const std::string log = read_text(f.dir / "calls.log");
+  CHECK(count_of(log, "--seed 1 ") == 1);
+  CHECK(count_of(log, "--seed 2 ") == 0);
+  CHECK(count_of(log, "--seed 3 ") == 1);
+  CHECK(count_of(log, "--seed 4 ") == 0);
+  CHECK(count_of(log, "--seed 5 ") == 1);
+  CHECK(db.run(run)->state == "complete");
+  // Once complete, the same command starts the next run.
+  const RunSummary next = run_suite(s, f.options(), db);
+  CHECK_FALSE(next.resumed);
+  CHECK(next.ran == 5);
+}
+
+TEST_CASE("a stop request kills running tests and leaves the run resumable") {
+  Fixture f;
+  write_text(f.dir / "hang", "");
+  HistoryDb db(f.dir / "r.db");
+  const Suite s = f.suite("  - {name: a, command: pass}\n  - {name: b, command: hang}\n  - {name: c, command: pass}\n");
+  std::atomic<bool> stop{false};
+  RunnerOptions o = f.options(1);
+  o.stop = &stop;
+  // Stop once test b is running: a has its result, b is killed, c never starts.
+  std::thread stopper([&] {
+    while (f.calls("hang") == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    stop = true;
+  });
+  const RunSummary first = run_suite(s, o, db);
+  stopper.join();
+  CHECK(first.interrupted);
+  CHECK(first.ran == 1);
+  CHECK(db.run(first.run_id)->state == "interrupted");
+  CHECK(db.finished_tests(first.run_id) == std::set<std::string>{"a"});
+
+  std::filesystem::remove(f.dir / "hang");
+  stop = false;
+  const RunSummary second = run_suite(s, o, db);
+  CHECK(second.resumed);
+  CHECK(second.run_id == first.run_id);
+  CHECK(second.ran == 2);
+  CHECK(f.calls("pass") == 2);  // a once, c once
+  CHECK(db.run(first.run_id)->state == "complete");
+}
+
+TEST_CASE("rerunning failures runs only the failures of the newest run, into that run") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  const Suite s = f.suite("  - {name: ok, command: pass}\n  - {name: bad, command: fail}\n  - {name: big, command: small}\n");
+  const RunSummary first = run_suite(s, f.options(), db);
+  CHECK(first.counts.fail == 1);
+  RunnerOptions o = f.options();
+  o.rerun_failed = true;
+  const RunSummary again = run_suite(s, o, db);
+  CHECK(again.run_id == first.run_id);
+  CHECK(again.ran == 1);
+  CHECK(f.calls("fail") == 2);
+  CHECK(f.calls("pass") == 1);
+  const auto res = db.results(first.run_id);
+  REQUIRE(res.size() == 3);
+  CHECK(res[1].attempts == 2);
+  CHECK(again.counts.done() == 3);
+}
+
+TEST_CASE("a shard runs its own tests only") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  RunnerOptions o = f.options();
+  o.shard = parse_shard("2/3");
+  const RunSummary s = run_suite(f.suite("  - {name: ok, command: pass, seeds: [1, 2, 3, 4, 5, 6, 7]}\n"), o, db);
+  CHECK(s.selected == 2);
+  CHECK(db.finished_tests(s.run_id) == std::set<std::string>{"ok/seed=2", "ok/seed=5"});
+  CHECK(db.run(s.run_id)->shard == "2/3");
+  CHECK(db.run(s.run_id)->planned == 2);
+}
