@@ -165,6 +165,7 @@ void HbmModel::advance_to(Time now) {
 
 void HbmModel::burst_issued(std::uint32_t slot, std::uint64_t done_cycle) {
   Pending& p = m_slots[slot];
+  ++s_bursts_dequeued;
   p.done_cycle = std::max(p.done_cycle, done_cycle);
   if (--p.remaining) return;
   const std::uint64_t seq = p.resp.complete;

@@ -66,6 +66,9 @@ class HbmModel : public MemoryTarget, public BurstSink {
   std::uint64_t bytes_read() const { return s_bytes_read; }
   std::uint64_t bytes_written() const { return s_bytes_written; }
   std::uint64_t outstanding() const { return m_slots.size() - m_free.size(); }
+  /// Bursts that left a queue so far: a refused request need not be offered
+  /// again until this changes (queue space only appears when it does).
+  std::uint64_t bursts_dequeued() const { return s_bursts_dequeued; }
   /// Called by the controllers when a burst's column command issues.
   void burst_issued(std::uint32_t slot, std::uint64_t done_cycle) override;
   /// The timing checker, or nullptr when off.
@@ -103,7 +106,7 @@ class HbmModel : public MemoryTarget, public BurstSink {
   LatencyHistogram m_latency;
   mutable std::vector<BurstTarget> m_scratch;
   mutable std::vector<std::uint32_t> m_count_r, m_count_w;
-  std::uint64_t s_reads = 0, s_writes = 0, s_bytes_read = 0, s_bytes_written = 0;
+  std::uint64_t s_reads = 0, s_writes = 0, s_bytes_read = 0, s_bytes_written = 0, s_bursts_dequeued = 0;
 };
 
 }  // namespace mxc::hbm
