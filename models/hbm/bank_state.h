@@ -2,6 +2,7 @@
 // The controller's own view of one pseudo-channel's device state: open rows
 // and, per scope, the earliest cycle each command may issue (with the
 // constraint that set it). Updated from the TimingTable on every issue.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -21,6 +22,20 @@ class BankState {
   /// Earliest cycle `cmd` to `bank` satisfies every timing constraint and the
   /// command bus; `why` receives the binding constraint.
   std::uint64_t earliest(Cmd cmd, std::uint32_t bank, Constraint* why = nullptr) const;
+  /// Earliest column command (`cmd` = RD or WR) over the banks with
+  /// `want[b] != 0` and `!blocked(b)`; kNever-like max when none.
+  template <class Blocked>
+  std::uint64_t earliest_column(Cmd cmd, const std::vector<std::uint32_t>& want, Blocked blocked) const {
+    const int i = static_cast<int>(cmd);
+    const std::uint64_t floor = std::max(m_pc.at[i], m_col_bus);
+    std::uint64_t best = ~std::uint64_t{0};
+    for (std::uint32_t b = 0; b < want.size(); ++b) {
+      if (!want[b] || blocked(b)) continue;
+      const std::uint64_t at = std::max({m_bank[b].at[i], m_group[b / m_banks_per_group].at[i], floor});
+      best = std::min(best, at);
+    }
+    return best;
+  }
   /// Record `cmd` issued at `cycle` (caller checked earliest()).
   void issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint64_t cycle);
 

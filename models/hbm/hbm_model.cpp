@@ -3,102 +3,72 @@
 #include <algorithm>
 #include <stdexcept>
 
-namespace mxc {
+#include "models/hbm/config_loader.h"
 
-HbmModel::HbmModel(std::string name, const HbmConfig& cfg)
+namespace mxc::hbm {
+
+namespace {
+MemoryConfig checked(MemoryConfig cfg) {
+  validate(cfg);
+  return cfg;
+}
+}  // namespace
+
+HbmModel::HbmModel(std::string name, MemoryConfig cfg)
     : m_name(std::move(name)),
-      m_cfg(cfg),
-      m_clock(m_name + ".clk", (cfg.validate(), cfg.spec.timing.tCK_ps)),
-      m_mapper(cfg),
-      m_units(cfg.spec.org.units()),
-      m_burst_bytes(cfg.spec.org.burst_bytes()),
-      m_latency(1000) {
-  const std::uint32_t n = cfg.memory.stacks * m_units;
-  for (std::uint32_t i = 0; i < n; ++i)
-    m_ctrls.push_back(std::make_unique<ChannelController>(
-        cfg, i % m_units, m_units, [this](std::uint32_t slot, std::uint64_t cycle) { burst_done(slot, cycle); }));
-  m_scratch.assign(n, 0);
-}
-
-void HbmModel::set_command_observer(CommandFn fn) {
-  for (std::uint32_t i = 0; i < m_ctrls.size(); ++i) {
-    if (!fn) {
-      m_ctrls[i]->set_command_observer(nullptr);
-      continue;
-    }
-    m_ctrls[i]->set_command_observer(
-        [fn, i, units = m_units](const DramCommand& c) { fn(i / units, i % units, c); });
+      m_cfg(checked(std::move(cfg))),
+      m_clock(m_name + ".ck", m_cfg.device.t.tCK_ps),
+      m_mapper(m_cfg.device.org, m_cfg.controller.address_mapping, m_cfg.controller.xor_bank_hash) {
+  const std::uint32_t n = m_cfg.stacks * m_cfg.device.org.pcs();
+  if (m_cfg.check_timing) {
+    m_checker = std::make_unique<TimingChecker>(m_cfg.device, n, m_cfg.controller.dual_command);
+    m_checker->set_check_refresh(m_cfg.controller.refresh != RefreshMode::kNone);
   }
+  for (std::uint32_t i = 0; i < n; ++i) m_pcs.push_back(std::make_unique<PcController>(i, m_cfg, *this, m_checker.get()));
+  m_count_r.assign(n, 0);
+  m_pc_next.assign(n, kNoCycle);
+  m_count_w.assign(n, 0);
 }
 
-std::uint64_t HbmModel::min_ctrl_cycle() const {
-  std::uint64_t m = kNever;
-  for (const auto& c : m_ctrls) m = std::min(m, c->next_cycle());
-  return m;
-}
+HbmModel::~HbmModel() = default;
 
-Time HbmModel::next_event_time() const {
-  const Time t = m_next_cycle == kNever ? kNever : m_clock.edge(m_next_cycle);
-  return m_done.empty() ? t : std::min(t, m_done.top().at);
-}
+std::uint64_t HbmModel::floor_cycle(Time t) const { return t / m_clock.period(); }
 
-void HbmModel::burst_done(std::uint32_t slot, std::uint64_t cycle) {
-  Slot& s = m_slots[slot];
-  s.last_cycle = std::max(s.last_cycle, cycle);
-  if (--s.bursts_left == 0) m_done.push({m_clock.edge(s.last_cycle), m_done_seq++, slot});
-}
-
-void HbmModel::advance_to(Time now) {
-  // Completions and controller cycles in time order, completions first on a
-  // tie, so a requester answered at t may send again at t.
-  for (;;) {
-    const Time t_step = m_next_cycle == kNever ? kNever : m_clock.edge(m_next_cycle);
-    const Time t_done = m_done.empty() ? kNever : m_done.top().at;
-    if (t_done <= now && t_done <= t_step) {
-      const Done d = m_done.top();
-      m_done.pop();
-      Slot& s = m_slots[d.slot];
-      s.resp.complete = d.at;
-      m_latency.add(d.at - s.resp.accept);
-      MemResponse resp = std::move(s.resp);
-      m_free.push_back(d.slot);
-      complete(resp);
-      continue;
-    }
-    if (t_step > now) break;
-    const std::uint64_t c = m_next_cycle;
-    for (auto& ctrl : m_ctrls)
-      if (ctrl->next_cycle() == c) ctrl->step(c);
-    m_next_cycle = min_ctrl_cycle();
+void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstTarget>& out) const {
+  out.clear();
+  const std::uint64_t bb = m_cfg.device.org.burst_bytes();
+  const std::uint64_t il = m_cfg.stack_interleave_bytes;
+  const std::uint32_t per_stack = m_cfg.device.org.pcs();
+  const std::uint64_t end = addr + std::max<std::uint32_t>(bytes, 1);
+  for (std::uint64_t a = addr / bb * bb; a < end; a += bb) {
+    const std::uint64_t block = a / il;
+    const auto stack = static_cast<std::uint32_t>(block % m_cfg.stacks);
+    const std::uint64_t local = block / m_cfg.stacks * il + a % il;
+    BurstTarget t;
+    t.addr = m_mapper.decode(local);
+    t.pc = stack * per_stack + t.addr.channel * m_cfg.device.org.pseudo_channels + t.addr.pc;
+    out.push_back(t);
   }
 }
 
 bool HbmModel::can_accept(const MemRequest& req) const {
-  if (req.bytes == 0) return true;
-  const std::uint64_t first = req.addr / m_burst_bytes, last = (req.addr + req.bytes - 1) / m_burst_bytes;
+  split(req.addr, req.bytes, m_scratch);
+  auto& count = req.write ? m_count_w : m_count_r;
   bool ok = true;
-  auto& touched = m_touched;
-  touched.clear();
-  for (std::uint64_t b = first; b <= last && ok; ++b) {
-    const std::uint32_t i = ctrl_index(m_mapper.map(b * m_burst_bytes));
-    if (m_scratch[i]++ == 0) touched.push_back(i);
-    const auto& cc = m_cfg.controller;
-    const std::uint32_t depth = req.write ? cc.write_queue : cc.read_queue;
-    if (m_scratch[i] > depth)
-      throw std::invalid_argument(m_name + ": request " + std::to_string(req.id) + " of " + std::to_string(req.bytes) +
-                                  " bytes needs more than " + std::to_string(depth) +
-                                  " bursts on one pseudo-channel; split it into smaller requests");
-    if (!m_ctrls[i]->can_accept(req.write)) ok = false;
+  for (const BurstTarget& t : m_scratch) ++count[t.pc];
+  for (const BurstTarget& t : m_scratch) {
+    if (count[t.pc] && !m_pcs[t.pc]->can_accept(req.write, count[t.pc])) ok = false;
+    count[t.pc] = 0;
   }
-  for (auto i : touched) m_scratch[i] = 0;
   return ok;
 }
 
 bool HbmModel::send(const MemRequest& req, Time now) {
+  if (req.bytes == 0) throw std::invalid_argument(m_name + ": request " + std::to_string(req.id) + " has 0 bytes");
   if (req.write && req.data.size() != req.bytes)
     throw std::invalid_argument(m_name + ": write request " + std::to_string(req.id) + " carries " +
                                 std::to_string(req.data.size()) + " bytes, expected " + std::to_string(req.bytes));
-  if (!can_accept(req)) return false;
+  if (!can_accept(req)) return false;  // leaves the split in m_scratch
   std::uint32_t slot;
   if (m_free.empty()) {
     slot = static_cast<std::uint32_t>(m_slots.size());
@@ -107,61 +77,123 @@ bool HbmModel::send(const MemRequest& req, Time now) {
     slot = m_free.back();
     m_free.pop_back();
   }
-  Slot& s = m_slots[slot];
-  s.resp = MemResponse{};
-  s.resp.id = req.id;
-  s.resp.addr = req.addr;
-  s.resp.bytes = req.bytes;
-  s.resp.write = req.write;
-  s.resp.source = req.source;
-  s.resp.issue = req.issue;
-  s.resp.accept = now;
-  if (req.write) {
+  Pending& p = m_slots[slot];
+  p.remaining = static_cast<std::uint32_t>(m_scratch.size());
+  p.done_cycle = 0;
+  MemResponse& r = p.resp;
+  r = MemResponse{};
+  r.id = req.id;
+  r.addr = req.addr;
+  r.bytes = req.bytes;
+  r.write = req.write;
+  r.source = req.source;
+  r.issue = req.issue;
+  r.accept = now;
+  r.complete = m_seq++;  // acceptance order until the real time is known
+  if (req.write)
     m_store.write_masked(req.addr, req.data, req.byte_enable);
-    ++s_writes;
-    s_bytes_written += req.bytes;
-  } else {
-    s.resp.data = m_store.read(req.addr, req.bytes);
-    ++s_reads;
-    s_bytes_read += req.bytes;
-  }
+  else
+    r.data = m_store.read(req.addr, req.bytes);
+
   const std::uint64_t cycle = m_clock.cycle_at_or_after(now);
-  s.last_cycle = cycle;
-  if (req.bytes == 0) {  // nothing to transfer: completes at the next edge
-    m_done.push({m_clock.edge(cycle), m_done_seq++, slot});
-    return true;
+  const std::uint64_t floor = floor_cycle(now);
+  for (const BurstTarget& t : m_scratch) {
+    PcController& pc = *m_pcs[t.pc];
+    // A sleeping controller first replays the refreshes it skipped.
+    if (!pc.busy()) pc.advance_to(floor);
+    QueueEntry e;
+    e.slot = slot;
+    e.bank = t.addr.bank_group * m_cfg.device.org.banks_per_group + t.addr.bank;
+    e.row = t.addr.row;
+    e.col = t.addr.col;
+    e.write = req.write;
+    pc.enqueue(e, cycle);
+    m_pc_next[t.pc] = pc.next_cycle();
   }
-  const std::uint64_t first = req.addr / m_burst_bytes, last = (req.addr + req.bytes - 1) / m_burst_bytes;
-  s.bursts_left = static_cast<std::uint32_t>(last - first + 1);
-  for (std::uint64_t b = first; b <= last; ++b) {
-    const HbmLocation l = m_mapper.map(b * m_burst_bytes);
-    HbmBurst burst;
-    burst.tag = slot;
-    burst.bg = l.bg;
-    burst.bank = l.bank;
-    burst.row = l.row;
-    burst.col = l.col;
-    burst.write = req.write;
-    m_ctrls[ctrl_index(l)]->enqueue(burst, cycle);
-  }
-  m_next_cycle = min_ctrl_cycle();
+  if (m_checker && m_checker->violation_count())
+    throw std::logic_error(m_name + ": timing violation: " + m_checker->violations().front());
   return true;
 }
 
-void HbmModel::finish(Time now) {
-  const std::uint64_t c = now < m_clock.phase() ? 0 : (now - m_clock.phase()) / m_clock.period();
-  for (auto& ctrl : m_ctrls) ctrl->finish(c);
+std::uint64_t HbmModel::next_pc_cycle() const {
+  std::uint64_t n = kNoCycle;
+  for (const std::uint64_t c : m_pc_next) n = std::min(n, c);
+  return n;
 }
 
-std::vector<TimingViolation> HbmModel::violations() const {
-  std::vector<TimingViolation> all;
-  for (const auto& c : m_ctrls)
-    if (c->checker()) all.insert(all.end(), c->checker()->violations().begin(), c->checker()->violations().end());
-  return all;
+Time HbmModel::next_event_time() const {
+  const std::uint64_t n = next_pc_cycle();
+  const Time t = n == kNoCycle ? kNever : m_clock.edge(n);
+  return m_finished.empty() ? t : std::min(t, m_finished.top().at);
+}
+
+void HbmModel::deliver_until(Time now) {
+  while (!m_finished.empty() && m_finished.top().at <= now) {
+    const std::uint32_t slot = m_finished.top().slot;
+    m_finished.pop();
+    MemResponse& r = m_slots[slot].resp;
+    m_latency.add(r.complete - std::min(r.issue, r.accept));
+    if (r.write) {
+      ++s_writes;
+      s_bytes_written += r.bytes;
+    } else {
+      ++s_reads;
+      s_bytes_read += r.bytes;
+    }
+    m_free.push_back(slot);
+    complete(r);
+  }
+}
+
+void HbmModel::advance_to(Time now) {
+  const std::uint64_t limit = floor_cycle(now);
+  // Controllers in cycle order, then the completions due: a completion is
+  // known before its time (at its last burst's issue), so none is missed.
+  for (;;) {
+    const std::uint64_t n = next_pc_cycle();
+    if (n > limit) break;
+    for (std::size_t i = 0; i < m_pcs.size(); ++i) {
+      if (m_pc_next[i] != n) continue;
+      m_pcs[i]->advance_to(n);
+      m_pc_next[i] = m_pcs[i]->next_cycle();
+    }
+  }
+  deliver_until(now);
+  if (m_checker && m_checker->violation_count())
+    throw std::logic_error(m_name + ": timing violation: " + m_checker->violations().front());
+}
+
+void HbmModel::burst_issued(std::uint32_t slot, std::uint64_t done_cycle) {
+  Pending& p = m_slots[slot];
+  p.done_cycle = std::max(p.done_cycle, done_cycle);
+  if (--p.remaining) return;
+  const std::uint64_t seq = p.resp.complete;
+  p.resp.complete = m_clock.edge(p.done_cycle);
+  m_finished.push({p.resp.complete, seq, slot});
+}
+
+void HbmModel::finish(Time now) {
+  advance_to(now);
+  const std::uint64_t limit = floor_cycle(now);
+  for (std::size_t i = 0; i < m_pcs.size(); ++i) {
+    if (!m_pcs[i]->busy()) m_pcs[i]->advance_to(limit);
+    m_pc_next[i] = m_pcs[i]->next_cycle();
+  }
+  if (m_checker) {
+    m_checker->finish(limit);
+    if (m_checker->violation_count())
+      throw std::logic_error(m_name + ": timing violation: " + m_checker->violations().front());
+  }
+}
+
+PcStats HbmModel::total_stats() const {
+  PcStats t;
+  for (const auto& pc : m_pcs) t.add(pc->stats());
+  return t;
 }
 
 void HbmModel::backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> data) { m_store.write(addr, data); }
 
 void HbmModel::backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const { m_store.read(addr, out); }
 
-}  // namespace mxc
+}  // namespace mxc::hbm

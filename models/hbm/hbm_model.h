@@ -1,11 +1,15 @@
 #pragma once
-// HbmModel: a MemoryTarget made of one ChannelController per pseudo-channel
-// of every stack. Requests of any size and alignment are split into bursts;
-// a request completes when its last burst's data has transferred. Data is
-// functional: writes update and reads copy a sparse backing store at
-// acceptance, so data follows acceptance order.
+// HbmModel: a memory system of N HBM stacks behind the MemoryTarget seam.
+// Requests of any size and alignment are split into bursts, spread over
+// stacks (stack_interleave_bytes blocks, round robin) and pseudo-channels
+// (the address mapping); each pseudo-channel has its own controller. Data is
+// functional: writes land in a sparse backing store when accepted, reads
+// return its contents as of acceptance.
+//
+// Latency of an isolated read to a closed bank, from acceptance:
+//   (wait for the next tCK edge) + frontend + tRCD + CL + burst + backend
+// where frontend = backend = 1 tCK by default (the fixed controller overhead).
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <queue>
 #include <string>
@@ -15,80 +19,91 @@
 #include "models/core/memory_target.h"
 #include "models/core/sparse_memory.h"
 #include "models/hbm/address_mapper.h"
-#include "models/hbm/channel_controller.h"
 #include "models/hbm/hbm_config.h"
+#include "models/hbm/hbm_stats.h"
 #include "models/hbm/latency_histogram.h"
+#include "models/hbm/pc_controller.h"
+#include "models/hbm/timing_checker.h"
 
-namespace mxc {
+namespace mxc::hbm {
 
-class HbmModel : public MemoryTarget {
+/// Where one burst of a request goes.
+struct BurstTarget {
+  std::uint32_t pc = 0;  ///< Global pseudo-channel: stack * pcs_per_stack + channel * pcs + pc.
+  BurstAddr addr;
+};
+
+class HbmModel : public MemoryTarget, public BurstSink {
  public:
-  /// Observer of DRAM commands: (stack, pseudo-channel in stack, command).
-  using CommandFn = std::function<void(std::uint32_t, std::uint32_t, const DramCommand&)>;
-
-  HbmModel(std::string name, const HbmConfig& cfg);
+  /// Validates `cfg`; the timing checker runs when cfg.check_timing is set.
+  HbmModel(std::string name, MemoryConfig cfg);
+  ~HbmModel() override;
 
   std::string name() const override { return m_name; }
   Time next_event_time() const override;
   void advance_to(Time now) override;
-
   bool can_accept(const MemRequest& req) const override;
   bool send(const MemRequest& req, Time now) override;
-
   void backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> data) override;
   void backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const override;
 
-  /// Settles refresh owed up to `now` and closes the timing checkers.
+  /// Brings idle controllers up to `now` (refresh they skipped while asleep)
+  /// and runs the checker's end-of-run rules. Call once at the end.
   void finish(Time now);
-  void set_command_observer(CommandFn fn);
 
-  const HbmConfig& config() const { return m_cfg; }
+  /// Bursts of a request, in address order.
+  void split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstTarget>& out) const;
+
+  const MemoryConfig& config() const { return m_cfg; }
   const ClockDomain& clock() const { return m_clock; }
-  std::size_t num_controllers() const { return m_ctrls.size(); }
-  const ChannelController& controller(std::size_t i) const { return *m_ctrls[i]; }
+  std::uint32_t num_pcs() const { return static_cast<std::uint32_t>(m_pcs.size()); }
+  const PcStats& pc_stats(std::uint32_t pc) const { return m_pcs[pc]->stats(); }
+  PcStats total_stats() const;
   const LatencyHistogram& latency() const { return m_latency; }
-  std::size_t in_flight() const { return m_slots.size() - m_free.size(); }
-  /// Every violation any controller's checker found (empty if checking is off).
-  std::vector<TimingViolation> violations() const;
-
+  std::uint64_t requests_done() const { return s_reads + s_writes; }
   std::uint64_t reads() const { return s_reads; }
   std::uint64_t writes() const { return s_writes; }
   std::uint64_t bytes_read() const { return s_bytes_read; }
   std::uint64_t bytes_written() const { return s_bytes_written; }
+  std::uint64_t outstanding() const { return m_slots.size() - m_free.size(); }
+  /// Called by the controllers when a burst's column command issues.
+  void burst_issued(std::uint32_t slot, std::uint64_t done_cycle) override;
+  /// The timing checker, or nullptr when off.
+  const TimingChecker* checker() const { return m_checker.get(); }
 
  private:
-  struct Slot {
+  struct Pending {
     MemResponse resp;
-    std::uint32_t bursts_left = 0;
-    std::uint64_t last_cycle = 0;
+    std::uint32_t remaining = 0;  // bursts not yet issued
+    std::uint64_t done_cycle = 0;  // latest data-delivered cycle so far
   };
-  struct Done {
+  struct Finished {  // a request whose completion time is known
     Time at;
-    std::uint64_t seq;
+    std::uint64_t seq;  // acceptance order breaks ties deterministically
     std::uint32_t slot;
-    bool operator>(const Done& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+    bool operator>(const Finished& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
-  void burst_done(std::uint32_t slot, std::uint64_t cycle);
-  std::uint64_t min_ctrl_cycle() const;
-  std::uint32_t ctrl_index(const HbmLocation& l) const { return l.stack * m_units + l.unit; }
+  void deliver_until(Time now);
+  std::uint64_t next_pc_cycle() const;
+
+  std::uint64_t floor_cycle(Time t) const;
 
   std::string m_name;
-  HbmConfig m_cfg;
+  MemoryConfig m_cfg;
   ClockDomain m_clock;
   AddressMapper m_mapper;
-  std::uint32_t m_units;
-  std::uint32_t m_burst_bytes;
-  std::vector<std::unique_ptr<ChannelController>> m_ctrls;
-  std::vector<Slot> m_slots;
-  std::vector<std::uint32_t> m_free;
-  std::priority_queue<Done, std::vector<Done>, std::greater<Done>> m_done;
-  std::uint64_t m_done_seq = 0;
-  std::uint64_t m_next_cycle = kNever;  // min over controllers
-  mutable std::vector<std::uint32_t> m_scratch;  // per-controller burst counts in can_accept
-  mutable std::vector<std::uint32_t> m_touched;
+  std::unique_ptr<TimingChecker> m_checker;
+  std::vector<std::unique_ptr<PcController>> m_pcs;
   SparseMemory m_store;
+  std::vector<Pending> m_slots;
+  std::vector<std::uint32_t> m_free;
+  std::priority_queue<Finished, std::vector<Finished>, std::greater<Finished>> m_finished;
+  std::uint64_t m_seq = 0;
+  std::vector<std::uint64_t> m_pc_next;  // each controller's next_cycle(), kept current
   LatencyHistogram m_latency;
+  mutable std::vector<BurstTarget> m_scratch;
+  mutable std::vector<std::uint32_t> m_count_r, m_count_w;
   std::uint64_t s_reads = 0, s_writes = 0, s_bytes_read = 0, s_bytes_written = 0;
 };
 
-}  // namespace mxc
+}  // namespace mxc::hbm

@@ -2,34 +2,26 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
 
-namespace mxc {
+namespace mxc::hbm {
 
-LatencyHistogram::LatencyHistogram(Time bucket_ps, std::size_t max_buckets)
-    : m_bucket(bucket_ps), m_max_buckets(max_buckets) {
-  if (bucket_ps == 0 || max_buckets == 0) throw std::invalid_argument("latency histogram: zero bucket size or count");
-}
-
-void LatencyHistogram::add(Time latency) {
-  const std::size_t i = std::min<std::size_t>(latency / m_bucket, m_max_buckets - 1);
-  if (i >= m_counts.size()) m_counts.resize(i + 1, 0);
-  ++m_counts[i];
+void LatencyHistogram::add(Time latency_ps) {
+  const std::size_t bin = std::min<std::size_t>(latency_ps / kPsPerNs, kBins - 1);
+  ++m_bins[bin];
   ++m_count;
-  m_sum += latency;
-  m_min = std::min(m_min, latency);
-  m_max = std::max(m_max, latency);
+  m_sum_ps += latency_ps;
+  m_max_ps = std::max(m_max_ps, latency_ps);
 }
 
-Time LatencyHistogram::percentile(double q) const {
-  if (m_count == 0) return 0;
-  const auto rank = static_cast<std::uint64_t>(std::ceil(q * double(m_count)));
+double LatencyHistogram::percentile_ns(double p) const {
+  if (m_count == 0) return 0.0;
+  const auto rank = static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(m_count)));
   std::uint64_t seen = 0;
-  for (std::size_t i = 0; i < m_counts.size(); ++i) {
-    seen += m_counts[i];
-    if (seen >= std::max<std::uint64_t>(rank, 1)) return std::min<Time>((i + 1) * m_bucket, m_max);
+  for (std::size_t i = 0; i < kBins; ++i) {
+    seen += m_bins[i];
+    if (seen >= std::max<std::uint64_t>(rank, 1)) return i + 1 == kBins ? max_ns() : static_cast<double>(i + 1);
   }
-  return m_max;
+  return max_ns();
 }
 
-}  // namespace mxc
+}  // namespace mxc::hbm

@@ -1,35 +1,27 @@
 #pragma once
-// Latency histogram in fixed-width buckets (picoseconds) with exact count,
-// sum, min and max; percentiles are the upper edge of the bucket that
-// reaches the requested rank.
+// Request latencies in 1 ns bins up to 16 us (exact count and sum beyond),
+// with percentiles read from the bins.
 #include <cstdint>
 #include <vector>
 
 #include "models/core/time.h"
 
-namespace mxc {
+namespace mxc::hbm {
 
 class LatencyHistogram {
  public:
-  /// `bucket_ps` wide buckets; latencies beyond `max_buckets` share the last one.
-  explicit LatencyHistogram(Time bucket_ps = 1000, std::size_t max_buckets = 1 << 20);
-
-  void add(Time latency);
+  LatencyHistogram() : m_bins(kBins, 0) {}
+  void add(Time latency_ps);
   std::uint64_t count() const { return m_count; }
-  double mean() const { return m_count ? double(m_sum) / double(m_count) : 0.0; }
-  Time min() const { return m_count ? m_min : 0; }
-  Time max() const { return m_max; }
-  /// Upper edge of the bucket holding the q-quantile (q in (0, 1]), capped at max().
-  Time percentile(double q) const;
-  Time bucket_ps() const { return m_bucket; }
-  const std::vector<std::uint64_t>& buckets() const { return m_counts; }
+  double mean_ns() const { return m_count ? static_cast<double>(m_sum_ps) / m_count / 1000.0 : 0.0; }
+  double max_ns() const { return static_cast<double>(m_max_ps) / 1000.0; }
+  /// Latency (ns, upper edge of its 1 ns bin) below which `p` percent fall.
+  double percentile_ns(double p) const;
 
  private:
-  Time m_bucket;
-  std::size_t m_max_buckets;
-  std::vector<std::uint64_t> m_counts;
-  std::uint64_t m_count = 0;
-  Time m_sum = 0, m_min = kNever, m_max = 0;
+  static constexpr std::size_t kBins = 16384;
+  std::vector<std::uint64_t> m_bins;
+  std::uint64_t m_count = 0, m_sum_ps = 0, m_max_ps = 0;
 };
 
-}  // namespace mxc
+}  // namespace mxc::hbm

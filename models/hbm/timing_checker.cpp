@@ -2,171 +2,161 @@
 
 #include <algorithm>
 
-namespace mxc {
+namespace mxc::hbm {
 
-TimingChecker::TimingChecker(const HbmSpec& spec, RefreshMode refresh)
-    : m_spec(spec),
-      m_refresh(refresh),
-      m_banks(spec.org.banks()),
-      m_group_rd(spec.org.bank_groups),
-      m_group_wr(spec.org.bank_groups),
-      m_group_act(spec.org.bank_groups) {}
-
-void TimingChecker::violation(const DramCommand& c, const std::string& rule, const std::string& detail) {
-  m_violations.push_back({c, rule, to_string(c) + ": " + detail});
-}
-
-void TimingChecker::need(const DramCommand& c, const std::optional<std::uint64_t>& since, std::uint64_t gap,
-                         const char* rule, const char* after) {
-  if (since && c.cycle < *since + gap)
-    violation(c, rule,
-              std::string(rule) + " requires " + std::to_string(gap) + " cycles after " + after + " at " +
-                  std::to_string(*since) + ", only " +
-                  (c.cycle >= *since ? std::to_string(c.cycle - *since) : "-" + std::to_string(*since - c.cycle)) +
-                  " passed");
-}
-
-void TimingChecker::check_refresh_pace(const DramCommand& at, std::uint64_t cycle) {
-  const auto& t = m_spec.timing;
-  if (m_refresh == RefreshMode::kAllBank) {
-    const std::uint64_t due = cycle / t.REFI;
-    if (m_refab_count + kMaxPostponed < due)
-      violation(at, "tREFI",
-                std::to_string(due) + " all-bank refreshes due by cycle " + std::to_string(cycle) + ", only " +
-                    std::to_string(m_refab_count) + " issued (at most " + std::to_string(kMaxPostponed) +
-                    " may be postponed)");
-  } else if (m_refresh == RefreshMode::kPerBank) {
-    // Each bank must be refreshed once per tREFI on average (REFIsb staggers them).
-    const std::uint64_t due = cycle / t.REFI;
-    for (std::size_t i = 0; i < m_banks.size(); ++i)
-      if (m_banks[i].refreshes + kMaxPostponed < due) {
-        violation(at, "tREFI",
-                  "bank " + std::to_string(i) + " refreshed " + std::to_string(m_banks[i].refreshes) +
-                      " times by cycle " + std::to_string(cycle) + ", " + std::to_string(due) + " due");
-        break;
-      }
+TimingChecker::TimingChecker(const HbmDeviceSpec& spec, std::uint32_t pseudo_channels, bool dual_command)
+    : m_spec(spec), m_dual(dual_command), m_pcs(pseudo_channels) {
+  for (Pc& p : m_pcs) {
+    p.banks.resize(spec.org.banks());
+    p.group_act.assign(spec.org.bank_groups, kLongAgo);
+    p.group_rd.assign(spec.org.bank_groups, kLongAgo);
+    p.group_wr.assign(spec.org.bank_groups, kLongAgo);
   }
 }
 
-void TimingChecker::observe(const DramCommand& c) {
-  ++m_seen;
-  const auto& t = m_spec.timing;
-  const std::uint64_t bl = m_spec.org.burst_length / 2;
-  if (m_last_cycle && c.cycle < *m_last_cycle)
-    violation(c, "order", "command issued before the previous one at " + std::to_string(*m_last_cycle));
-  m_last_cycle = std::max(m_last_cycle.value_or(0), c.cycle);
-  check_refresh_pace(c, c.cycle);
+void TimingChecker::fail(std::uint32_t pc, const DramCommand& c, const std::string& what) {
+  ++m_violation_count;
+  if (m_violations.size() < 100)
+    m_violations.push_back("pc " + std::to_string(pc) + " cycle " + std::to_string(c.cycle) + ": " +
+                           std::string(cmd_name(c.cmd)) + " bank " + std::to_string(c.bank) + ": " + what);
+}
 
-  auto any_open = [&] { return std::any_of(m_banks.begin(), m_banks.end(), [](const Bank& b) { return b.open; }); };
+void TimingChecker::need(std::uint32_t pc, const DramCommand& c, const char* rule, std::int64_t since,
+                         std::int64_t gap) {
+  const std::int64_t got = static_cast<std::int64_t>(c.cycle) - since;
+  if (got < gap) fail(pc, c, std::string(rule) + " needs " + std::to_string(gap) + ", got " + std::to_string(got));
+}
+
+void TimingChecker::close_row(Bank& b, std::int64_t at) {
+  b.open_row = -1;
+  b.closed_at = at;
+}
+
+void TimingChecker::check_refresh_rate(std::uint32_t pc, std::uint64_t cycle) {
+  if (!m_check_refresh) return;
+  // JEDEC lets a controller postpone at most 8 refreshes, so by cycle t each
+  // bank has had at least floor(t / tREFI) - 8 of them (REFab counts for all).
+  const std::uint64_t due = cycle / m_spec.t.REFI;
+  if (due <= 8) return;
+  for (std::size_t b = 0; b < m_pcs[pc].banks.size(); ++b) {
+    if (m_pcs[pc].banks[b].refreshes + 8 < due) {
+      DramCommand c{Cmd::kRefAb, static_cast<std::uint32_t>(b), 0, 0, cycle};
+      fail(pc, c, "refresh interval: " + std::to_string(m_pcs[pc].banks[b].refreshes) + " refreshes by cycle " +
+                      std::to_string(cycle) + ", tREFI " + std::to_string(m_spec.t.REFI) + " needs at least " +
+                      std::to_string(due - 8));
+      return;
+    }
+  }
+}
+
+void TimingChecker::on_command(std::uint32_t pc, const DramCommand& c) {
+  const HbmTiming& t = m_spec.t;
+  Pc& p = m_pcs.at(pc);
+  Bank& b = p.banks.at(c.bank);
+  const std::uint32_t g = c.bank / m_spec.org.banks_per_group;
+  const auto now = static_cast<std::int64_t>(c.cycle);
+  const std::int64_t bl = t.burst_cycles;
+  ++m_commands;
+  if (now < p.last) fail(pc, c, "command issued before an earlier one (cycle went backwards)");
+  p.last = now;
+
+  // Command buses: one row and one column command per cycle (or one in all).
+  const bool col = is_column(c.cmd);
+  if (!m_dual) {
+    if (p.last_row_cmd == now || p.last_col_cmd == now) fail(pc, c, "command bus: two commands in one cycle");
+  } else if ((col ? p.last_col_cmd : p.last_row_cmd) == now) {
+    fail(pc, c, col ? "column command bus: two commands in one cycle" : "row command bus: two commands in one cycle");
+  }
+  (col ? p.last_col_cmd : p.last_row_cmd) = now;
 
   switch (c.cmd) {
-    case DramCmd::kAct: {
-      Bank& b = bank(c);
-      if (b.open) violation(c, "state", "ACT to a bank whose row " + std::to_string(b.row) + " is open");
-      need(c, b.act, t.RC, "tRC", "ACT to the same bank");
-      need(c, b.pre, t.RP, "tRP", "PRE of the same bank");
-      need(c, b.ref, t.RFCsb, "tRFCsb", "REFsb of the same bank");
-      need(c, m_last_refab, t.RFC, "tRFC", "REFab");
-      need(c, m_group_act[c.bg], t.RRD_L, "tRRD_L", "ACT in the same bank group");
-      if (m_recent_acts.size() == 4 && c.cycle < m_recent_acts.front() + t.FAW)
-        violation(c, "tFAW",
-                  "fifth ACT within tFAW=" + std::to_string(t.FAW) + " of the ACT at " +
-                      std::to_string(m_recent_acts.front()));
-      // Any other bank group's latest ACT also bounds by tRRD_S.
-      for (std::uint32_t g = 0; g < m_group_act.size(); ++g)
-        if (g != c.bg) need(c, m_group_act[g], t.RRD_S, "tRRD_S", "ACT in another bank group");
-      b.open = true;
-      b.row = c.row;
-      b.act = c.cycle;
-      m_group_act[c.bg] = c.cycle;
-      m_recent_acts.push_back(c.cycle);
-      if (m_recent_acts.size() > 4) m_recent_acts.pop_front();
+    case Cmd::kAct: {
+      if (b.open_row >= 0) fail(pc, c, "activate to a bank with an open row");
+      need(pc, c, "tRC", b.act, t.RC);
+      need(pc, c, "tRP", b.closed_at, t.RP);
+      need(pc, c, "tRRD_S", p.act, t.RRD_S);
+      need(pc, c, "tRRD_L", p.group_act[g], t.RRD_L);
+      need(pc, c, "tFAW", p.acts4[p.act_n % 4], t.FAW);
+      need(pc, c, "tRFC", p.refab, t.RFC);
+      need(pc, c, "tRFCsb", b.refsb, t.RFCsb);
+      if (p.refsb != b.refsb) need(pc, c, "tRREFD", p.refsb, t.RREFD);
+      b.open_row = c.row;
+      b.act = p.act = p.group_act[g] = now;
+      p.acts4[p.act_n++ % 4] = now;
       break;
     }
-    case DramCmd::kPre:
-    case DramCmd::kPreA: {
-      for (std::uint32_t i = 0; i < m_banks.size(); ++i) {
-        Bank& b = m_banks[i];
-        const bool target = c.cmd == DramCmd::kPreA || &b == &bank(c);
-        if (!target || !b.open) continue;  // precharging a closed bank is a legal no-op
-        DramCommand at = c;
-        at.bg = i / m_spec.org.banks_per_group;
-        at.bank = i % m_spec.org.banks_per_group;
-        need(at, b.act, t.RAS, "tRAS", "ACT of the bank");
-        need(at, b.rd, t.RTP, "tRTP", "RD of the bank");
-        need(at, b.wr, t.CWL + bl + t.WR, "tWR", "WR of the bank (CWL + BL/2 + WR)");
-        b.open = false;
-        b.pre = c.cycle;
+    case Cmd::kPre:
+    case Cmd::kPreA: {
+      const std::size_t first = c.cmd == Cmd::kPre ? c.bank : 0;
+      const std::size_t last = c.cmd == Cmd::kPre ? c.bank + 1 : p.banks.size();
+      need(pc, c, "tRFC", p.refab, t.RFC);
+      for (std::size_t i = first; i < last; ++i) {
+        Bank& x = p.banks[i];
+        if (x.open_row < 0) continue;  // precharging a closed bank is a no-op
+        need(pc, c, "tRAS", x.act, t.RAS);
+        need(pc, c, "tRTP", x.rd, t.RTP);
+        need(pc, c, "tWR", x.wr, t.CWL + bl + t.WR);
+        close_row(x, now);
       }
       break;
     }
-    case DramCmd::kRd:
-    case DramCmd::kRdA:
-    case DramCmd::kWr:
-    case DramCmd::kWrA: {
-      Bank& b = bank(c);
+    case Cmd::kRd:
+    case Cmd::kRdA:
+    case Cmd::kWr:
+    case Cmd::kWrA: {
       const bool rd = is_read(c.cmd);
-      if (!b.open) violation(c, "state", std::string(rd ? "RD" : "WR") + " to a closed bank");
-      else if (b.row != c.row)
-        violation(c, "state", "column command to row " + std::to_string(c.row) + " but row " +
-                                  std::to_string(b.row) + " is open");
-      need(c, b.act, rd ? t.RCDRD : t.RCDWR, "tRCD", "ACT of the bank");
+      if (b.open_row != static_cast<std::int64_t>(c.row))
+        fail(pc, c, "column command to row " + std::to_string(c.row) + " but open row is " + std::to_string(b.open_row));
+      need(pc, c, "tRCD", b.act, rd ? t.RCDRD : t.RCDWR);
       if (rd) {
-        need(c, m_group_rd[c.bg], t.CCD_L, "tCCD_L", "RD in the same bank group");
-        need(c, m_group_wr[c.bg], t.CWL + bl + t.WTR_L, "tWTR_L", "WR in the same bank group (CWL + BL/2 + WTR_L)");
-        for (std::uint32_t g = 0; g < m_group_wr.size(); ++g)
-          if (g != c.bg) need(c, m_group_wr[g], t.CWL + bl + t.WTR_S, "tWTR_S", "WR in another bank group");
-        for (std::uint32_t g = 0; g < m_group_rd.size(); ++g)
-          if (g != c.bg) need(c, m_group_rd[g], t.CCD_S, "tCCD_S", "RD in another bank group");
-        b.rd = c.cycle;
-        m_group_rd[c.bg] = c.cycle;
-        m_last_rd = c.cycle;
+        need(pc, c, "tCCD_S", p.rd, std::max<std::int64_t>(t.CCD_S, bl));
+        need(pc, c, "tCCD_L", p.group_rd[g], std::max<std::int64_t>(t.CCD_L, bl));
+        need(pc, c, "tWTR_S", p.wr, t.CWL + bl + t.WTR_S);
+        need(pc, c, "tWTR_L", p.group_wr[g], t.CWL + bl + t.WTR_L);
+        b.rd = p.rd = p.group_rd[g] = now;
       } else {
-        need(c, m_group_wr[c.bg], t.CCD_L, "tCCD_L", "WR in the same bank group");
-        for (std::uint32_t g = 0; g < m_group_wr.size(); ++g)
-          if (g != c.bg) need(c, m_group_wr[g], t.CCD_S, "tCCD_S", "WR in another bank group");
-        need(c, m_last_rd, m_spec.rtw(), "tRTW", "RD (read-to-write turnaround)");
-        b.wr = c.cycle;
-        m_group_wr[c.bg] = c.cycle;
+        need(pc, c, "tCCD_S", p.wr, std::max<std::int64_t>(t.CCD_S, bl));
+        need(pc, c, "tCCD_L", p.group_wr[g], std::max<std::int64_t>(t.CCD_L, bl));
+        need(pc, c, "tRTW", p.rd, t.RTW);
+        b.wr = p.wr = p.group_wr[g] = now;
       }
-      if (auto_precharges(c.cmd) && b.open) {
-        // The internal precharge starts once tRAS and tRTP / write recovery allow.
-        const std::uint64_t after_col = rd ? c.cycle + t.RTP : c.cycle + t.CWL + bl + t.WR;
-        b.pre = std::max(after_col, *b.act + t.RAS);
-        b.open = false;
-      }
+      if (c.cmd == Cmd::kRdA) close_row(b, std::max(now + t.RTP, b.act + t.RAS));
+      if (c.cmd == Cmd::kWrA) close_row(b, std::max(now + t.CWL + bl + t.WR, b.act + t.RAS));
       break;
     }
-    case DramCmd::kRefAb: {
-      if (any_open()) violation(c, "state", "REFab while a bank is open");
-      for (const Bank& b : m_banks) {
-        need(c, b.pre, t.RP, "tRP", "PRE before refresh");
-        need(c, b.ref, t.RFCsb, "tRFCsb", "REFsb");
+    case Cmd::kRefAb: {
+      for (const Bank& x : p.banks) {
+        if (x.open_row >= 0) {
+          fail(pc, c, "all-bank refresh with an open row");
+          break;
+        }
       }
-      need(c, m_last_refab, t.RFC, "tRFC", "REFab");
-      m_last_refab = c.cycle;
-      ++m_refab_count;
-      for (Bank& b : m_banks) ++b.refreshes;
+      for (Bank& x : p.banks) {
+        need(pc, c, "tRP", x.closed_at, t.RP);
+        need(pc, c, "tRFCsb", x.refsb, t.RFCsb);
+        ++x.refreshes;
+      }
+      need(pc, c, "tRFC", p.refab, t.RFC);
+      p.refab = now;
       break;
     }
-    case DramCmd::kRefSb: {
-      Bank& b = bank(c);
-      if (b.open) violation(c, "state", "REFsb to an open bank");
-      need(c, b.pre, t.RP, "tRP", "PRE of the bank");
-      need(c, b.ref, t.RFCsb, "tRFCsb", "REFsb of the same bank");
-      need(c, m_last_refab, t.RFC, "tRFC", "REFab");
-      b.ref = c.cycle;
+    case Cmd::kRefSb: {
+      if (b.open_row >= 0) fail(pc, c, "per-bank refresh to a bank with an open row");
+      need(pc, c, "tRP", b.closed_at, t.RP);
+      need(pc, c, "tRC", b.act, t.RC);
+      need(pc, c, "tRFC", p.refab, t.RFC);
+      need(pc, c, "tRFCsb", b.refsb, t.RFCsb);
+      if (p.refsb != b.refsb) need(pc, c, "tRREFD", p.refsb, t.RREFD);
+      b.refsb = p.refsb = now;
       ++b.refreshes;
       break;
     }
   }
+  if (c.cmd == Cmd::kRefAb || c.cmd == Cmd::kRefSb || (m_commands & 1023) == 0) check_refresh_rate(pc, c.cycle);
 }
 
 void TimingChecker::finish(std::uint64_t cycle) {
-  DramCommand at;
-  at.cycle = cycle;
-  at.cmd = DramCmd::kRefAb;
-  check_refresh_pace(at, cycle);
+  for (std::uint32_t pc = 0; pc < m_pcs.size(); ++pc) check_refresh_rate(pc, cycle);
 }
 
-}  // namespace mxc
+}  // namespace mxc::hbm

@@ -1,63 +1,64 @@
 #pragma once
-// Independent JEDEC-rule checker for one pseudo-channel. It sees every
-// command issued and re-derives each constraint from the command history
-// (last ACT/RD/WR/PRE per bank, per bank group, the last four ACTs, refresh
-// counts), sharing nothing with the scheduler's TimingTable, so a bug in the
-// scheduler's bookkeeping shows up here as a violation.
+// Independent JEDEC timing checker. Sees every command a controller issues
+// and verifies each constraint from the device spec with its own history of
+// past commands; it shares no code or state with the scheduler's
+// bookkeeping (BankState / TimingTable), so a bug there cannot hide itself.
 #include <cstdint>
-#include <deque>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "models/hbm/dram_command.h"
-#include "models/hbm/hbm_config.h"
+#include "models/hbm/hbm_command.h"
+#include "models/hbm/hbm_spec.h"
 
-namespace mxc {
-
-struct TimingViolation {
-  DramCommand command;
-  std::string rule;    ///< e.g. "tRCD"
-  std::string detail;  ///< Human-readable explanation with the cycles involved.
-};
+namespace mxc::hbm {
 
 class TimingChecker {
  public:
-  TimingChecker(const HbmSpec& spec, RefreshMode refresh);
+  /// `dual_command`: one row and one column command may share a cycle.
+  TimingChecker(const HbmDeviceSpec& spec, std::uint32_t pseudo_channels, bool dual_command);
 
-  /// Checks and records one command; commands must come in cycle order.
-  void observe(const DramCommand& c);
-  /// Checks that refresh has kept pace up to `cycle` (call at the end of a run).
+  /// Checks one command (cycles must not decrease per pseudo-channel).
+  void on_command(std::uint32_t pc, const DramCommand& c);
+  /// End of run at `cycle`: every bank must have been refreshed often enough.
   void finish(std::uint64_t cycle);
+  /// Turns off the refresh-interval rule (runs with refresh disabled on purpose).
+  void set_check_refresh(bool on) { m_check_refresh = on; }
 
-  const std::vector<TimingViolation>& violations() const { return m_violations; }
-  std::uint64_t commands_seen() const { return m_seen; }
-
-  /// JEDEC lets a controller postpone at most this many refreshes.
-  static constexpr std::uint64_t kMaxPostponed = 8;
+  std::uint64_t commands() const { return m_commands; }
+  std::uint64_t violation_count() const { return m_violation_count; }
+  /// The first violations, e.g. "pc 3 cycle 120: RD bank 2: tRCD needs 14, got 10".
+  const std::vector<std::string>& violations() const { return m_violations; }
 
  private:
+  static constexpr std::int64_t kLongAgo = -(std::int64_t{1} << 40);
   struct Bank {
-    bool open = false;
-    std::uint32_t row = 0;
-    std::optional<std::uint64_t> act, pre, rd, wr, ref;
+    std::int64_t open_row = -1;
+    std::int64_t act = kLongAgo, rd = kLongAgo, wr = kLongAgo;
+    std::int64_t closed_at = kLongAgo;  // when the row closed (precharge start)
+    std::int64_t refsb = kLongAgo;
     std::uint64_t refreshes = 0;
   };
-  Bank& bank(const DramCommand& c) { return m_banks[c.bg * m_spec.org.banks_per_group + c.bank]; }
-  void need(const DramCommand& c, const std::optional<std::uint64_t>& since, std::uint64_t gap, const char* rule,
-            const char* after);
-  void check_refresh_pace(const DramCommand& at, std::uint64_t cycle);
-  void violation(const DramCommand& c, const std::string& rule, const std::string& detail);
+  struct Pc {
+    std::vector<Bank> banks;
+    std::vector<std::int64_t> group_act, group_rd, group_wr;
+    std::int64_t act = kLongAgo, rd = kLongAgo, wr = kLongAgo, refab = kLongAgo, refsb = kLongAgo;
+    std::int64_t acts4[4] = {kLongAgo, kLongAgo, kLongAgo, kLongAgo};
+    std::uint32_t act_n = 0;
+    std::int64_t last_row_cmd = kLongAgo, last_col_cmd = kLongAgo, last = kLongAgo;
+  };
 
-  HbmSpec m_spec;
-  RefreshMode m_refresh;
-  std::vector<Bank> m_banks;
-  std::vector<std::optional<std::uint64_t>> m_group_rd, m_group_wr, m_group_act;
-  std::optional<std::uint64_t> m_last_rd, m_last_refab, m_last_cycle;
-  std::deque<std::uint64_t> m_recent_acts;  // at most four
-  std::uint64_t m_refab_count = 0;
-  std::uint64_t m_seen = 0;
-  std::vector<TimingViolation> m_violations;
+  void need(std::uint32_t pc, const DramCommand& c, const char* rule, std::int64_t since, std::int64_t gap);
+  void fail(std::uint32_t pc, const DramCommand& c, const std::string& what);
+  void check_refresh_rate(std::uint32_t pc, std::uint64_t cycle);
+  void close_row(Bank& b, std::int64_t at);
+
+  HbmDeviceSpec m_spec;
+  bool m_dual;
+  bool m_check_refresh = true;
+  std::vector<Pc> m_pcs;
+  std::uint64_t m_commands = 0;
+  std::uint64_t m_violation_count = 0;
+  std::vector<std::string> m_violations;
 };
 
-}  // namespace mxc
+}  // namespace mxc::hbm

@@ -28,6 +28,7 @@ TimingTable::TimingTable(const HbmTiming& t) {
 
   // Row commands.
   add({kAct}, {kAct}, kBank, t.RC, C::kRC);
+  add({kAct}, {kAct}, kBank, t.RAS + t.RP, C::kRAS);  // matters only if a preset has tRC < tRAS + tRP
   add({kAct}, {kAct}, kBankGroup, t.RRD_L, C::kRRD_L);
   add({kAct}, {kAct}, kPseudoChannel, t.RRD_S, C::kRRD_S);
   add({kAct}, reads, kBank, t.RCDRD, C::kRCD);

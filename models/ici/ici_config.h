@@ -22,7 +22,7 @@ struct IciConfig {
   std::uint32_t flit_bytes = 64;            ///< Buffer and credit granule.
   std::uint32_t vcs_per_class = 2;          ///< VCs in each dateline class (2 classes).
   std::uint32_t buffer_bytes_per_vc = 131072;  ///< Input buffer per VC per port.
-  std::uint32_t injection_queue = 16;       ///< Messages a chip may have waiting to leave.
+  std::uint32_t injection_queue = 256;      ///< Messages a chip may have accepted and not yet sent (must cover router latency x packet rate x ports).
   bool datelines = true;                    ///< Off only for experiments: can deadlock.
 
   /// Link bandwidth in bytes per second.
@@ -49,5 +49,11 @@ struct IciConfig {
   /// Throws std::invalid_argument naming the first inconsistent field.
   void validate() const;
 };
+
+/// `cfg` after validate(): for member initialisers.
+inline const IciConfig& validated(const IciConfig& cfg) {
+  cfg.validate();
+  return cfg;
+}
 
 }  // namespace mxc::ici

@@ -72,12 +72,14 @@ class TorusFabric : public Fabric {
     std::uint32_t first_link = 0;
     std::uint8_t first_vc = 0;
     std::uint8_t lane = 0;
+    RouteState first_state;       // route state after choosing the first hop
   };
   struct Segment {
     std::uint32_t msg = 0;
     std::uint32_t chip = 0;       // router the head is at
     std::uint32_t in_link = 0;    // link whose downstream buffer holds it
     std::uint32_t flits = 0;
+    std::uint32_t wire = 0;       // header + payload bytes
     Time ser = 0;
     RouteState route;
     std::uint8_t in_vc = 0;
@@ -104,6 +106,7 @@ class TorusFabric : public Fabric {
   std::vector<std::uint32_t> m_free_segs;
   std::vector<std::uint32_t> m_queued_msgs;  // per chip: messages not yet fully departed
   std::uint64_t m_in_flight = 0;
+  Time m_full_ser = 0;  // serialisation of a maximum-size packet
   Time m_now = 0;
 };
 

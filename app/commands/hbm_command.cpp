@@ -1,0 +1,156 @@
+// `mxcosim hbm`: runs the HBM model alone, from a generated request stream or
+// a DRAMsim3 / Ramulator trace, in closed loop with N requests outstanding,
+// and prints bandwidth, latency and what limited them.
+#include <cxxopts.hpp>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "command.h"
+#include "models/hbm/closed_loop.h"
+#include "models/hbm/config_loader.h"
+#include "models/hbm/hbm_model.h"
+#include "models/hbm/hbm_summary.h"
+#include "models/hbm/pattern_source.h"
+#include "models/hbm/trace_source.h"
+
+namespace mxc::app {
+
+namespace {
+
+nlohmann::json to_json(const hbm::HbmSummary& s, const std::string& config, const std::string& workload) {
+  nlohmann::json j;
+  j["schema_version"] = 1;
+  j["config"] = config;
+  j["workload"] = workload;
+  j["device"] = s.device;
+  j["stacks"] = s.stacks;
+  j["pseudo_channels"] = s.pseudo_channels;
+  j["peak_bandwidth_gbps"] = s.peak_bandwidth_gbps;
+  j["read_bandwidth_gbps"] = s.read_bandwidth_gbps;
+  j["write_bandwidth_gbps"] = s.write_bandwidth_gbps;
+  j["activate_ceiling_gbps"] = s.activate_ceiling_gbps;
+  j["avg_latency_ns"] = s.avg_latency_ns;
+  j["p50_latency_ns"] = s.p50_latency_ns;
+  j["p99_latency_ns"] = s.p99_latency_ns;
+  j["max_latency_ns"] = s.max_latency_ns;
+  j["requests"] = s.requests;
+  j["reads"] = s.reads;
+  j["writes"] = s.writes;
+  j["sim_time_ns"] = s.sim_time_ns;
+  j["wall_seconds"] = s.wall_seconds;
+  j["row_hits"] = s.row_hits;
+  j["row_misses"] = s.row_misses;
+  j["row_conflicts"] = s.row_conflicts;
+  j["activates"] = s.activates;
+  j["refreshes"] = s.refreshes;
+  j["refresh_fraction"] = s.refresh_fraction;
+  j["avg_read_queue"] = s.avg_read_queue;
+  j["avg_write_queue"] = s.avg_write_queue;
+  j["binding_constraint"] = s.binding_constraint;
+  j["top_wait"] = s.top_wait;
+  j["cpu_seconds"] = s.cpu_seconds;
+  j["controller_steps"] = s.controller_steps;
+  nlohmann::json stalls = nlohmann::json::array();
+  for (const auto& [name, share] : s.stall_share) stalls.push_back({{"constraint", name}, {"share", share}});
+  j["stall_share"] = stalls;
+  j["channel_bandwidth_gbps"] = s.channel_bandwidth_gbps;
+  j["bank_activates"] = s.bank_activates;
+  return j;
+}
+
+}  // namespace
+
+int hbm_main(int argc, char** argv) {
+  cxxopts::Options opts(argv[0], "Run the HBM transaction-level model on a generated stream or a trace.");
+  // clang-format off
+  opts.add_options()
+    ("config", "memory config YAML (e.g. configs/hbm/hbm2.yaml)", cxxopts::value<std::string>())
+    ("pattern", "generated stream: seq, random, stride, chase (one load in flight, next address from its data), "
+                "mix (random with --write-ratio, default 0.5)", cxxopts::value<std::string>())
+    ("trace", "trace file, plain or gzip: DRAMsim3 '0xADDR READ|WRITE cycle' or Ramulator 'LD|ST 0xADDR'",
+     cxxopts::value<std::string>())
+    ("trace-format", "auto, dramsim3 or ramulator", cxxopts::value<std::string>()->default_value("auto"))
+    ("requests", "requests to generate (pattern) or at most to read (trace)",
+     cxxopts::value<std::uint64_t>()->default_value("100000"))
+    ("outstanding", "requests in flight at most (closed loop)", cxxopts::value<std::uint32_t>()->default_value("64"))
+    ("size", "bytes per request (any size and alignment; split into bursts)",
+     cxxopts::value<std::uint32_t>()->default_value("64"))
+    ("stride", "address step of the stride pattern, bytes", cxxopts::value<std::uint64_t>()->default_value("4096"))
+    ("footprint", "address range of generated requests, bytes",
+     cxxopts::value<std::uint64_t>()->default_value("1073741824"))
+    ("write-ratio", "fraction of writes in generated streams (mix: default 0.5, others 0)",
+     cxxopts::value<double>())
+    ("seed", "seed of the generator (same seed + config = same results)",
+     cxxopts::value<std::uint64_t>()->default_value("1"))
+    ("refresh", "override controller.refresh: all_bank, per_bank or none", cxxopts::value<std::string>())
+    ("page-policy", "override controller.page_policy: open or closed", cxxopts::value<std::string>())
+    ("stacks", "override memory.stacks", cxxopts::value<std::uint32_t>())
+    ("check-timing", "verify every command with the independent JEDEC timing checker (slower)")
+    ("json", "write the results as JSON to this file", cxxopts::value<std::string>())
+    ("h,help", "show this help");
+  // clang-format on
+  const auto args = opts.parse(argc, argv);
+  if (args.count("help")) {
+    std::cout << opts.help() << "\nexample:\n  mxcosim hbm --config configs/hbm/hbm2.yaml --pattern seq --size 256 "
+                                "--requests 1000000 --outstanding 64 --json out.json\n";
+    return kExitPass;
+  }
+  if (!args.count("config")) throw std::invalid_argument("--config is required (see --help)");
+  if (args.count("pattern") == args.count("trace"))
+    throw std::invalid_argument("give exactly one of --pattern and --trace");
+
+  const std::string config_path = args["config"].as<std::string>();
+  hbm::MemoryConfig cfg = hbm::load_memory_config(config_path);
+  if (args.count("refresh")) {
+    const auto r = args["refresh"].as<std::string>();
+    if (r == "all_bank") cfg.controller.refresh = hbm::RefreshMode::kAllBank;
+    else if (r == "per_bank") cfg.controller.refresh = hbm::RefreshMode::kPerBank;
+    else if (r == "none") cfg.controller.refresh = hbm::RefreshMode::kNone;
+    else throw std::invalid_argument("--refresh: expected all_bank, per_bank or none, got '" + r + "'");
+  }
+  if (args.count("page-policy")) {
+    const auto p = args["page-policy"].as<std::string>();
+    if (p == "open") cfg.controller.page_policy = hbm::PagePolicy::kOpen;
+    else if (p == "closed") cfg.controller.page_policy = hbm::PagePolicy::kClosed;
+    else throw std::invalid_argument("--page-policy: expected open or closed, got '" + p + "'");
+  }
+  if (args.count("stacks")) cfg.stacks = args["stacks"].as<std::uint32_t>();
+  if (args.count("check-timing")) cfg.check_timing = true;
+  hbm::HbmModel model("hbm", cfg);
+
+  const auto requests = args["requests"].as<std::uint64_t>();
+  const auto size = args["size"].as<std::uint32_t>();
+  std::unique_ptr<hbm::RequestSource> source;
+  std::string workload;
+  if (args.count("pattern")) {
+    hbm::PatternOptions p;
+    p.pattern = args["pattern"].as<std::string>();
+    p.requests = requests;
+    p.bytes = size;
+    p.stride = args["stride"].as<std::uint64_t>();
+    p.footprint = args["footprint"].as<std::uint64_t>();
+    p.seed = args["seed"].as<std::uint64_t>();
+    p.write_ratio = args.count("write-ratio") ? args["write-ratio"].as<double>() : (p.pattern == "mix" ? 0.5 : 0.0);
+    source = std::make_unique<hbm::PatternSource>(p);
+    workload = "pattern " + p.pattern;
+  } else {
+    const auto path = args["trace"].as<std::string>();
+    source = std::make_unique<hbm::TraceSource>(path, hbm::parse_trace_format(args["trace-format"].as<std::string>()),
+                                                cfg.device.t.tCK_ps, size, requests);
+    workload = "trace " + path;
+  }
+  const hbm::LoopResult run = hbm::run_closed_loop(model, *source, args["outstanding"].as<std::uint32_t>());
+  const hbm::HbmSummary s = hbm::summarize(model, run);
+  hbm::print_summary(std::cout, s);
+  if (args.count("json")) {
+    const auto path = args["json"].as<std::string>();
+    std::ofstream out(path);
+    if (!out) throw std::runtime_error(path + ": cannot write JSON");
+    out << to_json(s, config_path, workload).dump(2) << "\n";
+  }
+  return kExitPass;
+}
+
+}  // namespace mxc::app

@@ -1,0 +1,286 @@
+// `mxcosim ici`: the ICI fabric alone. Synthetic traffic with a latency
+// versus offered load sweep, or collectives over a sweep of message sizes,
+// on the packet-level torus or the analytical fabric.
+#include <chrono>
+#include <cmath>
+#include <cxxopts.hpp>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "command.h"
+#include "models/ici/collective.h"
+#include "models/ici/collective_runner.h"
+#include "models/ici/fabric_factory.h"
+#include "models/ici/ici_config_loader.h"
+#include "models/ici/schedule_bound.h"
+#include "models/ici/traffic_run.h"
+
+namespace mxc::app {
+
+namespace {
+
+using namespace mxc::ici;
+
+/// "4096", "64KiB", "1GiB", "1.5MB": bytes (KiB = 1024, KB = 1000).
+std::uint64_t parse_size(const std::string& s) {
+  std::size_t pos = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &pos);
+  } catch (const std::exception&) {
+    throw std::invalid_argument("--bytes: cannot read a size from '" + s + "'");
+  }
+  const std::string unit = s.substr(pos);
+  double mul = 1;
+  if (unit.empty() || unit == "B") mul = 1;
+  else if (unit == "KiB") mul = 1024.0;
+  else if (unit == "MiB") mul = 1024.0 * 1024;
+  else if (unit == "GiB") mul = 1024.0 * 1024 * 1024;
+  else if (unit == "KB") mul = 1e3;
+  else if (unit == "MB") mul = 1e6;
+  else if (unit == "GB") mul = 1e9;
+  else throw std::invalid_argument("--bytes: unknown unit '" + unit + "' in '" + s + "' (B, KiB, MiB, GiB, KB, MB, GB)");
+  const double b = v * mul;
+  if (!(b >= 1) || b > 64.0 * 1024 * 1024 * 1024 || b != std::floor(b))
+    throw std::invalid_argument("--bytes: '" + s + "' must be a whole number of bytes in [1, 64 GiB]");
+  return static_cast<std::uint64_t>(b);
+}
+
+/// "1KiB,1MiB" (a list) or "1KiB:1GiB" (powers of `factor` from lo to hi).
+std::vector<std::uint64_t> parse_sizes(const std::string& s, std::uint64_t factor) {
+  std::vector<std::uint64_t> out;
+  const auto colon = s.find(':');
+  if (colon != std::string::npos) {
+    const std::uint64_t lo = parse_size(s.substr(0, colon)), hi = parse_size(s.substr(colon + 1));
+    if (lo > hi) throw std::invalid_argument("--bytes: '" + s + "' has lo > hi");
+    for (std::uint64_t b = lo; b <= hi; b *= factor) out.push_back(b);
+    return out;
+  }
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(parse_size(item));
+  if (out.empty()) throw std::invalid_argument("--bytes: no sizes in '" + s + "'");
+  return out;
+}
+
+/// "0.05:0.95:0.1" -> 0.05, 0.15, ..., 0.95.
+std::vector<double> parse_sweep(const std::string& s) {
+  std::vector<double> v;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ':')) {
+    try {
+      std::size_t pos = 0;
+      v.push_back(std::stod(item, &pos));
+      if (pos != item.size()) throw std::invalid_argument(item);
+    } catch (const std::exception&) {
+      throw std::invalid_argument("--sweep: cannot read a number from '" + item + "' in '" + s + "'");
+    }
+  }
+  if (v.size() != 3 || !(v[2] > 0) || v[0] > v[1] || !(v[0] > 0) || v[1] > 1.0)
+    throw std::invalid_argument("--sweep: expected LO:HI:STEP with 0 < LO <= HI <= 1 and STEP > 0, got '" + s + "'");
+  std::vector<double> out;
+  for (int i = 0;; ++i) {
+    const double x = v[0] + i * v[2];
+    if (x > v[1] + 1e-9) break;
+    out.push_back(std::round(x * 1e9) / 1e9);
+  }
+  return out;
+}
+
+nlohmann::json config_json(const IciConfig& c) {
+  return {{"name", c.name}, {"model", c.model}, {"dims", c.dims}, {"wrap", c.wrap},
+          {"link_gbps", c.link_gbps}, {"link_latency_ns", c.link_latency_ps / 1000.0},
+          {"router_latency_ns", c.router_latency_ps / 1000.0}, {"max_payload_bytes", c.max_payload_bytes},
+          {"header_bytes", c.header_bytes}, {"flit_bytes", c.flit_bytes}, {"vcs_per_class", c.vcs_per_class},
+          {"buffer_bytes_per_vc", c.buffer_bytes_per_vc}, {"injection_queue", c.injection_queue}};
+}
+
+std::string fmt(double v, int prec) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(prec) << v;
+  return s.str();
+}
+
+void print_rows(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows, bool csv) {
+  if (csv) {
+    for (std::size_t i = 0; i < head.size(); ++i) std::cout << (i ? "," : "") << head[i];
+    std::cout << "\n";
+    for (const auto& r : rows) {
+      for (std::size_t i = 0; i < r.size(); ++i) std::cout << (i ? "," : "") << r[i];
+      std::cout << "\n";
+    }
+    return;
+  }
+  std::vector<std::size_t> w(head.size());
+  for (std::size_t i = 0; i < head.size(); ++i) {
+    w[i] = head[i].size();
+    for (const auto& r : rows) w[i] = std::max(w[i], r[i].size());
+  }
+  auto line = [&](const std::vector<std::string>& r) {
+    for (std::size_t i = 0; i < r.size(); ++i) std::cout << (i ? "  " : "") << std::setw(static_cast<int>(w[i])) << r[i];
+    std::cout << "\n";
+  };
+  line(head);
+  for (const auto& r : rows) line(r);
+}
+
+}  // namespace
+
+int ici_main(int argc, char** argv) {
+  cxxopts::Options opts(argv[0],
+                        "Simulate the ICI fabric alone: synthetic traffic (latency versus offered load) or\n"
+                        "collectives (time versus message size, next to the alpha-beta bound).\n"
+                        "Examples:\n"
+                        "  mxcosim ici --config configs/ici/torus4x4.yaml --traffic uniform --sweep 0.05:0.95:0.1\n"
+                        "  mxcosim ici --config configs/ici/torus4x4x4.yaml --collective allreduce "
+                        "--algorithm all-axes --bytes 1GiB --json out.json");
+  // clang-format off
+  opts.add_options("fabric")
+    ("config", "ICI config YAML (see configs/ici/)", cxxopts::value<std::string>())
+    ("model", "override the config's model: torus (packet level) or analytic (alpha-beta)", cxxopts::value<std::string>());
+  opts.add_options("traffic")
+    ("traffic", "synthetic pattern: uniform, transpose, neighbour, hotspot", cxxopts::value<std::string>())
+    ("sweep", "offered loads LO:HI:STEP, fractions of a chip's total outgoing link bandwidth", cxxopts::value<std::string>())
+    ("load", "a single offered load (instead of --sweep)", cxxopts::value<double>())
+    ("packet-bytes", "payload bytes per synthetic packet", cxxopts::value<std::uint32_t>()->default_value("1024"))
+    ("hotspot-chip", "destination chip of hotspot traffic", cxxopts::value<std::uint32_t>()->default_value("0"))
+    ("hotspot-fraction", "share of packets sent to the hotspot (rest uniform)", cxxopts::value<double>()->default_value("0.2"))
+    ("warmup-ns", "warm-up time before measuring", cxxopts::value<double>()->default_value("20000"))
+    ("measure-ns", "measurement window", cxxopts::value<double>()->default_value("50000"))
+    ("drain-ns", "longest wait for measured packets after the window", cxxopts::value<double>()->default_value("200000"))
+    ("seed", "seed of the traffic generators", cxxopts::value<std::uint64_t>()->default_value("1"));
+  opts.add_options("collective")
+    ("collective", "allreduce, reducescatter, allgather or alltoall", cxxopts::value<std::string>())
+    ("algorithm", "ring, bidir-ring, dim (dimension by dimension) or all-axes", cxxopts::value<std::string>()->default_value("dim"))
+    ("bytes", "data per chip: a list (64KiB,1MiB) or a range LO:HI stepped by --bytes-factor", cxxopts::value<std::string>()->default_value("1MiB"))
+    ("bytes-factor", "multiplier between sizes of a LO:HI range", cxxopts::value<std::uint64_t>()->default_value("4"));
+  opts.add_options("output")
+    ("csv", "print CSV instead of a table")
+    ("json", "write the results as JSON to FILE", cxxopts::value<std::string>())
+    ("h,help", "show this help");
+  // clang-format on
+  cxxopts::ParseResult args;
+  try {
+    args = opts.parse(argc, argv);
+  } catch (const cxxopts::exceptions::exception& e) {
+    std::cerr << argv[0] << ": " << e.what() << "\n";
+    return kExitUsage;
+  }
+  if (args.count("help")) {
+    std::cout << opts.help() << "\n";
+    return kExitPass;
+  }
+  if (!args.count("config")) {
+    std::cerr << argv[0] << ": --config FILE is required (e.g. configs/ici/torus4x4.yaml)\n";
+    return kExitUsage;
+  }
+  if (args.count("traffic") == args.count("collective")) {
+    std::cerr << argv[0] << ": give exactly one of --traffic or --collective\n";
+    return kExitUsage;
+  }
+  if (!args.unmatched().empty()) {
+    std::cerr << argv[0] << ": unexpected argument '" << args.unmatched().front() << "'\n";
+    return kExitUsage;
+  }
+  IciConfig cfg = load_ici_config(args["config"].as<std::string>());
+  if (args.count("model")) {
+    cfg.model = args["model"].as<std::string>();
+    cfg.validate();
+  }
+  const Topology topo(cfg.dims, cfg.wrap);
+  const bool csv = args.count("csv") > 0;
+  nlohmann::json out;
+  out["schema_version"] = 1;
+  out["config"] = config_json(cfg);
+  out["config_file"] = args["config"].as<std::string>();
+  const auto wall0 = std::chrono::steady_clock::now();
+
+  if (args.count("traffic")) {
+    const TrafficKind kind = parse_traffic(args["traffic"].as<std::string>());
+    std::vector<double> loads;
+    if (args.count("sweep") && args.count("load")) throw std::invalid_argument("give --sweep or --load, not both");
+    if (args.count("load")) loads = {args["load"].as<double>()};
+    else loads = parse_sweep(args.count("sweep") ? args["sweep"].as<std::string>() : "0.05:0.95:0.1");
+    TrafficParams prm;
+    prm.packet_bytes = args["packet-bytes"].as<std::uint32_t>();
+    auto ns = [&](const char* k) {
+      const double v = args[k].as<double>();
+      if (!(v >= 0) || v > 1e12) throw std::invalid_argument(std::string("--") + k + " must be in [0, 1e12]");
+      return static_cast<Time>(std::llround(v * 1000));
+    };
+    prm.warmup_ps = ns("warmup-ns");
+    prm.measure_ps = ns("measure-ns");
+    prm.drain_limit_ps = ns("drain-ns");
+    prm.seed = args["seed"].as<std::uint64_t>();
+    const TrafficPattern pattern(kind, topo, args["hotspot-chip"].as<std::uint32_t>(),
+                                 args["hotspot-fraction"].as<double>());
+    std::vector<std::vector<std::string>> rows;
+    auto& pts = out["traffic"]["points"] = nlohmann::json::array();
+    out["traffic"]["pattern"] = to_string(kind);
+    out["traffic"]["packet_bytes"] = prm.packet_bytes;
+    out["traffic"]["seed"] = prm.seed;
+    for (double load : loads) {
+      prm.load = load;
+      auto fabric = make_fabric(cfg);
+      const TrafficPoint p = run_traffic(*fabric, topo, pattern, static_cast<double>(cfg.link_bytes_per_s()), prm);
+      pts.push_back({{"offered_load", p.offered_load}, {"accepted_load", p.accepted_load},
+                     {"avg_latency_ns", p.avg_latency_ns}, {"max_latency_ns", p.max_latency_ns},
+                     {"measured_packets", p.measured}, {"delivered_packets", p.delivered},
+                     {"saturated", p.saturated}});
+      rows.push_back({fmt(p.offered_load, 3), fmt(p.accepted_load, 3), fmt(p.avg_latency_ns, 1),
+                      fmt(p.max_latency_ns, 1), std::to_string(p.measured), p.saturated ? "yes" : "no"});
+    }
+    if (!csv)
+      std::cout << topo.describe() << ", " << cfg.model << " model, " << to_string(kind) << " traffic, "
+                << prm.packet_bytes << " B packets\n";
+    print_rows({"offered_load", "accepted_load", "avg_latency_ns", "max_latency_ns", "packets", "saturated"}, rows,
+               csv);
+  } else {
+    const Collective coll = parse_collective(args["collective"].as<std::string>());
+    const Algorithm alg = parse_algorithm(args["algorithm"].as<std::string>());
+    const std::uint64_t factor = args["bytes-factor"].as<std::uint64_t>();
+    if (factor < 2) throw std::invalid_argument("--bytes-factor must be >= 2");
+    const auto sizes = parse_sizes(args["bytes"].as<std::string>(), factor);
+    std::vector<std::vector<std::string>> rows;
+    auto& list = out["collectives"] = nlohmann::json::array();
+    for (std::uint64_t bytes : sizes) {
+      const Schedule s = build_schedule(coll, alg, topo, bytes);
+      const BoundTerms bound = schedule_bound(s, topo, cfg);
+      auto fabric = make_fabric(cfg);
+      CollectiveRunner runner(*fabric, topo);
+      const auto t0 = std::chrono::steady_clock::now();
+      const CollectiveRun run = runner.run(s);
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double time_ns = static_cast<double>(run.time_ps()) / 1000.0;
+      const double bound_ns = static_cast<double>(bound.total_ps) / 1000.0;
+      list.push_back({{"collective", to_string(coll)}, {"algorithm", to_string(alg)}, {"bytes", bytes},
+                      {"time_ns", time_ns}, {"bound_time_ns", bound_ns},
+                      {"latency_term_ns", bound.latency_ps / 1000.0},
+                      {"bandwidth_term_ns", bound.bandwidth_ps / 1000.0}, {"messages", run.messages},
+                      {"wall_seconds", wall}});
+      rows.push_back({std::to_string(bytes), fmt(time_ns, 1), fmt(bound_ns, 1),
+                      fmt(time_ns > 0 ? bound_ns / time_ns : 1.0, 3),
+                      fmt(time_ns > 0 ? static_cast<double>(bytes) / time_ns : 0.0, 2), fmt(wall, 2)});
+    }
+    if (!csv)
+      std::cout << topo.describe() << ", " << cfg.model << " model, " << to_string(coll) << " by "
+                << to_string(alg) << "\n";
+    print_rows({"bytes", "time_ns", "bound_time_ns", "bound/time", "GB/s_per_chip", "wall_s"}, rows, csv);
+  }
+  out["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  if (args.count("json")) {
+    const std::string path = args["json"].as<std::string>();
+    std::ofstream f(path);
+    if (!f) throw std::runtime_error("cannot write --json file '" + path + "'");
+    f << out.dump(2) << "\n";
+  }
+  return kExitPass;
+}
+
+}  // namespace mxc::app

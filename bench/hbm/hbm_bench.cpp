@@ -1,0 +1,94 @@
+// hbm_bench: measures the HBM model against its bandwidth ceilings and its
+// own speed. Run on demand:  hbm_bench [--requests N] [--config FILE]
+// Every row prints the measured value, the ceiling it is compared with and
+// the ratio; the speed rows print requests per CPU second of this process
+// (the machine is shared, so wall time is printed too but not used).
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "models/hbm/closed_loop.h"
+#include "models/hbm/config_loader.h"
+#include "models/hbm/hbm_summary.h"
+#include "models/hbm/pattern_source.h"
+
+using namespace mxc;
+using namespace mxc::hbm;
+
+namespace {
+
+struct Case {
+  const char* name;
+  const char* pattern;
+  std::uint32_t bytes;
+  std::uint32_t outstanding;
+  RefreshMode refresh;
+  PagePolicy page;
+  std::uint32_t faw;  // 0 = preset
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::uint64_t requests = 1000000;
+  std::string config = std::string(MXCOSIM_SOURCE_DIR) + "/configs/hbm/hbm2.yaml";
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--requests") && i + 1 < argc) requests = std::stoull(argv[++i]);
+    else if (!std::strcmp(argv[i], "--config") && i + 1 < argc) config = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: hbm_bench [--requests N] [--config FILE]\n");
+      return 2;
+    }
+  }
+  const MemoryConfig base = load_memory_config(config);
+  const HbmTiming& t = base.device.t;
+  const double peak = base.device.peak_gbps() * base.stacks;
+  const double pcs = base.device.org.pcs() * base.stacks;
+  const double tck_ns = static_cast<double>(t.tCK_ps) / 1000.0;
+  std::printf("hbm_bench: %s (%s), %.1f GB/s peak, %llu requests per case\n\n", base.device.name.c_str(),
+              config.c_str(), peak, static_cast<unsigned long long>(requests));
+
+  const Case cases[] = {
+      {"seq read 256 B, all-bank refresh", "seq", 256, 64, RefreshMode::kAllBank, PagePolicy::kOpen, 0},
+      {"seq read 256 B, per-bank refresh", "seq", 256, 64, RefreshMode::kPerBank, PagePolicy::kOpen, 0},
+      {"seq read 64 B, all-bank refresh", "seq", 64, 64, RefreshMode::kAllBank, PagePolicy::kOpen, 0},
+      {"random read 64 B, all-bank refresh", "random", 64, 64, RefreshMode::kAllBank, PagePolicy::kOpen, 0},
+      {"random read 32 B, 1024 in flight", "random", 32, 1024, RefreshMode::kAllBank, PagePolicy::kClosed, 0},
+      {"random read 32 B, tFAW=30, 1024 in flight", "random", 32, 1024, RefreshMode::kAllBank, PagePolicy::kClosed, 30},
+      {"random read 32 B, tFAW=30, 64 in flight", "random", 32, 64, RefreshMode::kAllBank, PagePolicy::kClosed, 30},
+  };
+  std::printf("%-44s %9s %9s %7s %8s %8s %9s %9s  %s\n", "case", "GB/s", "ceiling", "ratio", "lat ns", "p99 ns",
+              "Mreq/cpu-s", "Mreq/wall-s", "binding");
+  for (const Case& c : cases) {
+    MemoryConfig cfg = base;
+    cfg.controller.refresh = c.refresh;
+    cfg.controller.page_policy = c.page;
+    if (c.faw) cfg.device.t.FAW = c.faw;
+    HbmModel model("hbm", cfg);
+    PatternOptions p;
+    p.pattern = c.pattern;
+    p.bytes = c.bytes;
+    p.requests = requests;
+    PatternSource src(p);
+    const LoopResult run = run_closed_loop(model, src, c.outstanding);
+    const HbmSummary s = summarize(model, run);
+    const double bw = s.read_bandwidth_gbps + s.write_bandwidth_gbps;
+    // Sequential: the data bus. Random: activates, each fetching one
+    // request (bursts of a request share a row): PCs x 4 x bytes / tFAW, and
+    // no more than one ACT per tRRD_S; never above the data bus.
+    double ceiling = peak;
+    if (std::string(c.pattern) == "random") {
+      const double act_per_ns = std::min(4.0 / cfg.device.t.FAW, 1.0 / cfg.device.t.RRD_S) / tck_ns;
+      ceiling = std::min(peak, pcs * act_per_ns * c.bytes);
+    }
+    std::printf("%-44s %9.2f %9.2f %6.1f%% %8.1f %8.1f %9.2f %9.2f  %s\n", c.name, bw, ceiling, 100.0 * bw / ceiling,
+                s.avg_latency_ns, s.p99_latency_ns, run.cpu_seconds > 0 ? s.requests / run.cpu_seconds / 1e6 : 0.0,
+                s.requests_per_second / 1e6, s.binding_constraint.c_str());
+    std::fflush(stdout);
+  }
+  std::printf(
+      "\nA window of W requests of B bytes at mean latency L carries at most W x B / L (Little's law);\n"
+      "the 'lat ns' column lets each row be checked against it.\n");
+  return 0;
+}

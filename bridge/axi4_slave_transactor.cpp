@@ -1,0 +1,263 @@
+#include "bridge/axi4_slave_transactor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace mxc {
+
+namespace {
+
+constexpr std::uint64_t k4KiB = 4096;
+
+std::string hex(std::uint64_t v) {
+  std::ostringstream os;
+  os << "0x" << std::hex << v;
+  return os.str();
+}
+
+// Independent streams per channel: changing one probability leaves the
+// others' sequences unchanged.
+std::mt19937_64 stream(std::uint64_t seed, std::uint64_t channel) {
+  return std::mt19937_64(seed ^ (0x9e3779b97f4a7c15ULL * (channel + 1)));
+}
+
+}  // namespace
+
+Axi4SlaveTransactor::Axi4SlaveTransactor(Axi4SlaveConfig cfg, MemoryTarget& mem)
+    : m_cfg(std::move(cfg)),
+      m_mem(mem),
+      m_rng_ar(stream(m_cfg.seed, 0)),
+      m_rng_aw(stream(m_cfg.seed, 1)),
+      m_rng_w(stream(m_cfg.seed, 2)),
+      m_rng_r(stream(m_cfg.seed, 3)),
+      m_rng_b(stream(m_cfg.seed, 4)),
+      m_rng_pick(stream(m_cfg.seed, 5)) {
+  const auto fail = [&](const std::string& why) { throw std::invalid_argument(m_cfg.name + ": " + why); };
+  const std::uint32_t bb = m_cfg.beat_bytes;
+  if (bb == 0 || (bb & (bb - 1)) != 0 || bb > k4KiB) fail("beat_bytes must be a power of two <= 4096");
+  if (m_cfg.request_bytes % bb != 0) fail("request_bytes must be a multiple of beat_bytes");
+  if (m_cfg.max_read_bursts == 0 || m_cfg.max_write_bursts == 0) fail("max_read/write_bursts must be >= 1");
+  const Axi4Backpressure& bp = m_cfg.backpressure;
+  for (double p : {bp.arready_low, bp.awready_low, bp.wready_low, bp.rvalid_gap, bp.bvalid_gap})
+    if (!(p >= 0.0 && p < 1.0)) fail("backpressure probabilities must be in [0, 1)");
+  m_mem.set_completion([this](const MemResponse& r) { on_response(r); });
+}
+
+bool Axi4SlaveTransactor::chance(std::mt19937_64& rng, double p) {
+  if (p <= 0.0) return false;  // no draw: timing runs consume no randomness
+  // Raw 64-bit output against p * 2^64 (no std:: distribution: portable bits).
+  const long double threshold = std::ldexp(static_cast<long double>(p), 64);
+  return static_cast<long double>(rng()) < threshold;
+}
+
+template <class Ready>
+std::uint64_t Axi4SlaveTransactor::pick(const std::map<std::uint32_t, std::deque<std::uint64_t>>& queues,
+                                        Ready ready) {
+  std::vector<std::uint64_t> candidates;  // in ID order: deterministic
+  for (const auto& [id, q] : queues)
+    if (!q.empty() && ready(m_bursts.at(q.front()))) candidates.push_back(q.front());
+  if (candidates.empty()) return kNone;
+  if (candidates.size() == 1) return candidates.front();
+  return candidates[m_rng_pick() % candidates.size()];
+}
+
+void Axi4SlaveTransactor::drive(Axi4SlaveSignals& out) {
+  const Axi4Backpressure& bp = m_cfg.backpressure;
+  const bool ar_low = chance(m_rng_ar, bp.arready_low);
+  const bool aw_low = chance(m_rng_aw, bp.awready_low);
+  const bool w_low = chance(m_rng_w, bp.wready_low);
+  out.arready = !ar_low && m_open_reads < m_cfg.max_read_bursts;
+  out.awready = !aw_low && m_open_writes < m_cfg.max_write_bursts;
+  out.wready = !w_low && (!m_w_order.empty() || m_early_w.size() < m_cfg.max_early_w_beats);
+
+  // R: a beat once offered stays offered, unchanged, until taken.
+  if (m_r_current == kNone && !chance(m_rng_r, bp.rvalid_gap))
+    m_r_current = pick(m_reads_by_id, [](const Burst& b) { return b.beat_ready[b.beats_done]; });
+  out.rvalid = m_r_current != kNone;
+  out.rresp = kAxiRespOkay;
+  out.rdata.assign(m_cfg.beat_bytes, 0);
+  if (out.rvalid) {
+    const Burst& b = m_bursts.at(m_r_current);
+    const auto first = b.data.begin() + std::ptrdiff_t{b.beats_done} * m_cfg.beat_bytes;
+    std::copy(first, first + m_cfg.beat_bytes, out.rdata.begin());
+    out.rid = b.id;
+    out.rlast = b.beats_done + 1 == b.beats;
+  } else {
+    out.rid = 0;
+    out.rlast = false;
+  }
+
+  if (m_b_current == kNone && !chance(m_rng_b, bp.bvalid_gap))
+    m_b_current = pick(m_writes_by_id, [](const Burst& b) { return b.beats_done == b.beats && b.pieces_done == b.pieces; });
+  out.bvalid = m_b_current != kNone;
+  out.bid = out.bvalid ? m_bursts.at(m_b_current).id : 0;
+  out.bresp = kAxiRespOkay;
+}
+
+void Axi4SlaveTransactor::check_burst(const char* ch, std::uint32_t id, std::uint64_t addr, std::uint32_t len,
+                                      std::uint32_t size, std::uint32_t burst) const {
+  const auto fail = [&](const std::string& why) {
+    throw std::runtime_error(m_cfg.name + ": " + ch + " id " + std::to_string(id) + " addr " + hex(addr) + " len " +
+                             std::to_string(len) + ": " + why);
+  };
+  if (burst != kAxiBurstIncr) fail("burst type " + std::to_string(burst) + " unsupported (only INCR = 1)");
+  if (size > 12 || (std::uint32_t{1} << size) != m_cfg.beat_bytes)
+    fail("size " + std::to_string(size) + " unsupported (the bus beat is " + std::to_string(m_cfg.beat_bytes) +
+         " bytes)");
+  if (len > 255) fail("AxLEN above 255 (more than 256 beats)");
+  if (addr % m_cfg.beat_bytes != 0) fail("address not aligned to the beat");
+  const std::uint64_t bytes = std::uint64_t{len + 1} * m_cfg.beat_bytes;
+  if (addr % k4KiB + bytes > k4KiB) fail("burst of " + std::to_string(bytes) + " bytes crosses a 4 KiB boundary");
+}
+
+std::uint64_t Axi4SlaveTransactor::accept_burst(bool write, std::uint32_t id, std::uint64_t addr, std::uint32_t len,
+                                                Time now) {
+  const std::uint64_t serial = m_next_serial++;
+  Burst& b = m_bursts[serial];
+  b.write = write;
+  b.id = id;
+  b.addr = addr;
+  b.beats = len + 1;
+  b.data.assign(std::size_t{b.beats} * m_cfg.beat_bytes, 0);
+  if (write) {
+    b.strb.assign(b.data.size(), false);
+    m_writes_by_id[id].push_back(serial);
+    m_w_order.push_back(serial);
+    ++m_open_writes;
+    ++s_write_bursts;
+  } else {
+    b.beat_ready.assign(b.beats, false);
+    m_reads_by_id[id].push_back(serial);
+    ++m_open_reads;
+    ++s_read_bursts;
+    make_requests(serial, now);
+  }
+  return serial;
+}
+
+void Axi4SlaveTransactor::make_requests(std::uint64_t serial, Time now) {
+  Burst& b = m_bursts.at(serial);
+  const std::uint32_t total = static_cast<std::uint32_t>(b.data.size());
+  const std::uint32_t step = m_cfg.request_bytes == 0 ? total : m_cfg.request_bytes;
+  for (std::uint32_t off = 0; off < total; off += step) {
+    const std::uint32_t n = std::min(step, total - off);
+    MemRequest req;
+    if (b.write) {
+      req = MemRequest::make_write(m_next_req, b.addr + off,
+                                   std::vector<std::uint8_t>(b.data.begin() + off, b.data.begin() + off + n));
+      const auto sb = b.strb.begin() + off, se = sb + n;
+      if (!std::all_of(sb, se, [](bool e) { return e; })) req.byte_enable.assign(sb, se);
+    } else {
+      req = MemRequest::make_read(m_next_req, b.addr + off, n);
+    }
+    req.source = m_cfg.source;
+    req.issue = now;
+    m_pieces[m_next_req] = Piece{serial, off};
+    ++m_next_req;
+    ++b.pieces;
+    (b.write ? m_write_queue : m_read_queue).push_back(std::move(req));
+  }
+}
+
+void Axi4SlaveTransactor::take_w_beat(const std::vector<std::uint8_t>& data, const std::vector<bool>& strb,
+                                      bool last, Time now) {
+  const std::uint64_t serial = m_w_order.front();
+  Burst& b = m_bursts.at(serial);
+  const std::uint32_t beat = b.beats_done;
+  const bool expect_last = beat + 1 == b.beats;
+  if (last != expect_last)
+    throw std::runtime_error(m_cfg.name + ": W beat " + std::to_string(beat + 1) + " of AW id " + std::to_string(b.id) +
+                             " addr " + hex(b.addr) + " (AWLEN+1 = " + std::to_string(b.beats) + "): WLAST " +
+                             (last ? "set before the last beat" : "missing on the last beat"));
+  const std::size_t off = std::size_t{beat} * m_cfg.beat_bytes;
+  for (std::size_t i = 0; i < m_cfg.beat_bytes; ++i) {
+    b.data[off + i] = i < data.size() ? data[i] : 0;
+    b.strb[off + i] = i < strb.size() && strb[i];
+    if (b.strb[off + i]) ++s_bytes_written;
+  }
+  ++b.beats_done;
+  ++s_write_beats;
+  if (expect_last) {
+    m_w_order.pop_front();
+    make_requests(serial, now);  // the burst's data is complete: to memory
+  }
+}
+
+void Axi4SlaveTransactor::on_edge(const Axi4MasterSignals& m, const Axi4SlaveSignals& s, Time now) {
+  if (m.arvalid && s.arready) {
+    check_burst("AR", m.arid, m.araddr, m.arlen, m.arsize, m.arburst);
+    accept_burst(false, m.arid, m.araddr, m.arlen, now);
+  }
+  if (m.awvalid && s.awready) {
+    check_burst("AW", m.awid, m.awaddr, m.awlen, m.awsize, m.awburst);
+    accept_burst(true, m.awid, m.awaddr, m.awlen, now);
+    // Beats that arrived ahead of their address belong to the oldest burst.
+    while (!m_early_w.empty() && !m_w_order.empty()) {
+      take_w_beat(m_early_w.front().data, m_early_w.front().strb, m_early_w.front().last, now);
+      m_early_w.pop_front();
+    }
+  }
+  if (m.wvalid && s.wready) {
+    if (m.wdata.size() != m_cfg.beat_bytes)
+      throw std::runtime_error(m_cfg.name + ": W beat of " + std::to_string(m.wdata.size()) + " bytes on a " +
+                               std::to_string(m_cfg.beat_bytes) + "-byte bus");
+    if (m_w_order.empty())
+      m_early_w.push_back(WBeat{m.wdata, m.wstrb, m.wlast});
+    else
+      take_w_beat(m.wdata, m.wstrb, m.wlast, now);
+  }
+  if (s.rvalid && m.rready && m_r_current != kNone) {
+    const std::uint64_t serial = m_r_current;
+    Burst& b = m_bursts.at(serial);
+    if (m_r_last != kNone && m_r_last != serial && m_bursts.count(m_r_last)) ++s_read_interleavings;
+    ++b.beats_done;
+    ++s_read_beats;
+    s_bytes_read += m_cfg.beat_bytes;
+    m_r_current = kNone;
+    m_r_last = serial;
+    if (b.beats_done == b.beats) {
+      m_reads_by_id[b.id].pop_front();
+      m_bursts.erase(serial);
+      --m_open_reads;
+    }
+  }
+  if (s.bvalid && m.bready && m_b_current != kNone) {
+    const std::uint64_t serial = m_b_current;
+    m_writes_by_id[m_bursts.at(serial).id].pop_front();
+    m_bursts.erase(serial);
+    --m_open_writes;
+    m_b_current = kNone;
+  }
+
+  // One read and one write request offered per edge; refused ones wait.
+  if (!m_read_queue.empty() && m_mem.send(m_read_queue.front(), now)) {
+    m_read_queue.pop_front();
+    ++s_requests;
+  }
+  if (!m_write_queue.empty() && m_mem.send(m_write_queue.front(), now)) {
+    m_write_queue.pop_front();
+    ++s_requests;
+  }
+}
+
+void Axi4SlaveTransactor::on_response(const MemResponse& r) {
+  const auto it = m_pieces.find(r.id);
+  if (it == m_pieces.end())
+    throw std::logic_error(m_cfg.name + ": completion for unknown request " + std::to_string(r.id));
+  const Piece piece = it->second;
+  m_pieces.erase(it);
+  Burst& b = m_bursts.at(piece.burst);
+  ++b.pieces_done;
+  if (!b.write) {
+    if (r.data.size() != r.bytes)
+      throw std::logic_error(m_cfg.name + ": read completion " + std::to_string(r.id) + " carries " +
+                             std::to_string(r.data.size()) + " bytes, expected " + std::to_string(r.bytes));
+    std::copy(r.data.begin(), r.data.end(), b.data.begin() + piece.offset);
+    for (std::uint32_t k = piece.offset / m_cfg.beat_bytes; k < (piece.offset + r.bytes) / m_cfg.beat_bytes; ++k)
+      b.beat_ready[k] = true;
+  }
+}
+
+}  // namespace mxc

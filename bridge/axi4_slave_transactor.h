@@ -1,0 +1,140 @@
+#pragma once
+// Axi4SlaveTransactor: the slave end of an AXI4 master (the tile's DMA port),
+// turning bursts into MemRequests for a MemoryTarget that may run in another
+// clock domain, and the MemoryTarget's completions back into R beats and B
+// responses on the tile clock.
+//
+// Per tile cycle the owner of the verilated master calls
+//   1. drive(out)            before the rising edge: the slave's outputs;
+//   2. (writes them to the pins, eval(), reads the master's pins;)
+//   3. on_edge(m, s, now)    every channel with valid && ready in (m, s) is a
+//                            handshake at this edge; new MemRequests are
+//                            offered to the target with time `now`.
+// A completion the target delivers (from its advance_to) at any time is used
+// by the next drive(). Requests the target refuses are offered again at the
+// following edges, in order (one read and one write request per edge).
+//
+// Ordering (AXI4): R beats of one ID come in AR order; beats of different IDs
+// interleave, the ID of each beat drawn by a seeded generator among the IDs
+// whose next beat has data. B responses per ID in AW order, after every
+// MemRequest of the burst completed. W beats are matched to AW bursts in AW
+// order, and may precede their AW (up to max_early_w_beats).
+//
+// Bursts become MemRequests of request_bytes (a multiple of the beat; 0 = one
+// request per burst); since a legal burst never crosses 4 KiB, neither does a
+// request. Write requests carry a byte mask only when a WSTRB bit was low.
+//
+// Illegal master behaviour that is cheap to see throws std::runtime_error:
+// a burst crossing 4 KiB, AxLEN > 255, a burst type other than INCR, a size
+// other than the bus width, an unaligned address, WLAST not on beat AWLEN+1.
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bridge/axi4_signals.h"
+#include "models/core/memory_target.h"
+
+namespace mxc {
+
+/// Probabilities of seeded random backpressure per channel, each in [0, 1).
+struct Axi4Backpressure {
+  double arready_low = 0.0;  ///< ARREADY low in a cycle.
+  double awready_low = 0.0;  ///< AWREADY low in a cycle.
+  double wready_low = 0.0;   ///< WREADY low in a cycle.
+  double rvalid_gap = 0.0;   ///< No R beat offered in a cycle although one is ready.
+  double bvalid_gap = 0.0;   ///< No B offered in a cycle although one is ready.
+};
+
+struct Axi4SlaveConfig {
+  std::string name = "axi";
+  std::uint32_t beat_bytes = 32;        ///< Data bus width in bytes (power of two).
+  std::uint32_t request_bytes = 0;      ///< MemRequest size (multiple of beat_bytes); 0 = one per burst.
+  std::uint32_t max_read_bursts = 64;   ///< Read bursts accepted and not fully returned; ARREADY low at the limit.
+  std::uint32_t max_write_bursts = 64;  ///< Write bursts accepted and not answered; AWREADY low at the limit.
+  std::uint32_t max_early_w_beats = 256;  ///< W beats held before their AW arrives.
+  std::uint32_t source = 0;             ///< MemRequest::source of this port's traffic.
+  std::uint64_t seed = 1;               ///< Seeds backpressure and the choice among ready IDs.
+  Axi4Backpressure backpressure;        ///< Default: none (timing runs).
+};
+
+class Axi4SlaveTransactor {
+ public:
+  /// Installs itself as `mem`'s completion callback.
+  Axi4SlaveTransactor(Axi4SlaveConfig cfg, MemoryTarget& mem);
+
+  /// The slave's outputs for the coming edge; call once per cycle.
+  void drive(Axi4SlaveSignals& out);
+  /// Processes the handshakes of the edge at `now` (m: master pins, s: what drive() returned).
+  void on_edge(const Axi4MasterSignals& m, const Axi4SlaveSignals& s, Time now);
+
+  /// No burst accepted and not finished, and no early W beat held.
+  bool idle() const { return m_bursts.empty() && m_early_w.empty(); }
+  const Axi4SlaveConfig& config() const { return m_cfg; }
+
+  std::uint64_t read_bursts() const { return s_read_bursts; }
+  std::uint64_t write_bursts() const { return s_write_bursts; }
+  std::uint64_t read_beats() const { return s_read_beats; }
+  std::uint64_t write_beats() const { return s_write_beats; }
+  std::uint64_t bytes_read() const { return s_bytes_read; }
+  std::uint64_t bytes_written() const { return s_bytes_written; }  ///< Bytes with WSTRB set.
+  std::uint64_t requests() const { return s_requests; }           ///< MemRequests accepted by the target.
+  /// R beats whose ID differs from the previous beat's while that burst was unfinished.
+  std::uint64_t read_interleavings() const { return s_read_interleavings; }
+
+ private:
+  struct Burst {
+    bool write = false;
+    std::uint32_t id = 0;
+    std::uint64_t addr = 0;
+    std::uint32_t beats = 0;
+    std::vector<std::uint8_t> data;
+    std::vector<bool> strb;
+    std::vector<bool> beat_ready;   // reads: data of this beat arrived
+    std::uint32_t beats_done = 0;   // reads: beats sent on R; writes: beats received on W
+    std::uint32_t pieces = 0, pieces_done = 0;
+  };
+  struct Piece {
+    std::uint64_t burst = 0;   // serial of its burst
+    std::uint32_t offset = 0;  // bytes into the burst
+  };
+
+  void check_burst(const char* ch, std::uint32_t id, std::uint64_t addr, std::uint32_t len, std::uint32_t size,
+                   std::uint32_t burst) const;
+  std::uint64_t accept_burst(bool write, std::uint32_t id, std::uint64_t addr, std::uint32_t len, Time now);
+  void take_w_beat(const std::vector<std::uint8_t>& data, const std::vector<bool>& strb, bool last, Time now);
+  void make_requests(std::uint64_t serial, Time now);
+  void on_response(const MemResponse& r);
+  bool chance(std::mt19937_64& rng, double p);
+  /// Serial of a burst, chosen among the IDs whose head burst in `queues` satisfies ready().
+  template <class Ready>
+  std::uint64_t pick(const std::map<std::uint32_t, std::deque<std::uint64_t>>& queues, Ready ready);
+
+  Axi4SlaveConfig m_cfg;
+  MemoryTarget& m_mem;
+  std::map<std::uint64_t, Burst> m_bursts;  // by serial (acceptance order)
+  std::map<std::uint32_t, std::deque<std::uint64_t>> m_reads_by_id, m_writes_by_id;
+  std::deque<std::uint64_t> m_w_order;      // write bursts still receiving W beats, AW order
+  struct WBeat {
+    std::vector<std::uint8_t> data;
+    std::vector<bool> strb;
+    bool last = false;
+  };
+  std::deque<WBeat> m_early_w;
+  std::deque<MemRequest> m_read_queue, m_write_queue;  // not yet accepted by the target
+  std::map<std::uint64_t, Piece> m_pieces;             // by MemRequest id, in the target
+  std::uint64_t m_next_serial = 0, m_next_req = 0;
+  std::uint32_t m_open_reads = 0, m_open_writes = 0;
+  std::uint64_t m_r_current = kNone, m_b_current = kNone;  // offered, awaiting ready
+  std::uint64_t m_r_last = kNone;                          // burst of the previous R beat
+  std::mt19937_64 m_rng_ar, m_rng_aw, m_rng_w, m_rng_r, m_rng_b, m_rng_pick;
+
+  std::uint64_t s_read_bursts = 0, s_write_bursts = 0, s_read_beats = 0, s_write_beats = 0;
+  std::uint64_t s_bytes_read = 0, s_bytes_written = 0, s_requests = 0, s_read_interleavings = 0;
+
+  static constexpr std::uint64_t kNone = ~std::uint64_t{0};
+};
+
+}  // namespace mxc

@@ -1,0 +1,72 @@
+#include "models/hbm/closed_loop.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <stdexcept>
+
+namespace mxc::hbm {
+
+LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t outstanding) {
+  if (outstanding == 0) throw std::invalid_argument("outstanding must be > 0");
+  const auto wall0 = std::chrono::steady_clock::now();
+  const std::clock_t cpu0 = std::clock();
+  LoopResult res;
+  res.outstanding = outstanding;
+  std::uint64_t in_flight = 0;
+  Time last = 0;
+  model.set_completion([&](const MemResponse& r) {
+    --in_flight;
+    ++res.requests;
+    last = std::max(last, r.complete);
+    source.on_complete(r);
+  });
+
+  Time now = 0;
+  SourceItem item;
+  bool have = false, ended = false;
+  MemRequest req;
+  std::uint64_t id = 0;
+  for (;;) {
+    // Offer as many requests as the window and the model take now.
+    while (in_flight < outstanding && !ended) {
+      if (!have) {
+        const auto n = source.next(item);
+        if (n == RequestSource::Next::kEnd) {
+          ended = true;
+          break;
+        }
+        if (n == RequestSource::Next::kWait) break;
+        have = true;
+        req.id = id++;
+        req.issue = std::max(item.at, now);
+        req.addr = item.addr;
+        req.bytes = item.bytes;
+        req.write = item.write;
+        if (item.write) req.data.assign(item.bytes, static_cast<std::uint8_t>(req.id));
+        else req.data.clear();
+      }
+      if (req.issue > now) break;
+      if (!model.send(req, now)) break;
+      have = false;
+      ++in_flight;
+    }
+    const Time t_model = model.next_event_time();
+    const Time t_source = (have && in_flight < outstanding && req.issue > now) ? req.issue : kNever;
+    const Time t = std::min(t_model, t_source);
+    if (t == kNever) {
+      if (in_flight || have || !ended)
+        throw std::logic_error("closed loop stalled with " + std::to_string(in_flight) + " requests in flight");
+      break;
+    }
+    now = std::max(now, t);
+    if (t_model <= now) model.advance_to(now);
+  }
+  model.finish(last);
+  res.sim_time_ps = last;
+  res.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  res.cpu_seconds = static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC;
+  return res;
+}
+
+}  // namespace mxc::hbm

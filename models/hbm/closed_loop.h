@@ -1,0 +1,24 @@
+#pragma once
+// Drives an HbmModel from a RequestSource in closed loop: at most
+// `outstanding` requests in flight, each offered as soon as a slot is free
+// (and not before its trace time), refused offers retried at the model's
+// next event. Event to event, never cycle by cycle.
+#include <cstdint>
+
+#include "models/hbm/hbm_model.h"
+#include "models/hbm/request_source.h"
+
+namespace mxc::hbm {
+
+struct LoopResult {
+  std::uint64_t requests = 0;
+  Time sim_time_ps = 0;     ///< Time of the last completion.
+  double wall_seconds = 0;  ///< Host time spent (reported only, never used in results).
+  double cpu_seconds = 0;   ///< Host CPU time of this process over the run (shared machines).
+  std::uint32_t outstanding = 0;  ///< The window used.
+};
+
+/// Runs until the source ends and every request completed; calls finish().
+LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t outstanding);
+
+}  // namespace mxc::hbm

@@ -1,0 +1,20 @@
+#pragma once
+// Reads a memory-system YAML file (device preset, stacks, controller policy).
+// Errors name the file, the line and the field, e.g.
+// "configs/hbm/x.yaml:12: controller.read_queue: expected a positive integer".
+#include <string>
+
+#include "models/hbm/hbm_config.h"
+
+namespace mxc::hbm {
+
+/// Loads and validates `path`; throws std::runtime_error on any problem.
+MemoryConfig load_memory_config(const std::string& path);
+/// Same, from text; `file` is only used in messages and to resolve a
+/// `device: other.yaml` reference (relative to its directory).
+MemoryConfig parse_memory_config(const std::string& text, const std::string& file);
+/// Checks cross-field rules (watermarks, power-of-two counts, ...); throws
+/// std::invalid_argument. Called by the loaders and by HbmModel.
+void validate(const MemoryConfig& cfg);
+
+}  // namespace mxc::hbm

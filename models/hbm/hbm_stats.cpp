@@ -1,0 +1,26 @@
+#include "models/hbm/hbm_stats.h"
+
+#include <algorithm>
+
+namespace mxc::hbm {
+
+void PcStats::add(const PcStats& o) {
+  read_bursts += o.read_bursts;
+  write_bursts += o.write_bursts;
+  row_hits += o.row_hits;
+  row_misses += o.row_misses;
+  row_conflicts += o.row_conflicts;
+  acts += o.acts;
+  pres += o.pres;
+  refreshes += o.refreshes;
+  refresh_bank_cycles += o.refresh_bank_cycles;
+  read_queue_integral += o.read_queue_integral;
+  write_queue_integral += o.write_queue_integral;
+  last_cycle = std::max(last_cycle, o.last_cycle);
+  steps += o.steps;
+  if (bank_acts.size() < o.bank_acts.size()) bank_acts.resize(o.bank_acts.size());
+  for (std::size_t i = 0; i < o.bank_acts.size(); ++i) bank_acts[i] += o.bank_acts[i];
+  for (int i = 0; i < kNumConstraints; ++i) stall_cycles[i] += o.stall_cycles[i];
+}
+
+}  // namespace mxc::hbm

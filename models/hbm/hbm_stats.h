@@ -1,0 +1,25 @@
+#pragma once
+// Statistics of one pseudo-channel controller; HbmModel sums them.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "models/hbm/timing_table.h"
+
+namespace mxc::hbm {
+
+struct PcStats {
+  std::uint64_t read_bursts = 0, write_bursts = 0;
+  std::uint64_t row_hits = 0, row_misses = 0, row_conflicts = 0;
+  std::uint64_t acts = 0, pres = 0, refreshes = 0;
+  std::uint64_t refresh_bank_cycles = 0;  ///< Bank-cycles made unavailable by refresh.
+  std::uint64_t read_queue_integral = 0, write_queue_integral = 0;  ///< Occupancy x cycles.
+  std::uint64_t last_cycle = 0;           ///< Last cycle the controller processed.
+  std::uint64_t steps = 0;                ///< Cycles the controller woke up for (event count).
+  std::vector<std::uint64_t> bank_acts;   ///< Activates per bank.
+  std::array<std::uint64_t, kNumConstraints> stall_cycles{};  ///< Command wait by binding constraint.
+
+  void add(const PcStats& o);
+};
+
+}  // namespace mxc::hbm

@@ -1,0 +1,146 @@
+#include "models/hbm/hbm_summary.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+
+namespace mxc::hbm {
+
+HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
+  const MemoryConfig& cfg = model.config();
+  const HbmTiming& t = cfg.device.t;
+  HbmSummary s;
+  s.device = cfg.device.name;
+  s.stacks = cfg.stacks;
+  s.pseudo_channels = model.num_pcs();
+  s.peak_bandwidth_gbps = cfg.device.peak_gbps() * cfg.stacks;
+  const double ns = static_cast<double>(run.sim_time_ps) / 1000.0;
+  s.sim_time_ns = ns;
+  s.wall_seconds = run.wall_seconds;
+  s.cpu_seconds = run.cpu_seconds;
+  s.requests = model.requests_done();
+  s.reads = model.reads();
+  s.writes = model.writes();
+  s.requests_per_second = run.wall_seconds > 0 ? s.requests / run.wall_seconds : 0;
+  if (ns > 0) {
+    s.read_bandwidth_gbps = static_cast<double>(model.bytes_read()) / ns;
+    s.write_bandwidth_gbps = static_cast<double>(model.bytes_written()) / ns;
+  }
+  const LatencyHistogram& h = model.latency();
+  s.avg_latency_ns = h.mean_ns();
+  s.p50_latency_ns = h.percentile_ns(50);
+  s.p99_latency_ns = h.percentile_ns(99);
+  s.max_latency_ns = h.max_ns();
+
+  const PcStats tot = model.total_stats();
+  s.controller_steps = tot.steps;
+  s.row_hits = tot.row_hits;
+  s.row_misses = tot.row_misses;
+  s.row_conflicts = tot.row_conflicts;
+  s.activates = tot.acts;
+  s.refreshes = tot.refreshes;
+  const double cycles = ns * 1000.0 / static_cast<double>(t.tCK_ps);
+  const double bank_time = cycles * cfg.device.org.banks() * s.pseudo_channels;
+  if (bank_time > 0) s.refresh_fraction = std::min(1.0, static_cast<double>(tot.refresh_bank_cycles) / bank_time);
+  if (cycles > 0) {
+    s.avg_read_queue = static_cast<double>(tot.read_queue_integral) / cycles / s.pseudo_channels;
+    s.avg_write_queue = static_cast<double>(tot.write_queue_integral) / cycles / s.pseudo_channels;
+  }
+  // Activates per cycle per pseudo-channel are bounded by tRRD_S, by four
+  // per tFAW and by every bank cycling once per tRC.
+  const double act_rate = std::min({1.0 / t.RRD_S, 4.0 / t.FAW, static_cast<double>(cfg.device.org.banks()) / t.RC});
+  if (tot.acts > 0) {
+    const double bytes_per_act =
+        static_cast<double>(model.bytes_read() + model.bytes_written()) / static_cast<double>(tot.acts);
+    s.activate_ceiling_gbps = std::min(s.peak_bandwidth_gbps, s.pseudo_channels * act_rate * bytes_per_act /
+                                                                  (static_cast<double>(t.tCK_ps) / 1000.0));
+  } else {
+    s.activate_ceiling_gbps = s.peak_bandwidth_gbps;
+  }
+
+  std::uint64_t stall_total = 0;
+  for (int i = 1; i < kNumConstraints; ++i) stall_total += tot.stall_cycles[i];
+  int top = 0;
+  for (int i = 1; i < kNumConstraints; ++i) {
+    if (tot.stall_cycles[i] > tot.stall_cycles[top] || (top == 0 && tot.stall_cycles[i] > 0)) top = i;
+    if (tot.stall_cycles[i] && stall_total)
+      s.stall_share.emplace_back(std::string(constraint_name(static_cast<Constraint>(i))),
+                                 static_cast<double>(tot.stall_cycles[i]) / stall_total);
+  }
+  std::sort(s.stall_share.begin(), s.stall_share.end(),
+            [](const auto& a, const auto& b) { return a.second > b.second || (a.second == b.second && a.first < b.first); });
+  s.top_wait = top > 0 ? std::string(constraint_name(static_cast<Constraint>(top))) : "none";
+  // Which ceiling is the run closest to? Data bus (peak), activates
+  // (tRRD_S / tFAW / tRC), or the requester's window: by Little's law a
+  // window of W requests of B bytes at latency L cannot exceed W * B / L.
+  const double achieved = s.read_bandwidth_gbps + s.write_bandwidth_gbps;
+  const double mean_bytes = s.requests ? static_cast<double>(model.bytes_read() + model.bytes_written()) / s.requests : 0;
+  const double window = s.avg_latency_ns > 0 ? run.outstanding * mean_bytes / s.avg_latency_ns : 0;
+  const char* act_name = act_rate == 1.0 / t.RRD_S ? "tRRD_S" : act_rate == 4.0 / t.FAW ? "tFAW" : "tRC";
+  if (achieved >= 0.9 * s.peak_bandwidth_gbps)
+    s.binding_constraint = "data bus";
+  else if (s.activate_ceiling_gbps < s.peak_bandwidth_gbps && achieved >= 0.85 * s.activate_ceiling_gbps)
+    s.binding_constraint = std::string("activate rate (") + act_name + ")";
+  else if (window > 0 && achieved >= 0.9 * window && s.avg_read_queue + s.avg_write_queue < 0.9 * cfg.controller.read_queue)
+    s.binding_constraint = "requests in flight (outstanding x size / latency)";
+  else
+    s.binding_constraint = "command timing (" + s.top_wait + ")";
+
+  for (std::uint32_t pc = 0; pc < model.num_pcs(); ++pc) {
+    const PcStats& p = model.pc_stats(pc);
+    const double bytes = static_cast<double>(p.read_bursts + p.write_bursts) * cfg.device.org.burst_bytes();
+    s.channel_bandwidth_gbps.push_back(ns > 0 ? bytes / ns : 0);
+  }
+  s.bank_activates = tot.bank_acts;
+  return s;
+}
+
+void print_summary(std::ostream& out, const HbmSummary& s) {
+  char line[256];
+  auto row = [&](const char* k, const std::string& v) {
+    std::snprintf(line, sizeof line, "  %-28s %s\n", k, v.c_str());
+    out << line;
+  };
+  auto num = [](double v, const char* unit) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.2f %s", v, unit);
+    return std::string(b);
+  };
+  const double total = s.read_bandwidth_gbps + s.write_bandwidth_gbps;
+  out << "HBM run: " << s.device << ", " << s.stacks << " stack(s), " << s.pseudo_channels << " pseudo-channels\n";
+  row("requests", std::to_string(s.requests) + " (" + std::to_string(s.reads) + " reads, " +
+                      std::to_string(s.writes) + " writes)");
+  row("simulated time", num(s.sim_time_ns, "ns"));
+  row("peak bandwidth", num(s.peak_bandwidth_gbps, "GB/s"));
+  row("read bandwidth", num(s.read_bandwidth_gbps, "GB/s"));
+  row("write bandwidth", num(s.write_bandwidth_gbps, "GB/s"));
+  row("total / peak", num(s.peak_bandwidth_gbps > 0 ? 100.0 * total / s.peak_bandwidth_gbps : 0, "%"));
+  row("activate ceiling", num(s.activate_ceiling_gbps, "GB/s"));
+  row("binding constraint", s.binding_constraint);
+  std::string stalls;
+  for (std::size_t i = 0; i < s.stall_share.size() && i < 4; ++i) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%s%s %.0f%%", i ? ", " : "", s.stall_share[i].first.c_str(),
+                  100.0 * s.stall_share[i].second);
+    stalls += b;
+  }
+  row("command waits by constraint", stalls.empty() ? "-" : stalls);
+  row("most waited-on constraint", s.top_wait);
+  row("latency avg / p50 / p99", num(s.avg_latency_ns, "/ ") + num(s.p50_latency_ns, "/ ") + num(s.p99_latency_ns, "ns"));
+  row("latency max", num(s.max_latency_ns, "ns"));
+  const double bursts = static_cast<double>(s.row_hits + s.row_misses + s.row_conflicts);
+  if (bursts > 0) {
+    char b[128];
+    std::snprintf(b, sizeof b, "%.1f%% / %.1f%% / %.1f%%", 100.0 * s.row_hits / bursts, 100.0 * s.row_misses / bursts,
+                  100.0 * s.row_conflicts / bursts);
+    row("row hit / miss / conflict", b);
+  }
+  row("activates", std::to_string(s.activates));
+  row("controller events", std::to_string(s.controller_steps));
+  row("refreshes", std::to_string(s.refreshes) + " (" + num(100.0 * s.refresh_fraction, "% of bank time)"));
+  row("avg queue (read / write)", num(s.avg_read_queue, "/ ") + num(s.avg_write_queue, "bursts per PC"));
+  row("wall / cpu time", num(s.wall_seconds, "s / ") + num(s.cpu_seconds, "s"));
+  row("speed", num(s.requests_per_second / 1e6, "M requests/s (wall)"));
+}
+
+}  // namespace mxc::hbm

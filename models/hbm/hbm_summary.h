@@ -1,0 +1,40 @@
+#pragma once
+// The numbers a run reports: bandwidth against the peak and the activate
+// ceiling, latency percentiles, row-buffer outcomes, refresh share, queue
+// occupancy and the constraint that held commands back the most.
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "models/hbm/closed_loop.h"
+#include "models/hbm/hbm_model.h"
+
+namespace mxc::hbm {
+
+struct HbmSummary {
+  std::string device;
+  std::uint32_t stacks = 1, pseudo_channels = 0;
+  double peak_bandwidth_gbps = 0;
+  double read_bandwidth_gbps = 0, write_bandwidth_gbps = 0;
+  double activate_ceiling_gbps = 0;  ///< Bandwidth if activates ran at their limit (bytes per ACT as measured).
+  double avg_latency_ns = 0, p50_latency_ns = 0, p99_latency_ns = 0, max_latency_ns = 0;
+  std::uint64_t requests = 0, reads = 0, writes = 0;
+  double sim_time_ns = 0, wall_seconds = 0, requests_per_second = 0;
+  std::uint64_t controller_steps = 0;  ///< Controller wake-ups (events), summed.
+  std::uint64_t row_hits = 0, row_misses = 0, row_conflicts = 0, activates = 0, refreshes = 0;
+  double refresh_fraction = 0;  ///< Share of bank-time made unavailable by refresh.
+  double avg_read_queue = 0, avg_write_queue = 0;  ///< Per pseudo-channel, time-weighted.
+  double cpu_seconds = 0;
+  std::string binding_constraint;  ///< What limits bandwidth: data bus, activate rate, or request supply.
+  std::string top_wait;            ///< The timing constraint commands waited on most.
+  std::vector<std::pair<std::string, double>> stall_share;  ///< Constraint -> share of stall cycles.
+  std::vector<double> channel_bandwidth_gbps;  ///< Per pseudo-channel (reads + writes).
+  std::vector<std::uint64_t> bank_activates;   ///< Summed over pseudo-channels, per bank index.
+};
+
+HbmSummary summarize(const HbmModel& model, const LoopResult& run);
+/// A human-readable table.
+void print_summary(std::ostream& out, const HbmSummary& s);
+
+}  // namespace mxc::hbm

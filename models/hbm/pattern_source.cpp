@@ -1,0 +1,50 @@
+#include "models/hbm/pattern_source.h"
+
+#include <stdexcept>
+
+namespace mxc::hbm {
+
+PatternSource::PatternSource(PatternOptions opt) : m_opt(std::move(opt)), m_rng(m_opt.seed) {
+  const auto& p = m_opt.pattern;
+  if (p != "seq" && p != "random" && p != "stride" && p != "chase" && p != "mix")
+    throw std::invalid_argument("unknown pattern '" + p + "' (expected seq, random, stride, chase or mix)");
+  if (m_opt.bytes == 0) throw std::invalid_argument("request size must be > 0");
+  if (m_opt.footprint < m_opt.bytes) throw std::invalid_argument("footprint must hold at least one request");
+  if (p == "stride" && m_opt.stride == 0) throw std::invalid_argument("stride must be > 0");
+  if (!(m_opt.write_ratio >= 0.0 && m_opt.write_ratio <= 1.0))
+    throw std::invalid_argument("write ratio must be in [0, 1]");
+  m_slots = m_opt.footprint / m_opt.bytes;
+}
+
+bool PatternSource::draw_write() {
+  if (m_opt.write_ratio <= 0.0) return false;
+  // 53 random bits as a fraction in [0, 1).
+  const double u = static_cast<double>(m_rng() >> 11) * (1.0 / 9007199254740992.0);
+  return u < m_opt.write_ratio;
+}
+
+RequestSource::Next PatternSource::next(SourceItem& out) {
+  if (m_issued >= m_opt.requests) return Next::kEnd;
+  const auto& p = m_opt.pattern;
+  std::uint64_t offset = 0;
+  if (p == "seq") {
+    offset = (m_issued % m_slots) * m_opt.bytes;
+  } else if (p == "stride") {
+    offset = (m_issued * m_opt.stride) % (m_slots * m_opt.bytes);
+  } else {  // random, mix, chase
+    if (p == "chase" && m_chase_waiting) return Next::kWait;
+    offset = uniform(m_slots) * m_opt.bytes;
+  }
+  out.addr = m_opt.base + offset;
+  out.bytes = m_opt.bytes;
+  out.write = p == "chase" ? false : draw_write();
+  out.at = 0;
+  // A pointer chase has one load in flight: the next address is in its data.
+  m_chase_waiting = p == "chase";
+  ++m_issued;
+  return Next::kReady;
+}
+
+void PatternSource::on_complete(const MemResponse&) { m_chase_waiting = false; }
+
+}  // namespace mxc::hbm

@@ -1,0 +1,41 @@
+#pragma once
+// Generated request streams: sequential, random, strided, pointer chase and
+// read/write mix, deterministic for a given seed (std::mt19937_64 raw bits).
+#include <cstdint>
+#include <random>
+#include <string>
+
+#include "models/hbm/request_source.h"
+
+namespace mxc::hbm {
+
+struct PatternOptions {
+  std::string pattern = "seq";     ///< seq | random | stride | chase | mix
+  std::uint64_t requests = 1000;
+  std::uint32_t bytes = 64;        ///< Request size.
+  std::uint64_t stride = 4096;     ///< For "stride".
+  std::uint64_t footprint = std::uint64_t{1} << 30;  ///< Addresses fall in [base, base + footprint).
+  std::uint64_t base = 0;
+  double write_ratio = 0.0;        ///< Fraction of writes (the CLI gives "mix" 0.5 by default).
+  std::uint64_t seed = 1;
+};
+
+class PatternSource : public RequestSource {
+ public:
+  /// Throws std::invalid_argument on an unknown pattern or bad sizes.
+  explicit PatternSource(PatternOptions opt);
+  Next next(SourceItem& out) override;
+  void on_complete(const MemResponse& r) override;
+
+ private:
+  std::uint64_t uniform(std::uint64_t n) { return m_rng() % n; }  // n << 2^64: bias negligible, raw bits
+  bool draw_write();
+
+  PatternOptions m_opt;
+  std::mt19937_64 m_rng;
+  std::uint64_t m_issued = 0;
+  std::uint64_t m_slots;  // footprint / bytes
+  bool m_chase_waiting = false;
+};
+
+}  // namespace mxc::hbm

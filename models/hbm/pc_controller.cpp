@@ -1,0 +1,165 @@
+#include "models/hbm/pc_controller.h"
+
+#include <algorithm>
+
+#include "models/hbm/timing_checker.h"
+
+namespace mxc::hbm {
+
+PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink& sink, TimingChecker* checker)
+    : m_id(id),
+      m_sink(sink),
+      m_checker(checker),
+      m_t(cfg.device.t),
+      m_cfg(cfg.controller),
+      m_read_cap(cfg.controller.read_queue),
+      m_write_cap(cfg.controller.write_queue),
+      m_state(cfg.device.org, cfg.device.t, cfg.controller.dual_command),
+      m_refresh(cfg.controller.refresh, cfg.device.t, cfg.device.org.banks()),
+      m_sched(cfg.device.org.banks(), cfg.controller.starvation_cap) {
+  s_stats.bank_acts.assign(cfg.device.org.banks(), 0);
+  m_hits_r.assign(cfg.device.org.banks(), 0);
+  m_hits_w.assign(cfg.device.org.banks(), 0);
+  m_next = m_refresh.next_due();
+}
+
+void PcController::enqueue(QueueEntry e, std::uint64_t cycle) {
+  e.arrival = std::max(cycle, m_clk) + m_cfg.frontend_cycles;
+  e.waiting_since = e.arrival;
+  (e.write ? m_writes : m_reads).push_back(e);
+  if (m_state.open_row(e.bank) == static_cast<std::int64_t>(e.row)) ++(e.write ? m_hits_w : m_hits_r)[e.bank];
+  m_next = std::min(m_next, e.arrival);
+}
+
+void PcController::recount_hits(std::uint32_t bank) {
+  const std::int64_t open = m_state.open_row(bank);
+  m_hits_r[bank] = m_hits_w[bank] = 0;
+  if (open == BankState::kClosed) return;
+  for (const QueueEntry& e : m_reads) m_hits_r[bank] += e.bank == bank && e.row == open;
+  for (const QueueEntry& e : m_writes) m_hits_w[bank] += e.bank == bank && e.row == open;
+}
+
+void PcController::advance_to(std::uint64_t cycle) {
+  while (m_next <= cycle) step(m_next);
+}
+
+bool PcController::auto_precharge(const QueueEntry& e, std::size_t index) const {
+  const auto& same = e.write ? m_writes : m_reads;
+  for (std::size_t i = 0; i < same.size(); ++i)
+    if (i != index && same[i].bank == e.bank && same[i].row == e.row) return false;
+  for (const QueueEntry& o : e.write ? m_reads : m_writes)
+    if (o.bank == e.bank && o.row == e.row) return false;
+  return true;
+}
+
+void PcController::issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32_t row, std::uint32_t col,
+                         std::uint64_t c) {
+  if (e) {
+    // Charge the wait to the constraint that made the command late.
+    Constraint why = Constraint::kNone;
+    const std::uint64_t legal = m_state.earliest(cmd, bank, &why);
+    if (legal > e->waiting_since) s_stats.stall_cycles[static_cast<int>(why)] += legal - e->waiting_since;
+    s_stats.stall_cycles[0] += c - std::max(legal, e->waiting_since);
+    e->waiting_since = c + 1;
+    if (e->outcome == RowOutcome::kUnknown) {
+      e->outcome = is_column(cmd) ? RowOutcome::kHit : cmd == Cmd::kAct ? RowOutcome::kMiss : RowOutcome::kConflict;
+      if (e->outcome == RowOutcome::kHit) ++s_stats.row_hits;
+      else if (e->outcome == RowOutcome::kMiss) ++s_stats.row_misses;
+      else ++s_stats.row_conflicts;
+    }
+  }
+  m_state.issue(cmd, bank, row, c);
+  if (cmd == Cmd::kAct || cmd == Cmd::kPre || cmd == Cmd::kRdA || cmd == Cmd::kWrA) recount_hits(bank);
+  if (cmd == Cmd::kPreA) {
+    std::fill(m_hits_r.begin(), m_hits_r.end(), 0);
+    std::fill(m_hits_w.begin(), m_hits_w.end(), 0);
+  }
+  if (m_checker) m_checker->on_command(m_id, DramCommand{cmd, bank, row, col, c});
+  switch (cmd) {
+    case Cmd::kAct: ++s_stats.acts, ++s_stats.bank_acts[bank]; break;
+    case Cmd::kPre:
+    case Cmd::kPreA: ++s_stats.pres; break;
+    case Cmd::kRefAb:
+    case Cmd::kRefSb:
+      ++s_stats.refreshes;
+      s_stats.refresh_bank_cycles += m_refresh.on_issue(cmd, c);
+      break;
+    default: break;
+  }
+}
+
+void PcController::step(std::uint64_t c) {
+  s_stats.read_queue_integral += m_reads.size() * (c - m_clk);
+  s_stats.write_queue_integral += m_writes.size() * (c - m_clk);
+  m_clk = c;
+  s_stats.last_cycle = c;
+  ++s_stats.steps;
+
+  // Write draining between watermarks; an otherwise idle controller drains all.
+  if (m_write_mode) {
+    if (m_writes.empty() || (m_writes.size() <= m_cfg.write_low_watermark && !m_reads.empty())) m_write_mode = false;
+  } else if (!m_writes.empty() && (m_writes.size() >= m_cfg.write_high_watermark || m_reads.empty())) {
+    m_write_mode = true;
+  }
+
+  m_refresh.update(c);
+  bool row_used = false;
+  if (m_refresh.pending()) {
+    Cmd cmd;
+    std::uint32_t bank;
+    m_refresh.wanted(m_state, &cmd, &bank);
+    if (m_state.earliest(cmd, bank) <= c) {
+      issue(cmd, nullptr, bank, 0, 0, c);
+      row_used = true;
+    }
+  }
+
+  std::vector<QueueEntry>& q = active();
+  SchedulePick p = m_sched.pick(q, active_hits(), m_state, m_refresh, c);
+  if (row_used) p.row = -1;
+  if (!m_cfg.dual_command && p.col >= 0) p.row = -1;  // one command bus
+  if (row_used && !m_cfg.dual_command) p.col = -1;
+  if (p.row >= 0) {
+    QueueEntry& e = q[p.row];
+    issue(p.row_cmd, &e, e.bank, e.row, e.col, c);
+  }
+  if (p.col >= 0) {
+    QueueEntry& e = q[p.col];
+    const bool ap = m_cfg.page_policy == PagePolicy::kClosed && auto_precharge(e, p.col);
+    const Cmd cmd = e.write ? (ap ? Cmd::kWrA : Cmd::kWr) : (ap ? Cmd::kRdA : Cmd::kRd);
+    issue(cmd, &e, e.bank, e.row, e.col, c);
+    if (e.write) {
+      ++s_stats.write_bursts;
+      m_sink.burst_issued(e.slot, c + m_t.CWL + m_t.burst_cycles + m_cfg.backend_cycles);
+    } else {
+      ++s_stats.read_bursts;
+      m_sink.burst_issued(e.slot, c + m_t.CL + m_t.burst_cycles + m_cfg.backend_cycles);
+    }
+    if (p.col != 0 && q.front().arrival <= c) ++q.front().bypassed;
+    auto& hits = e.write ? m_hits_w : m_hits_r;
+    if (!ap && hits[e.bank]) --hits[e.bank];  // RDA / WRA recounted the bank already
+    q.erase(q.begin() + p.col);
+  }
+  m_next = compute_next(c);
+}
+
+std::uint64_t PcController::compute_next(std::uint64_t c) {
+  std::uint64_t n = kNoCycle;
+  if (m_refresh.pending()) {
+    Cmd cmd;
+    std::uint32_t bank;
+    m_refresh.wanted(m_state, &cmd, &bank);
+    n = std::min(n, std::max(m_state.earliest(cmd, bank), c + 1));
+  } else if (m_refresh.next_due() != kNoCycle) {
+    n = std::min(n, std::max(m_refresh.next_due(), c + 1));
+  }
+  // A mode switch is decided at the next step; wake for it.
+  const bool switch_to_write = !m_write_mode && !m_writes.empty() &&
+                               (m_writes.size() >= m_cfg.write_high_watermark || m_reads.empty());
+  const bool switch_to_read = m_write_mode && (m_writes.empty() ||
+                                               (m_writes.size() <= m_cfg.write_low_watermark && !m_reads.empty()));
+  if (switch_to_write || switch_to_read) return std::min(n, c + 1);
+  return std::min(n, m_sched.next_ready(active(), active_hits(), m_state, m_refresh, c));
+}
+
+}  // namespace mxc::hbm

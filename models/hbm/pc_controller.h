@@ -1,0 +1,75 @@
+#pragma once
+// The controller of one pseudo-channel: read and write queues, FR-FCFS
+// scheduling, open or closed page, write draining between watermarks, refresh.
+// Works in HBM clock cycles and is event-driven: after each step it computes
+// the next cycle at which anything can happen (a command becomes legal, a
+// burst completes, refresh falls due) and sleeps until then.
+#include <cstdint>
+#include <vector>
+
+#include "models/hbm/bank_state.h"
+#include "models/hbm/hbm_config.h"
+#include "models/hbm/hbm_stats.h"
+#include "models/hbm/queue_entry.h"
+#include "models/hbm/refresh_policy.h"
+#include "models/hbm/scheduler.h"
+
+namespace mxc::hbm {
+
+class TimingChecker;
+
+/// Told when each burst's column command issues and in which cycle its
+/// data will have been delivered (HbmModel). Completion times are known at
+/// issue, so only whole requests become events, never single bursts.
+class BurstSink {
+ public:
+  virtual ~BurstSink() = default;
+  virtual void burst_issued(std::uint32_t slot, std::uint64_t done_cycle) = 0;
+};
+
+class PcController {
+ public:
+  PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink& sink, TimingChecker* checker);
+
+  /// Room for `n` more bursts of this direction.
+  bool can_accept(bool write, std::uint32_t n) const {
+    return (write ? m_writes.size() : m_reads.size()) + n <= (write ? m_write_cap : m_read_cap);
+  }
+  /// Queue a burst offered at `cycle` (schedulable frontend_cycles later).
+  void enqueue(QueueEntry e, std::uint64_t cycle);
+  /// Process every event up to and including `cycle`.
+  void advance_to(std::uint64_t cycle);
+  /// Next cycle with work, kNoCycle while it has no bursts (refresh then
+  /// waits until the next enqueue or finish(), which replay it).
+  std::uint64_t next_cycle() const { return busy() ? m_next : kNoCycle; }
+  bool busy() const { return !m_reads.empty() || !m_writes.empty(); }
+
+  const PcStats& stats() const { return s_stats; }
+
+ private:
+  void step(std::uint64_t c);
+  void issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c);
+  bool auto_precharge(const QueueEntry& e, std::size_t index) const;
+  std::uint64_t compute_next(std::uint64_t c);
+  std::vector<QueueEntry>& active() { return m_write_mode ? m_writes : m_reads; }
+  std::vector<std::uint32_t>& active_hits() { return m_write_mode ? m_hits_w : m_hits_r; }
+  void recount_hits(std::uint32_t bank);
+
+  std::uint32_t m_id;
+  BurstSink& m_sink;
+  TimingChecker* m_checker;
+  const HbmTiming m_t;
+  const ControllerConfig m_cfg;
+  std::uint32_t m_read_cap, m_write_cap;
+  BankState m_state;
+  RefreshPolicy m_refresh;
+  FrFcfsScheduler m_sched;
+  std::vector<QueueEntry> m_reads, m_writes;  // arrival order
+  std::vector<std::uint32_t> m_hits_r, m_hits_w;  // per bank: queued bursts hitting the open row
+  bool m_write_mode = false;
+  std::uint64_t m_clk = 0;   // last processed cycle
+  std::uint64_t m_next = 0;  // next cycle with an event (refresh included)
+  PcStats s_stats;
+};
+
+}  // namespace mxc::hbm

@@ -1,0 +1,45 @@
+#pragma once
+// When a pseudo-channel must refresh and which command refresh needs next:
+// all-bank (REFab every tREFI, after precharging every bank) or per-bank
+// (REFsb to one bank every tREFIsb, round robin, others keep working).
+#include <cstdint>
+
+#include "models/hbm/bank_state.h"
+#include "models/hbm/hbm_config.h"
+
+namespace mxc::hbm {
+
+class RefreshPolicy {
+ public:
+  RefreshPolicy(RefreshMode mode, const HbmTiming& t, std::uint32_t banks);
+
+  /// Cycle the next refresh falls due (kNoCycle with refresh off).
+  std::uint64_t next_due() const { return m_due; }
+  bool pending() const { return m_pending; }
+  /// Marks refresh pending once `cycle` reaches its due time.
+  void update(std::uint64_t cycle);
+  /// Whether requests to `bank` must wait for the pending refresh.
+  bool blocks(std::uint32_t bank) const {
+    return m_pending && (m_mode == RefreshMode::kAllBank || bank == m_bank);
+  }
+  /// The command refresh needs next (given the open rows).
+  void wanted(const BankState& state, Cmd* cmd, std::uint32_t* bank) const;
+  /// Call after issuing a refresh-related command; returns the bank-cycles
+  /// the refresh made unavailable (for statistics) when it was a REF.
+  std::uint64_t on_issue(Cmd cmd, std::uint64_t cycle);
+
+  std::uint64_t refreshes() const { return m_count; }
+
+ private:
+  RefreshMode m_mode;
+  std::uint64_t m_interval;
+  std::uint64_t m_busy;  // tRFC or tRFCsb
+  std::uint32_t m_banks;
+  std::uint64_t m_due;
+  std::uint64_t m_pending_since = 0;
+  std::uint32_t m_bank = 0;  // per-bank: the bank refreshed next
+  bool m_pending = false;
+  std::uint64_t m_count = 0;
+};
+
+}  // namespace mxc::hbm

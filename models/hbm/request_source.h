@@ -1,0 +1,27 @@
+#pragma once
+// Where a closed-loop run gets its requests: generated patterns or a trace.
+#include <cstdint>
+
+#include "models/core/mem_transaction.h"
+
+namespace mxc::hbm {
+
+/// One request to offer: address, direction, size, earliest offer time.
+struct SourceItem {
+  std::uint64_t addr = 0;
+  std::uint32_t bytes = 64;
+  bool write = false;
+  Time at = 0;  ///< Not offered before this time (trace timestamps; 0 = at once).
+};
+
+class RequestSource {
+ public:
+  enum class Next { kReady, kWait, kEnd };
+  virtual ~RequestSource() = default;
+  /// Produces the next request; kWait = only after an outstanding one completes.
+  virtual Next next(SourceItem& out) = 0;
+  /// Told about every completion (pointer chasing follows read data).
+  virtual void on_complete(const MemResponse&) {}
+};
+
+}  // namespace mxc::hbm

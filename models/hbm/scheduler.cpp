@@ -1,0 +1,109 @@
+#include "models/hbm/scheduler.h"
+
+#include <algorithm>
+
+namespace mxc::hbm {
+
+FrFcfsScheduler::FrFcfsScheduler(std::uint32_t banks, std::uint32_t starvation_cap)
+    : m_cap(starvation_cap), m_memo(banks * 3, 0), m_memo_gen(banks * 3, 0) {}
+
+std::uint64_t FrFcfsScheduler::earliest(const BankState& state, Cmd cmd, std::uint32_t bank) {
+  // Within one scan the state is fixed and a queue holds one direction, so
+  // (bank, column / ACT / PRE) identifies the answer.
+  const std::uint32_t kind = is_column(cmd) ? 0 : cmd == Cmd::kAct ? 1 : 2;
+  const std::uint32_t i = bank * 3 + kind;
+  if (m_memo_gen[i] != m_gen) {
+    m_memo_gen[i] = m_gen;
+    m_memo[i] = state.earliest(cmd, bank);
+  }
+  return m_memo[i];
+}
+
+bool FrFcfsScheduler::needed(const QueueEntry& e, const std::vector<std::uint32_t>& hits, const BankState& state,
+                             const RefreshPolicy& refresh, bool force, Cmd* cmd) const {
+  if (refresh.blocks(e.bank)) return false;
+  const std::int64_t open = state.open_row(e.bank);
+  if (open == static_cast<std::int64_t>(e.row)) {
+    *cmd = e.write ? Cmd::kWr : Cmd::kRd;
+    return true;
+  }
+  if (open == BankState::kClosed) {
+    *cmd = Cmd::kAct;
+    return true;
+  }
+  // Row conflict: close the row only when nobody still wants it.
+  if (hits[e.bank] && !force) return false;
+  *cmd = Cmd::kPre;
+  return true;
+}
+
+SchedulePick FrFcfsScheduler::pick(const std::vector<QueueEntry>& q, const std::vector<std::uint32_t>& hits,
+                                   const BankState& state, const RefreshPolicy& refresh, std::uint64_t now) {
+  SchedulePick p;
+  if (q.empty()) return p;
+  ++m_gen;
+  const bool starving = q.front().bypassed >= m_cap && q.front().arrival <= now;
+  const std::size_t n = starving ? 1 : q.size();
+  // Bursts that are not row hits are the only row-command candidates; once
+  // a column command is chosen and none of them is left, stop scanning.
+  std::size_t hit_total = 0;
+  for (std::uint32_t h : hits) hit_total += h;
+  std::size_t others = q.size() - std::min(q.size(), hit_total);
+  for (std::size_t i = 0; i < n; ++i) {
+    const QueueEntry& e = q[i];
+    if (e.arrival > now) break;  // queue is in arrival order
+    const bool hit = state.open_row(e.bank) == static_cast<std::int64_t>(e.row);
+    if (!hit) --others;
+    if (hit ? p.col >= 0 : p.row >= 0) {
+      if (p.col >= 0 && (p.row >= 0 || others == 0)) break;
+      continue;
+    }
+    Cmd cmd;
+    if (needed(e, hits, state, refresh, starving, &cmd)) {
+      if (is_column(cmd)) {
+        if (earliest(state, cmd, e.bank) <= now) p.col = static_cast<int>(i);
+      } else if (earliest(state, cmd, e.bank) <= now) {
+        p.row = static_cast<int>(i);
+        p.row_cmd = cmd;
+      }
+    }
+    if (p.col >= 0 && (p.row >= 0 || others == 0)) break;
+  }
+  // A row command and a column command to the same bank in one cycle would
+  // conflict (the PRE would close the row the column command reads).
+  if (p.col >= 0 && p.row >= 0 && q[p.col].bank == q[p.row].bank) p.row = -1;
+  return p;
+}
+
+std::uint64_t FrFcfsScheduler::next_ready(const std::vector<QueueEntry>& q, const std::vector<std::uint32_t>& hits,
+                                          const BankState& state, const RefreshPolicy& refresh, std::uint64_t now) {
+  std::uint64_t next = kNoCycle;
+  if (q.empty()) return next;
+  ++m_gen;
+  const bool starving = q.front().bypassed >= m_cap && q.front().arrival <= now + 1;
+  const std::size_t n = starving ? 1 : q.size();
+  if (!starving) {
+    // Row hits: one column command time per bank (a hit still in the
+    // frontend may make this wake-up one cycle early, which is harmless).
+    const std::uint64_t at = state.earliest_column(q.front().write ? Cmd::kWr : Cmd::kRd, hits,
+                                                   [&](std::uint32_t b) { return refresh.blocks(b); });
+    if (at != ~std::uint64_t{0}) next = std::max(at, now + 1);
+    std::size_t hit_total = 0;
+    for (std::uint32_t h : hits) hit_total += h;
+    if (hit_total >= q.size()) return next;  // every queued burst is a row hit
+  }
+  for (std::size_t i = 0; i < n && next > now + 1; ++i) {
+    const QueueEntry& e = q[i];
+    if (e.arrival > now) {
+      next = std::min(next, e.arrival);
+      break;
+    }
+    if (!starving && state.open_row(e.bank) == static_cast<std::int64_t>(e.row)) continue;  // counted above
+    Cmd cmd;
+    if (!needed(e, hits, state, refresh, starving, &cmd)) continue;
+    next = std::min(next, std::max(earliest(state, cmd, e.bank), now + 1));
+  }
+  return next;
+}
+
+}  // namespace mxc::hbm

@@ -1,0 +1,44 @@
+#pragma once
+// Requests from a trace file, plain or gzip (zlib reads both):
+//   DRAMsim3:  "0x1f80 READ 120"   address, READ|WRITE, issue cycle (tCK)
+//   Ramulator: "LD 0x1f80" / "ST 0x1f80"   no timing: as fast as allowed
+// Blank lines and lines starting with '#' are skipped. Errors name the file
+// and line.
+#include <cstdint>
+#include <string>
+
+#include "models/hbm/request_source.h"
+
+namespace mxc::hbm {
+
+enum class TraceFormat { kAuto, kDramsim3, kRamulator };
+
+class TraceSource : public RequestSource {
+ public:
+  /// `cycle_ps`: length of a DRAMsim3 trace cycle; `bytes`: request size.
+  TraceSource(const std::string& path, TraceFormat fmt, Time cycle_ps, std::uint32_t bytes,
+              std::uint64_t max_requests = UINT64_MAX);
+  ~TraceSource() override;
+  TraceSource(const TraceSource&) = delete;
+  TraceSource& operator=(const TraceSource&) = delete;
+
+  Next next(SourceItem& out) override;
+  std::uint64_t lines() const { return m_line; }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const;
+
+  std::string m_path;
+  TraceFormat m_fmt;
+  Time m_cycle_ps;
+  std::uint32_t m_bytes;
+  std::uint64_t m_max;
+  std::uint64_t m_count = 0;
+  std::uint64_t m_line = 0;
+  void* m_gz = nullptr;  // gzFile
+};
+
+/// Parses "auto", "dramsim3", "ramulator".
+TraceFormat parse_trace_format(const std::string& s);
+
+}  // namespace mxc::hbm

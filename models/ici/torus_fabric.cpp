@@ -1,0 +1,234 @@
+#include "models/ici/torus_fabric.h"
+
+#include <stdexcept>
+
+namespace mxc::ici {
+
+namespace {
+constexpr std::uint32_t kNoLink = 0xffffffffu;
+}
+
+TorusFabric::TorusFabric(const IciConfig& cfg)
+    : m_cfg(validated(cfg)), m_topo(cfg.dims, cfg.wrap), m_router(m_topo, cfg.datelines) {
+  const std::uint32_t ports = m_topo.num_ports();
+  const std::int64_t credits = m_cfg.buffer_bytes_per_vc / m_cfg.flit_bytes;
+  m_links.resize(static_cast<std::size_t>(m_topo.num_chips()) * ports);
+  for (std::uint32_t chip = 0; chip < m_topo.num_chips(); ++chip) {
+    for (std::uint32_t p = 0; p < ports; ++p) {
+      Link& l = m_links[chip * ports + p];
+      l.to = m_topo.neighbour(chip, p);
+      l.dim = p / 2;
+      if (l.to == kNoChip) continue;
+      l.wrap = m_topo.is_wrap_link(chip, p);
+      l.vcs.resize(num_vcs());
+      for (auto& vc : l.vcs) vc.credits = credits;
+    }
+  }
+  m_queued_msgs.assign(m_topo.num_chips(), 0);
+  m_full_ser = m_cfg.serialise_ps(m_cfg.max_payload_bytes + m_cfg.header_bytes);
+}
+
+bool TorusFabric::can_inject(const IciPacket& pkt) const {
+  return pkt.src < m_topo.num_chips() && m_queued_msgs[pkt.src] < m_cfg.injection_queue;
+}
+
+bool TorusFabric::inject(const IciPacket& pkt, Time now) {
+  if (pkt.src >= m_topo.num_chips() || pkt.dst >= m_topo.num_chips())
+    throw std::out_of_range(m_cfg.name + ": packet " + std::to_string(pkt.id) + " from chip " +
+                            std::to_string(pkt.src) + " to chip " + std::to_string(pkt.dst) + ", fabric has " +
+                            std::to_string(m_topo.num_chips()) + " chips");
+  if (now < m_now)
+    throw std::logic_error(m_cfg.name + ": inject at " + std::to_string(now) + " ps, before the last event at " +
+                           std::to_string(m_now) + " ps");
+  if (!can_inject(pkt)) return false;
+  const std::uint32_t mi = alloc_message();
+  Message& m = m_msgs[mi];
+  m.pkt = pkt;
+  m.pkt.inject = now;
+  m.segs_total = m_cfg.segments(pkt.bytes);
+  m.segs_sent = m.segs_done = 0;
+  // The lane within a dateline class depends on the pair only, so a pair's
+  // packets share every queue and stay in order.
+  m.lane = static_cast<std::uint8_t>((static_cast<std::uint64_t>(pkt.src) + pkt.dst) % m_cfg.vcs_per_class);
+  ++m_queued_msgs[pkt.src];
+  ++m_in_flight;
+  m_events.push(pkt.src == pkt.dst ? now : now + m_cfg.router_latency_ps, kRoute, mi);
+  return true;
+}
+
+void TorusFabric::advance_to(Time now) {
+  while (!m_events.empty() && m_events.next_time() <= now) {
+    const Event e = m_events.pop();
+    m_now = e.time;
+    switch (e.kind) {
+      case kRoute: on_route(e.a, e.time); break;
+      case kArrive: on_arrive(e.a, e.time); break;
+      case kEject: on_eject(e.a, e.time); break;
+      case kCredit:
+        m_links[e.a].vcs[e.b].credits += e.c;
+        try_send(e.a, e.time);
+        break;
+      case kLinkFree:
+        m_links[e.a].wake_pending = false;
+        try_send(e.a, e.time);
+        break;
+    }
+  }
+  if (now > m_now) m_now = now;
+}
+
+void TorusFabric::on_route(std::uint32_t mi, Time now) {
+  Message& m = m_msgs[mi];
+  if (m.pkt.src == m.pkt.dst) {  // loopback: never touches a link
+    --m_queued_msgs[m.pkt.src];
+    --m_in_flight;
+    ++s_messages;
+    s_bytes += m.pkt.bytes;
+    IciPacket pkt = std::move(m.pkt);
+    pkt.deliver = now;
+    m_free_msgs.push_back(mi);
+    deliver(pkt);
+    return;
+  }
+  RouteState st;
+  const Hop h = m_router.next_hop(m.pkt.src, m.pkt.dst, st);
+  const std::uint32_t li = m.pkt.src * m_topo.num_ports() + h.port;
+  const std::uint32_t vc = h.cls * m_cfg.vcs_per_class + m.lane;
+  m.first_link = li;
+  m.first_vc = static_cast<std::uint8_t>(vc);
+  m.first_state = st;
+  m_links[li].vcs[vc].inject.push_back(mi);
+  ++m_links[li].queued;
+  try_send(li, now);
+}
+
+void TorusFabric::on_arrive(std::uint32_t si, Time now) {
+  Segment& s = m_segs[si];
+  const std::uint32_t dst = m_msgs[s.msg].pkt.dst;
+  const Hop h = m_router.next_hop(s.chip, dst, s.route);
+  const std::uint32_t li = s.chip * m_topo.num_ports() + h.port;
+  const std::uint32_t vc = h.cls * m_cfg.vcs_per_class + m_msgs[s.msg].lane;
+  m_links[li].vcs[vc].transit.push_back(si);
+  ++m_links[li].queued;
+  try_send(li, now);
+}
+
+void TorusFabric::on_eject(std::uint32_t si, Time now) {
+  const Segment s = m_segs[si];
+  m_free_segs.push_back(si);
+  m_events.push(now + m_cfg.link_latency_ps, kCredit, s.in_link, s.in_vc, s.flits);
+  Message& m = m_msgs[s.msg];
+  if (++m.segs_done < m.segs_total) return;
+  --m_in_flight;
+  ++s_messages;
+  s_bytes += m.pkt.bytes;
+  IciPacket pkt = std::move(m.pkt);
+  pkt.deliver = now;
+  m_free_msgs.push_back(s.msg);
+  deliver(pkt);  // may inject: nothing above holds a reference
+}
+
+std::uint32_t TorusFabric::segment_bytes(const Message& m, std::uint64_t i) const {
+  const std::uint64_t full = m.pkt.bytes / m_cfg.max_payload_bytes;
+  return i < full ? m_cfg.max_payload_bytes : static_cast<std::uint32_t>(m.pkt.bytes - full * m_cfg.max_payload_bytes);
+}
+
+void TorusFabric::try_send(std::uint32_t li, Time now) {
+  Link& l = m_links[li];
+  if (l.queued == 0) return;
+  if (l.busy_until > now) {
+    if (!l.wake_pending) {
+      l.wake_pending = true;
+      m_events.push(l.busy_until, kLinkFree, li);
+    }
+    return;
+  }
+  const std::uint32_t slots = 2 * num_vcs();
+  for (std::uint32_t i = 0; i < slots; ++i) {
+    const std::uint32_t slot = (l.rr + i) % slots;
+    const std::uint32_t vc = slot >> 1;
+    LinkVc& q = l.vcs[vc];
+    std::uint32_t si;
+    if ((slot & 1) == 0) {
+      if (q.transit.empty()) continue;
+      si = q.transit.front();
+      if (q.credits < m_segs[si].flits) continue;
+      q.transit.pop_front();
+      --l.queued;
+    } else {
+      if (q.inject.empty()) continue;
+      const std::uint32_t mi = q.inject.front();
+      const std::uint32_t bytes = segment_bytes(m_msgs[mi], m_msgs[mi].segs_sent);
+      const std::uint32_t flits = m_cfg.flits(bytes + m_cfg.header_bytes);
+      if (q.credits < flits) continue;
+      si = alloc_segment();
+      Message& m = m_msgs[mi];
+      Segment& s = m_segs[si];
+      s.msg = mi;
+      s.chip = m.pkt.src;
+      s.in_link = kNoLink;
+      s.in_vc = 0;
+      s.flits = flits;
+      s.wire = bytes + m_cfg.header_bytes;
+      s.ser = bytes == m_cfg.max_payload_bytes ? m_full_ser : m_cfg.serialise_ps(bytes + m_cfg.header_bytes);
+      s.route = m.first_state;
+      if (++m.segs_sent == m.segs_total) {
+        q.inject.pop_front();
+        --l.queued;
+        --m_queued_msgs[m.pkt.src];
+      }
+    }
+    l.rr = slot + 1;
+    send(li, vc, si, now);
+    break;
+  }
+  if (l.queued > 0 && !l.wake_pending && l.busy_until > now) {
+    l.wake_pending = true;
+    m_events.push(l.busy_until, kLinkFree, li);
+  }
+}
+
+void TorusFabric::send(std::uint32_t li, std::uint32_t vc, std::uint32_t si, Time now) {
+  Link& l = m_links[li];
+  Segment& s = m_segs[si];
+  l.vcs[vc].credits -= s.flits;
+  l.busy_until = now + s.ser;
+  ++l.s_packets;
+  l.s_busy_ps += s.ser;
+  l.s_wire_bytes += s.wire;
+  ++s_packet_hops;
+  s_flit_hops += s.flits;
+  // The buffer this packet leaves is free once its tail has gone; the credit
+  // then takes one link latency to get back upstream.
+  if (s.in_link != kNoLink)
+    m_events.push(now + s.ser + m_cfg.link_latency_ps, kCredit, s.in_link, s.in_vc, s.flits);
+  s.in_link = li;
+  s.in_vc = static_cast<std::uint8_t>(vc);
+  s.chip = l.to;
+  if (l.to == m_msgs[s.msg].pkt.dst)
+    m_events.push(now + m_cfg.link_latency_ps + s.ser, kEject, si);
+  else
+    m_events.push(now + m_cfg.link_latency_ps + m_cfg.router_latency_ps, kArrive, si);
+}
+
+std::uint32_t TorusFabric::alloc_segment() {
+  if (!m_free_segs.empty()) {
+    const std::uint32_t i = m_free_segs.back();
+    m_free_segs.pop_back();
+    return i;
+  }
+  m_segs.emplace_back();
+  return static_cast<std::uint32_t>(m_segs.size() - 1);
+}
+
+std::uint32_t TorusFabric::alloc_message() {
+  if (!m_free_msgs.empty()) {
+    const std::uint32_t i = m_free_msgs.back();
+    m_free_msgs.pop_back();
+    return i;
+  }
+  m_msgs.emplace_back();
+  return static_cast<std::uint32_t>(m_msgs.size() - 1);
+}
+
+}  // namespace mxc::ici

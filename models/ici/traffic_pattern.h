@@ -1,0 +1,39 @@
+#pragma once
+// Synthetic traffic patterns: who a chip sends its next packet to.
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "models/ici/topology.h"
+
+namespace mxc::ici {
+
+enum class TrafficKind { kUniform, kTranspose, kNeighbour, kHotspot };
+
+/// "uniform", "transpose", "neighbour" (or "neighbor"), "hotspot".
+TrafficKind parse_traffic(const std::string& s);
+std::string to_string(TrafficKind k);
+
+class TrafficPattern {
+ public:
+  /// hotspot_chip / hotspot_fraction matter for kHotspot only.
+  TrafficPattern(TrafficKind kind, const Topology& topo, std::uint32_t hotspot_chip = 0,
+                 double hotspot_fraction = 0.2);
+
+  TrafficKind kind() const { return m_kind; }
+  /// Destination of the next packet of `src`; `src` itself means "send nothing"
+  /// (transpose on the diagonal). Draws raw outputs of `rng` only.
+  std::uint32_t destination(std::uint32_t src, std::mt19937_64& rng) const;
+
+ private:
+  std::uint32_t uniform(std::uint32_t src, std::mt19937_64& rng) const;
+
+  TrafficKind m_kind;
+  const Topology& m_topo;
+  std::uint32_t m_hotspot;
+  std::uint64_t m_hotspot_threshold;
+  std::vector<std::vector<std::uint32_t>> m_neighbours;  // distinct neighbours per chip
+};
+
+}  // namespace mxc::ici

@@ -1,0 +1,132 @@
+#include "models/ici/traffic_run.h"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <queue>
+#include <stdexcept>
+#include <vector>
+
+namespace mxc::ici {
+
+namespace {
+struct Waiting {
+  std::uint32_t dst;
+  Time created;
+};
+constexpr std::uint64_t kMaxQueued = 4'000'000;  // beyond this the point is saturated
+}  // namespace
+
+TrafficPoint run_traffic(Fabric& fabric, const Topology& topo, const TrafficPattern& pattern, double link_bytes_per_s,
+                         const TrafficParams& prm) {
+  if (!(prm.load > 0.0 && prm.load <= 1.0)) throw std::invalid_argument("traffic: load must be in (0, 1]");
+  if (prm.measure_ps == 0) throw std::invalid_argument("traffic: measurement window must be > 0");
+  const std::uint32_t chips = topo.num_chips();
+  const double capacity = 2.0 * std::max(1u, topo.active_dims()) * link_bytes_per_s;  // bytes/s per chip
+  const double slot_ps = prm.packet_bytes * 1e12 / capacity;
+  const auto threshold = prm.load >= 1.0 ? ~0ull : static_cast<std::uint64_t>(prm.load * 0x1p64);
+  const Time win_lo = prm.warmup_ps, win_hi = prm.warmup_ps + prm.measure_ps;
+  const Time stop = win_hi + prm.drain_limit_ps;
+
+  std::vector<std::mt19937_64> rng;
+  std::vector<std::uint64_t> slot(chips, 0);
+  using Arrival = std::pair<Time, std::uint32_t>;  // ties broken by chip number
+  std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>> arrivals;
+  auto next_arrival = [&](std::uint32_t c) {
+    while (rng[c]() >= threshold) ++slot[c];
+    const Time t = static_cast<Time>(static_cast<double>(slot[c]) * slot_ps);
+    ++slot[c];
+    arrivals.emplace(t, c);
+  };
+  for (std::uint32_t c = 0; c < chips; ++c) {
+    rng.emplace_back(prm.seed * 0x9E3779B97F4A7C15ull + c);
+    next_arrival(c);
+  }
+
+  std::vector<std::deque<Waiting>> queue(chips);
+  std::vector<std::uint32_t> dirty;
+  std::vector<bool> is_dirty(chips, false);
+  std::vector<std::uint64_t> next_id(chips, 0);
+  std::uint64_t queued = 0, outstanding = 0;
+  TrafficPoint pt;
+  pt.offered_load = prm.load;
+  double lat_sum = 0, accepted_bytes = 0;
+  std::vector<IciPacket> inbox;
+  fabric.set_delivery([&](const IciPacket& p) { inbox.push_back(p); });
+
+  Time now = 0;
+  while (true) {
+    const Time tf = fabric.next_event_time();
+    const Time tg = arrivals.empty() ? kNever : arrivals.top().first;
+    now = std::min(tf, tg);
+    if (now >= win_hi && outstanding == 0) break;
+    if (now > stop || queued > kMaxQueued) {
+      pt.saturated = true;
+      break;
+    }
+    if (tg <= tf) {
+      while (!arrivals.empty() && arrivals.top().first == now) {
+        const std::uint32_t c = arrivals.top().second;
+        arrivals.pop();
+        const std::uint32_t dst = pattern.destination(c, rng[c]);
+        next_arrival(c);
+        if (dst == c) continue;
+        queue[c].push_back(Waiting{dst, now});
+        ++queued;
+        if (now >= win_lo && now < win_hi) {
+          ++pt.measured;
+          ++outstanding;
+        }
+        if (!is_dirty[c]) {
+          is_dirty[c] = true;
+          dirty.push_back(c);
+        }
+      }
+    } else {
+      fabric.advance_to(now);
+      for (const IciPacket& p : inbox) {
+        if (p.deliver >= win_lo && p.deliver < win_hi) accepted_bytes += p.bytes;
+        const Time created = p.addr;
+        if (created >= win_lo && created < win_hi) {
+          const double lat = static_cast<double>(p.deliver - created) / 1000.0;
+          lat_sum += lat;
+          pt.max_latency_ns = std::max(pt.max_latency_ns, lat);
+          ++pt.delivered;
+          --outstanding;
+        }
+      }
+      inbox.clear();
+    }
+    std::size_t keep = 0;
+    for (std::uint32_t c : dirty) {
+      auto& q = queue[c];
+      while (!q.empty()) {
+        IciPacket p;
+        p.id = next_id[c];
+        p.src = c;
+        p.dst = q.front().dst;
+        p.bytes = prm.packet_bytes;
+        p.addr = q.front().created;  // carried along to measure latency
+        p.last = true;
+        if (!fabric.inject(p, now)) break;
+        ++next_id[c];
+        q.pop_front();
+        --queued;
+      }
+      if (q.empty())
+        is_dirty[c] = false;
+      else
+        dirty[keep++] = c;
+    }
+    dirty.resize(keep);
+  }
+  fabric.set_delivery(nullptr);
+  pt.avg_latency_ns = pt.delivered ? lat_sum / static_cast<double>(pt.delivered) : 0.0;
+  pt.accepted_load = accepted_bytes / (capacity * chips * static_cast<double>(prm.measure_ps) * 1e-12);
+  const double offered = static_cast<double>(pt.measured) * prm.packet_bytes /
+                         (capacity * chips * static_cast<double>(prm.measure_ps) * 1e-12);
+  if (outstanding > 0 || pt.accepted_load < 0.9 * offered) pt.saturated = true;
+  return pt;
+}
+
+}  // namespace mxc::ici

@@ -1,0 +1,39 @@
+#pragma once
+// One point of a latency-versus-offered-load curve: open-loop sources inject
+// packets by a Bernoulli process, warm up, measure, then drain.
+//
+// Offered load is the fraction of a chip's injection capacity, taken as the
+// bandwidth of all its outgoing links (2 * dims-with-links * link bandwidth):
+// at load L every chip offers L of that capacity in payload bytes. Latency is
+// creation to delivery, so it includes waiting at the source.
+#include <cstdint>
+
+#include "models/core/fabric.h"
+#include "models/ici/traffic_pattern.h"
+
+namespace mxc::ici {
+
+struct TrafficParams {
+  double load = 0.1;                  ///< Offered load, (0, 1].
+  std::uint32_t packet_bytes = 1024;  ///< Payload per packet.
+  Time warmup_ps = 20'000'000;
+  Time measure_ps = 50'000'000;
+  Time drain_limit_ps = 200'000'000;  ///< Give up on measured packets after this.
+  std::uint64_t seed = 1;
+};
+
+struct TrafficPoint {
+  double offered_load = 0;    ///< Nominal offered load.
+  double accepted_load = 0;   ///< Delivered payload in the window / capacity.
+  double avg_latency_ns = 0;  ///< Mean latency of measured packets that arrived.
+  double max_latency_ns = 0;
+  std::uint64_t measured = 0;   ///< Packets created in the window.
+  std::uint64_t delivered = 0;  ///< ... of which delivered.
+  bool saturated = false;       ///< Measured packets lost in the drain, or accepted < 90% of offered.
+};
+
+/// Runs one point on a fresh `fabric` (it must be idle at time 0).
+TrafficPoint run_traffic(Fabric& fabric, const Topology& topo, const TrafficPattern& pattern, double link_bytes_per_s,
+                         const TrafficParams& params);
+
+}  // namespace mxc::ici

@@ -1,0 +1,41 @@
+// Address mapping from a bit-order string, and XOR bank hashing.
+#include <catch2/catch.hpp>
+
+#include "models/hbm/address_mapper.h"
+#include "tests/hbm/hbm_test_util.h"
+
+using namespace mxc::hbm;
+
+TEST_CASE("bit order places fields from the least significant end") {
+  const HbmOrg org = test::preset("hbm2.yaml").device.org;  // 32 B bursts, 32 bursts per row
+  AddressMapper m(org, "ro-ba-co:4-ch-pc-bg-co:1", false);
+  // Bit 5: column bit 0; bits 6-7: bank group; 8: pc; 9-11: channel;
+  // 12-15: column bits 1-4; 16-17: bank; 18 and up: row.
+  CHECK(m.decode(1u << 5).col == 1);
+  CHECK(m.decode(3u << 6).bank_group == 3);
+  CHECK(m.decode(1u << 8).pc == 1);
+  CHECK(m.decode(5u << 9).channel == 5);
+  CHECK(m.decode(1u << 12).col == 2);
+  CHECK(m.decode(2u << 16).bank == 2);
+  CHECK(m.decode(std::uint64_t{12345} << 18).row == 12345);
+  CHECK(m.decode(31).col == 0);  // offset inside the burst
+  for (std::uint64_t a : {0ull, 32ull, 4096ull, 123456ull * 32, (1ull << 33) - 32}) CHECK(m.encode(m.decode(a)) == a);
+}
+
+TEST_CASE("XOR hashing spreads rows of one bank over banks and bank groups") {
+  const HbmOrg org = test::preset("hbm2.yaml").device.org;
+  AddressMapper plain(org, "ro-ba-bg-co-pc-ch", false);
+  AddressMapper hashed(org, "ro-ba-bg-co-pc-ch", true);
+  const std::uint64_t row_step = std::uint64_t{1} << (5 + 4 + 5 + 2 + 2);  // next row, same bank fields
+  CHECK(plain.decode(row_step).bank == 0);
+  CHECK(hashed.decode(row_step).bank == 1);           // row bit 0 flips bank bit 0
+  CHECK(hashed.decode(row_step << 2).bank_group == 1);  // row bit 2 flips bank-group bit 0
+  for (std::uint64_t a : {std::uint64_t{0}, row_step * 7 + 96, row_step * 12345}) CHECK(hashed.encode(hashed.decode(a)) == a);
+}
+
+TEST_CASE("bad bit orders name the field") {
+  const HbmOrg org = test::preset("hbm2.yaml").device.org;
+  CHECK_THROWS_WITH(AddressMapper(org, "ro-ba-bg-co-pc", false), Catch::Contains("'ch'"));
+  CHECK_THROWS_WITH(AddressMapper(org, "ro-ba-bg-co-pc-ch-xx", false), Catch::Contains("unknown field 'xx'"));
+  CHECK_THROWS_WITH(AddressMapper(org, "ro-ba-bg-co:9-pc-ch", false), Catch::Contains("'co'"));
+}

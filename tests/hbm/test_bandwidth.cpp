@@ -1,0 +1,108 @@
+// Throughput against hand-derived ceilings (HBM2 preset, one stack):
+//   data bus: 16 pseudo-channels x 64 bit x 2 Gb/s / 8 = 256 GB/s;
+//   activates with tFAW = 30 (DRAMsim3's HBM2 value, > 4 x tRRD_S so the
+//   window binds): 16 PCs x 4 ACT x 32 B / 30 ns = 68.27 GB/s;
+//   all-bank refresh removes at least tRFC / tREFI = 260 / 3900 = 6.67 %.
+// Every run has the independent timing checker on.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "models/hbm/closed_loop.h"
+#include "models/hbm/pattern_source.h"
+#include "tests/hbm/hbm_test_util.h"
+
+using namespace mxc;
+using namespace mxc::hbm;
+
+namespace {
+
+struct Run {
+  double gbps;
+  double ns;
+  PcStats stats;
+};
+
+Run stream(MemoryConfig cfg, const std::string& pattern, std::uint32_t bytes, std::uint64_t n, std::uint32_t window,
+           double write_ratio = 0) {
+  HbmModel m("hbm", cfg);
+  PatternOptions p;
+  p.pattern = pattern;
+  p.bytes = bytes;
+  p.requests = n;
+  p.write_ratio = write_ratio;
+  PatternSource src(p);
+  const LoopResult r = run_closed_loop(m, src, window);
+  REQUIRE(m.requests_done() == n);
+  REQUIRE(m.checker()->violation_count() == 0);
+  const double ns = static_cast<double>(r.sim_time_ps) / 1000.0;
+  return {static_cast<double>(m.bytes_read() + m.bytes_written()) / ns, ns, m.total_stats()};
+}
+
+}  // namespace
+
+TEST_CASE("sequential reads without refresh stream at the data-bus peak") {
+  MemoryConfig cfg = test::preset("hbm2.yaml");
+  cfg.controller.refresh = RefreshMode::kNone;
+  const Run r = stream(cfg, "seq", 256, 20000, 64);
+  CHECK(r.gbps <= 256.0);
+  CHECK(r.gbps >= 0.98 * 256.0);
+  CHECK(r.stats.row_hits > 0.95 * (r.stats.row_hits + r.stats.row_misses + r.stats.row_conflicts));
+}
+
+TEST_CASE("random reads reach the tFAW activate ceiling") {
+  MemoryConfig cfg = test::preset("hbm2.yaml");
+  cfg.device.t.FAW = 30;
+  cfg.controller.refresh = RefreshMode::kNone;
+  cfg.controller.page_policy = PagePolicy::kClosed;
+  const Run r = stream(cfg, "random", 32, 20000, 1024);
+  const double ceiling = 16 * 4 * 32 / 30.0;
+  CHECK(r.gbps <= ceiling * 1.001);
+  CHECK(r.gbps >= 0.90 * ceiling);
+  // Every random 32 B read needs its own activate.
+  CHECK(r.stats.acts >= 0.99 * 20000);
+}
+
+TEST_CASE("all-bank refresh takes its tRFC / tREFI share, per-bank refresh less") {
+  MemoryConfig none = test::preset("hbm2.yaml");
+  none.controller.refresh = RefreshMode::kNone;
+  MemoryConfig all = test::preset("hbm2.yaml");
+  MemoryConfig per = test::preset("hbm2.yaml");
+  per.controller.refresh = RefreshMode::kPerBank;
+  const Run r0 = stream(none, "seq", 256, 40000, 64);
+  const Run ra = stream(all, "seq", 256, 40000, 64);
+  const Run rp = stream(per, "seq", 256, 40000, 64);
+  const double loss_all = 1.0 - ra.gbps / r0.gbps;
+  const double share = 260.0 / 3900.0;
+  CHECK(loss_all >= share - 0.002);
+  CHECK(loss_all <= share + 0.015);  // plus draining and precharging before each REFab
+  // One REFab per pseudo-channel per tREFI (3900 cycles of 1 ns).
+  const auto due = static_cast<std::uint64_t>(std::floor(ra.ns / 3900.0));
+  CHECK(ra.stats.refreshes >= 16 * due);
+  CHECK(ra.stats.refreshes <= 16 * (due + 1));
+  // Per-bank: one REFsb per tREFIsb (243 cycles) per pseudo-channel.
+  const auto due_sb = static_cast<std::uint64_t>(std::floor(rp.ns / 243.0));
+  CHECK(rp.stats.refreshes >= 16 * due_sb);
+  CHECK(rp.stats.refreshes <= 16 * (due_sb + 1));
+  CHECK(1.0 - rp.gbps / r0.gbps < loss_all);
+}
+
+TEST_CASE("a read/write mix drains writes and stays checker-clean") {
+  MemoryConfig cfg = test::preset("hbm2.yaml");
+  const Run r = stream(cfg, "mix", 64, 20000, 64, 0.5);
+  CHECK(r.gbps > 0);
+  CHECK(r.gbps < 256.0);
+}
+
+TEST_CASE("HBM3 and HBM2E presets stream near their own peaks") {
+  for (const char* name : {"hbm2e_3200.yaml", "hbm2e_3600.yaml", "hbm3.yaml"}) {
+    MemoryConfig cfg = test::preset(name);
+    cfg.controller.refresh = RefreshMode::kNone;
+    const double peak = cfg.device.peak_gbps();
+    const std::uint32_t window = static_cast<std::uint32_t>(64 * peak / 256.0 * 2);
+    const Run r = stream(cfg, "seq", 256, 20000, window);
+    INFO(name << ": " << r.gbps << " GB/s of " << peak);
+    CHECK(r.gbps <= peak * 1.0001);
+    CHECK(r.gbps >= 0.95 * peak);
+  }
+}

@@ -1,0 +1,73 @@
+// Latencies of isolated requests against hand-derived sums of JEDEC timings.
+// HBM2 preset: tCK 1 ns, tRCD 14, CL 14, CWL 5, tRP 14, burst 2 cycles;
+// fixed controller overhead = frontend 1 + backend 1 cycle.
+#include <catch2/catch.hpp>
+
+#include "tests/hbm/hbm_test_util.h"
+
+using namespace mxc;
+using namespace mxc::hbm;
+
+namespace {
+constexpr Time kNs = 1000;
+}
+
+TEST_CASE("idle read latency is frontend + tRCD + CL + burst + backend") {
+  HbmModel m("hbm", test::preset("hbm2.yaml"));
+  const MemResponse r = test::one_request(m, 0, 32, false, 0);
+  // Accepted at cycle 0, schedulable at 1: ACT@1, RD@15, data 29..31, back at 32.
+  CHECK(r.accept == 0);
+  CHECK(r.complete == (1 + 14 + 14 + 2 + 1) * kNs);
+  CHECK(m.total_stats().row_misses == 1);
+}
+
+TEST_CASE("a request offered between clock edges waits for the next edge") {
+  HbmModel m("hbm", test::preset("hbm2.yaml"));
+  const MemResponse r = test::one_request(m, 0, 32, false, 400);
+  CHECK(r.complete == (1 + 1 + 14 + 14 + 2 + 1) * kNs);
+}
+
+TEST_CASE("row hit skips the activate; row conflict adds precharge and activate") {
+  MemoryConfig cfg = test::preset("hbm2.yaml");
+  HbmModel m("hbm", cfg);
+  AddressMapper map(cfg.device.org, cfg.controller.address_mapping, false);
+  const std::uint64_t a = map.encode({0, 0, 0, 0, 7, 0});
+  const std::uint64_t hit = map.encode({0, 0, 0, 0, 7, 5});
+  const std::uint64_t conflict = map.encode({0, 0, 0, 0, 9, 0});
+  REQUIRE(map.decode(hit).col == 5);
+
+  test::one_request(m, a, 32, false, 0);
+  const MemResponse h = test::one_request(m, hit, 32, false, 100 * kNs);
+  CHECK(h.complete - h.accept == (1 + 14 + 2 + 1) * kNs);  // RD at once
+  const MemResponse c = test::one_request(m, conflict, 32, false, 200 * kNs);
+  CHECK(c.complete - c.accept == (1 + 14 + 14 + 14 + 2 + 1) * kNs);  // PRE, tRP, ACT, tRCD, RD
+  const PcStats s = m.total_stats();
+  CHECK(s.row_misses == 1);
+  CHECK(s.row_hits == 1);
+  CHECK(s.row_conflicts == 1);
+}
+
+TEST_CASE("idle write latency is frontend + tRCDWR + CWL + burst + backend") {
+  HbmModel m("hbm", test::preset("hbm2.yaml"));
+  const MemResponse r = test::one_request(m, 0, 32, true, 0);
+  CHECK(r.complete == (1 + 12 + 5 + 2 + 1) * kNs);
+}
+
+TEST_CASE("closed page precharges with the column command, so the next access activates again") {
+  MemoryConfig cfg = test::preset("hbm2.yaml");
+  cfg.controller.page_policy = PagePolicy::kClosed;
+  HbmModel m("hbm", cfg);
+  test::one_request(m, 0, 32, false, 0);
+  const MemResponse again = test::one_request(m, 32, 32, false, 100 * kNs);  // same row, next column
+  CHECK(again.complete - again.accept == (1 + 14 + 14 + 2 + 1) * kNs);
+  CHECK(m.total_stats().row_misses == 2);
+  CHECK(m.total_stats().pres == 0);  // auto-precharge, no PRE command
+}
+
+TEST_CASE("a 64-byte read spanning two bursts of one row completes after the second burst") {
+  HbmModel m("hbm", test::preset("hbm2.yaml"));
+  // Both bursts hit bank 0 (co:1 is the lowest mapped bit): RD@15 and RD@19
+  // (tCCD_L = 4 in one bank group), last data ends at 19 + 14 + 2.
+  const MemResponse r = test::one_request(m, 0, 64, false, 0);
+  CHECK(r.complete == (19 + 14 + 2 + 1) * kNs);
+}

@@ -1,0 +1,130 @@
+// The independent timing checker catches each JEDEC constraint violated on
+// purpose by one cycle, and accepts the same sequence at exactly the minimum
+// distance. Distances are the HBM2 preset's figures (tCK cycles): CL 14,
+// CWL 5, tRCDRD 14, tRCDWR 12, tRP 14, tRAS 34, tRC 48, tWR 16, tRTP 5,
+// tCCD_S 2, tCCD_L 4, tRRD_S 4, tRRD_L 4, tWTR_S 6, tWTR_L 8, tRTW 13,
+// tRFC 260, tRFCsb 160, tRREFD 4 (= tRRD_L), burst 2. Banks: 0 and 1 share
+// bank group 0, bank 4 is in group 1.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "models/hbm/timing_checker.h"
+#include "tests/hbm/hbm_test_util.h"
+
+using namespace mxc;
+using namespace mxc::hbm;
+
+namespace {
+
+struct Case {
+  const char* rule;
+  std::vector<DramCommand> prefix;
+  DramCommand last;  // at the legal minimum; the test also tries one cycle earlier
+  std::uint32_t faw = 0;  // override tFAW (0 = preset)
+};
+
+DramCommand C(Cmd c, std::uint32_t bank, std::uint64_t cycle, std::uint32_t row = 1) { return {c, bank, row, 0, cycle}; }
+
+std::vector<std::string> run(const HbmDeviceSpec& spec, const std::vector<DramCommand>& cmds) {
+  TimingChecker chk(spec, 1, true);
+  chk.set_check_refresh(false);
+  for (const DramCommand& c : cmds) chk.on_command(0, c);
+  return chk.violations();
+}
+
+bool mentions(const std::vector<std::string>& v, const std::string& rule) {
+  for (const auto& s : v)
+    if (s.find(rule) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("timing checker catches each constraint violated by one cycle") {
+  const HbmDeviceSpec base = test::preset("hbm2.yaml").device;
+  using enum Cmd;
+  const std::vector<Case> cases = {
+      {"tRCD", {C(kAct, 0, 0)}, C(kRd, 0, 14)},
+      {"tRCD", {C(kAct, 0, 0)}, C(kWr, 0, 12)},
+      {"tRAS", {C(kAct, 0, 0)}, C(kPre, 0, 34)},
+      {"tRP", {C(kAct, 0, 0), C(kPre, 0, 40)}, C(kAct, 0, 54)},
+      {"tRC", {C(kAct, 0, 0), C(kPre, 0, 34)}, C(kAct, 0, 48)},
+      {"tRRD_S", {C(kAct, 0, 0)}, C(kAct, 4, 4)},
+      {"tRRD_L", {C(kAct, 0, 0)}, C(kAct, 1, 4)},
+      {"tFAW", {C(kAct, 0, 0), C(kAct, 4, 4), C(kAct, 8, 8), C(kAct, 12, 12)}, C(kAct, 1, 30), 30},
+      {"tCCD_S", {C(kAct, 0, 0), C(kAct, 4, 4), C(kRd, 0, 18)}, C(kRd, 4, 20)},
+      {"tCCD_L", {C(kAct, 0, 0), C(kRd, 0, 14)}, C(kRd, 0, 18)},
+      {"tCCD_S", {C(kAct, 0, 0), C(kAct, 4, 4), C(kWr, 0, 16)}, C(kWr, 4, 18)},
+      {"tCCD_L", {C(kAct, 0, 0), C(kWr, 0, 12)}, C(kWr, 0, 16)},
+      {"tRTW", {C(kAct, 0, 0), C(kRd, 0, 14)}, C(kWr, 0, 27)},
+      {"tWTR_S", {C(kAct, 0, 0), C(kAct, 4, 4), C(kWr, 0, 12)}, C(kRd, 4, 25)},
+      {"tWTR_L", {C(kAct, 0, 0), C(kWr, 0, 12)}, C(kRd, 0, 27)},
+      {"tWR", {C(kAct, 0, 0), C(kWr, 0, 12)}, C(kPre, 0, 35)},
+      {"tWR", {C(kAct, 0, 0), C(kWr, 0, 12)}, C(kPreA, 0, 35)},
+      {"tRTP", {C(kAct, 0, 0), C(kRd, 0, 30)}, C(kPre, 0, 35)},
+      {"tRP", {C(kAct, 0, 0), C(kRdA, 0, 40)}, C(kAct, 0, 59)},  // auto-precharge at 40 + tRTP
+      {"tRFC", {C(kRefAb, 0, 0)}, C(kAct, 0, 260)},
+      {"tRFC", {C(kRefAb, 0, 0)}, C(kRefAb, 0, 260)},
+      {"tRFCsb", {C(kRefSb, 0, 0)}, C(kAct, 0, 160)},
+      {"tRREFD", {C(kRefSb, 0, 0)}, C(kAct, 1, 4)},
+      {"tRREFD", {C(kRefSb, 0, 0)}, C(kRefSb, 1, 4)},
+      {"tRP", {C(kAct, 0, 0), C(kPre, 0, 34)}, C(kRefAb, 0, 48)},
+  };
+  for (const Case& c : cases) {
+    HbmDeviceSpec spec = base;
+    if (c.faw) spec.t.FAW = c.faw;
+    INFO("rule " << c.rule << ", last command " << cmd_name(c.last.cmd) << " at " << c.last.cycle);
+    std::vector<DramCommand> ok = c.prefix;
+    ok.push_back(c.last);
+    const auto clean = run(spec, ok);
+    CHECK(clean.empty());
+    if (!clean.empty()) WARN(clean.front());
+    std::vector<DramCommand> bad = c.prefix;
+    bad.push_back(c.last);
+    --bad.back().cycle;
+    const auto v = run(spec, bad);
+    CHECK(mentions(v, c.rule));
+  }
+}
+
+TEST_CASE("timing checker catches state errors and command-bus conflicts") {
+  const HbmDeviceSpec spec = test::preset("hbm2.yaml").device;
+  using enum Cmd;
+  CHECK(mentions(run(spec, {C(kRd, 0, 10)}), "open row"));                          // read of a closed bank
+  CHECK(mentions(run(spec, {C(kAct, 0, 0), C(kRd, 0, 20, 2)}), "open row is 1"));  // wrong row
+  CHECK(mentions(run(spec, {C(kAct, 0, 0), C(kAct, 0, 100)}), "open row"));        // activate an open bank
+  CHECK(mentions(run(spec, {C(kAct, 0, 0), C(kRefAb, 0, 100)}), "open row"));      // refresh with a row open
+  CHECK(mentions(run(spec, {C(kAct, 0, 0), C(kAct, 4, 0)}), "row command bus"));
+  // A row and a column command may share a cycle (dual command interface).
+  CHECK(run(spec, {C(kAct, 0, 0), C(kRd, 0, 14), C(kAct, 4, 14)}).empty());
+  TimingChecker single(spec, 1, false);
+  single.on_command(0, C(kAct, 0, 0));
+  single.on_command(0, C(kRd, 0, 14));
+  single.on_command(0, C(kAct, 4, 14));
+  CHECK(mentions(single.violations(), "command bus"));
+}
+
+TEST_CASE("timing checker enforces the refresh rate: at most 8 postponed refreshes") {
+  const HbmDeviceSpec spec = test::preset("hbm2.yaml").device;
+  const std::uint64_t refi = spec.t.REFI;
+  SECTION("one all-bank refresh per tREFI passes") {
+    TimingChecker chk(spec, 1, true);
+    for (std::uint64_t k = 1; k <= 20; ++k) chk.on_command(0, C(Cmd::kRefAb, 0, k * refi));
+    chk.finish(20 * refi + refi - 1);
+    CHECK(chk.violation_count() == 0);
+  }
+  SECTION("nine missing refreshes are caught") {
+    TimingChecker chk(spec, 1, true);
+    chk.finish(9 * refi);
+    CHECK(mentions(chk.violations(), "refresh interval"));
+  }
+  SECTION("per-bank refresh must cover every bank") {
+    TimingChecker chk(spec, 1, true);
+    // Only bank 0 is refreshed (every tREFIsb): bank 1 falls behind.
+    for (std::uint64_t k = 1; k <= 16 * 10; ++k) chk.on_command(0, C(Cmd::kRefSb, 0, k * spec.t.REFIsb));
+    chk.finish(16 * 10 * spec.t.REFIsb);
+    CHECK(mentions(chk.violations(), "bank 1: refresh interval"));
+  }
+}

@@ -1,0 +1,131 @@
+// Collective times against the alpha-beta formulas of the reference notes:
+// ring all-reduce 2(p-1)a + 2((p-1)/p)Nb, dimension by dimension
+// 2 sum(k_i - 1) a + 2((p-1)/p)Nb, all axes with N split over 2n parts.
+#include <catch2/catch.hpp>
+
+#include "models/ici/analytic_fabric.h"
+#include "models/ici/collective.h"
+#include "models/ici/collective_runner.h"
+#include "models/ici/schedule_bound.h"
+#include "models/ici/torus_fabric.h"
+
+using namespace mxc;
+using namespace mxc::ici;
+
+namespace {
+
+IciConfig pod(std::vector<std::uint32_t> dims) {
+  IciConfig c;  // defaults: 45 GB/s, 500 ns link + 500 ns router, 4 KiB payload, 64 B header
+  c.dims = std::move(dims);
+  c.wrap = {true};
+  return c;
+}
+
+const double kA = 1'000'000.0;      // ps per hop: router + link
+const double kB = 1e12 / 45e9;      // ps per byte
+
+struct Outcome {
+  Time time;
+  Time bound;
+  BoundTerms terms;
+};
+
+template <class F>
+Outcome run(const IciConfig& cfg, Collective c, Algorithm a, std::uint64_t bytes) {
+  F f(cfg);
+  const Schedule s = build_schedule(c, a, f.topology(), bytes);
+  CollectiveRunner r(f, f.topology());
+  const CollectiveRun run = r.run(s);
+  const BoundTerms b = schedule_bound(s, f.topology(), cfg);
+  while (f.next_event_time() != kNever) f.advance_to(f.next_event_time());  // credits still returning
+  REQUIRE(f.in_flight() == 0);
+  return {run.time_ps(), b.total_ps, b};
+}
+
+}  // namespace
+
+TEST_CASE("alpha-beta bounds equal the textbook formulas") {
+  const std::uint64_t n = 8ull << 20;
+  {
+    const Topology t({8}, {true});
+    const auto b = schedule_bound(build_schedule(Collective::kAllReduce, Algorithm::kRing, t, n), t, pod({8}));
+    CHECK(b.latency_ps == Approx(2 * 7 * kA));
+    CHECK(b.bandwidth_ps == Approx(2.0 * 7 / 8 * n * kB));
+    const auto bi =
+        schedule_bound(build_schedule(Collective::kAllReduce, Algorithm::kBidirRing, t, n), t, pod({8}));
+    CHECK(bi.bandwidth_ps == Approx(7.0 / 8 * n * kB));  // halved
+    const auto rs =
+        schedule_bound(build_schedule(Collective::kReduceScatter, Algorithm::kRing, t, n), t, pod({8}));
+    const double expect = 7 * kA + 7.0 / 8 * n * kB;  // rounded up to a picosecond
+    CHECK(static_cast<double>(rs.total_ps) >= expect);
+    CHECK(static_cast<double>(rs.total_ps) < expect + 1);
+  }
+  {
+    const Topology t({4, 4}, {true});
+    const auto d = schedule_bound(build_schedule(Collective::kAllReduce, Algorithm::kDimOrder, t, n), t, pod({4, 4}));
+    CHECK(d.latency_ps == Approx(2 * (3 + 3) * kA));
+    CHECK(d.bandwidth_ps == Approx(2.0 * 15 / 16 * n * kB));
+    const auto x = schedule_bound(build_schedule(Collective::kAllReduce, Algorithm::kAllAxes, t, n), t, pod({4, 4}));
+    CHECK(x.latency_ps == Approx(2 * (3 + 3) * kA));
+    CHECK(x.bandwidth_ps == Approx(2.0 * 15 / 16 * (n / 4) * kB));  // 4 parts on 4 ports
+  }
+}
+
+TEST_CASE("large collectives on the packet model are within 5% of the alpha-beta bound") {
+  struct Case {
+    std::vector<std::uint32_t> dims;
+    Collective c;
+    Algorithm a;
+    std::uint64_t bytes;
+  };
+  const Case cases[] = {
+      {{8}, Collective::kAllReduce, Algorithm::kRing, 32ull << 20},
+      {{8}, Collective::kAllReduce, Algorithm::kBidirRing, 32ull << 20},
+      {{8}, Collective::kReduceScatter, Algorithm::kRing, 32ull << 20},
+      {{8}, Collective::kAllGather, Algorithm::kRing, 32ull << 20},
+      {{4, 4}, Collective::kAllReduce, Algorithm::kDimOrder, 32ull << 20},
+      {{4, 4}, Collective::kAllReduce, Algorithm::kAllAxes, 64ull << 20},
+      {{4, 4, 4}, Collective::kAllReduce, Algorithm::kAllAxes, 64ull << 20},
+  };
+  for (const Case& k : cases) {
+    INFO(to_string(k.c) << "/" << to_string(k.a) << " on " << k.dims.size() << "D");
+    const Outcome o = run<TorusFabric>(pod(k.dims), k.c, k.a, k.bytes);
+    CHECK(o.time >= o.bound);
+    CHECK(static_cast<double>(o.time) <= 1.05 * static_cast<double>(o.bound));
+  }
+}
+
+TEST_CASE("tiny collectives take the latency term") {
+  for (Algorithm a : {Algorithm::kRing, Algorithm::kDimOrder, Algorithm::kAllAxes}) {
+    INFO(to_string(a));
+    const Outcome o = run<TorusFabric>(pod({4, 4}), Collective::kAllReduce, a, 64);
+    const double latency = a == Algorithm::kRing ? 2 * 15 * kA : 2 * 6 * kA;
+    CHECK(o.terms.latency_ps == Approx(latency));
+    CHECK(static_cast<double>(o.time) >= latency);
+    CHECK(static_cast<double>(o.time) <= 1.05 * latency);
+  }
+}
+
+TEST_CASE("the analytic fabric gives the bound plus header overhead") {
+  const Outcome o = run<AnalyticFabric>(pod({4, 4, 4}), Collective::kAllReduce, Algorithm::kDimOrder, 64ull << 20);
+  CHECK(o.time >= o.bound);
+  CHECK(static_cast<double>(o.time) <= 1.03 * static_cast<double>(o.bound));
+}
+
+TEST_CASE("all-to-all completes on both fabrics and contention only adds time") {
+  for (Algorithm a : {Algorithm::kRing, Algorithm::kBidirRing, Algorithm::kDimOrder, Algorithm::kAllAxes}) {
+    INFO(to_string(a));
+    const Outcome t = run<TorusFabric>(pod({4, 4}), Collective::kAllToAll, a, 4ull << 20);
+    const Outcome an = run<AnalyticFabric>(pod({4, 4}), Collective::kAllToAll, a, 4ull << 20);
+    CHECK(t.time >= an.time);
+    CHECK(static_cast<double>(t.time) <= 2.0 * static_cast<double>(t.bound));  // the bound is an estimate here
+  }
+}
+
+TEST_CASE("collective schedules reject a single chip and unknown names") {
+  CHECK_THROWS(build_schedule(Collective::kAllReduce, Algorithm::kRing, Topology({1}, {true}), 64));
+  CHECK_THROWS(parse_algorithm("tree"));
+  CHECK_THROWS(parse_collective("broadcast"));
+  CHECK(parse_collective("all-reduce") == Collective::kAllReduce);
+  CHECK(parse_algorithm("all-axes") == Algorithm::kAllAxes);
+}

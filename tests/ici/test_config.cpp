@@ -1,0 +1,42 @@
+// The YAML loader: presets load, and bad input names file, line and field.
+#include <catch2/catch.hpp>
+
+#include "models/ici/ici_config_loader.h"
+
+using namespace mxc::ici;
+
+namespace {
+std::string error_of(const std::string& yaml) {
+  try {
+    parse_ici_config(yaml, "x.yaml");
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("the presets load with the published link figures") {
+  const IciConfig v4 = load_ici_config(std::string(MXCOSIM_SOURCE_DIR) + "/configs/ici/torus4x4x4.yaml");
+  CHECK(v4.dims == std::vector<std::uint32_t>{4, 4, 4});
+  CHECK(v4.link_gbps == 45.0);
+  CHECK(v4.link_latency_ps + v4.router_latency_ps == 1'000'000);
+  const IciConfig v5e = load_ici_config(std::string(MXCOSIM_SOURCE_DIR) + "/configs/ici/torus16x16.yaml");
+  CHECK(v5e.dims == std::vector<std::uint32_t>{16, 16});
+  const IciConfig pod = load_ici_config(std::string(MXCOSIM_SOURCE_DIR) + "/configs/ici/tpu4096_analytic.yaml");
+  CHECK(pod.model == "analytic");
+  load_ici_config(std::string(MXCOSIM_SOURCE_DIR) + "/configs/ici/torus4x4.yaml");
+}
+
+TEST_CASE("config errors name the file, the line and the field") {
+  CHECK(error_of("ici:\n  topology:\n    dims: [4, 4]\n  link:\n    bandwidth_gbps: fast\n") ==
+        "x.yaml:5: field 'ici.link.bandwidth_gbps': expected a number");
+  CHECK(error_of("ici:\n  topology:\n    dims: [4, 0]\n").rfind("x.yaml:3: field 'ici.topology.dims[1]'", 0) == 0);
+  CHECK(error_of("ici:\n  topology:\n    dims: [4]\n  router:\n    latncy_ns: 5\n")
+            .rfind("x.yaml:5: field 'ici.router.latncy_ns': unknown key", 0) == 0);
+  CHECK(error_of("ici:\n  link: {}\n").find("field 'ici.topology': is required") != std::string::npos);
+  CHECK(error_of("ici:\n  topology:\n    dims: [4]\n  router:\n    buffer_bytes_per_vc: 64\n")
+            .find("buffer_bytes_per_vc") != std::string::npos);
+  CHECK(error_of("ici: [").rfind("x.yaml:", 0) == 0);
+  CHECK_THROWS_WITH(load_ici_config("/nonexistent.yaml"), Catch::Contains("/nonexistent.yaml"));
+}

@@ -1,0 +1,165 @@
+// Latency and throughput of the packet model against hand-derived formulas.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "models/ici/analytic_fabric.h"
+#include "models/ici/torus_fabric.h"
+
+using namespace mxc;
+using namespace mxc::ici;
+
+namespace {
+
+IciConfig small_config(std::vector<std::uint32_t> dims, bool wrap) {
+  IciConfig c;
+  c.dims = std::move(dims);
+  c.wrap = {wrap};
+  c.link_gbps = 50.0;            // 20 ps per byte: serialisation times are exact
+  c.link_latency_ps = 300'000;
+  c.router_latency_ps = 200'000;
+  c.max_payload_bytes = 1024;
+  c.header_bytes = 64;
+  c.flit_bytes = 64;
+  return c;
+}
+
+// Runs `f` until idle and returns the delivered packets in delivery order.
+template <class F>
+std::vector<IciPacket> drain(F& f) {
+  std::vector<IciPacket> out;
+  f.set_delivery([&](const IciPacket& p) { out.push_back(p); });
+  while (f.next_event_time() != kNever) f.advance_to(f.next_event_time());
+  return out;
+}
+
+// Minimal hops on a k-ary ring, derived by hand: min(|d|, k - |d|).
+std::uint32_t ring_hops(int a, int b, int k) {
+  const int d = ((b - a) % k + k) % k;
+  return static_cast<std::uint32_t>(std::min(d, k - d));
+}
+
+}  // namespace
+
+TEST_CASE("zero-load latency equals hops*(router+link) + serialisation on a 4x4x4 torus") {
+  const IciConfig cfg = small_config({4, 4, 4}, true);
+  for (std::uint32_t dst : {1u, 2u, 5u, 21u, 42u, 63u}) {
+    for (std::uint32_t bytes : {0u, 100u, 1024u, 5000u}) {
+      TorusFabric f(cfg);
+      IciPacket p;
+      p.src = 0;
+      p.dst = dst;
+      p.bytes = bytes;
+      REQUIRE(f.inject(p, 1000));
+      const auto got = drain(f);
+      REQUIRE(got.size() == 1);
+      const std::uint32_t h =
+          ring_hops(0, dst % 4, 4) + ring_hops(0, (dst / 4) % 4, 4) + ring_hops(0, dst / 16, 4);
+      // Packets: floor(bytes/1024) full ones of 1088 wire bytes, then the rest + 64.
+      const std::uint64_t full = bytes / 1024, rest = bytes % 1024;
+      const std::uint64_t wire = full * 1088 + ((rest > 0 || bytes == 0) ? rest + 64 : 0);
+      const Time expect = 1000 + h * (200'000 + 300'000) + wire * 20;
+      CHECK(got[0].deliver == expect);
+      CHECK(got[0].inject == 1000);
+    }
+  }
+}
+
+TEST_CASE("analytic fabric matches the packet model at zero load") {
+  const IciConfig cfg = small_config({4, 4}, true);
+  for (std::uint32_t dst = 0; dst < 16; ++dst) {
+    TorusFabric t(cfg);
+    AnalyticFabric a(cfg);
+    IciPacket p;
+    p.src = 5;
+    p.dst = dst;
+    p.bytes = 3000;
+    REQUIRE(t.inject(p, 0));
+    REQUIRE(a.inject(p, 0));
+    CHECK(drain(t).at(0).deliver == drain(a).at(0).deliver);
+  }
+}
+
+TEST_CASE("one link saturates at its bandwidth times payload/(payload+header)") {
+  IciConfig cfg = small_config({2}, false);  // one link each way
+  cfg.buffer_bytes_per_vc = 1 << 20;          // far above the credit round trip
+  TorusFabric f(cfg);
+  IciPacket p;
+  p.src = 0;
+  p.dst = 1;
+  p.bytes = 1024 * 1000;  // 1000 full packets
+  REQUIRE(f.inject(p, 0));
+  const auto got = drain(f);
+  REQUIRE(got.size() == 1);
+  // Back to back: router, 1000 serialisations of 1088 B at 20 ps/B, link.
+  CHECK(got[0].deliver == 200'000 + 1000 * 1088 * 20 + 300'000);
+  const double payload_rate = 1024.0 * 1000 / (static_cast<double>(got[0].deliver) * 1e-12);
+  CHECK(payload_rate == Approx(50e9 * 1024 / 1088).epsilon(0.03));
+  CHECK(f.link(0, 0).s_busy_ps == 1000ull * 1088 * 20);
+}
+
+TEST_CASE("a buffer smaller than the credit round trip limits throughput to buffer per round trip") {
+  IciConfig cfg = small_config({2}, false);
+  cfg.buffer_bytes_per_vc = 4 * 1088 + 32;  // 68 flits: room for 4 packets of 17 flits
+  TorusFabric f(cfg);
+  IciPacket p;
+  p.src = 0;
+  p.dst = 1;
+  p.bytes = 1024 * 40;  // 10 batches of 4
+  REQUIRE(f.inject(p, 0));
+  const auto got = drain(f);
+  REQUIRE(got.size() == 1);
+  // A packet's credit returns ser + 2*link after it starts: batches of 4
+  // start every 21760 + 600000 ps. Last packet: batch 9, 4th in batch.
+  const Time ser = 1088 * 20, period = ser + 2 * 300'000;
+  CHECK(got[0].deliver == 200'000 + 9 * period + 3 * ser + 300'000 + ser);
+}
+
+TEST_CASE("messages between a pair arrive in injection order, all others too") {
+  const IciConfig cfg = small_config({4, 4}, true);
+  TorusFabric f(cfg);
+  for (std::uint32_t i = 0; i < 10; ++i) {
+    IciPacket p;
+    p.id = i;
+    p.src = 0;
+    p.dst = 10;
+    p.bytes = (i % 3) * 2000;  // mixed sizes must not overtake each other
+    REQUIRE(f.inject(p, 0));
+  }
+  const auto got = drain(f);
+  REQUIRE(got.size() == 10);
+  for (std::uint32_t i = 0; i < 10; ++i) CHECK(got[i].id == i);
+}
+
+TEST_CASE("the injection queue refuses beyond its capacity and an idle fabric has no events") {
+  IciConfig cfg = small_config({4}, true);
+  cfg.injection_queue = 3;
+  TorusFabric f(cfg);
+  CHECK(f.next_event_time() == kNever);
+  IciPacket p;
+  p.src = 1;
+  p.dst = 2;
+  for (int i = 0; i < 3; ++i) REQUIRE(f.inject(p, 0));
+  CHECK_FALSE(f.can_inject(p));
+  CHECK_FALSE(f.inject(p, 0));
+  drain(f);
+  CHECK(f.can_inject(p));
+  CHECK(f.next_event_time() == kNever);
+  CHECK(f.in_flight() == 0);
+}
+
+TEST_CASE("payload travels with the message and bad chip numbers are rejected") {
+  const IciConfig cfg = small_config({4}, true);
+  TorusFabric f(cfg);
+  IciPacket p;
+  p.src = 0;
+  p.dst = 3;
+  p.bytes = 4;
+  p.payload = {1, 2, 3, 4};
+  REQUIRE(f.inject(p, 0));
+  const auto got = drain(f);
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].payload == std::vector<std::uint8_t>{1, 2, 3, 4});
+  p.dst = 4;
+  CHECK_THROWS_AS(f.inject(p, 0), std::out_of_range);
+}

@@ -1,0 +1,11 @@
+# Lints each RTL file on its own as the top: cmake -DVERILATOR=... -DFILES="a;b" -P lint_each.cmake
+set(_failed "")
+foreach(_file IN LISTS FILES)
+  execute_process(COMMAND ${VERILATOR} --lint-only -Wall ${_file} RESULT_VARIABLE _rc)
+  if(NOT _rc EQUAL 0)
+    list(APPEND _failed ${_file})
+  endif()
+endforeach()
+if(_failed)
+  message(FATAL_ERROR "verilator --lint-only -Wall failed on: ${_failed}")
+endif()
