@@ -1,77 +1,63 @@
 #pragma once
-// RtlTile: the verilated MXU core behind the Tile seam. It plays the tile's
-// sequencer and DMA on the C++ side: fetches each instruction's operands
-// through the MemoryTarget, drives the core's weight, activation and
-// read-out ports cycle by cycle, and writes results back to memory.
+// RtlTile: the verilated MXU tile (rtl/mxu_tile.sv) behind the Tile seam.
+// Its transactors turn the tile's pins into transactions: a command driver
+// feeds the program into the command port, an AXI4 slave transactor connects
+// the DMA port to a MemoryTarget, and the ICI streams become IciRows queued
+// for the chip to carry over a Fabric. Monitors record when each
+// instruction dispatched and completed.
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "bridge/rtl_core_port.h"
+#include "bridge/axi4_slave_transactor.h"
 #include "models/core/memory_target.h"
+#include "models/mxu/ici_row.h"
 #include "models/mxu/tile.h"
+#include "models/mxu/tile_geometry.h"
 
 namespace mxc {
 
 struct RtlTileConfig {
   std::string name = "tile0";
   std::uint32_t rows = 4, cols = 4;
+  std::uint32_t chip = 0;               ///< This tile's chip index (IciRow::src).
   double clock_mhz = 1000.0;
-  std::uint64_t seed = 1;               ///< Seeds Verilator's random initial state.
-  std::uint32_t max_outstanding = 16;   ///< Memory requests in flight at once.
+  std::uint64_t seed = 1;               ///< Seeds Verilator's initial state and the transactors.
   std::uint32_t source_id = 0;          ///< MemRequest::source of this tile's traffic.
   std::string waveform;                 ///< FST path; empty = no waveform.
+  Axi4Backpressure axi_backpressure;    ///< Random backpressure on the AXI port (default none).
+  double cmd_gap = 0.0;                 ///< Probability of not offering a command in a cycle.
+  double ici_out_stall = 0.0;           ///< Probability of refusing an outbound row in a cycle.
+  std::uint32_t ici_out_queue = 4;      ///< Outbound rows buffered before the port refuses (credits).
 };
 
-class RtlTile final : public Tile {
+/// Names of the tile's performance counters, in hardware order (rtl/mxu_tile.sv).
+const std::vector<std::string>& rtl_perf_counter_names();
+
+class RtlTile : public Tile {
  public:
-  RtlTile(const RtlTileConfig& cfg, MemoryTarget& mem);
-  ~RtlTile() override;
-
-  std::string name() const override { return m_cfg.name; }
-  Time next_event_time() const override;
-  void advance_to(Time now) override;
-
-  void load_program(Program program) override;
-  bool finished() const override { return m_pc >= m_program.size() && m_phase == Phase::kIdle; }
-  std::uint64_t cycles() const override { return m_cycle; }
-  const std::vector<InstrEvent>& instr_events() const override { return m_events; }
-  const ClockDomain& clock() const override { return m_clock; }
-  std::string state() const override;
-
-  std::uint32_t acc_rows() const { return m_core->acc_rows(); }
-
- private:
-  enum class Phase { kIdle, kFetch, kWaitBuffers, kDrive, kReadOut, kWriteBack };
-
-  void begin_instruction(Time now);
-  void end_instruction();
-  void issue_requests(Time now);
-  void drive_cycle();
-  void on_response(const MemResponse& resp);
-  void check_instruction(const Instr& in) const;
-
-  RtlTileConfig m_cfg;
-  MemoryTarget& m_mem;
-  ClockDomain m_clock;
-  std::unique_ptr<RtlCorePort> m_core;
-
-  Program m_program;
-  std::size_t m_pc = 0;
-  Phase m_phase = Phase::kIdle;
-  std::uint64_t m_cycle = 0;         // edges since the program was loaded
-  std::uint64_t m_start_edge = 0;    // clock edge index of cycle 0
-  std::vector<InstrEvent> m_events;
-
-  // Per-instruction transfer state: one memory request per matrix row.
-  std::vector<MemRequest> m_requests;
-  std::size_t m_next_request = 0;
-  std::size_t m_outstanding = 0;
-  std::size_t m_responses = 0;
-  std::vector<std::vector<std::uint8_t>> m_rows;  // fetched or read-out data, by row
-  std::uint32_t m_step = 0;                       // drive / read-out cycle counter
-  std::uint64_t m_next_id = 0;
+  /// Rows the outbound port emitted, oldest first; the chip takes them.
+  virtual std::deque<IciRow>& outbound() = 0;
+  /// Queues an inbound row for the tile's inbound port.
+  virtual void push_inbound(IciRow row) = 0;
+  /// Performance counters read from the hardware, named as rtl_perf_counter_names().
+  virtual std::vector<std::pair<std::string, std::uint64_t>> perf_counters() const = 0;
+  /// The tile's sticky error output (unknown opcode, AXI error response).
+  virtual bool hardware_error() const = 0;
+  virtual const TileGeometry& geometry() const = 0;
+  virtual const Axi4SlaveTransactor& axi() const = 0;
 };
+
+/// (rows, cols) of every verilated tile size in this build, ascending.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> rtl_tile_sizes();
+/// The geometry of the verilated tile of that size (throws like make_rtl_tile).
+TileGeometry rtl_tile_geometry(std::uint32_t rows, std::uint32_t cols);
+
+/// Throws std::invalid_argument naming the available sizes when cfg.rows x
+/// cfg.cols was not verilated (configure with -DMXCOSIM_RTL_SIZES).
+std::unique_ptr<RtlTile> make_rtl_tile(const RtlTileConfig& cfg, MemoryTarget& mem);
 
 }  // namespace mxc

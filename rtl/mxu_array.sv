@@ -1,15 +1,16 @@
-// Weight-stationary systolic array, ROWS x COLS int8 PEs, with input skew and
-// output de-skew inside.
+// Weight-stationary systolic array, ROWS x COLS PEs (int8 or bf16 per
+// vector), with input skew and output de-skew inside.
 //
-// Data flow: activation vector x (ROWS int8, element r for array row r)
+// Data flow: activation vector x (ROWS 16-bit elements, element r for array
+// row r; int8 values in the low byte)
 // enters at cycle t; row r sees it r cycles later, it moves one PE to the
 // right per cycle, partial sums move one PE down per cycle. Column c's sum
 // leaves the bottom row ROWS + c cycles after entry and is delayed by
-// COLS - 1 - c cycles, so the whole output vector y (COLS int32,
-// y[c] = sum_r x[r] * W[r][c], summed from row 0 down) appears together
-// LATENCY cycles after entry.
+// COLS - 1 - c cycles, so the whole output vector y (COLS 32-bit values,
+// y[c] = sum_r x[r] * W[r][c], summed from row 0 down starting from +0)
+// appears together ROWS + COLS - 1 edges after the entry edge.
 //
-// Weights: w_shift shifts one row (COLS int8) in at the top of buffer w_buf;
+// Weights: w_shift shifts one row (COLS 16-bit) in at the top of buffer w_buf;
 // after ROWS shifts row r holds the row sent ROWS-1-r shifts ago. Each
 // activation carries the buffer it uses (a_sel), so a load into one buffer
 // never disturbs vectors in flight on the other.
@@ -19,43 +20,49 @@ module mxu_array #(
 ) (
     input  logic                   clk,
     input  logic                   in_valid,
-    input  logic [ROWS*8-1:0]      in_data,
+    input  logic [ROWS*16-1:0]     in_data,
     input  logic                   in_sel,
+    input  logic                   in_bf16,
     input  logic                   w_shift,
     input  logic                   w_buf,
-    input  logic [COLS*8-1:0]      w_data,
+    input  logic [COLS*16-1:0]     w_data,
     output logic [COLS*32-1:0]     out_data
 );
   // a[r][c] / sel[r][c]: activation entering PE (r, c) from the left.
-  logic signed [7:0]  a   [ROWS][COLS+1];
-  logic               sel [ROWS][COLS+1];
+  logic [15:0] a   [ROWS][COLS+1];
+  logic        sel [ROWS][COLS+1];
+  logic        bf16[ROWS][COLS+1];
   // psum[r][c]: partial sum entering PE (r, c) from above.
-  logic signed [31:0] psum[ROWS+1][COLS];
+  logic [31:0] psum[ROWS+1][COLS];
   // w[r][c]: weight entering PE (r, c) from above.
-  logic signed [7:0]  w   [ROWS+1][COLS];
+  logic [15:0] w   [ROWS+1][COLS];
 
   // Input skew: row r is delayed r cycles after the entry register.
   for (genvar r = 0; r < ROWS; r++) begin : g_skew
-    logic signed [7:0] a_d   [r+1];
-    logic              sel_d [r+1];
+    logic [15:0] a_d   [r+1];
+    logic        sel_d [r+1];
+    logic        bf16_d[r+1];
     always_ff @(posedge clk) begin
-      // Invalid cycles feed zeros so the PEs add nothing.
-      a_d[0]   <= in_valid ? in_data[r*8 +: 8] : 8'sd0;
-      sel_d[0] <= in_sel;
+      // Invalid cycles feed zeros (int8 mode) so the PEs add nothing.
+      a_d[0]    <= in_valid ? in_data[r*16 +: 16] : 16'd0;
+      sel_d[0]  <= in_sel;
+      bf16_d[0] <= in_valid && in_bf16;
     end
     for (genvar s = 1; s <= r; s++) begin : g_stage
       always_ff @(posedge clk) begin
-        a_d[s]   <= a_d[s-1];
-        sel_d[s] <= sel_d[s-1];
+        a_d[s]    <= a_d[s-1];
+        sel_d[s]  <= sel_d[s-1];
+        bf16_d[s] <= bf16_d[s-1];
       end
     end
-    assign a[r][0]   = a_d[r];
-    assign sel[r][0] = sel_d[r];
+    assign a[r][0]    = a_d[r];
+    assign sel[r][0]  = sel_d[r];
+    assign bf16[r][0] = bf16_d[r];
   end
 
   for (genvar c = 0; c < COLS; c++) begin : g_top
-    assign psum[0][c] = 32'sd0;
-    assign w[0][c]    = w_data[c*8 +: 8];
+    assign psum[0][c] = 32'd0;  // int 0 and fp32 +0.0
+    assign w[0][c]    = w_data[c*16 +: 16];
   end
 
   for (genvar r = 0; r < ROWS; r++) begin : g_row
@@ -66,6 +73,8 @@ module mxu_array #(
           .sel_in  (sel[r][c]),
           .a_out   (a[r][c+1]),
           .sel_out (sel[r][c+1]),
+          .bf16_in (bf16[r][c]),
+          .bf16_out(bf16[r][c+1]),
           .psum_in (psum[r][c]),
           .psum_out(psum[r+1][c]),
           .w_shift (w_shift),
@@ -95,7 +104,7 @@ module mxu_array #(
   logic unused;
   always_comb begin
     unused = 1'b0;
-    for (int r = 0; r < ROWS; r++) unused = unused ^ (^a[r][COLS]) ^ sel[r][COLS];
+    for (int r = 0; r < ROWS; r++) unused = unused ^ (^a[r][COLS]) ^ sel[r][COLS] ^ bf16[r][COLS];
     for (int c = 0; c < COLS; c++) unused = unused ^ (^w[ROWS][c]);
   end
 endmodule

@@ -1,44 +1,57 @@
 // One processing element of the weight-stationary systolic array.
 //
-// Holds two int8 weights (double buffer). Each cycle it forwards the
-// activation (and its buffer select) to the right and adds
-// activation * weight[sel] to the partial sum coming from above, passing the
-// result down. Loading shifts a weight from above into the buffer `w_buf`
-// while the other buffer keeps computing.
+// Holds two 16-bit weights (double buffer). Each cycle it forwards the
+// activation, its weight-buffer select and its data type to the right, and
+// passes psum_in + activation * weight[sel] down:
+//   int8: int8 x int8 -> int32, two's complement wrap (low bytes of a and w);
+//   bf16: bf16 x bf16 -> exact fp32 product, fp32 add rounded to nearest even
+//         (docs/numerics.md).
+// Loading shifts a weight from above into buffer w_buf while the other
+// buffer keeps computing.
 module mxu_pe (
-    input  logic               clk,
-    // activation from the left, with the weight buffer it must use
-    input  logic signed [7:0]  a_in,
-    input  logic               sel_in,
-    output logic signed [7:0]  a_out,
-    output logic               sel_out,
+    input  logic        clk,
+    // activation from the left, with its weight buffer and data type
+    input  logic [15:0] a_in,
+    input  logic        sel_in,
+    input  logic        bf16_in,
+    output logic [15:0] a_out,
+    output logic        sel_out,
+    output logic        bf16_out,
     // partial sum from above, result to below
-    input  logic signed [31:0] psum_in,
-    output logic signed [31:0] psum_out,
+    input  logic [31:0] psum_in,
+    output logic [31:0] psum_out,
     // weight shift chain (top to bottom)
-    input  logic               w_shift,
-    input  logic               w_buf,
-    input  logic signed [7:0]  w_in,
-    output logic signed [7:0]  w_out
+    input  logic        w_shift,
+    input  logic        w_buf,
+    input  logic [15:0] w_in,
+    output logic [15:0] w_out
 );
-  logic signed [7:0] w0, w1;
+  logic [15:0] w0, w1;
 
   always_ff @(posedge clk) begin
     if (w_shift && !w_buf) w0 <= w_in;
     if (w_shift && w_buf) w1 <= w_in;
   end
 
-  // Weight chain output comes from the buffer being loaded.
+  // The weight chain passes on the buffer being loaded.
   assign w_out = w_buf ? w1 : w0;
 
-  logic signed [7:0]  w_sel;
-  logic signed [15:0] product;
-  assign w_sel   = sel_in ? w1 : w0;
-  assign product = 16'(a_in) * 16'(w_sel);
+  logic [15:0] w_sel;
+  assign w_sel = sel_in ? w1 : w0;
+
+  logic signed [15:0] int_product;
+  logic [31:0]        int_sum;
+  assign int_product = 16'(signed'(a_in[7:0])) * 16'(signed'(w_sel[7:0]));
+  assign int_sum     = psum_in + 32'(int_product);
+
+  logic [31:0] fp_product, fp_sum;
+  mxu_bf16_mul mul (.a(a_in), .b(w_sel), .y(fp_product));
+  mxu_fp32_add add (.a(psum_in), .b(fp_product), .y(fp_sum));
 
   always_ff @(posedge clk) begin
     a_out    <= a_in;
     sel_out  <= sel_in;
-    psum_out <= psum_in + 32'(product);  // int32 two's complement wrap
+    bf16_out <= bf16_in;
+    psum_out <= bf16_in ? fp_sum : int_sum;
   end
 endmodule

@@ -22,6 +22,18 @@ class SparseMemory {
 
   std::size_t pages_allocated() const { return m_pages.size(); }
 
+  /// Calls fn(address, bytes) for every allocated page in address order.
+  template <typename Fn>
+  void for_each_page(Fn&& fn) const {
+    for (const auto& [index, page] : m_pages) fn(index * kPageBytes, std::span<const std::uint8_t>(*page));
+  }
+  /// A deep copy.
+  SparseMemory clone() const {
+    SparseMemory copy;
+    for_each_page([&](std::uint64_t addr, std::span<const std::uint8_t> bytes) { copy.write(addr, bytes); });
+    return copy;
+  }
+
  private:
   using Page = std::array<std::uint8_t, kPageBytes>;
   Page& page_for_write(std::uint64_t page_index);

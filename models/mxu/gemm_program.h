@@ -1,46 +1,52 @@
 #pragma once
-// GEMM workload: operands, their placement in memory, and the tile program
-// that computes C = A x B on a weight-stationary array.
+// GEMM workload: operands, their placement in HBM, and the tile program that
+// computes C = A x B on a weight-stationary array (docs/workloads.md).
 #include <cstdint>
 #include <vector>
 
+#include "models/core/sparse_memory.h"
 #include "models/mxu/instr.h"
+#include "models/mxu/matrix_layout.h"
+#include "models/mxu/tile_geometry.h"
 
 namespace mxc {
 
 struct GemmShape {
   std::uint32_t m = 0, k = 0, n = 0;
+  DType dtype = DType::kInt8;
 };
 
-/// Where the row-major operands live: A (m x k int8), B (k x n int8),
-/// C (m x n int32, little-endian).
+/// A is m x k, B is k x n (int8 or bf16); C is m x n of 32-bit results
+/// (int32 or fp32). A in blocks of `rows` columns (one fold's K slice), B and
+/// C in blocks of `cols` columns; A, B, C each start on a 4 KiB boundary.
 struct GemmLayout {
-  std::uint64_t a_addr = 0, b_addr = 0, c_addr = 0;
+  MatrixLayout a, b, c;
 };
 
-/// The array the program is compiled for.
-struct ArrayShape {
-  std::uint32_t rows = 0, cols = 0, acc_rows = 0;
-};
-
+/// Operands as raw element bits: int8 values, or bf16 bit patterns.
 struct GemmOperands {
-  std::vector<std::int8_t> a, b;
+  std::vector<std::uint16_t> a, b;  ///< Row-major, one element per entry.
 };
 
-/// A, B, C one after another, each starting on a 4 KiB boundary.
-GemmLayout place_gemm(const GemmShape& shape, std::uint64_t base = 0x1000'0000);
+GemmLayout place_gemm(const GemmShape& shape, const TileGeometry& tile, std::uint64_t base = 0x1000'0000);
 
-/// Uniform int8 operands drawn from a generator seeded with `seed`.
+/// Operands drawn from a generator seeded with `seed`: int8 uniform over all
+/// 256 values; bf16 with sign, exponent in [2^-8, 2^8) and random mantissa,
+/// so sums stay finite and rounding is exercised.
 GemmOperands random_gemm_operands(const GemmShape& shape, std::uint64_t seed);
 
-/// Tiling: for each block of up to acc_rows rows of A and each column tile of
-/// up to `cols` columns of B, the K dimension is folded in steps of `rows`:
-/// load_weights, matmul (accumulating after the first fold), then one store.
-/// Folds alternate weight buffers so a load overlaps the previous drain.
-Program compile_gemm(const GemmShape& shape, const GemmLayout& layout, const ArrayShape& array);
+/// Writes A and B into memory at their layout.
+void store_operands(const GemmShape& shape, const GemmLayout& layout, const GemmOperands& ops, SparseMemory& mem);
+/// Reads C (m x n raw 32-bit values, row-major) from memory.
+std::vector<std::uint32_t> load_result(const GemmShape& shape, const GemmLayout& layout, const SparseMemory& mem);
+
+/// The program: A and B tiles double-buffered in the scratchpad (the DMA
+/// fetches fold f+1 while the array computes fold f), weights loaded into
+/// alternating buffers, results accumulated over K, then OUTPUT (raw) and
+/// DMA_STORE per output tile. Dependencies are encoded in wait fields.
+Program compile_gemm(const GemmShape& shape, const GemmLayout& layout, const TileGeometry& tile);
 
 /// Throws std::invalid_argument naming the offending field.
 void validate(const GemmShape& shape);
-void validate(const ArrayShape& array);
 
 }  // namespace mxc

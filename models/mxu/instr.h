@@ -1,37 +1,52 @@
 #pragma once
-// Tile instructions as the C++ side sees them. A program is a list of these;
-// both tiles (RtlTile, ModelTile) execute the same list.
+// One tile instruction with its fields unpacked; a program is a list of
+// them. Both tiles (RtlTile, ModelTile) execute the same list; encode() gives
+// the word the RTL's command port receives.
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "models/mxu/isa.h"
+
 namespace mxc {
 
-enum class Opcode : std::uint8_t {
-  kLoadWeights,  ///< Read a rows x cols int8 weight tile; shift it into weight buffer `buf`.
-  kMatmul,       ///< Stream `rows` activation vectors of `cols` int8 through buffer `buf`.
-  kStore,        ///< Write `rows` accumulator rows (`cols` int32 each) to memory.
-};
-
-std::string to_string(Opcode op);
-
 struct Instr {
-  Opcode op = Opcode::kLoadWeights;
-  std::uint64_t addr = 0;     ///< Memory address of the tile's first element.
-  std::uint32_t stride = 0;   ///< Bytes between consecutive rows in memory.
-  std::uint32_t rows = 0;     ///< LoadWeights: K rows (<= array rows); Matmul: vectors; Store: acc rows.
-  std::uint32_t cols = 0;     ///< LoadWeights: N (<= array cols); Matmul: K (<= array rows); Store: N.
-  std::uint32_t acc_addr = 0; ///< First accumulator row (Matmul, Store).
-  bool accumulate = false;    ///< Matmul: add into the accumulators instead of overwriting.
-  std::uint8_t buf = 0;       ///< Weight buffer (0 or 1).
+  Opcode op = Opcode::NOP;
+  std::uint8_t wait_dma = isa::kNoWait;      ///< Dispatch when <= this many DMA instructions are outstanding.
+  std::uint8_t wait_compute = isa::kNoWait;
+  std::uint8_t wait_ici = isa::kNoWait;
+  DType dtype = DType::kInt8;
+  bool accumulate = false;
+  std::uint8_t buf = 0;
+  bool relu = false;
+  bool convert = false;
+  bool to_acc = false;
+  std::uint8_t shift = 0;
+  std::uint8_t dst_chip = 0;
+  std::uint16_t rows = 0;
+  std::uint16_t cols = 0;
+  std::uint16_t sp_row = 0;
+  std::uint16_t acc_row = 0;
+  std::uint16_t remote_row = 0;
+  std::uint64_t hbm_addr = 0;
+  std::uint32_t hbm_stride = 0;
+
+  bool operator==(const Instr&) const = default;
 };
 
 using Program = std::vector<Instr>;
 
-/// One line of human-readable text per instruction, for logs and mismatch reports.
+/// Packs the fields; throws std::invalid_argument naming a field whose value does not fit.
+InstrWord encode(const Instr& in);
+/// Unpacks a word; throws std::invalid_argument on an unknown opcode or a set reserved bit.
+Instr decode(const InstrWord& word);
+
+/// The instruction in assembly syntax (see docs/isa.md), e.g.
+/// "matmul rows=16 cols=4 sp_row=0 acc_row=0 buf=1 accumulate wait_dma=0".
 std::string describe(const Instr& in);
 
-/// When an instruction ran on a tile, in tile cycles (end = last cycle + 1).
+/// When an instruction ran on a tile, in tile cycles: dispatched at `start`,
+/// completed at `end` (the cycle its unit reported it done).
 struct InstrEvent {
   std::size_t index = 0;
   std::uint64_t start = 0;

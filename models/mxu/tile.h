@@ -21,6 +21,8 @@ class Tile : public Component {
   virtual bool finished() const = 0;
   /// Tile-clock cycles from the first edge to completion (or so far).
   virtual std::uint64_t cycles() const = 0;
+  /// Instructions completed so far.
+  virtual std::size_t completed_instructions() const = 0;
   /// Per-instruction start and end cycles, in program order.
   virtual const std::vector<InstrEvent>& instr_events() const = 0;
   virtual const ClockDomain& clock() const = 0;

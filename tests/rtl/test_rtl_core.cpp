@@ -1,127 +1,200 @@
-// Pin-level tests of the verilated core: latency, weight double buffering,
-// accumulate versus overwrite.
+// Pin-level tests of the verilated MXU core (4x4, 16 accumulator rows):
+// pipe latency, weight double buffering, accumulate versus overwrite, bf16,
+// and the ICI accumulate port.
 #include <catch2/catch.hpp>
 
-#include "bridge/rtl_core_factory.h"
+#include <verilated.h>
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "Vmxu_core.h"
+#include "bridge/verilated_ports.h"
+#include "models/mxu/numerics.h"
 
 using namespace mxc;
 
 namespace {
 
+constexpr int R = 4, C = 4;
+
 struct Core {
-  std::unique_ptr<RtlCorePort> p;
-  explicit Core(std::uint32_t r, std::uint32_t c, std::uint64_t seed = 1) : p(make_rtl_core(r, c, seed)) {
-    p->set_reset(true);
+  std::unique_ptr<VerilatedContext> ctx = std::make_unique<VerilatedContext>();
+  std::unique_ptr<Vmxu_core> m;
+  Core() {
+    ctx->randReset(2);
+    ctx->randSeed(11);
+    m = std::make_unique<Vmxu_core>(ctx.get());
+    m->rst_n = 0;
     idle();
-    for (std::uint32_t i = 0; i < p->pipe_latency() + 2; ++i) p->cycle();
-    p->set_reset(false);
+    for (int i = 0; i < R + C + 2; ++i) cycle();
+    m->rst_n = 1;
+  }
+  void cycle() {
+    m->clk = 1;
+    m->eval();
+    m->clk = 0;
+    m->eval();
   }
   void idle() {
-    p->set_weights(false, false, {});
-    p->set_input(false, {}, false, 0, false);
-    p->set_read(false, 0);
+    m->w_valid = 0;
+    m->in_valid = 0;
+    m->rd_en = 0;
+    m->ia_valid = 0;
   }
-  // W is rows x cols row-major; row rows-1 is shifted in first.
-  void load(bool buf, const std::vector<std::int8_t>& w) {
-    const auto R = p->rows(), C = p->cols();
-    for (std::uint32_t s = 0; s < R; ++s) {
-      const std::uint32_t r = R - 1 - s;
-      p->set_weights(true, buf, std::span(w).subspan(std::size_t{r} * C, C));
-      p->cycle();
+  static std::vector<std::uint8_t> lanes(const std::vector<std::uint16_t>& v) {
+    std::vector<std::uint8_t> b(v.size() * 2);
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+  }
+  // W is R x C lanes, row-major; row R-1 is shifted in first.
+  void load(bool buf, const std::vector<std::uint16_t>& w) {
+    for (int s = 0; s < R; ++s) {
+      const int r = R - 1 - s;
+      m->w_valid = 1;
+      m->w_buf = buf;
+      verilated::pack(m->w_data, lanes(std::vector<std::uint16_t>(w.begin() + r * C, w.begin() + (r + 1) * C)));
+      cycle();
     }
     idle();
   }
-  std::vector<std::int32_t> read(std::uint32_t addr) {
-    p->set_read(true, addr);
-    p->cycle();
+  void vec(const std::vector<std::uint16_t>& x, bool sel, bool bf16, int addr, bool accumulate) {
+    m->in_valid = 1;
+    verilated::pack(m->in_data, lanes(x));
+    m->in_sel = sel;
+    m->in_bf16 = bf16;
+    m->in_acc_addr = addr;
+    m->in_accumulate = accumulate;
+    cycle();
     idle();
-    std::vector<std::int32_t> out(p->cols());
-    p->read_data(out);
+  }
+  std::vector<std::uint32_t> read(int addr) {
+    m->rd_en = 1;
+    m->rd_addr = addr;
+    cycle();
+    idle();
+    std::vector<std::uint8_t> b(C * 4);
+    verilated::unpack(m->rd_data, b);
+    std::vector<std::uint32_t> out(C);
+    std::memcpy(out.data(), b.data(), b.size());
     return out;
   }
   void drain() {
-    for (int i = 0; i < 1000 && (p->inflight(0) || p->inflight(1)); ++i) p->cycle();
+    for (int i = 0; i < 100 && (m->inflight0 || m->inflight1); ++i) cycle();
   }
 };
 
-std::vector<std::int32_t> matvec(const std::vector<std::int8_t>& x, const std::vector<std::int8_t>& w,
-                                 std::uint32_t R, std::uint32_t C) {
-  std::vector<std::int32_t> y(C, 0);
-  for (std::uint32_t c = 0; c < C; ++c)
-    for (std::uint32_t r = 0; r < R; ++r) y[c] += std::int32_t{x[r]} * w[std::size_t{r} * C + c];
+std::vector<std::uint16_t> int8_lanes(std::initializer_list<int> v) {
+  std::vector<std::uint16_t> out;
+  for (int x : v) out.push_back(static_cast<std::uint8_t>(x));
+  return out;
+}
+
+std::vector<std::uint32_t> matvec_int8(const std::vector<std::uint16_t>& x, const std::vector<std::uint16_t>& w) {
+  std::vector<std::uint32_t> y(C, 0);
+  for (int c = 0; c < C; ++c)
+    for (int r = 0; r < R; ++r)
+      y[c] += static_cast<std::uint32_t>(static_cast<std::int8_t>(x[r]) * static_cast<std::int8_t>(w[r * C + c]));
   return y;
+}
+
+std::vector<std::uint16_t> random_int8_weights(int salt) {
+  std::vector<std::uint16_t> w(R * C);
+  for (int i = 0; i < R * C; ++i) w[i] = static_cast<std::uint8_t>((i * 37 + salt * 11) % 256);
+  return w;
 }
 
 }  // namespace
 
 TEST_CASE("rtl core writes a vector's result exactly rows + cols edges after it enters") {
-  Core core(4, 4);
-  std::vector<std::int8_t> w(16);
-  for (int i = 0; i < 16; ++i) w[i] = static_cast<std::int8_t>(i - 5);
+  Core core;
+  const auto w = random_int8_weights(1);
   core.load(false, w);
-  const std::vector<std::int8_t> x{3, -1, 2, 7};
-  core.p->set_input(true, x, false, 5, false);
-  core.p->cycle();
-  core.idle();
-  CHECK(core.p->inflight(0) == 1);
-  std::uint32_t edges = 0;  // edges after the one that sampled the vector
-  while (core.p->inflight(0) != 0 && edges < 100) {
-    core.p->cycle();
+  const auto x = int8_lanes({3, -1, 2, 7});
+  core.vec(x, false, false, 5, false);
+  CHECK(core.m->inflight0 == 1);
+  int edges = 0;  // edges after the one that sampled the vector
+  while (core.m->inflight0 != 0 && edges < 100) {
+    core.cycle();
     ++edges;
   }
-  CHECK(edges == core.p->pipe_latency());
-  CHECK(edges == 4 + 4);  // rows + cols, as documented in mxu_core.sv
-  CHECK(core.read(5) == matvec(x, w, 4, 4));
+  CHECK(edges == R + C);
+  CHECK(core.read(5) == matvec_int8(x, w));
 }
 
 TEST_CASE("rtl core loads one weight buffer while vectors on the other are in flight") {
-  Core core(4, 4);
-  std::vector<std::int8_t> w0(16), w1(16);
-  for (int i = 0; i < 16; ++i) {
-    w0[i] = static_cast<std::int8_t>(3 * i - 20);
-    w1[i] = static_cast<std::int8_t>(100 - 7 * i);
-  }
+  Core core;
+  const auto w0 = random_int8_weights(2), w1 = random_int8_weights(3);
   core.load(false, w0);
-  const std::vector<std::int8_t> x0{1, 2, 3, 4}, x1{-5, 6, -7, 8}, x2{9, 9, -9, -9};
-  // Vectors on buffer 0 enter; the load of buffer 1 starts the next cycle and
-  // overlaps them; then a vector on buffer 1 follows with no bubble.
-  core.p->set_input(true, x0, false, 0, false);
-  core.p->cycle();
-  core.p->set_input(true, x1, false, 1, false);
-  core.p->cycle();
-  core.idle();
-  core.load(true, w1);
-  core.p->set_input(true, x2, true, 2, false);
-  core.p->cycle();
-  core.idle();
+  const auto x0 = int8_lanes({1, 2, 3, 4}), x1 = int8_lanes({-5, 6, -7, 8}), x2 = int8_lanes({9, 9, -9, -9});
+  core.vec(x0, false, false, 0, false);
+  core.vec(x1, false, false, 1, false);
+  core.load(true, w1);  // overlaps x0 and x1 in the array
+  core.vec(x2, true, false, 2, false);
   core.drain();
-  CHECK(core.read(0) == matvec(x0, w0, 4, 4));
-  CHECK(core.read(1) == matvec(x1, w0, 4, 4));
-  CHECK(core.read(2) == matvec(x2, w1, 4, 4));
+  CHECK(core.read(0) == matvec_int8(x0, w0));
+  CHECK(core.read(1) == matvec_int8(x1, w0));
+  CHECK(core.read(2) == matvec_int8(x2, w1));
 }
 
-TEST_CASE("rtl core accumulates into a row or overwrites it") {
-  Core core(8, 8);
-  std::vector<std::int8_t> w(64);
-  for (int i = 0; i < 64; ++i) w[i] = static_cast<std::int8_t>((i * 37) % 256 - 128);
+TEST_CASE("rtl core accumulates back to back into one row, or overwrites it") {
+  Core core;
+  const auto w = random_int8_weights(4);
   core.load(false, w);
-  const std::vector<std::int8_t> a{-128, -128, -128, -128, -128, -128, -128, -128};
-  const std::vector<std::int8_t> b{1, 2, 3, 4, 5, 6, 7, 8};
-  core.p->set_input(true, a, false, 9, false);
-  core.p->cycle();
-  core.p->set_input(true, b, false, 9, true);  // back-to-back into the same row
-  core.p->cycle();
-  core.p->set_input(true, b, false, 10, false);
-  core.p->cycle();
-  core.idle();
+  const auto a = int8_lanes({-128, -128, -128, -128}), b = int8_lanes({1, 2, 3, 4});
+  core.vec(a, false, false, 9, false);
+  core.vec(b, false, false, 9, true);
+  core.vec(b, false, false, 10, false);
   core.drain();
-  const auto ya = matvec(a, w, 8, 8), yb = matvec(b, w, 8, 8);
-  std::vector<std::int32_t> sum(8);
-  for (int c = 0; c < 8; ++c) sum[c] = ya[c] + yb[c];
+  const auto ya = matvec_int8(a, w), yb = matvec_int8(b, w);
+  std::vector<std::uint32_t> sum(C);
+  for (int c = 0; c < C; ++c) sum[c] = ya[c] + yb[c];
   CHECK(core.read(9) == sum);
   CHECK(core.read(10) == yb);
 }
 
-TEST_CASE("rtl core factory names the available sizes for one it lacks") {
-  CHECK_THROWS_WITH(make_rtl_core(3, 5, 1), Catch::Contains("no RTL of a 3x5 array") && Catch::Contains("4x4"));
+TEST_CASE("rtl core bf16 column sums match the documented order bit for bit") {
+  Core core;
+  // Values chosen so the order of rounding matters: 1 + 2^-8 + 2^-8 ... in fp32
+  // is exact, but large and small terms mix across columns.
+  std::vector<std::uint16_t> w(R * C), x = {0x3f80, 0x4b80, 0xcb80, 0x3f81};  // 1, 2^24, -2^24, 1.0078125
+  for (int i = 0; i < R * C; ++i) w[i] = static_cast<std::uint16_t>(0x3f80 + 3 * i);
+  core.load(true, w);
+  core.vec(x, true, true, 3, false);
+  core.vec(x, true, true, 3, true);
+  core.drain();
+  const auto got = core.read(3);
+  for (int c = 0; c < C; ++c) {
+    std::vector<std::uint16_t> col(R);
+    for (int r = 0; r < R; ++r) col[r] = w[r * C + c];
+    const std::uint32_t y = bf16_dot_column(x, col);
+    CHECK(got[c] == fp32_add(y, y));
+  }
+}
+
+TEST_CASE("rtl core adds an inbound row into the enabled accumulator elements only") {
+  Core core;
+  const auto w = random_int8_weights(5);
+  core.load(false, w);
+  const auto x = int8_lanes({1, 1, 1, 1});
+  core.vec(x, false, false, 7, false);
+  core.drain();
+  const auto before = core.read(7);
+  core.m->ia_valid = 1;
+  core.m->ia_addr = 7;
+  core.m->ia_bf16 = 0;
+  core.m->ia_elem_en = 0b0101;
+  std::vector<std::uint8_t> add(C * 4);
+  const std::uint32_t addend[C] = {10, 20, 30, 40};
+  std::memcpy(add.data(), addend, sizeof addend);
+  verilated::pack(core.m->ia_data, add);
+  CHECK(core.m->ia_ready);
+  core.cycle();
+  core.idle();
+  const auto after = core.read(7);
+  CHECK(after[0] == before[0] + 10);
+  CHECK(after[1] == before[1]);
+  CHECK(after[2] == before[2] + 30);
+  CHECK(after[3] == before[3]);
 }

@@ -1,0 +1,243 @@
+#pragma once
+// The RtlTile implementation for one verilated tile class V (one size).
+// Included only by rtl_tile.cpp.
+#include <verilated.h>
+#include <verilated_fst_c.h>
+
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+#include "bridge/axi4_pins.h"
+#include "bridge/rtl_tile.h"
+#include "bridge/verilated_ports.h"
+
+namespace mxc {
+
+template <typename V>
+class VerilatedTile final : public RtlTile {
+ public:
+  VerilatedTile(const RtlTileConfig& cfg, const TileGeometry& geo, MemoryTarget& mem)
+      : m_cfg(cfg),
+        m_geo(geo),
+        m_clock(ClockDomain::from_mhz(cfg.name + ".clk", cfg.clock_mhz)),
+        m_ctx(std::make_unique<VerilatedContext>()),
+        m_axi(axi_config(cfg, geo), mem),
+        m_rng(cfg.seed ^ 0x5eed'c0de'0000'0000ULL) {
+    // Randomised initial state (--x-initial unique), reproducible from the seed.
+    m_ctx->randReset(2);
+    m_ctx->randSeed(static_cast<int>(cfg.seed % 0x7fffffff));
+    m_ctx->traceEverOn(true);
+    m_model = std::make_unique<V>(m_ctx.get(), "mxu_tile");
+    if (!cfg.waveform.empty()) {
+      m_trace = std::make_unique<VerilatedFstC>();
+      m_model->trace(m_trace.get(), 99);
+      m_trace->open(cfg.waveform.c_str());
+      if (!m_trace->isOpen()) throw std::runtime_error("cannot open waveform file '" + cfg.waveform + "'");
+    }
+    // Reset: long enough to flush every pipeline stage of the array.
+    m_model->rst_n = 0;
+    m_model->cmd_valid = 0;
+    m_model->ici_in_valid = 0;
+    m_model->ici_out_ready = 0;
+    write_slave_pins(*m_model, Axi4SlaveSignals{});
+    for (std::uint32_t i = 0; i < geo.rows + geo.cols + 4; ++i) clock_edge();
+    m_model->rst_n = 1;
+  }
+
+  ~VerilatedTile() override {
+    if (m_trace) m_trace->close();
+    m_model->final();
+  }
+
+  // ---- Tile ----
+  std::string name() const override { return m_cfg.name; }
+  const ClockDomain& clock() const override { return m_clock; }
+  void load_program(Program program) override {
+    m_program = std::move(program);
+    m_words.clear();
+    for (const Instr& in : m_program) m_words.push_back(encode(in));
+    m_next_cmd = 0;
+    m_dispatched = 0;
+    m_events.assign(m_program.size(), InstrEvent{});
+    for (std::size_t i = 0; i < m_events.size(); ++i) m_events[i].index = i;
+    for (auto& q : m_unit_pending) q.clear();
+    m_completed = 0;
+    m_cycle = 0;
+    m_finished = m_program.empty();
+  }
+  bool finished() const override { return m_finished; }
+  std::uint64_t cycles() const override { return m_cycle; }
+  std::size_t completed_instructions() const override { return m_completed; }
+  const std::vector<InstrEvent>& instr_events() const override { return m_events; }
+  std::string state() const override {
+    std::ostringstream s;
+    s << m_cfg.name << ": cycle " << m_cycle << ", " << m_next_cmd << "/" << m_program.size() << " sent, "
+      << m_dispatched << " dispatched, " << m_completed << " completed";
+    static const char* kUnits[] = {"dma", "compute", "ici"};
+    for (int u = 0; u < 3; ++u)
+      if (!m_unit_pending[u].empty()) {
+        const std::size_t i = m_unit_pending[u].front();
+        s << "; " << kUnits[u] << " busy with #" << i << " (" << describe(m_program[i]) << ")";
+      }
+    if (m_dispatched < m_program.size()) s << "; next to dispatch #" << m_dispatched << " (" << describe(m_program[m_dispatched]) << ")";
+    s << "; axi " << (m_axi.idle() ? "idle" : "busy") << ", tile " << (m_model->idle ? "idle" : "busy");
+    return s.str();
+  }
+
+  Time next_event_time() const override { return m_finished ? kNever : m_clock.edge(m_cycle); }
+
+  void advance_to(Time now) override {
+    if (m_finished) return;
+    drive_inputs();
+    m_model->eval();  // combinational outputs settle on this cycle's inputs
+    sample_edge(now);
+    clock_edge();
+    ++m_cycle;
+    m_finished = m_next_cmd == m_program.size() && m_completed == m_program.size() && m_model->idle &&
+                 m_axi.idle() && m_out_queue.empty() && m_in_queue.empty();
+  }
+
+  // ---- RtlTile ----
+  std::deque<IciRow>& outbound() override { return m_out_queue; }
+  void push_inbound(IciRow row) override { m_in_queue.push_back(std::move(row)); }
+  std::vector<std::pair<std::string, std::uint64_t>> perf_counters() const override {
+    const auto& names = rtl_perf_counter_names();
+    std::vector<std::uint8_t> bytes(names.size() * 8);
+    verilated::unpack(m_model->perf, bytes);
+    std::vector<std::pair<std::string, std::uint64_t>> out;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      std::uint64_t v;
+      std::memcpy(&v, bytes.data() + 8 * i, 8);
+      out.emplace_back(names[i], v);
+    }
+    return out;
+  }
+  bool hardware_error() const override { return m_model->error; }
+  const TileGeometry& geometry() const override { return m_geo; }
+  const Axi4SlaveTransactor& axi() const override { return m_axi; }
+
+ private:
+  static Axi4SlaveConfig axi_config(const RtlTileConfig& cfg, const TileGeometry& geo) {
+    Axi4SlaveConfig a;
+    a.name = cfg.name + ".axi";
+    a.beat_bytes = geo.beat_bytes;
+    a.source = cfg.source_id;
+    a.seed = cfg.seed;
+    a.backpressure = cfg.axi_backpressure;
+    return a;
+  }
+
+  bool chance(double p) { return p > 0 && static_cast<double>(m_rng() >> 11) * 0x1.0p-53 < p; }
+
+  void drive_inputs() {
+    // Command driver: hold an offered command until it is taken.
+    if (m_cmd_taken) {
+      m_model->cmd_valid = 0;
+      m_cmd_taken = false;
+    }
+    if (!m_model->cmd_valid && m_next_cmd < m_words.size() && !chance(m_cfg.cmd_gap)) {
+      m_model->cmd_valid = 1;
+      const InstrWord& w = m_words[m_next_cmd];
+      std::uint8_t bytes[32];
+      std::memcpy(bytes, w.data(), 32);  // little-endian host: word 0 = bits 63:0
+      verilated::pack(m_model->cmd_data, bytes);
+    }
+    m_axi.drive(m_slave);
+    write_slave_pins(*m_model, m_slave);
+    // ICI inbound: offer the oldest queued row.
+    if (!m_in_queue.empty()) {
+      const IciRow& r = m_in_queue.front();
+      m_model->ici_in_valid = 1;
+      m_model->ici_in_row = r.row;
+      m_model->ici_in_to_acc = r.to_acc;
+      m_model->ici_in_bf16 = r.bf16;
+      m_model->ici_in_bytes = r.bytes;
+      m_model->ici_in_last = r.last;
+      verilated::pack(m_model->ici_in_data, r.data);
+    } else {
+      m_model->ici_in_valid = 0;
+    }
+    // ICI outbound: ready while the outbound queue has room.
+    m_model->ici_out_ready = m_out_queue.size() < m_cfg.ici_out_queue && !chance(m_cfg.ici_out_stall);
+  }
+
+  void sample_edge(Time now) {
+    if (m_model->cmd_valid && m_model->cmd_ready) {
+      ++m_next_cmd;
+      m_cmd_taken = true;  // withdrawn with the next cycle's inputs, after the edge
+    }
+    read_master_pins(*m_model, m_master);
+    m_axi.on_edge(m_master, m_slave, now);
+    if (m_model->ici_in_valid && m_model->ici_in_ready) m_in_queue.pop_front();
+    if (m_model->ici_out_valid && m_model->ici_out_ready) {
+      IciRow r;
+      r.src = m_cfg.chip;
+      r.dst = m_model->ici_out_dst;
+      r.row = m_model->ici_out_row;
+      r.to_acc = m_model->ici_out_to_acc;
+      r.bf16 = m_model->ici_out_bf16;
+      r.bytes = m_model->ici_out_bytes;
+      r.last = m_model->ici_out_last;
+      r.data.resize(m_geo.sp_row_bytes());
+      verilated::unpack(m_model->ici_out_data, r.data);
+      m_out_queue.push_back(std::move(r));
+    }
+    // Monitors: dispatches are in program order; each unit completes in order.
+    for (int u = 0; u < 3; ++u) {
+      if ((m_model->ev_done >> u) & 1) {
+        if (m_unit_pending[u].empty()) throw std::logic_error(m_cfg.name + ": unit completed an instruction it never got");
+        m_events[m_unit_pending[u].front()].end = m_cycle;
+        m_unit_pending[u].pop_front();
+        ++m_completed;
+      }
+    }
+    if (m_model->ev_dispatch) {
+      if (m_dispatched >= m_program.size()) throw std::logic_error(m_cfg.name + ": dispatch beyond the program");
+      const std::size_t i = m_dispatched++;
+      m_events[i].start = m_cycle;
+      const unsigned unit = m_model->ev_unit;
+      if (unit == 3) {
+        m_events[i].end = m_cycle;
+        ++m_completed;
+      } else {
+        m_unit_pending[unit].push_back(i);
+      }
+    }
+  }
+
+  void clock_edge() {
+    m_model->clk = 1;
+    m_model->eval();
+    m_ctx->timeInc(1);
+    if (m_trace) m_trace->dump(m_ctx->time());
+    m_model->clk = 0;
+    m_model->eval();
+    m_ctx->timeInc(1);
+    if (m_trace) m_trace->dump(m_ctx->time());
+  }
+
+  RtlTileConfig m_cfg;
+  TileGeometry m_geo;
+  ClockDomain m_clock;
+  std::unique_ptr<VerilatedContext> m_ctx;
+  std::unique_ptr<V> m_model;
+  std::unique_ptr<VerilatedFstC> m_trace;
+  Axi4SlaveTransactor m_axi;
+  Axi4MasterSignals m_master;
+  Axi4SlaveSignals m_slave;
+  std::mt19937_64 m_rng;
+
+  Program m_program;
+  std::vector<InstrWord> m_words;
+  std::size_t m_next_cmd = 0, m_dispatched = 0, m_completed = 0;
+  bool m_cmd_taken = false;
+  std::deque<std::size_t> m_unit_pending[3];
+  std::vector<InstrEvent> m_events;
+  std::uint64_t m_cycle = 0;
+  bool m_finished = true;
+  std::deque<IciRow> m_out_queue, m_in_queue;
+};
+
+}  // namespace mxc

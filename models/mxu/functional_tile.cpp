@@ -1,0 +1,188 @@
+#include "models/mxu/functional_tile.h"
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "models/mxu/numerics.h"
+
+namespace mxc {
+
+FunctionalTile::FunctionalTile(const TileGeometry& geometry, SparseMemory& hbm, std::uint32_t chip)
+    : m_geo(geometry), m_hbm(hbm), m_chip(chip) {
+  m_geo.validate();
+  m_sp.assign(m_geo.sp_rows, std::vector<std::uint8_t>(m_geo.sp_row_bytes(), 0));
+  for (auto& w : m_weights) w.assign(std::size_t{m_geo.rows} * m_geo.cols, 0);
+  m_acc.assign(std::size_t{m_geo.acc_rows} * m_geo.cols, 0);
+  m_send = [this](const IciRow& r) {
+    if (r.dst != m_chip)
+      throw std::invalid_argument("ici_send to chip " + std::to_string(r.dst) + " in a single-chip run");
+    receive(r);
+  };
+}
+
+void FunctionalTile::check(const Instr& in) const {
+  const auto fail = [&](const std::string& field, const std::string& why) {
+    throw std::invalid_argument("instruction '" + describe(in) + "': " + field + " " + why);
+  };
+  const std::uint32_t row_bytes = m_geo.sp_row_bytes();
+  const auto sp_range = [&](std::uint32_t first, std::uint32_t count) {
+    if (std::uint64_t{first} + count > m_geo.sp_rows)
+      fail("sp_row", "+ rows exceeds the scratchpad's " + std::to_string(m_geo.sp_rows) + " rows");
+  };
+  const auto acc_range = [&](std::uint32_t first, std::uint32_t count) {
+    if (std::uint64_t{first} + count > m_geo.acc_rows)
+      fail("acc_row", "+ rows exceeds the " + std::to_string(m_geo.acc_rows) + " accumulator rows");
+  };
+  switch (in.op) {
+    case Opcode::DMA_LOAD:
+    case Opcode::DMA_STORE:
+      if (in.rows == 0) fail("rows", "must be >= 1");
+      if (in.cols == 0 || in.cols > row_bytes) fail("cols", "must be in 1.." + std::to_string(row_bytes) + " bytes");
+      if (in.hbm_addr % m_geo.beat_bytes) fail("hbm_addr", "must be a multiple of the AXI beat");
+      if (in.hbm_stride % m_geo.beat_bytes) fail("hbm_stride", "must be a multiple of the AXI beat");
+      sp_range(in.sp_row, in.rows);
+      break;
+    case Opcode::LOAD_WEIGHTS:
+      if (in.rows == 0 || in.rows > m_geo.rows) fail("rows", "must be in 1.." + std::to_string(m_geo.rows));
+      if (in.cols == 0 || in.cols > m_geo.cols) fail("cols", "must be in 1.." + std::to_string(m_geo.cols));
+      sp_range(in.sp_row, in.rows);
+      break;
+    case Opcode::MATMUL:
+      if (in.rows == 0) fail("rows", "must be >= 1");
+      if (in.cols == 0 || in.cols > m_geo.rows) fail("cols", "must be in 1.." + std::to_string(m_geo.rows));
+      sp_range(in.sp_row, in.rows);
+      acc_range(in.acc_row, in.rows);
+      break;
+    case Opcode::OUTPUT:
+      if (in.rows == 0) fail("rows", "must be >= 1");
+      if (in.cols == 0 || in.cols > m_geo.cols) fail("cols", "must be in 1.." + std::to_string(m_geo.cols));
+      sp_range(in.sp_row, in.rows);
+      acc_range(in.acc_row, in.rows);
+      break;
+    case Opcode::ICI_SEND:
+      if (in.rows == 0) fail("rows", "must be >= 1");
+      if (in.cols == 0 || in.cols > row_bytes) fail("cols", "must be in 1.." + std::to_string(row_bytes) + " bytes");
+      sp_range(in.sp_row, in.rows);
+      break;
+    case Opcode::ICI_WAIT:
+    case Opcode::NOP:
+    case Opcode::FENCE:
+      break;
+  }
+}
+
+std::uint16_t FunctionalTile::element(const std::vector<std::uint8_t>& row, std::uint32_t i, bool bf16,
+                                      std::uint32_t count) const {
+  if (i >= count) return 0;
+  return bf16 ? static_cast<std::uint16_t>(row[2 * i] | row[2 * i + 1] << 8) : row[i];
+}
+
+void FunctionalTile::receive(const IciRow& r) {
+  if (r.to_acc) {
+    if (r.row >= m_geo.acc_rows) throw std::invalid_argument("inbound ici row " + std::to_string(r.row) + " beyond the accumulators");
+    for (std::uint32_t c = 0; c < m_geo.cols && 4 * c < r.bytes; ++c) {
+      std::uint32_t v;
+      std::memcpy(&v, r.data.data() + 4 * c, 4);
+      std::uint32_t& a = m_acc[std::size_t{r.row} * m_geo.cols + c];
+      a = r.bf16 ? fp32_add(a, v) : a + v;
+    }
+  } else {
+    if (r.row >= m_geo.sp_rows) throw std::invalid_argument("inbound ici row " + std::to_string(r.row) + " beyond the scratchpad");
+    std::memcpy(m_sp[r.row].data(), r.data.data(), std::min<std::size_t>(r.bytes, m_sp[r.row].size()));
+  }
+  ++m_arrived;
+}
+
+bool FunctionalTile::step(const Instr& in) {
+  check(in);
+  const TileGeometry& g = m_geo;
+  const bool bf16 = in.dtype == DType::kBf16;
+  switch (in.op) {
+    case Opcode::NOP:
+    case Opcode::FENCE:
+      break;
+    case Opcode::DMA_LOAD:
+      for (std::uint32_t r = 0; r < in.rows; ++r)
+        m_hbm.read(in.hbm_addr + std::uint64_t{r} * in.hbm_stride, std::span(m_sp[in.sp_row + r].data(), in.cols));
+      break;
+    case Opcode::DMA_STORE:
+      for (std::uint32_t r = 0; r < in.rows; ++r)
+        m_hbm.write(in.hbm_addr + std::uint64_t{r} * in.hbm_stride, std::span(m_sp[in.sp_row + r].data(), in.cols));
+      break;
+    case Opcode::LOAD_WEIGHTS: {
+      auto& w = m_weights[in.buf];
+      for (std::uint32_t r = 0; r < g.rows; ++r)
+        for (std::uint32_t c = 0; c < g.cols; ++c)
+          w[std::size_t{r} * g.cols + c] = r < in.rows ? element(m_sp[in.sp_row + r], c, bf16, in.cols) : 0;
+      break;
+    }
+    case Opcode::MATMUL: {
+      const auto& w = m_weights[in.buf];
+      std::vector<std::uint16_t> x(g.rows), wc(g.rows);
+      for (std::uint32_t i = 0; i < in.rows; ++i) {
+        for (std::uint32_t r = 0; r < g.rows; ++r) x[r] = element(m_sp[in.sp_row + i], r, bf16, in.cols);
+        for (std::uint32_t c = 0; c < g.cols; ++c) {
+          std::uint32_t y = 0;
+          if (bf16) {
+            for (std::uint32_t r = 0; r < g.rows; ++r) wc[r] = w[std::size_t{r} * g.cols + c];
+            y = bf16_dot_column(x, wc);
+          } else {
+            // int8 lanes: the low byte of each 16-bit lane, signed; int32 wrap.
+            for (std::uint32_t r = 0; r < g.rows; ++r)
+              y += static_cast<std::uint32_t>(std::int32_t{static_cast<std::int8_t>(x[r] & 0xff)} *
+                                              std::int32_t{static_cast<std::int8_t>(w[std::size_t{r} * g.cols + c] & 0xff)});
+          }
+          std::uint32_t& a = m_acc[std::size_t{in.acc_row + i} * g.cols + c];
+          a = !in.accumulate ? y : bf16 ? fp32_add(a, y) : a + y;
+        }
+      }
+      break;
+    }
+    case Opcode::OUTPUT:
+      for (std::uint32_t i = 0; i < in.rows; ++i) {
+        auto& row = m_sp[in.sp_row + i];
+        for (std::uint32_t c = 0; c < in.cols; ++c) {
+          std::uint32_t v = m_acc[std::size_t{in.acc_row + i} * g.cols + c];
+          if (in.relu) v = bf16 ? relu_fp32(v) : static_cast<std::uint32_t>(relu_int32(static_cast<std::int32_t>(v)));
+          if (!in.convert) {
+            std::memcpy(row.data() + 4 * c, &v, 4);
+          } else if (bf16) {
+            const std::uint16_t h = fp32_to_bf16(v);
+            std::memcpy(row.data() + 2 * c, &h, 2);
+          } else {
+            row[c] = static_cast<std::uint8_t>(int32_to_int8(static_cast<std::int32_t>(v), in.shift));
+          }
+        }
+      }
+      break;
+    case Opcode::ICI_SEND:
+      for (std::uint32_t i = 0; i < in.rows; ++i) {
+        IciRow r;
+        r.src = m_chip;
+        r.dst = in.dst_chip;
+        r.row = static_cast<std::uint16_t>(in.remote_row + i);
+        r.to_acc = in.to_acc;
+        r.bf16 = bf16;
+        r.bytes = in.cols;
+        r.last = i + 1 == in.rows;
+        r.data = m_sp[in.sp_row + i];
+        m_send(r);
+      }
+      break;
+    case Opcode::ICI_WAIT:
+      if (m_arrived < in.rows) return false;
+      m_arrived -= in.rows;
+      break;
+  }
+  return true;
+}
+
+void FunctionalTile::run(const Program& program) {
+  for (std::size_t i = 0; i < program.size(); ++i)
+    if (!step(program[i]))
+      throw std::invalid_argument("instruction " + std::to_string(i) + " '" + describe(program[i]) +
+                                  "' waits for inbound rows that never arrive");
+}
+
+}  // namespace mxc

@@ -1,0 +1,39 @@
+#pragma once
+// Builds a tile program whose wait fields encode its dependencies. Each
+// emitted instruction gets a Ref; an instruction emitted with deps waits at
+// dispatch until every instruction it depends on has completed. Units finish
+// their instructions in order, so "X completed" is "at most L instructions of
+// X's unit outstanding", L = how many of that unit were emitted after X.
+#include <cstdint>
+#include <initializer_list>
+#include <vector>
+
+#include "models/mxu/instr.h"
+
+namespace mxc {
+
+class ProgramBuilder {
+ public:
+  struct Ref {
+    Unit unit = Unit::none;
+    std::uint64_t seq = 0;  ///< Index among the instructions of its unit.
+  };
+
+  /// Appends `in` (its wait fields are computed, not taken from `in`).
+  Ref emit(Instr in, std::initializer_list<Ref> deps = {});
+  Ref emit(Instr in, const std::vector<Ref>& deps);
+
+  /// Most instructions of one unit that can be outstanding at once: its
+  /// queue plus the one executing (rtl/mxu_tile.sv). A dependency further
+  /// back is complete by construction and needs no wait.
+  static constexpr std::uint64_t kMaxOutstanding = 5;
+
+  const Program& program() const { return m_program; }
+  Program take() { return std::move(m_program); }
+
+ private:
+  Program m_program;
+  std::uint64_t m_emitted[4] = {0, 0, 0, 0};  // per Unit
+};
+
+}  // namespace mxc

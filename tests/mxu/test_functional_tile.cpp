@@ -1,0 +1,121 @@
+// Instruction semantics of the functional reference on hand-computed cases.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+#include "models/mxu/functional_tile.h"
+
+using namespace mxc;
+
+namespace {
+
+TileGeometry small() {
+  TileGeometry g;
+  g.rows = 2;
+  g.cols = 2;
+  g.acc_rows = 4;
+  g.sp_rows = 16;
+  return g;
+}
+
+Instr make(Opcode op, std::uint16_t rows, std::uint16_t cols, std::uint16_t sp_row = 0, std::uint16_t acc_row = 0) {
+  Instr in;
+  in.op = op;
+  in.rows = rows;
+  in.cols = cols;
+  in.sp_row = sp_row;
+  in.acc_row = acc_row;
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("functional tile: int8 weights, matmul, accumulate, raw output and store") {
+  SparseMemory hbm;
+  // W = [[1, 2], [3, -4]] at 0x1000 (rows 32 bytes apart); X rows [5, 6], [-7, 8] at 0x2000.
+  hbm.write(0x1000, std::vector<std::uint8_t>{1, 2});
+  hbm.write(0x1020, std::vector<std::uint8_t>{3, 0xfc});
+  hbm.write(0x2000, std::vector<std::uint8_t>{5, 6});
+  hbm.write(0x2020, std::vector<std::uint8_t>{0xf9, 8});
+  FunctionalTile t(small(), hbm);
+  Instr ld = make(Opcode::DMA_LOAD, 2, 2, 0);
+  ld.hbm_addr = 0x1000;
+  ld.hbm_stride = 32;
+  t.run({ld});
+  ld.sp_row = 2;
+  ld.hbm_addr = 0x2000;
+  t.run({ld});
+  t.run({make(Opcode::LOAD_WEIGHTS, 2, 2, 0)});
+  t.run({make(Opcode::MATMUL, 2, 2, 2, 0)});
+  // y0 = [5*1 + 6*3, 5*2 + 6*-4] = [23, -14]; y1 = [-7 + 24, -14 - 32] = [17, -46]
+  CHECK(static_cast<std::int32_t>(t.acc(0, 0)) == 23);
+  CHECK(static_cast<std::int32_t>(t.acc(0, 1)) == -14);
+  CHECK(static_cast<std::int32_t>(t.acc(1, 0)) == 17);
+  CHECK(static_cast<std::int32_t>(t.acc(1, 1)) == -46);
+  Instr acc = make(Opcode::MATMUL, 1, 2, 2, 1);
+  acc.accumulate = true;
+  t.run({acc});  // row 1 += y0
+  CHECK(static_cast<std::int32_t>(t.acc(1, 0)) == 17 + 23);
+  Instr out = make(Opcode::OUTPUT, 2, 2, 8, 0);
+  t.run({out});
+  std::int32_t v;
+  std::memcpy(&v, t.sp_row(9).data() + 4, 4);
+  CHECK(v == -46 - 14);
+  Instr st = make(Opcode::DMA_STORE, 2, 8, 8);
+  st.hbm_addr = 0x3000;
+  st.hbm_stride = 32;
+  t.run({st});
+  std::memcpy(&v, hbm.read(0x3020, 4).data(), 4);
+  CHECK(v == 40);
+}
+
+TEST_CASE("functional tile: output converts int32 to int8 with rounding shift, saturation and relu") {
+  SparseMemory hbm;
+  FunctionalTile t(small(), hbm);
+  // Accumulators via inbound ICI rows: row 0 = [0x28 (2.5 << 4), -300].
+  IciRow r;
+  r.to_acc = true;
+  r.row = 0;
+  r.bytes = 8;
+  r.data.assign(t.geometry().sp_row_bytes(), 0);
+  const std::int32_t vals[2] = {0x28, -300};
+  std::memcpy(r.data.data(), vals, 8);
+  t.receive(r);
+  Instr out = make(Opcode::OUTPUT, 1, 2, 3, 0);
+  out.convert = true;
+  out.shift = 4;
+  t.run({out});
+  CHECK(static_cast<std::int8_t>(t.sp_row(3)[0]) == 2);     // 2.5 rounds to even
+  CHECK(static_cast<std::int8_t>(t.sp_row(3)[1]) == -19);   // -18.75 -> -19
+  out.shift = 0;
+  t.run({out});
+  CHECK(static_cast<std::int8_t>(t.sp_row(3)[1]) == -128);  // saturated
+  out.relu = true;
+  t.run({out});
+  CHECK(t.sp_row(3)[1] == 0);
+  CHECK(t.sp_row(3)[0] == 40);
+}
+
+TEST_CASE("functional tile: ici send loops back and ici_wait counts rows") {
+  SparseMemory hbm;
+  FunctionalTile t(small(), hbm);
+  Instr send = make(Opcode::ICI_SEND, 2, 3, 0);
+  send.remote_row = 10;
+  CHECK_FALSE(t.step([] { Instr w; w.op = Opcode::ICI_WAIT; w.rows = 1; return w; }()));
+  t.run({send});
+  Instr wait;
+  wait.op = Opcode::ICI_WAIT;
+  wait.rows = 2;
+  CHECK(t.step(wait));
+  CHECK_FALSE(t.step(wait));  // both rows consumed
+}
+
+TEST_CASE("functional tile: out-of-range fields are errors naming the field") {
+  SparseMemory hbm;
+  FunctionalTile t(small(), hbm);
+  CHECK_THROWS_WITH(t.step(make(Opcode::LOAD_WEIGHTS, 3, 2)), Catch::Contains("rows"));
+  CHECK_THROWS_WITH(t.step(make(Opcode::MATMUL, 1, 2, 0, 4)), Catch::Contains("acc_row"));
+  Instr ld = make(Opcode::DMA_LOAD, 1, 4);
+  ld.hbm_addr = 3;
+  CHECK_THROWS_WITH(t.step(ld), Catch::Contains("hbm_addr"));
+}
