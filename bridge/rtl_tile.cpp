@@ -9,15 +9,6 @@
 
 namespace mxc {
 
-const std::vector<std::string>& rtl_perf_counter_names() {
-  static const std::vector<std::string> kNames = {
-      "cycles",          "busy_dma",          "busy_compute",      "busy_ici",
-      "array_active",    "stall_dispatch",    "stall_memory",      "stall_weights",
-      "stall_output",    "stall_ici_credits", "stall_ici_wait",    "instructions",
-  };
-  return kNames;
-}
-
 std::vector<std::pair<std::uint32_t, std::uint32_t>> rtl_tile_sizes() {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> sizes;
 #define MXCOSIM_SIZE_ENTRY(r, c, cls) sizes.emplace_back(r, c);

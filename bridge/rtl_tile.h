@@ -34,17 +34,8 @@ struct RtlTileConfig {
   std::uint32_t ici_out_queue = 4;      ///< Outbound rows buffered before the port refuses (credits).
 };
 
-/// Names of the tile's performance counters, in hardware order (rtl/mxu_tile.sv).
-const std::vector<std::string>& rtl_perf_counter_names();
-
 class RtlTile : public Tile {
  public:
-  /// Rows the outbound port emitted, oldest first; the chip takes them.
-  virtual std::deque<IciRow>& outbound() = 0;
-  /// Queues an inbound row for the tile's inbound port.
-  virtual void push_inbound(IciRow row) = 0;
-  /// Performance counters read from the hardware, named as rtl_perf_counter_names().
-  virtual std::vector<std::pair<std::string, std::uint64_t>> perf_counters() const = 0;
   /// The tile's sticky error output (unknown opcode, AXI error response).
   virtual bool hardware_error() const = 0;
   virtual const TileGeometry& geometry() const = 0;

@@ -103,7 +103,7 @@ class VerilatedTile final : public RtlTile {
   std::deque<IciRow>& outbound() override { return m_out_queue; }
   void push_inbound(IciRow row) override { m_in_queue.push_back(std::move(row)); }
   std::vector<std::pair<std::string, std::uint64_t>> perf_counters() const override {
-    const auto& names = rtl_perf_counter_names();
+    const auto& names = perf_counter_names();
     std::vector<std::uint8_t> bytes(names.size() * 8);
     verilated::unpack(m_model->perf, bytes);
     std::vector<std::pair<std::string, std::uint64_t>> out;

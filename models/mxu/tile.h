@@ -4,14 +4,20 @@
 // (bridge/, the verilated RTL) and ModelTile (models/mxu, the performance
 // model). A chip is built from either with no special case.
 #include <cstdint>
+#include <deque>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/core/clock_domain.h"
 #include "models/core/component.h"
+#include "models/mxu/ici_row.h"
 #include "models/mxu/instr.h"
 
 namespace mxc {
+
+/// Names of a tile's performance counters, in hardware order (rtl/mxu_tile.sv).
+const std::vector<std::string>& perf_counter_names();
 
 class Tile : public Component {
  public:
@@ -28,6 +34,14 @@ class Tile : public Component {
   virtual const ClockDomain& clock() const = 0;
   /// One line on what the tile is doing, for watchdog and hang reports.
   virtual std::string state() const = 0;
+
+  /// Rows the outbound ICI port emitted, oldest first; the chip takes them
+  /// (to the Fabric, or back to push_inbound for rows to itself).
+  virtual std::deque<IciRow>& outbound() = 0;
+  /// Queues an inbound ICI row for the tile's inbound port.
+  virtual void push_inbound(IciRow row) = 0;
+  /// Performance counters, named as perf_counter_names() (docs/isa.md).
+  virtual std::vector<std::pair<std::string, std::uint64_t>> perf_counters() const = 0;
 };
 
 }  // namespace mxc
