@@ -75,8 +75,9 @@ int hbm_main(int argc, char** argv) {
     ("requests", "requests to generate (pattern) or at most to read (trace)",
      cxxopts::value<std::uint64_t>()->default_value("100000"))
     ("outstanding", "requests in flight at most (closed loop)", cxxopts::value<std::uint32_t>()->default_value("64"))
-    ("size", "bytes per request (any size and alignment; split into bursts)",
-     cxxopts::value<std::uint32_t>()->default_value("64"))
+    ("size", "bytes per request, any size (split into 32 B bursts); default 256 for --pattern (a DMA "
+             "burst), 64 for --trace (the DRAMsim3 / Ramulator transaction)",
+     cxxopts::value<std::uint32_t>())
     ("stride", "address step of the stride pattern, bytes", cxxopts::value<std::uint64_t>()->default_value("4096"))
     ("footprint", "address range of generated requests, bytes",
      cxxopts::value<std::uint64_t>()->default_value("1073741824"))
@@ -93,8 +94,9 @@ int hbm_main(int argc, char** argv) {
   // clang-format on
   const auto args = opts.parse(argc, argv);
   if (args.count("help")) {
-    std::cout << opts.help() << "\nexample:\n  mxcosim hbm --config configs/hbm/hbm2.yaml --pattern seq --size 256 "
-                                "--requests 1000000 --outstanding 64 --json out.json\n";
+    std::cout << opts.help() << "\nexamples:\n  mxcosim hbm --config configs/hbm/hbm2.yaml --pattern seq "
+                                "--requests 1000000 --outstanding 64 --json out.json\n"
+                                "  mxcosim hbm --config configs/hbm/hbm2.yaml --trace run.trace.gz --outstanding 32\n";
     return kExitPass;
   }
   if (!args.count("config")) throw std::invalid_argument("--config is required (see --help)");
@@ -121,7 +123,7 @@ int hbm_main(int argc, char** argv) {
   hbm::HbmModel model("hbm", cfg);
 
   const auto requests = args["requests"].as<std::uint64_t>();
-  const auto size = args["size"].as<std::uint32_t>();
+  const std::uint32_t size = args.count("size") ? args["size"].as<std::uint32_t>() : args.count("pattern") ? 256 : 64;
   std::unique_ptr<hbm::RequestSource> source;
   std::string workload;
   if (args.count("pattern")) {

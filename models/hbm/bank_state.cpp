@@ -21,24 +21,6 @@ void BankState::raise(Next& n, Cmd c, std::uint64_t at, Constraint why) {
   }
 }
 
-std::uint64_t BankState::earliest(Cmd cmd, std::uint32_t bank, Constraint* why) const {
-  const int i = static_cast<int>(cmd);
-  const Next& b = m_bank[bank];
-  const Next& g = m_group[bank / m_banks_per_group];
-  std::uint64_t at = b.at[i];
-  Constraint w = b.why[i];
-  if (g.at[i] > at) at = g.at[i], w = g.why[i];
-  if (m_pc.at[i] > at) at = m_pc.at[i], w = m_pc.why[i];
-  if (cmd == Cmd::kAct && m_act_count >= 4) {
-    const std::uint64_t faw = m_acts[m_act_count % 4] + m_faw;  // oldest of the last four
-    if (faw > at) at = faw, w = Constraint::kFAW;
-  }
-  const std::uint64_t bus = is_column(cmd) ? m_col_bus : m_row_bus;
-  if (bus > at) at = bus, w = Constraint::kCmdBus;
-  if (why) *why = w;
-  return at;
-}
-
 void BankState::issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint64_t cycle) {
   const std::uint32_t group = bank / m_banks_per_group;
   for (const TimingEntry& e : m_table.after(cmd)) {

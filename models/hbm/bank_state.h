@@ -21,7 +21,7 @@ class BankState {
 
   /// Earliest cycle `cmd` to `bank` satisfies every timing constraint and the
   /// command bus; `why` receives the binding constraint.
-  std::uint64_t earliest(Cmd cmd, std::uint32_t bank, Constraint* why = nullptr) const;
+  std::uint64_t earliest(Cmd cmd, std::uint32_t bank, Constraint* why = nullptr) const;  // inline, below
   /// Earliest column command (`cmd` = RD or WR) over the banks with
   /// `want[b] != 0` and `!blocked(b)`; kNever-like max when none.
   template <class Blocked>
@@ -62,5 +62,23 @@ class BankState {
   std::uint32_t m_act_count = 0;
   std::uint64_t m_row_bus = 0, m_col_bus = 0;  // next free cycle of each command bus
 };
+
+inline std::uint64_t BankState::earliest(Cmd cmd, std::uint32_t bank, Constraint* why) const {
+  const int i = static_cast<int>(cmd);
+  const Next& b = m_bank[bank];
+  const Next& g = m_group[bank / m_banks_per_group];
+  std::uint64_t at = b.at[i];
+  Constraint w = b.why[i];
+  if (g.at[i] > at) at = g.at[i], w = g.why[i];
+  if (m_pc.at[i] > at) at = m_pc.at[i], w = m_pc.why[i];
+  if (cmd == Cmd::kAct && m_act_count >= 4) {
+    const std::uint64_t faw = m_acts[m_act_count % 4] + m_faw;  // oldest of the last four
+    if (faw > at) at = faw, w = Constraint::kFAW;
+  }
+  const std::uint64_t bus = is_column(cmd) ? m_col_bus : m_row_bus;
+  if (bus > at) at = bus, w = Constraint::kCmdBus;
+  if (why) *why = w;
+  return at;
+}
 
 }  // namespace mxc::hbm

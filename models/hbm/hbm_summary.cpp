@@ -70,22 +70,33 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
   std::sort(s.stall_share.begin(), s.stall_share.end(),
             [](const auto& a, const auto& b) { return a.second > b.second || (a.second == b.second && a.first < b.first); });
   s.top_wait = top > 0 ? std::string(constraint_name(static_cast<Constraint>(top))) : "none";
-  // Which ceiling is the run closest to? Data bus (peak), activates
-  // (tRRD_S / tFAW / tRC), or the requester's window: by Little's law a
-  // window of W requests of B bytes at latency L cannot exceed W * B / L.
+  // Which limit is the run closest to? The data bus (all of it, or the one
+  // pseudo-channel the addresses concentrate on), the activate rate
+  // (tRRD_S / tFAW / tRC), the supply of requests (queues mostly empty: too
+  // few in flight, Little's law), or else the timing commands waited on.
   const double achieved = s.read_bandwidth_gbps + s.write_bandwidth_gbps;
-  const double mean_bytes = s.requests ? static_cast<double>(model.bytes_read() + model.bytes_written()) / s.requests : 0;
-  const double window = s.avg_latency_ns > 0 ? run.outstanding * mean_bytes / s.avg_latency_ns : 0;
+  const double pc_peak = s.peak_bandwidth_gbps / s.pseudo_channels;
+  double busiest = 0;
+  std::uint32_t busiest_pc = 0;
+  for (std::uint32_t pc = 0; pc < model.num_pcs(); ++pc) {
+    const PcStats& p = model.pc_stats(pc);
+    const double bytes = static_cast<double>(p.read_bursts + p.write_bursts) * cfg.device.org.burst_bytes();
+    const double bw = ns > 0 ? bytes / ns : 0;
+    if (bw > busiest) busiest = bw, busiest_pc = pc;
+  }
   const char* act_name = act_rate == 1.0 / t.RRD_S ? "tRRD_S" : act_rate == 4.0 / t.FAW ? "tFAW" : "tRC";
+  const double queue_fill = (s.avg_read_queue + s.avg_write_queue) /
+                            std::max(1u, std::max(cfg.controller.read_queue, cfg.controller.write_queue));
   if (achieved >= 0.9 * s.peak_bandwidth_gbps)
     s.binding_constraint = "data bus";
+  else if (busiest >= 0.9 * pc_peak)
+    s.binding_constraint = "data bus of pseudo-channel " + std::to_string(busiest_pc) + " (traffic concentrates there)";
   else if (s.activate_ceiling_gbps < s.peak_bandwidth_gbps && achieved >= 0.85 * s.activate_ceiling_gbps)
     s.binding_constraint = std::string("activate rate (") + act_name + ")";
-  else if (window > 0 && achieved >= 0.9 * window && s.avg_read_queue + s.avg_write_queue < 0.9 * cfg.controller.read_queue)
-    s.binding_constraint = "requests in flight (outstanding x size / latency)";
+  else if (queue_fill < 0.5)
+    s.binding_constraint = "requests in flight (queues mostly empty: outstanding x size / latency)";
   else
     s.binding_constraint = "command timing (" + s.top_wait + ")";
-
   for (std::uint32_t pc = 0; pc < model.num_pcs(); ++pc) {
     const PcStats& p = model.pc_stats(pc);
     const double bytes = static_cast<double>(p.read_bursts + p.write_bursts) * cfg.device.org.burst_bytes();

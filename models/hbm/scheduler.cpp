@@ -7,7 +7,7 @@ namespace mxc::hbm {
 FrFcfsScheduler::FrFcfsScheduler(std::uint32_t banks, std::uint32_t starvation_cap)
     : m_cap(starvation_cap), m_memo(banks * 3, 0), m_memo_gen(banks * 3, 0) {}
 
-std::uint64_t FrFcfsScheduler::earliest(const BankState& state, Cmd cmd, std::uint32_t bank) {
+inline std::uint64_t FrFcfsScheduler::earliest(const BankState& state, Cmd cmd, std::uint32_t bank) {
   // Within one scan the state is fixed and a queue holds one direction, so
   // (bank, column / ACT / PRE) identifies the answer.
   const std::uint32_t kind = is_column(cmd) ? 0 : cmd == Cmd::kAct ? 1 : 2;
@@ -19,7 +19,7 @@ std::uint64_t FrFcfsScheduler::earliest(const BankState& state, Cmd cmd, std::ui
   return m_memo[i];
 }
 
-bool FrFcfsScheduler::needed(const QueueEntry& e, const std::vector<std::uint32_t>& hits, const BankState& state,
+inline bool FrFcfsScheduler::needed(const QueueEntry& e, const std::vector<std::uint32_t>& hits, const BankState& state,
                              const RefreshPolicy& refresh, bool force, Cmd* cmd) const {
   if (refresh.blocks(e.bank)) return false;
   const std::int64_t open = state.open_row(e.bank);

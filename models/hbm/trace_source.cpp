@@ -63,7 +63,11 @@ RequestSource::Next TraceSource::next(SourceItem& out) {
     if (a.empty() || a[0] == '#') continue;
     in >> b >> c >> extra;
     TraceFormat f = m_fmt;
-    if (f == TraceFormat::kAuto) f = (a == "LD" || a == "ST") ? TraceFormat::kRamulator : TraceFormat::kDramsim3;
+    if (f == TraceFormat::kAuto) {
+      // The first request line decides; the rest of the file must follow it.
+      f = (a == "LD" || a == "ST") ? TraceFormat::kRamulator : TraceFormat::kDramsim3;
+      m_fmt = f;
+    }
     std::uint64_t addr = 0, cycle = 0;
     if (f == TraceFormat::kRamulator) {
       if (a != "LD" && a != "ST") fail("expected LD or ST, got '" + a + "' (Ramulator format: LD|ST 0xADDR)");

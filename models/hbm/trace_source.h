@@ -2,7 +2,8 @@
 // Requests from a trace file, plain or gzip (zlib reads both):
 //   DRAMsim3:  "0x1f80 READ 120"   address, READ|WRITE, issue cycle (tCK)
 //   Ramulator: "LD 0x1f80" / "ST 0x1f80"   no timing: as fast as allowed
-// Blank lines and lines starting with '#' are skipped. Errors name the file
+// Blank lines and lines starting with '#' are skipped; with kAuto the first
+// request line picks the format for the whole file. Errors name the file
 // and line.
 #include <cstdint>
 #include <string>
