@@ -69,6 +69,8 @@ class PcController {
   bool m_write_mode = false;
   std::uint64_t m_clk = 0;   // last processed cycle
   std::uint64_t m_next = 0;  // next cycle with an event (refresh included)
+  std::uint64_t m_bus_free = 0;  // cycle after the last column command's data-bus slot
+  std::uint64_t m_refresh_end = 0;  // end of the last refresh's blocking (statistics)
   PcStats s_stats;
 };
 
