@@ -72,7 +72,8 @@ int hbm_main(int argc, char** argv) {
   // clang-format off
   opts.add_options()
     ("config", "memory config YAML (e.g. configs/hbm/hbm2.yaml)", cxxopts::value<std::string>())
-    ("pattern", "generated stream: seq, random, stride, chase (one load in flight, next address from its data), "
+    ("pattern", "generated stream: seq, random, stride, chase (one load in flight: the next address is drawn only "
+                "when the previous load returns, as when following pointers), "
                 "mix (random with --write-ratio, default 0.5)", cxxopts::value<std::string>())
     ("trace", "trace file, plain or gzip: DRAMsim3 '0xADDR READ|WRITE cycle' or Ramulator 'LD|ST 0xADDR'",
      cxxopts::value<std::string>())
