@@ -35,6 +35,8 @@ class PcController {
   bool can_accept(bool write, std::uint32_t n) const {
     return (write ? m_writes.size() : m_reads.size()) + n <= (write ? m_write_cap : m_read_cap);
   }
+  /// Queue depth of one direction.
+  std::uint32_t capacity(bool write) const { return write ? m_write_cap : m_read_cap; }
   /// Queue a burst offered at `cycle` (schedulable frontend_cycles later).
   void enqueue(QueueEntry e, std::uint64_t cycle);
   /// Process every event up to and including `cycle`.
