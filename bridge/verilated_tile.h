@@ -126,6 +126,7 @@ class VerilatedTile final : public RtlTile {
     a.source = cfg.source_id;
     a.seed = cfg.seed;
     a.backpressure = cfg.axi_backpressure;
+    a.random_interleave = !(a.backpressure.arready_low == 0 && a.backpressure.awready_low == 0 && a.backpressure.wready_low == 0 && a.backpressure.rvalid_gap == 0 && a.backpressure.bvalid_gap == 0);  // timing runs: oldest first
     return a;
   }
 

@@ -1,0 +1,174 @@
+#include "models/mxu/model_axi_port.h"
+
+#include <stdexcept>
+
+namespace mxc {
+
+ModelAxiPort::ModelAxiPort(ModelAxiConfig cfg, MemoryTarget& mem, const ClockDomain& clock)
+    : m_cfg(std::move(cfg)), m_mem(mem), m_clock(clock) {
+  if (m_cfg.beat_bytes == 0 || (m_cfg.beat_bytes & (m_cfg.beat_bytes - 1)) != 0)
+    throw std::invalid_argument("model axi port: beat_bytes must be a power of two");
+  m_mem.set_completion([this](const MemResponse& r) { on_response(r); });
+}
+
+std::uint64_t ModelAxiPort::pick(const std::map<std::uint32_t, std::deque<std::uint64_t>>& by_id, bool write,
+                                 std::uint64_t cycle) const {
+  std::uint64_t best = kNone;  // oldest ready burst: the transactor with random_interleave off
+  for (const auto& [id, q] : by_id) {
+    if (q.empty()) continue;
+    const Burst& b = m_bursts.at(q.front());
+    const bool ready = b.responded && b.visible <= cycle && (!write || b.beats_done == b.beats);
+    if (ready && q.front() < best) best = q.front();
+  }
+  return best;
+}
+
+void ModelAxiPort::drive(std::uint64_t cycle, ModelAxiOut& out) {
+  out.arready = m_open_reads < m_cfg.max_read_bursts;
+  out.awready = m_open_writes < m_cfg.max_write_bursts;
+  out.wready = !m_w_order.empty() || m_early_w < m_cfg.max_early_w_beats;
+  if (m_r_current == kNone) {
+    m_r_current = pick(m_reads_by_id, false, cycle);
+    if (m_r_current != kNone) m_activity = true;
+  }
+  out.rvalid = m_r_current != kNone;
+  if (out.rvalid) {
+    const Burst& b = m_bursts.at(m_r_current);
+    out.rid = b.id;
+    out.rlast = b.beats_done + 1 == b.beats;
+  } else {
+    out.rid = 0;
+    out.rlast = false;
+  }
+  if (m_b_current == kNone) {
+    m_b_current = pick(m_writes_by_id, true, cycle);
+    if (m_b_current != kNone) m_activity = true;
+  }
+  out.bvalid = m_b_current != kNone;
+  out.bid = out.bvalid ? m_bursts.at(m_b_current).id : 0;
+}
+
+void ModelAxiPort::make_request(std::uint64_t serial, Time now) {
+  const Burst& b = m_bursts.at(serial);
+  const std::uint32_t bytes = b.beats * m_cfg.beat_bytes;
+  MemRequest req;
+  if (b.write) {
+    // No data in the model: zeros, with the byte mask the RTL's WSTRB implies.
+    req = MemRequest::make_write(m_next_req, b.addr, std::vector<std::uint8_t>(bytes, 0));
+    bool partial = false;
+    for (std::uint16_t v : b.beat_bytes) partial = partial || v != m_cfg.beat_bytes;
+    if (partial) {
+      req.byte_enable.assign(bytes, false);
+      for (std::uint32_t k = 0; k < b.beats; ++k)
+        for (std::uint32_t i = 0; i < b.beat_bytes[k]; ++i) req.byte_enable[k * m_cfg.beat_bytes + i] = true;
+    }
+  } else {
+    req = MemRequest::make_read(m_next_req, b.addr, bytes);
+  }
+  req.source = m_cfg.source;
+  req.issue = now;
+  m_in_target[m_next_req] = serial;
+  ++m_next_req;
+  (b.write ? m_write_queue : m_read_queue).push_back(std::move(req));
+}
+
+void ModelAxiPort::take_w_beat(std::uint32_t bytes, Time now) {
+  const std::uint64_t serial = m_w_order.front();
+  Burst& b = m_bursts.at(serial);
+  b.beat_bytes.push_back(static_cast<std::uint16_t>(bytes));
+  s_bytes_written += bytes;
+  if (++b.beats_done == b.beats) {
+    m_w_order.pop_front();
+    make_request(serial, now);
+  }
+}
+
+void ModelAxiPort::on_edge(const ModelAxiIn& in, const ModelAxiOut& out, Time now) {
+  if (in.ar && out.arready) {
+    const std::uint64_t serial = m_next_serial++;
+    Burst& b = m_bursts[serial];
+    b.id = in.ax_id;
+    b.addr = in.ax_addr;
+    b.beats = in.ax_beats;
+    m_reads_by_id[b.id].push_back(serial);
+    ++m_open_reads;
+    make_request(serial, now);
+    m_activity = true;
+  }
+  if (in.aw && out.awready) {
+    const std::uint64_t serial = m_next_serial++;
+    Burst& b = m_bursts[serial];
+    b.write = true;
+    b.id = in.ax_id;
+    b.addr = in.ax_addr;
+    b.beats = in.ax_beats;
+    m_writes_by_id[b.id].push_back(serial);
+    m_w_order.push_back(serial);
+    ++m_open_writes;
+    while (m_early_w > 0 && !m_w_order.empty()) {
+      take_w_beat(m_early_bytes.front(), now);
+      m_early_bytes.pop_front();
+      --m_early_w;
+    }
+    m_activity = true;
+  }
+  if (in.w && out.wready) {
+    if (m_w_order.empty()) {
+      m_early_bytes.push_back(static_cast<std::uint16_t>(in.w_bytes));
+      ++m_early_w;
+    } else {
+      take_w_beat(in.w_bytes, now);
+    }
+    m_activity = true;
+  }
+  if (out.rvalid && in.rready && m_r_current != kNone) {
+    const std::uint64_t serial = m_r_current;
+    Burst& b = m_bursts.at(serial);
+    s_bytes_read += m_cfg.beat_bytes;
+    m_r_current = kNone;
+    if (++b.beats_done == b.beats) {
+      m_reads_by_id[b.id].pop_front();
+      m_bursts.erase(serial);
+      --m_open_reads;
+    }
+    m_activity = true;
+  }
+  if (out.bvalid && m_b_current != kNone) {  // BREADY is always high in the DMA
+    m_writes_by_id[m_bursts.at(m_b_current).id].pop_front();
+    m_bursts.erase(m_b_current);
+    --m_open_writes;
+    m_b_current = kNone;
+    m_activity = true;
+  }
+  if (!m_read_queue.empty() && m_mem.send(m_read_queue.front(), now)) {
+    m_read_queue.pop_front();
+    m_activity = true;
+  }
+  if (!m_write_queue.empty() && m_mem.send(m_write_queue.front(), now)) {
+    m_write_queue.pop_front();
+    m_activity = true;
+  }
+}
+
+void ModelAxiPort::on_response(const MemResponse& r) {
+  const auto it = m_in_target.find(r.id);
+  if (it == m_in_target.end())
+    throw std::logic_error("model axi port: completion for unknown request " + std::to_string(r.id));
+  Burst& b = m_bursts.at(it->second);
+  m_in_target.erase(it);
+  b.responded = true;
+  // Seen by the next edge's drive(): the first edge after the completion time,
+  // or at it when the memory runs first at equal times.
+  std::uint64_t c = m_clock.cycle_at_or_after(r.complete);
+  if (!m_cfg.memory_first && m_clock.edge(c) == r.complete) ++c;
+  b.visible = c;
+}
+
+std::uint64_t ModelAxiPort::next_visible_after(std::uint64_t cycle) const {
+  std::uint64_t best = kNone;
+  for (const auto& [serial, b] : m_bursts)
+    if (b.responded && b.visible > cycle && b.visible < best) best = b.visible;
+  return best;
+}
+
+}  // namespace mxc

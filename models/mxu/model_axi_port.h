@@ -1,0 +1,110 @@
+#pragma once
+// ModelAxiPort: the timing of the AXI4 slave transactor that connects the RTL
+// tile's DMA to a MemoryTarget (bridge/axi4_slave_transactor.h), replicated
+// without data for the performance model (models never include bridge/).
+// Mirrored configuration: one MemRequest per burst (request_bytes = 0), no
+// random backpressure, oldest-first choice among ready IDs, the default
+// burst limits. docs/model.md lists the rules.
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/core/clock_domain.h"
+#include "models/core/memory_target.h"
+
+namespace mxc {
+
+/// What the slave drives in one cycle (a subset of the AXI4 slave pins).
+struct ModelAxiOut {
+  bool arready = false, awready = false, wready = false;
+  bool rvalid = false, rlast = false;
+  std::uint32_t rid = 0;
+  bool bvalid = false;
+  std::uint32_t bid = 0;
+};
+
+/// Master handshakes of one edge, as the DMA presents them.
+struct ModelAxiIn {
+  bool ar = false, aw = false;             ///< Address presented (valid).
+  std::uint32_t ax_id = 0;
+  std::uint64_t ax_addr = 0;
+  std::uint32_t ax_beats = 0;
+  bool w = false;                          ///< W beat presented.
+  bool wlast = false;
+  std::uint32_t w_bytes = 0;               ///< Bytes with WSTRB set in that beat.
+  bool rready = false;
+};
+
+struct ModelAxiConfig {
+  std::uint32_t beat_bytes = 32;
+  std::uint32_t source = 0;
+  std::uint32_t max_read_bursts = 64;
+  std::uint32_t max_write_bursts = 64;
+  std::uint32_t max_early_w_beats = 256;
+  /// Kernel order: the memory runs before the tile at equal times, so a
+  /// completion at exactly an edge is seen at that edge (else at the next).
+  bool memory_first = false;
+};
+
+class ModelAxiPort {
+ public:
+  /// Installs itself as `mem`'s completion callback.
+  ModelAxiPort(ModelAxiConfig cfg, MemoryTarget& mem, const ClockDomain& clock);
+
+  /// Slave outputs for cycle `cycle` (picks the R beat / B to offer).
+  void drive(std::uint64_t cycle, ModelAxiOut& out);
+  /// Handshakes at the edge ending cycle `cycle`, at time `now`.
+  void on_edge(const ModelAxiIn& in, const ModelAxiOut& out, Time now);
+
+  bool idle() const { return m_bursts.empty() && m_early_w == 0; }
+  /// Requests made and not yet accepted by the target (retried every edge).
+  bool has_unsent() const { return !m_read_queue.empty() || !m_write_queue.empty(); }
+  /// Requests in the target whose completion has not arrived.
+  std::size_t in_target() const { return m_in_target.size(); }
+  /// Earliest cycle > `cycle` at which a received completion becomes visible; ~0 if none.
+  std::uint64_t next_visible_after(std::uint64_t cycle) const;
+  /// True when drive/on_edge changed anything since the last clear.
+  bool activity() const { return m_activity; }
+  void clear_activity() { m_activity = false; }
+
+  std::uint64_t bytes_read() const { return s_bytes_read; }
+  std::uint64_t bytes_written() const { return s_bytes_written; }
+
+ private:
+  static constexpr std::uint64_t kNone = ~std::uint64_t{0};
+  struct Burst {
+    bool write = false;
+    std::uint32_t id = 0;
+    std::uint64_t addr = 0;
+    std::uint32_t beats = 0;
+    std::uint32_t beats_done = 0;
+    bool responded = false;                   // the completion arrived
+    std::uint64_t visible = kNone;            // first cycle its data / B may be offered
+    std::vector<std::uint16_t> beat_bytes;    // writes: bytes with WSTRB set per beat
+  };
+  void take_w_beat(std::uint32_t bytes, Time now);
+  void make_request(std::uint64_t serial, Time now);
+  void on_response(const MemResponse& r);
+  std::uint64_t pick(const std::map<std::uint32_t, std::deque<std::uint64_t>>& by_id, bool write,
+                     std::uint64_t cycle) const;
+
+  ModelAxiConfig m_cfg;
+  MemoryTarget& m_mem;
+  const ClockDomain& m_clock;
+  std::map<std::uint64_t, Burst> m_bursts;  // by serial (acceptance order)
+  std::map<std::uint32_t, std::deque<std::uint64_t>> m_reads_by_id, m_writes_by_id;
+  std::deque<std::uint64_t> m_w_order;
+  std::deque<std::uint16_t> m_early_bytes;
+  std::size_t m_early_w = 0;
+  std::deque<MemRequest> m_read_queue, m_write_queue;
+  std::map<std::uint64_t, std::uint64_t> m_in_target;  // request id -> burst serial
+  std::uint64_t m_next_serial = 0, m_next_req = 0;
+  std::uint32_t m_open_reads = 0, m_open_writes = 0;
+  std::uint64_t m_r_current = kNone, m_b_current = kNone;
+  bool m_activity = false;
+  std::uint64_t s_bytes_read = 0, s_bytes_written = 0;
+};
+
+}  // namespace mxc

@@ -1,0 +1,55 @@
+#include "models/mxu/model_compute.h"
+
+namespace mxc {
+
+void ModelCompute::comb(std::uint64_t cycle, bool q_valid, Comb& c) const {
+  const Regs& r = m_r;
+  c.q_pop = r.state == State::kIdle && q_valid;
+  c.busy = r.state != State::kIdle;
+  c.stall_weights = r.state == State::kWait && r.op == Opcode::LOAD_WEIGHTS;
+  c.stall_drain = r.state == State::kWait && r.op == Opcode::OUTPUT;
+  c.issue = r.state == State::kRun && r.issued < total();
+  c.done = r.s2_valid && r.s2_last;
+  c.in_valid = r.s2_valid && r.op == Opcode::MATMUL;
+  c.sp_wr = r.s2_valid && r.op == Opcode::OUTPUT;
+  c.wb = !m_pipe.empty() && m_pipe.front().cycle == cycle;
+}
+
+void ModelCompute::edge(std::uint64_t cycle, const Comb& c, const Instr* q_head) {
+  Regs& r = m_r;
+  const Regs o = r;
+  if (c.wb) {
+    --r.inflight[m_pipe.front().buf];
+    m_pipe.pop_front();
+  }
+  if (c.in_valid) {
+    ++r.inflight[o.buf];
+    m_pipe.push_back({cycle + m_latency, o.buf});
+  }
+  r.s2_valid = c.issue;
+  r.s2_last = o.issued == static_cast<std::uint16_t>(total() - 1);
+  switch (o.state) {
+    case State::kIdle:
+      if (c.q_pop) {
+        r.op = q_head->op;
+        r.n_rows = q_head->rows;
+        r.buf = q_head->buf;
+        r.issued = 0;
+        r.state = q_head->op == Opcode::MATMUL ? State::kRun : State::kWait;
+      }
+      break;
+    case State::kWait: {
+      // LOAD_WEIGHTS waits for its buffer, OUTPUT for the whole array (registered counts).
+      const bool ready = o.op == Opcode::LOAD_WEIGHTS ? o.inflight[o.buf] == 0
+                                                      : o.inflight[0] == 0 && o.inflight[1] == 0;
+      if (ready) r.state = State::kRun;
+      break;
+    }
+    case State::kRun:
+      if (c.issue) ++r.issued;
+      if (o.s2_valid && o.s2_last) r.state = State::kIdle;
+      break;
+  }
+}
+
+}  // namespace mxc

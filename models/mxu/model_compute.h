@@ -1,0 +1,54 @@
+#pragma once
+// ModelCompute: the compute unit (rtl/mxu_compute.sv) and the MXU core's
+// in-flight tracking (rtl/mxu_core.sv) as registers updated once per cycle,
+// without data. A vector entering the array in cycle c is written back in
+// cycle c + ROWS + COLS (the core's metadata pipe).
+#include <cstdint>
+#include <deque>
+
+#include "models/mxu/instr.h"
+
+namespace mxc {
+
+class ModelCompute {
+ public:
+  ModelCompute(std::uint32_t rows, std::uint32_t cols) : m_rows(rows), m_latency(rows + cols) {}
+
+  struct Comb {
+    bool q_pop = false, done = false, busy = false, stall_weights = false, stall_drain = false;
+    bool in_valid = false;  ///< A vector enters the array this cycle.
+    bool sp_wr = false;     ///< OUTPUT writes a scratchpad row this cycle.
+    bool wb = false;        ///< The core writes an accumulator row back this cycle.
+    bool issue = false;
+  };
+  void comb(std::uint64_t cycle, bool q_valid, Comb& c) const;
+  void edge(std::uint64_t cycle, const Comb& c, const Instr* q_head);
+
+  /// Cycle of the next write-back, or ~0 when no vector is in flight.
+  std::uint64_t next_writeback() const { return m_pipe.empty() ? ~std::uint64_t{0} : m_pipe.front().cycle; }
+  bool vectors_in_flight() const { return m_r.inflight[0] + m_r.inflight[1] != 0; }
+
+  enum class State : std::uint8_t { kIdle, kWait, kRun };
+  struct Regs {
+    State state = State::kIdle;
+    Opcode op = Opcode::NOP;
+    std::uint16_t n_rows = 0, issued = 0;
+    std::uint8_t buf = 0;
+    bool s2_valid = false, s2_last = false;
+    std::uint32_t inflight[2] = {0, 0};
+    bool operator==(const Regs&) const = default;
+  };
+  const Regs& regs() const { return m_r; }
+
+ private:
+  std::uint16_t total() const { return m_r.op == Opcode::LOAD_WEIGHTS ? static_cast<std::uint16_t>(m_rows) : m_r.n_rows; }
+  struct InFlight {
+    std::uint64_t cycle;  // write-back cycle
+    std::uint8_t buf;
+  };
+  std::uint32_t m_rows, m_latency;
+  Regs m_r;
+  std::deque<InFlight> m_pipe;
+};
+
+}  // namespace mxc

@@ -1,0 +1,64 @@
+#include "models/mxu/model_ici.h"
+
+namespace mxc {
+
+void ModelIci::comb(const Inputs& in, Comb& c) const {
+  const Regs& r = m_r;
+  const bool in_ready = in.in_to_acc ? in.acc_ready : in.sp_wr_ready;
+  c.in_fire = in.in_valid && in_ready;
+  c.sp_wr_valid = in.in_valid && !in.in_to_acc;
+  c.consume = r.state == State::kWaitIn && r.arrived >= r.n_rows;
+  c.stall_wait = r.state == State::kWaitIn && !c.consume;
+  c.sp_rd_en = r.state == State::kSend && r.issued < r.n_rows && r.fifo_count + (r.rd_pending ? 1 : 0) < 2;
+  const bool out_valid = r.fifo_count != 0;
+  c.out_pop = out_valid && in.out_ready;
+  c.stall_credit = out_valid && !in.out_ready;
+  c.q_pop = r.state == State::kIdle && in.q_valid;
+  c.busy = r.state != State::kIdle;
+  c.done = (r.state == State::kSend && c.out_pop && head_last()) || c.consume;
+}
+
+bool ModelIci::edge(const Comb& c, const Instr* q_head, IciRow& out) {
+  Regs& r = m_r;
+  const Regs o = r;
+  bool emitted = false;
+  if (c.out_pop) {
+    out.dst = o.dst;
+    out.row = static_cast<std::uint16_t>(o.remote_row + o.fifo_idx[o.fifo_head]);
+    out.to_acc = o.to_acc;
+    out.bf16 = o.bf16;
+    out.bytes = o.n_cols;
+    out.last = head_last();
+    emitted = true;
+  }
+  r.arrived = o.arrived + (c.in_fire ? 1 : 0) - (c.consume ? o.n_rows : 0);
+  r.rd_pending = c.sp_rd_en;
+  r.rd_idx = o.issued;
+  if (o.rd_pending) r.fifo_idx[(o.fifo_head + o.fifo_count) % 2] = o.rd_idx;
+  r.fifo_count = o.fifo_count + (o.rd_pending ? 1 : 0) - (c.out_pop ? 1 : 0);
+  if (c.out_pop) r.fifo_head = (o.fifo_head + 1) % 2;
+  switch (o.state) {
+    case State::kIdle:
+      if (c.q_pop) {
+        r.n_rows = q_head->rows;
+        r.n_cols = q_head->cols;
+        r.remote_row = q_head->remote_row;
+        r.dst = q_head->dst_chip;
+        r.to_acc = q_head->to_acc;
+        r.bf16 = q_head->dtype == DType::kBf16;
+        r.issued = 0;
+        r.state = q_head->op == Opcode::ICI_SEND ? State::kSend : State::kWaitIn;
+      }
+      break;
+    case State::kSend:
+      if (c.sp_rd_en) ++r.issued;
+      if (c.out_pop && head_last()) r.state = State::kIdle;
+      break;
+    case State::kWaitIn:
+      if (c.consume) r.state = State::kIdle;
+      break;
+  }
+  return emitted;
+}
+
+}  // namespace mxc

@@ -1,0 +1,48 @@
+#pragma once
+// ModelIci: the ICI unit (rtl/mxu_ici.sv) as registers updated once per
+// cycle, without data: ICI_SEND reads rows into a two-row output buffer and
+// offers them to the outbound port; ICI_WAIT counts inbound rows.
+#include <cstdint>
+
+#include "models/mxu/ici_row.h"
+#include "models/mxu/instr.h"
+
+namespace mxc {
+
+class ModelIci {
+ public:
+  struct Inputs {
+    bool q_valid = false;
+    bool in_valid = false, in_to_acc = false;
+    bool acc_ready = false;    ///< No accumulator write-back this cycle.
+    bool sp_wr_ready = false;  ///< No OUTPUT scratchpad write this cycle.
+    bool out_ready = false;
+  };
+  struct Comb {
+    bool q_pop = false, done = false, busy = false, stall_credit = false, stall_wait = false;
+    bool in_fire = false, sp_wr_valid = false, sp_rd_en = false, consume = false, out_pop = false;
+  };
+  void comb(const Inputs& in, Comb& c) const;
+  /// The edge; fills `out` and returns true when a row left on the outbound port.
+  bool edge(const Comb& c, const Instr* q_head, IciRow& out);
+
+  enum class State : std::uint8_t { kIdle, kSend, kWaitIn };
+  struct Regs {
+    State state = State::kIdle;
+    std::uint16_t n_rows = 0, n_cols = 0, remote_row = 0, issued = 0, rd_idx = 0;
+    std::uint8_t dst = 0;
+    bool to_acc = false, bf16 = false, rd_pending = false;
+    std::uint32_t fifo_count = 0;
+    std::uint16_t fifo_idx[2] = {0, 0};
+    std::uint32_t fifo_head = 0;
+    std::uint32_t arrived = 0;
+    bool operator==(const Regs&) const = default;
+  };
+  const Regs& regs() const { return m_r; }
+
+ private:
+  bool head_last() const { return m_r.fifo_idx[m_r.fifo_head] == static_cast<std::uint16_t>(m_r.n_rows - 1); }
+  Regs m_r;
+};
+
+}  // namespace mxc

@@ -1,0 +1,214 @@
+#include "models/mxu/model_tile.h"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace mxc {
+
+namespace {
+
+ModelAxiConfig axi_config(const ModelTileConfig& cfg) {
+  ModelAxiConfig a;
+  a.beat_bytes = cfg.geometry.beat_bytes;
+  a.source = cfg.source_id;
+  a.memory_first = cfg.memory_first;
+  return a;
+}
+
+int unit_index(Opcode op) {
+  switch (unit_of(op)) {
+    case Unit::dma: return 0;
+    case Unit::compute: return 1;
+    case Unit::ici: return 2;
+    default: return 3;
+  }
+}
+
+}  // namespace
+
+ModelTile::ModelTile(const ModelTileConfig& cfg, MemoryTarget& mem)
+    : m_cfg(cfg),
+      m_clock(ClockDomain::from_mhz(cfg.name + ".clk", cfg.clock_mhz)),
+      m_axi(axi_config(cfg), mem, m_clock),
+      m_dma(cfg.geometry.beat_bytes, cfg.max_outstanding),
+      m_compute(cfg.geometry.rows, cfg.geometry.cols) {
+  m_cfg.geometry.validate();
+  if (m_cfg.ici_out_queue == 0) throw std::invalid_argument(m_cfg.name + ": ici_out_queue must be >= 1");
+}
+
+void ModelTile::load_program(Program program) {
+  m_program = std::move(program);
+  m_events.assign(m_program.size(), InstrEvent{});
+  for (std::size_t i = 0; i < m_events.size(); ++i) m_events[i].index = i;
+  m_next_cmd = m_dispatched = m_completed = 0;
+  for (auto& q : m_unit_pending) q.clear();
+  m_cycle = 0;
+  m_sleeping = false;
+  m_finished = m_program.empty();
+}
+
+std::uint64_t ModelTile::wake_cycle() const {
+  // The earliest cycle at which an input of the frozen state changes.
+  return std::min(m_axi.next_visible_after(m_cycle == 0 ? 0 : m_cycle - 1), m_compute.next_writeback());
+}
+
+Time ModelTile::next_event_time() const {
+  if (m_finished) return kNever;
+  if (!m_sleeping) return m_clock.edge(m_cycle);
+  const std::uint64_t w = wake_cycle();
+  return w == kNone ? kNever : m_clock.edge(std::max(w, m_cycle));
+}
+
+void ModelTile::advance_to(Time now) {
+  if (m_finished) return;
+  if (m_sleeping) {
+    // The skipped cycles repeat the last evaluated one: same counter increments.
+    const std::uint64_t target = std::max(m_clock.cycle_at_or_after(now), m_cycle);
+    const std::uint64_t skipped = target - m_cycle;
+    for (std::size_t i = 0; i < kCounters; ++i) m_perf[i] += m_last_inc[i] * skipped;
+    m_cycle = target;
+    m_sleeping = false;
+  }
+  const bool frozen = step(m_clock.edge(m_cycle));
+  if (m_finished || !frozen || !m_cfg.skip_idle) return;
+  // Sleep only when a future input change is known or a completion will come,
+  // nothing waits to be offered to memory, and the ICI ports are quiet (their
+  // inputs change at times the tile cannot see from here).
+  if (!m_in_queue.empty() || m_axi.has_unsent() || m_last_inc[9] != 0 ||
+      m_ici.regs().state == ModelIci::State::kWaitIn)
+    return;
+  if (wake_cycle() != kNone || m_axi.in_target() != 0) m_sleeping = true;
+}
+
+bool ModelTile::step(Time now) {
+  const std::uint64_t c = m_cycle;
+  ++s_evaluated;
+  m_axi.clear_activity();
+  ModelAxiOut s;
+  m_axi.drive(c, s);
+
+  const bool in_valid = !m_in_queue.empty();
+  ModelCompute::Comb cc;
+  m_compute.comb(c, !m_queue[1].empty(), cc);
+  ModelIci::Inputs ii;
+  ii.q_valid = !m_queue[2].empty();
+  ii.in_valid = in_valid;
+  ii.in_to_acc = in_valid && m_in_queue.front().to_acc;
+  ii.acc_ready = !cc.wb;
+  ii.sp_wr_ready = !cc.sp_wr;
+  ii.out_ready = m_out_queue.size() < m_cfg.ici_out_queue;
+  ModelIci::Comb ic;
+  m_ici.comb(ii, ic);
+  ModelDma::Comb dc;
+  m_dma.comb(s, dc);
+  const bool dma_sp_ready = !cc.sp_wr && !ic.sp_wr_valid;
+  const bool desc_fire = !m_queue[0].empty() && dc.desc_ready;
+
+  // Dispatcher.
+  bool fire = false;
+  int head_unit = 3;
+  if (m_head_valid) {
+    const Instr& h = m_program[m_head];
+    head_unit = unit_index(h.op);
+    std::uint8_t lim[3] = {h.wait_dma, h.wait_compute, h.wait_ici};
+    if (h.op == Opcode::FENCE) lim[0] = lim[1] = lim[2] = 0;
+    bool met = true;
+    for (int u = 0; u < 3; ++u)
+      if (lim[u] != isa::kNoWait && m_outstanding[u] > lim[u]) met = false;
+    const bool room = head_unit == 3 || m_queue[head_unit].size() < 4;
+    fire = met && room;
+  }
+  const bool cmd_ready = !m_head_valid || fire;
+  const bool cmd_valid = m_next_cmd < m_program.size();
+
+  // Edge: transactor handshakes, then every register.
+  m_axi.on_edge(dc.axi, s, now);
+  if (ic.in_fire) m_in_queue.pop_front();
+  const bool done[3] = {dc.done, cc.done, ic.done};
+  for (int u = 0; u < 3; ++u)
+    if (done[u]) {
+      if (m_unit_pending[u].empty()) throw std::logic_error(m_cfg.name + ": unit completed an instruction it never got");
+      m_events[m_unit_pending[u].front()].end = c;
+      m_unit_pending[u].pop_front();
+      ++m_completed;
+    }
+  if (fire) {
+    const std::size_t i = m_dispatched++;
+    m_events[i].start = c;
+    if (head_unit == 3) {
+      m_events[i].end = c;
+      ++m_completed;
+    } else {
+      m_unit_pending[head_unit].push_back(i);
+    }
+  }
+
+  const ModelDma::Regs dma_before = m_dma.regs();
+  const ModelCompute::Regs compute_before = m_compute.regs();
+  const ModelIci::Regs ici_before = m_ici.regs();
+  m_dma.edge(dc, s, desc_fire, desc_fire ? &m_program[m_queue[0].front()] : nullptr, dma_sp_ready);
+  m_compute.edge(c, cc, cc.q_pop ? &m_program[m_queue[1].front()] : nullptr);
+  IciRow row;
+  if (m_ici.edge(ic, ic.q_pop ? &m_program[m_queue[2].front()] : nullptr, row)) {
+    row.src = m_cfg.chip;
+    row.data.assign(m_cfg.geometry.sp_row_bytes(), 0);
+    m_out_queue.push_back(std::move(row));
+  }
+  const bool pops[3] = {desc_fire, cc.q_pop, ic.q_pop};
+  for (int u = 0; u < 3; ++u) {
+    if (pops[u]) m_queue[u].pop_front();
+    const bool push = fire && head_unit == u;
+    if (push) m_queue[u].push_back(m_head);
+    m_outstanding[u] = m_outstanding[u] + (push ? 1 : 0) - (done[u] ? 1 : 0);
+  }
+  const bool stall_dispatch = m_head_valid && !fire;
+  const bool cmd_taken = cmd_ready && cmd_valid;
+  if (cmd_ready) {
+    m_head_valid = cmd_valid;
+    if (cmd_valid) m_head = m_next_cmd++;
+  }
+
+  const bool ev[kCounters] = {true,          dc.busy,   cc.busy,          ic.busy,
+                              cc.in_valid,   stall_dispatch,   dc.stall_mem,     cc.stall_weights,
+                              cc.stall_drain, ic.stall_credit, ic.stall_wait,    fire};
+  for (std::size_t i = 0; i < kCounters; ++i) {
+    m_last_inc[i] = ev[i] ? 1 : 0;
+    m_perf[i] += m_last_inc[i];
+  }
+  ++m_cycle;
+
+  const bool idle = !m_head_valid && m_outstanding[0] == 0 && m_outstanding[1] == 0 && m_outstanding[2] == 0 &&
+                    !m_compute.vectors_in_flight();
+  m_finished = m_next_cmd == m_program.size() && m_completed == m_program.size() && idle && m_axi.idle() &&
+               m_out_queue.empty() && m_in_queue.empty();
+
+  return !(m_axi.activity() || fire || cmd_taken || ic.in_fire || done[0] || done[1] || done[2] || pops[0] ||
+           pops[1] || pops[2] || !(m_dma.regs() == dma_before) || !(m_compute.regs() == compute_before) ||
+           !(m_ici.regs() == ici_before));
+}
+
+std::vector<std::pair<std::string, std::uint64_t>> ModelTile::perf_counters() const {
+  const auto& names = perf_counter_names();
+  std::vector<std::pair<std::string, std::uint64_t>> out;
+  for (std::size_t i = 0; i < names.size() && i < kCounters; ++i) out.emplace_back(names[i], m_perf[i]);
+  return out;
+}
+
+std::string ModelTile::state() const {
+  std::ostringstream s;
+  s << m_cfg.name << ": cycle " << m_cycle << ", " << m_next_cmd << "/" << m_program.size() << " sent, "
+    << m_dispatched << " dispatched, " << m_completed << " completed";
+  static const char* kUnits[] = {"dma", "compute", "ici"};
+  for (int u = 0; u < 3; ++u)
+    if (!m_unit_pending[u].empty()) {
+      const std::size_t i = m_unit_pending[u].front();
+      s << "; " << kUnits[u] << " busy with #" << i << " (" << describe(m_program[i]) << ")";
+    }
+  if (m_dispatched < m_program.size())
+    s << "; next to dispatch #" << m_dispatched << " (" << describe(m_program[m_dispatched]) << ")";
+  s << "; axi " << (m_axi.idle() ? "idle" : "busy") << (m_sleeping ? ", sleeping" : "");
+  return s.str();
+}
+
+}  // namespace mxc

@@ -1,0 +1,99 @@
+#pragma once
+// ModelTile: the cycle-accurate performance model of the MXU tile behind the
+// Tile seam. It executes a program with the RTL's microarchitecture (command
+// port, dispatcher and unit queues, DMA, compute unit and array pipeline, ICI
+// unit) and the AXI slave transactor's timing, without data, so that it
+// issues the same MemRequests at the same times and reports the same
+// per-instruction events and performance counters as RtlTile on the same
+// memory system. Cycles in which nothing can change while the tile waits on
+// memory or on the array pipeline are skipped (docs/model.md).
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/core/memory_target.h"
+#include "models/mxu/model_axi_port.h"
+#include "models/mxu/model_compute.h"
+#include "models/mxu/model_dma.h"
+#include "models/mxu/model_ici.h"
+#include "models/mxu/tile.h"
+#include "models/mxu/tile_geometry.h"
+
+namespace mxc {
+
+struct ModelTileConfig {
+  std::string name = "tile0";
+  TileGeometry geometry;
+  std::uint32_t chip = 0;              ///< IciRow::src of emitted rows.
+  double clock_mhz = 1000.0;
+  std::uint32_t source_id = 0;         ///< MemRequest::source.
+  std::uint32_t max_outstanding = 16;  ///< DMA bursts in flight (the RTL's MAX_OUTSTANDING).
+  std::uint32_t ici_out_queue = 4;     ///< Outbound rows buffered before the port refuses (RtlTileConfig).
+  /// The kernel runs the memory before the tile at equal times (registered
+  /// first); default: the tile first, as cosim/program_run.cpp registers them.
+  bool memory_first = false;
+  /// Skip cycles in which nothing can change (same results; much faster).
+  bool skip_idle = true;
+};
+
+class ModelTile final : public Tile {
+ public:
+  /// Installs itself as `mem`'s completion callback.
+  ModelTile(const ModelTileConfig& cfg, MemoryTarget& mem);
+
+  std::string name() const override { return m_cfg.name; }
+  Time next_event_time() const override;
+  void advance_to(Time now) override;
+
+  void load_program(Program program) override;
+  bool finished() const override { return m_finished; }
+  std::uint64_t cycles() const override { return m_cycle; }
+  std::size_t completed_instructions() const override { return m_completed; }
+  const std::vector<InstrEvent>& instr_events() const override { return m_events; }
+  const ClockDomain& clock() const override { return m_clock; }
+  std::string state() const override;
+  std::deque<IciRow>& outbound() override { return m_out_queue; }
+  void push_inbound(IciRow row) override { m_in_queue.push_back(std::move(row)); }
+  std::vector<std::pair<std::string, std::uint64_t>> perf_counters() const override;
+
+  const TileGeometry& geometry() const { return m_cfg.geometry; }
+  std::uint64_t bytes_read() const { return m_axi.bytes_read(); }
+  std::uint64_t bytes_written() const { return m_axi.bytes_written(); }  ///< Bytes with WSTRB set.
+  /// Cycles actually evaluated (the rest were skipped as idle).
+  std::uint64_t evaluated_cycles() const { return s_evaluated; }
+
+ private:
+  static constexpr std::size_t kCounters = 12;
+  static constexpr std::uint64_t kNone = ~std::uint64_t{0};
+  /// One clock cycle; returns true when nothing changed (a fixed point).
+  bool step(Time now);
+  std::uint64_t wake_cycle() const;
+
+  ModelTileConfig m_cfg;
+  ClockDomain m_clock;
+  ModelAxiPort m_axi;
+  ModelDma m_dma;
+  ModelCompute m_compute;
+  ModelIci m_ici;
+
+  Program m_program;
+  // Dispatcher: head register, per-unit outstanding counts and queues (program indices).
+  bool m_head_valid = false;
+  std::size_t m_head = 0, m_next_cmd = 0, m_dispatched = 0, m_completed = 0;
+  std::uint32_t m_outstanding[3] = {0, 0, 0};
+  std::deque<std::size_t> m_queue[3];
+  std::deque<std::size_t> m_unit_pending[3];  // dispatched, not complete (for events)
+  std::vector<InstrEvent> m_events;
+
+  std::uint64_t m_cycle = 0;
+  bool m_finished = true;
+  bool m_sleeping = false;
+  std::array<std::uint64_t, kCounters> m_perf{}, m_last_inc{};
+  std::deque<IciRow> m_out_queue, m_in_queue;
+  std::uint64_t s_evaluated = 0;
+};
+
+}  // namespace mxc

@@ -1,0 +1,282 @@
+// Correlation of the performance model (ModelTile) with the verilated RTL
+// tile (RtlTile): each program runs on both, each on its own memory of the
+// same kind, and the runs must agree exactly: every instruction's dispatch
+// and completion cycle, every memory request (address, size, direction, issue
+// and acceptance time), every ICI row emitted and every performance counter.
+// The expectation is the RTL itself; nothing here is derived from the model.
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bridge/rtl_tile.h"
+#include "cosim/kernel.h"
+#include "models/core/ideal_memory.h"
+#include "models/hbm/config_loader.h"
+#include "models/hbm/hbm_model.h"
+#include "models/mxu/gemm_program.h"
+#include "models/mxu/model_tile.h"
+#include "models/mxu/program_builder.h"
+
+using namespace mxc;
+
+namespace {
+
+/// One request as the memory accepted it.
+struct LoggedRequest {
+  std::uint64_t addr = 0;
+  std::uint32_t bytes = 0;
+  bool write = false;
+  Time issue = 0, accept = 0;
+  bool operator==(const LoggedRequest&) const = default;
+};
+
+/// Forwards to a memory and records every accepted request.
+class LoggingMemory final : public MemoryTarget {
+ public:
+  explicit LoggingMemory(MemoryTarget& inner) : m_inner(inner) {
+    m_inner.set_completion([this](const MemResponse& r) { complete(r); });
+  }
+  std::string name() const override { return m_inner.name() + ".log"; }
+  Time next_event_time() const override { return m_inner.next_event_time(); }
+  void advance_to(Time now) override { m_inner.advance_to(now); }
+  bool can_accept(const MemRequest& req) const override { return m_inner.can_accept(req); }
+  bool send(const MemRequest& req, Time now) override {
+    if (!m_inner.send(req, now)) return false;
+    log.push_back({req.addr, req.bytes, req.write, req.issue, now});
+    return true;
+  }
+  void backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> data) override {
+    m_inner.backdoor_write(addr, data);
+  }
+  void backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const override { m_inner.backdoor_read(addr, out); }
+
+  std::vector<LoggedRequest> log;
+
+ private:
+  MemoryTarget& m_inner;
+};
+
+/// The memory system both tiles see (each gets its own instance).
+struct MemorySpec {
+  std::string label;
+  std::function<std::unique_ptr<MemoryTarget>()> make;
+};
+
+MemorySpec ideal(Time latency_ps, std::size_t outstanding = 64) {
+  std::ostringstream s;
+  s << "ideal " << latency_ps / 1000 << " ns, " << outstanding << " outstanding";
+  return {s.str(), [=] { return std::make_unique<IdealMemory>("mem", latency_ps, outstanding); }};
+}
+
+MemorySpec hbm(const std::string& preset) {
+  return {"hbm " + preset, [=] {
+            hbm::MemoryConfig cfg =
+                hbm::load_memory_config(std::string(MXCOSIM_SOURCE_DIR) + "/configs/hbm/" + preset);
+            return std::make_unique<hbm::HbmModel>("hbm", cfg);
+          }};
+}
+
+struct RowSeen {
+  std::uint64_t cycle = 0;
+  std::uint32_t dst = 0;
+  std::uint16_t row = 0, bytes = 0;
+  bool to_acc = false, bf16 = false, last = false;
+  bool operator==(const RowSeen&) const = default;
+};
+
+struct RunLog {
+  bool finished = false;
+  std::string state;
+  std::uint64_t cycles = 0;
+  std::vector<InstrEvent> events;
+  std::vector<LoggedRequest> requests;
+  std::vector<RowSeen> rows;
+  std::vector<std::pair<std::string, std::uint64_t>> perf;
+};
+
+/// Runs `program` on `tile` over `mem` on a kernel (tile registered first,
+/// then the memory, as cosim/program_run.cpp does); rows loop back.
+RunLog run_on(Tile& tile, Component& mem, LoggingMemory& log, const Program& program) {
+  tile.load_program(program);
+  Kernel kernel;
+  kernel.add(tile);
+  kernel.add(mem);
+  RunLog out;
+  kernel.run(
+      [&] {
+        auto& q = tile.outbound();
+        while (!q.empty()) {
+          const IciRow& r = q.front();
+          out.rows.push_back({tile.cycles(), r.dst, r.row, r.bytes, r.to_acc, r.bf16, r.last});
+          tile.push_inbound(std::move(q.front()));
+          q.pop_front();
+        }
+        return tile.finished();
+      },
+      tile.clock().edge(2'000'000));
+  out.finished = tile.finished();
+  out.state = tile.state();
+  out.cycles = tile.cycles();
+  out.events = tile.instr_events();
+  out.requests = log.log;
+  out.perf = tile.perf_counters();
+  return out;
+}
+
+struct Pair {
+  RunLog rtl, model;
+};
+
+Pair run_both(std::uint32_t rows, std::uint32_t cols, const MemorySpec& spec, const Program& program) {
+  Pair p;
+  {
+    auto mem = spec.make();
+    LoggingMemory log(*mem);
+    RtlTileConfig cfg;
+    cfg.rows = rows;
+    cfg.cols = cols;
+    cfg.seed = 7;
+    auto tile = make_rtl_tile(cfg, log);
+    p.rtl = run_on(*tile, log, log, program);
+  }
+  {
+    auto mem = spec.make();
+    LoggingMemory log(*mem);
+    ModelTileConfig cfg;
+    cfg.geometry = rtl_tile_geometry(rows, cols);
+    ModelTile tile(cfg, log);
+    p.model = run_on(tile, log, log, program);
+  }
+  return p;
+}
+
+std::string fmt(const LoggedRequest& r) {
+  std::ostringstream s;
+  s << (r.write ? "write" : "read") << " 0x" << std::hex << r.addr << std::dec << " " << r.bytes << " B issued "
+    << r.issue << " ps accepted " << r.accept << " ps";
+  return s.str();
+}
+
+/// Asserts identical runs; on a difference names the first one with both values.
+void check_same(const Pair& p, const Program& program) {
+  REQUIRE(p.rtl.finished);
+  INFO("model state: " << p.model.state);
+  REQUIRE(p.model.finished);
+  for (std::size_t i = 0; i < program.size(); ++i) {
+    const InstrEvent& a = p.rtl.events[i];
+    const InstrEvent& b = p.model.events[i];
+    if (a.start != b.start || a.end != b.end) {
+      FAIL("first differing instruction #" << i << " (" << describe(program[i]) << "): rtl start " << a.start
+                                            << " end " << a.end << ", model start " << b.start << " end " << b.end);
+    }
+  }
+  const std::size_t n = std::min(p.rtl.requests.size(), p.model.requests.size());
+  for (std::size_t i = 0; i < n; ++i)
+    if (!(p.rtl.requests[i] == p.model.requests[i]))
+      FAIL("first differing memory request #" << i << ": rtl " << fmt(p.rtl.requests[i]) << ", model "
+                                               << fmt(p.model.requests[i]));
+  CHECK(p.rtl.requests.size() == p.model.requests.size());
+  CHECK(p.rtl.rows == p.model.rows);
+  CHECK(p.rtl.perf == p.model.perf);
+  CHECK(p.rtl.cycles == p.model.cycles);
+}
+
+Program gemm(std::uint32_t rows, std::uint32_t cols, GemmShape shape) {
+  const TileGeometry geo = rtl_tile_geometry(rows, cols);
+  return compile_gemm(shape, place_gemm(shape, geo), geo);
+}
+
+bool have_size(std::uint32_t r, std::uint32_t c) {
+  for (auto [rr, cc] : rtl_tile_sizes())
+    if (rr == r && cc == c) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("correlation: compiled GEMMs on ideal memories of several latencies") {
+  const std::vector<MemorySpec> mems = {ideal(0), ideal(3'000), ideal(40'000), ideal(250'000), ideal(30'000, 2)};
+  const std::vector<GemmShape> shapes = {{8, 8, 8, DType::kInt8},  {16, 12, 8, DType::kBf16},
+                                         {5, 7, 9, DType::kInt8},  {13, 4, 6, DType::kBf16},
+                                         {33, 20, 3, DType::kInt8}};
+  for (auto [r, c] : {std::pair{4u, 4u}, std::pair{8u, 8u}}) {
+    if (!have_size(r, c)) continue;
+    for (const auto& mem : mems)
+      for (const auto& s : shapes) {
+        INFO(r << "x" << c << " array, " << mem.label << ", gemm " << s.m << "x" << s.k << "x" << s.n << " "
+               << to_string(s.dtype));
+        const Program p = gemm(r, c, s);
+        check_same(run_both(r, c, mem, p), p);
+      }
+  }
+}
+
+TEST_CASE("correlation: compiled GEMMs on the HBM model") {
+  const GemmShape s{24, 16, 20, DType::kBf16};
+  for (const char* preset : {"hbm2.yaml", "hbm3.yaml"}) {
+    INFO(preset);
+    const Program p = gemm(4, 4, s);
+    check_same(run_both(4, 4, hbm(preset), p), p);
+  }
+}
+
+namespace {
+
+Instr make(Opcode op, std::uint16_t rows, std::uint16_t cols, std::uint16_t sp_row) {
+  Instr in;
+  in.op = op;
+  in.rows = rows;
+  in.cols = cols;
+  in.sp_row = sp_row;
+  return in;
+}
+
+Instr dma(Opcode op, std::uint16_t rows, std::uint16_t bytes, std::uint16_t sp_row, std::uint64_t addr,
+          std::uint32_t stride = 32) {
+  Instr in = make(op, rows, bytes, sp_row);
+  in.hbm_addr = addr;
+  in.hbm_stride = stride;
+  return in;
+}
+
+Instr send(std::uint16_t rows, std::uint16_t bytes, std::uint16_t sp_row, std::uint16_t remote, bool to_acc) {
+  Instr in = make(Opcode::ICI_SEND, rows, bytes, sp_row);
+  in.remote_row = remote;
+  in.to_acc = to_acc;
+  in.dtype = DType::kInt8;
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("correlation: ICI loopback, waits, fences, partial stores, back-to-back compute") {
+  ProgramBuilder pb;
+  const auto lx = pb.emit(dma(Opcode::DMA_LOAD, 6, 4, 0, 0x10000));
+  const auto lw = pb.emit(dma(Opcode::DMA_LOAD, 4, 4, 8, 0x20000, 4096));  // rows on separate 4 KiB pages
+  pb.emit(make(Opcode::LOAD_WEIGHTS, 4, 4, 8), {lw});
+  const auto mm = pb.emit(make(Opcode::MATMUL, 6, 4, 0), {lx});
+  // Rows to its own scratchpad while the array works, and into the accumulators.
+  const auto s1 = pb.emit(send(6, 4, 0, 100, false), {lx});
+  const auto w1 = pb.emit(make(Opcode::ICI_WAIT, 6, 0, 0), {s1});
+  const auto s2 = pb.emit(send(3, 16, 20, 0, true), {mm});
+  pb.emit(make(Opcode::ICI_WAIT, 3, 0, 0), {s2});
+  Instr out = make(Opcode::OUTPUT, 6, 4, 30);
+  const auto o = pb.emit(out, {w1});
+  pb.emit(dma(Opcode::DMA_STORE, 6, 13, 30, 0x30000), {o});  // partial last beat: WSTRB mask
+  pb.emit(make(Opcode::FENCE, 0, 0, 0));
+  pb.emit(make(Opcode::NOP, 0, 0, 0));
+  const auto l2 = pb.emit(dma(Opcode::DMA_LOAD, 20, 32, 40, 0x40000, 64));
+  pb.emit(make(Opcode::MATMUL, 20, 4, 40), {l2});
+  pb.emit(make(Opcode::MATMUL, 20, 4, 40));
+  pb.emit(make(Opcode::LOAD_WEIGHTS, 4, 4, 40));  // waits for buffer 0's vectors
+  pb.emit(make(Opcode::OUTPUT, 20, 4, 80));       // waits for the array to drain
+  const Program p = pb.take();
+  for (const auto& mem : {ideal(0), ideal(10'000), ideal(120'000, 3)}) {
+    INFO(mem.label);
+    check_same(run_both(4, 4, mem, p), p);
+  }
+}
