@@ -1,0 +1,71 @@
+#pragma once
+// MemoryMonitor: a MemoryTarget that forwards everything to another one and
+// logs every request the inner target accepted, with its completion. The log
+// feeds the timing correlator (RTL against model, per channel) and the
+// timeline trace. Register the monitor with the kernel instead of the inner
+// target, and set the completion callback on the monitor: it replaces the
+// inner target's callback with its own.
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/core/memory_target.h"
+
+namespace mxc {
+
+/// One accepted memory request; complete == kNever until it completes.
+struct MemoryLogEntry {
+  std::uint64_t id = 0;
+  std::uint32_t source = 0;
+  std::uint64_t addr = 0;
+  std::uint32_t bytes = 0;
+  bool write = false;
+  Time issue = 0;              ///< When the sender first offered it (MemRequest::issue).
+  Time accept = 0;             ///< When the inner target took it.
+  Time complete = kNever;      ///< When its response was delivered.
+};
+
+class MemoryMonitor : public MemoryTarget {
+ public:
+  /// Wraps `inner` (not owned; must outlive the monitor).
+  explicit MemoryMonitor(MemoryTarget& inner, std::string name = {});
+  ~MemoryMonitor() override;
+  MemoryMonitor(const MemoryMonitor&) = delete;  // the inner callback points at this object
+  MemoryMonitor& operator=(const MemoryMonitor&) = delete;
+
+  std::string name() const override { return m_name; }
+  Time next_event_time() const override { return m_inner.next_event_time(); }
+  void advance_to(Time now) override { m_inner.advance_to(now); }
+
+  bool can_accept(const MemRequest& req) const override { return m_inner.can_accept(req); }
+  bool send(const MemRequest& req, Time now) override;
+
+  void backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> data) override {
+    m_inner.backdoor_write(addr, data);
+  }
+  void backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const override { m_inner.backdoor_read(addr, out); }
+
+  /// Accepted requests in acceptance order.
+  const std::vector<MemoryLogEntry>& log() const { return m_log; }
+  /// Requests accepted but not yet completed.
+  std::size_t outstanding() const { return m_outstanding; }
+  /// Completions that matched no logged request (a target bug; forwarded anyway).
+  std::uint64_t unmatched_completions() const { return s_unmatched; }
+
+ private:
+  void on_complete(const MemResponse& resp);
+
+  MemoryTarget& m_inner;
+  std::string m_name;
+  std::vector<MemoryLogEntry> m_log;
+  // (source, id) -> log indices of outstanding requests, oldest first: a
+  // sender may reuse an id once, or while, earlier ones are in flight.
+  std::map<std::pair<std::uint32_t, std::uint64_t>, std::deque<std::size_t>> m_pending;
+  std::size_t m_outstanding = 0;
+  std::uint64_t s_unmatched = 0;
+};
+
+}  // namespace mxc

@@ -1,0 +1,102 @@
+#include "bridge/timing_correlator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <utility>
+
+namespace mxc {
+
+namespace {
+
+std::string hex(std::uint64_t v) {
+  std::ostringstream s;
+  s << "0x" << std::hex << v;
+  return s.str();
+}
+
+std::string channel_name(std::uint32_t source, bool write) {
+  return "timing memory source " + std::to_string(source) + (write ? " write" : " read");
+}
+
+}  // namespace
+
+bool TimingTolerance::within(std::uint64_t expected, std::uint64_t actual) const {
+  const std::uint64_t diff = actual > expected ? actual - expected : expected - actual;
+  if (diff <= cycles) return true;
+  return static_cast<double>(diff) <= percent / 100.0 * static_cast<double>(expected);
+}
+
+void TimingCorrelator::note(Mismatch m) {
+  if (!m_first || m.time < m_first->time) m_first = m;
+  report(std::move(m));
+}
+
+void TimingCorrelator::compare_instructions(const Program& program, const std::vector<InstrEvent>& rtl,
+                                            const std::vector<InstrEvent>& model, const ClockDomain& clk) {
+  const std::size_t n = std::min({program.size(), rtl.size(), model.size()});
+  if (rtl.size() != model.size())
+    note({clk.edge(n > 0 ? rtl[n - 1].end : 0), "timing instructions", "program", "instructions with timing",
+          std::to_string(model.size()), std::to_string(rtl.size())});
+  for (std::size_t i = 0; i < n; ++i) {
+    const InstrEvent& r = rtl[i];
+    const InstrEvent& m = model[i];
+    m_instrs.push_back({i, program[i].op, r.start, r.end, m.start, m.end});
+    s_rtl_cycles = std::max(s_rtl_cycles, r.end + 1);
+    s_model_cycles = std::max(s_model_cycles, m.end + 1);
+    const bool start_ok = m_instr_tol.within(m.start, r.start);
+    const bool end_ok = m_instr_tol.within(m.end, r.end);
+    if (start_ok && end_ok) continue;
+    const std::string where = "timing instruction " + std::to_string(i);
+    const std::string id = describe(program[i]);
+    if (!start_ok) note({clk.edge(r.start), where, id, "start cycle", std::to_string(m.start), std::to_string(r.start)});
+    if (!end_ok) note({clk.edge(r.end), where, id, "end cycle", std::to_string(m.end), std::to_string(r.end)});
+  }
+}
+
+void TimingCorrelator::compare_memory(const std::vector<MemoryLogEntry>& rtl, const std::vector<MemoryLogEntry>& model,
+                                      const ClockDomain& clk) {
+  // Channel key (source, write) -> entries in acceptance order; std::map keeps the report order stable.
+  using Key = std::pair<std::uint32_t, bool>;
+  std::map<Key, std::pair<std::vector<const MemoryLogEntry*>, std::vector<const MemoryLogEntry*>>> channels;
+  for (const MemoryLogEntry& e : rtl) channels[{e.source, e.write}].first.push_back(&e);
+  for (const MemoryLogEntry& e : model) channels[{e.source, e.write}].second.push_back(&e);
+  for (const auto& [key, sides] : channels) {
+    const auto& [r, m] = sides;
+    MemoryChannelTiming t{key.first, key.second, r.size(), m.size(), 0};
+    const std::string where = channel_name(key.first, key.second);
+    if (r.size() != m.size()) {
+      const Time at = r.empty() ? (m.empty() ? 0 : m.back()->accept) : r.back()->accept;
+      note({at, where, "all requests", "request count", std::to_string(m.size()), std::to_string(r.size())});
+    }
+    for (std::size_t i = 0; i < std::min(r.size(), m.size()); ++i) {
+      const std::uint64_t rc = clk.cycle_at_or_after(r[i]->issue);
+      const std::uint64_t mc = clk.cycle_at_or_after(m[i]->issue);
+      t.max_abs_issue_error = std::max(t.max_abs_issue_error, rc > mc ? rc - mc : mc - rc);
+      const std::string id = "request " + std::to_string(i) + " (id " + std::to_string(r[i]->id) + ")";
+      if (r[i]->addr != m[i]->addr) note({clk.edge(rc), where, id, "address", hex(m[i]->addr), hex(r[i]->addr)});
+      if (!m_mem_tol.within(mc, rc)) note({clk.edge(rc), where, id, "issue cycle", std::to_string(mc), std::to_string(rc)});
+    }
+    m_channels.push_back(t);
+  }
+}
+
+std::map<std::int64_t, std::uint64_t> TimingCorrelator::duration_error_histogram() const {
+  std::map<std::int64_t, std::uint64_t> h;
+  for (const InstrTiming& t : m_instrs) ++h[t.duration_error()];
+  return h;
+}
+
+double TimingCorrelator::relative_error() const {
+  if (s_model_cycles == 0) return 0.0;
+  return (static_cast<double>(s_rtl_cycles) - static_cast<double>(s_model_cycles)) / static_cast<double>(s_model_cycles);
+}
+
+double TimingCorrelator::mean_abs_duration_error() const {
+  if (m_instrs.empty()) return 0.0;
+  double sum = 0;
+  for (const InstrTiming& t : m_instrs) sum += static_cast<double>(std::llabs(t.duration_error()));
+  return sum / static_cast<double>(m_instrs.size());
+}
+
+}  // namespace mxc

@@ -1,0 +1,91 @@
+#pragma once
+// Timing correlator: compares when things happened on the RTL tile with when
+// the performance model says they happen. Per instruction: start (dispatch)
+// and end (done) cycles. Per memory channel (source, read/write): the number
+// of requests and the n-th request's issue cycle and address. Expected =
+// model, actual = RTL. The statistics feed the correlation report.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bridge/checker.h"
+#include "bridge/memory_monitor.h"
+#include "models/core/clock_domain.h"
+#include "models/mxu/instr.h"
+
+namespace mxc {
+
+/// A value passes if |actual - expected| <= max(cycles, percent% of expected). Exact by default.
+struct TimingTolerance {
+  std::uint64_t cycles = 0;
+  double percent = 0.0;
+
+  bool within(std::uint64_t expected, std::uint64_t actual) const;
+};
+
+/// One instruction's cycles on both sides.
+struct InstrTiming {
+  std::size_t index = 0;
+  Opcode op = Opcode::NOP;
+  std::uint64_t rtl_start = 0, rtl_end = 0, model_start = 0, model_end = 0;
+
+  /// RTL minus model duration (end - start): the instruction's own latency error.
+  std::int64_t duration_error() const {
+    return static_cast<std::int64_t>(rtl_end - rtl_start) - static_cast<std::int64_t>(model_end - model_start);
+  }
+  /// RTL minus model end cycle: the drift accumulated up to this instruction.
+  std::int64_t end_error() const { return static_cast<std::int64_t>(rtl_end) - static_cast<std::int64_t>(model_end); }
+};
+
+/// One memory channel's request counts on both sides.
+struct MemoryChannelTiming {
+  std::uint32_t source = 0;
+  bool write = false;
+  std::uint64_t rtl_requests = 0, model_requests = 0;
+  std::uint64_t max_abs_issue_error = 0;  ///< Over the requests both sides have, in cycles.
+};
+
+class TimingCorrelator : public Checker {
+ public:
+  explicit TimingCorrelator(TimingTolerance instructions = {}, TimingTolerance memory = {})
+      : m_instr_tol(instructions), m_mem_tol(memory) {}
+
+  std::string name() const override { return "timing"; }
+
+  /// Per instruction start and end cycle, RTL against model.
+  void compare_instructions(const Program& program, const std::vector<InstrEvent>& rtl,
+                            const std::vector<InstrEvent>& model, const ClockDomain& clk);
+  /// Per channel (source, read/write): request count, and each request's issue cycle and address.
+  void compare_memory(const std::vector<MemoryLogEntry>& rtl, const std::vector<MemoryLogEntry>& model,
+                      const ClockDomain& clk);
+
+  /// The earliest mismatch by time (the first reported among equal times).
+  const std::optional<Mismatch>& first_divergence() const { return m_first; }
+
+  /// Instructions both sides ran, in program order.
+  const std::vector<InstrTiming>& instructions() const { return m_instrs; }
+  /// duration_error() -> number of instructions with it.
+  std::map<std::int64_t, std::uint64_t> duration_error_histogram() const;
+  /// Cycles through the last instruction completion (max end + 1), RTL and model.
+  std::uint64_t rtl_cycles() const { return s_rtl_cycles; }
+  std::uint64_t model_cycles() const { return s_model_cycles; }
+  /// (rtl - model) / model; 0 when the model took no cycles.
+  double relative_error() const;
+  /// Mean of |duration_error()| over instructions(); 0 when none.
+  double mean_abs_duration_error() const;
+  /// Memory channels seen on either side, ordered by (source, read before write).
+  const std::vector<MemoryChannelTiming>& memory_channels() const { return m_channels; }
+
+ private:
+  void note(Mismatch m);
+
+  TimingTolerance m_instr_tol, m_mem_tol;
+  std::optional<Mismatch> m_first;
+  std::vector<InstrTiming> m_instrs;
+  std::vector<MemoryChannelTiming> m_channels;
+  std::uint64_t s_rtl_cycles = 0, s_model_cycles = 0;
+};
+
+}  // namespace mxc

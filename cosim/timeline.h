@@ -1,0 +1,41 @@
+#pragma once
+// Timeline helpers: turn what a run recorded (instruction events, memory
+// monitor logs, ICI deliveries) into TraceWriter tracks. Slices on one track
+// never overlap: overlapping ones (a unit's queued instruction, requests in
+// flight together) go to further lanes of the same kind, "dma", "dma #2", ...
+#include <vector>
+
+#include "bridge/memory_monitor.h"
+#include "cosim/trace_writer.h"
+#include "models/core/clock_domain.h"
+#include "models/core/ici_packet.h"
+#include "models/mxu/instr.h"
+
+namespace mxc {
+
+/// Track ids used by trace_instructions(); lane k of a unit is base + k.
+inline constexpr int kTraceTidDispatch = 1;
+inline constexpr int kTraceTidDma = 100;
+inline constexpr int kTraceTidCompute = 200;
+inline constexpr int kTraceTidIci = 300;
+inline constexpr int kTraceUnitLanes = 100;
+/// Track ids of trace_memory(): 1000 + 1000 * channel + lane; of trace_ici():
+/// 2'000'000 + 1000 * route + lane; so all three may share one pid.
+inline constexpr int kTraceTidChannelBase = 1000;
+inline constexpr int kTraceTidRouteBase = 2'000'000;
+inline constexpr int kTraceLanesPerTrack = 1000;
+
+/// Instructions of `program` as slices from dispatch to done, one track per unit
+/// (dma, compute, ici); unit-less ones (NOP, FENCE) as instants on "dispatch".
+/// events[i] must describe program[events[i].index].
+void trace_instructions(TraceWriter& out, int pid, const Program& program, const std::vector<InstrEvent>& events,
+                        const ClockDomain& clk);
+
+/// Memory requests as slices from issue to completion, one track per (source,
+/// read/write); requests never completed as instants at acceptance.
+void trace_memory(TraceWriter& out, int pid, const std::vector<MemoryLogEntry>& log);
+
+/// Delivered ICI packets as slices from injection to delivery, one track per (src, dst) route.
+void trace_ici(TraceWriter& out, int pid, const std::vector<IciPacket>& delivered);
+
+}  // namespace mxc

@@ -1,0 +1,169 @@
+// Timeline helpers: tracks per unit / channel / route, exact slice times,
+// overlapping slices on separate lanes.
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cosim/timeline.h"
+#include "tests/checkers/trace_file.h"
+
+using namespace mxc;
+using nlohmann::json;
+
+namespace {
+
+json written(const std::string& name, const std::function<void(TraceWriter&)>& fn) {
+  const std::string path = (test::scratch_dir(name) / "t.json.gz").string();
+  {
+    TraceWriter t(path);
+    fn(t);
+    t.close();
+  }
+  return json::parse(test::read_trace_text(path))["traceEvents"];
+}
+
+/// tid -> track name, from the thread_name metadata.
+std::map<int, std::string> tracks(const json& ev) {
+  std::map<int, std::string> out;
+  for (const json& e : ev)
+    if (e["name"] == "thread_name") out[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
+  return out;
+}
+
+std::vector<json> of_phase(const json& ev, const std::string& ph) {
+  std::vector<json> out;
+  for (const json& e : ev)
+    if (e["ph"] == ph) out.push_back(e);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("instructions: one track per unit, slices from dispatch to done", "[timeline]") {
+  Program p(5);
+  p[0].op = Opcode::DMA_LOAD;
+  p[1].op = Opcode::DMA_LOAD;
+  p[2].op = Opcode::MATMUL;
+  p[3].op = Opcode::FENCE;
+  p[4].op = Opcode::ICI_SEND;
+  // The second load is dispatched while the first runs: it overlaps, so it gets lane 2.
+  const std::vector<InstrEvent> ev = {{0, 1, 10}, {1, 2, 15}, {2, 11, 20}, {3, 21, 21}, {4, 22, 30}};
+  const ClockDomain clk("tile", 1000);  // 1 GHz: cycle n at n ns
+  const json out = written("instr", [&](TraceWriter& t) { trace_instructions(t, 3, p, ev, clk); });
+
+  const auto names = tracks(out);
+  CHECK(names.at(kTraceTidDispatch) == "dispatch");
+  CHECK(names.at(kTraceTidDma) == "dma");
+  CHECK(names.at(kTraceTidDma + 1) == "dma #2");
+  CHECK(names.at(kTraceTidCompute) == "compute");
+  CHECK(names.at(kTraceTidIci) == "ici");
+  CHECK(names.size() == 5);
+
+  const auto x = of_phase(out, "X");
+  REQUIRE(x.size() == 4);
+  CHECK(x[0]["name"] == "DMA_LOAD");
+  CHECK(x[0]["tid"] == kTraceTidDma);
+  CHECK(x[0]["pid"] == 3);
+  CHECK(x[0]["ts"].get<double>() == Approx(0.001));  // cycle 1 = 1000 ps = 0.001 us
+  CHECK(x[0]["dur"].get<double>() == Approx(0.009));
+  CHECK(x[0]["args"]["index"] == 0);
+  CHECK(x[0]["args"]["instr"] == describe(p[0]));
+  CHECK(x[1]["tid"] == kTraceTidDma + 1);
+  CHECK(x[2]["name"] == "MATMUL");
+  CHECK(x[2]["tid"] == kTraceTidCompute);
+  CHECK(x[3]["tid"] == kTraceTidIci);
+  CHECK(x[3]["args"]["end_cycle"] == 30);
+
+  const auto i = of_phase(out, "i");
+  REQUIRE(i.size() == 1);
+  CHECK(i[0]["name"] == "FENCE");
+  CHECK(i[0]["tid"] == kTraceTidDispatch);
+  CHECK(i[0]["ts"].get<double>() == Approx(0.021));
+}
+
+TEST_CASE("a slice starting where the previous one ended reuses its lane", "[timeline]") {
+  Program p(2);
+  p[0].op = Opcode::OUTPUT;
+  p[1].op = Opcode::OUTPUT;
+  const std::vector<InstrEvent> ev = {{0, 0, 5}, {1, 5, 9}};
+  const json out = written("reuse", [&](TraceWriter& t) { trace_instructions(t, 0, p, ev, ClockDomain("c", 1000)); });
+  const auto x = of_phase(out, "X");
+  REQUIRE(x.size() == 2);
+  CHECK(x[0]["tid"] == kTraceTidCompute);
+  CHECK(x[1]["tid"] == kTraceTidCompute);
+}
+
+TEST_CASE("memory: one track per source and direction, lanes for requests in flight", "[timeline]") {
+  auto e = [](std::uint64_t id, std::uint32_t src, bool write, Time issue, Time accept, Time complete) {
+    MemoryLogEntry m;
+    m.id = id;
+    m.source = src;
+    m.addr = 0x1000 + 64 * id;
+    m.bytes = 64;
+    m.write = write;
+    m.issue = issue;
+    m.accept = accept;
+    m.complete = complete;
+    return m;
+  };
+  const std::vector<MemoryLogEntry> log = {e(0, 1, true, 0, 0, 5000), e(1, 0, false, 100, 200, 3000),
+                                           e(2, 0, false, 1000, 1000, 4000), e(3, 0, false, 3000, 3000, 6000),
+                                           e(4, 0, false, 3500, 3500, kNever)};
+  const json out = written("mem", [&](TraceWriter& t) { trace_memory(t, 7, log); });
+  const auto names = tracks(out);
+  // Channel 0 = source 0 read, channel 1 = source 1 write.
+  CHECK(names.at(kTraceTidChannelBase) == "source 0 read");
+  CHECK(names.at(kTraceTidChannelBase + 1) == "source 0 read #2");
+  CHECK(names.at(kTraceTidChannelBase + kTraceLanesPerTrack) == "source 1 write");
+  CHECK(names.size() == 3);
+  const auto x = of_phase(out, "X");
+  REQUIRE(x.size() == 4);
+  // Read 1 [100, 3000) lane 0; read 2 [1000, 4000) overlaps -> lane 1; read 3 [3000, 6000) fits lane 0.
+  CHECK(x[0]["args"]["id"] == 1);
+  CHECK(x[0]["tid"] == kTraceTidChannelBase);
+  CHECK(x[0]["ts"].get<double>() == Approx(0.0001));
+  CHECK(x[0]["dur"].get<double>() == Approx(0.0029));
+  CHECK(x[0]["args"]["addr"] == "0x1040");
+  CHECK(x[0]["args"]["accept_ps"] == 200);
+  CHECK(x[1]["tid"] == kTraceTidChannelBase + 1);
+  CHECK(x[2]["args"]["id"] == 3);
+  CHECK(x[2]["tid"] == kTraceTidChannelBase);
+  CHECK(x[3]["name"] == "write");
+  const auto i = of_phase(out, "i");
+  REQUIRE(i.size() == 1);
+  CHECK(i[0]["name"] == "read (incomplete)");
+  CHECK(i[0]["args"]["id"] == 4);
+}
+
+TEST_CASE("ici: one track per route, slices from injection to delivery", "[timeline]") {
+  std::vector<IciPacket> pk(3);
+  auto packet = [](std::uint64_t id, std::uint32_t src, std::uint32_t dst, std::uint32_t bytes, Time inject,
+                   Time deliver) {
+    IciPacket p;
+    p.id = id;
+    p.src = src;
+    p.dst = dst;
+    p.bytes = bytes;
+    p.inject = inject;
+    p.deliver = deliver;
+    return p;
+  };
+  pk[0] = packet(1, 1, 0, 64, 0, 800);
+  pk[1] = packet(2, 0, 1, 32, 100, 900);
+  pk[2] = packet(3, 0, 1, 32, 900, 1700);
+  const json out = written("ici", [&](TraceWriter& t) { trace_ici(t, 9, pk); });
+  const auto names = tracks(out);
+  CHECK(names.at(kTraceTidRouteBase) == "chip 0 -> chip 1");
+  CHECK(names.at(kTraceTidRouteBase + kTraceLanesPerTrack) == "chip 1 -> chip 0");
+  CHECK(names.size() == 2);
+  const auto x = of_phase(out, "X");
+  REQUIRE(x.size() == 3);
+  CHECK(x[0]["args"]["id"] == 2);
+  CHECK(x[1]["args"]["id"] == 3);
+  CHECK(x[1]["tid"] == kTraceTidRouteBase);  // starts at 900, where packet 2 ended
+  CHECK(x[1]["dur"].get<double>() == Approx(0.0008));
+  CHECK(x[2]["args"]["bytes"] == 64);
+}

@@ -1,0 +1,183 @@
+// RTL against model timing on hand-made event lists; every expected value is
+// computed by hand in the comments.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "bridge/timing_correlator.h"
+
+using namespace mxc;
+
+namespace {
+
+Program three_instrs() {
+  Program p(3);
+  p[0].op = Opcode::DMA_LOAD;
+  p[0].rows = 4;
+  p[0].cols = 16;
+  p[1].op = Opcode::MATMUL;
+  p[1].rows = 4;
+  p[1].cols = 4;
+  p[2].op = Opcode::DMA_STORE;
+  p[2].rows = 4;
+  p[2].cols = 16;
+  return p;
+}
+
+std::vector<InstrEvent> events(std::initializer_list<std::pair<std::uint64_t, std::uint64_t>> se) {
+  std::vector<InstrEvent> v;
+  for (auto [s, e] : se) v.push_back({v.size(), s, e});
+  return v;
+}
+
+const ClockDomain kClk("tile", 1000, 500);  // edge n at 500 + 1000 n ps
+
+MemoryLogEntry entry(std::uint32_t source, bool write, std::uint64_t addr, Time issue) {
+  MemoryLogEntry e;
+  e.source = source;
+  e.write = write;
+  e.addr = addr;
+  e.issue = issue;
+  e.accept = issue;
+  e.complete = issue + 5000;
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("tolerance: max of absolute cycles and percent of the expected value", "[timing]") {
+  CHECK(TimingTolerance{}.within(10, 10));
+  CHECK_FALSE(TimingTolerance{}.within(10, 11));
+  CHECK_FALSE(TimingTolerance{}.within(10, 9));
+  CHECK(TimingTolerance{2, 0}.within(10, 12));
+  CHECK(TimingTolerance{2, 0}.within(10, 8));
+  CHECK_FALSE(TimingTolerance{2, 0}.within(10, 13));
+  // 10% of 50 = 5 > 2 cycles: 55 passes, 56 fails.
+  CHECK(TimingTolerance{2, 10.0}.within(50, 55));
+  CHECK_FALSE(TimingTolerance{2, 10.0}.within(50, 56));
+  // 10% of 10 = 1 < 2 cycles: the absolute bound wins.
+  CHECK(TimingTolerance{2, 10.0}.within(10, 12));
+}
+
+TEST_CASE("identical timing passes and the summary is exact", "[timing]") {
+  TimingCorrelator t;
+  const auto ev = events({{1, 20}, {21, 30}, {31, 60}});
+  t.compare_instructions(three_instrs(), ev, ev, kClk);
+  CHECK(t.passed());
+  CHECK_FALSE(t.first_divergence());
+  CHECK(t.rtl_cycles() == 61);
+  CHECK(t.model_cycles() == 61);
+  CHECK(t.relative_error() == 0.0);
+  CHECK(t.duration_error_histogram() == std::map<std::int64_t, std::uint64_t>{{0, 3}});
+}
+
+TEST_CASE("start and end differences are reported per instruction, expected = model", "[timing]") {
+  TimingCorrelator t;
+  const auto model = events({{1, 20}, {21, 30}, {31, 60}});
+  const auto rtl = events({{1, 20}, {22, 32}, {33, 63}});
+  const Program p = three_instrs();
+  t.compare_instructions(p, rtl, model, kClk);
+  REQUIRE(t.mismatch_count() == 4);
+  const Mismatch& m = t.mismatches()[0];
+  CHECK(m.where == "timing instruction 1");
+  CHECK(m.id == describe(p[1]));
+  CHECK(m.field == "start cycle");
+  CHECK(m.expected == "21");
+  CHECK(m.actual == "22");
+  CHECK(m.time == 500 + 22 * 1000);
+  CHECK(t.mismatches()[1].field == "end cycle");
+  CHECK(t.mismatches()[1].time == 500 + 32 * 1000);
+  REQUIRE(t.first_divergence());
+  CHECK(t.first_divergence()->time == 22'500);
+  // Durations: rtl 19, 10, 30 against model 19, 9, 29 -> errors 0, +1, +1.
+  CHECK(t.duration_error_histogram() == std::map<std::int64_t, std::uint64_t>{{0, 1}, {1, 2}});
+  CHECK(t.instructions()[2].end_error() == 3);
+  CHECK(t.mean_abs_duration_error() == Approx(2.0 / 3.0));
+  CHECK(t.rtl_cycles() == 64);
+  CHECK(t.model_cycles() == 61);
+  CHECK(t.relative_error() == Approx(3.0 / 61.0));
+}
+
+TEST_CASE("a tolerance absorbs small differences", "[timing]") {
+  TimingCorrelator t(TimingTolerance{3, 0});
+  t.compare_instructions(three_instrs(), events({{1, 20}, {22, 32}, {33, 64}}), events({{1, 20}, {21, 30}, {31, 60}}),
+                         kClk);
+  // Only instruction 2's end (64 vs 60, 4 > 3) fails.
+  REQUIRE(t.mismatch_count() == 1);
+  CHECK(t.mismatches()[0].where == "timing instruction 2");
+  CHECK(t.mismatches()[0].field == "end cycle");
+}
+
+TEST_CASE("first divergence is the earliest in time, not the first reported", "[timing]") {
+  TimingCorrelator t;
+  // Instruction 0 ends late (cycle 50 vs 20); instruction 1 starts early (cycle 10 vs 21).
+  t.compare_instructions(three_instrs(), events({{1, 50}, {10, 30}, {31, 60}}), events({{1, 20}, {21, 30}, {31, 60}}),
+                         kClk);
+  REQUIRE(t.mismatch_count() == 2);
+  CHECK(t.mismatches()[0].field == "end cycle");
+  REQUIRE(t.first_divergence());
+  CHECK(t.first_divergence()->where == "timing instruction 1");
+  CHECK(t.first_divergence()->field == "start cycle");
+}
+
+TEST_CASE("missing instruction events are a count mismatch", "[timing]") {
+  TimingCorrelator t;
+  t.compare_instructions(three_instrs(), events({{1, 20}, {21, 30}}), events({{1, 20}, {21, 30}, {31, 60}}), kClk);
+  REQUIRE(t.mismatch_count() == 1);
+  CHECK(t.mismatches()[0].field == "instructions with timing");
+  CHECK(t.mismatches()[0].expected == "3");
+  CHECK(t.mismatches()[0].actual == "2");
+}
+
+TEST_CASE("memory: per channel count, issue cycle and address", "[timing]") {
+  // Issue times are edges: cycle n at 500 + 1000 n ps.
+  const std::vector<MemoryLogEntry> model = {entry(0, false, 0x100, 2500), entry(0, true, 0x800, 3500),
+                                             entry(0, false, 0x140, 4500), entry(1, false, 0x0, 1500)};
+  SECTION("identical") {
+    TimingCorrelator t;
+    t.compare_memory(model, model, kClk);
+    CHECK(t.passed());
+    REQUIRE(t.memory_channels().size() == 3);
+    CHECK(t.memory_channels()[0].source == 0);
+    CHECK_FALSE(t.memory_channels()[0].write);
+    CHECK(t.memory_channels()[0].rtl_requests == 2);
+    CHECK(t.memory_channels()[1].write);
+    CHECK(t.memory_channels()[2].source == 1);
+  }
+  SECTION("one late read, one wrong address, one extra write") {
+    std::vector<MemoryLogEntry> rtl = model;
+    rtl[2].issue = 6500;  // cycle 6 instead of 4
+    rtl[3].addr = 0x40;
+    rtl.push_back(entry(0, true, 0x840, 7500));
+    TimingCorrelator t;
+    t.compare_memory(rtl, model, kClk);
+    REQUIRE(t.mismatch_count() == 3);
+    // Channels in (source, read before write) order.
+    const auto& m = t.mismatches();
+    CHECK(m[0].where == "timing memory source 0 read");
+    CHECK(m[0].id == "request 1 (id 0)");
+    CHECK(m[0].field == "issue cycle");
+    CHECK(m[0].expected == "4");
+    CHECK(m[0].actual == "6");
+    CHECK(m[0].time == 6500);
+    CHECK(m[1].where == "timing memory source 0 write");
+    CHECK(m[1].field == "request count");
+    CHECK(m[1].expected == "1");
+    CHECK(m[1].actual == "2");
+    CHECK(m[2].where == "timing memory source 1 read");
+    CHECK(m[2].field == "address");
+    CHECK(m[2].expected == "0x0");
+    CHECK(m[2].actual == "0x40");
+    CHECK(m[2].time == 1500);
+    REQUIRE(t.first_divergence());
+    CHECK(t.first_divergence()->field == "address");  // 1500 ps is the earliest
+    CHECK(t.memory_channels()[0].max_abs_issue_error == 2);
+  }
+  SECTION("an issue tolerance of two cycles") {
+    std::vector<MemoryLogEntry> rtl = model;
+    rtl[2].issue = 6500;
+    TimingCorrelator t({}, TimingTolerance{2, 0});
+    t.compare_memory(rtl, model, kClk);
+    CHECK(t.passed());
+  }
+}
