@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -137,6 +138,19 @@ void trace_ici(TraceWriter& out, int pid, const std::vector<IciPacket>& delivere
       const Time end = std::max(p.inject, p.deliver);
       out.complete(pid, lanes.place(p.inject, end), "packet", "ici", p.inject, end - p.inject, args);
     }
+  }
+}
+
+void trace_hbm_commands(TraceWriter& out, int pid, const std::vector<HbmCommandRecord>& commands,
+                        const ClockDomain& clk) {
+  std::set<std::uint32_t> pcs;  // tracks named in index order, whatever the command order
+  for (const HbmCommandRecord& c : commands) pcs.insert(c.pc);
+  for (std::uint32_t pc : pcs) out.thread(pid, kTraceTidPseudoChannelBase + static_cast<int>(pc), "pc " + std::to_string(pc));
+  for (const HbmCommandRecord& c : commands) {
+    // A command occupies its bus for one cycle, so slices on a track never overlap.
+    const nlohmann::json args = {{"bank", c.cmd.bank}, {"row", c.cmd.row}, {"col", c.cmd.col}, {"cycle", c.cmd.cycle}};
+    out.complete(pid, kTraceTidPseudoChannelBase + static_cast<int>(c.pc), hbm::cmd_name(c.cmd.cmd), "hbm",
+                 clk.edge(c.cmd.cycle), clk.period(), args);
   }
 }
 

@@ -9,6 +9,7 @@
 #include "cosim/trace_writer.h"
 #include "models/core/clock_domain.h"
 #include "models/core/ici_packet.h"
+#include "models/hbm/hbm_command.h"
 #include "models/mxu/instr.h"
 
 namespace mxc {
@@ -23,6 +24,8 @@ inline constexpr int kTraceUnitLanes = 100;
 /// 2'000'000 + 1000 * route + lane; so all three may share one pid.
 inline constexpr int kTraceTidChannelBase = 1000;
 inline constexpr int kTraceTidRouteBase = 2'000'000;
+/// Track id of trace_hbm_commands(): 3'000'000 + pseudo-channel.
+inline constexpr int kTraceTidPseudoChannelBase = 3'000'000;
 inline constexpr int kTraceLanesPerTrack = 1000;
 
 /// Instructions of `program` as slices from dispatch to done, one track per unit
@@ -37,5 +40,16 @@ void trace_memory(TraceWriter& out, int pid, const std::vector<MemoryLogEntry>& 
 
 /// Delivered ICI packets as slices from injection to delivery, one track per (src, dst) route.
 void trace_ici(TraceWriter& out, int pid, const std::vector<IciPacket>& delivered);
+
+/// One DRAM command and the global pseudo-channel that issued it.
+struct HbmCommandRecord {
+  std::uint32_t pc = 0;
+  hbm::DramCommand cmd;
+};
+
+/// DRAM commands as one-cycle slices ("ACT", "RD", ...) on one track per
+/// pseudo-channel; `clk` is the HBM command clock their cycles count.
+void trace_hbm_commands(TraceWriter& out, int pid, const std::vector<HbmCommandRecord>& commands,
+                        const ClockDomain& clk);
 
 }  // namespace mxc
