@@ -101,13 +101,19 @@ std::string describe(const Instr& in) {
   const Opcode op = in.op;
   const bool dma = op == Opcode::DMA_LOAD || op == Opcode::DMA_STORE;
   const bool compute = unit_of(op) == Unit::compute;
-  if (op != Opcode::NOP && op != Opcode::FENCE) s << " rows=" << in.rows;
-  if (dma || compute || op == Opcode::ICI_SEND) s << " cols=" << in.cols << " sp_row=" << in.sp_row;
-  if (op == Opcode::MATMUL || op == Opcode::OUTPUT) s << " acc_row=" << in.acc_row;
-  if (dma) s << " hbm_addr=0x" << std::hex << in.hbm_addr << std::dec << " hbm_stride=" << in.hbm_stride;
-  if (op == Opcode::ICI_SEND) s << " dst_chip=" << int(in.dst_chip) << " remote_row=" << in.remote_row;
-  if (compute || in.to_acc) s << " dtype=" << to_string(in.dtype);
-  if (op == Opcode::LOAD_WEIGHTS || op == Opcode::MATMUL) s << " buf=" << int(in.buf);
+  // The fields an opcode uses are always printed; any other field only when
+  // it is not zero, so every Instr has a text form that parses back to it.
+  if ((op != Opcode::NOP && op != Opcode::FENCE) || in.rows) s << " rows=" << in.rows;
+  const bool rows_cols = dma || compute || op == Opcode::ICI_SEND;
+  if (rows_cols || in.cols) s << " cols=" << in.cols;
+  if (rows_cols || in.sp_row) s << " sp_row=" << in.sp_row;
+  if (op == Opcode::MATMUL || op == Opcode::OUTPUT || in.acc_row) s << " acc_row=" << in.acc_row;
+  if (dma || in.hbm_addr) s << " hbm_addr=0x" << std::hex << in.hbm_addr << std::dec;
+  if (dma || in.hbm_stride) s << " hbm_stride=" << in.hbm_stride;
+  if (op == Opcode::ICI_SEND || in.dst_chip) s << " dst_chip=" << int(in.dst_chip);
+  if (op == Opcode::ICI_SEND || in.remote_row) s << " remote_row=" << in.remote_row;
+  if (compute || in.to_acc || in.dtype != DType::kInt8) s << " dtype=" << to_string(in.dtype);
+  if (op == Opcode::LOAD_WEIGHTS || op == Opcode::MATMUL || in.buf) s << " buf=" << int(in.buf);
   if (in.accumulate) s << " accumulate";
   if (in.convert) s << " convert";
   if (in.relu) s << " relu";

@@ -1,0 +1,50 @@
+#pragma once
+// Closed-form cycles and HBM traffic of a GEMM on an R x C weight-stationary
+// array (docs/workloads.md, "Analytical model"). Without weight double
+// buffering each fold costs 2R + C + m - 2 cycles, the count SCALE-Sim
+// (scale-sim-v2) uses: R to shift the weights in, m to stream the inputs,
+// R + C - 2 to fill and drain. With double buffering the next fold's weights
+// shift in while the current fold streams.
+#include <cstdint>
+
+#include "models/mxu/isa.h"
+
+namespace mxc {
+
+struct AnalyticConfig {
+  std::uint32_t rows = 128, cols = 128;  ///< Array R x C.
+  std::uint32_t m = 0, k = 0, n = 0;
+  DType dtype = DType::kBf16;
+  bool double_buffer = true;
+  /// Rows of A streamed per fold (the accumulator depth); 0 = all of M at once, as SCALE-Sim.
+  std::uint32_t m_block = 0;
+  /// HBM rows are moved in whole beats of this many bytes (1 = exact element bytes).
+  std::uint32_t beat_bytes = 1;
+  double clock_mhz = 1000.0;
+  double hbm_gbps = 0.0;  ///< HBM bandwidth in GB/s; 0 = unlimited (no memory bound).
+  /// Multi-chip: the GEMM split over `chips` (K or N), then a ring
+  /// reduce-scatter / all-gather of the 32-bit result over ICI at ici_gbps per chip.
+  std::uint32_t chips = 1;
+  bool split_k = true;
+  double ici_gbps = 45.0;
+};
+
+struct AnalyticResult {
+  std::uint64_t folds = 0;               ///< ceil(M/m_block) * ceil(K/R) * ceil(N/C).
+  std::uint64_t compute_cycles = 0;      ///< Array cycles of one chip's GEMM.
+  std::uint64_t scalesim_total_cycles = 0;  ///< What SCALE-Sim prints as "Total Cycles": folds' sum minus 1 (no double buffering).
+  std::uint64_t hbm_read_bytes = 0, hbm_write_bytes = 0;  ///< One chip's.
+  std::uint64_t ici_bytes = 0;           ///< Bytes each chip sends in the collective.
+  std::uint64_t ici_cycles = 0;
+  std::uint64_t memory_bound_cycles = 0; ///< (read + write bytes) / HBM bandwidth.
+  std::uint64_t compute_bound_cycles = 0;///< MACs / (R * C): a perfectly fed array.
+  std::uint64_t roofline_cycles = 0;     ///< max(compute bound, memory bound) + collective.
+  std::uint64_t cycles = 0;              ///< max(compute cycles, memory bound) + collective cycles.
+  double utilization = 0;                ///< MACs / (R * C * cycles), per chip.
+  double arithmetic_intensity = 0;       ///< MACs per HBM byte.
+};
+
+/// Throws std::invalid_argument naming the bad field.
+AnalyticResult analyze_gemm(const AnalyticConfig& cfg);
+
+}  // namespace mxc

@@ -1,0 +1,23 @@
+#pragma once
+// Text assembly for tile programs: one instruction per line in the syntax
+// describe() prints ("matmul rows=16 cols=4 sp_row=0 acc_row=0 dtype=int8
+// buf=1 accumulate wait_dma=0"), '#' comments, blank lines, numbers in
+// decimal or 0x hex. docs/isa.md, "Assembly syntax", defines it.
+#include <istream>
+#include <string>
+
+#include "models/mxu/instr.h"
+
+namespace mxc {
+
+/// Parses a program; throws std::runtime_error "FILE:LINE: ..." naming the bad token or field.
+Program parse_program(std::istream& in, const std::string& filename);
+/// Parses one line (no comment handling beyond '#'); `where` prefixes errors.
+/// Returns false for a blank or comment-only line.
+bool parse_instruction(const std::string& line, const std::string& where, Instr& out);
+/// Reads and parses the file at `path`; throws std::runtime_error if it cannot be read.
+Program load_program_file(const std::string& path);
+/// One line per instruction (describe()), each ending in '\n'.
+std::string format_program(const Program& program);
+
+}  // namespace mxc

@@ -1,0 +1,134 @@
+// Closed-form GEMM cycles and traffic against hand-computed numbers.
+#include <catch2/catch.hpp>
+
+#include "models/mxu/analytic_model.h"
+#include "models/mxu/gemm_program.h"
+
+using namespace mxc;
+
+namespace {
+
+AnalyticConfig cfg(std::uint32_t r, std::uint32_t c, std::uint32_t m, std::uint32_t k, std::uint32_t n, bool db) {
+  AnalyticConfig a;
+  a.rows = r;
+  a.cols = c;
+  a.m = m;
+  a.k = k;
+  a.n = n;
+  a.double_buffer = db;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("analytic: without double buffering each fold costs 2R + C + M - 2 (SCALE-Sim)") {
+  // 4x4 array, M=10, K=8, N=6: folds = ceil(8/4) * ceil(6/4) = 4, each 8 + 4 + 10 - 2 = 20.
+  const AnalyticResult r = analyze_gemm(cfg(4, 4, 10, 8, 6, false));
+  CHECK(r.folds == 4);
+  CHECK(r.compute_cycles == 80);
+  CHECK(r.cycles == 80);
+  CHECK(r.scalesim_total_cycles == 79);
+  // Non-square: R=8, C=2, M=5, K=9, N=3: folds 2 * 2 = 4, each 16 + 2 + 5 - 2 = 21.
+  CHECK(analyze_gemm(cfg(8, 2, 5, 9, 3, false)).compute_cycles == 84);
+}
+
+TEST_CASE("analytic: double buffering hides each weight shift behind the previous fold") {
+  // First fold as without double buffering (20), then each of the other 3
+  // folds adds max(M, R) = 10 cycles: 50.
+  CHECK(analyze_gemm(cfg(4, 4, 10, 8, 6, true)).compute_cycles == 50);
+  // M < R: the weight shift (R = 4) binds: 2*4 + 4 + 2 - 2 = 12, plus 4 = 16.
+  CHECK(analyze_gemm(cfg(4, 4, 2, 8, 4, true)).compute_cycles == 16);
+  // One fold: the same either way.
+  CHECK(analyze_gemm(cfg(4, 4, 7, 4, 4, true)).compute_cycles == analyze_gemm(cfg(4, 4, 7, 4, 4, false)).compute_cycles);
+}
+
+TEST_CASE("analytic: M blocks of the accumulator depth") {
+  // M = 10 in blocks of 4: folds of 4, 4, 2 rows (K = N = 4: one fold each).
+  AnalyticConfig a = cfg(4, 4, 10, 4, 4, false);
+  a.m_block = 4;
+  // 14 + 14 + 12 = 40.
+  CHECK(analyze_gemm(a).compute_cycles == 40);
+  CHECK(analyze_gemm(a).folds == 3);
+  // Double buffered: W0 shift 4, streams 4 + 4 + 2, drain 4 + 4 - 2 = 6: 20.
+  a.double_buffer = true;
+  CHECK(analyze_gemm(a).compute_cycles == 20);
+}
+
+TEST_CASE("analytic: 1024^3 bf16 on 128x128: cycles, traffic, roofline") {
+  AnalyticConfig a = cfg(128, 128, 1024, 1024, 1024, false);
+  a.dtype = DType::kBf16;
+  a.hbm_gbps = 409.6;
+  a.clock_mhz = 1000;
+  AnalyticResult r = analyze_gemm(a);
+  CHECK(r.folds == 64);
+  CHECK(r.compute_cycles == 64 * (256 + 128 + 1024 - 2));  // 89984
+  // A read once per N fold: 8 * 1024 * 1024 * 2; B once: 1024 * 1024 * 2.
+  CHECK(r.hbm_read_bytes == 8ull * 1024 * 1024 * 2 + 1024ull * 1024 * 2);
+  CHECK(r.hbm_write_bytes == 1024ull * 1024 * 4);
+  // 23068672 bytes at 409.6 GB/s = 56320 ns = 56320 cycles at 1 GHz.
+  CHECK(r.memory_bound_cycles == 56320);
+  CHECK(r.compute_bound_cycles == 65536);
+  CHECK(r.roofline_cycles == 65536);
+  a.double_buffer = true;
+  r = analyze_gemm(a);
+  CHECK(r.compute_cycles == 1406 + 63 * 1024);  // 65918
+  CHECK(r.cycles == 65918);
+  CHECK(r.utilization == Approx(65536.0 / 65918.0));
+  // Memory-bound case: a quarter of the bandwidth -> 225280 cycles.
+  a.hbm_gbps = 102.4;
+  r = analyze_gemm(a);
+  CHECK(r.memory_bound_cycles == 225280);
+  CHECK(r.cycles == 225280);
+}
+
+TEST_CASE("analytic: rows move in whole beats") {
+  // int8, 4x4, beat 32, M=3, K=N=4: A 3 rows of 4 B -> 3 x 32; B 4 rows of 4 B -> 4 x 32;
+  // C 3 rows of 16 B -> 3 x 32.
+  AnalyticConfig a = cfg(4, 4, 3, 4, 4, true);
+  a.dtype = DType::kInt8;
+  a.beat_bytes = 32;
+  const AnalyticResult r = analyze_gemm(a);
+  CHECK(r.hbm_read_bytes == 224);
+  CHECK(r.hbm_write_bytes == 96);
+}
+
+TEST_CASE("analytic: traffic equals what the GEMM compiler's program moves") {
+  // Counted independently from the compiled program's DMA instructions.
+  const TileGeometry t;  // 4x4, 256 accumulator rows, 1024 scratchpad rows
+  for (DType dt : {DType::kInt8, DType::kBf16}) {
+    const GemmShape s{300, 10, 7, dt};
+    const Program p = compile_gemm(s, place_gemm(s, t), t);
+    std::uint64_t rd = 0, wr = 0;
+    for (const Instr& in : p) {
+      const std::uint64_t row = (in.cols + t.beat_bytes - 1) / t.beat_bytes * t.beat_bytes;
+      if (in.op == Opcode::DMA_LOAD) rd += in.rows * row;
+      if (in.op == Opcode::DMA_STORE) wr += in.rows * row;
+    }
+    AnalyticConfig a = cfg(4, 4, 300, 10, 7, true);
+    a.dtype = dt;
+    a.beat_bytes = t.beat_bytes;
+    a.m_block = 256;  // the compiler's M block: min(acc_rows, (sp_rows - 2R) / 3)
+    const AnalyticResult r = analyze_gemm(a);
+    CHECK(r.hbm_read_bytes == rd);
+    CHECK(r.hbm_write_bytes == wr);
+  }
+}
+
+TEST_CASE("analytic: multi-chip split adds a ring collective") {
+  // K split over 2 chips: each chip M=8, K=4, N=8 on 4x4; result 8x8x4 B = 256 B,
+  // each chip sends half = 128 B; at 64 GB/s and 1 GHz: 2 cycles.
+  AnalyticConfig a = cfg(4, 4, 8, 8, 8, false);
+  a.chips = 2;
+  a.ici_gbps = 64;
+  const AnalyticResult r = analyze_gemm(a);
+  CHECK(r.folds == 2);  // ceil(4/4) * ceil(8/4)
+  CHECK(r.compute_cycles == 2 * (8 + 4 + 8 - 2));
+  CHECK(r.ici_bytes == 128);
+  CHECK(r.ici_cycles == 2);
+  CHECK(r.cycles == 38);
+}
+
+TEST_CASE("analytic: bad input names the field") {
+  CHECK_THROWS_WITH(analyze_gemm(cfg(0, 4, 1, 1, 1, true)), "analytic model: rows must be >= 1");
+  CHECK_THROWS_WITH(analyze_gemm(cfg(4, 4, 1, 0, 1, true)), "analytic model: k must be >= 1");
+}

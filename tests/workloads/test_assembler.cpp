@@ -1,0 +1,198 @@
+// Assembly text: random programs survive text and back; errors name file,
+// line and field; the hand-written programs in tests/programs parse and
+// compute what their comments say.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <sstream>
+
+#include "models/mxu/assembler.h"
+#include "models/mxu/functional_tile.h"
+
+using namespace mxc;
+
+namespace {
+
+Instr random_instr(std::mt19937_64& gen) {
+  const auto bits = [&](unsigned n) { return n >= 64 ? gen() : gen() & ((std::uint64_t{1} << n) - 1); };
+  Instr in;
+  in.op = static_cast<Opcode>(bits(64) % 9);
+  // Half the instructions keep irrelevant fields zero (as compilers emit), half set everything.
+  const bool all = gen() & 1;
+  in.wait_dma = static_cast<std::uint8_t>(bits(4));
+  in.wait_compute = static_cast<std::uint8_t>(bits(4));
+  in.wait_ici = static_cast<std::uint8_t>(bits(4));
+  in.rows = static_cast<std::uint16_t>(bits(16));
+  in.cols = static_cast<std::uint16_t>(bits(16));
+  in.sp_row = static_cast<std::uint16_t>(bits(16));
+  if (all) {
+    in.dtype = static_cast<DType>(bits(1));
+    in.accumulate = bits(1);
+    in.buf = static_cast<std::uint8_t>(bits(1));
+    in.relu = bits(1);
+    in.convert = bits(1);
+    in.to_acc = bits(1);
+    in.shift = static_cast<std::uint8_t>(bits(5));
+    in.dst_chip = static_cast<std::uint8_t>(bits(8));
+    in.acc_row = static_cast<std::uint16_t>(bits(16));
+    in.remote_row = static_cast<std::uint16_t>(bits(16));
+    in.hbm_addr = bits(48);
+    in.hbm_stride = static_cast<std::uint32_t>(bits(32));
+  }
+  return in;
+}
+
+std::string parse_error(const std::string& text) {
+  std::istringstream in(text);
+  try {
+    parse_program(in, "prog.s");
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+Program parse(const std::string& text) {
+  std::istringstream in(text);
+  return parse_program(in, "t.s");
+}
+
+}  // namespace
+
+TEST_CASE("assembler: random programs round-trip through text exactly") {
+  std::mt19937_64 gen(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    Program p;
+    for (int i = 0; i < 50; ++i) p.push_back(random_instr(gen));
+    const std::string text = format_program(p);
+    std::istringstream in(text);
+    const Program back = parse_program(in, "round.s");
+    REQUIRE(back.size() == p.size());
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      INFO(describe(p[i]));
+      REQUIRE(back[i] == p[i]);
+    }
+    REQUIRE(format_program(back) == text);
+  }
+}
+
+TEST_CASE("assembler: the text is describe(), one instruction per line") {
+  Instr mm;
+  mm.op = Opcode::MATMUL;
+  mm.rows = 16;
+  mm.cols = 4;
+  mm.buf = 1;
+  mm.accumulate = true;
+  mm.wait_dma = 0;
+  CHECK(describe(mm) == "matmul rows=16 cols=4 sp_row=0 acc_row=0 dtype=int8 buf=1 accumulate wait_dma=0");
+  Instr ld;
+  ld.op = Opcode::DMA_LOAD;
+  ld.rows = 2;
+  ld.cols = 64;
+  ld.sp_row = 3;
+  ld.hbm_addr = 0x1000'0040;
+  ld.hbm_stride = 64;
+  CHECK(format_program({ld, Instr{}}) ==
+        "dma_load rows=2 cols=64 sp_row=3 hbm_addr=0x10000040 hbm_stride=64\nnop\n");
+}
+
+TEST_CASE("assembler: syntax details (comments, hex, flags, case)") {
+  const Program p = parse(
+      "# a comment line\n"
+      "\n"
+      "   OUTPUT rows=0x10 cols=4 sp_row=8 acc_row=2 dtype=BF16 relu=1 convert=0 shift=3  # trailing\n"
+      "ici_send rows=1 cols=32 dst_chip=255 remote_row=65535 to_acc dtype=bf16\n");
+  REQUIRE(p.size() == 2);
+  CHECK(p[0].op == Opcode::OUTPUT);
+  CHECK(p[0].rows == 16);
+  CHECK(p[0].dtype == DType::kBf16);
+  CHECK(p[0].relu);
+  CHECK_FALSE(p[0].convert);
+  CHECK(p[0].shift == 3);
+  CHECK(p[0].wait_dma == isa::kNoWait);
+  CHECK(p[1].dst_chip == 255);
+  CHECK(p[1].remote_row == 65535);
+  CHECK(p[1].to_acc);
+}
+
+TEST_CASE("assembler: errors name the file, the line and the bad token") {
+  CHECK(parse_error("nop\n\nmatmul rows=1 acc_rwo=3\n") == "prog.s:3: unknown field 'acc_rwo'");
+  CHECK(parse_error("matmull rows=1\n") == "prog.s:1: unknown opcode 'matmull'");
+  CHECK(parse_error("dma_load rows=65536\n") == "prog.s:1: field 'rows': value 65536 does not fit in 16 bits");
+  CHECK(parse_error("nop wait_dma=16\n") == "prog.s:1: field 'wait_dma': value 16 does not fit in 4 bits");
+  CHECK(parse_error("dma_load hbm_addr=0x1000000000000\n") ==
+        "prog.s:1: field 'hbm_addr': value 0x1000000000000 does not fit in 48 bits");
+  CHECK(parse_error("dma_load rows=12x\n") == "prog.s:1: field 'rows': bad number '12x'");
+  CHECK(parse_error("dma_load rows=-1\n") == "prog.s:1: field 'rows': bad number '-1'");
+  CHECK(parse_error("dma_load rows=\n") == "prog.s:1: field 'rows': missing value");
+  CHECK(parse_error("dma_load rows\n") == "prog.s:1: field 'rows' needs a value (rows=N)");
+  CHECK(parse_error("matmul rows=1 rows=2\n") == "prog.s:1: field 'rows' given twice");
+  CHECK(parse_error("matmul dtype=fp8\n") == "prog.s:1: field 'dtype': expected int8 or bf16, not 'fp8'");
+  CHECK(parse_error("output relu=2\n") == "prog.s:1: field 'relu': expected 0 or 1, not '2'");
+  CHECK(parse_error("nop rows=99999999999999999999999\n").find("is too large") != std::string::npos);
+  CHECK_THROWS_WITH(load_program_file("/nonexistent/x.s"), "/nonexistent/x.s: cannot open program file");
+}
+
+TEST_CASE("assembler: every hand-written program in tests/programs parses") {
+  const std::filesystem::path dir = std::filesystem::path(MXCOSIM_SOURCE_DIR) / "tests" / "programs";
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".s") continue;
+    INFO(entry.path().string());
+    const Program p = load_program_file(entry.path().string());
+    CHECK_FALSE(p.empty());
+    ++files;
+  }
+  CHECK(files >= 3);
+}
+
+namespace {
+
+Program program_file(const char* name) {
+  return load_program_file(std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/" + name);
+}
+
+std::int32_t read_i32(const SparseMemory& m, std::uint64_t addr) {
+  std::int32_t v;
+  std::memcpy(&v, m.read(addr, 4).data(), 4);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("assembler: tests/programs/int8_matmul.s computes its documented result") {
+  SparseMemory hbm;
+  hbm.write(0x1000, std::vector<std::uint8_t>{1, 2});
+  hbm.write(0x1020, std::vector<std::uint8_t>{3, 0xfc});
+  hbm.write(0x2000, std::vector<std::uint8_t>{5, 6});
+  hbm.write(0x2020, std::vector<std::uint8_t>{0xf9, 8});
+  FunctionalTile t(TileGeometry{}, hbm);
+  t.run(program_file("int8_matmul.s"));
+  CHECK(read_i32(hbm, 0x3000) == 23);
+  CHECK(read_i32(hbm, 0x3004) == -14);
+  CHECK(read_i32(hbm, 0x3020) == 17);
+  CHECK(read_i32(hbm, 0x3024) == -46);
+}
+
+TEST_CASE("assembler: tests/programs/bf16_relu.s computes its documented result") {
+  SparseMemory hbm;
+  hbm.write(0x1000, std::vector<std::uint8_t>{0x80, 0x3f, 0x00, 0x40});
+  hbm.write(0x1020, std::vector<std::uint8_t>{0x00, 0x3f, 0x80, 0xbf});
+  hbm.write(0x2000, std::vector<std::uint8_t>{0x80, 0x3f, 0x80, 0x40});
+  hbm.write(0x3000, std::vector<std::uint8_t>{0xaa, 0xaa, 0xaa, 0xaa});
+  FunctionalTile t(TileGeometry{}, hbm);
+  t.run(program_file("bf16_relu.s"));
+  CHECK(hbm.read(0x3000, 4) == std::vector<std::uint8_t>{0x40, 0x40, 0x00, 0x00});
+}
+
+TEST_CASE("assembler: tests/programs/ici_loopback.s copies a row through ICI") {
+  SparseMemory hbm;
+  std::vector<std::uint8_t> row(32);
+  for (int i = 0; i < 32; ++i) row[i] = static_cast<std::uint8_t>(i);
+  hbm.write(0x1000, row);
+  FunctionalTile t(TileGeometry{}, hbm);
+  t.run(program_file("ici_loopback.s"));
+  CHECK(hbm.read(0x2000, 32) == row);
+}
