@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <stdexcept>
 
 #include "bridge/data_scoreboard.h"
 #include "bridge/rtl_tile.h"
@@ -34,11 +35,23 @@ std::vector<SparseMemory> reference_images(const Workload& w, const TileGeometry
 }  // namespace
 
 SystemRunResult run_system(const SystemRunOptions& opts) {
+  validate(opts.system);
+  const TileGeometry geo = rtl_tile_geometry(opts.system.rows, opts.system.cols);
+  return run_system(opts, build_workload(opts.workload, opts.system, geo, opts.seed));
+}
+
+SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
   const auto wall_start = std::chrono::steady_clock::now();
   const SystemConfig& cfg = opts.system;
   validate(cfg);
   const TileGeometry geo = rtl_tile_geometry(cfg.rows, cfg.cols);
-  const Workload work = build_workload(opts.workload, cfg, geo, opts.seed);
+  if (work.images.size() != cfg.chips || work.programs.size() != cfg.chips || work.regions.size() != cfg.chips)
+    throw std::invalid_argument("workload '" + work.description + "' is for " + std::to_string(work.images.size()) +
+                                " chips, the system has " + std::to_string(cfg.chips));
+  for (const auto& progs : work.programs)
+    if (progs.size() != cfg.tiles_per_chip)
+      throw std::invalid_argument("workload '" + work.description + "' has " + std::to_string(progs.size()) +
+                                  " programs per chip, the system " + std::to_string(cfg.tiles_per_chip) + " tiles");
   const std::vector<SparseMemory> expected = reference_images(work, geo);
 
   SystemRunResult result;

@@ -57,6 +57,9 @@ struct SystemRunResult {
   std::vector<TileReport> tiles;
 };
 
+/// Runs opts.workload (built by build_workload).
 SystemRunResult run_system(const SystemRunOptions& opts);
+/// Runs a given workload (images, programs and result regions per chip).
+SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work);
 
 }  // namespace mxc

@@ -16,6 +16,20 @@ MatrixLayout column_blocks(const MatrixLayout& m, std::uint32_t first, std::uint
 
 }  // namespace
 
+std::vector<std::uint32_t> read_region(const ResultRegion& region, const SparseMemory& mem) {
+  const MatrixLayout& l = region.layout;
+  std::vector<std::uint32_t> out(std::size_t{l.rows} * l.cols, 0);
+  std::uint8_t b[4] = {};
+  for (std::uint32_t i = 0; i < l.rows; ++i)
+    for (std::uint32_t j = 0; j < l.cols; ++j) {
+      mem.read(l.addr(i, j), std::span<std::uint8_t>(b, l.elem_bytes));
+      std::uint32_t v = 0;
+      for (std::uint32_t k = 0; k < l.elem_bytes; ++k) v |= std::uint32_t{b[k]} << (8 * k);
+      out[std::size_t{i} * l.cols + j] = v;
+    }
+  return out;
+}
+
 Workload build_workload(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeometry& geo,
                         std::uint64_t seed) {
   if (spec.kind != "gemm") throw std::invalid_argument("workload '" + spec.kind + "' is not supported (use gemm)");

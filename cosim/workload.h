@@ -5,13 +5,25 @@
 #include <string>
 #include <vector>
 
-#include "cosim/program_run.h"
 #include "cosim/system_config.h"
 #include "models/core/sparse_memory.h"
 #include "models/mxu/gemm_program.h"
+#include "models/mxu/matrix_layout.h"
 #include "models/mxu/tile_geometry.h"
 
 namespace mxc {
+
+/// A matrix in memory the data scoreboard checks: elements of
+/// layout.elem_bytes (1, 2 or 4) holding `dtype` data (4-byte elements:
+/// int32 or fp32 results).
+struct ResultRegion {
+  std::string name;
+  MatrixLayout layout;
+  DType dtype = DType::kInt8;
+};
+
+/// Reads a region's elements (row-major) as 32-bit values.
+std::vector<std::uint32_t> read_region(const ResultRegion& region, const SparseMemory& mem);
 
 struct WorkloadSpec {
   std::string kind = "gemm";     ///< "gemm" or "program".
