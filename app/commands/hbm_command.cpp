@@ -55,7 +55,12 @@ nlohmann::json to_json(const hbm::HbmSummary& s, const std::string& config, cons
   nlohmann::json stalls = nlohmann::json::array();
   for (const auto& [name, share] : s.stall_share) stalls.push_back({{"constraint", name}, {"share", share}});
   j["stall_share"] = stalls;
-  j["channel_bandwidth_gbps"] = s.channel_bandwidth_gbps;
+  nlohmann::json idle = nlohmann::json::array();
+  for (const auto& [cause, share] : s.bus_idle_share) idle.push_back({{"cause", cause}, {"share", share}});
+  j["bus_idle_share"] = idle;
+  j["bus_busy_fraction"] = s.bus_busy_fraction;
+  j["channel_read_bandwidth_gbps"] = s.channel_read_gbps;
+  j["channel_write_bandwidth_gbps"] = s.channel_write_gbps;
   j["bank_activates"] = s.bank_activates;
   return j;
 }
@@ -67,7 +72,8 @@ int hbm_main(int argc, char** argv) {
   // clang-format off
   opts.add_options()
     ("config", "memory config YAML (e.g. configs/hbm/hbm2.yaml)", cxxopts::value<std::string>())
-    ("pattern", "generated stream: seq, random, stride, chase (one load in flight, next address from its data), "
+    ("pattern", "generated stream: seq, random, stride, chase (one load in flight: the next address is drawn only "
+                "when the previous load returns, as when following pointers), "
                 "mix (random with --write-ratio, default 0.5)", cxxopts::value<std::string>())
     ("trace", "trace file, plain or gzip: DRAMsim3 '0xADDR READ|WRITE cycle' or Ramulator 'LD|ST 0xADDR'",
      cxxopts::value<std::string>())

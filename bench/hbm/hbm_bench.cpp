@@ -1,8 +1,9 @@
 // hbm_bench: measures the HBM model against its bandwidth ceilings and its
-// own speed. Run on demand:  hbm_bench [--requests N] [--config FILE]
-// Every row prints the measured value, the ceiling it is compared with and
-// the ratio; the speed rows print requests per CPU second of this process
-// (the machine is shared, so wall time is printed too but not used).
+// own speed. Run on demand:  hbm_bench [--requests N] [--repeat R] [--config FILE]
+// Every row prints the measured bandwidth, the ceiling it is compared with and
+// the ratio, and the speed in requests per CPU-second of this process: the
+// best of R identical runs (results are deterministic; only host time
+// varies on a shared machine). Wall time of that run is printed too.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -32,12 +33,14 @@ struct Case {
 
 int main(int argc, char** argv) {
   std::uint64_t requests = 1000000;
+  int repeat = 3;
   std::string config = std::string(MXCOSIM_SOURCE_DIR) + "/configs/hbm/hbm2.yaml";
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--requests") && i + 1 < argc) requests = std::stoull(argv[++i]);
+    else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::max(1, std::stoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--config") && i + 1 < argc) config = argv[++i];
     else {
-      std::fprintf(stderr, "usage: hbm_bench [--requests N] [--config FILE]\n");
+      std::fprintf(stderr, "usage: hbm_bench [--requests N] [--repeat R] [--config FILE]\n");
       return 2;
     }
   }
@@ -65,14 +68,19 @@ int main(int argc, char** argv) {
     cfg.controller.refresh = c.refresh;
     cfg.controller.page_policy = c.page;
     if (c.faw) cfg.device.t.FAW = c.faw;
-    HbmModel model("hbm", cfg);
-    PatternOptions p;
-    p.pattern = c.pattern;
-    p.bytes = c.bytes;
-    p.requests = requests;
-    PatternSource src(p);
-    const LoopResult run = run_closed_loop(model, src, c.outstanding);
-    const HbmSummary s = summarize(model, run);
+    HbmSummary s;
+    double best_cpu = 0, best_wall = 0;
+    for (int r = 0; r < repeat; ++r) {
+      HbmModel model("hbm", cfg);
+      PatternOptions p;
+      p.pattern = c.pattern;
+      p.bytes = c.bytes;
+      p.requests = requests;
+      PatternSource src(p);
+      const LoopResult run = run_closed_loop(model, src, c.outstanding);
+      s = summarize(model, run);
+      if (r == 0 || run.cpu_seconds < best_cpu) best_cpu = run.cpu_seconds, best_wall = run.wall_seconds;
+    }
     const double bw = s.read_bandwidth_gbps + s.write_bandwidth_gbps;
     // Sequential: the data bus. Random: activates, each fetching one
     // request (bursts of a request share a row): PCs x 4 x bytes / tFAW, and
@@ -83,8 +91,8 @@ int main(int argc, char** argv) {
       ceiling = std::min(peak, pcs * act_per_ns * c.bytes);
     }
     std::printf("%-44s %9.2f %9.2f %6.1f%% %8.1f %8.1f %9.2f %9.2f  %s\n", c.name, bw, ceiling, 100.0 * bw / ceiling,
-                s.avg_latency_ns, s.p99_latency_ns, run.cpu_seconds > 0 ? s.requests / run.cpu_seconds / 1e6 : 0.0,
-                s.requests_per_second / 1e6, s.binding_constraint.c_str());
+                s.avg_latency_ns, s.p99_latency_ns, best_cpu > 0 ? s.requests / best_cpu / 1e6 : 0.0,
+                best_wall > 0 ? s.requests / best_wall / 1e6 : 0.0, s.binding_constraint.c_str());
     std::fflush(stdout);
   }
   std::printf(

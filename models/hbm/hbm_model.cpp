@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "models/hbm/config_loader.h"
 
@@ -68,7 +69,21 @@ bool HbmModel::send(const MemRequest& req, Time now) {
   if (req.write && req.data.size() != req.bytes)
     throw std::invalid_argument(m_name + ": write request " + std::to_string(req.id) + " carries " +
                                 std::to_string(req.data.size()) + " bytes, expected " + std::to_string(req.bytes));
-  if (!can_accept(req)) return false;  // leaves the split in m_scratch
+  if (!can_accept(req)) {
+    // Refuse, unless the request could never fit: that is a usage error.
+    auto& count = req.write ? m_count_w : m_count_r;
+    for (const BurstTarget& t : m_scratch) ++count[t.pc];
+    std::string error;
+    for (const BurstTarget& t : m_scratch) {
+      if (count[t.pc] > m_pcs[t.pc]->capacity(req.write) && error.empty())
+        error = m_name + ": request " + std::to_string(req.id) + " needs " + std::to_string(count[t.pc]) +
+                " bursts in pseudo-channel " + std::to_string(t.pc) + " but its " + (req.write ? "write" : "read") +
+                " queue holds " + std::to_string(m_pcs[t.pc]->capacity(req.write)) + "; split the request or deepen the queue";
+      count[t.pc] = 0;
+    }
+    if (!error.empty()) throw std::invalid_argument(error);
+    return false;
+  }
   std::uint32_t slot;
   if (m_free.empty()) {
     slot = static_cast<std::uint32_t>(m_slots.size());

@@ -21,6 +21,10 @@ void PcStats::add(const PcStats& o) {
   if (bank_acts.size() < o.bank_acts.size()) bank_acts.resize(o.bank_acts.size());
   for (std::size_t i = 0; i < o.bank_acts.size(); ++i) bank_acts[i] += o.bank_acts[i];
   for (int i = 0; i < kNumConstraints; ++i) stall_cycles[i] += o.stall_cycles[i];
+  for (int i = 0; i < kNumConstraints; ++i) bus_idle_cycles[i] += o.bus_idle_cycles[i];
+  refresh_idle_cycles += o.refresh_idle_cycles;
+  miss_idle_cycles += o.miss_idle_cycles;
+  conflict_idle_cycles += o.conflict_idle_cycles;
 }
 
 }  // namespace mxc::hbm

@@ -18,6 +18,12 @@ struct PcStats {
   std::uint64_t steps = 0;                ///< Cycles the controller woke up for (event count).
   std::vector<std::uint64_t> bank_acts;   ///< Activates per bank.
   std::array<std::uint64_t, kNumConstraints> stall_cycles{};  ///< Command wait by binding constraint.
+  /// Data-bus idle cycles (between bursts) by cause: the constraint that
+  /// held the next column command back; kNone = no burst was waiting.
+  std::array<std::uint64_t, kNumConstraints> bus_idle_cycles{};
+  std::uint64_t refresh_idle_cycles = 0;  ///< Data-bus idle cycles while refresh blocked the bursts.
+  std::uint64_t miss_idle_cycles = 0;     ///< ... while the next burst waited for its activate.
+  std::uint64_t conflict_idle_cycles = 0; ///< ... while it waited for precharge and activate.
 
   void add(const PcStats& o);
 };

@@ -69,6 +69,27 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
   }
   std::sort(s.stall_share.begin(), s.stall_share.end(),
             [](const auto& a, const auto& b) { return a.second > b.second || (a.second == b.second && a.first < b.first); });
+  // Data-bus idle time by cause; the summary's verdict comes from it.
+  if (cycles > 0) {
+    const double bus_cycles = cycles * s.pseudo_channels;
+    s.bus_busy_fraction =
+        std::min(1.0, static_cast<double>(tot.read_bursts + tot.write_bursts) * t.burst_cycles / bus_cycles);
+    double idle_total = static_cast<double>(tot.refresh_idle_cycles + tot.miss_idle_cycles + tot.conflict_idle_cycles);
+    for (int i = 0; i < kNumConstraints; ++i) idle_total += static_cast<double>(tot.bus_idle_cycles[i]);
+    if (idle_total > 0) {
+      s.bus_idle_share.emplace_back("refresh", tot.refresh_idle_cycles / idle_total);
+      s.bus_idle_share.emplace_back("no burst waiting", tot.bus_idle_cycles[0] / idle_total);
+      s.bus_idle_share.emplace_back("row misses (activate)", tot.miss_idle_cycles / idle_total);
+      s.bus_idle_share.emplace_back("row conflicts (precharge + activate)", tot.conflict_idle_cycles / idle_total);
+      for (int i = 1; i < kNumConstraints; ++i)
+        if (tot.bus_idle_cycles[i])
+          s.bus_idle_share.emplace_back(std::string(constraint_name(static_cast<Constraint>(i))),
+                                        tot.bus_idle_cycles[i] / idle_total);
+      std::sort(s.bus_idle_share.begin(), s.bus_idle_share.end(), [](const auto& a, const auto& b) {
+        return a.second > b.second || (a.second == b.second && a.first < b.first);
+      });
+    }
+  }
   s.top_wait = top > 0 ? std::string(constraint_name(static_cast<Constraint>(top))) : "none";
   // Which limit is the run closest to? The data bus (all of it, or the one
   // pseudo-channel the addresses concentrate on), the activate rate
@@ -93,14 +114,17 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
     s.binding_constraint = "data bus of pseudo-channel " + std::to_string(busiest_pc) + " (traffic concentrates there)";
   else if (s.activate_ceiling_gbps < s.peak_bandwidth_gbps && achieved >= 0.85 * s.activate_ceiling_gbps)
     s.binding_constraint = std::string("activate rate (") + act_name + ")";
-  else if (queue_fill < 0.5)
+  else if (!s.bus_idle_share.empty() && s.bus_idle_share.front().first == "no burst waiting" && queue_fill < 0.5)
     s.binding_constraint = "requests in flight (queues mostly empty: outstanding x size / latency)";
+  else if (!s.bus_idle_share.empty())
+    s.binding_constraint = "data bus idle mostly for " + s.bus_idle_share.front().first;
   else
     s.binding_constraint = "command timing (" + s.top_wait + ")";
+  const double bb = cfg.device.org.burst_bytes();
   for (std::uint32_t pc = 0; pc < model.num_pcs(); ++pc) {
     const PcStats& p = model.pc_stats(pc);
-    const double bytes = static_cast<double>(p.read_bursts + p.write_bursts) * cfg.device.org.burst_bytes();
-    s.channel_bandwidth_gbps.push_back(ns > 0 ? bytes / ns : 0);
+    s.channel_read_gbps.push_back(ns > 0 ? static_cast<double>(p.read_bursts) * bb / ns : 0);
+    s.channel_write_gbps.push_back(ns > 0 ? static_cast<double>(p.write_bursts) * bb / ns : 0);
   }
   s.bank_activates = tot.bank_acts;
   return s;
@@ -126,6 +150,15 @@ void print_summary(std::ostream& out, const HbmSummary& s) {
   row("read bandwidth", num(s.read_bandwidth_gbps, "GB/s"));
   row("write bandwidth", num(s.write_bandwidth_gbps, "GB/s"));
   row("total / peak", num(s.peak_bandwidth_gbps > 0 ? 100.0 * total / s.peak_bandwidth_gbps : 0, "%"));
+  if (!s.channel_read_gbps.empty()) {
+    double lo = 1e300, hi = 0;
+    for (std::size_t i = 0; i < s.channel_read_gbps.size(); ++i) {
+      const double v = s.channel_read_gbps[i] + s.channel_write_gbps[i];
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    row("per pseudo-channel min / max", num(lo, "/ ") + num(hi, "GB/s"));
+  }
   row("activate ceiling", num(s.activate_ceiling_gbps, "GB/s"));
   row("binding constraint", s.binding_constraint);
   std::string stalls;
@@ -137,6 +170,15 @@ void print_summary(std::ostream& out, const HbmSummary& s) {
   }
   row("command waits by constraint", stalls.empty() ? "-" : stalls);
   row("most waited-on constraint", s.top_wait);
+  std::string idle;
+  for (std::size_t i = 0; i < s.bus_idle_share.size() && i < 4; ++i) {
+    char b[80];
+    std::snprintf(b, sizeof b, "%s%s %.0f%%", i ? ", " : "", s.bus_idle_share[i].first.c_str(),
+                  100.0 * s.bus_idle_share[i].second);
+    idle += b;
+  }
+  row("data bus busy", num(100.0 * s.bus_busy_fraction, "%"));
+  row("data bus idle because of", idle.empty() ? "-" : idle);
   row("latency avg / p50 / p99", num(s.avg_latency_ns, "/ ") + num(s.p50_latency_ns, "/ ") + num(s.p99_latency_ns, "ns"));
   row("latency max", num(s.max_latency_ns, "ns"));
   const double bursts = static_cast<double>(s.row_hits + s.row_misses + s.row_conflicts);

@@ -28,8 +28,12 @@ struct HbmSummary {
   double cpu_seconds = 0;
   std::string binding_constraint;  ///< What limits bandwidth: data bus, activate rate, or request supply.
   std::string top_wait;            ///< The timing constraint commands waited on most.
-  std::vector<std::pair<std::string, double>> stall_share;  ///< Constraint -> share of stall cycles.
-  std::vector<double> channel_bandwidth_gbps;  ///< Per pseudo-channel (reads + writes).
+  std::vector<std::pair<std::string, double>> stall_share;  ///< Constraint -> share of command wait cycles.
+  /// Cause -> share of data-bus idle time ("refresh", "no burst waiting", a constraint).
+  std::vector<std::pair<std::string, double>> bus_idle_share;
+  double bus_busy_fraction = 0;  ///< Data-bus cycles carrying bursts / all cycles (all PCs).
+  std::vector<double> channel_read_gbps;   ///< Per pseudo-channel (global index).
+  std::vector<double> channel_write_gbps;  ///< Per pseudo-channel.
   std::vector<std::uint64_t> bank_activates;   ///< Summed over pseudo-channels, per bank index.
 };
 

@@ -60,6 +60,23 @@ void PcController::issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32
     const std::uint64_t legal = m_state.earliest(cmd, bank, &why);
     if (legal > e->waiting_since) s_stats.stall_cycles[static_cast<int>(why)] += legal - e->waiting_since;
     s_stats.stall_cycles[0] += c - std::max(legal, e->waiting_since);
+    if (is_column(cmd)) {
+      // Why the data bus sat idle before this burst: refresh, no burst
+      // waiting, or the constraint that made this one late.
+      std::uint64_t from = std::max(m_bus_free, std::min(m_refresh_end, c));
+      if (m_refresh_end > m_bus_free) s_stats.refresh_idle_cycles += from - m_bus_free;
+      // A burst that had to open its row is charged to the miss or conflict
+      // from its arrival; a row hit to the constraint that held it.
+      const bool opened = e->outcome == RowOutcome::kMiss || e->outcome == RowOutcome::kConflict;
+      const std::uint64_t ready = std::min(std::max(opened ? e->arrival : e->waiting_since, from), c);
+      s_stats.bus_idle_cycles[0] += ready - from;
+      const std::uint64_t held = std::min(std::max(legal, ready), c);
+      if (e->outcome == RowOutcome::kMiss) s_stats.miss_idle_cycles += held - ready;
+      else if (e->outcome == RowOutcome::kConflict) s_stats.conflict_idle_cycles += held - ready;
+      else s_stats.bus_idle_cycles[static_cast<int>(why)] += held - ready;
+      s_stats.bus_idle_cycles[0] += c - held;
+      m_bus_free = c + m_t.burst_cycles;
+    }
     e->waiting_since = c + 1;
     if (e->outcome == RowOutcome::kUnknown) {
       e->outcome = is_column(cmd) ? RowOutcome::kHit : cmd == Cmd::kAct ? RowOutcome::kMiss : RowOutcome::kConflict;
@@ -83,6 +100,7 @@ void PcController::issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32
     case Cmd::kRefSb:
       ++s_stats.refreshes;
       s_stats.refresh_bank_cycles += m_refresh.on_issue(cmd, c);
+      if (cmd == Cmd::kRefAb) m_refresh_end = c + m_t.RFC;
       break;
     default: break;
   }

@@ -35,6 +35,8 @@ class PcController {
   bool can_accept(bool write, std::uint32_t n) const {
     return (write ? m_writes.size() : m_reads.size()) + n <= (write ? m_write_cap : m_read_cap);
   }
+  /// Queue depth of one direction.
+  std::uint32_t capacity(bool write) const { return write ? m_write_cap : m_read_cap; }
   /// Queue a burst offered at `cycle` (schedulable frontend_cycles later).
   void enqueue(QueueEntry e, std::uint64_t cycle);
   /// Process every event up to and including `cycle`.
@@ -69,6 +71,8 @@ class PcController {
   bool m_write_mode = false;
   std::uint64_t m_clk = 0;   // last processed cycle
   std::uint64_t m_next = 0;  // next cycle with an event (refresh included)
+  std::uint64_t m_bus_free = 0;  // cycle after the last column command's data-bus slot
+  std::uint64_t m_refresh_end = 0;  // end of the last refresh's blocking (statistics)
   PcStats s_stats;
 };
 

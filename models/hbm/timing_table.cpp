@@ -28,7 +28,10 @@ TimingTable::TimingTable(const HbmTiming& t) {
 
   // Row commands.
   add({kAct}, {kAct}, kBank, t.RC, C::kRC);
-  add({kAct}, {kAct}, kBank, t.RAS + t.RP, C::kRAS);  // matters only if a preset has tRC < tRAS + tRP
+  // An auto-precharge starts no earlier than tRAS after ACT: when rounding to
+  // cycles makes tRC < tRAS + tRP, that bound is the tighter one.
+  add({kAct}, {kAct, kRefSb}, kBank, t.RAS + t.RP, C::kRAS);
+  add({kAct}, {kRefAb}, kPseudoChannel, t.RAS + t.RP, C::kRAS);
   add({kAct}, {kAct}, kBankGroup, t.RRD_L, C::kRRD_L);
   add({kAct}, {kAct}, kPseudoChannel, t.RRD_S, C::kRRD_S);
   add({kAct}, reads, kBank, t.RCDRD, C::kRCD);

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "models/hbm/closed_loop.h"
+#include "models/hbm/hbm_summary.h"
 #include "models/hbm/pattern_source.h"
 #include "tests/hbm/hbm_test_util.h"
 
@@ -105,4 +106,32 @@ TEST_CASE("HBM3 and HBM2E presets stream near their own peaks") {
     CHECK(r.gbps <= peak * 1.0001);
     CHECK(r.gbps >= 0.95 * peak);
   }
+}
+
+TEST_CASE("the summary names what kept the data bus idle") {
+  auto run = [](MemoryConfig cfg, const std::string& pattern, std::uint32_t bytes, std::uint32_t window) {
+    HbmModel m("hbm", cfg);
+    PatternOptions p;
+    p.pattern = pattern;
+    p.bytes = bytes;
+    p.requests = 20000;
+    PatternSource src(p);
+    const LoopResult r = run_closed_loop(m, src, window);
+    return summarize(m, r);
+  };
+  // Sequential with all-bank refresh: the bus idles almost only for refresh.
+  const HbmSummary seq = run(test::preset("hbm2.yaml"), "seq", 256, 64);
+  REQUIRE_FALSE(seq.bus_idle_share.empty());
+  CHECK(seq.bus_idle_share.front().first == "refresh");
+  CHECK(seq.binding_constraint == "data bus");
+  CHECK(seq.bus_busy_fraction == Approx((seq.read_bandwidth_gbps + seq.write_bandwidth_gbps) / 256.0));
+  // Random 32 B reads, closed page, no refresh: every burst waits for its activate.
+  MemoryConfig cfg = test::preset("hbm2.yaml");
+  cfg.controller.refresh = RefreshMode::kNone;
+  cfg.controller.page_policy = PagePolicy::kClosed;
+  const HbmSummary rnd = run(cfg, "random", 32, 1024);
+  CHECK(rnd.bus_idle_share.front().first == "row misses (activate)");
+  // Few requests in flight: the queues stay nearly empty.
+  const HbmSummary thin = run(test::preset("hbm2.yaml"), "seq", 64, 4);
+  CHECK(thin.binding_constraint.rfind("requests in flight", 0) == 0);
 }

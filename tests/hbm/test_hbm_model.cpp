@@ -155,3 +155,12 @@ TEST_CASE("invalid requests are rejected with a message") {
   CHECK_THROWS_WITH(m.send(req(9, 0, 8, true, {1}), 0),
                     Catch::Contains("carries 1 bytes"));
 }
+
+TEST_CASE("a request larger than a queue can ever hold is an error, not a hang") {
+  MemoryConfig cfg = test::preset("hbm2.yaml");
+  cfg.controller.read_queue = 1;
+  HbmModel m("hbm", cfg);
+  // 64 B at 0: two bursts in pseudo-channel 0, whose read queue holds one.
+  CHECK_THROWS_WITH(m.send(req(1, 0, 64), 0), Catch::Contains("needs 2 bursts in pseudo-channel 0"));
+  CHECK(m.send(req(2, 0, 32), 0));
+}
