@@ -167,7 +167,10 @@ int run_main(int argc, char** argv) {
     const std::uint64_t window = args["wave-window"].as<std::uint64_t>();
     SystemRunOptions again = o;
     again.on_progress = nullptr;
-    again.waveform = "mxcosim-fail-seed" + std::to_string(o.seed) + ".fst";
+    // Beside the results file when there is one, else in the working directory.
+    const std::filesystem::path dir =
+        args.count("json") ? std::filesystem::path(args["json"].as<std::string>()).parent_path() : "";
+    again.waveform = (dir / ("mxcosim-fail-seed" + std::to_string(o.seed) + ".fst")).string();
     again.waveform_from_cycle = fail_cycle > window ? fail_cycle - window : 0;
     again.waveform_to_cycle = fail_cycle + 16;
     run_system(again);
