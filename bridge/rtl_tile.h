@@ -28,6 +28,8 @@ struct RtlTileConfig {
   std::uint64_t seed = 1;               ///< Seeds Verilator's initial state and the transactors.
   std::uint32_t source_id = 0;          ///< MemRequest::source of this tile's traffic.
   std::string waveform;                 ///< FST path; empty = no waveform.
+  std::uint64_t waveform_from_cycle = 0;     ///< Dump only cycles in [from, to] of the program.
+  std::uint64_t waveform_to_cycle = ~0ull;
   Axi4Backpressure axi_backpressure;    ///< Random backpressure on the AXI port (default none).
   double cmd_gap = 0.0;                 ///< Probability of not offering a command in a cycle.
   double ici_out_stall = 0.0;           ///< Probability of refusing an outbound row in a cycle.

@@ -212,11 +212,12 @@ class VerilatedTile final : public RtlTile {
     m_model->clk = 1;
     m_model->eval();
     m_ctx->timeInc(1);
-    if (m_trace) m_trace->dump(m_ctx->time());
+    const bool dump = m_trace && m_cycle >= m_cfg.waveform_from_cycle && m_cycle <= m_cfg.waveform_to_cycle;
+    if (dump) m_trace->dump(m_ctx->time());
     m_model->clk = 0;
     m_model->eval();
     m_ctx->timeInc(1);
-    if (m_trace) m_trace->dump(m_ctx->time());
+    if (dump) m_trace->dump(m_ctx->time());
   }
 
   RtlTileConfig m_cfg;

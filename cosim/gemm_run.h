@@ -1,7 +1,6 @@
 #pragma once
-// One co-simulation of a GEMM on the RTL tile: operands drawn from the seed
-// and placed in memory, the program compiled for the tile, run and checked
-// by run_program_cosim against the functional reference.
+// One GEMM on one RTL tile against an ideal memory (the single-tile form of
+// run_system with a GEMM workload).
 #include "cosim/program_run.h"
 #include "models/mxu/gemm_program.h"
 

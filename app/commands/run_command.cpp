@@ -1,75 +1,101 @@
-// `mxcosim run`: co-simulate a GEMM on the RTL tile and check it.
+// `mxcosim run [CONFIG]`: co-simulate a workload on the configured system
+// (RTL tiles against the functional reference and, when configured, the
+// performance model) and report every disagreement.
+#include <unistd.h>
+
 #include <cxxopts.hpp>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli_args.h"
 #include "command.h"
-#include "cosim/gemm_run.h"
+#include "cosim/results_json.h"
+#include "cosim/system_run.h"
 
 namespace mxc::app {
 
 namespace {
 
-nlohmann::json to_json(const GemmRunOptions& o, const GemmRunResult& r) {
-  nlohmann::json j;
-  j["schema_version"] = 1;
-  j["status"] = r.passed ? "pass" : "fail";
-  j["error"] = r.error;
-  j["config"] = {{"rows", o.rows}, {"cols", o.cols}, {"dtype", std::string(to_string(o.shape.dtype))},
-                 {"tile_mhz", o.tile_mhz}, {"memory_latency_ns", o.memory_latency_ps / 1000.0},
-                 {"backpressure", o.backpressure}};
-  j["workload"] = {{"kind", "gemm"}, {"m", o.shape.m}, {"k", o.shape.k}, {"n", o.shape.n}};
-  j["seed"] = o.seed;
-  j["cycles"] = {{"rtl", r.cycles}};
-  j["instructions"] = r.instructions;
-  j["sim_time_ns"] = r.sim_time_ps / 1000.0;
-  j["wall_seconds"] = r.wall_seconds;
-  j["elements_checked"] = r.elements_checked;
-  j["hbm_read_bytes"] = r.bytes_read;
-  j["hbm_write_bytes"] = r.bytes_written;
-  auto& perf = j["perf_counters"] = nlohmann::json::object();
-  for (const auto& [name, value] : r.perf) perf[name] = value;
-  j["mismatch_count"] = r.mismatch_count;
-  auto& list = j["mismatches"] = nlohmann::json::array();
-  for (const auto& m : r.mismatches)
-    list.push_back({{"time_ps", m.time}, {"where", m.where}, {"id", m.id}, {"field", m.field},
-                    {"expected", m.expected}, {"actual", m.actual}});
-  return j;
+void print_summary(const SystemRunOptions& o, const SystemRunResult& r, std::size_t max_mismatches) {
+  std::cout << (r.passed ? "PASS" : "FAIL") << "  cycles " << r.rtl_cycles;
+  if (r.model_cycles) {
+    const auto diff = static_cast<std::int64_t>(r.rtl_cycles) - static_cast<std::int64_t>(*r.model_cycles);
+    std::cout << " (model " << *r.model_cycles << ", diff " << diff << ")";
+  }
+  std::cout << "  instructions " << r.instructions << "  checked " << r.elements_checked << " elements, "
+            << r.mismatch_count << " mismatch" << (r.mismatch_count == 1 ? "" : "es") << "  sim " << std::fixed
+            << std::setprecision(3) << r.sim_time_ps / 1e6 << " us  wall " << std::setprecision(2) << r.wall_seconds
+            << " s\n";
+  if (!r.error.empty()) std::cout << "  error: " << r.error << "\n";
+  const std::size_t show = std::min(max_mismatches, r.mismatches.size());
+  for (std::size_t i = 0; i < show; ++i)
+    std::cout << (i == 0 ? "  first mismatch: " : "  mismatch: ") << to_string(r.mismatches[i]) << "\n";
+  if (r.mismatch_count > show) std::cout << "  ... " << r.mismatch_count - show << " more\n";
+  std::cout << std::setprecision(1) << "  utilization " << 100.0 * r.utilization << " %  memory "
+            << std::setprecision(2) << r.bandwidth_gbps << " GB/s (" << r.hbm_read_bytes << " B read, "
+            << r.hbm_write_bytes << " B written)  ICI " << r.ici_bytes << " B\n";
+  if (o.system.chips * o.system.tiles_per_chip == 1 && !r.tiles.empty()) {
+    std::cout << "  counters:";
+    for (const auto& [name, value] : r.tiles[0].perf) std::cout << " " << name << "=" << value;
+    std::cout << "\n";
+  } else {
+    for (const auto& t : r.tiles)
+      std::cout << "  " << t.name << (t.kind == TileKind::kRtl ? " (rtl)" : " (model)") << ": cycles " << t.cycles
+                << (o.system.compare_model ? ", model " + std::to_string(t.model_cycles) : std::string()) << "\n";
+  }
+}
+
+std::string shell_quote(const std::string& s) {
+  if (s.find_first_of(" \t'\"$\\") == std::string::npos) return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
 }
 
 }  // namespace
 
 int run_main(int argc, char** argv) {
-  cxxopts::Options opts(argv[0], "Co-simulate a GEMM on the verilated MXU tile and check every result element\n"
-                                 "against the bit-exact reference. Exits 0 on PASS, 1 on any mismatch or hang.");
+  const std::vector<std::string> original(argv + 1, argv + argc);
+  cxxopts::Options opts(argv[0],
+                        "Co-simulate a workload on the configured system: RTL tiles checked element by element\n"
+                        "against the bit-exact reference and, when the system compares the model, instruction by\n"
+                        "instruction against the performance model. Without CONFIG a built-in system (one chip,\n"
+                        "one 4x4 RTL tile, ideal memory). Exits 0 on PASS, 1 on any mismatch or hang, 2 on bad input.");
   // clang-format off
-  opts.add_options("array")
-    ("rows", "array rows (K per fold); must be a verilated size", cxxopts::value<std::uint32_t>()->default_value("4"))
-    ("cols", "array columns (N per fold)", cxxopts::value<std::uint32_t>()->default_value("4"))
-    ("clock-mhz", "tile clock frequency in MHz", cxxopts::value<double>()->default_value("1000"))
-    ("dtype", "data type: int8 (int8 x int8 -> int32) or bf16 (bf16 x bf16 -> fp32)",
-     cxxopts::value<std::string>()->default_value("int8"));
+  opts.add_options("system")
+    ("config", "system configuration YAML (configs/*.yaml)", cxxopts::value<std::string>())
+    ("rows", "array rows of every tile (overrides the config); must be a verilated size", cxxopts::value<std::uint32_t>())
+    ("cols", "array columns of every tile (overrides the config)", cxxopts::value<std::uint32_t>())
+    ("clock-mhz", "tile clock frequency in MHz (overrides the config)", cxxopts::value<double>())
+    ("mem-latency-ns", "ideal memory latency in ns (overrides the config)", cxxopts::value<double>())
+    ("backpressure", "probability (0..1) of a random stall on each RTL tile channel per cycle", cxxopts::value<double>())
+    ("model", "run the performance model beside the RTL and correlate timing (overrides the config)")
+    ("no-model", "do not run the performance model");
   opts.add_options("workload")
+    ("workload", "workload kind: gemm", cxxopts::value<std::string>()->default_value("gemm"))
     ("m,gemm-m", "GEMM rows of A and C (--m N)", cxxopts::value<std::uint32_t>()->default_value("16"))
     ("k,gemm-k", "GEMM inner dimension (--k N)", cxxopts::value<std::uint32_t>()->default_value("16"))
     ("n,gemm-n", "GEMM columns of B and C (--n N)", cxxopts::value<std::uint32_t>()->default_value("16"))
-    ("seed", "seed of the operands and of the RTL's random initial state", cxxopts::value<std::uint64_t>()->default_value("1"));
-  opts.add_options("memory")
-    ("mem-latency-ns", "latency of the ideal memory in ns", cxxopts::value<double>()->default_value("100"))
-    ("outstanding", "memory requests the ideal memory holds at once", cxxopts::value<std::uint32_t>()->default_value("64"))
-    ("backpressure", "probability (0..1) of a random stall on each tile channel per cycle",
-     cxxopts::value<double>()->default_value("0"));
+    ("dtype", "int8 (int8 x int8 -> int32) or bf16 (bf16 x bf16 -> fp32)", cxxopts::value<std::string>()->default_value("int8"))
+    ("seed", "seed of the operands, the RTL's initial state and all random stalls", cxxopts::value<std::uint64_t>()->default_value("1"));
   opts.add_options("output")
-    ("json", "write the results (schema-versioned JSON) to FILE", cxxopts::value<std::string>())
-    ("waveform", "dump an FST waveform of the whole run to FILE", cxxopts::value<std::string>())
+    ("json", "write the results (schema-versioned JSON, docs/results.md) to FILE", cxxopts::value<std::string>())
+    ("wave", "dump an FST waveform of the run (RTL tile 0 of chip 0) to FILE", cxxopts::value<std::string>())
+    ("waveform", "same as --wave", cxxopts::value<std::string>())
+    ("wave-window", "cycles before the first mismatch the automatic failure waveform covers",
+     cxxopts::value<std::uint64_t>()->default_value("2000"))
+    ("no-fail-wave", "on failure, do not re-run to dump a waveform around the first mismatch")
     ("inject-fault", "flip bit 0 of result element INDEX before checking (shows the checker failing)",
      cxxopts::value<std::uint64_t>())
     ("max-mismatches", "mismatches to print", cxxopts::value<std::size_t>()->default_value("5"))
+    ("progress", "print a progress line on standard error (default: when it is a terminal)")
     ("h,help", "show this help");
   // clang-format on
+  opts.parse_positional({"config"});
+  opts.positional_help("[CONFIG]");
   cxxopts::ParseResult args;
   try {
     NormalizedArgs normalized(argc, argv, "mkn");
@@ -87,67 +113,81 @@ int run_main(int argc, char** argv) {
     return kExitUsage;
   }
 
-  GemmRunOptions o;
-  o.rows = args["rows"].as<std::uint32_t>();
-  o.cols = args["cols"].as<std::uint32_t>();
-  o.tile_mhz = args["clock-mhz"].as<double>();
-  o.shape.m = args["gemm-m"].as<std::uint32_t>();
-  o.shape.k = args["gemm-k"].as<std::uint32_t>();
-  o.shape.n = args["gemm-n"].as<std::uint32_t>();
-  o.seed = args["seed"].as<std::uint64_t>();
-  const double latency_ns = args["mem-latency-ns"].as<double>();
-  if (!(latency_ns >= 0) || latency_ns > 1e9) {
-    std::cerr << argv[0] << ": --mem-latency-ns must be in [0, 1e9]\n";
-    return kExitUsage;
+  SystemRunOptions o;
+  o.system = args.count("config") ? load_system_config(args["config"].as<std::string>()) : default_system_config();
+  SystemConfig& c = o.system;
+  if (args.count("rows")) c.rows = args["rows"].as<std::uint32_t>();
+  if (args.count("cols")) c.cols = args["cols"].as<std::uint32_t>();
+  if (args.count("clock-mhz")) c.tile_mhz = args["clock-mhz"].as<double>();
+  if (args.count("mem-latency-ns")) {
+    const double ns = args["mem-latency-ns"].as<double>();
+    if (!(ns >= 0) || ns > 1e9) throw std::invalid_argument("--mem-latency-ns must be in [0, 1e9]");
+    c.ideal_latency_ps = static_cast<Time>(ns * 1000.0 + 0.5);
   }
-  o.memory_latency_ps = static_cast<Time>(latency_ns * 1000.0 + 0.5);
-  o.memory_outstanding = args["outstanding"].as<std::uint32_t>();
-  o.backpressure = args["backpressure"].as<double>();
-  if (!(o.backpressure >= 0.0 && o.backpressure < 1.0)) {
-    std::cerr << argv[0] << ": --backpressure must be in [0, 1)\n";
-    return kExitUsage;
-  }
+  if (args.count("backpressure")) c.backpressure = args["backpressure"].as<double>();
+  if (args.count("model")) c.compare_model = true;
+  if (args.count("no-model")) c.compare_model = false;
+  validate(c);
+
+  o.workload.kind = args["workload"].as<std::string>();
+  o.workload.shape.m = args["gemm-m"].as<std::uint32_t>();
+  o.workload.shape.k = args["gemm-k"].as<std::uint32_t>();
+  o.workload.shape.n = args["gemm-n"].as<std::uint32_t>();
   const std::string dtype = args["dtype"].as<std::string>();
-  if (dtype == "int8") {
-    o.shape.dtype = DType::kInt8;
-  } else if (dtype == "bf16") {
-    o.shape.dtype = DType::kBf16;
-  } else {
-    std::cerr << argv[0] << ": --dtype must be int8 or bf16, not '" << dtype << "'\n";
-    return kExitUsage;
-  }
-  if (args.count("waveform")) o.waveform = args["waveform"].as<std::string>();
+  if (dtype != "int8" && dtype != "bf16") throw std::invalid_argument("--dtype must be int8 or bf16, not '" + dtype + "'");
+  o.workload.shape.dtype = dtype == "bf16" ? DType::kBf16 : DType::kInt8;
+  o.seed = args["seed"].as<std::uint64_t>();
+  std::string wave = args.count("wave") ? args["wave"].as<std::string>()
+                                        : args.count("waveform") ? args["waveform"].as<std::string>() : "";
+  o.waveform = wave;
   if (args.count("inject-fault")) o.inject_fault = args["inject-fault"].as<std::uint64_t>();
+  if (args.count("progress") || isatty(STDERR_FILENO)) {
+    o.on_progress = [](double ns, std::size_t done, std::size_t total) {
+      std::cerr << "\r  ... " << std::fixed << std::setprecision(1) << ns / 1000.0 << " us simulated, " << done << "/"
+                << total << " instructions " << std::flush;
+    };
+  }
 
-  std::cout << "mxcosim run: " << o.rows << "x" << o.cols << " " << to_string(o.shape.dtype) << " array at "
-            << o.tile_mhz << " MHz, GEMM "
-            << o.shape.m << "x" << o.shape.k << "x" << o.shape.n << ", seed " << o.seed << std::endl;
-  const GemmRunResult r = run_gemm_cosim(o);
+  std::cout << "mxcosim run: " << c.chips << " chip" << (c.chips == 1 ? "" : "s") << " x " << c.tiles_per_chip
+            << " tile" << (c.tiles_per_chip == 1 ? "" : "s") << " of " << c.rows << "x" << c.cols << " at "
+            << c.tile_mhz << " MHz, " << c.memory << " memory, " << o.workload.kind << " " << o.workload.shape.m << "x"
+            << o.workload.shape.k << "x" << o.workload.shape.n << " " << dtype << ", seed " << o.seed
+            << (c.compare_model ? ", model compared" : "") << std::endl;
+  const SystemRunResult r = run_system(o);
+  if (o.on_progress) std::cerr << "\r" << std::string(60, ' ') << "\r";
+  print_summary(o, r, args["max-mismatches"].as<std::size_t>());
+  if (!wave.empty()) std::cout << "  waveform: " << wave << "\n";
 
-  std::cout << (r.passed ? "PASS" : "FAIL") << "  cycles " << r.cycles << "  instructions " << r.instructions
-            << "  checked " << r.elements_checked << " elements, " << r.mismatch_count << " mismatch"
-            << (r.mismatch_count == 1 ? "" : "es") << "  sim " << std::fixed << std::setprecision(3)
-            << r.sim_time_ps / 1e6 << " us  wall " << std::setprecision(2) << r.wall_seconds << " s\n";
-  if (!r.error.empty()) std::cout << "  error: " << r.error << "\n";
-  const std::size_t show = std::min(args["max-mismatches"].as<std::size_t>(), r.mismatches.size());
-  for (std::size_t i = 0; i < show; ++i)
-    std::cout << (i == 0 ? "  first mismatch: " : "  mismatch: ") << to_string(r.mismatches[i]) << "\n";
-  if (r.mismatch_count > show) std::cout << "  ... " << r.mismatch_count - show << " more\n";
-  if (!o.waveform.empty()) std::cout << "  waveform: " << o.waveform << "\n";
-  if (!r.perf.empty()) {
-    std::cout << "  counters:";
-    for (const auto& [name, value] : r.perf) std::cout << " " << name << "=" << value;
-    std::cout << "\n";
+  // On failure, a deterministic re-run dumps the cycles before the first mismatch.
+  const bool has_rtl = std::find(c.tile_kinds.begin(), c.tile_kinds.end(), TileKind::kRtl) != c.tile_kinds.end();
+  if (!r.passed && wave.empty() && has_rtl && !args.count("no-fail-wave")) {
+    const std::uint64_t period = static_cast<std::uint64_t>(1e6 / c.tile_mhz + 0.5);
+    const Time at = r.mismatches.empty() ? r.sim_time_ps : r.mismatches.front().time;
+    const std::uint64_t fail_cycle = period ? at / period : 0;
+    const std::uint64_t window = args["wave-window"].as<std::uint64_t>();
+    SystemRunOptions again = o;
+    again.on_progress = nullptr;
+    // Beside the results file when there is one, else in the working directory.
+    const std::filesystem::path dir =
+        args.count("json") ? std::filesystem::path(args["json"].as<std::string>()).parent_path() : "";
+    again.waveform = (dir / ("mxcosim-fail-seed" + std::to_string(o.seed) + ".fst")).string();
+    again.waveform_from_cycle = fail_cycle > window ? fail_cycle - window : 0;
+    again.waveform_to_cycle = fail_cycle + 16;
+    run_system(again);
+    std::cout << "  failure waveform (cycles " << again.waveform_from_cycle << ".." << again.waveform_to_cycle
+              << "): " << again.waveform << "\n";
+    std::ostringstream cmd;
+    cmd << "mxcosim run";
+    for (const auto& a : original) cmd << " " << shell_quote(a);
+    cmd << " --wave " << again.waveform;
+    std::cout << "  reproduce: " << cmd.str() << "\n";
   }
 
   if (args.count("json")) {
     const std::string path = args["json"].as<std::string>();
     std::ofstream out(path);
-    out << to_json(o, r).dump(2) << "\n";
-    if (!out) {
-      std::cerr << argv[0] << ": cannot write '" << path << "'\n";
-      return kExitUsage;
-    }
+    out << results_json(o, r).dump(2) << "\n";
+    if (!out) throw std::invalid_argument("cannot write '" + path + "'");
   }
   return r.passed ? kExitPass : kExitFail;
 }

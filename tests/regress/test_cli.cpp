@@ -99,7 +99,7 @@ TEST_CASE("a suite with an injected fault fails exactly that test, with the mism
   REQUIRE(tc != std::string::npos);
   const std::string flipped = junit.substr(tc, junit.find("</testcase>", tc) - tc);
   // The first mismatch: the checker, the element, then both values.
-  const auto failure = flipped.find("<failure message=\"data scoreboard C[0][5] ");
+  const auto failure = flipped.find("<failure message=\"data scoreboard chip0.C[0][5] ");
   CHECK(failure != std::string::npos);
   CHECK(flipped.find(" value: expected ", failure) != std::string::npos);
   CHECK(flipped.find("type=\"mismatch\"", failure) != std::string::npos);

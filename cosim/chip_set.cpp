@@ -1,0 +1,171 @@
+#include "cosim/chip_set.h"
+
+#include <sstream>
+#include <stdexcept>
+
+#include "cosim/tile_factory.h"
+#include "models/core/ideal_memory.h"
+#include "models/hbm/config_loader.h"
+#include "models/hbm/hbm_model.h"
+#include "models/ici/fabric_factory.h"
+#include "models/ici/ici_config_loader.h"
+
+namespace mxc {
+
+namespace {
+
+// IciPacket::addr carries the row's routing fields: destination row in bits
+// 15:0, to_acc in 16, bf16 in 17, destination tile in 23:18.
+std::uint64_t pack_row_addr(const IciRow& r, std::uint32_t tile) {
+  return std::uint64_t{r.row} | std::uint64_t{r.to_acc} << 16 | std::uint64_t{r.bf16} << 17 | std::uint64_t{tile} << 18;
+}
+
+}  // namespace
+
+ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const ChipSetOptions& opts)
+    : m_cfg(cfg), m_geo(geometry), m_opts(opts) {
+  validate(cfg);
+  m_chips.resize(cfg.chips);
+  hbm::MemoryConfig hbm_cfg;
+  if (cfg.memory == "hbm") hbm_cfg = hbm::load_memory_config(cfg.hbm_config);
+  for (std::uint32_t c = 0; c < cfg.chips; ++c) {
+    Chip& chip = m_chips[c];
+    const std::string chip_name = opts.prefix + ".chip" + std::to_string(c);
+    if (cfg.memory == "hbm")
+      chip.memory = std::make_unique<hbm::HbmModel>(chip_name + ".hbm", hbm_cfg);
+    else
+      chip.memory = std::make_unique<IdealMemory>(chip_name + ".mem", cfg.ideal_latency_ps, cfg.ideal_outstanding);
+    std::vector<std::uint32_t> sources;
+    for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) sources.push_back(t);
+    chip.ports = std::make_unique<SharedMemory>(*chip.memory, sources);
+    for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) {
+      TileSpec spec;
+      spec.name = chip_name + ".tile" + std::to_string(t);
+      spec.kind = kind(t);
+      spec.geometry = geometry;
+      spec.clock_mhz = cfg.tile_mhz;
+      spec.chip = c;
+      spec.source_id = t;
+      spec.seed = opts.seed * 1000003 + c * 64 + t;
+      spec.backpressure = cfg.backpressure;
+      if (c == 0 && t == 0 && spec.kind == TileKind::kRtl) {
+        spec.waveform = opts.waveform;
+        spec.waveform_from_cycle = opts.waveform_from_cycle;
+        spec.waveform_to_cycle = opts.waveform_to_cycle;
+      }
+      chip.tiles.push_back(make_tile(spec, chip.ports->port(t)));
+    }
+  }
+  if (cfg.chips > 1) {
+    const ici::IciConfig ici = ici::load_ici_config(cfg.ici_config);
+    m_fabric = ici::make_fabric(ici);
+    if (m_fabric->num_chips() < cfg.chips)
+      throw std::invalid_argument(cfg.file + ": field 'system.chips': " + std::to_string(cfg.chips) +
+                                  " chips do not fit the fabric of " + std::to_string(m_fabric->num_chips()) + " in " +
+                                  cfg.ici_config);
+    m_fabric->set_delivery([this](const IciPacket& p) {
+      IciRow r;
+      r.src = p.src;
+      r.dst = p.dst;
+      r.row = static_cast<std::uint16_t>(p.addr & 0xffff);
+      r.to_acc = (p.addr >> 16) & 1;
+      r.bf16 = (p.addr >> 17) & 1;
+      r.bytes = static_cast<std::uint16_t>(p.bytes);
+      r.last = p.last;
+      r.data = p.payload;
+      const std::uint32_t tile = static_cast<std::uint32_t>((p.addr >> 18) & 0x3f);
+      m_ici_bytes += p.bytes;
+      m_chips.at(p.dst).tiles.at(tile)->push_inbound(std::move(r));
+    });
+  }
+}
+
+ChipSet::~ChipSet() = default;
+
+void ChipSet::add_to(Kernel& kernel) {
+  for (auto& chip : m_chips)
+    for (auto& t : chip.tiles) kernel.add(*t);
+  for (auto& chip : m_chips) kernel.add(*chip.memory);
+  if (m_fabric) kernel.add(*m_fabric);
+}
+
+void ChipSet::load_image(std::uint32_t chip, const SparseMemory& image) {
+  MemoryTarget& mem = *m_chips.at(chip).memory;
+  image.for_each_page([&](std::uint64_t addr, std::span<const std::uint8_t> bytes) { mem.backdoor_write(addr, bytes); });
+}
+
+void ChipSet::load_program(std::uint32_t chip, std::uint32_t tile, Program program) {
+  m_chips.at(chip).tiles.at(tile)->load_program(std::move(program));
+}
+
+void ChipSet::pump(Time now) {
+  for (std::uint32_t c = 0; c < m_chips.size(); ++c) {
+    Chip& chip = m_chips[c];
+    for (std::uint32_t t = 0; t < chip.tiles.size(); ++t) {
+      auto& out = chip.tiles[t]->outbound();
+      while (!out.empty()) {
+        IciRow r = std::move(out.front());
+        out.pop_front();
+        if (r.dst >= m_chips.size())
+          throw std::runtime_error(chip.tiles[t]->name() + ": ICI row for chip " + std::to_string(r.dst) +
+                                   ", but the system has " + std::to_string(m_chips.size()) + " chips");
+        if (r.dst == c || !m_fabric) {
+          // A chip's rows for itself never leave it.
+          m_ici_bytes += r.bytes;
+          m_chips[r.dst].tiles[t]->push_inbound(std::move(r));
+          continue;
+        }
+        IciPacket p;
+        p.id = m_next_packet++;
+        p.src = c;
+        p.dst = r.dst;
+        p.bytes = r.bytes;
+        p.addr = pack_row_addr(r, t);
+        p.last = r.last;
+        p.payload = std::move(r.data);
+        chip.pending.push_back(std::move(p));
+      }
+    }
+    while (!chip.pending.empty() && m_fabric->can_inject(chip.pending.front()) &&
+           m_fabric->inject(chip.pending.front(), now))
+      chip.pending.pop_front();
+  }
+}
+
+bool ChipSet::finished() const {
+  for (const auto& chip : m_chips) {
+    if (!chip.pending.empty()) return false;
+    for (const auto& t : chip.tiles)
+      if (!t->finished()) return false;
+  }
+  return !m_fabric || m_fabric->next_event_time() == kNever;
+}
+
+std::size_t ChipSet::completed_instructions() const {
+  std::size_t n = 0;
+  for (const auto& chip : m_chips)
+    for (const auto& t : chip.tiles) n += t->completed_instructions();
+  return n;
+}
+
+std::uint64_t ChipSet::max_tile_cycles() const {
+  std::uint64_t n = 0;
+  for (const auto& chip : m_chips)
+    for (const auto& t : chip.tiles) n = std::max(n, t->cycles());
+  return n;
+}
+
+void ChipSet::finish(Time now) {
+  for (auto& chip : m_chips)
+    if (auto* h = dynamic_cast<hbm::HbmModel*>(chip.memory.get())) h->finish(now);
+}
+
+std::string ChipSet::state() const {
+  std::ostringstream s;
+  for (const auto& chip : m_chips)
+    for (const auto& t : chip.tiles)
+      if (!t->finished()) s << (s.tellp() > 0 ? "; " : "") << t->state();
+  return s.str();
+}
+
+}  // namespace mxc

@@ -1,0 +1,84 @@
+#pragma once
+// ChipSet: one instance of the configured system (cosim/system_config.h):
+// per chip a memory (ideal or HBM) shared by its tiles, the tiles (RTL or
+// performance model), and one fabric joining the chips. Tile t of one chip
+// talks over the ICI to tile t of another. A co-simulation builds two: the
+// design under test, and an all-model shadow for timing correlation.
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cosim/kernel.h"
+#include "cosim/system_config.h"
+#include "models/core/fabric.h"
+#include "models/core/memory_target.h"
+#include "models/core/shared_memory.h"
+#include "models/core/sparse_memory.h"
+#include "models/mxu/tile.h"
+#include "models/mxu/tile_geometry.h"
+
+namespace mxc {
+
+struct ChipSetOptions {
+  std::string prefix = "dut";          ///< Component name prefix.
+  bool all_model = false;              ///< Every tile is the performance model (the shadow).
+  std::uint64_t seed = 1;
+  std::string waveform;                ///< FST of RTL tile 0 of chip 0; empty = none.
+  std::uint64_t waveform_from_cycle = 0;
+  std::uint64_t waveform_to_cycle = ~0ull;
+};
+
+class ChipSet {
+ public:
+  ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const ChipSetOptions& opts);
+  ~ChipSet();
+
+  /// Registers every component with the kernel (tiles first, then memories, then the fabric).
+  void add_to(Kernel& kernel);
+  /// Loads chip c's initial memory image.
+  void load_image(std::uint32_t chip, const SparseMemory& image);
+  void load_program(std::uint32_t chip, std::uint32_t tile, Program program);
+
+  /// Moves ICI rows between tiles and the fabric; call after every kernel step.
+  void pump(Time now);
+  bool finished() const;
+  /// Instructions completed over all tiles (watchdog progress).
+  std::size_t completed_instructions() const;
+  /// The longest a tile has run, in tile cycles.
+  std::uint64_t max_tile_cycles() const;
+  /// Ends the run (HBM refresh bookkeeping and end-of-run timing checks).
+  void finish(Time now);
+
+  std::uint32_t chips() const { return m_cfg.chips; }
+  std::uint32_t tiles_per_chip() const { return m_cfg.tiles_per_chip; }
+  Tile& tile(std::uint32_t chip, std::uint32_t t) { return *m_chips.at(chip).tiles.at(t); }
+  const Tile& tile(std::uint32_t chip, std::uint32_t t) const { return *m_chips.at(chip).tiles.at(t); }
+  TileKind kind(std::uint32_t t) const { return m_opts.all_model ? TileKind::kModel : m_cfg.tile_kinds.at(t); }
+  MemoryTarget& memory(std::uint32_t chip) { return *m_chips.at(chip).memory; }
+  /// Bytes read and written at chip c's memory, and ICI payload bytes delivered.
+  std::uint64_t bytes_read(std::uint32_t chip) const { return m_chips.at(chip).ports->bytes_read(); }
+  std::uint64_t bytes_written(std::uint32_t chip) const { return m_chips.at(chip).ports->bytes_written(); }
+  std::uint64_t ici_bytes() const { return m_ici_bytes; }
+  /// A one-line state of every unfinished tile, for hang reports.
+  std::string state() const;
+
+ private:
+  struct Chip {
+    std::unique_ptr<MemoryTarget> memory;
+    std::unique_ptr<SharedMemory> ports;
+    std::vector<std::unique_ptr<Tile>> tiles;
+    std::deque<IciPacket> pending;     // rows waiting for the fabric to accept them
+  };
+
+  SystemConfig m_cfg;
+  TileGeometry m_geo;
+  ChipSetOptions m_opts;
+  std::vector<Chip> m_chips;
+  std::unique_ptr<Fabric> m_fabric;
+  std::uint64_t m_next_packet = 0;
+  std::uint64_t m_ici_bytes = 0;
+};
+
+}  // namespace mxc

@@ -1,0 +1,63 @@
+#include "cosim/results_json.h"
+
+namespace mxc {
+
+nlohmann::ordered_json results_json(const SystemRunOptions& o, const SystemRunResult& r) {
+  using json = nlohmann::ordered_json;
+  const SystemConfig& c = o.system;
+  json j;
+  j["schema_version"] = kResultsSchemaVersion;
+  j["status"] = r.passed ? "pass" : "fail";
+  j["error"] = r.error;
+  j["seed"] = o.seed;
+  j["rtl_cycles"] = r.rtl_cycles;
+  j["model_cycles"] = r.model_cycles ? json(*r.model_cycles) : json(nullptr);
+  j["cycles"] = {{"rtl", r.rtl_cycles}, {"model", r.model_cycles ? json(*r.model_cycles) : json(nullptr)}};
+  if (r.model_cycles && *r.model_cycles)
+    j["cycle_error_percent"] =
+        100.0 * (static_cast<double>(r.rtl_cycles) - static_cast<double>(*r.model_cycles)) / static_cast<double>(*r.model_cycles);
+  j["config"] = {{"file", c.file},
+                 {"chips", c.chips},
+                 {"tiles_per_chip", c.tiles_per_chip},
+                 {"rows", c.rows},
+                 {"cols", c.cols},
+                 {"tile_mhz", c.tile_mhz},
+                 {"memory", c.memory},
+                 {"hbm_config", c.hbm_config},
+                 {"ici_config", c.ici_config},
+                 {"compare_model", c.compare_model},
+                 {"backpressure", c.backpressure}};
+  j["workload"] = {{"kind", o.workload.kind},
+                   {"description", r.workload},
+                   {"m", o.workload.shape.m},
+                   {"k", o.workload.shape.k},
+                   {"n", o.workload.shape.n},
+                   {"dtype", std::string(to_string(o.workload.shape.dtype))}};
+  j["instructions"] = r.instructions;
+  j["sim_time_ns"] = static_cast<double>(r.sim_time_ps) / 1000.0;
+  j["elements_checked"] = r.elements_checked;
+  j["mismatch_count"] = r.mismatch_count;
+  auto& list = j["mismatches"] = json::array();
+  for (const auto& m : r.mismatches)
+    list.push_back({{"time_ps", m.time}, {"where", m.where}, {"id", m.id}, {"field", m.field},
+                    {"expected", m.expected}, {"actual", m.actual}});
+  j["hbm_read_bytes"] = r.hbm_read_bytes;
+  j["hbm_write_bytes"] = r.hbm_write_bytes;
+  j["ici_bytes"] = r.ici_bytes;
+  j["utilization"] = r.utilization;
+  j["bandwidth_gbps"] = r.bandwidth_gbps;
+  auto& tiles = j["tiles"] = json::array();
+  for (const auto& t : r.tiles) {
+    json perf = json::object();
+    for (const auto& [name, v] : t.perf) perf[name] = v;
+    tiles.push_back({{"name", t.name},
+                     {"kind", t.kind == TileKind::kRtl ? "rtl" : "model"},
+                     {"cycles", t.cycles},
+                     {"model_cycles", t.model_cycles},
+                     {"instructions", t.instructions},
+                     {"perf_counters", perf}});
+  }
+  return j;
+}
+
+}  // namespace mxc

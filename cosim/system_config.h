@@ -1,0 +1,49 @@
+#pragma once
+// The system a co-simulation builds: C chips of T tiles each, every chip with
+// its own memory, all chips on one fabric; each tile verilated RTL or the
+// performance model. Loaded from YAML (configs/*.yaml, docs/configs.md).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/core/time.h"
+
+namespace mxc {
+
+enum class TileKind { kRtl, kModel };
+
+struct SystemConfig {
+  std::string file = "<built-in>";     ///< Where it came from, for messages.
+  std::uint32_t chips = 1;
+  std::uint32_t tiles_per_chip = 1;
+  std::uint32_t rows = 4, cols = 4;     ///< Array size of every tile.
+  double tile_mhz = 1000.0;
+  /// Kind of tile t of every chip (size tiles_per_chip).
+  std::vector<TileKind> tile_kinds{TileKind::kRtl};
+
+  std::string memory = "ideal";         ///< "ideal" or "hbm".
+  Time ideal_latency_ps = 100'000;
+  std::uint32_t ideal_outstanding = 64;
+  std::string hbm_config;               ///< HBM preset YAML (memory: hbm), resolved path.
+  std::string ici_config;               ///< Fabric YAML (chips > 1), resolved path.
+
+  /// Run the performance model beside the DUT and correlate timing.
+  bool compare_model = false;
+  std::uint64_t tolerance_cycles = 0;   ///< Timing tolerance: max(cycles, percent of expected).
+  double tolerance_percent = 0.0;
+  double backpressure = 0.0;            ///< Random stall probability on every RTL tile channel.
+  std::uint64_t watchdog_cycles = 200'000;
+};
+
+/// The built-in default: one chip, one 4x4 RTL tile, ideal memory.
+SystemConfig default_system_config();
+
+/// Throws std::invalid_argument "FILE:LINE: field 'system.x': reason".
+SystemConfig load_system_config(const std::string& path);
+SystemConfig parse_system_config(const std::string& text, const std::string& origin,
+                                 const std::string& base_dir = ".");
+
+/// Checks ranges and combinations; messages name the field.
+void validate(const SystemConfig& cfg);
+
+}  // namespace mxc

@@ -1,0 +1,198 @@
+#include "cosim/system_run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+
+#include "bridge/data_scoreboard.h"
+#include "bridge/rtl_tile.h"
+#include "cosim/chip_set.h"
+#include "cosim/kernel.h"
+#include "models/mxu/functional_tile.h"
+
+namespace mxc {
+
+namespace {
+
+std::uint64_t counter(const std::vector<std::pair<std::string, std::uint64_t>>& perf, const std::string& name) {
+  for (const auto& [n, v] : perf)
+    if (n == name) return v;
+  return 0;
+}
+
+/// The memory image the functional reference leaves on each chip.
+std::vector<SparseMemory> reference_images(const Workload& w, const TileGeometry& geo) {
+  std::vector<SparseMemory> out;
+  for (std::size_t c = 0; c < w.images.size(); ++c) {
+    SparseMemory mem = w.images[c].clone();
+    for (const Program& p : w.programs[c]) FunctionalTile(geo, mem, static_cast<std::uint32_t>(c)).run(p);
+    out.push_back(std::move(mem));
+  }
+  return out;
+}
+
+}  // namespace
+
+SystemRunResult run_system(const SystemRunOptions& opts) {
+  validate(opts.system);
+  const TileGeometry geo = rtl_tile_geometry(opts.system.rows, opts.system.cols);
+  return run_system(opts, build_workload(opts.workload, opts.system, geo, opts.seed));
+}
+
+SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const SystemConfig& cfg = opts.system;
+  validate(cfg);
+  const TileGeometry geo = rtl_tile_geometry(cfg.rows, cfg.cols);
+  if (work.images.size() != cfg.chips || work.programs.size() != cfg.chips || work.regions.size() != cfg.chips)
+    throw std::invalid_argument("workload '" + work.description + "' is for " + std::to_string(work.images.size()) +
+                                " chips, the system has " + std::to_string(cfg.chips));
+  for (const auto& progs : work.programs)
+    if (progs.size() != cfg.tiles_per_chip)
+      throw std::invalid_argument("workload '" + work.description + "' has " + std::to_string(progs.size()) +
+                                  " programs per chip, the system " + std::to_string(cfg.tiles_per_chip) + " tiles");
+  const std::vector<SparseMemory> expected = reference_images(work, geo);
+
+  SystemRunResult result;
+  result.workload = work.description;
+
+  ChipSetOptions dut_opts;
+  dut_opts.prefix = "dut";
+  dut_opts.seed = opts.seed;
+  dut_opts.waveform = opts.waveform;
+  dut_opts.waveform_from_cycle = opts.waveform_from_cycle;
+  dut_opts.waveform_to_cycle = opts.waveform_to_cycle;
+  ChipSet dut(cfg, geo, dut_opts);
+  std::unique_ptr<ChipSet> shadow;
+  if (cfg.compare_model) {
+    ChipSetOptions s = dut_opts;
+    s.prefix = "model";
+    s.all_model = true;
+    s.waveform.clear();
+    shadow = std::make_unique<ChipSet>(cfg, geo, s);
+  }
+
+  std::size_t total_instructions = 0;
+  for (std::uint32_t c = 0; c < cfg.chips; ++c) {
+    dut.load_image(c, work.images[c]);
+    if (shadow) shadow->load_image(c, work.images[c]);
+    for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) {
+      total_instructions += work.programs[c][t].size();
+      dut.load_program(c, t, work.programs[c][t]);
+      if (shadow) shadow->load_program(c, t, work.programs[c][t]);
+    }
+  }
+  result.instructions = total_instructions;
+
+  Kernel kernel;
+  dut.add_to(kernel);
+  if (shadow) shadow->add_to(kernel);
+
+  // Watchdog: no instruction completing anywhere for watchdog_cycles tile
+  // cycles is a hang; the report says what every unfinished tile was doing.
+  std::size_t completed = 0;
+  std::uint64_t last_progress = 0;
+  bool hung = false;
+  auto next_report = wall_start + std::chrono::seconds(1);
+  std::uint64_t steps = 0;
+  kernel.run([&] {
+    dut.pump(kernel.now());
+    if (shadow) shadow->pump(kernel.now());
+    if (dut.finished() && (!shadow || shadow->finished())) return true;
+    const std::size_t now_completed = dut.completed_instructions() + (shadow ? shadow->completed_instructions() : 0);
+    const std::uint64_t cycles = std::max(dut.max_tile_cycles(), shadow ? shadow->max_tile_cycles() : 0);
+    if (now_completed != completed) {
+      completed = now_completed;
+      last_progress = cycles;
+    } else if (cycles - last_progress > cfg.watchdog_cycles) {
+      hung = true;
+      return true;
+    }
+    if (opts.on_progress && (++steps & 0xfff) == 0 && std::chrono::steady_clock::now() >= next_report) {
+      next_report += std::chrono::seconds(1);
+      opts.on_progress(kernel.now() / 1000.0, dut.completed_instructions(), total_instructions);
+    }
+    return false;
+  });
+  dut.finish(kernel.now());
+  if (shadow) shadow->finish(kernel.now());
+  result.sim_time_ps = kernel.now();
+
+  // Per-tile reports and totals.
+  std::uint64_t active = 0, tile_cycles = 0;
+  for (std::uint32_t c = 0; c < cfg.chips; ++c) {
+    result.hbm_read_bytes += dut.bytes_read(c);
+    result.hbm_write_bytes += dut.bytes_written(c);
+    for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) {
+      const Tile& tile = dut.tile(c, t);
+      TileReport r;
+      r.name = tile.name();
+      r.kind = dut.kind(t);
+      r.cycles = tile.cycles();
+      r.instructions = work.programs[c][t].size();
+      r.perf = tile.perf_counters();
+      if (shadow) r.model_cycles = shadow->tile(c, t).cycles();
+      result.rtl_cycles = std::max(result.rtl_cycles, r.cycles);
+      if (shadow) result.model_cycles = std::max(result.model_cycles.value_or(0), r.model_cycles);
+      active += counter(r.perf, "array_active");
+      tile_cycles += r.cycles;
+      result.tiles.push_back(std::move(r));
+    }
+  }
+  result.ici_bytes = dut.ici_bytes();
+  result.utilization = tile_cycles ? static_cast<double>(active) / static_cast<double>(tile_cycles) : 0.0;
+  result.bandwidth_gbps = result.sim_time_ps
+                              ? static_cast<double>(result.hbm_read_bytes + result.hbm_write_bytes) /
+                                    (static_cast<double>(result.sim_time_ps) / 1000.0)
+                              : 0.0;
+
+  if (hung || !dut.finished() || (shadow && !shadow->finished())) {
+    std::string state = dut.state();
+    if (shadow && !shadow->finished()) state += (state.empty() ? "" : "; ") + shadow->state();
+    result.error = "no progress for " + std::to_string(cfg.watchdog_cycles) + " cycles: " + state;
+  } else {
+    for (std::uint32_t c = 0; c < cfg.chips && result.error.empty(); ++c)
+      for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t)
+        if (dut.kind(t) == TileKind::kRtl) {
+          if (const auto* rtl = dynamic_cast<const RtlTile*>(&dut.tile(c, t)); rtl && rtl->hardware_error()) {
+            result.error = rtl->name() + " raised its error output";
+            break;
+          }
+        }
+  }
+
+  if (result.error.empty()) {
+    DataScoreboard scoreboard;
+    for (std::uint32_t c = 0; c < cfg.chips; ++c) {
+      SparseMemory actual;
+      for (const ResultRegion& r : work.regions[c]) {
+        std::vector<std::uint8_t> bytes(r.layout.bytes());
+        dut.memory(c).backdoor_read(r.layout.base, bytes);
+        actual.write(r.layout.base, bytes);
+      }
+      if (opts.inject_fault && c == 0 && !work.regions[c].empty()) {
+        const MatrixLayout& l = work.regions[c].front().layout;
+        const std::uint64_t idx = *opts.inject_fault % (std::uint64_t{l.rows} * l.cols);
+        const std::uint64_t addr =
+            l.addr(static_cast<std::uint32_t>(idx / l.cols), static_cast<std::uint32_t>(idx % l.cols));
+        const std::uint8_t b = actual.read(addr, 1)[0] ^ 1;
+        actual.write(addr, std::span<const std::uint8_t>(&b, 1));
+      }
+      for (const ResultRegion& r : work.regions[c])
+        scoreboard.check_matrix(r.name, read_region(r, actual), read_region(r, expected[c]), r.layout.rows,
+                                r.layout.cols, r.dtype, r.layout.elem_bytes,
+                                [&](std::uint32_t i, std::uint32_t j) { return r.layout.addr(i, j); }, kernel.now());
+    }
+    result.elements_checked = scoreboard.elements_checked();
+    result.mismatch_count += scoreboard.mismatch_count();
+    result.mismatches.insert(result.mismatches.end(), scoreboard.mismatches().begin(), scoreboard.mismatches().end());
+  }
+  std::stable_sort(result.mismatches.begin(), result.mismatches.end(),
+                   [](const Mismatch& a, const Mismatch& b) { return a.time < b.time; });
+  result.passed = result.error.empty() && result.mismatch_count == 0;
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return result;
+}
+
+}  // namespace mxc

@@ -1,0 +1,65 @@
+#pragma once
+// One co-simulation of a system: the design under test (RTL and/or model
+// tiles as configured) and, when the config asks, an all-model shadow of the
+// same system running the same programs on identical memories and fabric;
+// then every checker's verdict: data against the functional reference,
+// timing against the shadow, and the run's own failures (hang, hardware
+// error).
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bridge/checker.h"
+#include "cosim/system_config.h"
+#include "cosim/workload.h"
+
+namespace mxc {
+
+struct SystemRunOptions {
+  SystemConfig system = default_system_config();
+  WorkloadSpec workload;
+  std::uint64_t seed = 1;
+  std::string waveform;                  ///< FST of RTL tile 0 of chip 0.
+  std::uint64_t waveform_from_cycle = 0;
+  std::uint64_t waveform_to_cycle = ~0ull;
+  std::optional<std::uint64_t> inject_fault;  ///< Flip bit 0 of this result element before checking.
+  /// Called about once a second of wall time with (simulated ns, instructions completed, total).
+  std::function<void(double, std::size_t, std::size_t)> on_progress;
+};
+
+struct TileReport {
+  std::string name;
+  TileKind kind = TileKind::kRtl;
+  std::uint64_t cycles = 0;
+  std::uint64_t model_cycles = 0;        ///< Its shadow's cycles (0 without a shadow).
+  std::size_t instructions = 0;
+  std::vector<std::pair<std::string, std::uint64_t>> perf;
+};
+
+struct SystemRunResult {
+  bool passed = false;
+  std::string error;                      ///< The run itself failed (hang, hardware error).
+  std::string workload;
+  std::uint64_t rtl_cycles = 0;           ///< Longest DUT tile, in tile cycles.
+  std::optional<std::uint64_t> model_cycles;  ///< Longest shadow tile.
+  std::uint64_t instructions = 0;
+  Time sim_time_ps = 0;
+  double wall_seconds = 0;
+  std::uint64_t elements_checked = 0;
+  std::uint64_t mismatch_count = 0;
+  std::vector<Mismatch> mismatches;       ///< Every checker's, earliest first.
+  std::uint64_t hbm_read_bytes = 0, hbm_write_bytes = 0, ici_bytes = 0;
+  double utilization = 0;                 ///< Array-active cycles / (cycles x tiles).
+  double bandwidth_gbps = 0;              ///< Memory bytes / simulated time.
+  std::vector<TileReport> tiles;
+};
+
+/// Runs opts.workload (built by build_workload).
+SystemRunResult run_system(const SystemRunOptions& opts);
+/// Runs a given workload (images, programs and result regions per chip).
+SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work);
+
+}  // namespace mxc

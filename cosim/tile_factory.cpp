@@ -1,0 +1,31 @@
+#include "cosim/tile_factory.h"
+
+#include <stdexcept>
+
+#include "bridge/rtl_tile.h"
+
+namespace mxc {
+
+std::unique_ptr<Tile> make_tile(const TileSpec& spec, MemoryTarget& mem) {
+  if (spec.kind == TileKind::kRtl) {
+    RtlTileConfig c;
+    c.name = spec.name;
+    c.rows = spec.geometry.rows;
+    c.cols = spec.geometry.cols;
+    c.chip = spec.chip;
+    c.clock_mhz = spec.clock_mhz;
+    c.seed = spec.seed;
+    c.source_id = spec.source_id;
+    c.waveform = spec.waveform;
+    c.waveform_from_cycle = spec.waveform_from_cycle;
+    c.waveform_to_cycle = spec.waveform_to_cycle;
+    c.cmd_gap = spec.backpressure;
+    c.ici_out_stall = spec.backpressure;
+    const double p = spec.backpressure;
+    c.axi_backpressure = {p, p, p, p, p};
+    return make_rtl_tile(c, mem);
+  }
+  throw std::invalid_argument(spec.name + ": the performance model tile is not available in this build");
+}
+
+}  // namespace mxc
