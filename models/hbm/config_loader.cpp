@@ -248,7 +248,10 @@ void validate(const MemoryConfig& cfg) {
   if (cfg.stack_interleave_bytes == 0 || cfg.stack_interleave_bytes % o.burst_bytes() != 0)
     throw std::invalid_argument("memory.stack_interleave_bytes must be a positive multiple of the burst size (" +
                                 std::to_string(o.burst_bytes()) + " bytes)");
+  if (o.banks() > 65535 || o.bursts_per_row() > 65535)
+    throw std::invalid_argument("device.organisation: at most 65535 banks per pseudo-channel and bursts per row");
   const ControllerConfig& c = cfg.controller;
+  if (c.starvation_cap > 65535) throw std::invalid_argument("controller.starvation_cap must be <= 65535");
   if (c.read_queue == 0 || c.write_queue == 0) throw std::invalid_argument("controller queues must hold >= 1 burst");
   if (c.write_low_watermark >= c.write_high_watermark || c.write_high_watermark > c.write_queue)
     throw std::invalid_argument("controller watermarks need low < high <= write_queue");

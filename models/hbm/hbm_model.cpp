@@ -118,9 +118,9 @@ bool HbmModel::send(const MemRequest& req, Time now) {
     if (!pc.busy()) pc.advance_to(floor);
     QueueEntry e;
     e.slot = slot;
-    e.bank = t.addr.bank_group * m_cfg.device.org.banks_per_group + t.addr.bank;
+    e.bank = static_cast<std::uint16_t>(t.addr.bank_group * m_cfg.device.org.banks_per_group + t.addr.bank);
     e.row = t.addr.row;
-    e.col = t.addr.col;
+    e.col = static_cast<std::uint16_t>(t.addr.col);
     e.write = req.write;
     pc.enqueue(e, cycle);
     m_pc_next[t.pc] = pc.next_cycle();

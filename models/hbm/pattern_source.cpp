@@ -14,6 +14,8 @@ PatternSource::PatternSource(PatternOptions opt) : m_opt(std::move(opt)), m_rng(
   if (!(m_opt.write_ratio >= 0.0 && m_opt.write_ratio <= 1.0))
     throw std::invalid_argument("write ratio must be in [0, 1]");
   m_slots = m_opt.footprint / m_opt.bytes;
+  m_kind = p == "seq" ? Kind::kSeq : p == "random" ? Kind::kRandom : p == "stride" ? Kind::kStride
+           : p == "chase" ? Kind::kChase : Kind::kMix;
 }
 
 bool PatternSource::draw_write() {
@@ -25,22 +27,21 @@ bool PatternSource::draw_write() {
 
 RequestSource::Next PatternSource::next(SourceItem& out) {
   if (m_issued >= m_opt.requests) return Next::kEnd;
-  const auto& p = m_opt.pattern;
   std::uint64_t offset = 0;
-  if (p == "seq") {
+  if (m_kind == Kind::kSeq) {
     offset = (m_issued % m_slots) * m_opt.bytes;
-  } else if (p == "stride") {
+  } else if (m_kind == Kind::kStride) {
     offset = (m_issued * m_opt.stride) % (m_slots * m_opt.bytes);
   } else {  // random, mix, chase
-    if (p == "chase" && m_chase_waiting) return Next::kWait;
+    if (m_kind == Kind::kChase && m_chase_waiting) return Next::kWait;
     offset = uniform(m_slots) * m_opt.bytes;
   }
   out.addr = m_opt.base + offset;
   out.bytes = m_opt.bytes;
-  out.write = p == "chase" ? false : draw_write();
+  out.write = m_kind == Kind::kChase ? false : draw_write();
   out.at = 0;
-  // A pointer chase has one load in flight: the next address is in its data.
-  m_chase_waiting = p == "chase";
+  // A pointer chase has one load in flight, as if its data held the next address.
+  m_chase_waiting = m_kind == Kind::kChase;
   ++m_issued;
   return Next::kReady;
 }

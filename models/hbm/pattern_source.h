@@ -31,7 +31,9 @@ class PatternSource : public RequestSource {
   std::uint64_t uniform(std::uint64_t n) { return m_rng() % n; }  // n << 2^64: bias negligible, raw bits
   bool draw_write();
 
+  enum class Kind { kSeq, kRandom, kStride, kChase, kMix };
   PatternOptions m_opt;
+  Kind m_kind = Kind::kSeq;
   std::mt19937_64 m_rng;
   std::uint64_t m_issued = 0;
   std::uint64_t m_slots;  // footprint / bytes

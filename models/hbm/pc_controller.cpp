@@ -16,10 +16,10 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
       m_write_cap(cfg.controller.write_queue),
       m_state(cfg.device.org, cfg.device.t, cfg.controller.dual_command),
       m_refresh(cfg.controller.refresh, cfg.device.t, cfg.device.org.banks()),
-      m_sched(cfg.device.org.banks(), cfg.controller.starvation_cap) {
+      m_sched(cfg.device.org.banks(), cfg.controller.starvation_cap),
+      m_hits_r(cfg.device.org.banks()),
+      m_hits_w(cfg.device.org.banks()) {
   s_stats.bank_acts.assign(cfg.device.org.banks(), 0);
-  m_hits_r.assign(cfg.device.org.banks(), 0);
-  m_hits_w.assign(cfg.device.org.banks(), 0);
   m_next = m_refresh.next_due();
 }
 
@@ -27,16 +27,19 @@ void PcController::enqueue(QueueEntry e, std::uint64_t cycle) {
   e.arrival = std::max(cycle, m_clk) + m_cfg.frontend_cycles;
   e.waiting_since = e.arrival;
   (e.write ? m_writes : m_reads).push_back(e);
-  if (m_state.open_row(e.bank) == static_cast<std::int64_t>(e.row)) ++(e.write ? m_hits_w : m_hits_r)[e.bank];
+  if (m_state.open_row(e.bank) == static_cast<std::int64_t>(e.row)) (e.write ? m_hits_w : m_hits_r).add(e.bank);
   m_next = std::min(m_next, e.arrival);
 }
 
 void PcController::recount_hits(std::uint32_t bank) {
   const std::int64_t open = m_state.open_row(bank);
-  m_hits_r[bank] = m_hits_w[bank] = 0;
-  if (open == BankState::kClosed) return;
-  for (const QueueEntry& e : m_reads) m_hits_r[bank] += e.bank == bank && e.row == open;
-  for (const QueueEntry& e : m_writes) m_hits_w[bank] += e.bank == bank && e.row == open;
+  std::uint32_t r = 0, w = 0;
+  if (open != BankState::kClosed) {
+    for (const QueueEntry& e : m_reads) r += e.bank == bank && e.row == open;
+    for (const QueueEntry& e : m_writes) w += e.bank == bank && e.row == open;
+  }
+  m_hits_r.set(bank, r);
+  m_hits_w.set(bank, w);
 }
 
 void PcController::advance_to(std::uint64_t cycle) {
@@ -88,8 +91,8 @@ void PcController::issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32
   m_state.issue(cmd, bank, row, c);
   if (cmd == Cmd::kAct || cmd == Cmd::kPre || cmd == Cmd::kRdA || cmd == Cmd::kWrA) recount_hits(bank);
   if (cmd == Cmd::kPreA) {
-    std::fill(m_hits_r.begin(), m_hits_r.end(), 0);
-    std::fill(m_hits_w.begin(), m_hits_w.end(), 0);
+    m_hits_r.clear();
+    m_hits_w.clear();
   }
   if (m_checker) m_checker->on_command(m_id, DramCommand{cmd, bank, row, col, c});
   switch (cmd) {
@@ -153,9 +156,9 @@ void PcController::step(std::uint64_t c) {
       ++s_stats.read_bursts;
       m_sink.burst_issued(e.slot, c + m_t.CL + m_t.burst_cycles + m_cfg.backend_cycles);
     }
-    if (p.col != 0 && q.front().arrival <= c) ++q.front().bypassed;
+    if (p.col != 0 && q.front().arrival <= c && q.front().bypassed < 0xffff) ++q.front().bypassed;
     auto& hits = e.write ? m_hits_w : m_hits_r;
-    if (!ap && hits[e.bank]) --hits[e.bank];  // RDA / WRA recounted the bank already
+    if (!ap) hits.remove(e.bank);  // RDA / WRA recounted the bank already
     q.erase(q.begin() + p.col);
   }
   m_next = compute_next(c);

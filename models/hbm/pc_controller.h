@@ -54,7 +54,7 @@ class PcController {
   bool auto_precharge(const QueueEntry& e, std::size_t index) const;
   std::uint64_t compute_next(std::uint64_t c);
   std::vector<QueueEntry>& active() { return m_write_mode ? m_writes : m_reads; }
-  std::vector<std::uint32_t>& active_hits() { return m_write_mode ? m_hits_w : m_hits_r; }
+  HitCounts& active_hits() { return m_write_mode ? m_hits_w : m_hits_r; }
   void recount_hits(std::uint32_t bank);
 
   std::uint32_t m_id;
@@ -67,7 +67,7 @@ class PcController {
   RefreshPolicy m_refresh;
   FrFcfsScheduler m_sched;
   std::vector<QueueEntry> m_reads, m_writes;  // arrival order
-  std::vector<std::uint32_t> m_hits_r, m_hits_w;  // per bank: queued bursts hitting the open row
+  HitCounts m_hits_r, m_hits_w;  // per bank: queued bursts hitting the open row
   bool m_write_mode = false;
   std::uint64_t m_clk = 0;   // last processed cycle
   std::uint64_t m_next = 0;  // next cycle with an event (refresh included)

@@ -19,7 +19,7 @@ inline std::uint64_t FrFcfsScheduler::earliest(const BankState& state, Cmd cmd, 
   return m_memo[i];
 }
 
-inline bool FrFcfsScheduler::needed(const QueueEntry& e, const std::vector<std::uint32_t>& hits, const BankState& state,
+inline bool FrFcfsScheduler::needed(const QueueEntry& e, const HitCounts& hits, const BankState& state,
                              const RefreshPolicy& refresh, bool force, Cmd* cmd) const {
   if (refresh.blocks(e.bank)) return false;
   const std::int64_t open = state.open_row(e.bank);
@@ -37,7 +37,7 @@ inline bool FrFcfsScheduler::needed(const QueueEntry& e, const std::vector<std::
   return true;
 }
 
-SchedulePick FrFcfsScheduler::pick(const std::vector<QueueEntry>& q, const std::vector<std::uint32_t>& hits,
+SchedulePick FrFcfsScheduler::pick(const std::vector<QueueEntry>& q, const HitCounts& hits,
                                    const BankState& state, const RefreshPolicy& refresh, std::uint64_t now) {
   SchedulePick p;
   if (q.empty()) return p;
@@ -46,9 +46,7 @@ SchedulePick FrFcfsScheduler::pick(const std::vector<QueueEntry>& q, const std::
   const std::size_t n = starving ? 1 : q.size();
   // Bursts that are not row hits are the only row-command candidates; once
   // a column command is chosen and none of them is left, stop scanning.
-  std::size_t hit_total = 0;
-  for (std::uint32_t h : hits) hit_total += h;
-  std::size_t others = q.size() - std::min(q.size(), hit_total);
+  std::size_t others = q.size() - std::min<std::size_t>(q.size(), hits.total());
   for (std::size_t i = 0; i < n; ++i) {
     const QueueEntry& e = q[i];
     if (e.arrival > now) break;  // queue is in arrival order
@@ -75,7 +73,7 @@ SchedulePick FrFcfsScheduler::pick(const std::vector<QueueEntry>& q, const std::
   return p;
 }
 
-std::uint64_t FrFcfsScheduler::next_ready(const std::vector<QueueEntry>& q, const std::vector<std::uint32_t>& hits,
+std::uint64_t FrFcfsScheduler::next_ready(const std::vector<QueueEntry>& q, const HitCounts& hits,
                                           const BankState& state, const RefreshPolicy& refresh, std::uint64_t now) {
   std::uint64_t next = kNoCycle;
   if (q.empty()) return next;
@@ -85,12 +83,10 @@ std::uint64_t FrFcfsScheduler::next_ready(const std::vector<QueueEntry>& q, cons
   if (!starving) {
     // Row hits: one column command time per bank (a hit still in the
     // frontend may make this wake-up one cycle early, which is harmless).
-    const std::uint64_t at = state.earliest_column(q.front().write ? Cmd::kWr : Cmd::kRd, hits,
+    const std::uint64_t at = state.earliest_column(q.front().write ? Cmd::kWr : Cmd::kRd, hits.per_bank(),
                                                    [&](std::uint32_t b) { return refresh.blocks(b); });
     if (at != ~std::uint64_t{0}) next = std::max(at, now + 1);
-    std::size_t hit_total = 0;
-    for (std::uint32_t h : hits) hit_total += h;
-    if (hit_total >= q.size()) return next;  // every queued burst is a row hit
+    if (hits.total() >= q.size()) return next;  // every queued burst is a row hit
   }
   for (std::size_t i = 0; i < n && next > now + 1; ++i) {
     const QueueEntry& e = q[i];

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/hbm/bank_state.h"
+#include "models/hbm/hit_counts.h"
 #include "models/hbm/queue_entry.h"
 #include "models/hbm/refresh_policy.h"
 
@@ -28,16 +29,16 @@ class FrFcfsScheduler {
 
   /// Commands to issue at `now`. `hits[b]` = queued bursts of this queue that
   /// hit bank b's open row (a row is not closed while it still has hits).
-  SchedulePick pick(const std::vector<QueueEntry>& q, const std::vector<std::uint32_t>& hits,
+  SchedulePick pick(const std::vector<QueueEntry>& q, const HitCounts& hits,
                     const BankState& state, const RefreshPolicy& refresh, std::uint64_t now);
   /// Earliest cycle > `now` at which some burst's next command may issue.
-  std::uint64_t next_ready(const std::vector<QueueEntry>& q, const std::vector<std::uint32_t>& hits,
+  std::uint64_t next_ready(const std::vector<QueueEntry>& q, const HitCounts& hits,
                            const BankState& state, const RefreshPolicy& refresh, std::uint64_t now);
 
  private:
   /// The command entry `e` needs next, or false when it must wait for a
   /// condition (refresh, pending hits on the open row) rather than a time.
-  bool needed(const QueueEntry& e, const std::vector<std::uint32_t>& hits, const BankState& state,
+  bool needed(const QueueEntry& e, const HitCounts& hits, const BankState& state,
               const RefreshPolicy& refresh, bool force, Cmd* cmd) const;
   /// state.earliest(), memoised per bank and command kind within one scan.
   std::uint64_t earliest(const BankState& state, Cmd cmd, std::uint32_t bank);

@@ -1,0 +1,36 @@
+#pragma once
+// Per bank, how many queued bursts hit the bank's open row (and their sum),
+// kept up to date by the controller so the scheduler never recounts.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace mxc::hbm {
+
+class HitCounts {
+ public:
+  explicit HitCounts(std::uint32_t banks) : m_bank(banks, 0) {}
+  std::uint32_t operator[](std::uint32_t bank) const { return m_bank[bank]; }
+  std::uint32_t size() const { return static_cast<std::uint32_t>(m_bank.size()); }
+  std::uint64_t total() const { return m_total; }
+  const std::vector<std::uint32_t>& per_bank() const { return m_bank; }
+
+  void add(std::uint32_t bank) { ++m_bank[bank], ++m_total; }
+  void remove(std::uint32_t bank) {
+    if (m_bank[bank]) --m_bank[bank], --m_total;
+  }
+  void set(std::uint32_t bank, std::uint32_t n) {
+    m_total = m_total - m_bank[bank] + n;
+    m_bank[bank] = n;
+  }
+  void clear() {
+    std::fill(m_bank.begin(), m_bank.end(), 0);
+    m_total = 0;
+  }
+
+ private:
+  std::vector<std::uint32_t> m_bank;
+  std::uint64_t m_total = 0;
+};
+
+}  // namespace mxc::hbm
