@@ -11,16 +11,28 @@ ModelAxiPort::ModelAxiPort(ModelAxiConfig cfg, MemoryTarget& mem, const ClockDom
   m_mem.set_completion([this](const MemResponse& r) { on_response(r); });
 }
 
-std::uint64_t ModelAxiPort::pick(const std::map<std::uint32_t, std::deque<std::uint64_t>>& by_id, bool write,
+std::uint64_t ModelAxiPort::pick(const std::vector<Responded>& responded,
+                                 const std::map<std::uint32_t, std::deque<std::uint64_t>>& by_id, bool write,
                                  std::uint64_t cycle) const {
-  std::uint64_t best = kNone;  // oldest ready burst: the transactor with random_interleave off
-  for (const auto& [id, q] : by_id) {
-    if (q.empty()) continue;
-    const Burst& b = m_bursts.at(q.front());
-    const bool ready = b.responded && b.visible <= cycle && (!write || b.beats_done == b.beats);
-    if (ready && q.front() < best) best = q.front();
+  // The oldest ready burst: the transactor with random_interleave off. A
+  // responded write has all its beats (its request is made at the last one).
+  (void)write;
+  std::uint64_t best = kNone;
+  for (const Responded& r : responded) {
+    if (r.serial >= best || r.visible > cycle) continue;
+    if (by_id.at(m_bursts.at(r.serial).id).front() != r.serial) continue;  // beats of one ID in order
+    best = r.serial;
   }
   return best;
+}
+
+void ModelAxiPort::retire(std::vector<Responded>& responded, std::uint64_t serial) {
+  for (std::size_t i = 0; i < responded.size(); ++i)
+    if (responded[i].serial == serial) {
+      responded[i] = responded.back();
+      responded.pop_back();
+      return;
+    }
 }
 
 void ModelAxiPort::drive(std::uint64_t cycle, ModelAxiOut& out) {
@@ -28,7 +40,7 @@ void ModelAxiPort::drive(std::uint64_t cycle, ModelAxiOut& out) {
   out.awready = m_open_writes < m_cfg.max_write_bursts;
   out.wready = !m_w_order.empty() || m_early_w < m_cfg.max_early_w_beats;
   if (m_r_current == kNone) {
-    m_r_current = pick(m_reads_by_id, false, cycle);
+    m_r_current = pick(m_responded_reads, m_reads_by_id, false, cycle);
     if (m_r_current != kNone) m_activity = true;
   }
   out.rvalid = m_r_current != kNone;
@@ -41,7 +53,7 @@ void ModelAxiPort::drive(std::uint64_t cycle, ModelAxiOut& out) {
     out.rlast = false;
   }
   if (m_b_current == kNone) {
-    m_b_current = pick(m_writes_by_id, true, cycle);
+    m_b_current = pick(m_responded_writes, m_writes_by_id, true, cycle);
     if (m_b_current != kNone) m_activity = true;
   }
   out.bvalid = m_b_current != kNone;
@@ -128,6 +140,7 @@ void ModelAxiPort::on_edge(const ModelAxiIn& in, const ModelAxiOut& out, Time no
     m_r_current = kNone;
     if (++b.beats_done == b.beats) {
       m_reads_by_id[b.id].pop_front();
+      retire(m_responded_reads, serial);
       m_bursts.erase(serial);
       --m_open_reads;
     }
@@ -135,6 +148,7 @@ void ModelAxiPort::on_edge(const ModelAxiIn& in, const ModelAxiOut& out, Time no
   }
   if (out.bvalid && m_b_current != kNone) {  // BREADY is always high in the DMA
     m_writes_by_id[m_bursts.at(m_b_current).id].pop_front();
+    retire(m_responded_writes, m_b_current);
     m_bursts.erase(m_b_current);
     --m_open_writes;
     m_b_current = kNone;
@@ -154,7 +168,8 @@ void ModelAxiPort::on_response(const MemResponse& r) {
   const auto it = m_in_target.find(r.id);
   if (it == m_in_target.end())
     throw std::logic_error("model axi port: completion for unknown request " + std::to_string(r.id));
-  Burst& b = m_bursts.at(it->second);
+  const std::uint64_t it_serial = it->second;
+  Burst& b = m_bursts.at(it_serial);
   m_in_target.erase(it);
   b.responded = true;
   // Seen by the next edge's drive(): the first edge after the completion time,
@@ -162,12 +177,16 @@ void ModelAxiPort::on_response(const MemResponse& r) {
   std::uint64_t c = m_clock.cycle_at_or_after(r.complete);
   if (!m_cfg.memory_first && m_clock.edge(c) == r.complete) ++c;
   b.visible = c;
+  (b.write ? m_responded_writes : m_responded_reads).push_back({it_serial, c});
 }
 
 std::uint64_t ModelAxiPort::next_visible_after(std::uint64_t cycle) const {
   std::uint64_t best = kNone;
-  for (const auto& [serial, b] : m_bursts)
-    if (b.responded && b.visible > cycle && b.visible < best) best = b.visible;
+  for (const auto* list : {&m_responded_reads, &m_responded_writes})
+    for (const Responded& r : *list) {
+      const std::uint64_t v = r.visible;
+      if (v > cycle && v < best) best = v;
+    }
   return best;
 }
 

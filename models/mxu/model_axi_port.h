@@ -84,11 +84,16 @@ class ModelAxiPort {
     std::uint64_t visible = kNone;            // first cycle its data / B may be offered
     std::vector<std::uint16_t> beat_bytes;    // writes: bytes with WSTRB set per beat
   };
+  struct Responded {
+    std::uint64_t serial, visible;
+  };
   void take_w_beat(std::uint32_t bytes, Time now);
   void make_request(std::uint64_t serial, Time now);
   void on_response(const MemResponse& r);
-  std::uint64_t pick(const std::map<std::uint32_t, std::deque<std::uint64_t>>& by_id, bool write,
+  std::uint64_t pick(const std::vector<Responded>& responded,
+                     const std::map<std::uint32_t, std::deque<std::uint64_t>>& by_id, bool write,
                      std::uint64_t cycle) const;
+  static void retire(std::vector<Responded>& responded, std::uint64_t serial);
 
   ModelAxiConfig m_cfg;
   MemoryTarget& m_mem;
@@ -100,6 +105,9 @@ class ModelAxiPort {
   std::size_t m_early_w = 0;
   std::deque<MemRequest> m_read_queue, m_write_queue;
   std::map<std::uint64_t, std::uint64_t> m_in_target;  // request id -> burst serial
+  // Bursts whose completion arrived, not yet finished: the only candidates
+  // for R / B (keeps the per-cycle choice cheap).
+  std::vector<Responded> m_responded_reads, m_responded_writes;
   std::uint64_t m_next_serial = 0, m_next_req = 0;
   std::uint32_t m_open_reads = 0, m_open_writes = 0;
   std::uint64_t m_r_current = kNone, m_b_current = kNone;

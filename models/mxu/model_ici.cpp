@@ -21,6 +21,7 @@ void ModelIci::comb(const Inputs& in, Comb& c) const {
 bool ModelIci::edge(const Comb& c, const Instr* q_head, IciRow& out) {
   Regs& r = m_r;
   const Regs o = r;
+  const bool last = head_last();  // of the row at the head before the edge
   bool emitted = false;
   if (c.out_pop) {
     out.dst = o.dst;
@@ -28,7 +29,7 @@ bool ModelIci::edge(const Comb& c, const Instr* q_head, IciRow& out) {
     out.to_acc = o.to_acc;
     out.bf16 = o.bf16;
     out.bytes = o.n_cols;
-    out.last = head_last();
+    out.last = last;
     emitted = true;
   }
   r.arrived = o.arrived + (c.in_fire ? 1 : 0) - (c.consume ? o.n_rows : 0);
@@ -52,7 +53,7 @@ bool ModelIci::edge(const Comb& c, const Instr* q_head, IciRow& out) {
       break;
     case State::kSend:
       if (c.sp_rd_en) ++r.issued;
-      if (c.out_pop && head_last()) r.state = State::kIdle;
+      if (c.out_pop && last) r.state = State::kIdle;
       break;
     case State::kWaitIn:
       if (c.consume) r.state = State::kIdle;
