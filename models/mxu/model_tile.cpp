@@ -75,7 +75,7 @@ void ModelTile::advance_to(Time now) {
   // Sleep only when a future input change is known or a completion will come,
   // nothing waits to be offered to memory, and the ICI ports are quiet (their
   // inputs change at times the tile cannot see from here).
-  if (!m_in_queue.empty() || m_axi.has_unsent() || m_last_inc[9] != 0 ||
+  if (!m_in_queue.empty() || !m_out_queue.empty() || m_axi.has_unsent() || m_last_inc[9] != 0 ||
       m_ici.regs().state == ModelIci::State::kWaitIn)
     return;
   if (wake_cycle() != kNone || m_axi.in_target() != 0) m_sleeping = true;

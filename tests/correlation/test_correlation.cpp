@@ -98,18 +98,27 @@ struct RunLog {
   std::vector<std::pair<std::string, std::uint64_t>> perf;
 };
 
-/// Runs `program` on `tile` over `mem` on a kernel (tile registered first,
-/// then the memory, as cosim/program_run.cpp does); rows loop back.
-RunLog run_on(Tile& tile, Component& mem, LoggingMemory& log, const Program& program) {
+/// How a run is wired: kernel registration order, and how often the chip
+/// takes outbound rows (every `drain_every` tile cycles; 1 = at once).
+struct Wiring {
+  bool memory_first = false;
+  std::uint64_t drain_every = 1;
+};
+
+/// Runs `program` on `tile` over `mem` on a kernel (by default the tile
+/// registered first, then the memory, as cosim/program_run.cpp does); rows
+/// loop back.
+RunLog run_on(Tile& tile, Component& mem, LoggingMemory& log, const Program& program, const Wiring& w) {
   tile.load_program(program);
   Kernel kernel;
+  if (w.memory_first) kernel.add(mem);
   kernel.add(tile);
-  kernel.add(mem);
+  if (!w.memory_first) kernel.add(mem);
   RunLog out;
   kernel.run(
       [&] {
         auto& q = tile.outbound();
-        while (!q.empty()) {
+        while (!q.empty() && tile.cycles() % w.drain_every == 0) {
           const IciRow& r = q.front();
           out.rows.push_back({tile.cycles(), r.dst, r.row, r.bytes, r.to_acc, r.bf16, r.last});
           tile.push_inbound(std::move(q.front()));
@@ -131,7 +140,8 @@ struct Pair {
   RunLog rtl, model;
 };
 
-Pair run_both(std::uint32_t rows, std::uint32_t cols, const MemorySpec& spec, const Program& program) {
+Pair run_both(std::uint32_t rows, std::uint32_t cols, const MemorySpec& spec, const Program& program,
+              const Wiring& w = {}) {
   Pair p;
   {
     auto mem = spec.make();
@@ -141,15 +151,16 @@ Pair run_both(std::uint32_t rows, std::uint32_t cols, const MemorySpec& spec, co
     cfg.cols = cols;
     cfg.seed = 7;
     auto tile = make_rtl_tile(cfg, log);
-    p.rtl = run_on(*tile, log, log, program);
+    p.rtl = run_on(*tile, log, log, program, w);
   }
   {
     auto mem = spec.make();
     LoggingMemory log(*mem);
     ModelTileConfig cfg;
     cfg.geometry = rtl_tile_geometry(rows, cols);
+    cfg.memory_first = w.memory_first;
     ModelTile tile(cfg, log);
-    p.model = run_on(tile, log, log, program);
+    p.model = run_on(tile, log, log, program, w);
   }
   return p;
 }
@@ -279,4 +290,65 @@ TEST_CASE("correlation: ICI loopback, waits, fences, partial stores, back-to-bac
     INFO(mem.label);
     check_same(run_both(4, 4, mem, p), p);
   }
+}
+
+TEST_CASE("correlation: memory registered before the tile (completions at edge times)") {
+  // 3 ns at 1 GHz: every completion lands exactly on a tile edge, where the
+  // kernel order decides which edge sees it.
+  const GemmShape s{12, 8, 8, DType::kInt8};
+  const Program p = gemm(4, 4, s);
+  Wiring w;
+  w.memory_first = true;
+  check_same(run_both(4, 4, ideal(3'000), p, w), p);
+  check_same(run_both(4, 4, ideal(0), p, w), p);
+}
+
+TEST_CASE("correlation: outbound rows taken late (ICI credit stalls)") {
+  ProgramBuilder pb;
+  const auto l = pb.emit(dma(Opcode::DMA_LOAD, 12, 16, 0, 0x10000));
+  const auto s1 = pb.emit(send(12, 16, 0, 200, false), {l});
+  pb.emit(make(Opcode::ICI_WAIT, 12, 0, 0), {s1});
+  const auto s2 = pb.emit(send(7, 16, 0, 4, true), {l});
+  pb.emit(make(Opcode::ICI_WAIT, 7, 0, 0), {s2});
+  pb.emit(dma(Opcode::DMA_STORE, 12, 32, 200, 0x50000));
+  const Program p = pb.take();
+  for (const std::uint64_t every : {11u, 17u}) {
+    INFO("outbound taken every " << every << " cycles");
+    Wiring w;
+    w.drain_every = every;
+    const Pair r = run_both(4, 4, ideal(20'000), p, w);
+    check_same(r, p);
+    CHECK(r.rtl.perf[9].second > 0);  // the credit stall really happened
+  }
+}
+
+TEST_CASE("correlation: skipping idle cycles changes nothing in the model") {
+  const GemmShape s{96, 64, 40, DType::kBf16};
+  TileGeometry g;
+  g.rows = g.cols = 8;
+  const Program p = compile_gemm(s, place_gemm(s, g), g);
+  RunLog runs[2];
+  std::uint64_t evaluated[2] = {0, 0};
+  for (int skip = 0; skip < 2; ++skip) {
+    IdealMemory mem("mem", 150'000, 8);
+    LoggingMemory log(mem);
+    ModelTileConfig cfg;
+    cfg.geometry = g;
+    cfg.skip_idle = skip == 1;
+    ModelTile tile(cfg, log);
+    runs[skip] = run_on(tile, log, log, p, {});
+    evaluated[skip] = tile.evaluated_cycles();
+  }
+  REQUIRE(runs[0].finished);
+  REQUIRE(runs[1].finished);
+  CHECK(runs[0].cycles == runs[1].cycles);
+  CHECK(runs[0].requests == runs[1].requests);
+  CHECK(runs[0].perf == runs[1].perf);
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    INFO("instruction #" << i);
+    CHECK(runs[0].events[i].start == runs[1].events[i].start);
+    CHECK(runs[0].events[i].end == runs[1].events[i].end);
+  }
+  CHECK(evaluated[0] == runs[0].cycles);
+  CHECK(evaluated[1] < evaluated[0]);  // cycles were skipped
 }
