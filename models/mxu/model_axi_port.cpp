@@ -11,19 +11,41 @@ ModelAxiPort::ModelAxiPort(ModelAxiConfig cfg, MemoryTarget& mem, const ClockDom
   m_mem.set_completion([this](const MemResponse& r) { on_response(r); });
 }
 
-std::uint64_t ModelAxiPort::pick(const std::vector<Responded>& responded,
-                                 const std::map<std::uint32_t, std::deque<std::uint64_t>>& by_id, bool write,
+std::uint64_t ModelAxiPort::pick(const std::vector<Responded>& responded, const ById& by_id,
                                  std::uint64_t cycle) const {
   // The oldest ready burst: the transactor with random_interleave off. A
   // responded write has all its beats (its request is made at the last one).
-  (void)write;
   std::uint64_t best = kNone;
   for (const Responded& r : responded) {
     if (r.serial >= best || r.visible > cycle) continue;
-    if (by_id.at(m_bursts.at(r.serial).id).front() != r.serial) continue;  // beats of one ID in order
+    if (by_id[burst(r.serial).id].front() != r.serial) continue;  // beats of one ID in order
     best = r.serial;
   }
   return best;
+}
+
+std::uint64_t ModelAxiPort::add_burst(bool write, std::uint32_t id, std::uint64_t addr, std::uint32_t beats) {
+  const std::uint64_t serial = m_next_serial++;
+  m_slots.emplace_back();
+  Burst& b = m_slots.back();
+  b.write = write;
+  b.id = id;
+  b.addr = addr;
+  b.beats = beats;
+  ById& by_id = write ? m_writes_by_id : m_reads_by_id;
+  if (by_id.size() <= id) by_id.resize(id + 1);
+  by_id[id].push_back(serial);
+  ++m_live;
+  return serial;
+}
+
+void ModelAxiPort::erase_burst(std::uint64_t serial) {
+  burst(serial).live = false;
+  --m_live;
+  while (!m_slots.empty() && !m_slots.front().live) {
+    m_slots.pop_front();
+    ++m_base;
+  }
 }
 
 void ModelAxiPort::retire(std::vector<Responded>& responded, std::uint64_t serial) {
@@ -40,12 +62,12 @@ void ModelAxiPort::drive(std::uint64_t cycle, ModelAxiOut& out) {
   out.awready = m_open_writes < m_cfg.max_write_bursts;
   out.wready = !m_w_order.empty() || m_early_w < m_cfg.max_early_w_beats;
   if (m_r_current == kNone) {
-    m_r_current = pick(m_responded_reads, m_reads_by_id, false, cycle);
+    m_r_current = pick(m_responded_reads, m_reads_by_id, cycle);
     if (m_r_current != kNone) m_activity = true;
   }
   out.rvalid = m_r_current != kNone;
   if (out.rvalid) {
-    const Burst& b = m_bursts.at(m_r_current);
+    const Burst& b = burst(m_r_current);
     out.rid = b.id;
     out.rlast = b.beats_done + 1 == b.beats;
   } else {
@@ -53,15 +75,15 @@ void ModelAxiPort::drive(std::uint64_t cycle, ModelAxiOut& out) {
     out.rlast = false;
   }
   if (m_b_current == kNone) {
-    m_b_current = pick(m_responded_writes, m_writes_by_id, true, cycle);
+    m_b_current = pick(m_responded_writes, m_writes_by_id, cycle);
     if (m_b_current != kNone) m_activity = true;
   }
   out.bvalid = m_b_current != kNone;
-  out.bid = out.bvalid ? m_bursts.at(m_b_current).id : 0;
+  out.bid = out.bvalid ? burst(m_b_current).id : 0;
 }
 
 void ModelAxiPort::make_request(std::uint64_t serial, Time now) {
-  const Burst& b = m_bursts.at(serial);
+  const Burst& b = burst(serial);
   const std::uint32_t bytes = b.beats * m_cfg.beat_bytes;
   MemRequest req;
   if (b.write) {
@@ -86,7 +108,7 @@ void ModelAxiPort::make_request(std::uint64_t serial, Time now) {
 
 void ModelAxiPort::take_w_beat(std::uint32_t bytes, Time now) {
   const std::uint64_t serial = m_w_order.front();
-  Burst& b = m_bursts.at(serial);
+  Burst& b = burst(serial);
   b.beat_bytes.push_back(static_cast<std::uint16_t>(bytes));
   s_bytes_written += bytes;
   if (++b.beats_done == b.beats) {
@@ -97,24 +119,13 @@ void ModelAxiPort::take_w_beat(std::uint32_t bytes, Time now) {
 
 void ModelAxiPort::on_edge(const ModelAxiIn& in, const ModelAxiOut& out, Time now) {
   if (in.ar && out.arready) {
-    const std::uint64_t serial = m_next_serial++;
-    Burst& b = m_bursts[serial];
-    b.id = in.ax_id;
-    b.addr = in.ax_addr;
-    b.beats = in.ax_beats;
-    m_reads_by_id[b.id].push_back(serial);
+    const std::uint64_t serial = add_burst(false, in.ax_id, in.ax_addr, in.ax_beats);
     ++m_open_reads;
     make_request(serial, now);
     m_activity = true;
   }
   if (in.aw && out.awready) {
-    const std::uint64_t serial = m_next_serial++;
-    Burst& b = m_bursts[serial];
-    b.write = true;
-    b.id = in.ax_id;
-    b.addr = in.ax_addr;
-    b.beats = in.ax_beats;
-    m_writes_by_id[b.id].push_back(serial);
+    const std::uint64_t serial = add_burst(true, in.ax_id, in.ax_addr, in.ax_beats);
     m_w_order.push_back(serial);
     ++m_open_writes;
     while (m_early_w > 0 && !m_w_order.empty()) {
@@ -135,21 +146,21 @@ void ModelAxiPort::on_edge(const ModelAxiIn& in, const ModelAxiOut& out, Time no
   }
   if (out.rvalid && in.rready && m_r_current != kNone) {
     const std::uint64_t serial = m_r_current;
-    Burst& b = m_bursts.at(serial);
+    Burst& b = burst(serial);
     s_bytes_read += m_cfg.beat_bytes;
     m_r_current = kNone;
     if (++b.beats_done == b.beats) {
       m_reads_by_id[b.id].pop_front();
       retire(m_responded_reads, serial);
-      m_bursts.erase(serial);
+      erase_burst(serial);
       --m_open_reads;
     }
     m_activity = true;
   }
   if (out.bvalid && m_b_current != kNone) {  // BREADY is always high in the DMA
-    m_writes_by_id[m_bursts.at(m_b_current).id].pop_front();
+    m_writes_by_id[burst(m_b_current).id].pop_front();
     retire(m_responded_writes, m_b_current);
-    m_bursts.erase(m_b_current);
+    erase_burst(m_b_current);
     --m_open_writes;
     m_b_current = kNone;
     m_activity = true;
@@ -169,7 +180,7 @@ void ModelAxiPort::on_response(const MemResponse& r) {
   if (it == m_in_target.end())
     throw std::logic_error("model axi port: completion for unknown request " + std::to_string(r.id));
   const std::uint64_t it_serial = it->second;
-  Burst& b = m_bursts.at(it_serial);
+  Burst& b = burst(it_serial);
   m_in_target.erase(it);
   b.responded = true;
   // Seen by the next edge's drive(): the first edge after the completion time,

@@ -7,7 +7,7 @@
 // burst limits. docs/model.md lists the rules.
 #include <cstdint>
 #include <deque>
-#include <map>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -58,7 +58,7 @@ class ModelAxiPort {
   /// Handshakes at the edge ending cycle `cycle`, at time `now`.
   void on_edge(const ModelAxiIn& in, const ModelAxiOut& out, Time now);
 
-  bool idle() const { return m_bursts.empty() && m_early_w == 0; }
+  bool idle() const { return m_live == 0 && m_early_w == 0; }
   /// Requests made and not yet accepted by the target (retried every edge).
   bool has_unsent() const { return !m_read_queue.empty() || !m_write_queue.empty(); }
   /// Requests in the target whose completion has not arrived.
@@ -83,28 +83,36 @@ class ModelAxiPort {
     bool responded = false;                   // the completion arrived
     std::uint64_t visible = kNone;            // first cycle its data / B may be offered
     std::vector<std::uint16_t> beat_bytes;    // writes: bytes with WSTRB set per beat
+    bool live = true;
   };
+  using ById = std::vector<std::deque<std::uint64_t>>;  // burst serials per AXI ID, acceptance order
+  Burst& burst(std::uint64_t serial) { return m_slots[serial - m_base]; }
+  const Burst& burst(std::uint64_t serial) const { return m_slots[serial - m_base]; }
+  std::uint64_t add_burst(bool write, std::uint32_t id, std::uint64_t addr, std::uint32_t beats);
+  void erase_burst(std::uint64_t serial);
   struct Responded {
     std::uint64_t serial, visible;
   };
   void take_w_beat(std::uint32_t bytes, Time now);
   void make_request(std::uint64_t serial, Time now);
   void on_response(const MemResponse& r);
-  std::uint64_t pick(const std::vector<Responded>& responded,
-                     const std::map<std::uint32_t, std::deque<std::uint64_t>>& by_id, bool write,
-                     std::uint64_t cycle) const;
+  std::uint64_t pick(const std::vector<Responded>& responded, const ById& by_id, std::uint64_t cycle) const;
   static void retire(std::vector<Responded>& responded, std::uint64_t serial);
 
   ModelAxiConfig m_cfg;
   MemoryTarget& m_mem;
   const ClockDomain& m_clock;
-  std::map<std::uint64_t, Burst> m_bursts;  // by serial (acceptance order)
-  std::map<std::uint32_t, std::deque<std::uint64_t>> m_reads_by_id, m_writes_by_id;
+  // Bursts by serial (acceptance order): slot serial - m_base; finished ones
+  // leave from the front, so lookups are O(1) without a tree.
+  std::deque<Burst> m_slots;
+  std::uint64_t m_base = 0;
+  std::size_t m_live = 0;
+  ById m_reads_by_id, m_writes_by_id;
   std::deque<std::uint64_t> m_w_order;
   std::deque<std::uint16_t> m_early_bytes;
   std::size_t m_early_w = 0;
   std::deque<MemRequest> m_read_queue, m_write_queue;
-  std::map<std::uint64_t, std::uint64_t> m_in_target;  // request id -> burst serial
+  std::unordered_map<std::uint64_t, std::uint64_t> m_in_target;  // request id -> burst serial (never iterated)
   // Bursts whose completion arrived, not yet finished: the only candidates
   // for R / B (keeps the per-cycle choice cheap).
   std::vector<Responded> m_responded_reads, m_responded_writes;
