@@ -1,6 +1,7 @@
 // Speed of the performance model (ModelTile) against RTL co-simulation
-// (RtlTile) of the same GEMM program on the same memory, and the wall time of
-// a 1024 x 1024 x 1024 bf16 GEMM on a 128x128 array on the model alone.
+// (RtlTile) of the same GEMM program on the same memory, on every verilated
+// array size of the build, and the wall time of a 1024 x 1024 x 1024 bf16
+// GEMM on a 128x128 array on the model alone.
 // Prints measured numbers; run on demand: model_bench [m k n]
 #include <chrono>
 #include <cstdio>
@@ -54,37 +55,42 @@ int main(int argc, char** argv) {
     s.n = static_cast<std::uint32_t>(std::atoi(argv[3]));
   }
   const Time latency = 100'000;  // 100 ns
-  const TileGeometry geo = rtl_tile_geometry(4, 4);
-  const Program p = compile_gemm(s, place_gemm(s, geo), geo);
+  for (const auto& [rows, cols] : rtl_tile_sizes()) {
+    const TileGeometry geo = rtl_tile_geometry(rows, cols);
+    const Program p = compile_gemm(s, place_gemm(s, geo), geo);
 
-  IdealMemory rtl_mem("mem", latency);
-  RtlTileConfig rc;
-  rc.rows = rc.cols = 4;
-  auto rtl = make_rtl_tile(rc, rtl_mem);
-  const Measured r = run(*rtl, rtl_mem, p);
+    IdealMemory rtl_mem("mem", latency);
+    RtlTileConfig rc;
+    rc.rows = rows;
+    rc.cols = cols;
+    auto rtl = make_rtl_tile(rc, rtl_mem);
+    const Measured r = run(*rtl, rtl_mem, p);
 
-  IdealMemory model_mem("mem", latency);
-  ModelTileConfig mc;
-  mc.geometry = geo;
-  ModelTile model(mc, model_mem);
-  const int reps = 20;  // the model is fast: repeat for a measurable time
-  Measured m;
-  for (int i = 0; i < reps; ++i) {
-    IdealMemory mm("mem", latency);
-    ModelTile t(mc, mm);
-    const Measured one = run(t, mm, p);
-    m.cycles = one.cycles;
-    m.finished = one.finished;
-    m.seconds += one.seconds / reps;
+    ModelTileConfig mc;
+    mc.geometry = geo;
+    const int reps = 20;  // the model is fast: repeat for a measurable time
+    Measured m;
+    std::uint64_t evaluated = 0;
+    for (int i = 0; i < reps; ++i) {
+      IdealMemory mm("mem", latency);
+      ModelTile t(mc, mm);
+      const Measured one = run(t, mm, p);
+      m.cycles = one.cycles;
+      m.finished = one.finished;
+      m.seconds += one.seconds / reps;
+      evaluated = t.evaluated_cycles();
+    }
+    std::printf("gemm %ux%ux%u %s on a %ux%u array, ideal memory %llu ns, %zu instructions\n", s.m, s.k, s.n,
+                std::string(to_string(s.dtype)).c_str(), rows, cols, static_cast<unsigned long long>(latency / 1000),
+                p.size());
+    std::printf("  rtl   cycles %llu  wall %.4f s  %.0f cycles/s%s\n", static_cast<unsigned long long>(r.cycles),
+                r.seconds, r.cycles / r.seconds, r.finished ? "" : "  (did not finish)");
+    std::printf("  model cycles %llu (%llu evaluated)  wall %.6f s  %.0f cycles/s%s\n",
+                static_cast<unsigned long long>(m.cycles), static_cast<unsigned long long>(evaluated), m.seconds,
+                m.cycles / m.seconds, m.finished ? "" : "  (did not finish)");
+    std::printf("  speed ratio model/rtl: %.0fx  (cycles %s)\n", (m.cycles / m.seconds) / (r.cycles / r.seconds),
+                r.cycles == m.cycles ? "identical" : "DIFFER");
   }
-  std::printf("gemm %ux%ux%u %s on a 4x4 array, ideal memory %llu ns, %zu instructions\n", s.m, s.k, s.n,
-              std::string(to_string(s.dtype)).c_str(), static_cast<unsigned long long>(latency / 1000), p.size());
-  std::printf("rtl   cycles %llu  wall %.4f s  %.0f cycles/s%s\n", static_cast<unsigned long long>(r.cycles), r.seconds,
-              r.cycles / r.seconds, r.finished ? "" : "  (did not finish)");
-  std::printf("model cycles %llu  wall %.6f s  %.0f cycles/s%s\n", static_cast<unsigned long long>(m.cycles),
-              m.seconds, m.cycles / m.seconds, m.finished ? "" : "  (did not finish)");
-  std::printf("speed ratio model/rtl: %.0fx  (cycles %s)\n", (m.cycles / m.seconds) / (r.cycles / r.seconds),
-              r.cycles == m.cycles ? "identical" : "DIFFER");
 
   // The large case on the model alone.
   TileGeometry big;
