@@ -72,7 +72,7 @@ MemorySpec ideal(Time latency_ps, std::size_t outstanding = 64) {
   return {s.str(), [=] { return std::make_unique<IdealMemory>("mem", latency_ps, outstanding); }};
 }
 
-MemorySpec hbm(const std::string& preset) {
+MemorySpec hbm_preset(const std::string& preset) {
   return {"hbm " + preset, [=] {
             hbm::MemoryConfig cfg =
                 hbm::load_memory_config(std::string(MXCOSIM_SOURCE_DIR) + "/configs/hbm/" + preset);
@@ -220,7 +220,7 @@ TEST_CASE("correlation: compiled GEMMs on the HBM model") {
   for (const char* preset : {"hbm2.yaml", "hbm3.yaml"}) {
     INFO(preset);
     const Program p = gemm(4, 4, s);
-    check_same(run_both(4, 4, hbm(preset), p), p);
+    check_same(run_both(4, 4, hbm_preset(preset), p), p);
   }
 }
 
