@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bridge/axi4_slave_transactor.h"
+#include "bridge/handshake_checker.h"
 #include "models/core/memory_target.h"
 #include "models/mxu/ici_row.h"
 #include "models/mxu/tile.h"
@@ -42,6 +43,9 @@ class RtlTile : public Tile {
   virtual bool hardware_error() const = 0;
   virtual const TileGeometry& geometry() const = 0;
   virtual const Axi4SlaveTransactor& axi() const = 0;
+  /// The valid/ready rules on every channel of the tile: command, the five
+  /// AXI channels, ICI outbound and inbound.
+  virtual const HandshakeChecker& handshake() const = 0;
 };
 
 /// (rows, cols) of every verilated tile size in this build, ascending.

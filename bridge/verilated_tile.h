@@ -44,6 +44,8 @@ class VerilatedTile final : public RtlTile {
     write_slave_pins(*m_model, Axi4SlaveSignals{});
     for (std::uint32_t i = 0; i < geo.rows + geo.cols + 4; ++i) clock_edge();
     m_model->rst_n = 1;
+    for (const char* ch : {"cmd", "axi.ar", "axi.r", "axi.aw", "axi.w", "axi.b", "ici.out", "ici.in"})
+      m_handshake.add_channel(m_cfg.name + "." + ch);
   }
 
   ~VerilatedTile() override {
@@ -117,6 +119,7 @@ class VerilatedTile final : public RtlTile {
   bool hardware_error() const override { return m_model->error; }
   const TileGeometry& geometry() const override { return m_geo; }
   const Axi4SlaveTransactor& axi() const override { return m_axi; }
+  const HandshakeChecker& handshake() const override { return m_handshake; }
 
  private:
   static Axi4SlaveConfig axi_config(const RtlTileConfig& cfg, const TileGeometry& geo) {
@@ -164,12 +167,56 @@ class VerilatedTile final : public RtlTile {
     m_model->ici_out_ready = m_out_queue.size() < m_cfg.ici_out_queue && !chance(m_cfg.ici_out_stall);
   }
 
+  /// Appends an integer's bytes (little-endian) to the payload being built.
+  template <typename T>
+  void put(T v) {
+    for (std::size_t i = 0; i < sizeof(T); ++i) m_payload.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(v) >> (8 * i)));
+  }
+  template <typename Port>
+  void put_port(const Port& port, std::size_t bytes) {
+    const std::size_t at = m_payload.size();
+    m_payload.resize(at + bytes);
+    verilated::unpack(port, std::span<std::uint8_t>(m_payload.data() + at, bytes));
+  }
+  void observe(std::size_t ch, bool valid, bool ready, Time now) {
+    m_handshake.observe(ch, valid, ready, m_payload, m_cycle, now);
+    m_payload.clear();
+  }
+
+  /// Every channel's valid, ready and payload as they stand before the edge.
+  void check_handshakes(Time now) {
+    auto& m = *m_model;
+    put_port(m.cmd_data, 32);
+    observe(0, m.cmd_valid, m.cmd_ready, now);
+    put(m_master.arid), put(m_master.araddr), put(m_master.arlen), put(m_master.arsize), put(m_master.arburst);
+    observe(1, m_master.arvalid, m_slave.arready, now);
+    put(m_slave.rid), put(m_slave.rresp), put(m_slave.rlast);
+    m_payload.insert(m_payload.end(), m_slave.rdata.begin(), m_slave.rdata.end());
+    observe(2, m_slave.rvalid, m_master.rready, now);
+    put(m_master.awid), put(m_master.awaddr), put(m_master.awlen), put(m_master.awsize), put(m_master.awburst);
+    observe(3, m_master.awvalid, m_slave.awready, now);
+    m_payload.insert(m_payload.end(), m_master.wdata.begin(), m_master.wdata.end());
+    for (bool b : m_master.wstrb) m_payload.push_back(b);
+    put(m_master.wlast);
+    observe(4, m_master.wvalid, m_slave.wready, now);
+    put(m_slave.bid), put(m_slave.bresp);
+    observe(5, m_slave.bvalid, m_master.bready, now);
+    put(m.ici_out_dst), put(m.ici_out_row), put(m.ici_out_to_acc), put(m.ici_out_bf16), put(m.ici_out_bytes),
+        put(m.ici_out_last);
+    put_port(m.ici_out_data, m_geo.sp_row_bytes());
+    observe(6, m.ici_out_valid, m.ici_out_ready, now);
+    put(m.ici_in_row), put(m.ici_in_to_acc), put(m.ici_in_bf16), put(m.ici_in_bytes), put(m.ici_in_last);
+    put_port(m.ici_in_data, m_geo.sp_row_bytes());
+    observe(7, m.ici_in_valid, m.ici_in_ready, now);
+  }
+
   void sample_edge(Time now) {
     if (m_model->cmd_valid && m_model->cmd_ready) {
       ++m_next_cmd;
       m_cmd_taken = true;  // withdrawn with the next cycle's inputs, after the edge
     }
     read_master_pins(*m_model, m_master);
+    check_handshakes(now);
     m_axi.on_edge(m_master, m_slave, now);
     if (m_model->ici_in_valid && m_model->ici_in_ready) m_in_queue.pop_front();
     if (m_model->ici_out_valid && m_model->ici_out_ready) {
@@ -229,6 +276,8 @@ class VerilatedTile final : public RtlTile {
   Axi4SlaveTransactor m_axi;
   Axi4MasterSignals m_master;
   Axi4SlaveSignals m_slave;
+  HandshakeChecker m_handshake;
+  std::vector<std::uint8_t> m_payload;
   std::mt19937_64 m_rng;
 
   Program m_program;

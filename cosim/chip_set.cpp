@@ -53,7 +53,8 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
         spec.waveform_from_cycle = opts.waveform_from_cycle;
         spec.waveform_to_cycle = opts.waveform_to_cycle;
       }
-      chip.tiles.push_back(make_tile(spec, chip.ports->port(t)));
+      chip.monitors.push_back(std::make_unique<MemoryMonitor>(chip.ports->port(t), spec.name + ".mem"));
+      chip.tiles.push_back(make_tile(spec, *chip.monitors.back()));
     }
   }
   if (cfg.chips > 1) {
@@ -75,6 +76,8 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
       r.data = p.payload;
       const std::uint32_t tile = static_cast<std::uint32_t>((p.addr >> 18) & 0x3f);
       m_ici_bytes += p.bytes;
+      m_delivered.push_back(p);
+      m_delivered.back().payload.clear();  // the log keeps timing, not data
       m_chips.at(p.dst).tiles.at(tile)->push_inbound(std::move(r));
     });
   }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bridge/memory_monitor.h"
 #include "cosim/kernel.h"
 #include "cosim/system_config.h"
 #include "models/core/fabric.h"
@@ -57,6 +58,12 @@ class ChipSet {
   const Tile& tile(std::uint32_t chip, std::uint32_t t) const { return *m_chips.at(chip).tiles.at(t); }
   TileKind kind(std::uint32_t t) const { return m_opts.all_model ? TileKind::kModel : m_cfg.tile_kinds.at(t); }
   MemoryTarget& memory(std::uint32_t chip) { return *m_chips.at(chip).memory; }
+  /// Every request tile t of chip c made, with its times.
+  const std::vector<MemoryLogEntry>& memory_log(std::uint32_t chip, std::uint32_t t) const {
+    return m_chips.at(chip).monitors.at(t)->log();
+  }
+  /// ICI packets the fabric delivered, in delivery order.
+  const std::vector<IciPacket>& ici_delivered() const { return m_delivered; }
   /// Bytes read and written at chip c's memory, and ICI payload bytes delivered.
   std::uint64_t bytes_read(std::uint32_t chip) const { return m_chips.at(chip).ports->bytes_read(); }
   std::uint64_t bytes_written(std::uint32_t chip) const { return m_chips.at(chip).ports->bytes_written(); }
@@ -68,6 +75,7 @@ class ChipSet {
   struct Chip {
     std::unique_ptr<MemoryTarget> memory;
     std::unique_ptr<SharedMemory> ports;
+    std::vector<std::unique_ptr<MemoryMonitor>> monitors;  // one per tile, around its port
     std::vector<std::unique_ptr<Tile>> tiles;
     std::deque<IciPacket> pending;     // rows waiting for the fabric to accept them
   };
@@ -79,6 +87,7 @@ class ChipSet {
   std::unique_ptr<Fabric> m_fabric;
   std::uint64_t m_next_packet = 0;
   std::uint64_t m_ici_bytes = 0;
+  std::vector<IciPacket> m_delivered;
 };
 
 }  // namespace mxc

@@ -46,6 +46,15 @@ nlohmann::ordered_json results_json(const SystemRunOptions& o, const SystemRunRe
   j["ici_bytes"] = r.ici_bytes;
   j["utilization"] = r.utilization;
   j["bandwidth_gbps"] = r.bandwidth_gbps;
+  j["timing"] = {{"compared", r.timing.compared},
+                 {"instructions", r.timing.instructions},
+                 {"mismatches", r.timing.mismatches},
+                 {"mean_abs_instr_error_cycles", r.timing.mean_abs_instr_error},
+                 {"max_abs_instr_error_cycles", r.timing.max_abs_instr_error},
+                 {"memory_requests", r.timing.memory_requests}};
+  auto& hist = j["timing"]["instr_error_histogram"] = json::array();
+  for (const auto& [err, n] : r.timing.error_histogram) hist.push_back({{"error_cycles", err}, {"instructions", n}});
+  j["handshakes_checked"] = r.handshakes;
   auto& tiles = j["tiles"] = json::array();
   for (const auto& t : r.tiles) {
     json perf = json::object();

@@ -28,7 +28,7 @@ struct SystemConfig {
   std::string ici_config;               ///< Fabric YAML (chips > 1), resolved path.
 
   /// Run the performance model beside the DUT and correlate timing.
-  bool compare_model = false;
+  bool compare_model = true;
   std::uint64_t tolerance_cycles = 0;   ///< Timing tolerance: max(cycles, percent of expected).
   double tolerance_percent = 0.0;
   double backpressure = 0.0;            ///< Random stall probability on every RTL tile channel.

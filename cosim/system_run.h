@@ -7,6 +7,7 @@
 // error).
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -26,6 +27,7 @@ struct SystemRunOptions {
   std::uint64_t waveform_from_cycle = 0;
   std::uint64_t waveform_to_cycle = ~0ull;
   std::optional<std::uint64_t> inject_fault;  ///< Flip bit 0 of this result element before checking.
+  std::string trace;                     ///< Timeline (Chrome trace-event JSON, .gz = gzip); empty = none.
   /// Called about once a second of wall time with (simulated ns, instructions completed, total).
   std::function<void(double, std::size_t, std::size_t)> on_progress;
 };
@@ -37,6 +39,17 @@ struct TileReport {
   std::uint64_t model_cycles = 0;        ///< Its shadow's cycles (0 without a shadow).
   std::size_t instructions = 0;
   std::vector<std::pair<std::string, std::uint64_t>> perf;
+};
+
+/// Timing correlation of the DUT against the performance model.
+struct TimingSummary {
+  bool compared = false;
+  std::uint64_t instructions = 0;             ///< Compared, over all tiles.
+  std::uint64_t mismatches = 0;               ///< Timing checker mismatches.
+  double mean_abs_instr_error = 0;            ///< Cycles, per instruction duration.
+  std::int64_t max_abs_instr_error = 0;
+  std::map<std::int64_t, std::uint64_t> error_histogram;  ///< Duration error -> instructions.
+  std::uint64_t memory_requests = 0;          ///< Compared requests (RTL side).
 };
 
 struct SystemRunResult {
@@ -55,6 +68,8 @@ struct SystemRunResult {
   double utilization = 0;                 ///< Array-active cycles / (cycles x tiles).
   double bandwidth_gbps = 0;              ///< Memory bytes / simulated time.
   std::vector<TileReport> tiles;
+  TimingSummary timing;
+  std::uint64_t handshakes = 0;           ///< Valid/ready handshakes checked on RTL tiles.
 };
 
 /// Runs opts.workload (built by build_workload).

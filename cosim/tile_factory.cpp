@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "bridge/rtl_tile.h"
+#include "models/mxu/model_tile.h"
 
 namespace mxc {
 
@@ -25,7 +26,13 @@ std::unique_ptr<Tile> make_tile(const TileSpec& spec, MemoryTarget& mem) {
     c.axi_backpressure = {p, p, p, p, p};
     return make_rtl_tile(c, mem);
   }
-  throw std::invalid_argument(spec.name + ": the performance model tile is not available in this build");
+  ModelTileConfig c;
+  c.name = spec.name;
+  c.geometry = spec.geometry;
+  c.chip = spec.chip;
+  c.clock_mhz = spec.clock_mhz;
+  c.source_id = spec.source_id;
+  return std::make_unique<ModelTile>(c, mem);
 }
 
 }  // namespace mxc

@@ -46,6 +46,7 @@ Workload build_workload(const WorkloadSpec& spec, const SystemConfig& cfg, const
     store_operands(s, layout, random_gemm_operands(s, seed + c), image);
     w.images.push_back(std::move(image));
     std::vector<Program> progs;
+    std::vector<ResultRegion> regions;
     for (std::uint32_t t = 0; t < tiles; ++t) {
       // Tile t takes column blocks [t*blocks/tiles, (t+1)*blocks/tiles).
       const std::uint32_t b0 = t * blocks / tiles, b1 = (t + 1) * blocks / tiles;
@@ -60,9 +61,11 @@ Workload build_workload(const WorkloadSpec& spec, const SystemConfig& cfg, const
       sl.b = column_blocks(layout.b, b0, sub.n);
       sl.c = column_blocks(layout.c, b0, sub.n);
       progs.push_back(compile_gemm(sub, sl, geo));
+      const std::string name = "chip" + std::to_string(c) + (tiles > 1 ? ".tile" + std::to_string(t) : "") + ".C";
+      regions.push_back(ResultRegion{name, sl.c, s.dtype, t});
     }
     w.programs.push_back(std::move(progs));
-    w.regions.push_back({ResultRegion{"chip" + std::to_string(c) + ".C", layout.c, s.dtype}});
+    w.regions.push_back(std::move(regions));
   }
   return w;
 }

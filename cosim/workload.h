@@ -20,6 +20,9 @@ struct ResultRegion {
   std::string name;
   MatrixLayout layout;
   DType dtype = DType::kInt8;
+  /// The tile of its chip that writes it; a region written by a performance
+  /// model tile (timing only, no data) is not checked.
+  std::uint32_t producer_tile = 0;
 };
 
 /// Reads a region's elements (row-major) as 32-bit values.
@@ -40,7 +43,7 @@ struct Workload {
 
 /// GEMM: every chip computes C = A x B on its own memory (operands drawn from
 /// seed + chip); the tiles of a chip split N between them, each a whole
-/// number of array-column blocks.
+/// number of array-column blocks, and each tile's columns are one region.
 Workload build_workload(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeometry& geo,
                         std::uint64_t seed);
 

@@ -85,6 +85,8 @@ int run_main(int argc, char** argv) {
     ("json", "write the results (schema-versioned JSON, docs/results.md) to FILE", cxxopts::value<std::string>())
     ("wave", "dump an FST waveform of the run (RTL tile 0 of chip 0) to FILE", cxxopts::value<std::string>())
     ("waveform", "same as --wave", cxxopts::value<std::string>())
+    ("trace", "write a timeline (Chrome trace-event JSON; gzip when FILE ends in .gz) that Perfetto opens: "
+              "instructions, memory requests and ICI packets of every tile", cxxopts::value<std::string>())
     ("wave-window", "cycles before the first mismatch the automatic failure waveform covers",
      cxxopts::value<std::uint64_t>()->default_value("2000"))
     ("no-fail-wave", "on failure, do not re-run to dump a waveform around the first mismatch")
@@ -140,6 +142,7 @@ int run_main(int argc, char** argv) {
   std::string wave = args.count("wave") ? args["wave"].as<std::string>()
                                         : args.count("waveform") ? args["waveform"].as<std::string>() : "";
   o.waveform = wave;
+  if (args.count("trace")) o.trace = args["trace"].as<std::string>();
   if (args.count("inject-fault")) o.inject_fault = args["inject-fault"].as<std::uint64_t>();
   if (args.count("progress") || isatty(STDERR_FILENO)) {
     o.on_progress = [](double ns, std::size_t done, std::size_t total) {
@@ -157,6 +160,11 @@ int run_main(int argc, char** argv) {
   if (o.on_progress) std::cerr << "\r" << std::string(60, ' ') << "\r";
   print_summary(o, r, args["max-mismatches"].as<std::size_t>());
   if (!wave.empty()) std::cout << "  waveform: " << wave << "\n";
+  if (!o.trace.empty()) std::cout << "  timeline: " << o.trace << "\n";
+  if (r.timing.compared)
+    std::cout << "  timing: " << r.timing.instructions << " instructions and " << r.timing.memory_requests
+              << " memory requests compared, " << r.timing.mismatches << " outside tolerance, mean |error| "
+              << std::setprecision(2) << r.timing.mean_abs_instr_error << " cycles\n";
 
   // On failure, a deterministic re-run dumps the cycles before the first mismatch.
   const bool has_rtl = std::find(c.tile_kinds.begin(), c.tile_kinds.end(), TileKind::kRtl) != c.tile_kinds.end();
@@ -167,6 +175,7 @@ int run_main(int argc, char** argv) {
     const std::uint64_t window = args["wave-window"].as<std::uint64_t>();
     SystemRunOptions again = o;
     again.on_progress = nullptr;
+    again.trace.clear();
     // Beside the results file when there is one, else in the working directory.
     const std::filesystem::path dir =
         args.count("json") ? std::filesystem::path(args["json"].as<std::string>()).parent_path() : "";
