@@ -85,7 +85,9 @@ AnalyticResult analyze_gemm(const AnalyticConfig& c) {
 
   const double macs = static_cast<double>(M) * static_cast<double>(K) * static_cast<double>(N);
   r.compute_bound_cycles = ceil_div(M * K * N, R * C);
-  r.memory_bound_cycles = transfer_cycles(r.hbm_read_bytes + r.hbm_write_bytes, c.hbm_gbps, c.clock_mhz);
+  const std::uint64_t bytes = r.hbm_read_bytes + r.hbm_write_bytes;
+  r.memory_bound_cycles = transfer_cycles(bytes, c.hbm_gbps, c.clock_mhz);
+  if (c.port_bytes_per_cycle) r.memory_bound_cycles = std::max(r.memory_bound_cycles, ceil_div(bytes, c.port_bytes_per_cycle));
   if (c.chips > 1) {
     // Ring reduce-scatter or all-gather of the M x N 32-bit result: each chip
     // sends (p - 1) / p of it (REFERENCE.md, alpha-beta costs; alpha ignored).

@@ -22,6 +22,9 @@ struct AnalyticConfig {
   std::uint32_t beat_bytes = 1;
   double clock_mhz = 1000.0;
   double hbm_gbps = 0.0;  ///< HBM bandwidth in GB/s; 0 = unlimited (no memory bound).
+  /// Bytes the tile's DMA moves per cycle (one AXI beat; loads and stores in
+  /// program order share it); 0 = unlimited.
+  std::uint32_t port_bytes_per_cycle = 0;
   /// Multi-chip: the GEMM split over `chips` (K or N), then a ring
   /// reduce-scatter / all-gather of the 32-bit result over ICI at ici_gbps per chip.
   std::uint32_t chips = 1;
@@ -36,7 +39,7 @@ struct AnalyticResult {
   std::uint64_t hbm_read_bytes = 0, hbm_write_bytes = 0;  ///< One chip's.
   std::uint64_t ici_bytes = 0;           ///< Bytes each chip sends in the collective.
   std::uint64_t ici_cycles = 0;
-  std::uint64_t memory_bound_cycles = 0; ///< (read + write bytes) / HBM bandwidth.
+  std::uint64_t memory_bound_cycles = 0; ///< (read + write bytes) / min(HBM bandwidth, DMA port rate).
   std::uint64_t compute_bound_cycles = 0;///< MACs / (R * C): a perfectly fed array.
   std::uint64_t roofline_cycles = 0;     ///< max(compute bound, memory bound) + collective.
   std::uint64_t cycles = 0;              ///< max(compute cycles, memory bound) + collective cycles.

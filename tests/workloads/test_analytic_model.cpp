@@ -79,6 +79,11 @@ TEST_CASE("analytic: 1024^3 bf16 on 128x128: cycles, traffic, roofline") {
   r = analyze_gemm(a);
   CHECK(r.memory_bound_cycles == 225280);
   CHECK(r.cycles == 225280);
+  // A DMA port of one 32-byte beat per cycle: 23068672 / 32 = 720896 cycles.
+  a.port_bytes_per_cycle = 32;
+  r = analyze_gemm(a);
+  CHECK(r.memory_bound_cycles == 720896);
+  CHECK(r.cycles == 720896);
 }
 
 TEST_CASE("analytic: rows move in whole beats") {

@@ -1,0 +1,538 @@
+// `mxcosim model`: a workload on the performance model alone (ModelTile, no
+// RTL), or in closed form (--analytic); --sweep writes a CSV over array
+// sizes, clocks, HBM presets and ICI bandwidths.
+#include <chrono>
+#include <cstdlib>
+#include <cxxopts.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli_args.h"
+#include "command.h"
+#include "cosim/kernel.h"
+#include "models/core/ideal_memory.h"
+#include "models/hbm/config_loader.h"
+#include "models/hbm/hbm_model.h"
+#include "models/ici/fabric_factory.h"
+#include "models/mxu/analytic_model.h"
+#include "models/mxu/mlp_program.h"
+#include "models/mxu/model_tile.h"
+#include "models/mxu/multichip_program.h"
+
+namespace mxc::app {
+
+namespace {
+
+struct Workload {
+  std::string kind = "gemm";  // gemm, mlp
+  std::uint32_t m = 0, k = 0, n = 0, hidden = 0;
+  DType dtype = DType::kBf16;
+  std::uint32_t chips = 1;
+  ChipSplit split = ChipSplit::kK;
+};
+
+struct Machine {
+  std::uint32_t rows = 128, cols = 128, acc_rows = 256, sp_rows = 1024;
+  double clock_mhz = 1000;
+  std::string hbm = "hbm2e_3200";
+  double ici_gbps = 45;
+  double mem_latency_ns = 100;
+  std::uint32_t outstanding = 64;
+  bool double_buffer = true;
+  std::uint32_t m_block = 0;  // analytic only
+  bool port_limit = true;     // analytic only: the DMA's one beat per cycle bounds traffic
+};
+
+struct Outcome {
+  bool ok = true;
+  std::string error;
+  std::uint64_t cycles = 0;
+  double utilization = 0;
+  std::uint64_t read_bytes = 0, write_bytes = 0;
+  double achieved_gbps = 0;
+  std::uint64_t instructions = 0;
+  std::uint64_t roofline_cycles = 0;  // analytic only
+  std::uint64_t array_cycles = 0;     // analytic only: the array alone, memory unlimited
+  std::uint64_t scalesim_cycles = 0;  // analytic only
+  std::vector<std::pair<std::string, std::uint64_t>> counters;  // summed over chips
+  double wall_seconds = 0;
+};
+
+/// "ideal", a YAML file, or the name of a preset in configs/hbm/.
+struct MemorySpec {
+  bool ideal = true;
+  hbm::MemoryConfig cfg;
+  double peak_gbps = 0;  // 0: unlimited
+};
+
+MemorySpec resolve_memory(const std::string& spec) {
+  MemorySpec m;
+  if (spec == "ideal") return m;
+  std::string path = spec;
+  if (!std::filesystem::exists(path)) path = "configs/hbm/" + spec + ".yaml";
+  // From outside the source tree, MXCOSIM_ROOT names it.
+  const char* root = std::getenv("MXCOSIM_ROOT");
+  if (!std::filesystem::exists(path) && root) path = std::string(root) + "/configs/hbm/" + spec + ".yaml";
+  if (!std::filesystem::exists(path))
+    throw std::runtime_error("--hbm '" + spec + "': not 'ideal', an existing file, or a preset configs/hbm/" + spec +
+                             ".yaml (relative to the working directory, or to $MXCOSIM_ROOT)");
+  m.ideal = false;
+  m.cfg = hbm::load_memory_config(path);
+  m.peak_gbps = m.cfg.device.peak_gbps() * m.cfg.stacks;
+  return m;
+}
+
+std::uint64_t macs(const Workload& w) {
+  if (w.kind == "mlp") return std::uint64_t{w.m} * w.k * w.hidden + std::uint64_t{w.m} * w.hidden * w.n;
+  return std::uint64_t{w.m} * w.k * w.n;
+}
+
+TileGeometry geometry(const Machine& mc) {
+  TileGeometry g;
+  g.rows = mc.rows;
+  g.cols = mc.cols;
+  g.acc_rows = mc.acc_rows;
+  g.sp_rows = mc.sp_rows;
+  g.validate();
+  return g;
+}
+
+Outcome run_analytic(const Workload& w, const Machine& mc) {
+  const MemorySpec mem = resolve_memory(mc.hbm);
+  const auto gemm = [&](std::uint32_t m, std::uint32_t k, std::uint32_t n) {
+    AnalyticConfig a;
+    a.rows = mc.rows;
+    a.cols = mc.cols;
+    a.m = m;
+    a.k = k;
+    a.n = n;
+    a.dtype = w.dtype;
+    a.double_buffer = mc.double_buffer;
+    a.m_block = mc.m_block;
+    a.beat_bytes = TileGeometry{}.beat_bytes;
+    a.port_bytes_per_cycle = mc.port_limit ? TileGeometry{}.beat_bytes : 0;
+    a.clock_mhz = mc.clock_mhz;
+    a.hbm_gbps = mem.peak_gbps;
+    a.chips = w.chips;
+    a.split_k = w.split == ChipSplit::kK;
+    a.ici_gbps = mc.ici_gbps;
+    return analyze_gemm(a);
+  };
+  std::vector<AnalyticResult> parts;
+  if (w.kind == "mlp") {
+    parts.push_back(gemm(w.m, w.k, w.hidden));
+    parts.push_back(gemm(w.m, w.hidden, w.n));
+  } else {
+    parts.push_back(gemm(w.m, w.k, w.n));
+  }
+  Outcome o;
+  for (const auto& r : parts) {
+    o.cycles += r.cycles;
+    o.read_bytes += r.hbm_read_bytes;
+    o.write_bytes += r.hbm_write_bytes;
+    o.roofline_cycles += r.roofline_cycles;
+    o.array_cycles += r.compute_cycles + r.ici_cycles;
+    o.scalesim_cycles += r.scalesim_total_cycles;
+  }
+  o.utilization = static_cast<double>(macs(w)) /
+                  (static_cast<double>(w.chips) * mc.rows * mc.cols * static_cast<double>(o.cycles));
+  const double seconds = static_cast<double>(o.cycles) / (mc.clock_mhz * 1e6);
+  o.achieved_gbps = static_cast<double>(o.read_bytes + o.write_bytes) / seconds / 1e9;
+  return o;
+}
+
+Outcome run_model(const Workload& w, const Machine& mc) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const MemorySpec mem = resolve_memory(mc.hbm);
+  const TileGeometry geo = geometry(mc);
+  std::vector<Program> programs;
+  if (w.kind == "mlp") {
+    if (w.chips != 1) throw std::runtime_error("--workload mlp runs on one chip (--chips 1)");
+    MlpShape s{w.m, w.k, w.hidden, w.n, w.dtype, mlp_default_shift(w.k)};
+    programs.push_back(compile_mlp(s, place_mlp(s, geo), geo));
+  } else if (w.chips == 1) {
+    const GemmShape s{w.m, w.k, w.n, w.dtype};
+    programs.push_back(compile_gemm(s, place_gemm(s, geo), geo));
+  } else {
+    MultiChipGemm g{{w.m, w.k, w.n, w.dtype}, w.chips, w.split};
+    programs = compile_multichip(g, plan_multichip(g, geo), geo);
+  }
+  const std::uint32_t P = static_cast<std::uint32_t>(programs.size());
+
+  std::vector<std::unique_ptr<MemoryTarget>> memories;
+  std::vector<std::unique_ptr<ModelTile>> tiles;
+  Kernel kernel;
+  for (std::uint32_t c = 0; c < P; ++c) {
+    if (mem.ideal)
+      memories.push_back(std::make_unique<IdealMemory>("mem" + std::to_string(c),
+                                                       static_cast<Time>(mc.mem_latency_ns * 1000 + 0.5),
+                                                       mc.outstanding));
+    else
+      memories.push_back(std::make_unique<hbm::HbmModel>("hbm" + std::to_string(c), mem.cfg));
+    ModelTileConfig tc;
+    tc.name = "tile" + std::to_string(c);
+    tc.geometry = geo;
+    tc.chip = c;
+    tc.clock_mhz = mc.clock_mhz;
+    tiles.push_back(std::make_unique<ModelTile>(tc, *memories.back()));
+  }
+  std::unique_ptr<Fabric> fabric;
+  std::map<std::pair<std::uint32_t, std::uint64_t>, IciRow> in_flight;  // (src, packet id) -> row
+  std::vector<std::uint64_t> next_id(P, 0);
+  if (P > 1) {
+    ici::IciConfig ic;
+    ic.dims = {P};
+    ic.wrap = {P > 2};
+    ic.link_gbps = mc.ici_gbps;
+    fabric = ici::make_fabric(ic);
+    fabric->set_delivery([&](const IciPacket& pkt) {
+      auto it = in_flight.find({pkt.src, pkt.id});
+      tiles[pkt.dst]->push_inbound(std::move(it->second));
+      in_flight.erase(it);
+    });
+  }
+  for (std::uint32_t c = 0; c < P; ++c) {
+    kernel.add(*tiles[c]);
+    kernel.add(*memories[c]);
+    tiles[c]->load_program(programs[c]);
+  }
+  if (fabric) kernel.add(*fabric);
+
+  const auto all_done = [&] {
+    for (const auto& t : tiles)
+      if (!t->finished()) return false;
+    return true;
+  };
+  kernel.run([&] {
+    for (std::uint32_t c = 0; c < P; ++c) {
+      auto& out = tiles[c]->outbound();
+      while (!out.empty()) {
+        IciRow& row = out.front();
+        if (row.dst == c) {
+          tiles[c]->push_inbound(std::move(row));
+        } else {
+          if (row.dst >= P)
+            throw std::runtime_error("chip " + std::to_string(c) + " sends to chip " + std::to_string(row.dst));
+          IciPacket pkt;
+          pkt.id = next_id[c];
+          pkt.src = c;
+          pkt.dst = row.dst;
+          pkt.bytes = row.bytes;
+          pkt.last = true;
+          if (!fabric->can_inject(pkt) || !fabric->inject(pkt, kernel.now())) break;  // offered again later
+          ++next_id[c];
+          in_flight.emplace(std::make_pair(c, pkt.id), std::move(row));
+        }
+        out.pop_front();
+      }
+    }
+    return all_done();
+  });
+
+  Outcome o;
+  std::map<std::string, std::uint64_t> sums;
+  std::vector<std::string> order;
+  for (std::uint32_t c = 0; c < P; ++c) {
+    const ModelTile& t = *tiles[c];
+    if (!t.finished()) {
+      o.ok = false;
+      o.error += (o.error.empty() ? "" : "; ") + std::string("chip ") + std::to_string(c) + " did not finish: " +
+                 t.state();
+    }
+    o.cycles = std::max(o.cycles, t.cycles());
+    o.read_bytes += t.bytes_read();
+    o.write_bytes += t.bytes_written();
+    o.instructions += programs[c].size();
+    for (const auto& [name, value] : t.perf_counters()) {
+      if (!sums.count(name)) order.push_back(name);
+      sums[name] += value;
+    }
+  }
+  if (!mem.ideal)
+    for (auto& m : memories) static_cast<hbm::HbmModel&>(*m).finish(kernel.now());
+  for (const auto& name : order) o.counters.emplace_back(name, sums[name]);
+  if (o.cycles > 0) {
+    o.utilization = static_cast<double>(macs(w)) / (static_cast<double>(P) * mc.rows * mc.cols * static_cast<double>(o.cycles));
+    const double seconds = static_cast<double>(o.cycles) / (mc.clock_mhz * 1e6);
+    o.achieved_gbps = static_cast<double>(o.read_bytes + o.write_bytes) / seconds / 1e9;
+  }
+  o.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return o;
+}
+
+std::vector<std::string> split_list(const std::string& s, const std::string& option) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(item);
+  if (out.empty()) throw std::runtime_error("--" + option + ": empty list");
+  return out;
+}
+
+double to_double(const std::string& s, const std::string& option) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || !(v > 0)) throw std::runtime_error("--" + option + ": '" + s + "' is not a positive number");
+  return v;
+}
+
+std::pair<std::uint32_t, std::uint32_t> to_size(const std::string& s) {
+  const auto x = s.find('x');
+  const auto num = [&](const std::string& t) {
+    if (t.empty() || t.size() > 5 || t.find_first_not_of("0123456789") != std::string::npos || std::stoul(t) == 0)
+      throw std::runtime_error("--sweep-sizes: '" + s + "' is not ROWSxCOLS");
+    return static_cast<std::uint32_t>(std::stoul(t));
+  };
+  if (x == std::string::npos) throw std::runtime_error("--sweep-sizes: '" + s + "' is not ROWSxCOLS");
+  return {num(s.substr(0, x)), num(s.substr(x + 1))};
+}
+
+void print(const Outcome& o, const Workload& w, const Machine& mc, bool analytic) {
+  std::cout << std::fixed;
+  std::cout << "cycles " << o.cycles << "  time " << std::setprecision(3)
+            << static_cast<double>(o.cycles) / mc.clock_mhz << " us  utilization " << std::setprecision(4)
+            << o.utilization << "\n";
+  std::cout << "hbm read " << o.read_bytes << " B  write " << o.write_bytes << " B  achieved "
+            << std::setprecision(2) << o.achieved_gbps << " GB/s\n";
+  if (analytic) {
+    std::cout << "array cycles " << o.array_cycles << " (memory unlimited)  roofline bound " << o.roofline_cycles;
+    if (!mc.double_buffer) std::cout << "  SCALE-Sim 'Total Cycles' " << o.scalesim_cycles;
+    std::cout << "\n";
+    return;
+  }
+  std::cout << "instructions " << o.instructions << "  wall " << std::setprecision(3) << o.wall_seconds << " s\n";
+  const double denom = static_cast<double>(o.cycles) * w.chips;
+  std::cout << "stall breakdown (% of cycles" << (w.chips > 1 ? ", summed over chips" : "") << "):";
+  for (const auto& [name, value] : o.counters)
+    if (name.rfind("stall_", 0) == 0 || name.rfind("busy_", 0) == 0 || name == "array_active")
+      std::cout << " " << name << "=" << std::setprecision(1) << 100.0 * static_cast<double>(value) / denom;
+  std::cout << "\n";
+  if (!o.ok) std::cout << "error: " << o.error << "\n";
+}
+
+nlohmann::json to_json(const Outcome& o, const Workload& w, const Machine& mc, bool analytic) {
+  nlohmann::json j;
+  j["schema_version"] = 1;
+  j["mode"] = analytic ? "analytic" : "model";
+  j["status"] = o.ok ? "ok" : "error";
+  j["error"] = o.error;
+  j["config"] = {{"rows", mc.rows}, {"cols", mc.cols}, {"acc_rows", mc.acc_rows}, {"sp_rows", mc.sp_rows},
+                 {"clock_mhz", mc.clock_mhz}, {"hbm", mc.hbm}, {"ici_gbps", mc.ici_gbps},
+                 {"double_buffer", mc.double_buffer}};
+  j["workload"] = {{"kind", w.kind}, {"m", w.m}, {"k", w.k}, {"n", w.n}, {"dtype", std::string(to_string(w.dtype))},
+                   {"chips", w.chips}, {"split", w.split == ChipSplit::kK ? "k" : "n"}};
+  if (w.kind == "mlp") j["workload"]["hidden"] = w.hidden;
+  j["cycles"] = o.cycles;
+  j["utilization"] = o.utilization;
+  j["hbm_read_bytes"] = o.read_bytes;
+  j["hbm_write_bytes"] = o.write_bytes;
+  j["achieved_gbps"] = o.achieved_gbps;
+  if (analytic) {
+    j["roofline_cycles"] = o.roofline_cycles;
+    j["array_cycles"] = o.array_cycles;
+    j["scalesim_total_cycles"] = o.scalesim_cycles;
+  } else {
+    j["instructions"] = o.instructions;
+    j["wall_seconds"] = o.wall_seconds;
+    auto& perf = j["perf_counters"] = nlohmann::json::object();
+    for (const auto& [name, value] : o.counters) perf[name] = value;
+  }
+  return j;
+}
+
+}  // namespace
+
+int model_main(int argc, char** argv) {
+  cxxopts::Options opts(argv[0],
+                        "Run a workload on the MXU performance model alone (ModelTile, no RTL) and print cycles,\n"
+                        "utilisation, achieved HBM bandwidth and a stall breakdown; or the closed-form model\n"
+                        "(--analytic); or sweep machine parameters into a CSV (--sweep).");
+  // clang-format off
+  opts.add_options("array")
+    ("rows", "array rows (K per fold)", cxxopts::value<std::uint32_t>()->default_value("128"))
+    ("cols", "array columns (N per fold)", cxxopts::value<std::uint32_t>()->default_value("128"))
+    ("acc-rows", "accumulator rows", cxxopts::value<std::uint32_t>()->default_value("256"))
+    ("sp-rows", "scratchpad rows", cxxopts::value<std::uint32_t>()->default_value("1024"))
+    ("clock-mhz", "tile clock in MHz", cxxopts::value<double>()->default_value("1000"));
+  opts.add_options("workload")
+    ("workload", "gemm or mlp (GEMM, ReLU + convert, GEMM)", cxxopts::value<std::string>()->default_value("gemm"))
+    ("m,gemm-m", "rows of A and C (--m N)", cxxopts::value<std::uint32_t>()->default_value("1024"))
+    ("k,gemm-k", "inner dimension (--k N)", cxxopts::value<std::uint32_t>()->default_value("1024"))
+    ("n,gemm-n", "columns of B and C (--n N)", cxxopts::value<std::uint32_t>()->default_value("1024"))
+    ("hidden", "mlp: hidden features (N of layer 1, K of layer 2)", cxxopts::value<std::uint32_t>()->default_value("1024"))
+    ("dtype", "int8 or bf16", cxxopts::value<std::string>()->default_value("bf16"))
+    ("chips", "gemm: chips the GEMM is split across", cxxopts::value<std::uint32_t>()->default_value("1"))
+    ("split", "multi-chip split: k (reduce-scatter) or n (all-gather)", cxxopts::value<std::string>()->default_value("k"));
+  opts.add_options("memory and interconnect")
+    ("hbm", "memory: 'ideal', a memory YAML file, or a preset name in configs/hbm/ (hbm2, hbm2e_3200, hbm2e_3600, hbm3)",
+     cxxopts::value<std::string>()->default_value("hbm2e_3200"))
+    ("mem-latency-ns", "ideal memory latency in ns", cxxopts::value<double>()->default_value("100"))
+    ("outstanding", "ideal memory: requests in flight", cxxopts::value<std::uint32_t>()->default_value("64"))
+    ("ici-gbps", "ICI link bandwidth per direction in GB/s (multi-chip)", cxxopts::value<double>()->default_value("45"));
+  opts.add_options("mode")
+    ("analytic", "closed-form model instead of the performance model (docs/workloads.md)")
+    ("no-double-buffer", "analytic: weights not double buffered: each fold 2R + C + M - 2 cycles (SCALE-Sim's count)")
+    ("m-block", "analytic: rows of A per fold (0: all of M, as SCALE-Sim; the compiler uses min(acc-rows, (sp-rows - 2 rows) / 3))",
+     cxxopts::value<std::uint32_t>()->default_value("0"))
+    ("no-port-limit", "analytic: ignore the tile's DMA rate of one 32-byte beat per cycle (only HBM bandwidth bounds traffic)")
+    ("sweep", "run every combination of --sweep-sizes, --sweep-clocks, --sweep-hbm, --sweep-ici and write CSV")
+    ("sweep-sizes", "sweep: array sizes, e.g. 32x32,64x64,128x128 (default: --rows x --cols)", cxxopts::value<std::string>())
+    ("sweep-clocks", "sweep: clocks in MHz, e.g. 700,1000 (default: --clock-mhz)", cxxopts::value<std::string>())
+    ("sweep-hbm", "sweep: memories as --hbm, e.g. hbm2,hbm3 (default: --hbm)", cxxopts::value<std::string>())
+    ("sweep-ici", "sweep: ICI GB/s, e.g. 45,90 (default: --ici-gbps)", cxxopts::value<std::string>())
+    ("csv", "sweep: CSV output file (default: standard output)", cxxopts::value<std::string>())
+    ("json", "write the results (cycles, utilization, hbm_read_bytes, hbm_write_bytes, ...) to FILE",
+     cxxopts::value<std::string>())
+    ("h,help", "show this help");
+  // clang-format on
+  cxxopts::ParseResult args;
+  try {
+    NormalizedArgs normalized(argc, argv, "mkn");
+    args = opts.parse(normalized.argc(), normalized.argv());
+  } catch (const cxxopts::exceptions::exception& e) {
+    std::cerr << argv[0] << ": " << e.what() << "\n(see " << argv[0] << " --help)\n";
+    return kExitUsage;
+  }
+  if (args.count("help")) {
+    std::cout << opts.help() << "\nexamples:\n"
+              << "  mxcosim model --rows 128 --cols 128 --workload gemm --m 1024 --k 1024 --n 1024 --dtype bf16 "
+                 "--json out.json\n"
+              << "  mxcosim model --analytic --no-double-buffer --rows 32 --cols 32 --m 64 --k 100 --n 70\n"
+              << "  mxcosim model --sweep --sweep-sizes 64x64,128x128 --sweep-hbm hbm2,hbm3 --csv sweep.csv\n";
+    return kExitPass;
+  }
+  if (!args.unmatched().empty()) {
+    std::cerr << argv[0] << ": unexpected argument '" << args.unmatched().front() << "'\n";
+    return kExitUsage;
+  }
+  const auto usage = [&](const std::string& msg) {
+    std::cerr << argv[0] << ": " << msg << "\n";
+    return kExitUsage;
+  };
+
+  Workload w;
+  w.kind = args["workload"].as<std::string>();
+  if (w.kind != "gemm" && w.kind != "mlp") return usage("--workload must be gemm or mlp, not '" + w.kind + "'");
+  w.m = args["gemm-m"].as<std::uint32_t>();
+  w.k = args["gemm-k"].as<std::uint32_t>();
+  w.n = args["gemm-n"].as<std::uint32_t>();
+  w.hidden = args["hidden"].as<std::uint32_t>();
+  const std::string dtype = args["dtype"].as<std::string>();
+  if (dtype == "int8") w.dtype = DType::kInt8;
+  else if (dtype == "bf16") w.dtype = DType::kBf16;
+  else return usage("--dtype must be int8 or bf16, not '" + dtype + "'");
+  w.chips = args["chips"].as<std::uint32_t>();
+  if (w.chips == 0 || w.chips > 256) return usage("--chips must be in 1..256");
+  const std::string split = args["split"].as<std::string>();
+  if (split == "k") w.split = ChipSplit::kK;
+  else if (split == "n") w.split = ChipSplit::kN;
+  else return usage("--split must be k or n, not '" + split + "'");
+  if (w.kind == "mlp" && w.chips != 1) return usage("--workload mlp runs on one chip (--chips 1)");
+
+  Machine mc;
+  mc.rows = args["rows"].as<std::uint32_t>();
+  mc.cols = args["cols"].as<std::uint32_t>();
+  mc.acc_rows = args["acc-rows"].as<std::uint32_t>();
+  mc.sp_rows = args["sp-rows"].as<std::uint32_t>();
+  mc.clock_mhz = args["clock-mhz"].as<double>();
+  mc.hbm = args["hbm"].as<std::string>();
+  mc.mem_latency_ns = args["mem-latency-ns"].as<double>();
+  mc.outstanding = args["outstanding"].as<std::uint32_t>();
+  mc.ici_gbps = args["ici-gbps"].as<double>();
+  mc.double_buffer = !args.count("no-double-buffer");
+  mc.m_block = args["m-block"].as<std::uint32_t>();
+  mc.port_limit = !args.count("no-port-limit");
+  if (!(mc.clock_mhz > 0 && mc.clock_mhz <= 1e6)) return usage("--clock-mhz must be in (0, 1e6]");
+  if (!(mc.ici_gbps > 0)) return usage("--ici-gbps must be > 0");
+  if (!(mc.mem_latency_ns >= 0 && mc.mem_latency_ns <= 1e9)) return usage("--mem-latency-ns must be in [0, 1e9]");
+  if (mc.outstanding == 0) return usage("--outstanding must be >= 1");
+  const bool analytic = args.count("analytic") > 0;
+  if (!mc.double_buffer && !analytic)
+    return usage("--no-double-buffer applies to --analytic (the compiler always double-buffers)");
+
+  const auto run = [&](const Machine& m) { return analytic ? run_analytic(w, m) : run_model(w, m); };
+
+  if (args.count("sweep")) {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> sizes;
+    if (args.count("sweep-sizes")) {
+      for (const auto& s : split_list(args["sweep-sizes"].as<std::string>(), "sweep-sizes")) sizes.push_back(to_size(s));
+    } else {
+      sizes.push_back({mc.rows, mc.cols});
+    }
+    std::vector<double> clocks, icis;
+    if (args.count("sweep-clocks")) {
+      for (const auto& s : split_list(args["sweep-clocks"].as<std::string>(), "sweep-clocks"))
+        clocks.push_back(to_double(s, "sweep-clocks"));
+    } else {
+      clocks.push_back(mc.clock_mhz);
+    }
+    if (args.count("sweep-ici")) {
+      for (const auto& s : split_list(args["sweep-ici"].as<std::string>(), "sweep-ici")) icis.push_back(to_double(s, "sweep-ici"));
+    } else {
+      icis.push_back(mc.ici_gbps);
+    }
+    const std::vector<std::string> hbms =
+        args.count("sweep-hbm") ? split_list(args["sweep-hbm"].as<std::string>(), "sweep-hbm") : std::vector{mc.hbm};
+    std::ofstream file;
+    if (args.count("csv")) {
+      file.open(args["csv"].as<std::string>());
+      if (!file) return usage("cannot write '" + args["csv"].as<std::string>() + "'");
+    }
+    std::ostream& out = args.count("csv") ? static_cast<std::ostream&>(file) : std::cout;
+    out << "mode,workload,m,k,n,dtype,chips,split,rows,cols,clock_mhz,hbm,ici_gbps,cycles,time_us,utilization,"
+           "hbm_read_bytes,hbm_write_bytes,achieved_gbps,status\n";
+    int failed = 0;
+    for (const auto& [r, c] : sizes)
+      for (double clk : clocks)
+        for (const auto& h : hbms)
+          for (double ici : icis) {
+            Machine m = mc;
+            m.rows = r;
+            m.cols = c;
+            m.clock_mhz = clk;
+            m.hbm = h;
+            m.ici_gbps = ici;
+            const Outcome o = run(m);
+            failed += !o.ok;
+            out << (analytic ? "analytic" : "model") << "," << w.kind << "," << w.m << "," << w.k << ","
+                << (w.kind == "mlp" ? w.hidden : w.n) << "," << to_string(w.dtype) << "," << w.chips << ","
+                << (w.split == ChipSplit::kK ? "k" : "n") << "," << r << "," << c << "," << clk << "," << h << ","
+                << ici << "," << o.cycles << "," << std::setprecision(6)
+                << static_cast<double>(o.cycles) / clk << "," << o.utilization << "," << o.read_bytes << ","
+                << o.write_bytes << "," << o.achieved_gbps << "," << (o.ok ? "ok" : "error") << "\n";
+            std::cerr << "  " << r << "x" << c << " " << clk << " MHz " << h << " ici " << ici << ": " << o.cycles
+                      << " cycles" << (o.ok ? "" : " (" + o.error + ")") << "\n";
+          }
+    if (!out) return usage("cannot write the CSV");
+    return failed ? kExitFail : kExitPass;
+  }
+
+  std::cout << "mxcosim model" << (analytic ? " (analytic)" : "") << ": " << mc.rows << "x" << mc.cols << " "
+            << to_string(w.dtype) << " array at " << mc.clock_mhz << " MHz, " << w.kind << " " << w.m << "x" << w.k
+            << "x" << (w.kind == "mlp" ? std::to_string(w.hidden) + "x" : "") << w.n;
+  if (w.chips > 1) std::cout << " on " << w.chips << " chips (" << split << " split, ICI " << mc.ici_gbps << " GB/s)";
+  std::cout << ", memory " << mc.hbm << std::endl;
+  const Outcome o = run(mc);
+  print(o, w, mc, analytic);
+  if (args.count("json")) {
+    const std::string path = args["json"].as<std::string>();
+    std::ofstream out(path);
+    out << to_json(o, w, mc, analytic).dump(2) << "\n";
+    if (!out) return usage("cannot write '" + path + "'");
+  }
+  return o.ok ? kExitPass : kExitFail;
+}
+
+}  // namespace mxc::app
