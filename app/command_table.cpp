@@ -7,6 +7,7 @@ int regress_main(int argc, char** argv);
 int report_main(int argc, char** argv);
 int ici_main(int argc, char** argv);
 int hbm_main(int argc, char** argv);
+int model_main(int argc, char** argv);
 
 namespace {
 constexpr Command kCommands[] = {
@@ -15,6 +16,7 @@ constexpr Command kCommands[] = {
     {"report", "regenerate the reports of a run from a results database (and merge shards)", report_main},
     {"ici", "simulate the ICI fabric: synthetic traffic load sweeps and collectives", ici_main},
     {"hbm", "run the HBM memory model on generated traffic or a DRAMsim3 / Ramulator trace", hbm_main},
+    {"model", "run a workload on the performance model alone or in closed form; design-space sweeps", model_main},
 };
 }  // namespace
 
