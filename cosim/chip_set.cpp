@@ -31,7 +31,9 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
   for (std::uint32_t c = 0; c < cfg.chips; ++c) {
     Chip& chip = m_chips[c];
     const std::string chip_name = opts.prefix + ".chip" + std::to_string(c);
-    if (cfg.memory == "hbm")
+    if (opts.make_memory)
+      chip.memory = opts.make_memory(c, chip_name + ".mem");
+    else if (cfg.memory == "hbm")
       chip.memory = std::make_unique<hbm::HbmModel>(chip_name + ".hbm", hbm_cfg);
     else
       chip.memory = std::make_unique<IdealMemory>(chip_name + ".mem", cfg.ideal_latency_ps, cfg.ideal_outstanding);
@@ -58,8 +60,12 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
     }
   }
   if (cfg.chips > 1) {
-    const ici::IciConfig ici = ici::load_ici_config(cfg.ici_config);
-    m_fabric = ici::make_fabric(ici);
+    if (opts.make_fabric) {
+      m_fabric = opts.make_fabric();
+    } else {
+      const ici::IciConfig ici = ici::load_ici_config(cfg.ici_config);
+      m_fabric = ici::make_fabric(ici);
+    }
     if (m_fabric->num_chips() < cfg.chips)
       throw std::invalid_argument(cfg.file + ": field 'system.chips': " + std::to_string(cfg.chips) +
                                   " chips do not fit the fabric of " + std::to_string(m_fabric->num_chips()) + " in " +

@@ -6,6 +6,7 @@
 // design under test, and an all-model shadow for timing correlation.
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,11 @@
 
 namespace mxc {
 
+/// Makes chip `chip`'s memory or the fabric in place of the configured local
+/// ones (for example proxies of models served by another process).
+using MemoryMaker = std::function<std::unique_ptr<MemoryTarget>(std::uint32_t chip, const std::string& name)>;
+using FabricMaker = std::function<std::unique_ptr<Fabric>()>;
+
 struct ChipSetOptions {
   std::string prefix = "dut";          ///< Component name prefix.
   bool all_model = false;              ///< Every tile is the performance model (the shadow).
@@ -29,6 +35,8 @@ struct ChipSetOptions {
   std::string waveform;                ///< FST of RTL tile 0 of chip 0; empty = none.
   std::uint64_t waveform_from_cycle = 0;
   std::uint64_t waveform_to_cycle = ~0ull;
+  MemoryMaker make_memory;             ///< Empty: the configured ideal or HBM memory.
+  FabricMaker make_fabric;             ///< Empty: the configured fabric (chips > 1).
 };
 
 class ChipSet {

@@ -96,6 +96,8 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
   dut_opts.waveform = opts.waveform;
   dut_opts.waveform_from_cycle = opts.waveform_from_cycle;
   dut_opts.waveform_to_cycle = opts.waveform_to_cycle;
+  dut_opts.make_memory = opts.make_memory;
+  dut_opts.make_fabric = opts.make_fabric;
   ChipSet dut(cfg, geo, dut_opts);
   std::unique_ptr<ChipSet> shadow;
   if (cfg.compare_model) {
@@ -103,6 +105,8 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
     s.prefix = "model";
     s.all_model = true;
     s.waveform.clear();
+    s.make_memory = nullptr;
+    s.make_fabric = nullptr;
     shadow = std::make_unique<ChipSet>(cfg, geo, s);
   }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bridge/checker.h"
+#include "cosim/chip_set.h"
 #include "cosim/system_config.h"
 #include "cosim/workload.h"
 
@@ -28,6 +29,9 @@ struct SystemRunOptions {
   std::uint64_t waveform_to_cycle = ~0ull;
   std::optional<std::uint64_t> inject_fault;  ///< Flip bit 0 of this result element before checking.
   std::string trace;                     ///< Timeline (Chrome trace-event JSON, .gz = gzip); empty = none.
+  /// Replace the DUT's memories / fabric (the shadow always uses local models).
+  MemoryMaker make_memory;
+  FabricMaker make_fabric;
   /// Called about once a second of wall time with (simulated ns, instructions completed, total).
   std::function<void(double, std::size_t, std::size_t)> on_progress;
 };
