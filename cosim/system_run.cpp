@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 
@@ -255,11 +256,33 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
         const std::uint8_t b = actual.read(addr, 1)[0] ^ 1;
         actual.write(addr, std::span<const std::uint8_t>(&b, 1));
       }
-      for (const ResultRegion& r : work.regions[c])
-        if (dut.kind(r.producer_tile) == TileKind::kRtl)
-          scoreboard.check_matrix(r.name, read_region(r, actual), read_region(r, expected[c]), r.layout.rows,
+      for (const ResultRegion& r : work.regions[c]) {
+        if (dut.kind(r.producer_tile) != TileKind::kRtl) continue;
+        // The rows this chip holds: [first, end) of the region.
+        const std::uint32_t first = std::min(r.first_row, r.layout.rows);
+        const std::uint32_t end = std::min(r.end_row, r.layout.rows);
+        const std::size_t cols = r.layout.cols;
+        const auto slice = [&](std::vector<std::uint32_t> v) {
+          return std::vector<std::uint32_t>(v.begin() + first * cols, v.begin() + end * cols);
+        };
+        scoreboard.check_matrix(r.name, slice(read_region(r, actual)), slice(read_region(r, expected[c])), end - first,
                                 r.layout.cols, r.dtype, r.layout.elem_bytes,
-                                [&](std::uint32_t i, std::uint32_t j) { return r.layout.addr(i, j); }, kernel.now());
+                                [&](std::uint32_t i, std::uint32_t j) { return r.layout.addr(first + i, j); },
+                                kernel.now());
+      }
+      if (work.check_whole_image && dut.kind(0) == TileKind::kRtl) {
+        // Every 4-byte word of every page the reference holds.
+        expected[c].for_each_page([&](std::uint64_t base, std::span<const std::uint8_t> want) {
+          std::vector<std::uint8_t> got(want.size());
+          dut.memory(c).backdoor_read(base, got);
+          std::vector<std::uint32_t> a(want.size() / 4), e(want.size() / 4);
+          std::memcpy(a.data(), got.data(), got.size());
+          std::memcpy(e.data(), want.data(), want.size());
+          scoreboard.check_matrix("chip" + std::to_string(c) + ".memory", a, e, 1, static_cast<std::uint32_t>(a.size()),
+                                  DType::kInt8, 4, [&](std::uint32_t, std::uint32_t j) { return base + 4ull * j; },
+                                  kernel.now());
+        });
+      }
     }
     result.elements_checked = scoreboard.elements_checked();
     result.mismatch_count += scoreboard.mismatch_count();

@@ -2,6 +2,10 @@
 
 #include <stdexcept>
 
+#include "models/mxu/assembler.h"
+#include "models/mxu/mlp_program.h"
+#include "models/mxu/multichip_program.h"
+
 namespace mxc {
 
 namespace {
@@ -30,10 +34,92 @@ std::vector<std::uint32_t> read_region(const ResultRegion& region, const SparseM
   return out;
 }
 
+namespace {
+
+/// Tile 0 of every chip runs programs[c]; the others idle.
+void tile0_only(Workload& w, const SystemConfig& cfg, std::vector<Program> programs) {
+  for (auto& p : programs) {
+    std::vector<Program> per_tile(cfg.tiles_per_chip);
+    per_tile[0] = std::move(p);
+    w.programs.push_back(std::move(per_tile));
+  }
+}
+
+Workload multichip_gemm(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeometry& geo, std::uint64_t seed) {
+  MultiChipGemm g;
+  g.shape = spec.shape;
+  g.chips = cfg.chips;
+  g.split = spec.split == "k" ? ChipSplit::kK : ChipSplit::kN;
+  const auto plans = plan_multichip(g, geo);
+  Workload w;
+  w.description = "gemm " + std::to_string(g.shape.m) + "x" + std::to_string(g.shape.k) + "x" +
+                  std::to_string(g.shape.n) + " " + std::string(to_string(g.shape.dtype)) + " split " + spec.split +
+                  " over " + std::to_string(cfg.chips) + " chips";
+  w.images.resize(cfg.chips);
+  std::vector<SparseMemory*> mems;
+  for (auto& m : w.images) mems.push_back(&m);
+  store_multichip_operands(g, plans, random_gemm_operands(g.shape, seed), mems);
+  tile0_only(w, cfg, compile_multichip(g, plans, geo));
+  for (std::uint32_t c = 0; c < cfg.chips; ++c) {
+    ResultRegion r{"chip" + std::to_string(c) + ".C", plans[c].layout.c, g.shape.dtype, 0};
+    r.first_row = plans[c].m_begin;
+    r.end_row = plans[c].m_end;
+    w.regions.push_back({r});
+  }
+  return w;
+}
+
+Workload mlp(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeometry& geo, std::uint64_t seed) {
+  MlpShape shape;
+  shape.m = spec.shape.m;
+  shape.k = spec.shape.k;
+  shape.hidden = spec.hidden ? spec.hidden : spec.shape.n;
+  shape.n = spec.shape.n;
+  shape.dtype = spec.shape.dtype;
+  shape.shift = shape.dtype == DType::kInt8 ? mlp_default_shift(shape.k) : 0;
+  validate(shape, geo);
+  const MlpLayout layout = place_mlp(shape, geo);
+  Workload w;
+  w.description = "mlp " + std::to_string(shape.m) + "x" + std::to_string(shape.k) + "x" + std::to_string(shape.hidden) +
+                  "x" + std::to_string(shape.n) + " " + std::string(to_string(shape.dtype));
+  std::vector<Program> programs;
+  for (std::uint32_t c = 0; c < cfg.chips; ++c) {
+    SparseMemory image;
+    store_mlp_operands(shape, layout, random_mlp_operands(shape, seed + c), image);
+    w.images.push_back(std::move(image));
+    programs.push_back(compile_mlp(shape, layout, geo));
+    w.regions.push_back({ResultRegion{"chip" + std::to_string(c) + ".C", layout.c, shape.dtype, 0}});
+  }
+  tile0_only(w, cfg, std::move(programs));
+  return w;
+}
+
+Workload program_file(const WorkloadSpec& spec, const SystemConfig& cfg) {
+  const Program p = load_program_file(spec.program_file);
+  Workload w;
+  w.description = "program " + spec.program_file;
+  w.check_whole_image = true;
+  w.images.resize(cfg.chips);
+  w.regions.resize(cfg.chips);
+  tile0_only(w, cfg, std::vector<Program>(cfg.chips, p));
+  return w;
+}
+
+}  // namespace
+
 Workload build_workload(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeometry& geo,
                         std::uint64_t seed) {
-  if (spec.kind != "gemm") throw std::invalid_argument("workload '" + spec.kind + "' is not supported (use gemm)");
+  if (spec.kind == "program") return program_file(spec, cfg);
+  if (spec.kind == "mlp") return mlp(spec, cfg, geo, seed);
+  if (spec.kind != "gemm")
+    throw std::invalid_argument("workload '" + spec.kind + "' is not one of gemm, mlp, program");
+  if (spec.split != "none" && spec.split != "k" && spec.split != "n")
+    throw std::invalid_argument("split '" + spec.split + "' is not one of none, k, n");
   validate(spec.shape);
+  if (spec.split != "none") {
+    if (cfg.chips < 2) throw std::invalid_argument("a " + spec.split + "-split GEMM needs at least 2 chips");
+    return multichip_gemm(spec, cfg, geo, seed);
+  }
   Workload w;
   const GemmShape& s = spec.shape;
   w.description = "gemm " + std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n) + " " +

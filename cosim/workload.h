@@ -23,27 +23,38 @@ struct ResultRegion {
   /// The tile of its chip that writes it; a region written by a performance
   /// model tile (timing only, no data) is not checked.
   std::uint32_t producer_tile = 0;
+  /// Rows of the matrix this chip holds at the end (a K-split GEMM leaves
+  /// each chip one row block of C).
+  std::uint32_t first_row = 0, end_row = ~0u;
 };
 
 /// Reads a region's elements (row-major) as 32-bit values.
 std::vector<std::uint32_t> read_region(const ResultRegion& region, const SparseMemory& mem);
 
 struct WorkloadSpec {
-  std::string kind = "gemm";     ///< "gemm" or "program".
+  std::string kind = "gemm";     ///< "gemm", "mlp" or "program".
   GemmShape shape{16, 16, 16, DType::kInt8};
-  std::string program_file;      ///< kind "program": assembly text, run on every tile.
+  std::string split = "none";    ///< gemm on several chips: "none" (each chip its own), "k" or "n".
+  std::uint32_t hidden = 0;      ///< mlp: hidden features (0: same as n).
+  std::string program_file;      ///< program: assembly text (docs/isa.md), run by tile 0 of every chip.
 };
 
 struct Workload {
   std::string description;
+  /// Check every byte the reference wrote, not just the regions (programs).
+  bool check_whole_image = false;
   std::vector<SparseMemory> images;               ///< Per chip.
   std::vector<std::vector<Program>> programs;     ///< [chip][tile].
   std::vector<std::vector<ResultRegion>> regions; ///< Per chip.
 };
 
-/// GEMM: every chip computes C = A x B on its own memory (operands drawn from
-/// seed + chip); the tiles of a chip split N between them, each a whole
-/// number of array-column blocks, and each tile's columns are one region.
+/// gemm, split none: every chip computes C = A x B on its own memory
+/// (operands drawn from seed + chip); the tiles of a chip split N between
+/// them, each a whole number of array-column blocks, and each tile's columns
+/// are one region. gemm, split k or n: one GEMM over all chips through the
+/// ICI (models/mxu/multichip_program.h), on tile 0 of each chip. mlp: a
+/// two-layer MLP on tile 0 of each chip. program: an assembly file on tile 0
+/// of each chip, every byte it writes checked.
 Workload build_workload(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeometry& geo,
                         std::uint64_t seed);
 

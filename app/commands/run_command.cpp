@@ -75,7 +75,13 @@ int run_main(int argc, char** argv) {
     ("model", "run the performance model beside the RTL and correlate timing (overrides the config)")
     ("no-model", "do not run the performance model");
   opts.add_options("workload")
-    ("workload", "workload kind: gemm", cxxopts::value<std::string>()->default_value("gemm"))
+    ("workload", "workload kind: gemm, mlp (two layers: m x k -> hidden -> n) or program",
+     cxxopts::value<std::string>()->default_value("gemm"))
+    ("program", "run an assembly program (docs/isa.md) on tile 0 of every chip and check every byte it writes",
+     cxxopts::value<std::string>())
+    ("split", "gemm over several chips: none (each chip its own), k (reduce-scatter) or n (all-gather)",
+     cxxopts::value<std::string>()->default_value("none"))
+    ("hidden", "mlp: hidden features (default: n)", cxxopts::value<std::uint32_t>()->default_value("0"))
     ("m,gemm-m", "GEMM rows of A and C (--m N)", cxxopts::value<std::uint32_t>()->default_value("16"))
     ("k,gemm-k", "GEMM inner dimension (--k N)", cxxopts::value<std::uint32_t>()->default_value("16"))
     ("n,gemm-n", "GEMM columns of B and C (--n N)", cxxopts::value<std::uint32_t>()->default_value("16"))
@@ -132,6 +138,12 @@ int run_main(int argc, char** argv) {
   validate(c);
 
   o.workload.kind = args["workload"].as<std::string>();
+  o.workload.split = args["split"].as<std::string>();
+  o.workload.hidden = args["hidden"].as<std::uint32_t>();
+  if (args.count("program")) {
+    o.workload.kind = "program";
+    o.workload.program_file = args["program"].as<std::string>();
+  }
   o.workload.shape.m = args["gemm-m"].as<std::uint32_t>();
   o.workload.shape.k = args["gemm-k"].as<std::uint32_t>();
   o.workload.shape.n = args["gemm-n"].as<std::uint32_t>();
@@ -153,8 +165,13 @@ int run_main(int argc, char** argv) {
 
   std::cout << "mxcosim run: " << c.chips << " chip" << (c.chips == 1 ? "" : "s") << " x " << c.tiles_per_chip
             << " tile" << (c.tiles_per_chip == 1 ? "" : "s") << " of " << c.rows << "x" << c.cols << " at "
-            << c.tile_mhz << " MHz, " << c.memory << " memory, " << o.workload.kind << " " << o.workload.shape.m << "x"
-            << o.workload.shape.k << "x" << o.workload.shape.n << " " << dtype << ", seed " << o.seed
+            << c.tile_mhz << " MHz, " << c.memory << " memory, "
+            << (o.workload.kind == "program" ? "program " + o.workload.program_file
+                                             : o.workload.kind + " " + std::to_string(o.workload.shape.m) + "x" +
+                                                   std::to_string(o.workload.shape.k) + "x" +
+                                                   std::to_string(o.workload.shape.n) + " " + dtype +
+                                                   (o.workload.split != "none" ? " split " + o.workload.split : ""))
+            << ", seed " << o.seed
             << (c.compare_model ? ", model compared" : "") << std::endl;
   const SystemRunResult r = run_system(o);
   if (o.on_progress) std::cerr << "\r" << std::string(60, ' ') << "\r";

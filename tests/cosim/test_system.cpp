@@ -93,3 +93,47 @@ TEST_CASE("a workload for the wrong number of chips is refused with a clear mess
   w.description = "empty";
   CHECK_THROWS_WITH(run_system(o, w), Catch::Contains("for 0 chips") && Catch::Contains("has 1"));
 }
+
+TEST_CASE("a GEMM split over two chips through the fabric: K with reduce-scatter, N with all-gather") {
+  for (const char* split : {"k", "n"}) {
+    SystemRunOptions o;
+    o.system = load_system_config(kConfigs + "/chip2x2_rtl.yaml");
+    o.workload.shape = {12, 16, 8, DType::kInt8};
+    o.workload.split = split;
+    o.seed = 4;
+    const SystemRunResult r = run_system(o);
+    INFO("split " << split << ": " << r.error << (r.mismatches.empty() ? "" : to_string(r.mismatches[0])));
+    CHECK(r.passed);
+    CHECK(r.ici_bytes > 0);
+    CHECK(r.model_cycles == r.rtl_cycles);  // the model matches the RTL through the fabric too
+  }
+}
+
+TEST_CASE("a two-layer MLP and an assembly program run on the RTL and are checked") {
+  SystemRunOptions o;
+  o.workload.kind = "mlp";
+  o.workload.shape = {8, 12, 8, DType::kBf16};
+  o.workload.hidden = 8;
+  auto r = run_system(o);
+  INFO(r.error << (r.mismatches.empty() ? "" : to_string(r.mismatches[0])));
+  CHECK(r.passed);
+  CHECK(r.elements_checked == 8u * 8);
+  o.workload.kind = "program";
+  o.workload.program_file = std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/int8_matmul.s";
+  r = run_system(o);
+  INFO(r.error << (r.mismatches.empty() ? "" : to_string(r.mismatches[0])));
+  CHECK(r.passed);
+  CHECK(r.elements_checked > 0);
+}
+
+TEST_CASE("RTL and model tiles mix freely; model tiles' results are timing only and not data-checked") {
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip2x2_mixed.yaml");
+  o.workload.shape = {10, 8, 16, DType::kInt8};
+  const SystemRunResult r = run_system(o);
+  INFO(r.error << (r.mismatches.empty() ? "" : to_string(r.mismatches[0])));
+  CHECK(r.passed);
+  CHECK(r.elements_checked == 2u * 10 * 8);  // the RTL tiles' half of N on each chip
+  REQUIRE(r.tiles.size() == 4);
+  CHECK(r.tiles[1].kind == TileKind::kModel);
+}
