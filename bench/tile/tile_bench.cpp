@@ -1,0 +1,77 @@
+// tile_bench: how fast the verilated tile simulates, and what the rest of a
+// co-simulation costs on top.
+//
+//   bare:  the RTL tile on an ideal memory (no performance model beside it)
+//   full:  the RTL tile on HBM2 with the performance model, timing
+//          correlation, handshake checker and data scoreboard
+// For each verilated size and data type it prints simulated cycles per
+// wall-clock second, PE updates per second (cycles x rows x cols), and the
+// full/bare speed ratio measured side by side in this run.
+// Usage: tile_bench [--m M] [--k K] [--n N] [--repeat R]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "bridge/rtl_tile.h"
+#include "cosim/system_run.h"
+
+using namespace mxc;
+
+namespace {
+
+struct Speed {
+  double cycles_per_s = 0;
+  std::uint64_t cycles = 0;
+};
+
+Speed measure(SystemRunOptions o, int repeat) {
+  Speed best;
+  for (int i = 0; i < repeat; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const SystemRunResult r = run_system(o);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!r.passed) {
+      std::fprintf(stderr, "tile_bench: run failed: %s\n", r.error.c_str());
+      std::exit(1);
+    }
+    best.cycles = r.rtl_cycles;
+    best.cycles_per_s = std::max(best.cycles_per_s, static_cast<double>(r.rtl_cycles) / s);
+  }
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::uint32_t m = 256, k = 0, n = 0;
+  int repeat = 3;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--m")) m = static_cast<std::uint32_t>(std::atoi(argv[i + 1]));
+    else if (!std::strcmp(argv[i], "--k")) k = static_cast<std::uint32_t>(std::atoi(argv[i + 1]));
+    else if (!std::strcmp(argv[i], "--n")) n = static_cast<std::uint32_t>(std::atoi(argv[i + 1]));
+    else if (!std::strcmp(argv[i], "--repeat")) repeat = std::atoi(argv[i + 1]);
+  }
+  std::printf("%-7s %-5s %10s %14s %16s %14s %10s\n", "array", "dtype", "cycles", "bare cyc/s", "bare PE upd/s",
+              "full cyc/s", "full/bare");
+  for (const auto& [rows, cols] : rtl_tile_sizes()) {
+    for (const DType dtype : {DType::kInt8, DType::kBf16}) {
+      SystemRunOptions bare;
+      bare.system.rows = rows;
+      bare.system.cols = cols;
+      bare.system.ideal_latency_ps = 0;
+      bare.system.compare_model = false;
+      bare.workload.shape = {m, k ? k : 4 * rows, n ? n : 4 * cols, dtype};
+      SystemRunOptions full = bare;
+      full.system.memory = "hbm";
+      full.system.hbm_config = std::string(MXCOSIM_SOURCE_DIR) + "/configs/hbm/hbm2.yaml";
+      full.system.compare_model = true;
+      const Speed b = measure(bare, repeat), f = measure(full, repeat);
+      std::printf("%3ux%-3u %-5s %10llu %14.0f %16.3g %14.0f %10.2f\n", rows, cols, to_string(dtype).data(),
+                  static_cast<unsigned long long>(b.cycles), b.cycles_per_s,
+                  b.cycles_per_s * rows * cols, f.cycles_per_s, f.cycles_per_s / b.cycles_per_s);
+    }
+  }
+  return 0;
+}
