@@ -49,9 +49,19 @@ module mxu_accumulators #(
     assign sum_row[c*32 +: 32] = is_bf16 ? fp_sum : int_sum;
     always_comb begin
       if (use_ia) merged[c*32 +: 32] = ia_elem_en[c] ? sum_row[c*32 +: 32] : old_row[c*32 +: 32];
+`ifdef MXCOSIM_MUTANT_DROPPED_ACCUMULATE
+      // Mutant: the write-back always overwrites; accumulate is ignored.
+      else merged[c*32 +: 32] = wb_data[c*32 +: 32];
+`else
       else merged[c*32 +: 32] = wb_accumulate ? sum_row[c*32 +: 32] : wb_data[c*32 +: 32];
+`endif
     end
   end
+
+`ifdef MXCOSIM_MUTANT_DROPPED_ACCUMULATE
+  logic unused_mut;
+  assign unused_mut = wb_accumulate;
+`endif
 
   always_ff @(posedge clk) begin
     if (wb_en || ia_valid) mem[addr] <= merged;

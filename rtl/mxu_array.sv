@@ -55,7 +55,18 @@ module mxu_array #(
         bf16_d[s] <= bf16_d[s-1];
       end
     end
+`ifdef MXCOSIM_MUTANT_SKEW_OFF_BY_ONE
+    // Mutant: the last row's activations leave the skew one stage early.
+    if (r == ROWS - 1 && r > 0) begin : g_mut_skew
+      assign a[r][0] = a_d[r-1];
+      logic unused_mut;
+      assign unused_mut = ^a_d[r];
+    end else begin : g_mut_noskew
+      assign a[r][0] = a_d[r];
+    end
+`else
     assign a[r][0]    = a_d[r];
+`endif
     assign sel[r][0]  = sel_d[r];
     assign bf16[r][0] = bf16_d[r];
   end

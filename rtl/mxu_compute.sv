@@ -87,6 +87,10 @@ module mxu_compute
     if (op == OP_LOAD_WEIGHTS) ready_to_run = (buf_sel ? inflight1 : inflight0) == '0;
     else ready_to_run = inflight0 == '0 && inflight1 == '0;
   end
+`ifdef MXCOSIM_MUTANT_COMPUTE_EXTRA_STALL
+  logic ready_q;
+  always_ff @(posedge clk) ready_q <= state == WAIT && ready_to_run;
+`endif
 
   // Read issue.
   logic        issue;
@@ -140,7 +144,12 @@ module mxu_compute
             issued     <= '0;
             state      <= (q_instr[F_OPCODE_LSB +: F_OPCODE_W] == OP_MATMUL) ? RUN : WAIT;
           end
+`ifdef MXCOSIM_MUTANT_COMPUTE_EXTRA_STALL
+        // Mutant: the ready check is registered, one more cycle in WAIT.
+        WAIT: if (ready_q) state <= RUN;
+`else
         WAIT: if (ready_to_run) state <= RUN;
+`endif
         RUN: begin
           if (issue) issued <= issued + 1'b1;
           if (s2_valid && s2_last) state <= IDLE;
@@ -173,9 +182,25 @@ module mxu_compute
   assign w_valid       = s2_valid && op == OP_LOAD_WEIGHTS;
   assign w_buf         = buf_sel;
   assign in_valid      = s2_valid && op == OP_MATMUL;
+`ifdef MXCOSIM_MUTANT_WEIGHT_SELECT_LATE
+  // Mutant: the weight-buffer select follows the previous vector's, so the
+  // first vector after a buffer swap still uses the old buffer.
+  logic last_sel;
+  always_ff @(posedge clk) begin
+    if (in_valid) last_sel <= buf_sel;
+  end
+  assign in_sel        = s2_idx == 16'd0 ? last_sel : buf_sel;
+`else
   assign in_sel        = buf_sel;
+`endif
   assign in_bf16       = bf16;
+`ifdef MXCOSIM_MUTANT_ACC_WRONG_ROW
+  // Mutant: the accumulator row comes from the issue counter, one stage ahead
+  // of the vector it belongs to.
+  assign in_acc_addr   = AW'(acc_row + issued);
+`else
   assign in_acc_addr   = AW'(acc_row + s2_idx);
+`endif
   assign in_accumulate = accumulate;
 
   // Output stage: ReLU, then raw or narrowed, per column.

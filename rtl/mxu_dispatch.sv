@@ -67,7 +67,13 @@ module mxu_dispatch
   always_comb begin
     waits_met = 1'b1;
     for (int u = 0; u < 3; u++)
+`ifdef MXCOSIM_MUTANT_DISPATCH_WAIT_IGNORED
+      // Mutant: the WAIT_DMA field is ignored (FENCE still waits).
+      if ((u != 0 || opcode == OP_FENCE) && wait_lim[u] != WAIT_NONE && outstanding[u] > wait_lim[u])
+        waits_met = 1'b0;
+`else
       if (wait_lim[u] != WAIT_NONE && outstanding[u] > wait_lim[u]) waits_met = 1'b0;
+`endif
   end
   assign room      = (unit == 2'd3) || !q_full[unit];
   assign fire      = head_valid && waits_met && room;

@@ -139,7 +139,17 @@ module mxu_dma #(
 
   assign ax_ready = store_q ? m_axi_awready : m_axi_arready;
   assign ax_fire  = ax_valid && ax_ready;
+`ifdef MXCOSIM_MUTANT_AR_BACKPRESSURE_IGNORED
+  // Mutant: the next burst is loaded even while the current one is stalled
+  // (ARVALID/AWVALID high, READY low): the address changes under VALID.
+  assign ax_load  = busy && ag_valid && id_avail;
+`elsif MXCOSIM_MUTANT_DMA_ISSUE_BUBBLE
+  // Mutant: a burst is loaded only into an empty register, one idle cycle
+  // between back-to-back addresses.
+  assign ax_load  = busy && ag_valid && id_avail && !ax_valid;
+`else
   assign ax_load  = busy && ag_valid && id_avail && (!ax_valid || ax_fire);
+`endif
   assign ag_next  = ax_load;
 
   always_ff @(posedge clk) begin
@@ -270,7 +280,12 @@ module mxu_dma #(
     end
     if (w_issue) begin
       rd_last_q <= wb_left == 9'd1;
+`ifdef MXCOSIM_MUTANT_WSTRB_SHORT
+      // Mutant: the last beat's byte enables stop one byte short.
+      rd_strb_q <= (wb_bank == last_bank_q) ? (last_strb_q >> 1) : '1;
+`else
       rd_strb_q <= (wb_bank == last_bank_q) ? last_strb_q : '1;
+`endif
     end
   end
 
@@ -282,7 +297,13 @@ module mxu_dma #(
       .clk(clk), .rst_n(rst_n), .push(rd_pend), .push_data({rd_last_q, rd_strb_q, sp_rd_data}),
       .pop(m_axi_wvalid && m_axi_wready), .head(wf_head), .count(wf_count));
 
+`ifdef MXCOSIM_MUTANT_W_VALID_WITHDRAWN
+  // Mutant: WVALID drops while a scratchpad read is in flight, even when a
+  // beat was offered and not yet accepted.
+  assign m_axi_wvalid = wf_count != 2'd0 && !rd_pend;
+`else
   assign m_axi_wvalid = wf_count != 2'd0;
+`endif
   assign {m_axi_wlast, m_axi_wstrb, m_axi_wdata} = wf_head;
   assign m_axi_bready = 1'b1;
 

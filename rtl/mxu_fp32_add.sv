@@ -86,7 +86,14 @@ module mxu_fp32_add (
   logic [9:0]  exp_n;     // two's complement, may be <= 0 before the flush
   logic [32:0] rounded;   // {exponent (10 bits), mantissa (23 bits)}
 
+`ifdef MXCOSIM_MUTANT_FP32_ROUND_TRUNCATE
+  // Mutant: rounds toward zero (drops guard, round and sticky bits).
+  logic unused_mut;
+  assign unused_mut = ^n5[2:0];
+  assign round_up = 1'b0;
+`else
   assign round_up = n5[2] && (n5[1] || n5[0] || n5[3]);
+`endif
   assign exp_n    = {2'b00, exp_l} + {9'd0, sum[27]} - {5'd0, lz};
   assign rounded  = {exp_n, n5[25:3]} + {32'd0, round_up};
 

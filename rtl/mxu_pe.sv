@@ -41,7 +41,12 @@ module mxu_pe (
 
   logic signed [15:0] int_product;
   logic [31:0]        int_sum;
+`ifdef MXCOSIM_MUTANT_INT8_UNSIGNED_MUL
+  // Mutant: int8 operands zero-extended instead of sign-extended.
+  assign int_product = 16'(a_in[7:0]) * 16'(w_sel[7:0]);
+`else
   assign int_product = 16'(signed'(a_in[7:0])) * 16'(signed'(w_sel[7:0]));
+`endif
   assign int_sum     = psum_in + 32'(int_product);
 
   logic [31:0] fp_product, fp_sum;

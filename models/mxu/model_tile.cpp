@@ -45,12 +45,24 @@ void ModelTile::load_program(Program program) {
   for (auto& q : m_unit_pending) q.clear();
   m_cycle = 0;
   m_sleeping = false;
+  m_inbound_wake = kNone;
   m_finished = m_program.empty();
 }
 
 std::uint64_t ModelTile::wake_cycle() const {
   // The earliest cycle at which an input of the frozen state changes.
-  return std::min(m_axi.next_visible_after(m_cycle == 0 ? 0 : m_cycle - 1), m_compute.next_writeback());
+  return std::min({m_axi.next_visible_after(m_cycle == 0 ? 0 : m_cycle - 1), m_compute.next_writeback(),
+                   m_inbound_wake});
+}
+
+void ModelTile::push_inbound_at(IciRow row, Time now) {
+  m_in_queue.push_back(std::move(row));
+  if (!m_sleeping) return;  // seen by the next evaluated edge, as in the RTL
+  // The tile ran its edge at `now` (if any) before the deliverer: the row is
+  // seen at the first edge after `now`.
+  std::uint64_t c = m_clock.cycle_at_or_after(now);
+  if (m_clock.edge(c) == now) ++c;
+  m_inbound_wake = std::min(m_inbound_wake, std::max(c, m_cycle));
 }
 
 Time ModelTile::next_event_time() const {
@@ -69,6 +81,7 @@ void ModelTile::advance_to(Time now) {
     for (std::size_t i = 0; i < kCounters; ++i) m_perf[i] += m_last_inc[i] * skipped;
     m_cycle = target;
     m_sleeping = false;
+    m_inbound_wake = kNone;
   }
   const bool frozen = step(m_clock.edge(m_cycle));
   if (m_finished || !frozen || !m_cfg.skip_idle) return;

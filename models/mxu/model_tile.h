@@ -57,6 +57,10 @@ class ModelTile final : public Tile {
   std::string state() const override;
   std::deque<IciRow>& outbound() override { return m_out_queue; }
   void push_inbound(IciRow row) override { m_in_queue.push_back(std::move(row)); }
+  /// Queues an inbound row delivered at kernel time `now` (by a component
+  /// registered after the tile, such as a fabric): exact even while the tile
+  /// skips idle cycles, where push_inbound cannot tell when the row came.
+  void push_inbound_at(IciRow row, Time now);
   std::vector<std::pair<std::string, std::uint64_t>> perf_counters() const override;
 
   const TileGeometry& geometry() const { return m_cfg.geometry; }
@@ -91,6 +95,7 @@ class ModelTile final : public Tile {
   std::uint64_t m_cycle = 0;
   bool m_finished = true;
   bool m_sleeping = false;
+  std::uint64_t m_inbound_wake = kNone;  // first edge after an inbound row arrived while sleeping
   std::array<std::uint64_t, kCounters> m_perf{}, m_last_inc{};
   std::deque<IciRow> m_out_queue, m_in_queue;
   std::uint64_t s_evaluated = 0;
