@@ -84,7 +84,7 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
       m_ici_bytes += p.bytes;
       m_delivered.push_back(p);
       m_delivered.back().payload.clear();  // the log keeps timing, not data
-      m_chips.at(p.dst).tiles.at(tile)->push_inbound(std::move(r));
+      m_chips.at(p.dst).tiles.at(tile)->push_inbound_at(std::move(r), p.deliver);
     });
   }
 }
@@ -121,7 +121,7 @@ void ChipSet::pump(Time now) {
         if (r.dst == c || !m_fabric) {
           // A chip's rows for itself never leave it.
           m_ici_bytes += r.bytes;
-          m_chips[r.dst].tiles[t]->push_inbound(std::move(r));
+          m_chips[r.dst].tiles[t]->push_inbound_at(std::move(r), now);
           continue;
         }
         IciPacket p;

@@ -60,7 +60,7 @@ class ModelTile final : public Tile {
   /// Queues an inbound row delivered at kernel time `now` (by a component
   /// registered after the tile, such as a fabric): exact even while the tile
   /// skips idle cycles, where push_inbound cannot tell when the row came.
-  void push_inbound_at(IciRow row, Time now);
+  void push_inbound_at(IciRow row, Time now) override;
   std::vector<std::pair<std::string, std::uint64_t>> perf_counters() const override;
 
   const TileGeometry& geometry() const { return m_cfg.geometry; }

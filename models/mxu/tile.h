@@ -40,6 +40,12 @@ class Tile : public Component {
   virtual std::deque<IciRow>& outbound() = 0;
   /// Queues an inbound ICI row for the tile's inbound port.
   virtual void push_inbound(IciRow row) = 0;
+  /// The same, for a row that arrived at `now` (a tile that skips idle
+  /// cycles needs the time to stay exact); by default the time is not needed.
+  virtual void push_inbound_at(IciRow row, Time now) {
+    (void)now;
+    push_inbound(std::move(row));
+  }
   /// Performance counters, named as perf_counter_names() (docs/isa.md).
   virtual std::vector<std::pair<std::string, std::uint64_t>> perf_counters() const = 0;
 };
