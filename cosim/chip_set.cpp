@@ -27,14 +27,22 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
   validate(cfg);
   m_chips.resize(cfg.chips);
   hbm::MemoryConfig hbm_cfg;
-  if (cfg.memory == "hbm") hbm_cfg = hbm::load_memory_config(cfg.hbm_config);
+  if (cfg.memory == "hbm") {
+    hbm_cfg = hbm::load_memory_config(cfg.hbm_config);
+    hbm_cfg.check_timing = hbm_cfg.check_timing || cfg.hbm_timing_check;
+  }
   for (std::uint32_t c = 0; c < cfg.chips; ++c) {
     Chip& chip = m_chips[c];
     const std::string chip_name = opts.prefix + ".chip" + std::to_string(c);
     if (opts.make_memory)
       chip.memory = opts.make_memory(c, chip_name + ".mem");
-    else if (cfg.memory == "hbm")
-      chip.memory = std::make_unique<hbm::HbmModel>(chip_name + ".hbm", hbm_cfg);
+    else if (cfg.memory == "hbm") {
+      auto hbm = std::make_unique<hbm::HbmModel>(chip_name + ".hbm", hbm_cfg);
+      if (opts.record_hbm_commands)
+        hbm->set_command_observer(
+            [&commands = chip.commands](std::uint32_t pc, const hbm::DramCommand& cmd) { commands.push_back({pc, cmd}); });
+      chip.memory = std::move(hbm);
+    }
     else
       chip.memory = std::make_unique<IdealMemory>(chip_name + ".mem", cfg.ideal_latency_ps, cfg.ideal_outstanding);
     std::vector<std::uint32_t> sources;
@@ -167,6 +175,17 @@ std::uint64_t ChipSet::max_tile_cycles() const {
 void ChipSet::finish(Time now) {
   for (auto& chip : m_chips)
     if (auto* h = dynamic_cast<hbm::HbmModel*>(chip.memory.get())) h->finish(now);
+}
+
+const ClockDomain* ChipSet::hbm_clock(std::uint32_t chip) const {
+  const auto* h = dynamic_cast<const hbm::HbmModel*>(m_chips.at(chip).memory.get());
+  return h ? &h->clock() : nullptr;
+}
+
+std::vector<std::string> ChipSet::hbm_violations(std::uint32_t chip) const {
+  const auto* h = dynamic_cast<const hbm::HbmModel*>(m_chips.at(chip).memory.get());
+  if (!h || !h->checker()) return {};
+  return h->checker()->violations();
 }
 
 std::string ChipSet::state() const {

@@ -13,6 +13,7 @@
 
 #include "bridge/memory_monitor.h"
 #include "cosim/kernel.h"
+#include "cosim/timeline.h"
 #include "cosim/system_config.h"
 #include "models/core/fabric.h"
 #include "models/core/memory_target.h"
@@ -36,6 +37,7 @@ struct ChipSetOptions {
   std::uint64_t waveform_from_cycle = 0;
   std::uint64_t waveform_to_cycle = ~0ull;
   MemoryMaker make_memory;             ///< Empty: the configured ideal or HBM memory.
+  bool record_hbm_commands = false;    ///< Keep every DRAM command (for the timeline).
   FabricMaker make_fabric;             ///< Empty: the configured fabric (chips > 1).
 };
 
@@ -70,6 +72,11 @@ class ChipSet {
   const std::vector<MemoryLogEntry>& memory_log(std::uint32_t chip, std::uint32_t t) const {
     return m_chips.at(chip).monitors.at(t)->log();
   }
+  /// DRAM commands chip c's HBM issued (record_hbm_commands), and its command clock.
+  const std::vector<HbmCommandRecord>& hbm_commands(std::uint32_t chip) const { return m_chips.at(chip).commands; }
+  const ClockDomain* hbm_clock(std::uint32_t chip) const;
+  /// Violations the HBM timing checker of chip c found (none without HBM or checker).
+  std::vector<std::string> hbm_violations(std::uint32_t chip) const;
   /// ICI packets the fabric delivered, in delivery order.
   const std::vector<IciPacket>& ici_delivered() const { return m_delivered; }
   /// Bytes read and written at chip c's memory, and ICI payload bytes delivered.
@@ -86,6 +93,7 @@ class ChipSet {
     std::vector<std::unique_ptr<MemoryMonitor>> monitors;  // one per tile, around its port
     std::vector<std::unique_ptr<Tile>> tiles;
     std::deque<IciPacket> pending;     // rows waiting for the fabric to accept them
+    std::vector<HbmCommandRecord> commands;
   };
 
   SystemConfig m_cfg;

@@ -139,7 +139,9 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
       r.fail(f["config"], "system.fabric.config", "no such file '" + c.ici_config + "'");
   }
   if (const YAML::Node k = s["checks"]) {
-    r.only(k, "system.checks", {"compare_model", "tolerance_cycles", "tolerance_percent", "backpressure", "watchdog_cycles"});
+    r.only(k, "system.checks",
+           {"compare_model", "tolerance_cycles", "tolerance_percent", "backpressure", "watchdog_cycles", "hbm_timing_check"});
+    c.hbm_timing_check = r.get<bool>(k, "system.checks", "hbm_timing_check", c.hbm_timing_check);
     c.compare_model = r.get<bool>(k, "system.checks", "compare_model", c.compare_model);
     c.tolerance_cycles = r.get<std::uint64_t>(k, "system.checks", "tolerance_cycles", c.tolerance_cycles);
     c.tolerance_percent = r.get<double>(k, "system.checks", "tolerance_percent", c.tolerance_percent);

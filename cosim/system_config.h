@@ -32,6 +32,7 @@ struct SystemConfig {
   std::uint64_t tolerance_cycles = 0;   ///< Timing tolerance: max(cycles, percent of expected).
   double tolerance_percent = 0.0;
   double backpressure = 0.0;            ///< Random stall probability on every RTL tile channel.
+  bool hbm_timing_check = true;         ///< Run the HBM model's independent JEDEC timing checker.
   std::uint64_t watchdog_cycles = 200'000;
 };
 

@@ -26,6 +26,7 @@ HbmModel::HbmModel(std::string name, MemoryConfig cfg)
     m_checker->set_check_refresh(m_cfg.controller.refresh != RefreshMode::kNone);
   }
   for (std::uint32_t i = 0; i < n; ++i) m_pcs.push_back(std::make_unique<PcController>(i, m_cfg, *this, m_checker.get()));
+  for (auto& pc : m_pcs) pc->set_observer(&m_observer);
   m_count_r.assign(n, 0);
   m_pc_next.assign(n, kNoCycle);
   m_count_w.assign(n, 0);
@@ -211,5 +212,7 @@ PcStats HbmModel::total_stats() const {
 void HbmModel::backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> data) { m_store.write(addr, data); }
 
 void HbmModel::backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const { m_store.read(addr, out); }
+
+void HbmModel::set_command_observer(PcController::CommandObserver fn) { m_observer = std::move(fn); }
 
 }  // namespace mxc::hbm

@@ -71,6 +71,8 @@ class HbmModel : public MemoryTarget, public BurstSink {
   std::uint64_t bursts_dequeued() const { return s_bursts_dequeued; }
   /// Called by the controllers when a burst's column command issues.
   void burst_issued(std::uint32_t slot, std::uint64_t done_cycle) override;
+  /// Calls fn(global pseudo-channel, command) for every DRAM command issued.
+  void set_command_observer(PcController::CommandObserver fn);
   /// The timing checker, or nullptr when off.
   const TimingChecker* checker() const { return m_checker.get(); }
 
@@ -96,6 +98,7 @@ class HbmModel : public MemoryTarget, public BurstSink {
   ClockDomain m_clock;
   AddressMapper m_mapper;
   std::unique_ptr<TimingChecker> m_checker;
+  PcController::CommandObserver m_observer;
   std::vector<std::unique_ptr<PcController>> m_pcs;
   SparseMemory m_store;
   std::vector<Pending> m_slots;

@@ -95,6 +95,7 @@ void PcController::issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32
     m_hits_w.clear();
   }
   if (m_checker) m_checker->on_command(m_id, DramCommand{cmd, bank, row, col, c});
+  if (m_observer && *m_observer) (*m_observer)(m_id, DramCommand{cmd, bank, row, col, c});
   switch (cmd) {
     case Cmd::kAct: ++s_stats.acts, ++s_stats.bank_acts[bank]; break;
     case Cmd::kPre:

@@ -5,6 +5,7 @@
 // the next cycle at which anything can happen (a command becomes legal, a
 // burst completes, refresh falls due) and sleeps until then.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "models/hbm/bank_state.h"
@@ -30,6 +31,11 @@ class BurstSink {
 class PcController {
  public:
   PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink& sink, TimingChecker* checker);
+
+  /// Called with every command this controller issues (pc, command); for
+  /// timelines. The function must outlive the controller.
+  using CommandObserver = std::function<void(std::uint32_t, const DramCommand&)>;
+  void set_observer(const CommandObserver* observer) { m_observer = observer; }
 
   /// Room for `n` more bursts of this direction.
   bool can_accept(bool write, std::uint32_t n) const {
@@ -60,6 +66,7 @@ class PcController {
   std::uint32_t m_id;
   BurstSink& m_sink;
   TimingChecker* m_checker;
+  const CommandObserver* m_observer = nullptr;
   const HbmTiming m_t;
   const ControllerConfig m_cfg;
   std::uint32_t m_read_cap, m_write_cap;

@@ -3,6 +3,10 @@
 // byte-identical results for the same seed.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include "cosim/results_json.h"
 #include "cosim/system_config.h"
 #include "cosim/system_run.h"
@@ -136,4 +140,27 @@ TEST_CASE("RTL and model tiles mix freely; model tiles' results are timing only 
   CHECK(r.elements_checked == 2u * 10 * 8);  // the RTL tiles' half of N on each chip
   REQUIRE(r.tiles.size() == 4);
   CHECK(r.tiles[1].kind == TileKind::kModel);
+}
+
+TEST_CASE("the timeline of the same run is byte-identical, and names instructions, requests and DRAM commands") {
+  const auto read = [](const std::string& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/tile8_hbm2.yaml");
+  o.workload.shape = {8, 16, 8, DType::kInt8};
+  const std::string a = (std::filesystem::temp_directory_path() / "mxcosim_trace_a.json").string();
+  const std::string b = (std::filesystem::temp_directory_path() / "mxcosim_trace_b.json").string();
+  o.trace = a;
+  REQUIRE(run_system(o).passed);
+  o.trace = b;
+  REQUIRE(run_system(o).passed);
+  const std::string ta = read(a);
+  CHECK(ta == read(b));
+  CHECK(ta.find("\"MATMUL\"") != std::string::npos);
+  CHECK(ta.find("\"ACT\"") != std::string::npos);
+  CHECK(ta.find("dut.chip0.hbm") != std::string::npos);
+  std::filesystem::remove(a);
+  std::filesystem::remove(b);
 }
