@@ -96,6 +96,8 @@ TileGeometry geometry(const Machine& mc) {
   g.acc_rows = mc.acc_rows;
   g.sp_rows = mc.sp_rows;
   g.validate();
+  if (g.sp_rows > 65536 || g.acc_rows > 65536 || g.rows > 65535 || g.cols > 65535)
+    throw std::runtime_error("--sp-rows and --acc-rows must be <= 65536, --rows and --cols <= 65535 (16-bit fields)");
   return g;
 }
 
