@@ -37,6 +37,7 @@ struct ChipSetOptions {
   std::uint64_t waveform_to_cycle = ~0ull;
   MemoryMaker make_memory;             ///< Empty: the configured ideal or HBM memory.
   FabricMaker make_fabric;             ///< Empty: the configured fabric (chips > 1).
+  std::string mutant;                  ///< Every RTL tile is this mutant (docs/mutants.md); empty = none.
 };
 
 class ChipSet {

@@ -98,6 +98,7 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
   dut_opts.waveform_to_cycle = opts.waveform_to_cycle;
   dut_opts.make_memory = opts.make_memory;
   dut_opts.make_fabric = opts.make_fabric;
+  dut_opts.mutant = opts.mutant;
   ChipSet dut(cfg, geo, dut_opts);
   std::unique_ptr<ChipSet> shadow;
   if (cfg.compare_model) {
@@ -107,6 +108,7 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
     s.waveform.clear();
     s.make_memory = nullptr;
     s.make_fabric = nullptr;
+    s.mutant.clear();  // the shadow is the reference: never mutated
     shadow = std::make_unique<ChipSet>(cfg, geo, s);
   }
 

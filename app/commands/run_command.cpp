@@ -12,6 +12,7 @@
 
 #include "cli_args.h"
 #include "command.h"
+#include "serve_command.h"
 #include "cosim/results_json.h"
 #include "cosim/system_run.h"
 
@@ -73,7 +74,9 @@ int run_main(int argc, char** argv) {
     ("mem-latency-ns", "ideal memory latency in ns (overrides the config)", cxxopts::value<double>())
     ("backpressure", "probability (0..1) of a random stall on each RTL tile channel per cycle", cxxopts::value<double>())
     ("model", "run the performance model beside the RTL and correlate timing (overrides the config)")
-    ("no-model", "do not run the performance model");
+    ("no-model", "do not run the performance model")
+    ("mutant", "run every RTL tile as the mutant NAME, a 4x4 tile with an injected bug (docs/mutants.md; "
+               "built with -DMXCOSIM_RTL_MUTANTS)", cxxopts::value<std::string>());
   opts.add_options("workload")
     ("workload", "workload kind: gemm", cxxopts::value<std::string>()->default_value("gemm"))
     ("m,gemm-m", "GEMM rows of A and C (--m N)", cxxopts::value<std::uint32_t>()->default_value("16"))
@@ -81,6 +84,11 @@ int run_main(int argc, char** argv) {
     ("n,gemm-n", "GEMM columns of B and C (--n N)", cxxopts::value<std::uint32_t>()->default_value("16"))
     ("dtype", "int8 (int8 x int8 -> int32) or bf16 (bf16 x bf16 -> fp32)", cxxopts::value<std::string>()->default_value("int8"))
     ("seed", "seed of the operands, the RTL's initial state and all random stalls", cxxopts::value<std::uint64_t>()->default_value("1"));
+  opts.add_options("transport")
+    ("connect", "use the memories and fabric served by `mxcosim serve` at ADDR (tcp://HOST:PORT or unix:PATH; "
+                "docs/transport.md); results are identical to a local run", cxxopts::value<std::string>())
+    ("reply-timeout", "with --connect: seconds to wait for the server before failing the run",
+     cxxopts::value<double>()->default_value("10"));
   opts.add_options("output")
     ("json", "write the results (schema-versioned JSON, docs/results.md) to FILE", cxxopts::value<std::string>())
     ("wave", "dump an FST waveform of the run (RTL tile 0 of chip 0) to FILE", cxxopts::value<std::string>())
@@ -144,12 +152,15 @@ int run_main(int argc, char** argv) {
   o.waveform = wave;
   if (args.count("trace")) o.trace = args["trace"].as<std::string>();
   if (args.count("inject-fault")) o.inject_fault = args["inject-fault"].as<std::uint64_t>();
+  if (args.count("mutant")) o.mutant = args["mutant"].as<std::string>();
   if (args.count("progress") || isatty(STDERR_FILENO)) {
     o.on_progress = [](double ns, std::size_t done, std::size_t total) {
       std::cerr << "\r  ... " << std::fixed << std::setprecision(1) << ns / 1000.0 << " us simulated, " << done << "/"
                 << total << " instructions " << std::flush;
     };
   }
+
+  if (args.count("connect")) connect_run(o, args["connect"].as<std::string>(), args["reply-timeout"].as<double>());
 
   std::cout << "mxcosim run: " << c.chips << " chip" << (c.chips == 1 ? "" : "s") << " x " << c.tiles_per_chip
             << " tile" << (c.tiles_per_chip == 1 ? "" : "s") << " of " << c.rows << "x" << c.cols << " at "
