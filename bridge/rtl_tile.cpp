@@ -1,6 +1,7 @@
 #include "bridge/rtl_tile.h"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -28,7 +29,38 @@ namespace {
   throw std::invalid_argument(msg.str());
 }
 
+struct MutantEntry {
+  std::uint32_t rows, cols;
+  RtlMutantMaker make;
+};
+
+// Keyed by name: std::map keeps listings sorted and deterministic.
+std::map<std::string, MutantEntry>& mutants() {
+  static std::map<std::string, MutantEntry> table = [] {
+    std::map<std::string, MutantEntry> t;
+#define MXCOSIM_MUTANT_ENTRY(r, c, name, cls)                                                      \
+  t[name] = MutantEntry{r, c, [](const RtlTileConfig& cfg, const TileGeometry& geo, MemoryTarget& mem) { \
+                          return std::unique_ptr<RtlTile>(std::make_unique<VerilatedTile<cls>>(cfg, geo, mem)); \
+                        }};
+    MXCOSIM_FOR_EACH_RTL_MUTANT(MXCOSIM_MUTANT_ENTRY)
+#undef MXCOSIM_MUTANT_ENTRY
+    return t;
+  }();
+  return table;
+}
+
 }  // namespace
+
+void register_rtl_mutant(const std::string& name, std::uint32_t rows, std::uint32_t cols, RtlMutantMaker make) {
+  mutants()[name] = MutantEntry{rows, cols, std::move(make)};
+}
+
+std::vector<std::string> rtl_tile_mutants() {
+  std::vector<std::string> names;
+  for (const auto& [name, e] : mutants())
+    names.push_back(name + " (" + std::to_string(e.rows) + "x" + std::to_string(e.cols) + ")");
+  return names;
+}
 
 TileGeometry rtl_tile_geometry(std::uint32_t rows, std::uint32_t cols) {
   const auto sizes = rtl_tile_sizes();
@@ -44,6 +76,19 @@ TileGeometry rtl_tile_geometry(std::uint32_t rows, std::uint32_t cols) {
 
 std::unique_ptr<RtlTile> make_rtl_tile(const RtlTileConfig& cfg, MemoryTarget& mem) {
   const TileGeometry geo = rtl_tile_geometry(cfg.rows, cfg.cols);
+  if (!cfg.mutant.empty()) {
+    const auto it = mutants().find(cfg.mutant);
+    if (it == mutants().end() || it->second.rows != cfg.rows || it->second.cols != cfg.cols) {
+      std::ostringstream msg;
+      msg << "no RTL mutant '" << cfg.mutant << "' of a " << cfg.rows << "x" << cfg.cols << " array in this build; built:";
+      const auto names = rtl_tile_mutants();
+      if (names.empty()) msg << " none";
+      for (const auto& n : names) msg << " " << n;
+      msg << " (configure with -DMXCOSIM_RTL_MUTANTS=\"" << cfg.mutant << ";...\", docs/mutants.md)";
+      throw std::invalid_argument(msg.str());
+    }
+    return it->second.make(cfg, geo, mem);
+  }
 #define MXCOSIM_SIZE_ENTRY(r, c, cls) \
   if (cfg.rows == (r) && cfg.cols == (c)) return std::make_unique<VerilatedTile<cls>>(cfg, geo, mem);
   MXCOSIM_FOR_EACH_RTL_SIZE(MXCOSIM_SIZE_ENTRY)

@@ -7,6 +7,7 @@
 // instruction dispatched and completed.
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -35,6 +36,7 @@ struct RtlTileConfig {
   double cmd_gap = 0.0;                 ///< Probability of not offering a command in a cycle.
   double ici_out_stall = 0.0;           ///< Probability of refusing an outbound row in a cycle.
   std::uint32_t ici_out_queue = 4;      ///< Outbound rows buffered before the port refuses (credits).
+  std::string mutant;                   ///< Empty: the tile as designed; else a mutant (docs/mutants.md).
 };
 
 class RtlTile : public Tile {
@@ -54,7 +56,16 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> rtl_tile_sizes();
 TileGeometry rtl_tile_geometry(std::uint32_t rows, std::uint32_t cols);
 
 /// Throws std::invalid_argument naming the available sizes when cfg.rows x
-/// cfg.cols was not verilated (configure with -DMXCOSIM_RTL_SIZES).
+/// cfg.cols was not verilated (configure with -DMXCOSIM_RTL_SIZES), or the
+/// built mutants when cfg.mutant is not one of them.
 std::unique_ptr<RtlTile> make_rtl_tile(const RtlTileConfig& cfg, MemoryTarget& mem);
+
+/// Makes one verilated mutant tile (see bridge/verilated_tile.h).
+using RtlMutantMaker =
+    std::function<std::unique_ptr<RtlTile>(const RtlTileConfig&, const TileGeometry&, MemoryTarget&)>;
+/// Adds a mutant verilated outside mxcosim_rtl (tests build their own).
+void register_rtl_mutant(const std::string& name, std::uint32_t rows, std::uint32_t cols, RtlMutantMaker make);
+/// "name (RxC)" of every mutant this build holds, sorted.
+std::vector<std::string> rtl_tile_mutants();
 
 }  // namespace mxc

@@ -58,6 +58,7 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
       spec.source_id = t;
       spec.seed = opts.seed * 1000003 + c * 64 + t;
       spec.backpressure = cfg.backpressure;
+      if (spec.kind == TileKind::kRtl) spec.mutant = opts.mutant;
       if (c == 0 && t == 0 && spec.kind == TileKind::kRtl) {
         spec.waveform = opts.waveform;
         spec.waveform_from_cycle = opts.waveform_from_cycle;

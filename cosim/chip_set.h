@@ -39,6 +39,7 @@ struct ChipSetOptions {
   MemoryMaker make_memory;             ///< Empty: the configured ideal or HBM memory.
   bool record_hbm_commands = false;    ///< Keep every DRAM command (for the timeline).
   FabricMaker make_fabric;             ///< Empty: the configured fabric (chips > 1).
+  std::string mutant;                  ///< Every RTL tile is this mutant (docs/mutants.md); empty = none.
 };
 
 class ChipSet {

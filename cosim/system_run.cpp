@@ -105,6 +105,7 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
   dut_opts.make_memory = opts.make_memory;
   dut_opts.make_fabric = opts.make_fabric;
   dut_opts.record_hbm_commands = !opts.trace.empty();
+  dut_opts.mutant = opts.mutant;
   ChipSet dut(cfg, geo, dut_opts);
   std::unique_ptr<ChipSet> shadow;
   if (cfg.compare_model) {
@@ -115,6 +116,7 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
     s.make_memory = nullptr;
     s.make_fabric = nullptr;
     s.record_hbm_commands = false;
+    s.mutant.clear();  // the shadow is the reference: never mutated
     shadow = std::make_unique<ChipSet>(cfg, geo, s);
   }
 

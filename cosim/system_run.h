@@ -29,6 +29,7 @@ struct SystemRunOptions {
   std::uint64_t waveform_to_cycle = ~0ull;
   std::optional<std::uint64_t> inject_fault;  ///< Flip bit 0 of this result element before checking.
   std::string trace;                     ///< Timeline (Chrome trace-event JSON, .gz = gzip); empty = none.
+  std::string mutant;                    ///< The DUT's RTL tiles are this mutant (docs/mutants.md); empty = none.
   /// Replace the DUT's memories / fabric (the shadow always uses local models).
   MemoryMaker make_memory;
   FabricMaker make_fabric;

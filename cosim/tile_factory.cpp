@@ -20,6 +20,7 @@ std::unique_ptr<Tile> make_tile(const TileSpec& spec, MemoryTarget& mem) {
     c.waveform = spec.waveform;
     c.waveform_from_cycle = spec.waveform_from_cycle;
     c.waveform_to_cycle = spec.waveform_to_cycle;
+    c.mutant = spec.mutant;
     c.cmd_gap = spec.backpressure;
     c.ici_out_stall = spec.backpressure;
     const double p = spec.backpressure;

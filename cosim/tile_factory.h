@@ -22,6 +22,7 @@ struct TileSpec {
   double backpressure = 0.0;       ///< RTL only: random stalls on its channels.
   std::string waveform;            ///< RTL only.
   std::uint64_t waveform_from_cycle = 0, waveform_to_cycle = ~0ull;
+  std::string mutant;              ///< RTL only: a mutant tile (docs/mutants.md); empty = none.
 };
 
 std::unique_ptr<Tile> make_tile(const TileSpec& spec, MemoryTarget& mem);

@@ -15,15 +15,11 @@
 
 #include "cli_args.h"
 #include "command.h"
-#include "cosim/kernel.h"
-#include "models/core/ideal_memory.h"
 #include "models/hbm/config_loader.h"
-#include "models/hbm/hbm_model.h"
-#include "models/ici/fabric_factory.h"
 #include "models/mxu/analytic_model.h"
 #include "models/mxu/mlp_program.h"
-#include "models/mxu/model_tile.h"
 #include "models/mxu/multichip_program.h"
+#include "models/mxu/workloads/model_system.h"
 
 namespace mxc::app {
 
@@ -100,6 +96,8 @@ TileGeometry geometry(const Machine& mc) {
   g.acc_rows = mc.acc_rows;
   g.sp_rows = mc.sp_rows;
   g.validate();
+  if (g.sp_rows > 65536 || g.acc_rows > 65536 || g.rows > 65535 || g.cols > 65535)
+    throw std::runtime_error("--sp-rows and --acc-rows must be <= 65536, --rows and --cols <= 65535 (16-bit fields)");
   return g;
 }
 
@@ -163,100 +161,25 @@ Outcome run_model(const Workload& w, const Machine& mc) {
     MultiChipGemm g{{w.m, w.k, w.n, w.dtype}, w.chips, w.split};
     programs = compile_multichip(g, plan_multichip(g, geo), geo);
   }
-  const std::uint32_t P = static_cast<std::uint32_t>(programs.size());
+  const auto P = static_cast<std::uint32_t>(programs.size());
 
-  std::vector<std::unique_ptr<MemoryTarget>> memories;
-  std::vector<std::unique_ptr<ModelTile>> tiles;
-  Kernel kernel;
-  for (std::uint32_t c = 0; c < P; ++c) {
-    if (mem.ideal)
-      memories.push_back(std::make_unique<IdealMemory>("mem" + std::to_string(c),
-                                                       static_cast<Time>(mc.mem_latency_ns * 1000 + 0.5),
-                                                       mc.outstanding));
-    else
-      memories.push_back(std::make_unique<hbm::HbmModel>("hbm" + std::to_string(c), mem.cfg));
-    ModelTileConfig tc;
-    tc.name = "tile" + std::to_string(c);
-    tc.geometry = geo;
-    tc.chip = c;
-    tc.clock_mhz = mc.clock_mhz;
-    tiles.push_back(std::make_unique<ModelTile>(tc, *memories.back()));
-  }
-  std::unique_ptr<Fabric> fabric;
-  std::map<std::pair<std::uint32_t, std::uint64_t>, IciRow> in_flight;  // (src, packet id) -> row
-  std::vector<std::uint64_t> next_id(P, 0);
-  if (P > 1) {
-    ici::IciConfig ic;
-    ic.dims = {P};
-    ic.wrap = {P > 2};
-    ic.link_gbps = mc.ici_gbps;
-    fabric = ici::make_fabric(ic);
-    fabric->set_delivery([&](const IciPacket& pkt) {
-      auto it = in_flight.find({pkt.src, pkt.id});
-      tiles[pkt.dst]->push_inbound(std::move(it->second));
-      in_flight.erase(it);
-    });
-  }
-  for (std::uint32_t c = 0; c < P; ++c) {
-    kernel.add(*tiles[c]);
-    kernel.add(*memories[c]);
-    tiles[c]->load_program(programs[c]);
-  }
-  if (fabric) kernel.add(*fabric);
-
-  const auto all_done = [&] {
-    for (const auto& t : tiles)
-      if (!t->finished()) return false;
-    return true;
-  };
-  kernel.run([&] {
-    for (std::uint32_t c = 0; c < P; ++c) {
-      auto& out = tiles[c]->outbound();
-      while (!out.empty()) {
-        IciRow& row = out.front();
-        if (row.dst == c) {
-          tiles[c]->push_inbound(std::move(row));
-        } else {
-          if (row.dst >= P)
-            throw std::runtime_error("chip " + std::to_string(c) + " sends to chip " + std::to_string(row.dst));
-          IciPacket pkt;
-          pkt.id = next_id[c];
-          pkt.src = c;
-          pkt.dst = row.dst;
-          pkt.bytes = row.bytes;
-          pkt.last = true;
-          if (!fabric->can_inject(pkt) || !fabric->inject(pkt, kernel.now())) break;  // offered again later
-          ++next_id[c];
-          in_flight.emplace(std::make_pair(c, pkt.id), std::move(row));
-        }
-        out.pop_front();
-      }
-    }
-    return all_done();
-  });
-
+  ModelSystemConfig sc;
+  sc.geometry = geo;
+  sc.clock_mhz = mc.clock_mhz;
+  sc.ideal_memory = mem.ideal;
+  sc.memory_latency_ps = static_cast<Time>(mc.mem_latency_ns * 1000 + 0.5);
+  sc.memory_outstanding = mc.outstanding;
+  sc.hbm = mem.cfg;
+  sc.ici_gbps = mc.ici_gbps;
+  const ModelSystemResult r = run_model_system(programs, sc);
   Outcome o;
-  std::map<std::string, std::uint64_t> sums;
-  std::vector<std::string> order;
-  for (std::uint32_t c = 0; c < P; ++c) {
-    const ModelTile& t = *tiles[c];
-    if (!t.finished()) {
-      o.ok = false;
-      o.error += (o.error.empty() ? "" : "; ") + std::string("chip ") + std::to_string(c) + " did not finish: " +
-                 t.state();
-    }
-    o.cycles = std::max(o.cycles, t.cycles());
-    o.read_bytes += t.bytes_read();
-    o.write_bytes += t.bytes_written();
-    o.instructions += programs[c].size();
-    for (const auto& [name, value] : t.perf_counters()) {
-      if (!sums.count(name)) order.push_back(name);
-      sums[name] += value;
-    }
-  }
-  if (!mem.ideal)
-    for (auto& m : memories) static_cast<hbm::HbmModel&>(*m).finish(kernel.now());
-  for (const auto& name : order) o.counters.emplace_back(name, sums[name]);
+  o.ok = r.finished;
+  o.error = r.error;
+  o.cycles = r.cycles;
+  o.read_bytes = r.bytes_read;
+  o.write_bytes = r.bytes_written;
+  o.counters = r.counters;
+  for (const auto& p : programs) o.instructions += p.size();
   if (o.cycles > 0) {
     o.utilization = static_cast<double>(macs(w)) / (static_cast<double>(P) * mc.rows * mc.cols * static_cast<double>(o.cycles));
     const double seconds = static_cast<double>(o.cycles) / (mc.clock_mhz * 1e6);

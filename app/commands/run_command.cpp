@@ -73,7 +73,9 @@ int run_main(int argc, char** argv) {
     ("mem-latency-ns", "ideal memory latency in ns (overrides the config)", cxxopts::value<double>())
     ("backpressure", "probability (0..1) of a random stall on each RTL tile channel per cycle", cxxopts::value<double>())
     ("model", "run the performance model beside the RTL and correlate timing (overrides the config)")
-    ("no-model", "do not run the performance model");
+    ("no-model", "do not run the performance model")
+    ("mutant", "run every RTL tile as the mutant NAME, a 4x4 tile with an injected bug (docs/mutants.md; "
+               "built with -DMXCOSIM_RTL_MUTANTS)", cxxopts::value<std::string>());
   opts.add_options("workload")
     ("workload", "workload kind: gemm, mlp (two layers: m x k -> hidden -> n) or program",
      cxxopts::value<std::string>()->default_value("gemm"))
@@ -156,6 +158,7 @@ int run_main(int argc, char** argv) {
   o.waveform = wave;
   if (args.count("trace")) o.trace = args["trace"].as<std::string>();
   if (args.count("inject-fault")) o.inject_fault = args["inject-fault"].as<std::uint64_t>();
+  if (args.count("mutant")) o.mutant = args["mutant"].as<std::string>();
   if (args.count("progress") || isatty(STDERR_FILENO)) {
     o.on_progress = [](double ns, std::size_t done, std::size_t total) {
       std::cerr << "\r  ... " << std::fixed << std::setprecision(1) << ns / 1000.0 << " us simulated, " << done << "/"

@@ -7,6 +7,9 @@
 namespace mxc {
 
 ScratchPlan ScratchPlan::make(const TileGeometry& t, std::uint32_t extra_rows, std::uint32_t acc_limit) {
+  // Row numbers are 16-bit instruction fields.
+  if (t.sp_rows > 65536 || t.acc_rows > 65536)
+    throw std::invalid_argument("workload: sp_rows and acc_rows must be <= 65536 (16-bit row fields)");
   ScratchPlan p;
   const std::uint64_t fixed = 2ull * t.rows + extra_rows;
   const std::uint32_t by_sp = t.sp_rows > fixed ? static_cast<std::uint32_t>((t.sp_rows - fixed) / 3) : 0;

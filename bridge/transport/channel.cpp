@@ -1,0 +1,227 @@
+#include "bridge/transport/channel.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/generic/stream_protocol.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/write.hpp>
+#include <optional>
+
+namespace mxc::transport {
+
+namespace asio = boost::asio;
+using GenericSocket = asio::generic::stream_protocol::socket;
+using GenericAcceptor = asio::basic_socket_acceptor<asio::generic::stream_protocol>;
+
+namespace {
+
+asio::generic::stream_protocol::endpoint endpoint_of(const Address& a) {
+  if (a.kind == Address::Kind::kUnix) return asio::local::stream_protocol::endpoint(a.path);
+  boost::system::error_code ec;
+  const auto ip = asio::ip::make_address(a.host, ec);
+  if (ec) throw TransportError("address '" + a.to_string() + "': '" + a.host + "' is not an IP address");
+  return asio::ip::tcp::endpoint(ip, a.port);
+}
+
+std::string seconds(Millis t) {
+  return std::to_string(static_cast<double>(t.count()) / 1000.0).substr(0, 5) + " s";
+}
+
+// Runs one asynchronous operation on `io` with a deadline. Returns false on
+// timeout (the operation is cancelled and drained first).
+template <class Start, class Cancel>
+bool run_with_deadline(asio::io_context& io, Millis timeout, Start&& start, Cancel&& cancel) {
+  bool done = false;
+  io.restart();
+  start(done);
+  io.run_for(timeout);
+  if (done) return true;
+  cancel();
+  io.restart();
+  io.run();
+  return false;
+}
+
+}  // namespace
+
+struct Channel::Impl {
+  asio::io_context io;
+  GenericSocket socket{io};
+  std::string peer;
+  FrameDecoder decoder;
+  std::array<std::uint8_t, 1 << 16> buf{};
+};
+
+Channel::Channel(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+Channel::~Channel() = default;
+
+std::unique_ptr<Channel> Channel::connect(const Address& addr, Millis timeout) {
+  auto impl = std::make_unique<Impl>();
+  impl->peer = addr.to_string();
+  const auto ep = endpoint_of(addr);
+  boost::system::error_code ec;
+  const bool ok = run_with_deadline(
+      impl->io, timeout,
+      [&](bool& done) {
+        impl->socket.async_connect(ep, [&](const boost::system::error_code& e) {
+          ec = e;
+          done = true;
+        });
+      },
+      [&] { impl->socket.close(); });
+  if (!ok) throw TransportError("transport: connecting to " + impl->peer + " timed out after " + seconds(timeout));
+  if (ec) throw TransportError("transport: cannot connect to " + impl->peer + ": " + ec.message());
+  if (addr.kind == Address::Kind::kTcp) impl->socket.set_option(asio::ip::tcp::no_delay(true));
+  return std::make_unique<Channel>(std::move(impl));
+}
+
+void Channel::send(const Message& m, Millis timeout) {
+  const auto bytes = encode(m);
+  send_raw(bytes, timeout);
+}
+
+void Channel::send_raw(std::span<const std::uint8_t> bytes, Millis timeout) {
+  Impl& s = *m_impl;
+  if (!s.socket.is_open()) throw TransportError("transport: connection to " + s.peer + " is closed");
+  boost::system::error_code ec;
+  const bool ok = run_with_deadline(
+      s.io, timeout,
+      [&](bool& done) {
+        asio::async_write(s.socket, asio::buffer(bytes.data(), bytes.size()),
+                          [&](const boost::system::error_code& e, std::size_t) {
+                            ec = e;
+                            done = true;
+                          });
+      },
+      [&] { s.socket.cancel(); });
+  if (!ok) throw TransportError("transport: " + s.peer + " did not take data for " + seconds(timeout) + " (stalled)");
+  if (ec) throw TransportError("transport: sending to " + s.peer + " failed: " + ec.message() + " (peer died?)");
+}
+
+Message Channel::receive(Millis timeout) {
+  Impl& s = *m_impl;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    try {
+      if (auto m = s.decoder.next()) return std::move(*m);
+    } catch (const ProtocolError& e) {
+      s.socket.close();
+      throw TransportError("transport: garbage from " + s.peer + ": " + e.what());
+    }
+    if (!s.socket.is_open()) throw TransportError("transport: connection to " + s.peer + " is closed");
+    const auto left = std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
+    boost::system::error_code ec;
+    std::size_t n = 0;
+    const bool ok = run_with_deadline(
+        s.io, std::max(left, Millis(0)),
+        [&](bool& done) {
+          s.socket.async_read_some(asio::buffer(s.buf), [&](const boost::system::error_code& e, std::size_t k) {
+            ec = e;
+            n = k;
+            done = true;
+          });
+        },
+        [&] { s.socket.cancel(); });
+    if (!ok)
+      throw TransportError("transport: no message from " + s.peer + " within " + seconds(timeout) +
+                           " (peer stalled or dead)");
+    if (n > 0) s.decoder.feed(std::span<const std::uint8_t>(s.buf.data(), n));
+    if (ec) {
+      if (n > 0) continue;  // take what came before the error first
+      s.socket.close();
+      if (ec == asio::error::eof) {
+        try {
+          s.decoder.finish();
+        } catch (const ProtocolError& e) {
+          throw TransportError("transport: garbage from " + s.peer + ": " + e.what());
+        }
+        throw TransportError("transport: " + s.peer + " closed the connection (peer died or quit)");
+      }
+      throw TransportError("transport: receiving from " + s.peer + " failed: " + ec.message() + " (peer died?)");
+    }
+  }
+}
+
+void Channel::close() {
+  boost::system::error_code ec;
+  m_impl->socket.shutdown(asio::socket_base::shutdown_both, ec);
+  m_impl->socket.close(ec);
+}
+
+const std::string& Channel::peer() const { return m_impl->peer; }
+
+struct Listener::Impl {
+  asio::io_context io;
+  GenericAcceptor acceptor{io};
+  std::string unix_path;
+};
+
+Listener::Listener(const Address& addr) : m_impl(std::make_unique<Impl>()), m_addr(addr) {
+  const auto ep = endpoint_of(addr);
+  if (addr.kind == Address::Kind::kUnix) {
+    // A socket file left by a dead server would make bind fail; replace only sockets.
+    struct stat st {};
+    if (::lstat(addr.path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) ::unlink(addr.path.c_str());
+    m_impl->unix_path = addr.path;
+  }
+  try {
+    m_impl->acceptor.open(ep.protocol());
+    if (addr.kind == Address::Kind::kTcp) m_impl->acceptor.set_option(asio::socket_base::reuse_address(true));
+    m_impl->acceptor.bind(ep);
+    m_impl->acceptor.listen();
+  } catch (const boost::system::system_error& e) {
+    throw TransportError("transport: cannot listen on " + addr.to_string() + ": " + e.code().message());
+  }
+  if (addr.kind == Address::Kind::kTcp) {
+    const auto local = m_impl->acceptor.local_endpoint();
+    const sockaddr* sa = local.data();
+    if (sa->sa_family == AF_INET) m_addr.port = ntohs(reinterpret_cast<const sockaddr_in*>(sa)->sin_port);
+    if (sa->sa_family == AF_INET6) m_addr.port = ntohs(reinterpret_cast<const sockaddr_in6*>(sa)->sin6_port);
+  }
+}
+
+Listener::~Listener() { close(); }
+
+std::unique_ptr<Channel> Listener::accept(Millis timeout) {
+  auto impl = std::make_unique<Channel::Impl>();
+  boost::system::error_code ec;
+  Channel::Impl* c = impl.get();
+  // The connection's socket lives on its own io_context; accept through ours, then move the handle.
+  GenericSocket tmp(m_impl->io);
+  const bool ok = run_with_deadline(
+      m_impl->io, timeout,
+      [&](bool& done) {
+        m_impl->acceptor.async_accept(tmp, [&](const boost::system::error_code& e) {
+          ec = e;
+          done = true;
+        });
+      },
+      [&] { m_impl->acceptor.cancel(); });
+  if (!ok || ec) return nullptr;
+  const auto proto = tmp.local_endpoint().protocol();
+  c->socket.assign(proto, tmp.release());
+  if (m_addr.kind == Address::Kind::kTcp) {
+    c->socket.set_option(asio::ip::tcp::no_delay(true));
+    c->peer = "tcp client";
+  } else {
+    c->peer = "unix client";
+  }
+  return std::make_unique<Channel>(std::move(impl));
+}
+
+void Listener::close() {
+  boost::system::error_code ec;
+  if (m_impl->acceptor.is_open()) {
+    m_impl->acceptor.close(ec);
+    if (!m_impl->unix_path.empty()) ::unlink(m_impl->unix_path.c_str());
+  }
+}
+
+}  // namespace mxc::transport

@@ -1,0 +1,68 @@
+#pragma once
+// One framed connection over a TCP or Unix domain stream socket (Boost.Asio).
+// Every operation has a deadline: a peer that dies, stalls or sends garbage
+// becomes a TransportError naming the peer, never a hang. Not thread-safe:
+// one user at a time (the client session serialises with a mutex).
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include "bridge/transport/address.h"
+#include "bridge/transport/frame.h"
+
+namespace mxc::transport {
+
+using Millis = std::chrono::milliseconds;
+
+/// The connection failed: closed, timed out, refused, or the peer sent garbage.
+class TransportError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Channel {
+ public:
+  struct Impl;
+  explicit Channel(std::unique_ptr<Impl> impl);
+  ~Channel();
+  Channel(const Channel&) = delete;
+  Channel& operator=(const Channel&) = delete;
+
+  /// Connects within `timeout`; throws TransportError.
+  static std::unique_ptr<Channel> connect(const Address& addr, Millis timeout);
+
+  void send(const Message& m, Millis timeout);
+  /// Raw bytes as they are (tests use it to play a broken peer).
+  void send_raw(std::span<const std::uint8_t> bytes, Millis timeout);
+  /// The next message within `timeout`; throws TransportError (with the peer's name) otherwise.
+  Message receive(Millis timeout);
+  void close();
+  /// "tcp://..." or "unix:..." of the other end, for messages.
+  const std::string& peer() const;
+
+ private:
+  std::unique_ptr<Impl> m_impl;
+};
+
+/// A listening socket.
+class Listener {
+ public:
+  /// Binds and listens; TCP uses SO_REUSEADDR, a Unix path left by a dead server is replaced.
+  explicit Listener(const Address& addr);
+  ~Listener();
+  /// The bound address (the real port when 0 was asked for).
+  const Address& address() const { return m_addr; }
+  /// A new connection, or nullptr when none came within `timeout`.
+  std::unique_ptr<Channel> accept(Millis timeout);
+  void close();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+  Address m_addr;
+};
+
+}  // namespace mxc::transport

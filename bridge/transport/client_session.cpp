@@ -1,0 +1,187 @@
+#include "bridge/transport/client_session.h"
+
+#include "bridge/transport/remote_fabric.h"
+#include "bridge/transport/remote_memory.h"
+
+namespace mxc::transport {
+
+ClientSession::ClientSession(ClientOptions opts) : m_opts(std::move(opts)) {}
+
+std::shared_ptr<ClientSession> ClientSession::connect(const ClientOptions& opts) {
+  std::shared_ptr<ClientSession> s(new ClientSession(opts));
+  s->m_channel = Channel::connect(parse_address(opts.address), opts.connect_timeout);
+  Hello h;
+  h.config_hash = config_hash(opts.system);
+  h.seed = opts.seed;
+  h.role = Role::kClient;
+  h.chips = opts.chips;
+  if (h.chips.empty())
+    for (std::uint32_t c = 0; c < opts.system.chips; ++c) h.chips.push_back(c);
+  {
+    std::lock_guard lk(s->m_mutex);
+    s->send_locked(h);
+    Message m = s->receive_locked();
+    const Hello* r = std::get_if<Hello>(&m);
+    if (!r || r->role != Role::kServer)
+      s->fail_locked("expected the server's HELLO, got " + type_name(static_cast<std::uint8_t>(type_of(m))));
+    if (r->version != kProtocolVersion)
+      s->fail_locked("server speaks protocol version " + std::to_string(r->version) + ", this client " +
+                     std::to_string(kProtocolVersion));
+    s->m_fabric_chips = r->fabric_chips;
+  }
+  s->m_heartbeat = std::thread([p = s.get()] { p->heartbeat_loop(); });
+  return s;
+}
+
+ClientSession::~ClientSession() {
+  try {
+    bye();
+  } catch (const std::exception&) {
+    // Best effort: the run's result does not depend on a polite goodbye.
+  }
+  {
+    std::lock_guard lk(m_mutex);
+    m_stop = true;
+  }
+  m_cv.notify_all();
+  if (m_heartbeat.joinable()) m_heartbeat.join();
+}
+
+void ClientSession::fail_locked(const std::string& why) {
+  if (m_failed.empty()) m_failed = why.rfind("transport: ", 0) == 0 ? why : "transport: server " + m_opts.address + ": " + why;
+  if (m_channel) m_channel->close();
+  throw TransportError(m_failed);
+}
+
+void ClientSession::check_locked() {
+  if (!m_failed.empty()) throw TransportError(m_failed);
+  if (m_closed) throw TransportError("transport: session with " + m_opts.address + " already ended");
+}
+
+void ClientSession::send_locked(const Message& m) {
+  check_locked();
+  try {
+    m_channel->send(m, m_opts.reply_timeout);
+    m_last_send = std::chrono::steady_clock::now();
+  } catch (const TransportError& e) {
+    fail_locked(e.what());
+  }
+}
+
+Message ClientSession::receive_locked() {
+  check_locked();
+  Message m;
+  try {
+    m = m_channel->receive(m_opts.reply_timeout);
+  } catch (const TransportError& e) {
+    fail_locked(e.what());
+  }
+  if (auto* e = std::get_if<ErrorMsg>(&m)) fail_locked("refused: " + e->text);
+  return m;
+}
+
+void ClientSession::heartbeat_loop() {
+  std::unique_lock lk(m_mutex);
+  while (!m_stop) {
+    m_cv.wait_for(lk, m_opts.heartbeat);
+    if (m_stop || m_closed || !m_failed.empty()) continue;
+    if (std::chrono::steady_clock::now() - m_last_send < m_opts.heartbeat) continue;
+    try {
+      m_channel->send(HeartbeatMsg{}, m_opts.reply_timeout);
+      m_last_send = std::chrono::steady_clock::now();
+    } catch (const TransportError& e) {
+      m_failed = e.what();  // the next exchange reports it
+    }
+  }
+}
+
+AckMsg ClientSession::request(std::uint32_t chip, const MemRequest& req, Time now, bool probe) {
+  std::lock_guard lk(m_mutex);
+  send_locked(RequestMsg{chip, now, probe, req});
+  Message m = receive_locked();
+  ++m_round_trips;
+  if (auto* a = std::get_if<AckMsg>(&m)) return *a;
+  fail_locked("expected ACK to a REQUEST, got " + type_name(static_cast<std::uint8_t>(type_of(m))));
+}
+
+AckMsg ClientSession::packet(const IciPacket& pkt, Time now, bool probe) {
+  std::lock_guard lk(m_mutex);
+  send_locked(PacketMsg{now, probe, pkt});
+  Message m = receive_locked();
+  ++m_round_trips;
+  if (auto* a = std::get_if<AckMsg>(&m)) return *a;
+  fail_locked("expected ACK to a PACKET, got " + type_name(static_cast<std::uint8_t>(type_of(m))));
+}
+
+Time ClientSession::advance(std::uint32_t target, Time now, std::vector<MemResponse>& completions,
+                            std::vector<IciPacket>& deliveries) {
+  std::lock_guard lk(m_mutex);
+  send_locked(SyncMsg{target, now});
+  ++m_round_trips;
+  for (;;) {
+    Message m = receive_locked();
+    if (auto* r = std::get_if<ResponseMsg>(&m)) {
+      if (r->chip != target) fail_locked("RESPONSE for chip " + std::to_string(r->chip) + " during a SYNC of another target");
+      completions.push_back(std::move(r->resp));
+    } else if (auto* p = std::get_if<PacketMsg>(&m)) {
+      if (target != kFabricTarget) fail_locked("PACKET delivery during a SYNC of a memory");
+      deliveries.push_back(std::move(p->pkt));
+    } else if (auto* s = std::get_if<SyncMsg>(&m)) {
+      if (s->target != target) fail_locked("SYNC answer for another target");
+      return s->time;
+    } else {
+      fail_locked("unexpected " + type_name(static_cast<std::uint8_t>(type_of(m))) + " during a SYNC");
+    }
+  }
+}
+
+void ClientSession::backdoor_write(std::uint32_t chip, std::uint64_t addr, std::span<const std::uint8_t> data) {
+  std::lock_guard lk(m_mutex);
+  // Big images go in pieces, each well under the frame limit.
+  constexpr std::size_t kPiece = 1u << 20;
+  for (std::size_t off = 0; off < data.size() || (off == 0 && data.empty()); off += kPiece) {
+    const std::size_t n = std::min(kPiece, data.size() - off);
+    BackdoorMsg b{chip, addr + off, true, static_cast<std::uint32_t>(n),
+                  std::vector<std::uint8_t>(data.begin() + static_cast<std::ptrdiff_t>(off),
+                                            data.begin() + static_cast<std::ptrdiff_t>(off + n))};
+    send_locked(b);
+    if (data.empty()) break;
+  }
+}
+
+void ClientSession::backdoor_read(std::uint32_t chip, std::uint64_t addr, std::span<std::uint8_t> out) {
+  std::lock_guard lk(m_mutex);
+  constexpr std::size_t kPiece = 1u << 20;
+  for (std::size_t off = 0; off < out.size(); off += kPiece) {
+    const std::size_t n = std::min(kPiece, out.size() - off);
+    send_locked(BackdoorMsg{chip, addr + off, false, static_cast<std::uint32_t>(n), {}});
+    Message m = receive_locked();
+    ++m_round_trips;
+    auto* b = std::get_if<BackdoorMsg>(&m);
+    if (!b || b->data.size() != n) fail_locked("bad answer to a BACKDOOR read");
+    std::copy(b->data.begin(), b->data.end(), out.begin() + static_cast<std::ptrdiff_t>(off));
+  }
+}
+
+void ClientSession::bye() {
+  std::lock_guard lk(m_mutex);
+  if (m_closed || !m_failed.empty() || !m_channel) return;
+  send_locked(ByeMsg{});
+  Message m = receive_locked();
+  m_closed = true;
+  m_channel->close();
+  if (!std::holds_alternative<ByeMsg>(m))
+    throw TransportError("transport: server " + m_opts.address + " answered BYE with " +
+                         type_name(static_cast<std::uint8_t>(type_of(m))));
+}
+
+std::unique_ptr<MemoryTarget> ClientSession::make_memory(std::shared_ptr<ClientSession> s, std::uint32_t chip,
+                                                         const std::string& name) {
+  return std::make_unique<RemoteMemoryTarget>(std::move(s), chip, name);
+}
+
+std::unique_ptr<Fabric> ClientSession::make_fabric(std::shared_ptr<ClientSession> s) {
+  return std::make_unique<RemoteFabric>(std::move(s));
+}
+
+}  // namespace mxc::transport

@@ -1,0 +1,84 @@
+#pragma once
+// The client's end of a connection to a Server: the handshake, one
+// request/answer exchange per model interaction, heartbeats while the local
+// simulation is busy, and proxies (RemoteMemoryTarget, RemoteFabric) that
+// stand in for the served models. Every failure is a TransportError naming
+// the server; after one, every further call fails the same way at once.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bridge/transport/channel.h"
+#include "bridge/transport/served_models.h"
+#include "models/core/fabric.h"
+#include "models/core/memory_target.h"
+
+namespace mxc::transport {
+
+struct ClientOptions {
+  std::string address;               ///< tcp://HOST:PORT or unix:PATH of the server.
+  ServedSystem system;               ///< Must hash like the server's.
+  std::uint64_t seed = 1;
+  std::vector<std::uint32_t> chips;  ///< Chips whose memory is served; empty = all.
+  Millis connect_timeout{5'000};
+  Millis reply_timeout{10'000};      ///< A server silent this long is taken for dead.
+  Millis heartbeat{1'000};           ///< Send HEARTBEAT after this much silence.
+};
+
+class ClientSession {
+ public:
+  /// Connects and shakes hands; throws TransportError (refusals carry the server's reason).
+  static std::shared_ptr<ClientSession> connect(const ClientOptions& opts);
+  ~ClientSession();
+
+  /// Offers (probe: asks about) a request to chip `chip`'s memory.
+  AckMsg request(std::uint32_t chip, const MemRequest& req, Time now, bool probe);
+  /// Injects (probe: asks about) a packet.
+  AckMsg packet(const IciPacket& pkt, Time now, bool probe);
+  /// Advances `target` (a chip or kFabricTarget) to `now` (kNever: only asks); returns its next event time.
+  Time advance(std::uint32_t target, Time now, std::vector<MemResponse>& completions,
+               std::vector<IciPacket>& deliveries);
+  void backdoor_write(std::uint32_t chip, std::uint64_t addr, std::span<const std::uint8_t> data);
+  void backdoor_read(std::uint32_t chip, std::uint64_t addr, std::span<std::uint8_t> out);
+  /// Ends the session politely (also done by the destructor, best effort).
+  void bye();
+
+  std::uint32_t fabric_chips() const { return m_fabric_chips; }
+  /// Request/answer exchanges so far (the cost of the transport).
+  std::uint64_t round_trips() const { return m_round_trips; }
+  const std::string& address() const { return m_opts.address; }
+
+  /// Proxies of the served models (they keep the session alive).
+  static std::unique_ptr<MemoryTarget> make_memory(std::shared_ptr<ClientSession> s, std::uint32_t chip,
+                                                   const std::string& name);
+  static std::unique_ptr<Fabric> make_fabric(std::shared_ptr<ClientSession> s);
+
+ private:
+  explicit ClientSession(ClientOptions opts);
+  void send_locked(const Message& m);
+  Message receive_locked();
+  [[noreturn]] void fail_locked(const std::string& why);
+  void check_locked();
+  void heartbeat_loop();
+
+  ClientOptions m_opts;
+  std::unique_ptr<Channel> m_channel;
+  std::mutex m_mutex;                // one exchange at a time, heartbeats in between
+  std::string m_failed;              // first failure; sticky
+  bool m_closed = false;
+  std::uint32_t m_fabric_chips = 0;
+  std::uint64_t m_round_trips = 0;
+  std::chrono::steady_clock::time_point m_last_send;
+  std::condition_variable m_cv;
+  bool m_stop = false;
+  std::thread m_heartbeat;
+};
+
+}  // namespace mxc::transport

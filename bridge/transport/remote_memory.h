@@ -1,0 +1,43 @@
+#pragma once
+// RemoteMemoryTarget: a chip's memory served by another process. Exact, not
+// approximate: the served model sees the same calls at the same simulated
+// times as a local one would, and its completions come back during the
+// advance_to() that produced them (docs/transport.md).
+#include <memory>
+#include <string>
+
+#include "bridge/transport/client_session.h"
+#include "models/core/memory_target.h"
+
+namespace mxc::transport {
+
+class RemoteMemoryTarget : public MemoryTarget {
+ public:
+  RemoteMemoryTarget(std::shared_ptr<ClientSession> session, std::uint32_t chip, std::string name);
+
+  std::string name() const override { return m_name; }
+  /// The served model's own next event time, as of the last exchange (nothing else changes it).
+  Time next_event_time() const override { return m_next; }
+  void advance_to(Time now) override;
+  bool can_accept(const MemRequest& req) const override;
+  bool send(const MemRequest& req, Time now) override;
+  void backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> data) override;
+  void backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const override;
+
+ private:
+  std::shared_ptr<ClientSession> m_session;
+  std::uint32_t m_chip;
+  std::string m_name;
+  Time m_next = kNever;
+  // The served model's state changes only through send() and advance_to(), so
+  // the answer to the same question between two of those is the same: asking
+  // once saves a round trip each time a refused requester polls again.
+  std::uint64_t m_state = 0;
+  mutable std::uint64_t m_probe_state = ~0ull;
+  mutable MemRequest m_probe;
+  mutable bool m_probe_answer = false;
+  std::vector<MemResponse> m_completions;
+  std::vector<IciPacket> m_unused;
+};
+
+}  // namespace mxc::transport

@@ -1,0 +1,66 @@
+#include "bridge/transport/served_models.h"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "models/core/ideal_memory.h"
+#include "models/hbm/config_loader.h"
+#include "models/hbm/hbm_model.h"
+#include "models/ici/fabric_factory.h"
+#include "models/ici/ici_config_loader.h"
+
+namespace mxc::transport {
+
+namespace {
+
+std::string file_text(const std::string& path, const char* field) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument(path + ": cannot read (" + field + ")");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void fnv(std::uint64_t& h, const std::string& s) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  h ^= 0xff;  // field separator, so "ab"+"c" differs from "a"+"bc"
+  h *= 0x100000001b3ull;
+}
+
+}  // namespace
+
+std::uint64_t config_hash(const ServedSystem& sys) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  fnv(h, "chips=" + std::to_string(sys.chips));
+  fnv(h, "memory=" + sys.memory);
+  if (sys.memory == "hbm") {
+    fnv(h, file_text(sys.hbm_config, "memory.config"));
+  } else {
+    fnv(h, "latency_ps=" + std::to_string(sys.ideal_latency_ps));
+    fnv(h, "outstanding=" + std::to_string(sys.ideal_outstanding));
+  }
+  if (sys.chips > 1) fnv(h, file_text(sys.ici_config, "fabric.config"));
+  return h;
+}
+
+std::unique_ptr<MemoryTarget> make_served_memory(const ServedSystem& sys, std::uint32_t /*chip*/,
+                                                 const std::string& name) {
+  if (sys.memory == "hbm") return std::make_unique<hbm::HbmModel>(name, hbm::load_memory_config(sys.hbm_config));
+  if (sys.memory == "ideal") return std::make_unique<IdealMemory>(name, sys.ideal_latency_ps, sys.ideal_outstanding);
+  throw std::invalid_argument("served system: unknown memory kind '" + sys.memory + "' (ideal or hbm)");
+}
+
+std::unique_ptr<Fabric> make_served_fabric(const ServedSystem& sys) {
+  if (sys.chips <= 1) return nullptr;
+  return ici::make_fabric(ici::load_ici_config(sys.ici_config));
+}
+
+void finish_served_memory(MemoryTarget& mem, Time now) {
+  if (auto* h = dynamic_cast<hbm::HbmModel*>(&mem)) h->finish(now);
+}
+
+}  // namespace mxc::transport

@@ -1,0 +1,36 @@
+#pragma once
+// What a server hosts: the memories of the chips and the fabric, described by
+// the fields of the system config that shape them (the transport sits below
+// cosim/, so it takes these rather than a SystemConfig). Both ends hash the
+// same description; a different hash means different models, and the
+// connection is refused.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "models/core/fabric.h"
+#include "models/core/memory_target.h"
+#include "models/core/time.h"
+
+namespace mxc::transport {
+
+struct ServedSystem {
+  std::uint32_t chips = 1;
+  std::string memory = "ideal";        ///< "ideal" or "hbm".
+  Time ideal_latency_ps = 100'000;
+  std::uint32_t ideal_outstanding = 64;
+  std::string hbm_config;              ///< HBM preset YAML path (memory: hbm).
+  std::string ici_config;              ///< Fabric YAML path (chips > 1).
+};
+
+/// FNV-1a 64 of the description, with the contents (not the paths) of the YAML files it names.
+std::uint64_t config_hash(const ServedSystem& sys);
+
+/// The real memory of chip `chip` (throws std::invalid_argument on a bad description).
+std::unique_ptr<MemoryTarget> make_served_memory(const ServedSystem& sys, std::uint32_t chip, const std::string& name);
+/// The real fabric (chips > 1), or nullptr for a single chip.
+std::unique_ptr<Fabric> make_served_fabric(const ServedSystem& sys);
+/// End-of-run bookkeeping a model needs (HBM refresh accounting and timing checks).
+void finish_served_memory(MemoryTarget& mem, Time now);
+
+}  // namespace mxc::transport

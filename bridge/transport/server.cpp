@@ -1,0 +1,219 @@
+#include "bridge/transport/server.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+#include <ostream>
+
+namespace mxc::transport {
+
+namespace {
+
+std::string hex(std::uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "%016" PRIx64, v);
+  return b;
+}
+
+struct Refused : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace
+
+Server::Server(ServerOptions opts) : m_opts(std::move(opts)), m_hash(config_hash(m_opts.system)) {}
+
+Server::~Server() = default;
+
+std::string Server::listen(const std::string& address) {
+  m_listener = std::make_unique<Listener>(parse_address(address));
+  return m_listener->address().to_string();
+}
+
+void Server::log(const std::string& line) {
+  std::lock_guard lk(m_mutex);
+  if (m_opts.log) *m_opts.log << line << std::endl;
+}
+
+std::vector<SessionOutcome> Server::outcomes() const {
+  std::lock_guard lk(m_mutex);
+  return m_outcomes;
+}
+
+void Server::serve() {
+  if (!m_listener) throw std::logic_error("Server::serve before listen");
+  std::vector<std::thread> sessions;
+  std::uint64_t accepted = 0;
+  while (!m_stop && (m_opts.max_sessions == 0 || accepted < m_opts.max_sessions)) {
+    auto ch = m_listener->accept(Millis(100));
+    if (!ch) continue;
+    ++accepted;
+    sessions.emplace_back([this, c = std::shared_ptr<Channel>(std::move(ch)), n = accepted] {
+      log("session " + std::to_string(n) + ": connected");
+      SessionOutcome out = run_session(*c);
+      c->close();
+      log("session " + std::to_string(n) + ": " + (out.ok ? "done" : "failed: " + out.error) + " after " +
+          std::to_string(out.messages) + " messages");
+      std::lock_guard lk(m_mutex);
+      m_outcomes.push_back(std::move(out));
+    });
+  }
+  for (auto& t : sessions) t.join();
+  m_listener->close();
+}
+
+SessionOutcome Server::run_session(Channel& ch) {
+  SessionOutcome out;
+  const ServedSystem& sys = m_opts.system;
+  std::map<std::uint32_t, std::unique_ptr<MemoryTarget>> mems;  // ordered: deterministic teardown
+  std::unique_ptr<Fabric> fabric;
+  std::vector<ResponseMsg> completions;
+  std::vector<IciPacket> deliveries;
+  Time last = 0;
+  const auto reply = [&](const Message& m) { ch.send(m, m_opts.write_timeout); };
+  try {
+    Message first = ch.receive(m_opts.read_timeout);
+    ++out.messages;
+    const Hello* h = std::get_if<Hello>(&first);
+    if (!h) throw Refused("expected HELLO as the first message, got " +
+                          type_name(static_cast<std::uint8_t>(type_of(first))));
+    if (h->version != kProtocolVersion)
+      throw Refused("protocol version " + std::to_string(h->version) + " is not supported (this server speaks " +
+                    std::to_string(kProtocolVersion) + ")");
+    if (h->role != Role::kClient) throw Refused("peer says it is a server, expected a client");
+    if (h->config_hash != m_hash)
+      throw Refused("config hash " + hex(h->config_hash) + " differs from the server's " + hex(m_hash) +
+                    ": client and server load different systems (chips, memory kind, HBM preset or fabric)");
+    if (h->seed != m_opts.seed)
+      throw Refused("seed " + std::to_string(h->seed) + " differs from the server's seed " +
+                    std::to_string(m_opts.seed));
+    for (std::uint32_t c : h->chips) {
+      if (c >= sys.chips)
+        throw Refused("chip " + std::to_string(c) + " asked for, but the served system has " +
+                      std::to_string(sys.chips) + " chips");
+      if (mems.count(c)) throw Refused("chip " + std::to_string(c) + " asked for twice");
+      auto mem = make_served_memory(sys, c, "served.chip" + std::to_string(c) + ".mem");
+      mem->set_completion([&completions, c](const MemResponse& r) { completions.push_back({c, r}); });
+      mems.emplace(c, std::move(mem));
+    }
+    fabric = make_served_fabric(sys);
+    if (fabric) fabric->set_delivery([&deliveries](const IciPacket& p) { deliveries.push_back(p); });
+    Hello me;
+    me.config_hash = m_hash;
+    me.seed = m_opts.seed;
+    me.role = Role::kServer;
+    me.chips = h->chips;
+    me.fabric_chips = fabric ? fabric->num_chips() : 0;
+    reply(me);
+
+    const auto memory = [&](std::uint32_t chip) -> MemoryTarget& {
+      auto it = mems.find(chip);
+      if (it == mems.end()) throw Refused("message for chip " + std::to_string(chip) + ", which is not in this session");
+      return *it->second;
+    };
+    const auto need_fabric = [&]() -> Fabric& {
+      if (!fabric) throw Refused("PACKET for a single-chip system (no fabric)");
+      return *fabric;
+    };
+    for (;;) {
+      Message m = ch.receive(m_opts.read_timeout);
+      ++out.messages;
+      if (m_opts.drop_after && out.messages >= m_opts.drop_after) {
+        ch.close();  // as if the process died
+        out.error = "dropped (fault injection)";
+        return out;
+      }
+      if (m_opts.stall_after && out.messages >= m_opts.stall_after) {
+        // As if the process hung: read and ignore until the client gives up.
+        try {
+          for (;;) ch.receive(m_opts.read_timeout);
+        } catch (const std::exception&) {
+        }
+        out.error = "stalled (fault injection)";
+        return out;
+      }
+      if (auto* q = std::get_if<RequestMsg>(&m)) {
+        MemoryTarget& mem = memory(q->chip);
+        AckMsg a;
+        if (q->probe) {
+          a.accepted = mem.can_accept(q->req);
+        } else {
+          if (q->time < last) throw Refused("REQUEST at " + std::to_string(q->time) + " ps is in the past");
+          last = q->time;
+          a.accepted = mem.send(q->req, q->time);
+        }
+        a.next_event = mem.next_event_time();
+        reply(a);
+      } else if (auto* p = std::get_if<PacketMsg>(&m)) {
+        Fabric& fab = need_fabric();
+        if (p->pkt.src >= fab.num_chips() || p->pkt.dst >= fab.num_chips())
+          throw Refused("PACKET from chip " + std::to_string(p->pkt.src) + " to chip " + std::to_string(p->pkt.dst) +
+                        " outside the fabric of " + std::to_string(fab.num_chips()) + " chips");
+        AckMsg a;
+        if (p->probe) {
+          a.accepted = fab.can_inject(p->pkt);
+        } else {
+          if (p->time < last) throw Refused("PACKET at " + std::to_string(p->time) + " ps is in the past");
+          last = p->time;
+          a.accepted = fab.inject(p->pkt, p->time);
+        }
+        a.next_event = fab.next_event_time();
+        reply(a);
+      } else if (auto* s = std::get_if<SyncMsg>(&m)) {
+        Component& target = s->target == kFabricTarget ? static_cast<Component&>(need_fabric())
+                                                       : static_cast<Component&>(memory(s->target));
+        if (s->time != kNever) {
+          if (s->time < last) throw Refused("SYNC to " + std::to_string(s->time) + " ps is in the past");
+          last = s->time;
+          completions.clear();
+          deliveries.clear();
+          target.advance_to(s->time);
+          for (const auto& r : completions) reply(r);
+          for (const auto& d : deliveries) reply(PacketMsg{s->time, false, d});
+        }
+        reply(SyncMsg{s->target, target.next_event_time()});
+      } else if (auto* b = std::get_if<BackdoorMsg>(&m)) {
+        MemoryTarget& mem = memory(b->chip);
+        if (b->write) {
+          mem.backdoor_write(b->addr, b->data);
+        } else {
+          if (b->bytes > kMaxFrameBytes / 2) throw Refused("BACKDOOR read of " + std::to_string(b->bytes) + " bytes");
+          BackdoorMsg r = *b;
+          r.data.assign(b->bytes, 0);
+          mem.backdoor_read(b->addr, r.data);
+          reply(r);
+        }
+      } else if (std::holds_alternative<HeartbeatMsg>(m)) {
+        // Only proves the client is alive.
+      } else if (std::holds_alternative<ByeMsg>(m)) {
+        for (auto& [c, mem] : mems) finish_served_memory(*mem, last);
+        reply(ByeMsg{});
+        out.ok = true;
+        return out;
+      } else if (auto* e = std::get_if<ErrorMsg>(&m)) {
+        out.error = "client gave up: " + e->text;
+        return out;
+      } else {
+        throw Refused("unexpected " + type_name(static_cast<std::uint8_t>(type_of(m))) + " from a client");
+      }
+    }
+  } catch (const Refused& e) {
+    out.error = e.what();
+    try {
+      reply(ErrorMsg{e.what()});
+    } catch (const std::exception&) {
+    }
+  } catch (const TransportError& e) {
+    out.error = e.what();
+  } catch (const std::exception& e) {
+    // A model failed (bad request, timing violation): tell the client why.
+    out.error = std::string("server model error: ") + e.what();
+    try {
+      reply(ErrorMsg{out.error});
+    } catch (const std::exception&) {
+    }
+  }
+  return out;
+}
+
+}  // namespace mxc::transport

@@ -1,0 +1,66 @@
+#pragma once
+// The serving side: hosts the real memories (one per chip) and the fabric of
+// a ServedSystem and runs them on behalf of connected clients. Each client
+// connection is a session with its own fresh models, on its own thread; the
+// models advance only when and as far as the client asks (docs/transport.md),
+// so the server can never run ahead of the client's time.
+#include <atomic>
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bridge/transport/channel.h"
+#include "bridge/transport/served_models.h"
+
+namespace mxc::transport {
+
+struct ServerOptions {
+  ServedSystem system;
+  std::uint64_t seed = 1;
+  Millis read_timeout{30'000};    ///< A client silent this long (no request, no heartbeat) is dropped.
+  Millis write_timeout{10'000};
+  std::uint64_t max_sessions = 0; ///< Stop accepting after this many sessions (0 = serve until stopped).
+  std::ostream* log = nullptr;    ///< One line per session start and end; nullptr = quiet.
+  /// Fault injection for tests: after this many messages of a session, close (drop) or go silent (stall).
+  std::uint64_t drop_after = 0;
+  std::uint64_t stall_after = 0;
+};
+
+/// How a session ended.
+struct SessionOutcome {
+  bool ok = false;
+  std::string error;              ///< Why it failed (empty when ok).
+  std::uint64_t messages = 0;
+};
+
+class Server {
+ public:
+  explicit Server(ServerOptions opts);
+  ~Server();
+
+  /// Binds `address` (e.g. tcp://127.0.0.1:7000, unix:/tmp/x.sock); returns the bound address.
+  std::string listen(const std::string& address);
+  /// Accepts and serves until stop() or max_sessions; waits for running sessions to end.
+  void serve();
+  /// Thread-safe; serve() returns soon after.
+  void stop() { m_stop = true; }
+  /// Outcomes of finished sessions, in the order they ended.
+  std::vector<SessionOutcome> outcomes() const;
+
+ private:
+  SessionOutcome run_session(Channel& ch);
+  void log(const std::string& line);
+
+  ServerOptions m_opts;
+  std::uint64_t m_hash = 0;
+  std::unique_ptr<Listener> m_listener;
+  std::atomic<bool> m_stop{false};
+  mutable std::mutex m_mutex;
+  std::vector<SessionOutcome> m_outcomes;
+};
+
+}  // namespace mxc::transport

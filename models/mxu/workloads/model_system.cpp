@@ -1,0 +1,143 @@
+#include "models/mxu/workloads/model_system.h"
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+#include "models/core/ideal_memory.h"
+#include "models/hbm/hbm_model.h"
+#include "models/ici/fabric_factory.h"
+#include "models/mxu/model_tile.h"
+
+namespace mxc {
+
+ModelSystemResult run_model_system(const std::vector<Program>& programs, const ModelSystemConfig& cfg) {
+  const auto P = static_cast<std::uint32_t>(programs.size());
+  if (P == 0 || P > 256) throw std::invalid_argument("model system: 1..256 programs (one per chip)");
+  std::vector<std::unique_ptr<MemoryTarget>> memories;
+  std::vector<std::unique_ptr<ModelTile>> tiles;
+  std::vector<Component*> components;  // registration order = tie-break order
+  for (std::uint32_t c = 0; c < P; ++c) {
+    if (cfg.ideal_memory)
+      memories.push_back(
+          std::make_unique<IdealMemory>("mem" + std::to_string(c), cfg.memory_latency_ps, cfg.memory_outstanding));
+    else
+      memories.push_back(std::make_unique<hbm::HbmModel>("hbm" + std::to_string(c), cfg.hbm));
+    ModelTileConfig tc;
+    tc.name = "tile" + std::to_string(c);
+    tc.geometry = cfg.geometry;
+    tc.chip = c;
+    tc.clock_mhz = cfg.clock_mhz;
+    tiles.push_back(std::make_unique<ModelTile>(tc, *memories.back()));
+    tiles.back()->load_program(programs[c]);
+    components.push_back(tiles.back().get());
+    components.push_back(memories.back().get());
+  }
+  // Rows to other chips travel as fabric packets; the row itself waits here
+  // until its packet is delivered.
+  std::unique_ptr<Fabric> fabric;
+  std::map<std::pair<std::uint32_t, std::uint64_t>, IciRow> in_flight;
+  std::vector<std::uint64_t> next_id(P, 0);
+  if (P > 1) {
+    ici::IciConfig ic;
+    ic.dims = {P};
+    ic.wrap = {P > 2};
+    ic.link_gbps = cfg.ici_gbps;
+    fabric = ici::make_fabric(ic);
+    fabric->set_delivery([&](const IciPacket& pkt) {
+      auto it = in_flight.find({pkt.src, pkt.id});
+      tiles[pkt.dst]->push_inbound(std::move(it->second));
+      in_flight.erase(it);
+    });
+    components.push_back(fabric.get());
+  }
+
+  const auto route = [&](Time now) {
+    for (std::uint32_t c = 0; c < P; ++c) {
+      auto& out = tiles[c]->outbound();
+      while (!out.empty()) {
+        IciRow& row = out.front();
+        if (row.dst == c) {
+          tiles[c]->push_inbound(std::move(row));
+        } else {
+          if (row.dst >= P)
+            throw std::invalid_argument("chip " + std::to_string(c) + " sends to chip " + std::to_string(row.dst) +
+                                        " of a " + std::to_string(P) + "-chip system");
+          IciPacket pkt;
+          pkt.id = next_id[c];
+          pkt.src = c;
+          pkt.dst = row.dst;
+          pkt.bytes = row.bytes;
+          pkt.last = true;
+          if (!fabric->can_inject(pkt) || !fabric->inject(pkt, now)) break;  // offered again after the next event
+          ++next_id[c];
+          in_flight.emplace(std::make_pair(c, pkt.id), std::move(row));
+        }
+        out.pop_front();
+      }
+    }
+  };
+  const auto all_finished = [&] {
+    for (const auto& t : tiles)
+      if (!t->finished()) return false;
+    return true;
+  };
+
+  Time now = 0, last_progress = 0;
+  std::size_t completed = 0;
+  bool hung = false;
+  const Time watchdog_ps = static_cast<Time>(static_cast<double>(cfg.watchdog_cycles) * 1e6 / cfg.clock_mhz);
+  while (!all_finished()) {
+    std::size_t done = 0;
+    for (const auto& tile : tiles) done += tile->completed_instructions();
+    if (done != completed) {
+      completed = done;
+      last_progress = now;
+    } else if (now - last_progress > watchdog_ps) {
+      hung = true;
+      break;
+    }
+    Component* next = nullptr;
+    Time t = kNever;
+    for (Component* c : components) {
+      const Time ct = c->next_event_time();
+      if (ct < t) {
+        t = ct;
+        next = c;
+      }
+    }
+    if (!next) break;  // nothing can happen any more
+    now = t;
+    next->advance_to(t);
+    route(now);
+  }
+
+  ModelSystemResult r;
+  r.sim_time_ps = now;
+  r.finished = true;
+  std::map<std::string, std::uint64_t> sums;
+  std::vector<std::string> order;
+  for (std::uint32_t c = 0; c < P; ++c) {
+    const ModelTile& t = *tiles[c];
+    if (!t.finished()) {
+      r.finished = false;
+      r.error += (r.error.empty() ? "" : "; ") + std::string("chip ") + std::to_string(c) + " did not finish" +
+                 (hung ? " (no instruction completed for " + std::to_string(cfg.watchdog_cycles) + " cycles)" : "") +
+                 ": " + t.state();
+    }
+    r.chip_cycles.push_back(t.cycles());
+    r.cycles = std::max(r.cycles, t.cycles());
+    r.bytes_read += t.bytes_read();
+    r.bytes_written += t.bytes_written();
+    for (const auto& [name, value] : t.perf_counters()) {
+      if (!sums.count(name)) order.push_back(name);
+      sums[name] += value;
+    }
+  }
+  for (const auto& name : order) r.counters.emplace_back(name, sums[name]);
+  if (!cfg.ideal_memory)
+    for (auto& m : memories) static_cast<hbm::HbmModel&>(*m).finish(now);
+  return r;
+}
+
+}  // namespace mxc

@@ -1,0 +1,130 @@
+// The fast subset of the mutation suite: a GEMM on a 4x4 tile with an
+// injected RTL bug must fail, reported by the one checker that can see that
+// bug, with its reason; the same run on the tile as designed passes.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "bridge/rtl_tile.h"
+#include "cosim/system_run.h"
+#include "test_mutants.h"
+#if MXCOSIM_TEST_OWN_MUTANTS
+#include "bridge/verilated_tile.h"
+#endif
+
+using namespace mxc;
+
+namespace {
+
+void register_test_mutants() {
+  static const bool done = [] {
+#define MXCOSIM_TEST_MUTANT_ENTRY(name, cls)                                                               \
+  register_rtl_mutant(name, 4, 4, [](const RtlTileConfig& cfg, const TileGeometry& geo, MemoryTarget& mem) { \
+    return std::unique_ptr<RtlTile>(std::make_unique<VerilatedTile<cls>>(cfg, geo, mem));                  \
+  });
+    MXCOSIM_FOR_EACH_TEST_MUTANT(MXCOSIM_TEST_MUTANT_ENTRY)
+#undef MXCOSIM_TEST_MUTANT_ENTRY
+    return true;
+  }();
+  (void)done;
+}
+
+/// A 4x4 tile on the ideal memory: C(8x8) = A(8x16) x B(16x8), int8; with the
+/// model shadow unless random stalls make the RTL slower than the model.
+SystemRunOptions gemm(const std::string& mutant, double backpressure = 0.0) {
+  register_test_mutants();
+  SystemRunOptions o;
+  o.system.rows = 4;
+  o.system.cols = 4;
+  o.system.compare_model = backpressure == 0.0;
+  o.system.backpressure = backpressure;
+  o.system.watchdog_cycles = 5000;
+  o.workload.shape = GemmShape{8, 16, 8, DType::kInt8};
+  o.seed = 3;
+  o.mutant = mutant;
+  return o;
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+std::size_t count_where(const SystemRunResult& r, const std::string& prefix) {
+  return static_cast<std::size_t>(std::count_if(r.mismatches.begin(), r.mismatches.end(),
+                                                [&](const Mismatch& m) { return starts_with(m.where, prefix); }));
+}
+
+}  // namespace
+
+TEST_CASE("mutants: the tile as designed passes the runs the mutants fail") {
+  for (double bp : {0.0, 0.3}) {
+    const SystemRunResult r = run_system(gemm("", bp));
+    INFO("backpressure " << bp << ": " << (r.mismatches.empty() ? r.error : to_string(r.mismatches.front())));
+    CHECK(r.passed);
+    CHECK(r.error.empty());
+    CHECK(r.elements_checked == 64);
+    CHECK(r.timing.compared == (bp == 0.0));
+  }
+}
+
+TEST_CASE("mutants: a mutant not built is refused, naming the ones that are") {
+  register_test_mutants();
+  SystemRunOptions o = gemm("no_such_mutant");
+  try {
+    run_system(o);
+    FAIL("no exception");
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    CHECK(what.find("no RTL mutant 'no_such_mutant'") != std::string::npos);
+    CHECK(what.find("dropped_accumulate (4x4)") != std::string::npos);
+  }
+}
+
+// Data: every write-back overwrites. k = 16 on 4 array rows is four folds,
+// three of them accumulating, so every result lacks three folds' sums; the
+// timing does not change, so only the data scoreboard can see it.
+TEST_CASE("mutants: dropped_accumulate is caught by the data scoreboard") {
+  const SystemRunResult r = run_system(gemm("dropped_accumulate"));
+  REQUIRE_FALSE(r.passed);
+  CHECK(r.error.empty());
+  REQUIRE_FALSE(r.mismatches.empty());
+  CHECK(count_where(r, "data scoreboard") == r.mismatches.size());
+  CHECK(r.timing.mismatches == 0);
+  CHECK(r.mismatches.front().field == "int32 value");
+  CHECK(r.mismatches.front().expected != r.mismatches.front().actual);
+}
+
+// Timing: LOAD_WEIGHTS and OUTPUT spend one more cycle in WAIT; the data is
+// unchanged, so only the timing correlator can see it. The first instruction
+// to differ is the first LOAD_WEIGHTS: same start, end one cycle late.
+TEST_CASE("mutants: compute_extra_stall is caught by the timing correlator") {
+  const SystemRunResult r = run_system(gemm("compute_extra_stall"));
+  REQUIRE_FALSE(r.passed);
+  CHECK(r.error.empty());
+  CHECK(r.elements_checked == 64);
+  CHECK(count_where(r, "data scoreboard") == 0);
+  REQUIRE(count_where(r, "timing instruction") > 0);
+  const auto first = std::find_if(r.mismatches.begin(), r.mismatches.end(),
+                                  [](const Mismatch& m) { return starts_with(m.where, "timing instruction"); });
+  INFO(to_string(*first));
+  CHECK(starts_with(first->id, "load_weights"));
+  CHECK(first->field == "end cycle");
+  CHECK(std::stoull(first->actual) == std::stoull(first->expected) + 1);
+}
+
+// Handshake: the AR register takes the next burst while ARVALID is high and
+// ARREADY low, so the address changes under VALID. Needs backpressure to
+// stall AR; the overwritten burst is never answered, so the run also hangs
+// (the watchdog's error) but the first, and only, checker mismatch is AR's.
+TEST_CASE("mutants: ar_backpressure_ignored is caught by the handshake checker") {
+  const SystemRunResult r = run_system(gemm("ar_backpressure_ignored", 0.3));
+  INFO(r.error);
+  REQUIRE_FALSE(r.passed);
+  CHECK(starts_with(r.error, "no progress for 5000 cycles"));
+  REQUIRE_FALSE(r.mismatches.empty());
+  CHECK(count_where(r, "handshake ") == r.mismatches.size());
+  const Mismatch& first = r.mismatches.front();
+  INFO(to_string(first));
+  CHECK(first.where == "handshake dut.chip0.tile0.axi.ar");
+  CHECK(first.field == "payload changed while stalled");
+  CHECK(first.actual.find("differs") != std::string::npos);
+}

@@ -1,0 +1,180 @@
+// Client and server over a Unix socket in one process: the remote memory
+// behaves call for call like the same model held locally; mismatched
+// handshakes are refused with the reason; a peer that dies, stalls or sends
+// garbage ends the exchange with a clear error.
+#include <catch2/catch.hpp>
+
+#include "bridge/transport/client_session.h"
+#include "bridge/transport/remote_memory.h"
+#include "models/core/ideal_memory.h"
+#include "server_fixture.h"
+
+using namespace mxc;
+using namespace mxc::transport;
+using mxc::transport::testing::ServerThread;
+using mxc::transport::testing::socket_path;
+
+namespace {
+
+ServedSystem ideal(Time latency_ps, std::uint32_t outstanding) {
+  ServedSystem s;
+  s.memory = "ideal";
+  s.ideal_latency_ps = latency_ps;
+  s.ideal_outstanding = outstanding;
+  return s;
+}
+
+ServerOptions options(const ServedSystem& sys, std::uint64_t seed = 1) {
+  ServerOptions o;
+  o.system = sys;
+  o.seed = seed;
+  o.read_timeout = Millis(5000);
+  return o;
+}
+
+ClientOptions client(const std::string& address, const ServedSystem& sys, std::uint64_t seed = 1) {
+  ClientOptions c;
+  c.address = address;
+  c.system = sys;
+  c.seed = seed;
+  c.reply_timeout = Millis(5000);
+  return c;
+}
+
+struct Log {
+  std::vector<std::tuple<std::uint64_t, Time, std::vector<std::uint8_t>>> done;
+  void attach(MemoryTarget& m) {
+    m.set_completion([this](const MemResponse& r) { done.emplace_back(r.id, r.complete, r.data); });
+  }
+};
+
+// Drives a memory the way the kernel does: requests offered at given times,
+// advancing to every next event in between.
+void drive(MemoryTarget& m) {
+  m.backdoor_write(0x100, std::vector<std::uint8_t>{1, 2, 3, 4, 5, 6, 7, 8});
+  Time now = 0;
+  const auto advance_until = [&](Time t) {
+    while (m.next_event_time() <= t) {
+      now = m.next_event_time();
+      m.advance_to(now);
+    }
+    now = t;
+  };
+  for (std::uint64_t i = 0; i < 6; ++i) {
+    advance_until(i * 30'000);
+    const MemRequest r = i % 2 ? MemRequest::make_write(i, 0x200 + i, {static_cast<std::uint8_t>(i)})
+                               : MemRequest::make_read(i, 0x100 + i, 2);
+    // Two outstanding at most: the third offer is refused until one completes.
+    while (!(m.can_accept(r) && m.send(r, now))) advance_until(m.next_event_time());
+  }
+  advance_until(kNever - 1);
+}
+
+}  // namespace
+
+TEST_CASE("transport: a served ideal memory completes like the local one, call for call") {
+  const ServedSystem sys = ideal(50'000, 2);
+  IdealMemory local("local", 50'000, 2);
+  Log want;
+  want.attach(local);
+  drive(local);
+  // Hand check of the local reference: 6 requests, 2 at a time, 50 ns each.
+  REQUIRE(want.done.size() == 6);
+  CHECK(std::get<1>(want.done[0]) == 50'000);
+  CHECK(std::get<2>(want.done[0]) == std::vector<std::uint8_t>{1, 2});
+
+  ServerThread st(options(sys), "call");
+  {
+    auto s = ClientSession::connect(client(st.address, sys));
+    auto remote = ClientSession::make_memory(s, 0, "remote");
+    Log got;
+    got.attach(*remote);
+    drive(*remote);
+    CHECK(got.done == want.done);
+    std::vector<std::uint8_t> back(2);
+    remote->backdoor_read(0x203, back);
+    CHECK(back == std::vector<std::uint8_t>{3, 0});
+    s->bye();
+  }
+  st.join();
+  const auto out = st.server.outcomes();
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].ok);
+}
+
+TEST_CASE("transport: a handshake that does not match is refused with the reason") {
+  const ServedSystem sys = ideal(100'000, 64);
+  ServerThread st(options(sys, 7), "hello");
+  CHECK_THROWS_WITH(ClientSession::connect(client(st.address, sys, 8)),
+                    Catch::Contains("seed 8 differs from the server's seed 7"));
+  CHECK_THROWS_WITH(ClientSession::connect(client(st.address, ideal(90'000, 64), 7)),
+                    Catch::Contains("config hash") && Catch::Contains("different systems"));
+  ClientOptions c = client(st.address, sys, 7);
+  c.chips = {3};
+  CHECK_THROWS_WITH(ClientSession::connect(c), Catch::Contains("chip 3 asked for, but the served system has 1"));
+
+  // A peer from another protocol version.
+  auto ch = Channel::connect(parse_address(st.address), Millis(2000));
+  Hello h;
+  h.version = 99;
+  h.config_hash = config_hash(sys);
+  h.seed = 7;
+  ch->send(h, Millis(2000));
+  const Message m = ch->receive(Millis(5000));
+  REQUIRE(std::holds_alternative<ErrorMsg>(m));
+  CHECK_THAT(std::get<ErrorMsg>(m).text, Catch::Contains("protocol version 99 is not supported"));
+}
+
+TEST_CASE("transport: garbage from a client ends its session with the decoder's reason") {
+  ServerThread st(options(ideal(100'000, 64)), "garbage-in");
+  auto ch = Channel::connect(parse_address(st.address), Millis(2000));
+  ch->send_raw(std::vector<std::uint8_t>{0xff, 0xff, 0xff, 0xff, 1, 2, 3}, Millis(2000));
+  // The server closes the connection; the client sees it closed.
+  CHECK_THROWS_WITH(ch->receive(Millis(5000)), Catch::Contains("closed the connection"));
+  st.join();
+  const auto out = st.server.outcomes();
+  REQUIRE(out.size() == 1);
+  CHECK_THAT(out[0].error, Catch::Contains("garbage") && Catch::Contains("bad frame length 4294967295"));
+}
+
+TEST_CASE("transport: garbage, death or silence of the server fails the client with a clear error") {
+  const ServedSystem sys = ideal(100'000, 64);
+  SECTION("garbage instead of a HELLO") {
+    Listener fake(parse_address("unix:" + socket_path("garbage-out")));
+    std::thread t([&] {
+      auto c = fake.accept(Millis(5000));
+      if (!c) return;
+      c->send_raw(std::vector<std::uint8_t>{6, 0, 0, 0, 77, 1, 2, 3, 4, 5}, Millis(2000));
+      try {
+        c->receive(Millis(5000));  // until the client hangs up
+      } catch (const std::exception&) {
+      }
+    });
+    CHECK_THROWS_WITH(ClientSession::connect(client(fake.address().to_string(), sys)),
+                      Catch::Contains("garbage from unix:") && Catch::Contains("unknown message type 77"));
+    t.join();
+  }
+  SECTION("the server dies mid-run") {
+    ServerOptions o = options(sys);
+    o.drop_after = 4;  // HELLO, the initial SYNC, then two exchanges
+    ServerThread st(o, "drop");
+    auto s = ClientSession::connect(client(st.address, sys));
+    auto remote = ClientSession::make_memory(s, 0, "remote");
+    CHECK(remote->can_accept(MemRequest::make_read(1, 0, 4)));
+    CHECK_THROWS_WITH(remote->send(MemRequest::make_read(1, 0, 4), 0),
+                      Catch::Contains("closed the connection") && Catch::Contains(st.address));
+    // Every later call fails at once with the same reason.
+    CHECK_THROWS_WITH(remote->advance_to(10), Catch::Contains("closed the connection"));
+  }
+  SECTION("the server stalls") {
+    ServerOptions o = options(sys);
+    o.stall_after = 3;
+    ServerThread st(o, "stall");
+    ClientOptions c = client(st.address, sys);
+    c.reply_timeout = Millis(300);
+    auto s = ClientSession::connect(c);
+    auto remote = ClientSession::make_memory(s, 0, "remote");
+    CHECK_THROWS_WITH(remote->can_accept(MemRequest::make_read(1, 0, 4)),
+                      Catch::Contains("no message from") && Catch::Contains("0.300 s"));
+  }
+}
