@@ -8,6 +8,7 @@ int report_main(int argc, char** argv);
 int ici_main(int argc, char** argv);
 int hbm_main(int argc, char** argv);
 int model_main(int argc, char** argv);
+int serve_main(int argc, char** argv);
 
 namespace {
 constexpr Command kCommands[] = {
@@ -17,6 +18,7 @@ constexpr Command kCommands[] = {
     {"ici", "simulate the ICI fabric: synthetic traffic load sweeps and collectives", ici_main},
     {"hbm", "run the HBM memory model on generated traffic or a DRAMsim3 / Ramulator trace", hbm_main},
     {"model", "run a workload on the performance model alone or in closed form; design-space sweeps", model_main},
+    {"serve", "serve a system's memories and fabric to `mxcosim run --connect` in other processes", serve_main},
 };
 }  // namespace
 

@@ -17,6 +17,7 @@
 #include "command.h"
 #include "models/hbm/config_loader.h"
 #include "models/mxu/analytic_model.h"
+#include "models/mxu/assembler.h"
 #include "models/mxu/mlp_program.h"
 #include "models/mxu/multichip_program.h"
 #include "models/mxu/workloads/model_system.h"
@@ -26,7 +27,8 @@ namespace mxc::app {
 namespace {
 
 struct Workload {
-  std::string kind = "gemm";  // gemm, mlp
+  std::string kind = "gemm";  // gemm, mlp, program
+  std::string program_file;   // kind == program: assembly text (docs/isa.md)
   std::uint32_t m = 0, k = 0, n = 0, hidden = 0;
   DType dtype = DType::kBf16;
   std::uint32_t chips = 1;
@@ -84,7 +86,19 @@ MemorySpec resolve_memory(const std::string& spec) {
   return m;
 }
 
+/// Multiply-accumulates a program asks of the array: per MATMUL, vectors x K
+/// x the N of the weights last loaded into its buffer.
+std::uint64_t program_macs(const Program& p) {
+  std::uint64_t n_of[2] = {0, 0}, total = 0;
+  for (const Instr& in : p) {
+    if (in.op == Opcode::LOAD_WEIGHTS) n_of[in.buf & 1] = in.cols;
+    if (in.op == Opcode::MATMUL) total += std::uint64_t{in.rows} * in.cols * n_of[in.buf & 1];
+  }
+  return total;
+}
+
 std::uint64_t macs(const Workload& w) {
+  if (w.kind == "program") return program_macs(load_program_file(w.program_file));
   if (w.kind == "mlp") return std::uint64_t{w.m} * w.k * w.hidden + std::uint64_t{w.m} * w.hidden * w.n;
   return std::uint64_t{w.m} * w.k * w.n;
 }
@@ -150,7 +164,9 @@ Outcome run_model(const Workload& w, const Machine& mc) {
   const MemorySpec mem = resolve_memory(mc.hbm);
   const TileGeometry geo = geometry(mc);
   std::vector<Program> programs;
-  if (w.kind == "mlp") {
+  if (w.kind == "program") {
+    programs.push_back(load_program_file(w.program_file));
+  } else if (w.kind == "mlp") {
     if (w.chips != 1) throw std::runtime_error("--workload mlp runs on one chip (--chips 1)");
     MlpShape s{w.m, w.k, w.hidden, w.n, w.dtype, mlp_default_shift(w.k)};
     programs.push_back(compile_mlp(s, place_mlp(s, geo), geo));
@@ -257,6 +273,7 @@ nlohmann::json to_json(const Outcome& o, const Workload& w, const Machine& mc, b
   j["workload"] = {{"kind", w.kind}, {"m", w.m}, {"k", w.k}, {"n", w.n}, {"dtype", std::string(to_string(w.dtype))},
                    {"chips", w.chips}, {"split", w.split == ChipSplit::kK ? "k" : "n"}};
   if (w.kind == "mlp") j["workload"]["hidden"] = w.hidden;
+  if (w.kind == "program") j["workload"] = {{"kind", "program"}, {"file", w.program_file}};
   j["cycles"] = o.cycles;
   j["utilization"] = o.utilization;
   j["hbm_read_bytes"] = o.read_bytes;
@@ -291,6 +308,8 @@ int model_main(int argc, char** argv) {
     ("clock-mhz", "tile clock in MHz", cxxopts::value<double>()->default_value("1000"));
   opts.add_options("workload")
     ("workload", "gemm or mlp (GEMM, ReLU + convert, GEMM)", cxxopts::value<std::string>()->default_value("gemm"))
+    ("program", "run this assembly file (docs/isa.md, e.g. tests/programs/int8_matmul.s) on one chip instead of a workload",
+     cxxopts::value<std::string>())
     ("m,gemm-m", "rows of A and C (--m N)", cxxopts::value<std::uint32_t>()->default_value("1024"))
     ("k,gemm-k", "inner dimension (--k N)", cxxopts::value<std::uint32_t>()->default_value("1024"))
     ("n,gemm-n", "columns of B and C (--n N)", cxxopts::value<std::uint32_t>()->default_value("1024"))
@@ -348,6 +367,10 @@ int model_main(int argc, char** argv) {
   Workload w;
   w.kind = args["workload"].as<std::string>();
   if (w.kind != "gemm" && w.kind != "mlp") return usage("--workload must be gemm or mlp, not '" + w.kind + "'");
+  if (args.count("program")) {
+    w.kind = "program";
+    w.program_file = args["program"].as<std::string>();
+  }
   w.m = args["gemm-m"].as<std::uint32_t>();
   w.k = args["gemm-k"].as<std::uint32_t>();
   w.n = args["gemm-n"].as<std::uint32_t>();
@@ -363,6 +386,8 @@ int model_main(int argc, char** argv) {
   else if (split == "n") w.split = ChipSplit::kN;
   else return usage("--split must be k or n, not '" + split + "'");
   if (w.kind == "mlp" && w.chips != 1) return usage("--workload mlp runs on one chip (--chips 1)");
+  if (w.kind == "program" && w.chips != 1) return usage("--program runs on one chip (--chips 1)");
+  if (w.kind == "program" && args.count("analytic")) return usage("--analytic needs a workload, not --program");
 
   Machine mc;
   mc.rows = args["rows"].as<std::uint32_t>();
@@ -442,9 +467,13 @@ int model_main(int argc, char** argv) {
     return failed ? kExitFail : kExitPass;
   }
 
-  std::cout << "mxcosim model" << (analytic ? " (analytic)" : "") << ": " << mc.rows << "x" << mc.cols << " "
-            << to_string(w.dtype) << " array at " << mc.clock_mhz << " MHz, " << w.kind << " " << w.m << "x" << w.k
-            << "x" << (w.kind == "mlp" ? std::to_string(w.hidden) + "x" : "") << w.n;
+  std::cout << "mxcosim model" << (analytic ? " (analytic)" : "") << ": " << mc.rows << "x" << mc.cols << " array at "
+            << mc.clock_mhz << " MHz, ";
+  if (w.kind == "program")
+    std::cout << "program " << w.program_file;
+  else
+    std::cout << to_string(w.dtype) << " " << w.kind << " " << w.m << "x" << w.k << "x"
+              << (w.kind == "mlp" ? std::to_string(w.hidden) + "x" : "") << w.n;
   if (w.chips > 1) std::cout << " on " << w.chips << " chips (" << split << " split, ICI " << mc.ici_gbps << " GB/s)";
   std::cout << ", memory " << mc.hbm << std::endl;
   const Outcome o = run(mc);

@@ -12,6 +12,7 @@
 
 #include "cli_args.h"
 #include "command.h"
+#include "serve_command.h"
 #include "cosim/results_json.h"
 #include "cosim/system_run.h"
 
@@ -89,6 +90,11 @@ int run_main(int argc, char** argv) {
     ("n,gemm-n", "GEMM columns of B and C (--n N)", cxxopts::value<std::uint32_t>()->default_value("16"))
     ("dtype", "int8 (int8 x int8 -> int32) or bf16 (bf16 x bf16 -> fp32)", cxxopts::value<std::string>()->default_value("int8"))
     ("seed", "seed of the operands, the RTL's initial state and all random stalls", cxxopts::value<std::uint64_t>()->default_value("1"));
+  opts.add_options("transport")
+    ("connect", "use the memories and fabric served by `mxcosim serve` at ADDR (tcp://HOST:PORT or unix:PATH; "
+                "docs/transport.md); results are identical to a local run", cxxopts::value<std::string>())
+    ("reply-timeout", "with --connect: seconds to wait for the server before failing the run",
+     cxxopts::value<double>()->default_value("10"));
   opts.add_options("output")
     ("json", "write the results (schema-versioned JSON, docs/results.md) to FILE", cxxopts::value<std::string>())
     ("wave", "dump an FST waveform of the run (RTL tile 0 of chip 0) to FILE", cxxopts::value<std::string>())
@@ -165,6 +171,8 @@ int run_main(int argc, char** argv) {
                 << total << " instructions " << std::flush;
     };
   }
+
+  if (args.count("connect")) connect_run(o, args["connect"].as<std::string>(), args["reply-timeout"].as<double>());
 
   std::cout << "mxcosim run: " << c.chips << " chip" << (c.chips == 1 ? "" : "s") << " x " << c.tiles_per_chip
             << " tile" << (c.tiles_per_chip == 1 ? "" : "s") << " of " << c.rows << "x" << c.cols << " at "

@@ -46,7 +46,9 @@ ModelSystemResult run_model_system(const std::vector<Program>& programs, const M
     fabric = ici::make_fabric(ic);
     fabric->set_delivery([&](const IciPacket& pkt) {
       auto it = in_flight.find({pkt.src, pkt.id});
-      tiles[pkt.dst]->push_inbound(std::move(it->second));
+      // The fabric is registered after the tiles: the delivery time keeps the
+      // row exact while the destination tile skips idle cycles.
+      tiles[pkt.dst]->push_inbound_at(std::move(it->second), pkt.deliver);
       in_flight.erase(it);
     });
     components.push_back(fabric.get());

@@ -1,0 +1,121 @@
+// `mxcosim serve CONFIG --listen ADDR`: host the memories (one per chip) and
+// the fabric of a system for `mxcosim run CONFIG --connect ADDR` clients in
+// other processes (docs/transport.md).
+#include "serve_command.h"
+
+#include <cxxopts.hpp>
+#include <iostream>
+#include <memory>
+
+#include "bridge/transport/client_session.h"
+#include "bridge/transport/server.h"
+#include "command.h"
+
+namespace mxc::app {
+
+transport::ServedSystem served_system(const SystemConfig& cfg) {
+  transport::ServedSystem s;
+  s.chips = cfg.chips;
+  s.memory = cfg.memory;
+  s.ideal_latency_ps = cfg.ideal_latency_ps;
+  s.ideal_outstanding = cfg.ideal_outstanding;
+  s.hbm_config = cfg.hbm_config;
+  s.ici_config = cfg.ici_config;
+  return s;
+}
+
+namespace {
+
+transport::Millis millis(double seconds, const char* option) {
+  if (!(seconds > 0) || seconds > 86400)
+    throw std::invalid_argument(std::string("--") + option + " must be in (0, 86400] seconds");
+  return transport::Millis(static_cast<std::int64_t>(seconds * 1000.0 + 0.5));
+}
+
+}  // namespace
+
+void connect_run(SystemRunOptions& o, const std::string& address, double reply_timeout_s) {
+  transport::ClientOptions c;
+  c.address = address;
+  c.system = served_system(o.system);
+  c.seed = o.seed;
+  c.reply_timeout = millis(reply_timeout_s, "reply-timeout");
+  // Each system built (the run, and a failure re-run for the waveform) needs
+  // fresh served models, so chip 0's memory opens a new session once the
+  // first is taken. Connecting now reports a refused handshake before the run.
+  struct Link {
+    std::shared_ptr<transport::ClientSession> session;
+    bool used = false;
+  };
+  auto link = std::make_shared<Link>();
+  link->session = transport::ClientSession::connect(c);
+  o.make_memory = [link, c](std::uint32_t chip, const std::string& name) {
+    if (chip == 0 && link->used) link->session = transport::ClientSession::connect(c);
+    link->used = true;
+    return transport::ClientSession::make_memory(link->session, chip, name);
+  };
+  if (o.system.chips > 1) o.make_fabric = [link] { return transport::ClientSession::make_fabric(link->session); };
+}
+
+int serve_main(int argc, char** argv) {
+  cxxopts::Options opts(argv[0],
+                        "Serve the memories (one per chip) and the fabric of a system to `mxcosim run CONFIG\n"
+                        "--connect ADDR` clients in other processes. Client and server must load the same system\n"
+                        "(same memory, HBM preset and fabric) and the same seed, or the connection is refused.\n"
+                        "Each connection gets fresh models. Runs until killed, or for --sessions connections.");
+  // clang-format off
+  opts.add_options()
+    ("config", "system configuration YAML (configs/*.yaml); default: the built-in system", cxxopts::value<std::string>())
+    ("listen", "address: tcp://HOST:PORT (HOST empty = 127.0.0.1; give 0.0.0.0 to accept other hosts) or unix:PATH",
+     cxxopts::value<std::string>()->default_value("tcp://127.0.0.1:7000"))
+    ("seed", "seed the clients must run with", cxxopts::value<std::uint64_t>()->default_value("1"))
+    ("mem-latency-ns", "ideal memory latency in ns (overrides the config, as in `mxcosim run`)", cxxopts::value<double>())
+    ("timeout", "seconds a client may stay silent (clients send heartbeats every second) before it is dropped",
+     cxxopts::value<double>()->default_value("30"))
+    ("sessions", "exit after serving this many connections (0 = serve until killed)",
+     cxxopts::value<std::uint64_t>()->default_value("0"))
+    ("quiet", "do not log sessions")
+    ("h,help", "show this help");
+  // clang-format on
+  opts.parse_positional({"config"});
+  opts.positional_help("[CONFIG]");
+  cxxopts::ParseResult args;
+  try {
+    args = opts.parse(argc, argv);
+  } catch (const cxxopts::exceptions::exception& e) {
+    std::cerr << argv[0] << ": " << e.what() << "\n(see " << argv[0] << " --help)\n";
+    return kExitUsage;
+  }
+  if (args.count("help")) {
+    std::cout << opts.help() << "\n";
+    return kExitPass;
+  }
+  if (!args.unmatched().empty()) {
+    std::cerr << argv[0] << ": unexpected argument '" << args.unmatched().front() << "'\n";
+    return kExitUsage;
+  }
+  SystemConfig cfg = args.count("config") ? load_system_config(args["config"].as<std::string>()) : default_system_config();
+  if (args.count("mem-latency-ns")) {
+    const double ns = args["mem-latency-ns"].as<double>();
+    if (!(ns >= 0) || ns > 1e9) throw std::invalid_argument("--mem-latency-ns must be in [0, 1e9]");
+    cfg.ideal_latency_ps = static_cast<Time>(ns * 1000.0 + 0.5);
+  }
+  validate(cfg);
+  transport::ServerOptions so;
+  so.system = served_system(cfg);
+  so.seed = args["seed"].as<std::uint64_t>();
+  so.read_timeout = millis(args["timeout"].as<double>(), "timeout");
+  so.max_sessions = args["sessions"].as<std::uint64_t>();
+  if (!args.count("quiet")) so.log = &std::cout;
+  transport::Server server(so);
+  const std::string where = server.listen(args["listen"].as<std::string>());
+  std::cout << "mxcosim serve: " << cfg.chips << " chip" << (cfg.chips == 1 ? "" : "s") << ", " << cfg.memory
+            << " memory" << (cfg.chips > 1 ? ", fabric" : "") << ", seed " << so.seed << ", listening on " << where
+            << std::endl;
+  server.serve();
+  for (const auto& o : server.outcomes())
+    if (!o.ok) return kExitFail;
+  return kExitPass;
+}
+
+}  // namespace mxc::app
