@@ -1,58 +1,16 @@
 #include "cosim/system_config.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <filesystem>
-#include <fstream>
-#include <set>
-#include <sstream>
 #include <stdexcept>
+
+#include "models/core/yaml_reader.h"
 
 namespace mxc {
 
 namespace {
 
-class Reader {
- public:
-  explicit Reader(std::string origin) : m_origin(std::move(origin)) {}
-
-  [[noreturn]] void fail(const YAML::Node& n, const std::string& field, const std::string& why) const {
-    const int line = n.IsDefined() && n.Mark().line >= 0 ? n.Mark().line + 1 : 0;
-    throw std::invalid_argument(m_origin + ":" + std::to_string(line) + ": field '" + field + "': " + why);
-  }
-
-  /// Rejects keys other than `known` in map `n` (typos must not pass silently).
-  void only(const YAML::Node& n, const std::string& where, const std::set<std::string>& known) const {
-    if (!n.IsMap()) fail(n, where, "expected a mapping");
-    for (const auto& kv : n) {
-      const auto key = kv.first.as<std::string>();
-      if (!known.count(key)) {
-        std::string list;
-        for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-        fail(kv.first, where + "." + key, "unknown key (known: " + list + ")");
-      }
-    }
-  }
-
-  template <typename T>
-  T get(const YAML::Node& parent, const std::string& where, const char* key, T fallback) const {
-    const YAML::Node n = parent[key];
-    if (!n.IsDefined() || n.IsNull()) return fallback;
-    try {
-      return n.as<T>();
-    } catch (const YAML::Exception&) {
-      fail(n, where + "." + key, "not a valid value: '" + (n.IsScalar() ? n.Scalar() : std::string("<mapping>")) + "'");
-    }
-  }
-
-  const std::string& origin() const { return m_origin; }
-
- private:
-  std::string m_origin;
-};
-
-TileKind tile_kind(const Reader& r, const YAML::Node& n, const std::string& field) {
-  const std::string s = n.as<std::string>();
+TileKind tile_kind(const YamlReader& r, const YAML::Node& n, const std::string& field) {
+  const std::string s = r.string(n, field);
   if (s == "rtl") return TileKind::kRtl;
   if (s == "model") return TileKind::kModel;
   r.fail(n, field, "must be 'rtl' or 'model', not '" + s + "'");
@@ -83,21 +41,16 @@ void validate(const SystemConfig& c) {
 }
 
 SystemConfig parse_system_config(const std::string& text, const std::string& origin, const std::string& base_dir) {
-  Reader r(origin);
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw std::invalid_argument(origin + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax: " + e.msg);
-  }
+  const YamlReader r(origin);
+  const YAML::Node root = r.load(text);
   SystemConfig c;
   c.file = origin;
   if (!root.IsMap() || !root["system"]) r.fail(root, "system", "missing: the file must have a top-level 'system' mapping");
-  r.only(root, "", {"system"});
+  r.keys(root, "", {"system"});
   const YAML::Node s = root["system"];
-  r.only(s, "system", {"chips", "tiles_per_chip", "tile", "memory", "fabric", "checks"});
-  c.chips = r.get<std::uint32_t>(s, "system", "chips", c.chips);
-  c.tiles_per_chip = r.get<std::uint32_t>(s, "system", "tiles_per_chip", c.tiles_per_chip);
+  r.keys(s, "system", {"chips", "tiles_per_chip", "tile", "memory", "fabric", "checks"});
+  if (s["chips"]) c.chips = r.uint(s["chips"], "system.chips", 1, 4096);
+  if (s["tiles_per_chip"]) c.tiles_per_chip = r.uint(s["tiles_per_chip"], "system.tiles_per_chip", 1, 64);
   const auto resolve = [&](const std::string& p) {
     if (p.empty() || std::filesystem::path(p).is_absolute()) return p;
     return (std::filesystem::path(base_dir) / p).lexically_normal().string();
@@ -105,10 +58,10 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
 
   c.tile_kinds.assign(c.tiles_per_chip, TileKind::kRtl);
   if (const YAML::Node t = s["tile"]) {
-    r.only(t, "system.tile", {"rows", "cols", "clock_mhz", "kind", "kinds"});
-    c.rows = r.get<std::uint32_t>(t, "system.tile", "rows", c.rows);
-    c.cols = r.get<std::uint32_t>(t, "system.tile", "cols", c.cols);
-    c.tile_mhz = r.get<double>(t, "system.tile", "clock_mhz", c.tile_mhz);
+    r.keys(t, "system.tile", {"rows", "cols", "clock_mhz", "kind", "kinds"});
+    if (t["rows"]) c.rows = r.uint(t["rows"], "system.tile.rows", 1, 1024);
+    if (t["cols"]) c.cols = r.uint(t["cols"], "system.tile.cols", 1, 1024);
+    if (t["clock_mhz"]) c.tile_mhz = r.number(t["clock_mhz"], "system.tile.clock_mhz", 1e-3, 1e5);
     if (const YAML::Node k = t["kind"]) c.tile_kinds.assign(c.tiles_per_chip, tile_kind(r, k, "system.tile.kind"));
     if (const YAML::Node ks = t["kinds"]) {
       if (!ks.IsSequence()) r.fail(ks, "system.tile.kinds", "expected a list such as [rtl, model]");
@@ -121,32 +74,37 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
     }
   }
   if (const YAML::Node m = s["memory"]) {
-    r.only(m, "system.memory", {"kind", "config", "latency_ns", "outstanding"});
-    c.memory = r.get<std::string>(m, "system.memory", "kind", c.memory);
-    if (c.memory != "ideal" && c.memory != "hbm") r.fail(m["kind"], "system.memory.kind", "must be 'ideal' or 'hbm'");
-    c.hbm_config = resolve(r.get<std::string>(m, "system.memory", "config", ""));
-    const double lat = r.get<double>(m, "system.memory", "latency_ns", c.ideal_latency_ps / 1000.0);
-    if (!(lat >= 0) || lat > 1e9) r.fail(m["latency_ns"], "system.memory.latency_ns", "must be in [0, 1e9]");
-    c.ideal_latency_ps = static_cast<Time>(lat * 1000.0 + 0.5);
-    c.ideal_outstanding = r.get<std::uint32_t>(m, "system.memory", "outstanding", c.ideal_outstanding);
-    if (!c.hbm_config.empty() && !std::filesystem::exists(c.hbm_config))
-      r.fail(m["config"], "system.memory.config", "no such file '" + c.hbm_config + "'");
+    r.keys(m, "system.memory", {"kind", "config", "latency_ns", "outstanding"});
+    if (m["kind"]) {
+      c.memory = r.string(m["kind"], "system.memory.kind");
+      if (c.memory != "ideal" && c.memory != "hbm") r.fail(m["kind"], "system.memory.kind", "must be 'ideal' or 'hbm'");
+    }
+    if (m["config"]) {
+      c.hbm_config = resolve(r.string(m["config"], "system.memory.config"));
+      if (!std::filesystem::exists(c.hbm_config))
+        r.fail(m["config"], "system.memory.config", "no such file '" + c.hbm_config + "'");
+    }
+    if (m["latency_ns"]) c.ideal_latency_ps = r.ns(m["latency_ns"], "system.memory.latency_ns");
+    if (m["outstanding"]) c.ideal_outstanding = r.uint(m["outstanding"], "system.memory.outstanding", 1, 1u << 20);
   }
   if (const YAML::Node f = s["fabric"]) {
-    r.only(f, "system.fabric", {"config"});
-    c.ici_config = resolve(r.get<std::string>(f, "system.fabric", "config", ""));
-    if (!c.ici_config.empty() && !std::filesystem::exists(c.ici_config))
-      r.fail(f["config"], "system.fabric.config", "no such file '" + c.ici_config + "'");
+    r.keys(f, "system.fabric", {"config"});
+    if (f["config"]) {
+      c.ici_config = resolve(r.string(f["config"], "system.fabric.config"));
+      if (!std::filesystem::exists(c.ici_config))
+        r.fail(f["config"], "system.fabric.config", "no such file '" + c.ici_config + "'");
+    }
   }
   if (const YAML::Node k = s["checks"]) {
-    r.only(k, "system.checks",
+    r.keys(k, "system.checks",
            {"compare_model", "tolerance_cycles", "tolerance_percent", "backpressure", "watchdog_cycles", "hbm_timing_check"});
-    c.hbm_timing_check = r.get<bool>(k, "system.checks", "hbm_timing_check", c.hbm_timing_check);
-    c.compare_model = r.get<bool>(k, "system.checks", "compare_model", c.compare_model);
-    c.tolerance_cycles = r.get<std::uint64_t>(k, "system.checks", "tolerance_cycles", c.tolerance_cycles);
-    c.tolerance_percent = r.get<double>(k, "system.checks", "tolerance_percent", c.tolerance_percent);
-    c.backpressure = r.get<double>(k, "system.checks", "backpressure", c.backpressure);
-    c.watchdog_cycles = r.get<std::uint64_t>(k, "system.checks", "watchdog_cycles", c.watchdog_cycles);
+    if (k["compare_model"]) c.compare_model = r.boolean(k["compare_model"], "system.checks.compare_model");
+    if (k["tolerance_cycles"]) c.tolerance_cycles = r.uint64(k["tolerance_cycles"], "system.checks.tolerance_cycles");
+    if (k["tolerance_percent"])
+      c.tolerance_percent = r.number(k["tolerance_percent"], "system.checks.tolerance_percent", 0, 1e6);
+    if (k["backpressure"]) c.backpressure = r.number(k["backpressure"], "system.checks.backpressure", 0, 0.999);
+    if (k["watchdog_cycles"]) c.watchdog_cycles = r.uint64(k["watchdog_cycles"], "system.checks.watchdog_cycles");
+    if (k["hbm_timing_check"]) c.hbm_timing_check = r.boolean(k["hbm_timing_check"], "system.checks.hbm_timing_check");
   }
   try {
     validate(c);
@@ -161,11 +119,8 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
 }
 
 SystemConfig load_system_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(path + ": cannot open the system configuration");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_system_config(text.str(), path, std::filesystem::path(path).parent_path().string());
+  return parse_system_config(read_config_file(path, "the system configuration"), path,
+                             std::filesystem::path(path).parent_path().string());
 }
 
 }  // namespace mxc

@@ -1,93 +1,14 @@
 #include "models/ici/ici_config_loader.h"
 
-#include <yaml-cpp/yaml.h>
-
-#include <cmath>
-#include <fstream>
-#include <set>
-#include <sstream>
 #include <stdexcept>
+
+#include "models/core/yaml_reader.h"
 
 namespace mxc::ici {
 
-namespace {
-
-class Reader {
- public:
-  explicit Reader(std::string origin) : m_origin(std::move(origin)) {}
-
-  [[noreturn]] void fail(const YAML::Node& n, const std::string& field, const std::string& why) const {
-    const int line = n.IsDefined() && n.Mark().line >= 0 ? n.Mark().line + 1 : 0;
-    throw std::runtime_error(m_origin + ":" + std::to_string(line) + ": field '" + field + "': " + why);
-  }
-
-  /// Checks that `map` is a mapping with only `keys`.
-  void keys(const YAML::Node& map, const std::string& field, const std::set<std::string>& allowed) const {
-    if (!map.IsMap()) fail(map, field, "expected a mapping");
-    for (const auto& kv : map) {
-      const std::string k = kv.first.as<std::string>();
-      if (!allowed.count(k)) {
-        std::string list;
-        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-        fail(kv.first, field.empty() ? k : field + "." + k, "unknown key (expected one of: " + list + ")");
-      }
-    }
-  }
-
-  double number(const YAML::Node& n, const std::string& field, double lo, double hi) const {
-    double v;
-    try {
-      v = n.as<double>();
-    } catch (const YAML::Exception&) {
-      fail(n, field, "expected a number");
-    }
-    if (!std::isfinite(v) || v < lo || v > hi)
-      fail(n, field, "must be in [" + fmt(lo) + ", " + fmt(hi) + "], got " + n.as<std::string>());
-    return v;
-  }
-
-  std::uint32_t uint(const YAML::Node& n, const std::string& field, std::uint32_t lo, std::uint32_t hi) const {
-    const double v = number(n, field, lo, hi);
-    if (v != std::floor(v)) fail(n, field, "expected a whole number");
-    return static_cast<std::uint32_t>(v);
-  }
-
-  Time ns(const YAML::Node& n, const std::string& field) const {
-    return static_cast<Time>(std::llround(number(n, field, 0, 1e9) * 1000.0));
-  }
-
-  bool boolean(const YAML::Node& n, const std::string& field) const {
-    try {
-      return n.as<bool>();
-    } catch (const YAML::Exception&) {
-      fail(n, field, "expected true or false");
-    }
-  }
-
-  std::string string(const YAML::Node& n, const std::string& field) const {
-    if (!n.IsScalar()) fail(n, field, "expected a string");
-    return n.as<std::string>();
-  }
-
- private:
-  static std::string fmt(double v) {
-    std::ostringstream s;
-    s << v;
-    return s.str();
-  }
-  std::string m_origin;
-};
-
-}  // namespace
-
 IciConfig parse_ici_config(const std::string& text, const std::string& origin) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw std::runtime_error(origin + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
-  }
-  Reader r(origin);
+  const YamlReader r(origin);
+  const YAML::Node root = r.load(text);
   if (!root.IsMap()) r.fail(root, "ici", "expected a mapping with an 'ici' key");
   r.keys(root, "", {"ici"});
   const YAML::Node ici = root["ici"];
@@ -152,11 +73,7 @@ IciConfig parse_ici_config(const std::string& text, const std::string& origin) {
 }
 
 IciConfig load_ici_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open ICI config file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_ici_config(ss.str(), path);
+  return parse_ici_config(read_config_file(path, "ICI config file"), path);
 }
 
 }  // namespace mxc::ici

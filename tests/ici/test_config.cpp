@@ -9,7 +9,7 @@ namespace {
 std::string error_of(const std::string& yaml) {
   try {
     parse_ici_config(yaml, "x.yaml");
-  } catch (const std::runtime_error& e) {
+  } catch (const std::exception& e) {
     return e.what();
   }
   return "";

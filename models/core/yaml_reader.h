@@ -1,0 +1,46 @@
+#pragma once
+// Reading a YAML config with errors that name the file, the line and the
+// field: "configs/x.yaml:12: field 'ici.link.latency_ns': must be in [0, 1e9]".
+// Every config loader reads through this one class.
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "models/core/time.h"
+
+namespace mxc {
+
+class YamlReader {
+ public:
+  /// `origin` names the source in messages (a path, or "<string>").
+  explicit YamlReader(std::string origin) : m_origin(std::move(origin)) {}
+
+  /// Parses text; a syntax error names the line.
+  YAML::Node load(const std::string& text) const;
+
+  /// Throws std::invalid_argument "ORIGIN:LINE: field 'FIELD': WHY" at node n.
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& field, const std::string& why) const;
+
+  /// Checks that `map` is a mapping with no keys beyond `allowed` (typos must not pass silently).
+  void keys(const YAML::Node& map, const std::string& field, const std::set<std::string>& allowed) const;
+
+  double number(const YAML::Node& n, const std::string& field, double lo, double hi) const;
+  std::uint32_t uint(const YAML::Node& n, const std::string& field, std::uint32_t lo, std::uint32_t hi) const;
+  std::uint64_t uint64(const YAML::Node& n, const std::string& field) const;
+  /// A duration in nanoseconds, as picoseconds.
+  Time ns(const YAML::Node& n, const std::string& field) const;
+  bool boolean(const YAML::Node& n, const std::string& field) const;
+  std::string string(const YAML::Node& n, const std::string& field) const;
+
+  const std::string& origin() const { return m_origin; }
+
+ private:
+  std::string m_origin;
+};
+
+/// The contents of a file; throws std::invalid_argument naming it when it cannot be read.
+std::string read_config_file(const std::string& path, const std::string& what);
+
+}  // namespace mxc
