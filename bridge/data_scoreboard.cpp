@@ -7,13 +7,6 @@
 
 namespace mxc {
 
-std::string to_string(const Mismatch& m) {
-  std::ostringstream s;
-  s << m.where << " " << m.id << " " << m.field << ": expected " << m.expected << ", got " << m.actual << " (at "
-    << m.time << " ps)";
-  return s.str();
-}
-
 std::string format_value(std::uint32_t bits, DType dtype, std::uint32_t elem_bytes) {
   if (elem_bytes == 1) return std::to_string(static_cast<std::int8_t>(bits));
   if (elem_bytes == 2) {
