@@ -4,6 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Paths inside the checkout are hashed relative to it, so a clone in another
+# folder reuses the compiler cache.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
+
 build_dir=${MXCOSIM_BUILD_DIR:-build}
 cmake_args=()
 if [[ ${1:-} == --sanitize ]]; then
