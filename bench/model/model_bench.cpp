@@ -2,7 +2,8 @@
 // (RtlTile) of the same GEMM program on the same memory, on every verilated
 // array size of the build, and the wall time of a 1024 x 1024 x 1024 bf16
 // GEMM on a 128x128 array on the model alone.
-// Prints measured numbers; run on demand: model_bench [m k n]
+// Prints measured numbers; run on demand: model_bench [m k n] [--model-only]
+// (--model-only skips the RTL runs, for profiling the model).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -49,6 +50,11 @@ Measured run(Tile& tile, IdealMemory& mem, const Program& p) {
 
 int main(int argc, char** argv) {
   GemmShape s{64, 64, 64, DType::kBf16};
+  bool model_only = false;
+  if (argc >= 2 && std::string(argv[argc - 1]) == "--model-only") {
+    model_only = true;
+    --argc;
+  }
   if (argc == 4) {
     s.m = static_cast<std::uint32_t>(std::atoi(argv[1]));
     s.k = static_cast<std::uint32_t>(std::atoi(argv[2]));
@@ -63,8 +69,11 @@ int main(int argc, char** argv) {
     RtlTileConfig rc;
     rc.rows = rows;
     rc.cols = cols;
-    auto rtl = make_rtl_tile(rc, rtl_mem);
-    const Measured r = run(*rtl, rtl_mem, p);
+    Measured r;
+    if (!model_only) {
+      auto rtl = make_rtl_tile(rc, rtl_mem);
+      r = run(*rtl, rtl_mem, p);
+    }
 
     ModelTileConfig mc;
     mc.geometry = geo;
@@ -83,12 +92,14 @@ int main(int argc, char** argv) {
     std::printf("gemm %ux%ux%u %s on a %ux%u array, ideal memory %llu ns, %zu instructions\n", s.m, s.k, s.n,
                 std::string(to_string(s.dtype)).c_str(), rows, cols, static_cast<unsigned long long>(latency / 1000),
                 p.size());
-    std::printf("  rtl   cycles %llu  wall %.4f s  %.0f cycles/s%s\n", static_cast<unsigned long long>(r.cycles),
-                r.seconds, r.cycles / r.seconds, r.finished ? "" : "  (did not finish)");
+    if (!model_only)
+      std::printf("  rtl   cycles %llu  wall %.4f s  %.0f cycles/s%s\n", static_cast<unsigned long long>(r.cycles),
+                  r.seconds, r.cycles / r.seconds, r.finished ? "" : "  (did not finish)");
     std::printf("  model cycles %llu (%llu evaluated)  wall %.6f s  %.0f cycles/s%s\n",
                 static_cast<unsigned long long>(m.cycles), static_cast<unsigned long long>(evaluated), m.seconds,
                 m.cycles / m.seconds, m.finished ? "" : "  (did not finish)");
-    std::printf("  speed ratio model/rtl: %.0fx  (cycles %s)\n", (m.cycles / m.seconds) / (r.cycles / r.seconds),
+    if (!model_only)
+      std::printf("  speed ratio model/rtl: %.0fx  (cycles %s)\n", (m.cycles / m.seconds) / (r.cycles / r.seconds),
                 r.cycles == m.cycles ? "identical" : "DIFFER");
   }
 

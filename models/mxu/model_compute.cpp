@@ -12,19 +12,24 @@ void ModelCompute::comb(std::uint64_t cycle, bool q_valid, Comb& c) const {
   c.done = r.s2_valid && r.s2_last;
   c.in_valid = r.s2_valid && r.op == Opcode::MATMUL;
   c.sp_wr = r.s2_valid && r.op == Opcode::OUTPUT;
-  c.wb = !m_pipe.empty() && m_pipe.front().cycle == cycle;
+  c.wb = m_pipe_n != 0 && m_pipe[m_pipe_head].cycle == cycle;
 }
 
 void ModelCompute::edge(std::uint64_t cycle, const Comb& c, const Instr* q_head) {
   Regs& r = m_r;
-  const Regs o = r;
+  m_before = r;
+  const Regs& o = m_before;
   if (c.wb) {
-    --r.inflight[m_pipe.front().buf];
-    m_pipe.pop_front();
+    --r.inflight[m_pipe[m_pipe_head].buf];
+    if (++m_pipe_head == m_pipe.size()) m_pipe_head = 0;
+    --m_pipe_n;
   }
   if (c.in_valid) {
     ++r.inflight[o.buf];
-    m_pipe.push_back({cycle + m_latency, o.buf});
+    std::size_t slot = m_pipe_head + m_pipe_n;
+    if (slot >= m_pipe.size()) slot -= m_pipe.size();
+    m_pipe[slot] = {cycle + m_latency, o.buf};
+    ++m_pipe_n;
   }
   r.s2_valid = c.issue;
   r.s2_last = o.issued == static_cast<std::uint16_t>(total() - 1);

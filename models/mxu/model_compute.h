@@ -4,7 +4,7 @@
 // without data. A vector entering the array in cycle c is written back in
 // cycle c + ROWS + COLS (the core's metadata pipe).
 #include <cstdint>
-#include <deque>
+#include <vector>
 
 #include "models/mxu/instr.h"
 
@@ -12,7 +12,8 @@ namespace mxc {
 
 class ModelCompute {
  public:
-  ModelCompute(std::uint32_t rows, std::uint32_t cols) : m_rows(rows), m_latency(rows + cols) {}
+  ModelCompute(std::uint32_t rows, std::uint32_t cols)
+      : m_rows(rows), m_latency(rows + cols), m_pipe(rows + cols + 1) {}
 
   struct Comb {
     bool q_pop = false, done = false, busy = false, stall_weights = false, stall_drain = false;
@@ -22,10 +23,11 @@ class ModelCompute {
     bool issue = false;
   };
   void comb(std::uint64_t cycle, bool q_valid, Comb& c) const;
+  /// The clock edge; changed() tells whether a register changed.
   void edge(std::uint64_t cycle, const Comb& c, const Instr* q_head);
 
   /// Cycle of the next write-back, or ~0 when no vector is in flight.
-  std::uint64_t next_writeback() const { return m_pipe.empty() ? ~std::uint64_t{0} : m_pipe.front().cycle; }
+  std::uint64_t next_writeback() const { return m_pipe_n == 0 ? ~std::uint64_t{0} : m_pipe[m_pipe_head].cycle; }
   bool vectors_in_flight() const { return m_r.inflight[0] + m_r.inflight[1] != 0; }
 
   enum class State : std::uint8_t { kIdle, kWait, kRun };
@@ -39,6 +41,8 @@ class ModelCompute {
     bool operator==(const Regs&) const = default;
   };
   const Regs& regs() const { return m_r; }
+  /// A register changed at the last edge.
+  bool changed() const { return !(m_r == m_before); }
 
  private:
   std::uint16_t total() const { return m_r.op == Opcode::LOAD_WEIGHTS ? static_cast<std::uint16_t>(m_rows) : m_r.n_rows; }
@@ -47,8 +51,10 @@ class ModelCompute {
     std::uint8_t buf;
   };
   std::uint32_t m_rows, m_latency;
-  Regs m_r;
-  std::deque<InFlight> m_pipe;
+  Regs m_r, m_before;  // m_before: the registers before the last edge
+  // Vectors in the array, oldest first: a ring (at most ROWS + COLS in flight).
+  std::vector<InFlight> m_pipe;
+  std::size_t m_pipe_head = 0, m_pipe_n = 0;
 };
 
 }  // namespace mxc

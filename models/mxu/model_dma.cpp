@@ -1,6 +1,7 @@
 #include "models/mxu/model_dma.h"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 
 namespace mxc {
@@ -45,14 +46,10 @@ void ModelDma::comb(const ModelAxiOut& s, Comb& c) const {
   c.desc_ready = !r.busy;
   c.busy = r.busy;
   const bool ag_valid = r.ag.valid();
-  bool id_avail = false;
-  c.free_id = 0;
-  for (std::uint32_t i = 0; i < m_nid; ++i)
-    if (!((r.id_busy >> i) & 1)) {
-      id_avail = true;
-      c.free_id = i;
-      break;
-    }
+  // The lowest free ID below MAX_OUTSTANDING.
+  const std::uint32_t lowest_free = static_cast<std::uint32_t>(std::countr_zero(~r.id_busy));
+  const bool id_avail = lowest_free < m_nid;
+  c.free_id = id_avail ? lowest_free : 0;
   const bool ax_ready = r.store ? s.awready : s.arready;
   c.ax_fire = r.ax_valid && ax_ready;
   c.ax_load = r.busy && ag_valid && id_avail && (!r.ax_valid || c.ax_fire);
@@ -83,7 +80,8 @@ void ModelDma::comb(const ModelAxiOut& s, Comb& c) const {
 }
 
 void ModelDma::edge(const Comb& c, const ModelAxiOut& s, bool desc_fire, const Instr* desc, bool sp_wr_ready) {
-  const Regs o = m_r;  // values before the edge
+  m_before = m_r;
+  const Regs& o = m_before;  // values before the edge
   Regs& n = m_r;
   if (desc_fire) {
     n.busy = true;

@@ -41,7 +41,8 @@ class ModelDma {
     std::uint32_t free_id = 0;
   };
   void comb(const ModelAxiOut& s, Comb& c) const;
-  /// The clock edge: `desc` is the queue head taken when c.desc_ready and desc_valid.
+  /// The clock edge: `desc` is the queue head taken when c.desc_ready and
+  /// desc_valid. changed() tells whether a register changed.
   void edge(const Comb& c, const ModelAxiOut& s, bool desc_fire, const Instr* desc, bool sp_wr_ready);
 
   bool busy() const { return m_r.busy; }
@@ -63,10 +64,12 @@ class ModelDma {
     bool operator==(const Regs&) const = default;
   };
   const Regs& regs() const { return m_r; }
+  /// A register changed at the last edge.
+  bool changed() const { return !(m_r == m_before); }
 
  private:
   std::uint32_t m_beat_bytes, m_shift, m_nid;
-  Regs m_r;
+  Regs m_r, m_before;  // m_before: the registers before the last edge
 };
 
 }  // namespace mxc

@@ -18,11 +18,12 @@ void ModelIci::comb(const Inputs& in, Comb& c) const {
   c.done = (r.state == State::kSend && c.out_pop && head_last()) || c.consume;
 }
 
-bool ModelIci::edge(const Comb& c, const Instr* q_head, IciRow& out) {
+void ModelIci::edge(const Comb& c, const Instr* q_head, IciRow& out, bool& emitted) {
   Regs& r = m_r;
-  const Regs o = r;
+  m_before = r;
+  const Regs& o = m_before;
   const bool last = head_last();  // of the row at the head before the edge
-  bool emitted = false;
+  emitted = false;
   if (c.out_pop) {
     out.dst = o.dst;
     out.row = static_cast<std::uint16_t>(o.remote_row + o.fifo_idx[o.fifo_head]);
@@ -59,7 +60,6 @@ bool ModelIci::edge(const Comb& c, const Instr* q_head, IciRow& out) {
       if (c.consume) r.state = State::kIdle;
       break;
   }
-  return emitted;
 }
 
 }  // namespace mxc

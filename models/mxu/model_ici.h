@@ -23,8 +23,9 @@ class ModelIci {
     bool in_fire = false, sp_wr_valid = false, sp_rd_en = false, consume = false, out_pop = false;
   };
   void comb(const Inputs& in, Comb& c) const;
-  /// The edge; fills `out` and returns true when a row left on the outbound port.
-  bool edge(const Comb& c, const Instr* q_head, IciRow& out);
+  /// The edge; fills `out` and sets `emitted` when a row left on the
+  /// outbound port. changed() tells whether a register changed.
+  void edge(const Comb& c, const Instr* q_head, IciRow& out, bool& emitted);
 
   enum class State : std::uint8_t { kIdle, kSend, kWaitIn };
   struct Regs {
@@ -39,10 +40,12 @@ class ModelIci {
     bool operator==(const Regs&) const = default;
   };
   const Regs& regs() const { return m_r; }
+  /// A register changed at the last edge.
+  bool changed() const { return !(m_r == m_before); }
 
  private:
   bool head_last() const { return m_r.fifo_idx[m_r.fifo_head] == static_cast<std::uint16_t>(m_r.n_rows - 1); }
-  Regs m_r;
+  Regs m_r, m_before;  // m_before: the registers before the last edge
 };
 
 }  // namespace mxc

@@ -41,6 +41,8 @@ void ModelTile::load_program(Program program) {
   m_program = std::move(program);
   m_events.assign(m_program.size(), InstrEvent{});
   for (std::size_t i = 0; i < m_events.size(); ++i) m_events[i].index = i;
+  m_unit.resize(m_program.size());
+  for (std::size_t i = 0; i < m_program.size(); ++i) m_unit[i] = static_cast<std::uint8_t>(unit_index(m_program[i].op));
   m_next_cmd = m_dispatched = m_completed = 0;
   for (auto& q : m_unit_pending) q.clear();
   m_cycle = 0;
@@ -123,7 +125,7 @@ bool ModelTile::step(Time now) {
   int head_unit = 3;
   if (m_head_valid) {
     const Instr& h = m_program[m_head];
-    head_unit = unit_index(h.op);
+    head_unit = m_unit[m_head];
     std::uint8_t lim[3] = {h.wait_dma, h.wait_compute, h.wait_ici};
     if (h.op == Opcode::FENCE) lim[0] = lim[1] = lim[2] = 0;
     bool met = true;
@@ -157,13 +159,12 @@ bool ModelTile::step(Time now) {
     }
   }
 
-  const ModelDma::Regs dma_before = m_dma.regs();
-  const ModelCompute::Regs compute_before = m_compute.regs();
-  const ModelIci::Regs ici_before = m_ici.regs();
   m_dma.edge(dc, s, desc_fire, desc_fire ? &m_program[m_queue[0].front()] : nullptr, dma_sp_ready);
   m_compute.edge(c, cc, cc.q_pop ? &m_program[m_queue[1].front()] : nullptr);
-  IciRow row;
-  if (m_ici.edge(ic, ic.q_pop ? &m_program[m_queue[2].front()] : nullptr, row)) {
+  bool emitted = false;
+  m_ici.edge(ic, ic.q_pop ? &m_program[m_queue[2].front()] : nullptr, m_row, emitted);
+  if (emitted) {
+    IciRow row = m_row;
     row.src = m_cfg.chip;
     row.data.assign(m_cfg.geometry.sp_row_bytes(), 0);
     m_out_queue.push_back(std::move(row));
@@ -197,8 +198,8 @@ bool ModelTile::step(Time now) {
                m_out_queue.empty() && m_in_queue.empty();
 
   return !(m_axi.activity() || fire || cmd_taken || ic.in_fire || done[0] || done[1] || done[2] || pops[0] ||
-           pops[1] || pops[2] || !(m_dma.regs() == dma_before) || !(m_compute.regs() == compute_before) ||
-           !(m_ici.regs() == ici_before));
+           pops[1] || pops[2] || m_dma.changed() || m_compute.changed() ||
+           m_ici.changed());
 }
 
 std::vector<std::pair<std::string, std::uint64_t>> ModelTile::perf_counters() const {

@@ -84,11 +84,29 @@ class ModelTile final : public Tile {
   ModelIci m_ici;
 
   Program m_program;
+  std::vector<std::uint8_t> m_unit;  // unit index (0 dma, 1 compute, 2 ici, 3 none) per instruction
+  IciRow m_row;                      // scratch for the ICI unit's emitted row
   // Dispatcher: head register, per-unit outstanding counts and queues (program indices).
   bool m_head_valid = false;
   std::size_t m_head = 0, m_next_cmd = 0, m_dispatched = 0, m_completed = 0;
   std::uint32_t m_outstanding[3] = {0, 0, 0};
-  std::deque<std::size_t> m_queue[3];
+  /// A unit queue (at most 4 entries, the RTL's FIFO depth) as a ring.
+  struct UnitQueue {
+    std::size_t v[4] = {0, 0, 0, 0};
+    std::uint32_t head = 0, n = 0;
+    bool empty() const { return n == 0; }
+    std::size_t size() const { return n; }
+    std::size_t front() const { return v[head]; }
+    void pop_front() {
+      head = (head + 1) & 3;
+      --n;
+    }
+    void push_back(std::size_t i) {
+      v[(head + n) & 3] = i;
+      ++n;
+    }
+  };
+  UnitQueue m_queue[3];
   std::deque<std::size_t> m_unit_pending[3];  // dispatched, not complete (for events)
   std::vector<InstrEvent> m_events;
 
