@@ -71,14 +71,42 @@ AddressMapper::AddressMapper(const HbmOrg& org, const std::string& bit_order, bo
     m_slices.push_back({it->f, bits, shift[it->f]});
     shift[it->f] += bits;
   }
+  for (const Slice& sl : m_slices) m_addr_bits += sl.bits;
+  std::uint32_t pack = 0;
+  for (int f = 0; f < kNumFields; ++f) {
+    m_pack_shift[f] = pack;
+    m_field_mask[f] = (std::uint64_t{1} << m_field_bits[f]) - 1;
+    pack += m_field_bits[f];
+  }
+  if (pack <= 64) {  // always with real organisations; otherwise decode() walks the slices
+    const std::uint32_t bytes = (m_addr_bits + 7) / 8;
+    m_table.assign(std::size_t{bytes} * 256, 0);
+    for (std::uint32_t k = 0; k < bytes; ++k)
+      for (std::uint32_t v = 0; v < 256; ++v) {
+        std::uint64_t a = static_cast<std::uint64_t>(v) << (8 * k);
+        std::uint64_t packed = 0;
+        for (const Slice& sl : m_slices) {
+          packed |= (a & ((std::uint64_t{1} << sl.bits) - 1)) << (sl.shift + m_pack_shift[sl.field]);
+          a >>= sl.bits;
+        }
+        m_table[k * 256 + v] = packed;
+      }
+  }
 }
 
 BurstAddr AddressMapper::decode(std::uint64_t stack_addr) const {
   std::uint64_t a = stack_addr >> m_offset_bits;
   std::uint32_t v[kNumFields]{};
-  for (const Slice& s : m_slices) {
-    v[s.field] |= static_cast<std::uint32_t>(a & ((std::uint64_t{1} << s.bits) - 1)) << s.shift;
-    a >>= s.bits;
+  if (!m_table.empty()) {
+    std::uint64_t packed = 0;
+    for (std::size_t k = 0; k < m_table.size(); k += 256, a >>= 8) packed |= m_table[k + (a & 0xff)];
+    for (int f = 0; f < kNumFields; ++f)
+      v[f] = static_cast<std::uint32_t>((packed >> m_pack_shift[f]) & m_field_mask[f]);
+  } else {
+    for (const Slice& s : m_slices) {
+      v[s.field] |= static_cast<std::uint32_t>(a & ((std::uint64_t{1} << s.bits) - 1)) << s.shift;
+      a >>= s.bits;
+    }
   }
   if (m_xor) {
     // Permutation-based interleaving: rows that collide in one bank are

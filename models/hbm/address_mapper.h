@@ -38,6 +38,12 @@ class AddressMapper {
   std::uint32_t m_offset_bits;
   std::uint32_t m_field_bits[kNumFields]{};
   bool m_xor;
+  // decode() by table: the mapped address bits, a byte at a time, each
+  // byte value -> its fields' bits packed at m_pack_shift (built from m_slices).
+  std::uint32_t m_pack_shift[kNumFields]{};
+  std::uint64_t m_field_mask[kNumFields]{};
+  std::uint32_t m_addr_bits = 0;                // bits of the burst address that map
+  std::vector<std::uint64_t> m_table;           // [byte index * 256 + byte value]
 };
 
 }  // namespace mxc::hbm

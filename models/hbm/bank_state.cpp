@@ -11,7 +11,11 @@ BankState::BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command)
       m_dual(dual_command),
       m_bank(org.banks()),
       m_group(org.bank_groups),
-      m_open(org.banks(), kClosed) {}
+      m_open(org.banks(), kClosed) {
+  for (int c = 0; c < kNumCmds; ++c)
+    for (const TimingEntry& e : m_table.after(static_cast<Cmd>(c)))
+      m_rules[c][static_cast<int>(e.scope)].push_back({static_cast<std::uint8_t>(e.next), e.why, e.cycles});
+}
 
 void BankState::raise(Next& n, Cmd c, std::uint64_t at, Constraint why) {
   const int i = static_cast<int>(c);
@@ -23,12 +27,18 @@ void BankState::raise(Next& n, Cmd c, std::uint64_t at, Constraint why) {
 
 void BankState::issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint64_t cycle) {
   const std::uint32_t group = bank / m_banks_per_group;
-  for (const TimingEntry& e : m_table.after(cmd)) {
-    const std::uint64_t at = cycle + e.cycles;
-    switch (e.scope) {
-      case Scope::kBank: raise(m_bank[bank], e.next, at, e.why); break;
-      case Scope::kBankGroup: raise(m_group[group], e.next, at, e.why); break;
-      case Scope::kPseudoChannel: raise(m_pc, e.next, at, e.why); break;
+  // Scopes are independent, so applying them one after the other gives what
+  // the table order gives (within a scope the order is kept).
+  const auto& rules = m_rules[static_cast<int>(cmd)];
+  Next* const target[3] = {&m_bank[bank], &m_group[group], &m_pc};
+  for (int sc = 0; sc < 3; ++sc) {
+    Next& n = *target[sc];
+    for (const Rule& r : rules[sc]) {
+      const std::uint64_t at = cycle + r.cycles;
+      if (at > n.at[r.next]) {
+        n.at[r.next] = at;
+        n.why[r.next] = r.why;
+      }
     }
   }
   if (!m_dual)

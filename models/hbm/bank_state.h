@@ -4,6 +4,7 @@
 // constraint that set it). Updated from the TimingTable on every issue.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -36,6 +37,18 @@ class BankState {
     }
     return best;
   }
+  /// The same over the banks whose bit is set in `want` (at most 64 banks).
+  template <class Blocked>
+  std::uint64_t earliest_column_mask(Cmd cmd, std::uint64_t want, Blocked blocked) const {
+    const int i = static_cast<int>(cmd);
+    std::uint64_t best = ~std::uint64_t{0};
+    for (; want; want &= want - 1) {
+      const auto b = static_cast<std::uint32_t>(std::countr_zero(want));
+      if (blocked(b)) continue;
+      best = std::min(best, std::max(m_bank[b].at[i], m_group[b / m_banks_per_group].at[i]));
+    }
+    return best == ~std::uint64_t{0} ? best : std::max({best, m_pc.at[i], m_col_bus});
+  }
   /// Record `cmd` issued at `cycle` (caller checked earliest()).
   void issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint64_t cycle);
 
@@ -51,6 +64,13 @@ class BankState {
   static void raise(Next& n, Cmd c, std::uint64_t at, Constraint why);
 
   TimingTable m_table;
+  struct Rule {  // one TimingTable entry without its scope
+    std::uint8_t next;
+    Constraint why;
+    std::uint32_t cycles;
+  };
+  // m_table's entries per command and scope (kBank, kBankGroup, kPseudoChannel), in table order.
+  std::array<std::array<std::vector<Rule>, 3>, kNumCmds> m_rules;
   std::uint32_t m_banks_per_group;
   std::uint32_t m_faw;
   bool m_dual;

@@ -97,7 +97,10 @@ bool HbmModel::send(const MemRequest& req, Time now) {
   p.remaining = static_cast<std::uint32_t>(m_scratch.size());
   p.done_cycle = 0;
   MemResponse& r = p.resp;
+  std::vector<std::uint8_t> buffer = std::move(r.data);  // the slot's last buffer, reused
   r = MemResponse{};
+  r.data = std::move(buffer);
+  r.data.clear();
   r.id = req.id;
   r.addr = req.addr;
   r.bytes = req.bytes;
@@ -108,8 +111,10 @@ bool HbmModel::send(const MemRequest& req, Time now) {
   r.complete = m_seq++;  // acceptance order until the real time is known
   if (req.write)
     m_store.write_masked(req.addr, req.data, req.byte_enable);
-  else
-    r.data = m_store.read(req.addr, req.bytes);
+  else {
+    r.data.resize(req.bytes);
+    m_store.read(req.addr, std::span<std::uint8_t>(r.data));
+  }
 
   const std::uint64_t cycle = m_clock.cycle_at_or_after(now);
   const std::uint64_t floor = floor_cycle(now);
@@ -165,6 +170,16 @@ void HbmModel::advance_to(Time now) {
   const std::uint64_t limit = floor_cycle(now);
   // Controllers in cycle order, then the completions due: a completion is
   // known before its time (at its last burst's issue), so none is missed.
+  // Controllers do not interact until then (burst_issued only records a
+  // completion time), so without an observer, which sees the commands in
+  // cycle order, each one runs to the limit on its own.
+  if (!m_observer) {
+    for (std::size_t i = 0; i < m_pcs.size(); ++i) {
+      if (m_pc_next[i] > limit) continue;
+      m_pcs[i]->run_while_busy(limit);
+      m_pc_next[i] = m_pcs[i]->next_cycle();
+    }
+  }
   for (;;) {
     const std::uint64_t n = next_pc_cycle();
     if (n > limit) break;

@@ -47,6 +47,11 @@ class PcController {
   void enqueue(QueueEntry e, std::uint64_t cycle);
   /// Process every event up to and including `cycle`.
   void advance_to(std::uint64_t cycle);
+  /// Process events up to and including `cycle` while it has bursts
+  /// (stops, as next_cycle() does, once the queues are empty).
+  void run_while_busy(std::uint64_t cycle) {
+    while (busy() && m_next <= cycle) step(m_next);
+  }
   /// Next cycle with work, kNoCycle while it has no bursts (refresh then
   /// waits until the next enqueue or finish(), which replay it).
   std::uint64_t next_cycle() const { return busy() ? m_next : kNoCycle; }

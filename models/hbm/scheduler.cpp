@@ -83,8 +83,10 @@ std::uint64_t FrFcfsScheduler::next_ready(const std::vector<QueueEntry>& q, cons
   if (!starving) {
     // Row hits: one column command time per bank (a hit still in the
     // frontend may make this wake-up one cycle early, which is harmless).
-    const std::uint64_t at = state.earliest_column(q.front().write ? Cmd::kWr : Cmd::kRd, hits.per_bank(),
-                                                   [&](std::uint32_t b) { return refresh.blocks(b); });
+    const Cmd col = q.front().write ? Cmd::kWr : Cmd::kRd;
+    const auto blocked = [&](std::uint32_t b) { return refresh.blocks(b); };
+    const std::uint64_t at = hits.has_mask() ? state.earliest_column_mask(col, hits.mask(), blocked)
+                                             : state.earliest_column(col, hits.per_bank(), blocked);
     if (at != ~std::uint64_t{0}) next = std::max(at, now + 1);
     if (hits.total() >= q.size()) return next;  // every queued burst is a row hit
   }

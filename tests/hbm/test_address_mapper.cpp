@@ -39,3 +39,26 @@ TEST_CASE("bad bit orders name the field") {
   CHECK_THROWS_WITH(AddressMapper(org, "ro-ba-bg-co-pc-ch-xx", false), Catch::Contains("unknown field 'xx'"));
   CHECK_THROWS_WITH(AddressMapper(org, "ro-ba-bg-co:9-pc-ch", false), Catch::Contains("'co'"));
 }
+
+TEST_CASE("decode inverts encode for every preset and mapping, and ignores bits above the capacity") {
+  for (const char* preset : {"hbm2.yaml", "hbm3.yaml"}) {
+    const HbmOrg org = test::preset(preset).device.org;
+    for (const char* order : {"ro-ba-co:4-ch-pc-bg-co:1", "ro-ba-bg-co-pc-ch", "ch-pc-ro-bg-ba-co"})
+      for (bool hash : {false, true}) {
+        AddressMapper m(org, order, hash);
+        const std::uint64_t bits = 5 + 64 - static_cast<unsigned>(__builtin_clzll(
+                                                 std::uint64_t{org.channels} * org.pseudo_channels * org.bank_groups *
+                                                 org.banks_per_group * org.rows * org.bursts_per_row())) - 1;
+        std::uint64_t x = 0x9e3779b97f4a7c15ull;
+        for (int i = 0; i < 2000; ++i) {
+          x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+          const std::uint64_t a = x & ((std::uint64_t{1} << bits) - 1) & ~std::uint64_t{31};
+          const BurstAddr d = m.decode(a);
+          CHECK(m.encode(d) == a);
+          const BurstAddr alias = m.decode(a | (std::uint64_t{1} << bits) | (std::uint64_t{1} << 50));
+          CHECK((alias.channel == d.channel && alias.pc == d.pc && alias.bank_group == d.bank_group &&
+                 alias.bank == d.bank && alias.row == d.row && alias.col == d.col));
+        }
+      }
+  }
+}
