@@ -1,5 +1,9 @@
 #include "cli_args.h"
 
+#include <iostream>
+
+#include "command.h"
+
 namespace mxc::app {
 
 NormalizedArgs::NormalizedArgs(int argc, char** argv, std::string_view letters) {
@@ -15,6 +19,26 @@ NormalizedArgs::NormalizedArgs(int argc, char** argv, std::string_view letters) 
     if (a.size() > 3) m_args.push_back(a.substr(4));
   }
   for (auto& s : m_args) m_ptrs.push_back(s.data());
+}
+
+std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv, cxxopts::ParseResult& args,
+                                   std::string_view letters) {
+  try {
+    NormalizedArgs normalized(argc, argv, letters);
+    args = opts.parse(normalized.argc(), normalized.argv());
+  } catch (const cxxopts::exceptions::exception& e) {
+    std::cerr << argv[0] << ": " << e.what() << "\n(see " << argv[0] << " --help)\n";
+    return kExitUsage;
+  }
+  if (args.count("help")) {
+    std::cout << opts.help() << "\n";
+    return kExitPass;
+  }
+  if (!args.unmatched().empty()) {
+    std::cerr << argv[0] << ": unexpected argument '" << args.unmatched().front() << "'\n";
+    return kExitUsage;
+  }
+  return std::nullopt;
 }
 
 }  // namespace mxc::app

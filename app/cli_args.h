@@ -1,5 +1,7 @@
 #pragma once
 // Command-line helpers shared by the subcommands.
+#include <cxxopts.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,5 +22,12 @@ class NormalizedArgs {
   std::vector<std::string> m_args;
   std::vector<char*> m_ptrs;
 };
+
+/// Parses a subcommand's arguments (one-letter long options in
+/// `letters`, see NormalizedArgs). Returns the exit code when the command is
+/// done already: --help printed (0), or a parse error or an unexpected
+/// argument reported on standard error (2); nullopt to go on with `args`.
+std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv, cxxopts::ParseResult& args,
+                                   std::string_view letters = "");
 
 }  // namespace mxc::app

@@ -10,6 +10,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "cli_args.h"
 #include "command.h"
 #include "regress/exports.h"
 #include "regress/git_rev.h"
@@ -66,16 +67,7 @@ int regress_main(int argc, char** argv) {
   opts.parse_positional({"suite"});
   opts.positional_help("SUITE");
   cxxopts::ParseResult args;
-  try {
-    args = opts.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception& e) {
-    std::cerr << argv[0] << ": " << e.what() << "\n(see " << argv[0] << " --help)\n";
-    return kExitUsage;
-  }
-  if (args.count("help")) {
-    std::cout << opts.help() << "\n";
-    return kExitPass;
-  }
+  if (const auto done = parse_arguments(opts, argc, argv, args)) return *done;
   if (!args.count("suite")) {
     std::cerr << argv[0] << ": missing SUITE (see " << argv[0] << " --help)\n";
     return kExitUsage;

@@ -3,6 +3,7 @@
 #include <cxxopts.hpp>
 #include <iostream>
 
+#include "cli_args.h"
 #include "command.h"
 #include "regress/db_merge.h"
 #include "regress/exports.h"
@@ -45,16 +46,7 @@ int report_main(int argc, char** argv) {
   opts.parse_positional({"sources"});
   opts.positional_help("[SHARD_DB...]");
   cxxopts::ParseResult args;
-  try {
-    args = opts.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception& e) {
-    std::cerr << argv[0] << ": " << e.what() << "\n(see " << argv[0] << " --help)\n";
-    return kExitUsage;
-  }
-  if (args.count("help")) {
-    std::cout << opts.help() << "\n";
-    return kExitPass;
-  }
+  if (const auto done = parse_arguments(opts, argc, argv, args)) return *done;
   if (!args.count("db")) {
     std::cerr << argv[0] << ": missing --db FILE\n";
     return kExitUsage;

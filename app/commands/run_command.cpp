@@ -113,21 +113,7 @@ int run_main(int argc, char** argv) {
   opts.parse_positional({"config"});
   opts.positional_help("[CONFIG]");
   cxxopts::ParseResult args;
-  try {
-    NormalizedArgs normalized(argc, argv, "mkn");
-    args = opts.parse(normalized.argc(), normalized.argv());
-  } catch (const cxxopts::exceptions::exception& e) {
-    std::cerr << argv[0] << ": " << e.what() << "\n(see " << argv[0] << " --help)\n";
-    return kExitUsage;
-  }
-  if (args.count("help")) {
-    std::cout << opts.help() << "\n";
-    return kExitPass;
-  }
-  if (!args.unmatched().empty()) {
-    std::cerr << argv[0] << ": unexpected argument '" << args.unmatched().front() << "'\n";
-    return kExitUsage;
-  }
+  if (const auto done = parse_arguments(opts, argc, argv, args, "mkn")) return *done;
 
   SystemRunOptions o;
   o.system = args.count("config") ? load_system_config(args["config"].as<std::string>()) : default_system_config();

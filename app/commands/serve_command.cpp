@@ -9,6 +9,7 @@
 
 #include "bridge/transport/client_session.h"
 #include "bridge/transport/server.h"
+#include "cli_args.h"
 #include "command.h"
 
 namespace mxc::app {
@@ -80,20 +81,7 @@ int serve_main(int argc, char** argv) {
   opts.parse_positional({"config"});
   opts.positional_help("[CONFIG]");
   cxxopts::ParseResult args;
-  try {
-    args = opts.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception& e) {
-    std::cerr << argv[0] << ": " << e.what() << "\n(see " << argv[0] << " --help)\n";
-    return kExitUsage;
-  }
-  if (args.count("help")) {
-    std::cout << opts.help() << "\n";
-    return kExitPass;
-  }
-  if (!args.unmatched().empty()) {
-    std::cerr << argv[0] << ": unexpected argument '" << args.unmatched().front() << "'\n";
-    return kExitUsage;
-  }
+  if (const auto done = parse_arguments(opts, argc, argv, args)) return *done;
   SystemConfig cfg = args.count("config") ? load_system_config(args["config"].as<std::string>()) : default_system_config();
   if (args.count("mem-latency-ns")) {
     const double ns = args["mem-latency-ns"].as<double>();
