@@ -57,4 +57,48 @@ void ModelCompute::edge(std::uint64_t cycle, const Comb& c, const Instr* q_head)
   }
 }
 
+std::uint64_t ModelCompute::drained_cycle() const {
+  if (m_pipe_n == 0) return ~std::uint64_t{0};
+  std::size_t last = m_pipe_head + m_pipe_n - 1;
+  if (last >= m_pipe.size()) last -= m_pipe.size();
+  return m_pipe[last].cycle + 1;
+}
+
+std::uint64_t ModelCompute::quiet_until(std::uint64_t cycle, bool q_valid) const {
+  constexpr std::uint64_t kNever = ~std::uint64_t{0};
+  const Regs& r = m_r;
+  switch (r.state) {
+    case State::kIdle:
+      return q_valid ? cycle + 1 : kNever;  // pops at once, or waits for a dispatch
+    case State::kRun: {
+      // Rows issue while issued < total; s2 follows one cycle behind and the
+      // done pulse comes with the use of the last row, (total - issued)
+      // cycles from now. Before that every output holds.
+      const std::uint16_t t = total();
+      if (!r.s2_valid || r.s2_last || r.issued >= t) return cycle + 1;
+      return cycle + (t - r.issued);
+    }
+    case State::kWait: {
+      // Leaves WAIT at the edge of the first cycle that sees the registered
+      // in-flight count of its buffer(s) at 0: the cycle after the last
+      // write-back of a vector it waits for; the outputs change a cycle later.
+      // No vector enters while waiting, so the pipe's entries are final.
+      std::uint64_t last = 0;
+      bool any = false;
+      std::size_t k = m_pipe_head;
+      for (std::size_t i = 0; i < m_pipe_n; ++i) {
+        const InFlight& f = m_pipe[k];
+        if (r.op != Opcode::LOAD_WEIGHTS || f.buf == r.buf) {
+          last = f.cycle;
+          any = true;
+        }
+        if (++k == m_pipe.size()) k = 0;
+      }
+      if (!any || last < cycle) return cycle + 1;
+      return last + 2;
+    }
+  }
+  return cycle + 1;
+}
+
 }  // namespace mxc

@@ -28,7 +28,22 @@ class ModelCompute {
 
   /// Cycle of the next write-back, or ~0 when no vector is in flight.
   std::uint64_t next_writeback() const { return m_pipe_n == 0 ? ~std::uint64_t{0} : m_pipe[m_pipe_head].cycle; }
+  /// The first cycle after the last vector's write-back (the array has
+  /// drained), or ~0 when no vector is in flight.
+  std::uint64_t drained_cycle() const;
+  /// With the queue input held at `q_valid`: the first cycle after `cycle`
+  /// whose outputs other than `wb` and `issue` may differ from `cycle`'s
+  /// (~0: never). The unit's own registers may change before then (a MATMUL
+  /// streams rows, the pipe drains), but nothing outside it sees them.
+  std::uint64_t quiet_until(std::uint64_t cycle, bool q_valid) const;
+  /// The outputs other units and the counters see are the same in `a` and `b`.
+  static bool same_outputs(const Comb& a, const Comb& b) {
+    return a.q_pop == b.q_pop && a.done == b.done && a.busy == b.busy && a.stall_weights == b.stall_weights &&
+           a.stall_drain == b.stall_drain && a.in_valid == b.in_valid && a.sp_wr == b.sp_wr;
+  }
   bool vectors_in_flight() const { return m_r.inflight[0] + m_r.inflight[1] != 0; }
+  /// Its registers can still change without a new instruction.
+  bool active() const { return m_r.state != State::kIdle || m_pipe_n != 0 || m_r.s2_valid; }
 
   enum class State : std::uint8_t { kIdle, kWait, kRun };
   struct Regs {

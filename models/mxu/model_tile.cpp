@@ -48,13 +48,14 @@ void ModelTile::load_program(Program program) {
   m_cycle = 0;
   m_sleeping = false;
   m_inbound_wake = kNone;
+  m_compute_wake = kNone;
   m_finished = m_program.empty();
 }
 
 std::uint64_t ModelTile::wake_cycle() const {
-  // The earliest cycle at which an input of the frozen state changes.
-  return std::min({m_axi.next_visible_after(m_cycle == 0 ? 0 : m_cycle - 1), m_compute.next_writeback(),
-                   m_inbound_wake});
+  // The earliest cycle at which an input of the frozen state changes, or the
+  // compute unit's outputs may.
+  return std::min({m_axi.next_visible_after(m_cycle == 0 ? 0 : m_cycle - 1), m_compute_wake, m_inbound_wake});
 }
 
 void ModelTile::push_inbound_at(IciRow row, Time now) {
@@ -81,9 +82,18 @@ void ModelTile::advance_to(Time now) {
     const std::uint64_t target = std::max(m_clock.cycle_at_or_after(now), m_cycle);
     const std::uint64_t skipped = target - m_cycle;
     for (std::size_t i = 0; i < kCounters; ++i) m_perf[i] += m_last_inc[i] * skipped;
+    // The compute unit may have streamed rows or drained the array meanwhile,
+    // invisibly to the rest: replay it alone.
+    const bool q_valid = !m_queue[1].empty();
+    for (std::uint64_t c = m_cycle; c < target && m_compute.active(); ++c) {
+      ModelCompute::Comb cc;
+      m_compute.comb(c, q_valid, cc);
+      m_compute.edge(c, cc, nullptr);
+    }
     m_cycle = target;
     m_sleeping = false;
     m_inbound_wake = kNone;
+    m_compute_wake = kNone;
   }
   const bool frozen = step(m_clock.edge(m_cycle));
   if (m_finished || !frozen || !m_cfg.skip_idle) return;
@@ -93,6 +103,15 @@ void ModelTile::advance_to(Time now) {
   if (!m_in_queue.empty() || !m_out_queue.empty() || m_axi.has_unsent() || m_last_inc[9] != 0 ||
       m_ici.regs().state == ModelIci::State::kWaitIn)
     return;
+  // Everything outside the compute unit is at a fixed point; the compute unit
+  // may still change inside (streaming a MATMUL, draining the array) as long
+  // as its outputs hold: they do from this cycle until quiet_until.
+  const bool q_valid = !m_queue[1].empty();
+  ModelCompute::Comb next;
+  m_compute.comb(m_cycle, q_valid, next);
+  if (!ModelCompute::same_outputs(next, m_last_cc)) return;
+  m_compute_wake = std::min(m_compute.quiet_until(m_cycle, q_valid), m_compute.drained_cycle());
+  if (m_compute_wake <= m_cycle) return;
   if (wake_cycle() != kNone || m_axi.in_target() != 0) m_sleeping = true;
 }
 
@@ -197,9 +216,11 @@ bool ModelTile::step(Time now) {
   m_finished = m_next_cmd == m_program.size() && m_completed == m_program.size() && idle && m_axi.idle() &&
                m_out_queue.empty() && m_in_queue.empty();
 
+  m_last_cc = cc;
+  // The compute unit's own registers are left out: advance_to checks that its
+  // outputs hold instead.
   return !(m_axi.activity() || fire || cmd_taken || ic.in_fire || done[0] || done[1] || done[2] || pops[0] ||
-           pops[1] || pops[2] || m_dma.changed() || m_compute.changed() ||
-           m_ici.changed());
+           pops[1] || pops[2] || m_dma.changed() || m_ici.changed());
 }
 
 std::vector<std::pair<std::string, std::uint64_t>> ModelTile::perf_counters() const {

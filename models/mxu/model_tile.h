@@ -114,6 +114,8 @@ class ModelTile final : public Tile {
   bool m_finished = true;
   bool m_sleeping = false;
   std::uint64_t m_inbound_wake = kNone;  // first edge after an inbound row arrived while sleeping
+  std::uint64_t m_compute_wake = kNone;  // while sleeping: the first cycle the compute unit's outputs may change
+  ModelCompute::Comb m_last_cc;          // the compute unit's outputs in the last evaluated cycle
   std::array<std::uint64_t, kCounters> m_perf{}, m_last_inc{};
   std::deque<IciRow> m_out_queue, m_in_queue;
   std::uint64_t s_evaluated = 0;

@@ -6,8 +6,6 @@
 // The expectation is the RTL itself; nothing here is derived from the model.
 #include <catch2/catch.hpp>
 
-#include <functional>
-#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -15,126 +13,15 @@
 #include "bridge/rtl_tile.h"
 #include "cosim/kernel.h"
 #include "models/core/ideal_memory.h"
-#include "models/hbm/config_loader.h"
-#include "models/hbm/hbm_model.h"
 #include "models/mxu/gemm_program.h"
 #include "models/mxu/model_tile.h"
 #include "models/mxu/program_builder.h"
+#include "tests/correlation/run_harness.h"
 
 using namespace mxc;
+using namespace mxc::corr;
 
 namespace {
-
-/// One request as the memory accepted it.
-struct LoggedRequest {
-  std::uint64_t addr = 0;
-  std::uint32_t bytes = 0;
-  bool write = false;
-  Time issue = 0, accept = 0;
-  bool operator==(const LoggedRequest&) const = default;
-};
-
-/// Forwards to a memory and records every accepted request.
-class LoggingMemory final : public MemoryTarget {
- public:
-  explicit LoggingMemory(MemoryTarget& inner) : m_inner(inner) {
-    m_inner.set_completion([this](const MemResponse& r) { complete(r); });
-  }
-  std::string name() const override { return m_inner.name() + ".log"; }
-  Time next_event_time() const override { return m_inner.next_event_time(); }
-  void advance_to(Time now) override { m_inner.advance_to(now); }
-  bool can_accept(const MemRequest& req) const override { return m_inner.can_accept(req); }
-  bool send(const MemRequest& req, Time now) override {
-    if (!m_inner.send(req, now)) return false;
-    log.push_back({req.addr, req.bytes, req.write, req.issue, now});
-    return true;
-  }
-  void backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> data) override {
-    m_inner.backdoor_write(addr, data);
-  }
-  void backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const override { m_inner.backdoor_read(addr, out); }
-
-  std::vector<LoggedRequest> log;
-
- private:
-  MemoryTarget& m_inner;
-};
-
-/// The memory system both tiles see (each gets its own instance).
-struct MemorySpec {
-  std::string label;
-  std::function<std::unique_ptr<MemoryTarget>()> make;
-};
-
-MemorySpec ideal(Time latency_ps, std::size_t outstanding = 64) {
-  std::ostringstream s;
-  s << "ideal " << latency_ps / 1000 << " ns, " << outstanding << " outstanding";
-  return {s.str(), [=] { return std::make_unique<IdealMemory>("mem", latency_ps, outstanding); }};
-}
-
-MemorySpec hbm_memory(const std::string& preset) {
-  return {"hbm " + preset, [=] {
-            hbm::MemoryConfig cfg =
-                hbm::load_memory_config(std::string(MXCOSIM_SOURCE_DIR) + "/configs/hbm/" + preset);
-            return std::make_unique<hbm::HbmModel>("hbm", cfg);
-          }};
-}
-
-struct RowSeen {
-  std::uint64_t cycle = 0;
-  std::uint32_t dst = 0;
-  std::uint16_t row = 0, bytes = 0;
-  bool to_acc = false, bf16 = false, last = false;
-  bool operator==(const RowSeen&) const = default;
-};
-
-struct RunLog {
-  bool finished = false;
-  std::string state;
-  std::uint64_t cycles = 0;
-  std::vector<InstrEvent> events;
-  std::vector<LoggedRequest> requests;
-  std::vector<RowSeen> rows;
-  std::vector<std::pair<std::string, std::uint64_t>> perf;
-};
-
-/// How a run is wired: kernel registration order, and how often the chip
-/// takes outbound rows (every `drain_every` tile cycles; 1 = at once).
-struct Wiring {
-  bool memory_first = false;
-  std::uint64_t drain_every = 1;
-};
-
-/// Runs `program` on `tile` over `mem` on a kernel (by default the tile
-/// registered first, then the memory, as cosim/program_run.cpp does); rows
-/// loop back.
-RunLog run_on(Tile& tile, Component& mem, LoggingMemory& log, const Program& program, const Wiring& w) {
-  tile.load_program(program);
-  Kernel kernel;
-  if (w.memory_first) kernel.add(mem);
-  kernel.add(tile);
-  if (!w.memory_first) kernel.add(mem);
-  RunLog out;
-  kernel.run(
-      [&] {
-        auto& q = tile.outbound();
-        while (!q.empty() && tile.cycles() % w.drain_every == 0) {
-          const IciRow& r = q.front();
-          out.rows.push_back({tile.cycles(), r.dst, r.row, r.bytes, r.to_acc, r.bf16, r.last});
-          tile.push_inbound(std::move(q.front()));
-          q.pop_front();
-        }
-        return tile.finished();
-      },
-      tile.clock().edge(2'000'000));
-  out.finished = tile.finished();
-  out.state = tile.state();
-  out.cycles = tile.cycles();
-  out.events = tile.instr_events();
-  out.requests = log.log;
-  out.perf = tile.perf_counters();
-  return out;
-}
 
 struct Pair {
   RunLog rtl, model;
@@ -214,7 +101,7 @@ TEST_CASE("correlation: compiled GEMMs on ideal memories of several latencies") 
   const std::vector<GemmShape> shapes = {{8, 8, 8, DType::kInt8},  {16, 12, 8, DType::kBf16},
                                          {5, 7, 9, DType::kInt8},  {13, 4, 6, DType::kBf16},
                                          {33, 20, 3, DType::kInt8}};
-  for (auto [r, c] : {std::pair{4u, 4u}, std::pair{8u, 8u}}) {
+  for (auto [r, c] : {std::pair{4u, 4u}, std::pair{8u, 8u}, std::pair{16u, 16u}}) {
     if (!have_size(r, c)) continue;
     for (const auto& mem : mems)
       for (const auto& s : shapes) {
@@ -320,37 +207,6 @@ TEST_CASE("correlation: outbound rows taken late (ICI credit stalls)") {
     check_same(r, p);
     CHECK(r.rtl.perf[9].second > 0);  // the credit stall really happened
   }
-}
-
-TEST_CASE("correlation: skipping idle cycles changes nothing in the model") {
-  const GemmShape s{96, 64, 40, DType::kBf16};
-  TileGeometry g;
-  g.rows = g.cols = 8;
-  const Program p = compile_gemm(s, place_gemm(s, g), g);
-  RunLog runs[2];
-  std::uint64_t evaluated[2] = {0, 0};
-  for (int skip = 0; skip < 2; ++skip) {
-    IdealMemory mem("mem", 150'000, 8);
-    LoggingMemory log(mem);
-    ModelTileConfig cfg;
-    cfg.geometry = g;
-    cfg.skip_idle = skip == 1;
-    ModelTile tile(cfg, log);
-    runs[skip] = run_on(tile, log, log, p, {});
-    evaluated[skip] = tile.evaluated_cycles();
-  }
-  REQUIRE(runs[0].finished);
-  REQUIRE(runs[1].finished);
-  CHECK(runs[0].cycles == runs[1].cycles);
-  CHECK(runs[0].requests == runs[1].requests);
-  CHECK(runs[0].perf == runs[1].perf);
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    INFO("instruction #" << i);
-    CHECK(runs[0].events[i].start == runs[1].events[i].start);
-    CHECK(runs[0].events[i].end == runs[1].events[i].end);
-  }
-  CHECK(evaluated[0] == runs[0].cycles);
-  CHECK(evaluated[1] < evaluated[0]);  // cycles were skipped
 }
 
 TEST_CASE("correlation: multi-beat bursts, 4 KiB and 256-beat splits, concurrent scratchpad writers") {

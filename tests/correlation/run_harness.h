@@ -1,0 +1,132 @@
+#pragma once
+// The harness shared by the correlation tests: a memory decorator that logs
+// every accepted request, the memory systems under test, and a runner that
+// puts one tile and its memory on a kernel and records everything the tile
+// shows to the outside (events, requests, ICI rows, counters).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cosim/kernel.h"
+#include "models/core/ideal_memory.h"
+#include "models/hbm/config_loader.h"
+#include "models/hbm/hbm_model.h"
+#include "models/mxu/tile.h"
+
+namespace mxc::corr {
+
+/// One request as the memory accepted it.
+struct LoggedRequest {
+  std::uint64_t addr = 0;
+  std::uint32_t bytes = 0;
+  bool write = false;
+  Time issue = 0, accept = 0;
+  bool operator==(const LoggedRequest&) const = default;
+};
+
+/// Forwards to a memory and records every accepted request.
+class LoggingMemory final : public MemoryTarget {
+ public:
+  explicit LoggingMemory(MemoryTarget& inner) : m_inner(inner) {
+    m_inner.set_completion([this](const MemResponse& r) { complete(r); });
+  }
+  std::string name() const override { return m_inner.name() + ".log"; }
+  Time next_event_time() const override { return m_inner.next_event_time(); }
+  void advance_to(Time now) override { m_inner.advance_to(now); }
+  bool can_accept(const MemRequest& req) const override { return m_inner.can_accept(req); }
+  bool send(const MemRequest& req, Time now) override {
+    if (!m_inner.send(req, now)) return false;
+    log.push_back({req.addr, req.bytes, req.write, req.issue, now});
+    return true;
+  }
+  void backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> data) override {
+    m_inner.backdoor_write(addr, data);
+  }
+  void backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const override { m_inner.backdoor_read(addr, out); }
+
+  std::vector<LoggedRequest> log;
+
+ private:
+  MemoryTarget& m_inner;
+};
+
+/// The memory system both tiles see (each gets its own instance).
+struct MemorySpec {
+  std::string label;
+  std::function<std::unique_ptr<MemoryTarget>()> make;
+};
+
+inline MemorySpec ideal(Time latency_ps, std::size_t outstanding = 64) {
+  std::ostringstream s;
+  s << "ideal " << latency_ps / 1000 << " ns, " << outstanding << " outstanding";
+  return {s.str(), [=] { return std::make_unique<IdealMemory>("mem", latency_ps, outstanding); }};
+}
+
+inline MemorySpec hbm_memory(const std::string& preset) {
+  return {"hbm " + preset, [=] {
+            hbm::MemoryConfig cfg =
+                hbm::load_memory_config(std::string(MXCOSIM_SOURCE_DIR) + "/configs/hbm/" + preset);
+            return std::make_unique<hbm::HbmModel>("hbm", cfg);
+          }};
+}
+
+struct RowSeen {
+  std::uint64_t cycle = 0;
+  std::uint32_t dst = 0;
+  std::uint16_t row = 0, bytes = 0;
+  bool to_acc = false, bf16 = false, last = false;
+  bool operator==(const RowSeen&) const = default;
+};
+
+struct RunLog {
+  bool finished = false;
+  std::string state;
+  std::uint64_t cycles = 0;
+  std::vector<InstrEvent> events;
+  std::vector<LoggedRequest> requests;
+  std::vector<RowSeen> rows;
+  std::vector<std::pair<std::string, std::uint64_t>> perf;
+};
+
+/// How a run is wired: kernel registration order, and how often the chip
+/// takes outbound rows (every `drain_every` tile cycles; 1 = at once).
+struct Wiring {
+  bool memory_first = false;
+  std::uint64_t drain_every = 1;
+};
+
+/// Runs `program` on `tile` over `mem` on a kernel (by default the tile
+/// registered first, then the memory, as cosim/program_run.cpp does); rows
+/// loop back.
+inline RunLog run_on(Tile& tile, Component& mem, LoggingMemory& log, const Program& program, const Wiring& w) {
+  tile.load_program(program);
+  Kernel kernel;
+  if (w.memory_first) kernel.add(mem);
+  kernel.add(tile);
+  if (!w.memory_first) kernel.add(mem);
+  RunLog out;
+  kernel.run(
+      [&] {
+        auto& q = tile.outbound();
+        while (!q.empty() && tile.cycles() % w.drain_every == 0) {
+          const IciRow& r = q.front();
+          out.rows.push_back({tile.cycles(), r.dst, r.row, r.bytes, r.to_acc, r.bf16, r.last});
+          tile.push_inbound(std::move(q.front()));
+          q.pop_front();
+        }
+        return tile.finished();
+      },
+      tile.clock().edge(2'000'000));
+  out.finished = tile.finished();
+  out.state = tile.state();
+  out.cycles = tile.cycles();
+  out.events = tile.instr_events();
+  out.requests = log.log;
+  out.perf = tile.perf_counters();
+  return out;
+}
+
+}  // namespace mxc::corr
