@@ -18,7 +18,7 @@ std::uint64_t ModelAxiPort::pick(const std::vector<Responded>& responded, const 
   std::uint64_t best = kNone;
   for (const Responded& r : responded) {
     if (r.serial >= best || r.visible > cycle) continue;
-    if (by_id[burst(r.serial).id].front() != r.serial) continue;  // beats of one ID in order
+    if (by_id[r.id].front() != r.serial) continue;  // beats of one ID in order
     best = r.serial;
   }
   return best;
@@ -101,7 +101,8 @@ void ModelAxiPort::make_request(std::uint64_t serial, Time now) {
   }
   req.source = m_cfg.source;
   req.issue = now;
-  m_in_target[m_next_req] = serial;
+  m_in_target.push_back(serial);
+  ++m_in_target_n;
   ++m_next_req;
   (b.write ? m_write_queue : m_read_queue).push_back(std::move(req));
 }
@@ -176,19 +177,23 @@ void ModelAxiPort::on_edge(const ModelAxiIn& in, const ModelAxiOut& out, Time no
 }
 
 void ModelAxiPort::on_response(const MemResponse& r) {
-  const auto it = m_in_target.find(r.id);
-  if (it == m_in_target.end())
+  if (r.id < m_req_base || r.id - m_req_base >= m_in_target.size() || m_in_target[r.id - m_req_base] == kNone)
     throw std::logic_error("model axi port: completion for unknown request " + std::to_string(r.id));
-  const std::uint64_t it_serial = it->second;
+  const std::uint64_t it_serial = m_in_target[r.id - m_req_base];
+  m_in_target[r.id - m_req_base] = kNone;
+  --m_in_target_n;
+  while (!m_in_target.empty() && m_in_target.front() == kNone) {
+    m_in_target.pop_front();
+    ++m_req_base;
+  }
   Burst& b = burst(it_serial);
-  m_in_target.erase(it);
   b.responded = true;
   // Seen by the next edge's drive(): the first edge after the completion time,
   // or at it when the memory runs first at equal times.
   std::uint64_t c = m_clock.cycle_at_or_after(r.complete);
   if (!m_cfg.memory_first && m_clock.edge(c) == r.complete) ++c;
   b.visible = c;
-  (b.write ? m_responded_writes : m_responded_reads).push_back({it_serial, c});
+  (b.write ? m_responded_writes : m_responded_reads).push_back({it_serial, c, b.id});
 }
 
 std::uint64_t ModelAxiPort::next_visible_after(std::uint64_t cycle) const {

@@ -7,7 +7,6 @@
 // burst limits. docs/model.md lists the rules.
 #include <cstdint>
 #include <deque>
-#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -62,7 +61,7 @@ class ModelAxiPort {
   /// Requests made and not yet accepted by the target (retried every edge).
   bool has_unsent() const { return !m_read_queue.empty() || !m_write_queue.empty(); }
   /// Requests in the target whose completion has not arrived.
-  std::size_t in_target() const { return m_in_target.size(); }
+  std::size_t in_target() const { return m_in_target_n; }
   /// Earliest cycle > `cycle` at which a received completion becomes visible; ~0 if none.
   std::uint64_t next_visible_after(std::uint64_t cycle) const;
   /// True when drive/on_edge changed anything since the last clear.
@@ -92,6 +91,7 @@ class ModelAxiPort {
   void erase_burst(std::uint64_t serial);
   struct Responded {
     std::uint64_t serial, visible;
+    std::uint32_t id;
   };
   void take_w_beat(std::uint32_t bytes, Time now);
   void make_request(std::uint64_t serial, Time now);
@@ -112,7 +112,11 @@ class ModelAxiPort {
   std::deque<std::uint16_t> m_early_bytes;
   std::size_t m_early_w = 0;
   std::deque<MemRequest> m_read_queue, m_write_queue;
-  std::unordered_map<std::uint64_t, std::uint64_t> m_in_target;  // request id -> burst serial (never iterated)
+  // Burst serial of request id m_req_base + i (kNone once completed): ids are
+  // sequential, so a ring indexed by id replaces a map.
+  std::deque<std::uint64_t> m_in_target;
+  std::uint64_t m_req_base = 0;
+  std::size_t m_in_target_n = 0;
   // Bursts whose completion arrived, not yet finished: the only candidates
   // for R / B (keeps the per-cycle choice cheap).
   std::vector<Responded> m_responded_reads, m_responded_writes;

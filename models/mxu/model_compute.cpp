@@ -17,7 +17,7 @@ void ModelCompute::comb(std::uint64_t cycle, bool q_valid, Comb& c) const {
 
 void ModelCompute::edge(std::uint64_t cycle, const Comb& c, const Instr* q_head) {
   Regs& r = m_r;
-  m_before = r;
+  std::memcpy(&m_before, &m_r, sizeof(Regs));  // bytes, padding included: changed() compares bytes
   const Regs& o = m_before;
   if (c.wb) {
     --r.inflight[m_pipe[m_pipe_head].buf];

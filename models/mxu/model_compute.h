@@ -4,6 +4,7 @@
 // without data. A vector entering the array in cycle c is written back in
 // cycle c + ROWS + COLS (the core's metadata pipe).
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "models/mxu/instr.h"
@@ -57,7 +58,7 @@ class ModelCompute {
   };
   const Regs& regs() const { return m_r; }
   /// A register changed at the last edge.
-  bool changed() const { return !(m_r == m_before); }
+  bool changed() const { return std::memcmp(&m_r, &m_before, sizeof(Regs)) != 0; }
 
  private:
   std::uint16_t total() const { return m_r.op == Opcode::LOAD_WEIGHTS ? static_cast<std::uint16_t>(m_rows) : m_r.n_rows; }

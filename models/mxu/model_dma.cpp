@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <stdexcept>
 
 namespace mxc {
@@ -80,7 +81,7 @@ void ModelDma::comb(const ModelAxiOut& s, Comb& c) const {
 }
 
 void ModelDma::edge(const Comb& c, const ModelAxiOut& s, bool desc_fire, const Instr* desc, bool sp_wr_ready) {
-  m_before = m_r;
+  std::memcpy(&m_before, &m_r, sizeof(Regs));  // bytes, padding included: changed() compares bytes
   const Regs& o = m_before;  // values before the edge
   Regs& n = m_r;
   if (desc_fire) {

@@ -4,6 +4,7 @@
 // AR/AW register, per-ID busy bits, the 2-entry R FIFO and the store path
 // (W sequencer, scratchpad read in flight, 3-entry W FIFO).
 #include <cstdint>
+#include <cstring>
 
 #include "models/mxu/instr.h"
 #include "models/mxu/model_axi_port.h"
@@ -65,7 +66,7 @@ class ModelDma {
   };
   const Regs& regs() const { return m_r; }
   /// A register changed at the last edge.
-  bool changed() const { return !(m_r == m_before); }
+  bool changed() const { return std::memcmp(&m_r, &m_before, sizeof(Regs)) != 0; }
 
  private:
   std::uint32_t m_beat_bytes, m_shift, m_nid;

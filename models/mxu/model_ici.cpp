@@ -20,7 +20,7 @@ void ModelIci::comb(const Inputs& in, Comb& c) const {
 
 void ModelIci::edge(const Comb& c, const Instr* q_head, IciRow& out, bool& emitted) {
   Regs& r = m_r;
-  m_before = r;
+  std::memcpy(&m_before, &m_r, sizeof(Regs));  // bytes, padding included: changed() compares bytes
   const Regs& o = m_before;
   const bool last = head_last();  // of the row at the head before the edge
   emitted = false;

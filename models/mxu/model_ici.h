@@ -3,6 +3,7 @@
 // cycle, without data: ICI_SEND reads rows into a two-row output buffer and
 // offers them to the outbound port; ICI_WAIT counts inbound rows.
 #include <cstdint>
+#include <cstring>
 
 #include "models/mxu/ici_row.h"
 #include "models/mxu/instr.h"
@@ -41,7 +42,7 @@ class ModelIci {
   };
   const Regs& regs() const { return m_r; }
   /// A register changed at the last edge.
-  bool changed() const { return !(m_r == m_before); }
+  bool changed() const { return std::memcmp(&m_r, &m_before, sizeof(Regs)) != 0; }
 
  private:
   bool head_last() const { return m_r.fifo_idx[m_r.fifo_head] == static_cast<std::uint16_t>(m_r.n_rows - 1); }

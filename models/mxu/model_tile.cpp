@@ -1,6 +1,7 @@
 #include "models/mxu/model_tile.h"
 
 #include <algorithm>
+#include <bit>
 #include <sstream>
 #include <stdexcept>
 
@@ -81,7 +82,7 @@ void ModelTile::advance_to(Time now) {
     // The skipped cycles repeat the last evaluated one: same counter increments.
     const std::uint64_t target = std::max(m_clock.cycle_at_or_after(now), m_cycle);
     const std::uint64_t skipped = target - m_cycle;
-    for (std::size_t i = 0; i < kCounters; ++i) m_perf[i] += m_last_inc[i] * skipped;
+    m_inc_run += skipped;
     // The compute unit may have streamed rows or drained the array meanwhile,
     // invisibly to the rest: replay it alone.
     const bool q_valid = !m_queue[1].empty();
@@ -100,7 +101,7 @@ void ModelTile::advance_to(Time now) {
   // Sleep only when a future input change is known or a completion will come,
   // nothing waits to be offered to memory, and the ICI ports are quiet (their
   // inputs change at times the tile cannot see from here).
-  if (!m_in_queue.empty() || !m_out_queue.empty() || m_axi.has_unsent() || m_last_inc[9] != 0 ||
+  if (!m_in_queue.empty() || !m_out_queue.empty() || m_axi.has_unsent() || (m_inc_mask >> 9 & 1) != 0 ||
       m_ici.regs().state == ModelIci::State::kWaitIn)
     return;
   // Everything outside the compute unit is at a fixed point; the compute unit
@@ -202,13 +203,15 @@ bool ModelTile::step(Time now) {
     if (cmd_valid) m_head = m_next_cmd++;
   }
 
-  const bool ev[kCounters] = {true,          dc.busy,   cc.busy,          ic.busy,
-                              cc.in_valid,   stall_dispatch,   dc.stall_mem,     cc.stall_weights,
-                              cc.stall_drain, ic.stall_credit, ic.stall_wait,    fire};
-  for (std::size_t i = 0; i < kCounters; ++i) {
-    m_last_inc[i] = ev[i] ? 1 : 0;
-    m_perf[i] += m_last_inc[i];
+  const std::uint32_t inc = 1u | unsigned{dc.busy} << 1 | unsigned{cc.busy} << 2 | unsigned{ic.busy} << 3 |
+                            unsigned{cc.in_valid} << 4 | unsigned{stall_dispatch} << 5 | unsigned{dc.stall_mem} << 6 |
+                            unsigned{cc.stall_weights} << 7 | unsigned{cc.stall_drain} << 8 |
+                            unsigned{ic.stall_credit} << 9 | unsigned{ic.stall_wait} << 10 | unsigned{fire} << 11;
+  if (inc != m_inc_mask) {
+    flush_counters();
+    m_inc_mask = inc;
   }
+  ++m_inc_run;
   ++m_cycle;
 
   const bool idle = !m_head_valid && m_outstanding[0] == 0 && m_outstanding[1] == 0 && m_outstanding[2] == 0 &&
@@ -223,10 +226,16 @@ bool ModelTile::step(Time now) {
            pops[1] || pops[2] || m_dma.changed() || m_ici.changed());
 }
 
+void ModelTile::flush_counters() {
+  for (std::uint32_t m = m_inc_mask; m != 0; m &= m - 1) m_perf[static_cast<std::size_t>(std::countr_zero(m))] += m_inc_run;
+  m_inc_run = 0;
+}
+
 std::vector<std::pair<std::string, std::uint64_t>> ModelTile::perf_counters() const {
   const auto& names = perf_counter_names();
   std::vector<std::pair<std::string, std::uint64_t>> out;
-  for (std::size_t i = 0; i < names.size() && i < kCounters; ++i) out.emplace_back(names[i], m_perf[i]);
+  for (std::size_t i = 0; i < names.size() && i < kCounters; ++i)
+    out.emplace_back(names[i], m_perf[i] + ((m_inc_mask >> i) & 1) * m_inc_run);
   return out;
 }
 

@@ -75,6 +75,7 @@ class ModelTile final : public Tile {
   /// One clock cycle; returns true when nothing changed (a fixed point).
   bool step(Time now);
   std::uint64_t wake_cycle() const;
+  void flush_counters();
 
   ModelTileConfig m_cfg;
   ClockDomain m_clock;
@@ -116,7 +117,12 @@ class ModelTile final : public Tile {
   std::uint64_t m_inbound_wake = kNone;  // first edge after an inbound row arrived while sleeping
   std::uint64_t m_compute_wake = kNone;  // while sleeping: the first cycle the compute unit's outputs may change
   ModelCompute::Comb m_last_cc;          // the compute unit's outputs in the last evaluated cycle
-  std::array<std::uint64_t, kCounters> m_perf{}, m_last_inc{};
+  // Counters advance in runs: m_inc_mask holds the counters the last
+  // evaluated cycle incremented (bit i = counter i), m_inc_run the cycles
+  // since the mask last changed (skipped ones included) not yet in m_perf.
+  std::array<std::uint64_t, kCounters> m_perf{};
+  std::uint32_t m_inc_mask = 0;
+  std::uint64_t m_inc_run = 0;
   std::deque<IciRow> m_out_queue, m_in_queue;
   std::uint64_t s_evaluated = 0;
 };
