@@ -18,7 +18,8 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
       m_refresh(cfg.controller.refresh, cfg.device.t, cfg.device.org.banks()),
       m_sched(cfg.device.org.banks(), cfg.controller.starvation_cap),
       m_hits_r(cfg.device.org.banks()),
-      m_hits_w(cfg.device.org.banks()) {
+      m_hits_w(cfg.device.org.banks()),
+      m_fast(cfg.fast_path) {
   s_stats.bank_acts.assign(cfg.device.org.banks(), 0);
   m_next = m_refresh.next_due();
 }
@@ -136,7 +137,16 @@ void PcController::step(std::uint64_t c) {
     }
   }
 
-  std::vector<QueueEntry>& q = active();
+  BurstQueue& q = active();
+  // Every queued burst of the active direction hits its open row and no
+  // refresh is pending: no row command can be wanted, so the step reduces
+  // to "oldest ready row hit takes the column bus" (see streaming_pick).
+  if (m_fast && !row_used && !m_refresh.pending() && active_hits().has_mask() && active_hits().total() == q.size()) {
+    const int col = streaming_pick(q, c);
+    if (col >= 0) issue_column(q, col, c);
+    m_next = streaming_next(c);
+    return;
+  }
   SchedulePick p = m_sched.pick(q, active_hits(), m_state, m_refresh, c);
   if (row_used) p.row = -1;
   if (!m_cfg.dual_command && p.col >= 0) p.row = -1;  // one command bus
@@ -145,24 +155,69 @@ void PcController::step(std::uint64_t c) {
     QueueEntry& e = q[p.row];
     issue(p.row_cmd, &e, e.bank, e.row, e.col, c);
   }
-  if (p.col >= 0) {
-    QueueEntry& e = q[p.col];
-    const bool ap = m_cfg.page_policy == PagePolicy::kClosed && auto_precharge(e, p.col);
-    const Cmd cmd = e.write ? (ap ? Cmd::kWrA : Cmd::kWr) : (ap ? Cmd::kRdA : Cmd::kRd);
-    issue(cmd, &e, e.bank, e.row, e.col, c);
-    if (e.write) {
-      ++s_stats.write_bursts;
-      m_sink.burst_issued(e.slot, c + m_t.CWL + m_t.burst_cycles + m_cfg.backend_cycles);
-    } else {
-      ++s_stats.read_bursts;
-      m_sink.burst_issued(e.slot, c + m_t.CL + m_t.burst_cycles + m_cfg.backend_cycles);
-    }
-    if (p.col != 0 && q.front().arrival <= c && q.front().bypassed < 0xffff) ++q.front().bypassed;
-    auto& hits = e.write ? m_hits_w : m_hits_r;
-    if (!ap) hits.remove(e.bank);  // RDA / WRA recounted the bank already
-    q.erase(q.begin() + p.col);
-  }
+  if (p.col >= 0) issue_column(q, p.col, c);
   m_next = compute_next(c);
+}
+
+void PcController::issue_column(BurstQueue& q, int index, std::uint64_t c) {
+  QueueEntry& e = q[index];
+  const bool ap = m_cfg.page_policy == PagePolicy::kClosed && auto_precharge(e, index);
+  const Cmd cmd = e.write ? (ap ? Cmd::kWrA : Cmd::kWr) : (ap ? Cmd::kRdA : Cmd::kRd);
+  issue(cmd, &e, e.bank, e.row, e.col, c);
+  if (e.write) {
+    ++s_stats.write_bursts;
+    m_sink.burst_issued(e.slot, c + m_t.CWL + m_t.burst_cycles + m_cfg.backend_cycles);
+  } else {
+    ++s_stats.read_bursts;
+    m_sink.burst_issued(e.slot, c + m_t.CL + m_t.burst_cycles + m_cfg.backend_cycles);
+  }
+  if (index != 0 && q.front().arrival <= c && q.front().bypassed < 0xffff) ++q.front().bypassed;
+  auto& hits = e.write ? m_hits_w : m_hits_r;
+  if (!ap) hits.remove(e.bank);  // RDA / WRA recounted the bank already
+  q.erase(static_cast<std::size_t>(index));
+}
+
+int PcController::streaming_pick(const BurstQueue& q, std::uint64_t c) const {
+  // FrFcfsScheduler::pick with every burst a row hit and no refresh pending:
+  // no row-command candidate exists, so it returns the first burst (of the
+  // oldest alone when starving) that has arrived and whose column command is
+  // legal, stopping at the first one still in the frontend.
+  if (q.empty()) return -1;
+  const bool starving = q.front().bypassed >= m_cfg.starvation_cap && q.front().arrival <= c;
+  const std::size_t n = starving ? 1 : q.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const QueueEntry& e = q[i];
+    if (e.arrival > c) break;
+    if (m_state.earliest(e.write ? Cmd::kWr : Cmd::kRd, e.bank) <= c) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::uint64_t PcController::streaming_next(std::uint64_t c) {
+  // compute_next with no refresh pending (a column command leaves refresh
+  // alone), specialised as FrFcfsScheduler::next_ready is when every burst
+  // is a row hit; anything else takes the general path.
+  const BurstQueue& q = active();
+  const HitCounts& hits = active_hits();
+  if (m_refresh.pending() || hits.total() != q.size()) return compute_next(c);
+  const std::uint64_t due = m_refresh.next_due();
+  const std::uint64_t n = due == kNoCycle ? kNoCycle : std::max(due, c + 1);
+  const bool switch_to_write = !m_write_mode && !m_writes.empty() &&
+                               (m_writes.size() >= m_cfg.write_high_watermark || m_reads.empty());
+  const bool switch_to_read = m_write_mode && (m_writes.empty() ||
+                                               (m_writes.size() <= m_cfg.write_low_watermark && !m_reads.empty()));
+  if (switch_to_write || switch_to_read) return std::min(n, c + 1);
+  if (q.empty()) return n;
+  const QueueEntry& f = q.front();
+  const Cmd col = f.write ? Cmd::kWr : Cmd::kRd;
+  std::uint64_t next;
+  if (f.bypassed >= m_cfg.starvation_cap && f.arrival <= c + 1) {
+    next = f.arrival > c ? f.arrival : std::max(m_state.earliest(col, f.bank), c + 1);
+  } else {
+    const std::uint64_t at = m_state.earliest_column_mask(col, hits.mask(), [](std::uint32_t) { return false; });
+    next = at == ~std::uint64_t{0} ? kNoCycle : std::max(at, c + 1);
+  }
+  return std::min(n, next);
 }
 
 std::uint64_t PcController::compute_next(std::uint64_t c) {

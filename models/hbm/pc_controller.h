@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/hbm/bank_state.h"
+#include "models/hbm/burst_queue.h"
 #include "models/hbm/hbm_config.h"
 #include "models/hbm/hbm_stats.h"
 #include "models/hbm/queue_entry.h"
@@ -64,8 +65,16 @@ class PcController {
   void issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c);
   bool auto_precharge(const QueueEntry& e, std::size_t index) const;
   std::uint64_t compute_next(std::uint64_t c);
-  std::vector<QueueEntry>& active() { return m_write_mode ? m_writes : m_reads; }
+  /// The column command of active-queue entry `index`, and its bookkeeping.
+  void issue_column(BurstQueue& q, int index, std::uint64_t c);
+  /// Shortcuts of the scheduler and compute_next, exact while every queued
+  /// burst of the active direction is a row hit and no refresh is pending.
+  int streaming_pick(const BurstQueue& q, std::uint64_t c) const;
+  std::uint64_t streaming_next(std::uint64_t c);
+  BurstQueue& active() { return m_write_mode ? m_writes : m_reads; }
   HitCounts& active_hits() { return m_write_mode ? m_hits_w : m_hits_r; }
+  const HitCounts& active_hits() const { return m_write_mode ? m_hits_w : m_hits_r; }
+  const BurstQueue& active() const { return m_write_mode ? m_writes : m_reads; }
   void recount_hits(std::uint32_t bank);
 
   std::uint32_t m_id;
@@ -78,8 +87,9 @@ class PcController {
   BankState m_state;
   RefreshPolicy m_refresh;
   FrFcfsScheduler m_sched;
-  std::vector<QueueEntry> m_reads, m_writes;  // arrival order
+  BurstQueue m_reads, m_writes;  // arrival order
   HitCounts m_hits_r, m_hits_w;  // per bank: queued bursts hitting the open row
+  bool m_fast;  // streaming shortcuts on (MemoryConfig::fast_path)
   bool m_write_mode = false;
   std::uint64_t m_clk = 0;   // last processed cycle
   std::uint64_t m_next = 0;  // next cycle with an event (refresh included)

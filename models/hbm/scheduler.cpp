@@ -37,7 +37,7 @@ inline bool FrFcfsScheduler::needed(const QueueEntry& e, const HitCounts& hits, 
   return true;
 }
 
-SchedulePick FrFcfsScheduler::pick(const std::vector<QueueEntry>& q, const HitCounts& hits,
+SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, const HitCounts& hits,
                                    const BankState& state, const RefreshPolicy& refresh, std::uint64_t now) {
   SchedulePick p;
   if (q.empty()) return p;
@@ -73,7 +73,7 @@ SchedulePick FrFcfsScheduler::pick(const std::vector<QueueEntry>& q, const HitCo
   return p;
 }
 
-std::uint64_t FrFcfsScheduler::next_ready(const std::vector<QueueEntry>& q, const HitCounts& hits,
+std::uint64_t FrFcfsScheduler::next_ready(const BurstQueue& q, const HitCounts& hits,
                                           const BankState& state, const RefreshPolicy& refresh, std::uint64_t now) {
   std::uint64_t next = kNoCycle;
   if (q.empty()) return next;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/hbm/bank_state.h"
+#include "models/hbm/burst_queue.h"
 #include "models/hbm/hit_counts.h"
 #include "models/hbm/queue_entry.h"
 #include "models/hbm/refresh_policy.h"
@@ -29,10 +30,10 @@ class FrFcfsScheduler {
 
   /// Commands to issue at `now`. `hits[b]` = queued bursts of this queue that
   /// hit bank b's open row (a row is not closed while it still has hits).
-  SchedulePick pick(const std::vector<QueueEntry>& q, const HitCounts& hits,
+  SchedulePick pick(const BurstQueue& q, const HitCounts& hits,
                     const BankState& state, const RefreshPolicy& refresh, std::uint64_t now);
   /// Earliest cycle > `now` at which some burst's next command may issue.
-  std::uint64_t next_ready(const std::vector<QueueEntry>& q, const HitCounts& hits,
+  std::uint64_t next_ready(const BurstQueue& q, const HitCounts& hits,
                            const BankState& state, const RefreshPolicy& refresh, std::uint64_t now);
 
  private:
