@@ -1,17 +1,23 @@
 // transport_bench: the speed of a co-simulation whose memories (and fabric)
 // are served by a second process, against the same run in one process.
-// Run on demand:  transport_bench [--repeat R] [--m M --k K --n N]
+// Run on demand:  transport_bench [--repeat R] [--m M --k K --n N] [--only TEXT]
 // A child process (forked before any thread exists) serves the models over
 // a Unix socket and over TCP loopback. Each row runs one system both ways,
 // checks that the results JSON is byte-identical, and prints the best wall
-// time of R runs each way, the exchanges with the server per run, and the
-// speed ratio (in-process time / two-process time; 1.0 = no cost).
+// time of R runs each way, the waits for the server per run, and the
+// speed ratio (in-process time / two-process time; 1.0 = no cost). Each link
+// is measured in lock-step mode (an exchange per model interaction, the
+// protocol's fallback) and in lookahead mode (fixed-latency memories mirrored
+// by the proxy, requests posted, completions pushed), side by side.
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -44,17 +50,37 @@ ServedSystem served_of(const SystemConfig& c) {
   return s;
 }
 
+double cpu_now() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+std::vector<double> read_numbers(int fd) {
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+  close(fd);
+  std::vector<double> out;
+  std::istringstream in(text);
+  for (double v; in >> v;) out.push_back(v);
+  return out;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // Serves `sys` on `address` for `sessions` connections in a child process; returns its pid.
-pid_t spawn_server(const ServedSystem& sys, const std::string& address, std::uint64_t sessions, std::string& bound) {
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
+// Before exiting, the server writes the CPU seconds of each session (in the order they ended) to `cpu_fd`.
+pid_t spawn_server(const ServedSystem& sys, const std::string& address, std::uint64_t sessions, std::string& bound,
+                   int& cpu_fd) {
+  int fds[2], cpu[2];
+  if (pipe(fds) != 0 || pipe(cpu) != 0) throw std::runtime_error("pipe failed");
   const pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
+    close(cpu[0]);
     int rc = 0;
     try {
       ServerOptions so;
@@ -65,6 +91,9 @@ pid_t spawn_server(const ServedSystem& sys, const std::string& address, std::uin
       if (write(fds[1], where.data(), where.size()) < 0) _exit(3);
       close(fds[1]);
       server.serve();
+      std::string times;
+      for (const auto& o : server.outcomes()) times += std::to_string(o.cpu_seconds) + " ";
+      if (write(cpu[1], times.data(), times.size()) < 0) _exit(3);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "server: %s\n", e.what());
       rc = 2;
@@ -72,6 +101,8 @@ pid_t spawn_server(const ServedSystem& sys, const std::string& address, std::uin
     _exit(rc);
   }
   close(fds[1]);
+  close(cpu[1]);
+  cpu_fd = cpu[0];
   char buf[256] = {};
   const ssize_t n = read(fds[0], buf, sizeof buf - 1);
   close(fds[0]);
@@ -85,13 +116,15 @@ pid_t spawn_server(const ServedSystem& sys, const std::string& address, std::uin
 int main(int argc, char** argv) {
   int repeat = 3;
   std::uint32_t m = 32, k = 32, n = 32;
+  std::string only;  // run the rows whose name contains this
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--repeat")) repeat = std::max(1, std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--m")) m = static_cast<std::uint32_t>(std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--k")) k = static_cast<std::uint32_t>(std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--n")) n = static_cast<std::uint32_t>(std::atoi(argv[i + 1]));
+    else if (!std::strcmp(argv[i], "--only")) only = argv[i + 1];
     else {
-      std::fprintf(stderr, "usage: %s [--repeat R] [--m M] [--k K] [--n N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--repeat R] [--m M] [--k K] [--n N] [--only TEXT]\n", argv[0]);
       return 2;
     }
   }
@@ -103,10 +136,11 @@ int main(int argc, char** argv) {
       {"1 chip RTL, HBM2", "tile8_hbm2.yaml", 0, false},
       {"2 chips x 2 RTL, HBM2 + ring", "chip2x2_rtl.yaml", 0, false},
   };
-  std::printf("%-30s %-9s %10s %10s %9s %8s %s\n", "system (gemm " "MxKxN)", "link", "local s", "remote s", "exchanges",
-              "ratio", "identical");
+  std::printf("%-30s %-4s %-9s %8s %9s %7s %7s %6s %6s %s\n", "system", "link", "mode", "local s", "remote s",
+              "waits", "posted", "ratio", "cpu", "identical");
   bool all_identical = true;
   for (const Case& c : cases) {
+    if (std::string(c.name).find(only) == std::string::npos) continue;
     SystemRunOptions o;
     o.system = load_system_config(configs + c.config);
     o.system.rows = o.system.cols = 4;
@@ -114,48 +148,85 @@ int main(int argc, char** argv) {
     if (c.latency_ps) o.system.ideal_latency_ps = c.latency_ps;
     if (c.model_tiles) o.system.tile_kinds.assign(o.system.tiles_per_chip, TileKind::kModel);
     o.workload.shape = {m, k, n, DType::kInt8};
-    double local = 1e30;
-    std::string want;
-    for (int r = 0; r < repeat; ++r) {
-      const auto t0 = std::chrono::steady_clock::now();
-      const SystemRunResult res = run_system(o);
-      local = std::min(local, seconds_since(t0));
-      want = results_json(o, res).dump();
-    }
+    // One server per link, and the runs interleaved (local, then each link and
+    // mode, repeat): on a shared machine a load burst then hits every column
+    // alike instead of one of them.
+    struct Column {
+      std::string link;
+      bool lookahead;
+      std::string address;
+      double best = 1e30;
+      std::vector<double> cpu;  // client CPU per repeat, then + the server's
+      std::uint64_t waits = 0, posted = 0;
+      bool identical = true;
+    };
+    std::vector<Column> cols;
+    std::vector<pid_t> servers;
+    std::vector<int> cpu_fds;
     for (const char* link : {"unix", "tcp"}) {
       const std::string addr = std::string(link) == "unix"
                                    ? "unix:/tmp/mxcosim-bench-" + std::to_string(getpid()) + ".sock"
                                    : "tcp://127.0.0.1:0";
       std::string bound;
-      const pid_t pid = spawn_server(served_of(o.system), addr, static_cast<std::uint64_t>(repeat), bound);
-      double remote = 1e30;
-      std::uint64_t exchanges = 0;
-      bool identical = true;
-      for (int r = 0; r < repeat; ++r) {
+      int cpu_fd = -1;
+      servers.push_back(
+          spawn_server(served_of(o.system), addr, static_cast<std::uint64_t>(2 * repeat), bound, cpu_fd));
+      cpu_fds.push_back(cpu_fd);
+      for (const bool lookahead : {false, true}) cols.push_back({link, lookahead, bound, 1e30, {}, 0, 0, true});
+    }
+    double local = 1e30, local_cpu = 1e30;
+    std::string want;
+    for (int r = 0; r < repeat; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const double c0 = cpu_now();
+      const SystemRunResult res = run_system(o);
+      local = std::min(local, seconds_since(t0));
+      local_cpu = std::min(local_cpu, cpu_now() - c0);
+      want = results_json(o, res).dump();
+      for (Column& col : cols) {
         ClientOptions co;
-        co.address = bound;
+        co.address = col.address;
         co.system = served_of(o.system);
         co.seed = o.seed;
+        co.lookahead = col.lookahead;
         SystemRunOptions ro = o;
-        const auto t0 = std::chrono::steady_clock::now();
+        const auto t1 = std::chrono::steady_clock::now();
+        const double c1 = cpu_now();
         auto s = ClientSession::connect(co);
         ro.make_memory = [s](std::uint32_t chip, const std::string& name) {
           return ClientSession::make_memory(s, chip, name);
         };
         if (o.system.chips > 1) ro.make_fabric = [s] { return ClientSession::make_fabric(s); };
-        const SystemRunResult res = run_system(ro);
+        const SystemRunResult rres = run_system(ro);
         s->bye();
-        remote = std::min(remote, seconds_since(t0));
-        exchanges = s->round_trips();
-        identical = identical && results_json(ro, res).dump() == want;
+        col.best = std::min(col.best, seconds_since(t1));
+        col.cpu.push_back(cpu_now() - c1);
+        col.waits = s->round_trips();
+        col.posted = s->posted();
+        col.identical = col.identical && results_json(ro, rres).dump() == want;
       }
-      int status = 0;
-      waitpid(pid, &status, 0);
-      all_identical = all_identical && identical;
-      std::printf("%-30s %-9s %10.3f %10.3f %9llu %8.2f %s\n", c.name, link, local, remote,
-                  static_cast<unsigned long long>(exchanges), local / remote, identical ? "yes" : "NO");
     }
+    // Each server ends its sessions in run order: repeat-major, lock-step before lookahead.
+    for (std::size_t l = 0; l < servers.size(); ++l) {
+      int status = 0;
+      waitpid(servers[l], &status, 0);
+      const std::vector<double> server_cpu = read_numbers(cpu_fds[l]);
+      for (std::size_t i = 0; i < server_cpu.size() && i / 2 < static_cast<std::size_t>(repeat); ++i)
+        cols[2 * l + i % 2].cpu[i / 2] += server_cpu[i];
+    }
+    for (const Column& col : cols) {
+      all_identical = all_identical && col.identical;
+      const double cpu = *std::min_element(col.cpu.begin(), col.cpu.end());
+      std::printf("%-30s %-4s %-9s %8.3f %9.3f %7llu %7llu %6.2f %6.2f %s\n", c.name, col.link.c_str(),
+                  col.lookahead ? "lookahead" : "lock-step", local, col.best,
+                  static_cast<unsigned long long>(col.waits), static_cast<unsigned long long>(col.posted),
+                  local / col.best, local_cpu / cpu, col.identical ? "yes" : "NO");
+    }
+    std::fflush(stdout);
   }
-  std::printf("gemm %ux%ux%u int8, best of %d; ratio = in-process time / two-process time\n", m, k, n, repeat);
+  std::printf("gemm %ux%ux%u int8, best of %d; ratio = in-process wall time / two-process wall time; cpu = in-process\n"
+              "CPU time / (client + server CPU time); waits = times the client blocked for the server; posted =\n"
+              "requests sent without waiting\n",
+              m, k, n, repeat);
   return all_identical ? 0 : 1;
 }

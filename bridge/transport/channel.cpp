@@ -1,11 +1,16 @@
 #include "bridge/transport/channel.h"
 
 #include <arpa/inet.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <netinet/in.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/generic/stream_protocol.hpp>
 #include <boost/asio/io_context.hpp>
@@ -56,10 +61,58 @@ struct Channel::Impl {
   GenericSocket socket{io};
   std::string peer;
   FrameDecoder decoder;
+  std::vector<std::uint8_t> out;  // queued frames, reused
   std::array<std::uint8_t, 1 << 16> buf{};
+
+  // Reads and writes go straight to the (non-blocking) descriptor with poll()
+  // for the deadline: an io_context round per operation costs more than the
+  // system calls themselves, and an exchange is only a few of them.
+  int fd() { return socket.native_handle(); }
+  [[noreturn]] void closed() {
+    socket.close();
+    try {
+      decoder.finish();
+    } catch (const ProtocolError& e) {
+      throw TransportError("transport: garbage from " + peer + ": " + e.what());
+    }
+    throw TransportError("transport: " + peer + " closed the connection (peer died or quit)");
+  }
+  // Reads what is there now into the decoder; false if nothing (would block).
+  bool read_some() {
+    for (;;) {
+      const ssize_t n = ::recv(fd(), buf.data(), buf.size(), 0);
+      if (n > 0) {
+        decoder.feed(std::span<const std::uint8_t>(buf.data(), static_cast<std::size_t>(n)));
+        return true;
+      }
+      if (n == 0) closed();
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return false;
+      if (errno == ECONNRESET) closed();
+      const std::string why = std::strerror(errno);
+      socket.close();
+      throw TransportError("transport: receiving from " + peer + " failed: " + why + " (peer died?)");
+    }
+  }
+  // Waits until the descriptor is ready for `events` or the deadline; returns the ready events (0 = timeout).
+  short wait(short events, std::chrono::steady_clock::time_point deadline) {
+    for (;;) {
+      const auto left = std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now()).count();
+      pollfd p{fd(), events, 0};
+      const int r = ::poll(&p, 1, static_cast<int>(std::clamp<long long>(left + 1, 0, 1 << 30)));
+      if (r > 0) return p.revents ? p.revents : events;
+      if (r == 0) {
+        if (std::chrono::steady_clock::now() >= deadline) return 0;
+        continue;
+      }
+      if (errno != EINTR) return 0;
+    }
+  }
 };
 
-Channel::Channel(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+Channel::Channel(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {
+  if (m_impl->socket.is_open()) m_impl->socket.non_blocking(true);
+}
 Channel::~Channel() = default;
 
 std::unique_ptr<Channel> Channel::connect(const Address& addr, Millis timeout) {
@@ -82,27 +135,66 @@ std::unique_ptr<Channel> Channel::connect(const Address& addr, Millis timeout) {
   return std::make_unique<Channel>(std::move(impl));
 }
 
+void Channel::queue(const Message& m) { encode_into(m_impl->out, m); }
+
+std::size_t Channel::queued() const { return m_impl->out.size(); }
+
 void Channel::send(const Message& m, Millis timeout) {
-  const auto bytes = encode(m);
-  send_raw(bytes, timeout);
+  queue(m);
+  flush(timeout);
 }
 
 void Channel::send_raw(std::span<const std::uint8_t> bytes, Millis timeout) {
+  m_impl->out.insert(m_impl->out.end(), bytes.begin(), bytes.end());
+  flush(timeout);
+}
+
+void Channel::flush(Millis timeout) {
   Impl& s = *m_impl;
+  if (s.out.empty()) return;
   if (!s.socket.is_open()) throw TransportError("transport: connection to " + s.peer + " is closed");
-  boost::system::error_code ec;
-  const bool ok = run_with_deadline(
-      s.io, timeout,
-      [&](bool& done) {
-        asio::async_write(s.socket, asio::buffer(bytes.data(), bytes.size()),
-                          [&](const boost::system::error_code& e, std::size_t) {
-                            ec = e;
-                            done = true;
-                          });
-      },
-      [&] { s.socket.cancel(); });
-  if (!ok) throw TransportError("transport: " + s.peer + " did not take data for " + seconds(timeout) + " (stalled)");
-  if (ec) throw TransportError("transport: sending to " + s.peer + " failed: " + ec.message() + " (peer died?)");
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::size_t done = 0;
+  while (done < s.out.size()) {
+    const ssize_t n = ::send(s.fd(), s.out.data() + done, s.out.size() - done, MSG_NOSIGNAL);
+    if (n > 0) {
+      done += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+      const int err = errno;
+      s.out.clear();
+      if (err == EPIPE || err == ECONNRESET) {
+        s.socket.close();
+        throw TransportError("transport: " + s.peer + " closed the connection (peer died or quit)");
+      }
+      s.socket.close();
+      throw TransportError("transport: sending to " + s.peer + " failed: " + std::strerror(err) + " (peer died?)");
+    }
+    // Full: take the peer's data meanwhile, so that its own writes cannot block it forever.
+    const short ev = s.wait(POLLOUT | POLLIN, deadline);
+    if (ev == 0) {
+      s.out.clear();
+      throw TransportError("transport: " + s.peer + " did not take data for " + seconds(timeout) + " (stalled)");
+    }
+    if (ev & POLLIN) s.read_some();
+  }
+  s.out.clear();
+}
+
+std::optional<Message> Channel::try_receive() {
+  Impl& s = *m_impl;
+  for (int pass = 0; pass < 2; ++pass) {
+    try {
+      if (auto m = s.decoder.next()) return m;
+    } catch (const ProtocolError& e) {
+      s.socket.close();
+      throw TransportError("transport: garbage from " + s.peer + ": " + e.what());
+    }
+    if (pass == 0 && (!s.socket.is_open() || !s.read_some())) break;
+  }
+  return std::nullopt;
 }
 
 Message Channel::receive(Millis timeout) {
@@ -116,36 +208,11 @@ Message Channel::receive(Millis timeout) {
       throw TransportError("transport: garbage from " + s.peer + ": " + e.what());
     }
     if (!s.socket.is_open()) throw TransportError("transport: connection to " + s.peer + " is closed");
-    const auto left = std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
-    boost::system::error_code ec;
-    std::size_t n = 0;
-    const bool ok = run_with_deadline(
-        s.io, std::max(left, Millis(0)),
-        [&](bool& done) {
-          s.socket.async_read_some(asio::buffer(s.buf), [&](const boost::system::error_code& e, std::size_t k) {
-            ec = e;
-            n = k;
-            done = true;
-          });
-        },
-        [&] { s.socket.cancel(); });
-    if (!ok)
+    flush(timeout);
+    if (s.read_some()) continue;
+    if (s.wait(POLLIN, deadline) == 0)
       throw TransportError("transport: no message from " + s.peer + " within " + seconds(timeout) +
                            " (peer stalled or dead)");
-    if (n > 0) s.decoder.feed(std::span<const std::uint8_t>(s.buf.data(), n));
-    if (ec) {
-      if (n > 0) continue;  // take what came before the error first
-      s.socket.close();
-      if (ec == asio::error::eof) {
-        try {
-          s.decoder.finish();
-        } catch (const ProtocolError& e) {
-          throw TransportError("transport: garbage from " + s.peer + ": " + e.what());
-        }
-        throw TransportError("transport: " + s.peer + " closed the connection (peer died or quit)");
-      }
-      throw TransportError("transport: receiving from " + s.peer + " failed: " + ec.message() + " (peer died?)");
-    }
   }
 }
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -34,11 +35,22 @@ class Channel {
   /// Connects within `timeout`; throws TransportError.
   static std::unique_ptr<Channel> connect(const Address& addr, Millis timeout);
 
+  /// Queues then flushes.
   void send(const Message& m, Millis timeout);
+  /// Appends a frame to the output buffer without writing (see flush).
+  void queue(const Message& m);
+  /// Writes everything queued within `timeout`, reading what the peer sends meanwhile so two
+  /// peers writing at once cannot block each other.
+  void flush(Millis timeout);
+  /// Bytes queued and not yet written.
+  std::size_t queued() const;
   /// Raw bytes as they are (tests use it to play a broken peer).
   void send_raw(std::span<const std::uint8_t> bytes, Millis timeout);
   /// The next message within `timeout`; throws TransportError (with the peer's name) otherwise.
+  /// Flushes queued output before waiting: never wait for a peer that may be waiting for us.
   Message receive(Millis timeout);
+  /// A message that is already here (buffered or readable now), without waiting; nullopt otherwise.
+  std::optional<Message> try_receive();
   void close();
   /// "tcp://..." or "unix:..." of the other end, for messages.
   const std::string& peer() const;

@@ -15,6 +15,7 @@ std::shared_ptr<ClientSession> ClientSession::connect(const ClientOptions& opts)
   h.seed = opts.seed;
   h.role = Role::kClient;
   h.chips = opts.chips;
+  h.flags = opts.lookahead ? kHelloLookahead : 0;
   if (h.chips.empty())
     for (std::uint32_t c = 0; c < opts.system.chips; ++c) h.chips.push_back(c);
   {
@@ -28,6 +29,9 @@ std::shared_ptr<ClientSession> ClientSession::connect(const ClientOptions& opts)
       s->fail_locked("server speaks protocol version " + std::to_string(r->version) + ", this client " +
                      std::to_string(kProtocolVersion));
     s->m_fabric_chips = r->fabric_chips;
+    if (r->mem_capacity > 0 && !opts.lookahead) s->fail_locked("server granted lookahead mode, which was not asked for");
+    s->m_contract = FixedLatency{r->mem_latency_ps, r->mem_capacity};
+    s->m_inbox.resize(opts.system.chips);
   }
   s->m_heartbeat = std::thread([p = s.get()] { p->heartbeat_loop(); });
   return s;
@@ -95,10 +99,75 @@ void ClientSession::heartbeat_loop() {
   }
 }
 
+bool ClientSession::stash_locked(Message& m) {
+  auto* r = std::get_if<ResponseMsg>(&m);
+  if (!r || m_contract.capacity == 0) return false;
+  if (r->chip >= m_inbox.size()) fail_locked("RESPONSE for chip " + std::to_string(r->chip) + ", which is not served");
+  m_inbox[r->chip].push_back(std::move(r->resp));
+  return true;
+}
+
+Message ClientSession::receive_answer_locked() {
+  for (;;) {
+    Message m = receive_locked();
+    if (!stash_locked(m)) return m;
+  }
+}
+
+void ClientSession::post_request(std::uint32_t chip, const MemRequest& req, Time now) {
+  std::lock_guard lk(m_mutex);
+  check_locked();
+  // Batched, but not for long: the server pushes a completion as soon as it has
+  // the request, so it is usually here before the simulation reaches its time.
+  // Anything queued is also written before any wait (Channel::receive).
+  const auto t = std::chrono::steady_clock::now();
+  if (m_channel->queued() == 0) m_first_queued = t;
+  m_channel->queue(RequestMsg{chip, now, false, req});
+  ++m_posted;
+  if (m_channel->queued() >= kPostBatchBytes || t - m_first_queued >= kPostBatchDelay) {
+    try {
+      m_channel->flush(m_opts.reply_timeout);
+      m_last_send = t;
+    } catch (const TransportError& e) {
+      fail_locked(e.what());
+    }
+  }
+}
+
+void ClientSession::take_completions(std::uint32_t chip, std::size_t n, std::vector<MemResponse>& out) {
+  std::lock_guard lk(m_mutex);
+  check_locked();
+  if (chip >= m_inbox.size()) fail_locked("no memory of chip " + std::to_string(chip) + " is served");
+  auto& box = m_inbox[chip];
+  // What already arrived costs no wait; only block (and count it) for the rest.
+  while (box.size() < n) {
+    std::optional<Message> m;
+    try {
+      m = m_channel->try_receive();
+    } catch (const TransportError& e) {
+      fail_locked(e.what());
+    }
+    if (!m) break;
+    if (auto* e = std::get_if<ErrorMsg>(&*m)) fail_locked("refused: " + e->text);
+    if (!stash_locked(*m))
+      fail_locked("unexpected " + type_name(static_cast<std::uint8_t>(type_of(*m))) + " while waiting for completions");
+  }
+  if (box.size() < n) ++m_round_trips;
+  while (box.size() < n) {
+    Message m = receive_locked();
+    if (!stash_locked(m))
+      fail_locked("unexpected " + type_name(static_cast<std::uint8_t>(type_of(m))) + " while waiting for completions");
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    out.push_back(std::move(box.front()));
+    box.pop_front();
+  }
+}
+
 AckMsg ClientSession::request(std::uint32_t chip, const MemRequest& req, Time now, bool probe) {
   std::lock_guard lk(m_mutex);
   send_locked(RequestMsg{chip, now, probe, req});
-  Message m = receive_locked();
+  Message m = receive_answer_locked();
   ++m_round_trips;
   if (auto* a = std::get_if<AckMsg>(&m)) return *a;
   fail_locked("expected ACK to a REQUEST, got " + type_name(static_cast<std::uint8_t>(type_of(m))));
@@ -107,7 +176,7 @@ AckMsg ClientSession::request(std::uint32_t chip, const MemRequest& req, Time no
 AckMsg ClientSession::packet(const IciPacket& pkt, Time now, bool probe) {
   std::lock_guard lk(m_mutex);
   send_locked(PacketMsg{now, probe, pkt});
-  Message m = receive_locked();
+  Message m = receive_answer_locked();
   ++m_round_trips;
   if (auto* a = std::get_if<AckMsg>(&m)) return *a;
   fail_locked("expected ACK to a PACKET, got " + type_name(static_cast<std::uint8_t>(type_of(m))));
@@ -119,7 +188,7 @@ Time ClientSession::advance(std::uint32_t target, Time now, std::vector<MemRespo
   send_locked(SyncMsg{target, now});
   ++m_round_trips;
   for (;;) {
-    Message m = receive_locked();
+    Message m = receive_answer_locked();
     if (auto* r = std::get_if<ResponseMsg>(&m)) {
       if (r->chip != target) fail_locked("RESPONSE for chip " + std::to_string(r->chip) + " during a SYNC of another target");
       completions.push_back(std::move(r->resp));
@@ -155,7 +224,7 @@ void ClientSession::backdoor_read(std::uint32_t chip, std::uint64_t addr, std::s
   for (std::size_t off = 0; off < out.size(); off += kPiece) {
     const std::size_t n = std::min(kPiece, out.size() - off);
     send_locked(BackdoorMsg{chip, addr + off, false, static_cast<std::uint32_t>(n), {}});
-    Message m = receive_locked();
+    Message m = receive_answer_locked();
     ++m_round_trips;
     auto* b = std::get_if<BackdoorMsg>(&m);
     if (!b || b->data.size() != n) fail_locked("bad answer to a BACKDOOR read");
@@ -167,7 +236,7 @@ void ClientSession::bye() {
   std::lock_guard lk(m_mutex);
   if (m_closed || !m_failed.empty() || !m_channel) return;
   send_locked(ByeMsg{});
-  Message m = receive_locked();
+  Message m = receive_answer_locked();
   m_closed = true;
   m_channel->close();
   if (!std::holds_alternative<ByeMsg>(m))

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -30,6 +31,9 @@ struct ClientOptions {
   Millis connect_timeout{5'000};
   Millis reply_timeout{10'000};      ///< A server silent this long is taken for dead.
   Millis heartbeat{1'000};           ///< Send HEARTBEAT after this much silence.
+  /// Ask for lookahead mode: with a fixed-latency memory the proxies mirror its acceptance
+  /// and timing, send requests without waiting, and take pushed completions (docs/transport.md).
+  bool lookahead = true;
 };
 
 class ClientSession {
@@ -38,6 +42,12 @@ class ClientSession {
   static std::shared_ptr<ClientSession> connect(const ClientOptions& opts);
   ~ClientSession();
 
+  /// The memories' fixed-latency contract the server granted (capacity 0: lock-step).
+  const FixedLatency& contract() const { return m_contract; }
+  /// Lookahead mode: sends an accepted request without waiting for anything.
+  void post_request(std::uint32_t chip, const MemRequest& req, Time now);
+  /// Lookahead mode: the next `n` completions of chip `chip`'s memory, in order (waits for those not yet pushed).
+  void take_completions(std::uint32_t chip, std::size_t n, std::vector<MemResponse>& out);
   /// Offers (probe: asks about) a request to chip `chip`'s memory.
   AckMsg request(std::uint32_t chip, const MemRequest& req, Time now, bool probe);
   /// Injects (probe: asks about) a packet.
@@ -51,8 +61,10 @@ class ClientSession {
   void bye();
 
   std::uint32_t fabric_chips() const { return m_fabric_chips; }
-  /// Request/answer exchanges so far (the cost of the transport).
+  /// Times the client waited for the server (the cost of the transport).
   std::uint64_t round_trips() const { return m_round_trips; }
+  /// Messages sent without waiting for an answer (lookahead requests).
+  std::uint64_t posted() const { return m_posted; }
   const std::string& address() const { return m_opts.address; }
 
   /// Proxies of the served models (they keep the session alive).
@@ -64,6 +76,9 @@ class ClientSession {
   explicit ClientSession(ClientOptions opts);
   void send_locked(const Message& m);
   Message receive_locked();
+  // The next message that is not a pushed completion (those go to m_inbox).
+  Message receive_answer_locked();
+  bool stash_locked(Message& m);
   [[noreturn]] void fail_locked(const std::string& why);
   void check_locked();
   void heartbeat_loop();
@@ -75,6 +90,12 @@ class ClientSession {
   bool m_closed = false;
   std::uint32_t m_fabric_chips = 0;
   std::uint64_t m_round_trips = 0;
+  std::uint64_t m_posted = 0;
+  std::chrono::steady_clock::time_point m_first_queued;  // oldest posted request not yet written
+  static constexpr std::size_t kPostBatchBytes = 4096;
+  static constexpr std::chrono::microseconds kPostBatchDelay{20};
+  FixedLatency m_contract;
+  std::vector<std::deque<MemResponse>> m_inbox;  // per chip: pushed completions not yet taken
   std::chrono::steady_clock::time_point m_last_send;
   std::condition_variable m_cv;
   bool m_stop = false;

@@ -6,8 +6,10 @@ namespace mxc::transport {
 
 namespace {
 
+// Appends to a caller's buffer, so a connection reuses one buffer for all its frames.
 class Writer {
  public:
+  explicit Writer(std::vector<std::uint8_t>& out) : m_out(out) {}
   void u8(std::uint8_t v) { m_out.push_back(v); }
   void u16(std::uint16_t v) { put(v, 2); }
   void u32(std::uint32_t v) { put(v, 4); }
@@ -25,13 +27,12 @@ class Writer {
       u8(v);
     }
   }
-  std::vector<std::uint8_t>& out() { return m_out; }
 
  private:
   void put(std::uint64_t v, int n) {
     for (int i = 0; i < n; ++i) m_out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
   }
-  std::vector<std::uint8_t> m_out;
+  std::vector<std::uint8_t>& m_out;
 };
 
 class Reader {
@@ -173,6 +174,9 @@ struct BodyWriter {
     w.u32(static_cast<std::uint32_t>(h.chips.size()));
     for (std::uint32_t c : h.chips) w.u32(c);
     w.u32(h.fabric_chips);
+    w.u8(h.flags);
+    w.u64(h.mem_latency_ps);
+    w.u32(h.mem_capacity);
   }
   void operator()(const RequestMsg& m) const {
     w.u32(m.chip);
@@ -234,18 +238,26 @@ std::string type_name(std::uint8_t type) {
   return "type " + std::to_string(type);
 }
 
-std::vector<std::uint8_t> encode(const Message& m) {
-  Writer w;
+void encode_into(std::vector<std::uint8_t>& out, const Message& m) {
+  const std::size_t start = out.size();
+  Writer w(out);
   w.u32(0);  // length, patched below
   w.u8(static_cast<std::uint8_t>(type_of(m)));
   std::visit(BodyWriter{w}, m);
-  auto& out = w.out();
-  const std::size_t len = out.size() - kLengthBytes;
-  if (len > kMaxFrameBytes)
-    throw std::length_error("transport: " + type_name(out[kLengthBytes]) + " frame of " + std::to_string(len) +
+  const std::size_t len = out.size() - start - kLengthBytes;
+  if (len > kMaxFrameBytes) {
+    const std::string name = type_name(out[start + kLengthBytes]);
+    out.resize(start);
+    throw std::length_error("transport: " + name + " frame of " + std::to_string(len) +
                             " bytes exceeds the limit of " + std::to_string(kMaxFrameBytes));
-  for (std::size_t i = 0; i < kLengthBytes; ++i) out[i] = static_cast<std::uint8_t>(len >> (8 * i));
-  return std::move(out);
+  }
+  for (std::size_t i = 0; i < kLengthBytes; ++i) out[start + i] = static_cast<std::uint8_t>(len >> (8 * i));
+}
+
+std::vector<std::uint8_t> encode(const Message& m) {
+  std::vector<std::uint8_t> out;
+  encode_into(out, m);
+  return out;
 }
 
 Message decode_body(std::span<const std::uint8_t> body) {
@@ -269,6 +281,10 @@ Message decode_body(std::span<const std::uint8_t> body) {
       if (n > 4096) throw ProtocolError("HELLO frame: " + std::to_string(n) + " chips (at most 4096)");
       for (std::uint32_t i = 0; i < n; ++i) h.chips.push_back(r.u32());
       h.fabric_chips = r.u32();
+      h.flags = r.u8();
+      if (h.flags & ~kHelloFlagsKnown) throw ProtocolError("HELLO frame: unknown flags " + std::to_string(h.flags));
+      h.mem_latency_ps = r.u64();
+      h.mem_capacity = r.u32();
       m = std::move(h);
       break;
     }

@@ -19,10 +19,13 @@
 
 namespace mxc::transport {
 
-inline constexpr std::uint16_t kProtocolVersion = 1;
+inline constexpr std::uint16_t kProtocolVersion = 2;
 inline constexpr std::uint32_t kHelloMagic = 0x5343584du;  // "MXCS" as little-endian bytes
 inline constexpr std::uint32_t kMaxFrameBytes = 16u << 20;
 inline constexpr std::size_t kLengthBytes = 4;
+/// HELLO flag (client): serve fixed-latency memories in lookahead mode (docs/transport.md).
+inline constexpr std::uint8_t kHelloLookahead = 1;
+inline constexpr std::uint8_t kHelloFlagsKnown = kHelloLookahead;
 /// SYNC / advance target meaning the fabric rather than a chip's memory.
 inline constexpr std::uint32_t kFabricTarget = 0xffffffffu;
 
@@ -56,6 +59,13 @@ struct Hello {
   Role role = Role::kClient;
   std::vector<std::uint32_t> chips;    ///< Chips whose memory the client wants / the server hosts.
   std::uint32_t fabric_chips = 0;      ///< Server: chips of its fabric (0 = no fabric).
+  std::uint8_t flags = 0;              ///< Client: kHelloLookahead to ask for lookahead mode.
+  /// Server: the memories' fixed-latency contract granted for lookahead mode (capacity 0 = none,
+  /// every memory exchange is lock-step): each accepted request completes exactly
+  /// mem_latency_ps later, in acceptance order, and a request is accepted iff fewer than
+  /// mem_capacity are in flight.
+  std::uint64_t mem_latency_ps = 0;
+  std::uint32_t mem_capacity = 0;
 };
 /// Client -> server: offer (or, with probe, ask whether it would accept) a request at `time`.
 struct RequestMsg {
@@ -111,6 +121,8 @@ std::string type_name(std::uint8_t type);
 
 /// A whole frame: length prefix, type, body.
 std::vector<std::uint8_t> encode(const Message& m);
+/// Appends a whole frame to `out` (no allocation once `out` has grown); throws std::length_error.
+void encode_into(std::vector<std::uint8_t>& out, const Message& m);
 /// Decodes one frame body (type byte + payload); throws ProtocolError.
 Message decode_body(std::span<const std::uint8_t> body);
 

@@ -1,5 +1,7 @@
 #include "bridge/transport/remote_memory.h"
 
+#include <stdexcept>
+
 namespace mxc::transport {
 
 namespace {
@@ -12,18 +14,37 @@ bool same_question(const MemRequest& a, const MemRequest& b) {
 }  // namespace
 
 RemoteMemoryTarget::RemoteMemoryTarget(std::shared_ptr<ClientSession> session, std::uint32_t chip, std::string name)
-    : m_session(std::move(session)), m_chip(chip), m_name(std::move(name)) {
-  m_next = m_session->advance(m_chip, kNever, m_completions, m_unused);
+    : m_session(std::move(session)), m_chip(chip), m_name(std::move(name)), m_contract(m_session->contract()) {
+  if (m_contract.capacity == 0) m_next = m_session->advance(m_chip, kNever, m_completions, m_unused);
 }
 
 void RemoteMemoryTarget::advance_to(Time now) {
   m_completions.clear();
+  if (m_contract.capacity > 0) {
+    std::size_t n = 0;
+    while (n < m_in_flight.size() && m_in_flight[n].complete <= now) ++n;
+    m_session->take_completions(m_chip, n, m_completions);
+    // As the served model does: retire one, report it, then the next.
+    for (const MemResponse& r : m_completions) {
+      const InFlight want = m_in_flight.front();
+      if (r.id != want.id || r.complete != want.complete)
+        throw TransportError("transport: server " + m_session->address() + ": completion of request " +
+                             std::to_string(r.id) + " at " + std::to_string(r.complete) + " ps breaks the " +
+                             "fixed-latency contract (expected request " + std::to_string(want.id) + " at " +
+                             std::to_string(want.complete) + " ps)");
+      m_in_flight.pop_front();
+      m_next = m_in_flight.empty() ? kNever : m_in_flight.front().complete;
+      complete(r);
+    }
+    return;
+  }
   m_next = m_session->advance(m_chip, now, m_completions, m_unused);
   ++m_state;
   for (const MemResponse& r : m_completions) complete(r);
 }
 
 bool RemoteMemoryTarget::can_accept(const MemRequest& req) const {
+  if (m_contract.capacity > 0) return m_in_flight.size() < m_contract.capacity;
   if (m_probe_state == m_state && same_question(m_probe, req)) return m_probe_answer;
   m_probe_answer = m_session->request(m_chip, req, 0, true).accepted;
   m_probe_state = m_state;
@@ -34,6 +55,17 @@ bool RemoteMemoryTarget::can_accept(const MemRequest& req) const {
 }
 
 bool RemoteMemoryTarget::send(const MemRequest& req, Time now) {
+  if (m_contract.capacity > 0) {
+    if (m_in_flight.size() >= m_contract.capacity) return false;  // the served model would refuse too
+    // The served model's own check, here, so the error comes from this call as it would locally.
+    if (req.write && req.data.size() != req.bytes)
+      throw std::invalid_argument(m_name + ": write request " + std::to_string(req.id) + " carries " +
+                                  std::to_string(req.data.size()) + " bytes, expected " + std::to_string(req.bytes));
+    m_session->post_request(m_chip, req, now);
+    m_in_flight.push_back({req.id, now + m_contract.latency_ps});
+    m_next = m_in_flight.front().complete;
+    return true;
+  }
   const AckMsg a = m_session->request(m_chip, req, now, false);
   m_next = a.next_event;
   if (a.accepted) ++m_state;

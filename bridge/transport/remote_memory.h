@@ -2,7 +2,10 @@
 // RemoteMemoryTarget: a chip's memory served by another process. Exact, not
 // approximate: the served model sees the same calls at the same simulated
 // times as a local one would, and its completions come back during the
-// advance_to() that produced them (docs/transport.md).
+// advance_to() that produced them (docs/transport.md). Lock-step: one
+// exchange per interaction. Lookahead (fixed-latency memory): requests are
+// posted without waiting and completions pushed by the server.
+#include <deque>
 #include <memory>
 #include <string>
 
@@ -38,6 +41,15 @@ class RemoteMemoryTarget : public MemoryTarget {
   mutable bool m_probe_answer = false;
   std::vector<MemResponse> m_completions;
   std::vector<IciPacket> m_unused;
+  // Lookahead mode (a fixed-latency contract): the requests in flight, in
+  // acceptance order, mirror the served model exactly, so acceptance and the
+  // next event time are known here without asking.
+  struct InFlight {
+    std::uint64_t id;
+    Time complete;
+  };
+  FixedLatency m_contract;
+  std::deque<InFlight> m_in_flight;
 };
 
 }  // namespace mxc::transport

@@ -54,6 +54,11 @@ std::unique_ptr<MemoryTarget> make_served_memory(const ServedSystem& sys, std::u
   throw std::invalid_argument("served system: unknown memory kind '" + sys.memory + "' (ideal or hbm)");
 }
 
+std::optional<FixedLatency> fixed_latency_contract(const ServedSystem& sys) {
+  if (sys.memory != "ideal") return std::nullopt;
+  return FixedLatency{sys.ideal_latency_ps, sys.ideal_outstanding};
+}
+
 std::unique_ptr<Fabric> make_served_fabric(const ServedSystem& sys) {
   if (sys.chips <= 1) return nullptr;
   return ici::make_fabric(ici::load_ici_config(sys.ici_config));

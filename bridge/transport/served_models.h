@@ -6,6 +6,7 @@
 // connection is refused.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "models/core/fabric.h"
@@ -25,6 +26,16 @@ struct ServedSystem {
 
 /// FNV-1a 64 of the description, with the contents (not the paths) of the YAML files it names.
 std::uint64_t config_hash(const ServedSystem& sys);
+
+/// A memory whose timing the client can mirror exactly: every accepted request
+/// completes exactly `latency_ps` after acceptance, in acceptance order, and a
+/// request is accepted iff fewer than `capacity` are in flight (IdealMemory).
+struct FixedLatency {
+  Time latency_ps = 0;
+  std::uint32_t capacity = 0;
+};
+/// The contract of the described memory, or nullopt when its timing depends on its state (HBM).
+std::optional<FixedLatency> fixed_latency_contract(const ServedSystem& sys);
 
 /// The real memory of chip `chip` (throws std::invalid_argument on a bad description).
 std::unique_ptr<MemoryTarget> make_served_memory(const ServedSystem& sys, std::uint32_t chip, const std::string& name);

@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <ctime>
 #include <map>
 #include <ostream>
 
@@ -13,6 +14,12 @@ std::string hex(std::uint64_t v) {
   char b[24];
   std::snprintf(b, sizeof b, "%016" PRIx64, v);
   return b;
+}
+
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
 struct Refused : std::runtime_error {
@@ -50,7 +57,9 @@ void Server::serve() {
     ++accepted;
     sessions.emplace_back([this, c = std::shared_ptr<Channel>(std::move(ch)), n = accepted] {
       log("session " + std::to_string(n) + ": connected");
+      const double cpu0 = thread_cpu_seconds();
       SessionOutcome out = run_session(*c);
+      out.cpu_seconds = thread_cpu_seconds() - cpu0;
       c->close();
       log("session " + std::to_string(n) + ": " + (out.ok ? "done" : "failed: " + out.error) + " after " +
           std::to_string(out.messages) + " messages");
@@ -70,7 +79,12 @@ SessionOutcome Server::run_session(Channel& ch) {
   std::vector<ResponseMsg> completions;
   std::vector<IciPacket> deliveries;
   Time last = 0;
-  const auto reply = [&](const Message& m) { ch.send(m, m_opts.write_timeout); };
+  // Answers are queued and written together when the session next waits for input (Channel::receive).
+  const auto reply = [&](const Message& m) { ch.queue(m); };
+  const auto reply_now = [&](const Message& m) {
+    ch.queue(m);
+    ch.flush(m_opts.write_timeout);
+  };
   try {
     Message first = ch.receive(m_opts.read_timeout);
     ++out.messages;
@@ -98,7 +112,15 @@ SessionOutcome Server::run_session(Channel& ch) {
     }
     fabric = make_served_fabric(sys);
     if (fabric) fabric->set_delivery([&deliveries](const IciPacket& p) { deliveries.push_back(p); });
+    // Lookahead mode: the client mirrors the contract, so requests need no ACK
+    // and completions are pushed as soon as they are final (docs/transport.md).
+    const auto contract = fixed_latency_contract(sys);
+    const bool lookahead = (h->flags & kHelloLookahead) && contract && contract->capacity > 0;
     Hello me;
+    if (lookahead) {
+      me.mem_latency_ps = contract->latency_ps;
+      me.mem_capacity = contract->capacity;
+    }
     me.config_hash = m_hash;
     me.seed = m_opts.seed;
     me.role = Role::kServer;
@@ -134,6 +156,18 @@ SessionOutcome Server::run_session(Channel& ch) {
       }
       if (auto* q = std::get_if<RequestMsg>(&m)) {
         MemoryTarget& mem = memory(q->chip);
+        if (lookahead && !q->probe) {
+          if (q->time < last) throw Refused("REQUEST at " + std::to_string(q->time) + " ps is in the past");
+          last = q->time;
+          if (!mem.send(q->req, q->time))
+            throw Refused("memory of chip " + std::to_string(q->chip) + " refused request " +
+                          std::to_string(q->req.id) + " that the client, by the fixed-latency contract, sent to a free slot");
+          // Everything up to now + latency is final: a later request completes after it.
+          completions.clear();
+          mem.advance_to(q->time + contract->latency_ps);
+          for (const auto& r : completions) ch.queue(r);
+          continue;
+        }
         AckMsg a;
         if (q->probe) {
           a.accepted = mem.can_accept(q->req);
@@ -187,7 +221,7 @@ SessionOutcome Server::run_session(Channel& ch) {
         // Only proves the client is alive.
       } else if (std::holds_alternative<ByeMsg>(m)) {
         for (auto& [c, mem] : mems) finish_served_memory(*mem, last);
-        reply(ByeMsg{});
+        reply_now(ByeMsg{});
         out.ok = true;
         return out;
       } else if (auto* e = std::get_if<ErrorMsg>(&m)) {
@@ -200,7 +234,7 @@ SessionOutcome Server::run_session(Channel& ch) {
   } catch (const Refused& e) {
     out.error = e.what();
     try {
-      reply(ErrorMsg{e.what()});
+      reply_now(ErrorMsg{e.what()});
     } catch (const std::exception&) {
     }
   } catch (const TransportError& e) {
@@ -209,7 +243,7 @@ SessionOutcome Server::run_session(Channel& ch) {
     // A model failed (bad request, timing violation): tell the client why.
     out.error = std::string("server model error: ") + e.what();
     try {
-      reply(ErrorMsg{out.error});
+      reply_now(ErrorMsg{out.error});
     } catch (const std::exception&) {
     }
   }

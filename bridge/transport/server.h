@@ -35,6 +35,7 @@ struct SessionOutcome {
   bool ok = false;
   std::string error;              ///< Why it failed (empty when ok).
   std::uint64_t messages = 0;
+  double cpu_seconds = 0;         ///< CPU time of the session's thread (the cost of serving it).
 };
 
 class Server {

@@ -43,7 +43,13 @@ TEST_CASE("frame: every message type survives a round trip field by field") {
   h.role = Role::kServer;
   h.chips = {0, 3, 7};
   h.fabric_chips = 4;
+  h.flags = kHelloLookahead;
+  h.mem_latency_ps = 0x0102030405ull;
+  h.mem_capacity = 64;
   const auto h2 = std::get<Hello>(round_trip(h));
+  CHECK(h2.flags == kHelloLookahead);
+  CHECK(h2.mem_latency_ps == h.mem_latency_ps);
+  CHECK(h2.mem_capacity == 64);
   CHECK(h2.magic == kHelloMagic);
   CHECK(h2.version == kProtocolVersion);
   CHECK(h2.config_hash == h.config_hash);
@@ -171,4 +177,10 @@ TEST_CASE("frame: garbage gives a clear error, never a message") {
   CHECK_THROWS_WITH(big.next(), Catch::Contains("BACKDOOR frame: truncated"));
   // Not an mxcosim peer at all (e.g. an HTTP client): a HELLO with a bad magic.
   CHECK_THROWS_WITH(decode_body(std::vector<std::uint8_t>{1, 'G', 'E', 'T', ' '}), Catch::Contains("bad magic"));
+  // A HELLO flag this version does not know.
+  Hello h;
+  h.flags = 0x80;
+  auto bytes = encode(h);
+  CHECK_THROWS_WITH(decode_body(std::span<const std::uint8_t>(bytes).subspan(kLengthBytes)),
+                    Catch::Contains("unknown flags 128"));
 }

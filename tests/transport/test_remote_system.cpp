@@ -34,7 +34,7 @@ SystemRunResult run(const SystemRunOptions& o, const Workload* w) { return w ? r
 
 // The same run with the memories (and fabric) served by a server thread.
 std::string remote_json(SystemRunOptions o, const Workload* w, const std::string& tag,
-                        std::uint64_t* round_trips = nullptr) {
+                        std::uint64_t* round_trips = nullptr, bool lookahead = true) {
   ServerOptions so;
   so.system = served_of(o.system);
   so.seed = o.seed;
@@ -45,6 +45,7 @@ std::string remote_json(SystemRunOptions o, const Workload* w, const std::string
     co.address = st.address;
     co.system = so.system;
     co.seed = o.seed;
+    co.lookahead = lookahead;
     auto s = ClientSession::connect(co);
     o.make_memory = [s](std::uint32_t c, const std::string& n) { return ClientSession::make_memory(s, c, n); };
     o.make_fabric = [s] { return ClientSession::make_fabric(s); };
@@ -98,9 +99,26 @@ TEST_CASE("remote: single-chip GEMM on the ideal memory gives byte-identical res
   const SystemRunResult local = run_system(o);
   REQUIRE(local.passed);
   REQUIRE(local.hbm_read_bytes > 0);
-  std::uint64_t trips = 0;
-  CHECK(remote_json(o, nullptr, "gemm-ideal", &trips) == results_json(o, local).dump());
-  CHECK(trips > 0);
+  const std::string want = results_json(o, local).dump();
+  std::uint64_t lockstep = 0, lookahead = 0;
+  CHECK(remote_json(o, nullptr, "gemm-ideal", &lockstep, false) == want);
+  CHECK(remote_json(o, nullptr, "gemm-ideal-la", &lookahead, true) == want);
+  CHECK(lockstep > 0);
+  // Lookahead waits only for completions not yet pushed: far fewer waits than exchanges.
+  CHECK(lookahead < lockstep / 2);
+}
+
+TEST_CASE("remote: lookahead mode is exact when the memory refuses (full) and at 0 latency") {
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/tile4_ideal.yaml");
+  o.workload.shape = {8, 8, 8, DType::kInt8};
+  for (const auto& [latency, outstanding] : {std::pair<Time, std::uint32_t>{400'000, 1}, {0, 2}, {150'000, 3}}) {
+    o.system.ideal_latency_ps = latency;
+    o.system.ideal_outstanding = outstanding;
+    const SystemRunResult local = run_system(o);
+    REQUIRE(local.passed);
+    CHECK(remote_json(o, nullptr, "refuse-" + std::to_string(outstanding)) == results_json(o, local).dump());
+  }
 }
 
 TEST_CASE("remote: single-chip GEMM on HBM2 gives byte-identical results") {
@@ -127,6 +145,15 @@ TEST_CASE("remote: two chips on HBM2 and a ring fabric give byte-identical resul
   REQUIRE(ring.passed);
   REQUIRE(ring.ici_bytes == 2 * 2 * o.system.cols);  // 2 chips x 2 tiles x one row
   CHECK(remote_json(o, &w, "ring-2chip") == results_json(o, ring).dump());
+
+  // The same on ideal memories: pushed completions interleave with the fabric's lock-step exchanges.
+  o.system.memory = "ideal";
+  const SystemRunResult ideal_gemm = run_system(o);
+  REQUIRE(ideal_gemm.passed);
+  CHECK(remote_json(o, nullptr, "gemm-2chip-ideal") == results_json(o, ideal_gemm).dump());
+  const SystemRunResult ideal_ring = run_system(o, w);
+  REQUIRE(ideal_ring.passed);
+  CHECK(remote_json(o, &w, "ring-2chip-ideal") == results_json(o, ideal_ring).dump());
 }
 
 TEST_CASE("remote: a server that dies mid-run fails the run with a clear error, no hang") {

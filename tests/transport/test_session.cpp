@@ -83,9 +83,14 @@ TEST_CASE("transport: a served ideal memory completes like the local one, call f
   CHECK(std::get<1>(want.done[0]) == 50'000);
   CHECK(std::get<2>(want.done[0]) == std::vector<std::uint8_t>{1, 2});
 
-  ServerThread st(options(sys), "call");
+  // Lock-step (an exchange per call) and lookahead (the proxy mirrors the contract).
+  const bool lookahead = GENERATE(false, true);
+  ServerThread st(options(sys), lookahead ? "call-la" : "call");
   {
-    auto s = ClientSession::connect(client(st.address, sys));
+    ClientOptions c = client(st.address, sys);
+    c.lookahead = lookahead;
+    auto s = ClientSession::connect(c);
+    CHECK(s->contract().capacity == (lookahead ? 2u : 0u));
     auto remote = ClientSession::make_memory(s, 0, "remote");
     Log got;
     got.attach(*remote);
@@ -158,7 +163,9 @@ TEST_CASE("transport: garbage, death or silence of the server fails the client w
     ServerOptions o = options(sys);
     o.drop_after = 4;  // HELLO, the initial SYNC, then two exchanges
     ServerThread st(o, "drop");
-    auto s = ClientSession::connect(client(st.address, sys));
+    ClientOptions c = client(st.address, sys);
+    c.lookahead = false;
+    auto s = ClientSession::connect(c);
     auto remote = ClientSession::make_memory(s, 0, "remote");
     CHECK(remote->can_accept(MemRequest::make_read(1, 0, 4)));
     CHECK_THROWS_WITH(remote->send(MemRequest::make_read(1, 0, 4), 0),
@@ -166,11 +173,38 @@ TEST_CASE("transport: garbage, death or silence of the server fails the client w
     // Every later call fails at once with the same reason.
     CHECK_THROWS_WITH(remote->advance_to(10), Catch::Contains("closed the connection"));
   }
+  SECTION("the server dies while requests are posted (lookahead)") {
+    ServerOptions o = options(sys);
+    o.drop_after = 2;  // HELLO, then the first request
+    ServerThread st(o, "drop-la");
+    auto s = ClientSession::connect(client(st.address, sys));
+    auto remote = ClientSession::make_memory(s, 0, "remote");
+    REQUIRE(s->contract().capacity > 0);
+    const auto run = [&] {
+      for (std::uint64_t i = 0; i < 3; ++i) remote->send(MemRequest::make_read(i, 0, 4), i);
+      remote->advance_to(remote->next_event_time());
+    };
+    CHECK_THROWS_WITH(run(), Catch::Contains("closed the connection") && Catch::Contains(st.address));
+    CHECK_THROWS_WITH(remote->advance_to(kNever - 1), Catch::Contains("closed the connection"));
+  }
+  SECTION("the server stalls while requests are posted (lookahead)") {
+    ServerOptions o = options(sys);
+    o.stall_after = 2;
+    ServerThread st(o, "stall-la");
+    ClientOptions c = client(st.address, sys);
+    c.reply_timeout = Millis(300);
+    auto s = ClientSession::connect(c);
+    auto remote = ClientSession::make_memory(s, 0, "remote");
+    CHECK(remote->send(MemRequest::make_read(1, 0, 4), 0));
+    CHECK_THROWS_WITH(remote->advance_to(remote->next_event_time()),
+                      Catch::Contains("no message from") && Catch::Contains("0.300 s"));
+  }
   SECTION("the server stalls") {
     ServerOptions o = options(sys);
     o.stall_after = 3;
     ServerThread st(o, "stall");
     ClientOptions c = client(st.address, sys);
+    c.lookahead = false;
     c.reply_timeout = Millis(300);
     auto s = ClientSession::connect(c);
     auto remote = ClientSession::make_memory(s, 0, "remote");
