@@ -85,10 +85,15 @@ void ModelAxiPort::drive(std::uint64_t cycle, ModelAxiOut& out) {
 void ModelAxiPort::make_request(std::uint64_t serial, Time now) {
   const Burst& b = burst(serial);
   const std::uint32_t bytes = b.beats * m_cfg.beat_bytes;
-  MemRequest req;
+  // Built in place in its queue: this runs once per burst.
+  MemRequest& req = (b.write ? m_write_queue : m_read_queue).emplace_back();
+  req.id = m_next_req;
+  req.addr = b.addr;
+  req.bytes = bytes;
+  req.write = b.write;
   if (b.write) {
     // No data in the model: zeros, with the byte mask the RTL's WSTRB implies.
-    req = MemRequest::make_write(m_next_req, b.addr, std::vector<std::uint8_t>(bytes, 0));
+    req.data.assign(bytes, 0);
     bool partial = false;
     for (std::uint16_t v : b.beat_bytes) partial = partial || v != m_cfg.beat_bytes;
     if (partial) {
@@ -96,15 +101,12 @@ void ModelAxiPort::make_request(std::uint64_t serial, Time now) {
       for (std::uint32_t k = 0; k < b.beats; ++k)
         for (std::uint32_t i = 0; i < b.beat_bytes[k]; ++i) req.byte_enable[k * m_cfg.beat_bytes + i] = true;
     }
-  } else {
-    req = MemRequest::make_read(m_next_req, b.addr, bytes);
   }
   req.source = m_cfg.source;
   req.issue = now;
   m_in_target.push_back(serial);
   ++m_in_target_n;
   ++m_next_req;
-  (b.write ? m_write_queue : m_read_queue).push_back(std::move(req));
 }
 
 void ModelAxiPort::take_w_beat(std::uint32_t bytes, Time now) {

@@ -2,23 +2,12 @@
 
 namespace mxc {
 
-void ModelCompute::comb(std::uint64_t cycle, bool q_valid, Comb& c) const {
-  const Regs& r = m_r;
-  c.q_pop = r.state == State::kIdle && q_valid;
-  c.busy = r.state != State::kIdle;
-  c.stall_weights = r.state == State::kWait && r.op == Opcode::LOAD_WEIGHTS;
-  c.stall_drain = r.state == State::kWait && r.op == Opcode::OUTPUT;
-  c.issue = r.state == State::kRun && r.issued < total();
-  c.done = r.s2_valid && r.s2_last;
-  c.in_valid = r.s2_valid && r.op == Opcode::MATMUL;
-  c.sp_wr = r.s2_valid && r.op == Opcode::OUTPUT;
-  c.wb = m_pipe_n != 0 && m_pipe[m_pipe_head].cycle == cycle;
-}
-
 void ModelCompute::edge(std::uint64_t cycle, const Comb& c, const Instr* q_head) {
   Regs& r = m_r;
-  std::memcpy(&m_before, &m_r, sizeof(Regs));  // bytes, padding included: changed() compares bytes
-  const Regs& o = m_before;
+  // Idle with nothing entering or leaving the array: no register changes
+  // (s2_last, recomputed every cycle, only matters while s2_valid).
+  if (r.state == State::kIdle && !r.s2_valid && !c.wb && !c.in_valid && !c.q_pop) return;
+  const Regs o = r;  // values before the edge
   if (c.wb) {
     --r.inflight[m_pipe[m_pipe_head].buf];
     if (++m_pipe_head == m_pipe.size()) m_pipe_head = 0;

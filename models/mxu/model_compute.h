@@ -4,7 +4,6 @@
 // without data. A vector entering the array in cycle c is written back in
 // cycle c + ROWS + COLS (the core's metadata pipe).
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include "models/mxu/instr.h"
@@ -24,7 +23,7 @@ class ModelCompute {
     bool issue = false;
   };
   void comb(std::uint64_t cycle, bool q_valid, Comb& c) const;
-  /// The clock edge; changed() tells whether a register changed.
+  /// The clock edge.
   void edge(std::uint64_t cycle, const Comb& c, const Instr* q_head);
 
   /// Cycle of the next write-back, or ~0 when no vector is in flight.
@@ -57,8 +56,6 @@ class ModelCompute {
     bool operator==(const Regs&) const = default;
   };
   const Regs& regs() const { return m_r; }
-  /// A register changed at the last edge.
-  bool changed() const { return std::memcmp(&m_r, &m_before, sizeof(Regs)) != 0; }
 
  private:
   std::uint16_t total() const { return m_r.op == Opcode::LOAD_WEIGHTS ? static_cast<std::uint16_t>(m_rows) : m_r.n_rows; }
@@ -67,10 +64,24 @@ class ModelCompute {
     std::uint8_t buf;
   };
   std::uint32_t m_rows, m_latency;
-  Regs m_r, m_before;  // m_before: the registers before the last edge
+  Regs m_r;
   // Vectors in the array, oldest first: a ring (at most ROWS + COLS in flight).
   std::vector<InFlight> m_pipe;
   std::size_t m_pipe_head = 0, m_pipe_n = 0;
 };
+
+// Per-cycle logic, inline: it runs for every evaluated cycle.
+inline void ModelCompute::comb(std::uint64_t cycle, bool q_valid, Comb& c) const {
+  const Regs& r = m_r;
+  c.q_pop = r.state == State::kIdle && q_valid;
+  c.busy = r.state != State::kIdle;
+  c.stall_weights = r.state == State::kWait && r.op == Opcode::LOAD_WEIGHTS;
+  c.stall_drain = r.state == State::kWait && r.op == Opcode::OUTPUT;
+  c.issue = r.state == State::kRun && r.issued < total();
+  c.done = r.s2_valid && r.s2_last;
+  c.in_valid = r.s2_valid && r.op == Opcode::MATMUL;
+  c.sp_wr = r.s2_valid && r.op == Opcode::OUTPUT;
+  c.wb = m_pipe_n != 0 && m_pipe[m_pipe_head].cycle == cycle;
+}
 
 }  // namespace mxc

@@ -3,6 +3,8 @@
 // registers updated once per cycle, without data: burst walkers, the shared
 // AR/AW register, per-ID busy bits, the 2-entry R FIFO and the store path
 // (W sequencer, scratchpad read in flight, 3-entry W FIFO).
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 
@@ -72,5 +74,50 @@ class ModelDma {
   std::uint32_t m_beat_bytes, m_shift, m_nid;
   Regs m_r, m_before;  // m_before: the registers before the last edge
 };
+
+// Per-cycle logic, inline: it runs for every evaluated cycle.
+inline void ModelDma::comb(const ModelAxiOut& s, Comb& c) const {
+  const Regs& r = m_r;
+  c.desc_ready = !r.busy;
+  c.busy = r.busy;
+  const bool ag_valid = r.ag.valid();
+  // The lowest free ID below MAX_OUTSTANDING.
+  const std::uint32_t lowest_free = static_cast<std::uint32_t>(std::countr_zero(~r.id_busy));
+  const bool id_avail = lowest_free < m_nid;
+  c.free_id = id_avail ? lowest_free : 0;
+  const bool ax_ready = r.store ? s.awready : s.arready;
+  c.ax_fire = r.ax_valid && ax_ready;
+  c.ax_load = r.busy && ag_valid && id_avail && (!r.ax_valid || c.ax_fire);
+  const bool rready = r.rf_count < 2;
+  c.r_fire = s.rvalid && rready;
+  c.r_known = ((r.id_busy >> s.rid) & 1) && !r.store;
+  c.b_fire = s.bvalid;
+  c.sp_wr_valid = r.rf_count != 0;
+  c.w_issue = r.wb_active && r.wf_count + (r.rd_pend ? 1 : 0) <= 2;
+  c.w_take = r.store && r.wg.valid() && r.aw_ahead != 0 && (!r.wb_active || (c.w_issue && r.wb_left == 1));
+  const bool wvalid = r.wf_count != 0;
+  c.w_pop = wvalid && s.wready;
+  const bool addr_done = !ag_valid && !r.ax_valid;
+  const bool w_done = !r.wg.valid() && !r.wb_active && !r.rd_pend && r.wf_count == 0 && r.aw_ahead == 0;
+  const bool wait_b = addr_done && w_done && r.id_busy != 0;
+  c.done = r.busy && addr_done && r.id_busy == 0 && (r.store ? w_done : r.rf_count == 0);
+  c.stall_mem = r.busy && ((r.ax_valid && !ax_ready) || (wvalid && !s.wready) ||
+                           (!r.store && r.id_busy != 0 && rready && !s.rvalid) || (r.store && wait_b));
+  c.axi.ar = r.ax_valid && !r.store;
+  c.axi.aw = r.ax_valid && r.store;
+  c.axi.ax_id = r.ax_id;
+  c.axi.ax_addr = r.ax_addr;
+  c.axi.ax_beats = r.ax_beats;
+  c.axi.w = wvalid;
+  c.axi.wlast = wvalid && ((r.wf_last >> r.wf_head) & 1);
+  c.axi.w_bytes = wvalid ? r.wf_bytes[r.wf_head] : 0;
+  c.axi.rready = rready;
+}
+
+// Per-cycle logic, inline: it runs for every evaluated cycle.
+inline std::uint32_t ModelBurstWalker::len_beats() const {
+  const std::uint32_t to_4k = static_cast<std::uint32_t>(4096 - (cur_addr & 0xfff)) >> beat_shift;
+  return std::min({beats_left, to_4k, 256u});
+}
 
 }  // namespace mxc

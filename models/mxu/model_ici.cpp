@@ -2,28 +2,18 @@
 
 namespace mxc {
 
-void ModelIci::comb(const Inputs& in, Comb& c) const {
-  const Regs& r = m_r;
-  const bool in_ready = in.in_to_acc ? in.acc_ready : in.sp_wr_ready;
-  c.in_fire = in.in_valid && in_ready;
-  c.sp_wr_valid = in.in_valid && !in.in_to_acc;
-  c.consume = r.state == State::kWaitIn && r.arrived >= r.n_rows;
-  c.stall_wait = r.state == State::kWaitIn && !c.consume;
-  c.sp_rd_en = r.state == State::kSend && r.issued < r.n_rows && r.fifo_count + (r.rd_pending ? 1 : 0) < 2;
-  const bool out_valid = r.fifo_count != 0;
-  c.out_pop = out_valid && in.out_ready;
-  c.stall_credit = out_valid && !in.out_ready;
-  c.q_pop = r.state == State::kIdle && in.q_valid;
-  c.busy = r.state != State::kIdle;
-  c.done = (r.state == State::kSend && c.out_pop && head_last()) || c.consume;
-}
-
 void ModelIci::edge(const Comb& c, const Instr* q_head, IciRow& out, bool& emitted) {
   Regs& r = m_r;
-  std::memcpy(&m_before, &m_r, sizeof(Regs));  // bytes, padding included: changed() compares bytes
-  const Regs& o = m_before;
-  const bool last = head_last();  // of the row at the head before the edge
   emitted = false;
+  // Idle, nothing arriving, nothing buffered: the edge changes nothing.
+  if (r.state == State::kIdle && !c.q_pop && !c.in_fire && !r.rd_pending && r.fifo_count == 0 &&
+      r.rd_idx == r.issued) {
+    m_changed = false;
+    return;
+  }
+  Regs o;  // values before the edge, copied as bytes (padding included) for the comparison below
+  std::memcpy(&o, &r, sizeof(Regs));
+  const bool last = head_last();  // of the row at the head before the edge
   if (c.out_pop) {
     out.dst = o.dst;
     out.row = static_cast<std::uint16_t>(o.remote_row + o.fifo_idx[o.fifo_head]);
@@ -60,6 +50,7 @@ void ModelIci::edge(const Comb& c, const Instr* q_head, IciRow& out, bool& emitt
       if (c.consume) r.state = State::kIdle;
       break;
   }
+  m_changed = std::memcmp(&o, &r, sizeof(Regs)) != 0;  // bytes, padding included
 }
 
 }  // namespace mxc

@@ -42,11 +42,29 @@ class ModelIci {
   };
   const Regs& regs() const { return m_r; }
   /// A register changed at the last edge.
-  bool changed() const { return std::memcmp(&m_r, &m_before, sizeof(Regs)) != 0; }
+  bool changed() const { return m_changed; }
 
  private:
   bool head_last() const { return m_r.fifo_idx[m_r.fifo_head] == static_cast<std::uint16_t>(m_r.n_rows - 1); }
-  Regs m_r, m_before;  // m_before: the registers before the last edge
+  Regs m_r;
+  bool m_changed = false;
 };
+
+// Per-cycle logic, inline: it runs for every evaluated cycle.
+inline void ModelIci::comb(const Inputs& in, Comb& c) const {
+  const Regs& r = m_r;
+  const bool in_ready = in.in_to_acc ? in.acc_ready : in.sp_wr_ready;
+  c.in_fire = in.in_valid && in_ready;
+  c.sp_wr_valid = in.in_valid && !in.in_to_acc;
+  c.consume = r.state == State::kWaitIn && r.arrived >= r.n_rows;
+  c.stall_wait = r.state == State::kWaitIn && !c.consume;
+  c.sp_rd_en = r.state == State::kSend && r.issued < r.n_rows && r.fifo_count + (r.rd_pending ? 1 : 0) < 2;
+  const bool out_valid = r.fifo_count != 0;
+  c.out_pop = out_valid && in.out_ready;
+  c.stall_credit = out_valid && !in.out_ready;
+  c.q_pop = r.state == State::kIdle && in.q_valid;
+  c.busy = r.state != State::kIdle;
+  c.done = (r.state == State::kSend && c.out_pop && head_last()) || c.consume;
+}
 
 }  // namespace mxc
