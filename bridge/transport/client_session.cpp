@@ -103,6 +103,9 @@ bool ClientSession::stash_locked(Message& m) {
   auto* r = std::get_if<ResponseMsg>(&m);
   if (!r || m_contract.capacity == 0) return false;
   if (r->chip >= m_inbox.size()) fail_locked("RESPONSE for chip " + std::to_string(r->chip) + ", which is not served");
+  // At most `capacity` requests are in flight per memory, so a correct server never pushes more.
+  if (m_inbox[r->chip].size() >= m_contract.capacity)
+    fail_locked("pushed more completions for chip " + std::to_string(r->chip) + " than requests in flight");
   m_inbox[r->chip].push_back(std::move(r->resp));
   return true;
 }
@@ -139,21 +142,25 @@ void ClientSession::take_completions(std::uint32_t chip, std::size_t n, std::vec
   check_locked();
   if (chip >= m_inbox.size()) fail_locked("no memory of chip " + std::to_string(chip) + " is served");
   auto& box = m_inbox[chip];
-  // What already arrived costs no wait; only block (and count it) for the rest.
-  while (box.size() < n) {
-    std::optional<Message> m;
-    try {
-      m = m_channel->try_receive();
-    } catch (const TransportError& e) {
-      fail_locked(e.what());
+  // Take everything that already arrived (no wait); block, and count it, only
+  // while what is needed is still missing.
+  bool waited = false;
+  for (;;) {
+    for (;;) {
+      std::optional<Message> m;
+      try {
+        m = m_channel->try_receive();
+      } catch (const TransportError& e) {
+        fail_locked(e.what());
+      }
+      if (!m) break;
+      if (auto* e = std::get_if<ErrorMsg>(&*m)) fail_locked("refused: " + e->text);
+      if (!stash_locked(*m))
+        fail_locked("unexpected " + type_name(static_cast<std::uint8_t>(type_of(*m))) + " while waiting for completions");
     }
-    if (!m) break;
-    if (auto* e = std::get_if<ErrorMsg>(&*m)) fail_locked("refused: " + e->text);
-    if (!stash_locked(*m))
-      fail_locked("unexpected " + type_name(static_cast<std::uint8_t>(type_of(*m))) + " while waiting for completions");
-  }
-  if (box.size() < n) ++m_round_trips;
-  while (box.size() < n) {
+    if (box.size() >= n) break;
+    if (!waited) ++m_round_trips;
+    waited = true;
     Message m = receive_locked();
     if (!stash_locked(m))
       fail_locked("unexpected " + type_name(static_cast<std::uint8_t>(type_of(m))) + " while waiting for completions");

@@ -159,6 +159,45 @@ TEST_CASE("transport: garbage, death or silence of the server fails the client w
                       Catch::Contains("garbage from unix:") && Catch::Contains("unknown message type 77"));
     t.join();
   }
+  SECTION("a lookahead server that breaks its contract") {
+    // A fake server: grants a 50 ns contract, then answers the first request with a wrong
+    // completion, or with more completions (in one write) than requests in flight.
+    const bool flood = GENERATE(false, true);
+    Listener fake(parse_address("unix:" + socket_path(flood ? "contract-flood" : "contract")));
+    std::thread t([&] {
+      auto c = fake.accept(Millis(5000));
+      if (!c) return;
+      try {
+        c->receive(Millis(5000));  // HELLO
+        Hello me;
+        me.role = Role::kServer;
+        me.chips = {0};
+        me.mem_latency_ps = 50'000;
+        me.mem_capacity = 2;
+        c->send(me, Millis(2000));
+        c->receive(Millis(5000));  // the first REQUEST
+        MemResponse r;
+        r.id = flood ? 1 : 99;  // 99: not the request's id
+        r.complete = 50'000;
+        for (int i = 0; i < (flood ? 3 : 1); ++i) c->queue(ResponseMsg{0, r});
+        c->flush(Millis(2000));
+        c->receive(Millis(5000));  // until the client hangs up
+      } catch (const std::exception&) {
+      }
+    });
+    {
+      auto s = ClientSession::connect(client(fake.address().to_string(), sys));
+      auto remote = ClientSession::make_memory(s, 0, "remote");
+      CHECK(remote->send(MemRequest::make_read(1, 0, 4), 0));
+      if (flood)
+        CHECK_THROWS_WITH(remote->advance_to(remote->next_event_time()),
+                          Catch::Contains("pushed more completions for chip 0 than requests in flight"));
+      else
+        CHECK_THROWS_WITH(remote->advance_to(remote->next_event_time()),
+                          Catch::Contains("breaks the fixed-latency contract") && Catch::Contains("expected request 1"));
+    }
+    t.join();
+  }
   SECTION("the server dies mid-run") {
     ServerOptions o = options(sys);
     o.drop_after = 4;  // HELLO, the initial SYNC, then two exchanges
