@@ -38,8 +38,12 @@ ModelDma::ModelDma(std::uint32_t beat_bytes, std::uint32_t max_outstanding)
 }
 
 void ModelDma::edge(const Comb& c, const ModelAxiOut& s, bool desc_fire, const Instr* desc, bool sp_wr_ready) {
-  std::memcpy(&m_before, &m_r, sizeof(Regs));  // bytes, padding included: changed() compares bytes
-  const Regs& o = m_before;  // values before the edge
+  // Every register update below is guarded by one of these (or is a no-op
+  // without them): when none holds, the edge changes nothing.
+  m_changed = desc_fire || c.done || c.ax_load || c.ax_fire || (c.r_fire && c.r_known) || (c.b_fire && m_r.store) ||
+              (c.sp_wr_valid && sp_wr_ready) || c.w_take || c.w_issue || m_r.rd_pend || c.w_pop;
+  if (!m_changed) return;
+  const Regs o = m_r;  // values before the edge
   Regs& n = m_r;
   if (desc_fire) {
     n.busy = true;

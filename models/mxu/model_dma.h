@@ -45,7 +45,7 @@ class ModelDma {
   };
   void comb(const ModelAxiOut& s, Comb& c) const;
   /// The clock edge: `desc` is the queue head taken when c.desc_ready and
-  /// desc_valid. changed() tells whether a register changed.
+  /// desc_valid. changed() tells whether a register may have changed.
   void edge(const Comb& c, const ModelAxiOut& s, bool desc_fire, const Instr* desc, bool sp_wr_ready);
 
   bool busy() const { return m_r.busy; }
@@ -67,12 +67,13 @@ class ModelDma {
     bool operator==(const Regs&) const = default;
   };
   const Regs& regs() const { return m_r; }
-  /// A register changed at the last edge.
-  bool changed() const { return std::memcmp(&m_r, &m_before, sizeof(Regs)) != 0; }
+  /// A register may have changed at the last edge (false: none did).
+  bool changed() const { return m_changed; }
 
  private:
   std::uint32_t m_beat_bytes, m_shift, m_nid;
-  Regs m_r, m_before;  // m_before: the registers before the last edge
+  Regs m_r;
+  bool m_changed = false;
 };
 
 // Per-cycle logic, inline: it runs for every evaluated cycle.
