@@ -22,10 +22,17 @@ constexpr std::size_t port_bytes() {
 
 template <typename Port>
 void unpack_strobe(const Port& port, std::size_t lanes, std::vector<bool>& out) {
-  std::vector<std::uint8_t> bits((lanes + 7) / 8);
-  verilated::unpack(port, bits);
   out.resize(lanes);
-  for (std::size_t i = 0; i < lanes; ++i) out[i] = (bits[i / 8] >> (i % 8)) & 1u;
+  constexpr std::size_t kBits = 8 * sizeof(Port);
+  for (std::size_t i = 0; i < lanes; ++i) {
+    if (i >= kBits) {
+      out[i] = false;
+    } else if constexpr (std::is_integral_v<Port>) {
+      out[i] = (static_cast<std::uint64_t>(port) >> i) & 1u;
+    } else {
+      out[i] = (port[i / 32] >> (i % 32)) & 1u;
+    }
+  }
 }
 
 }  // namespace axi4_detail
@@ -48,11 +55,14 @@ void read_master_pins(const V& model, Axi4MasterSignals& m) {
   m.awburst = model.m_axi_awburst;
   m.wvalid = model.m_axi_wvalid;
   // Power-of-two data widths fill their Verilator port type exactly, so the
-  // port's size is the beat size.
+  // port's size is the beat size. The beat's payload means something only
+  // while WVALID is high (AXI4 A3.2.1), so only then is it copied out.
   constexpr std::size_t lanes = axi4_detail::port_bytes<decltype(model.m_axi_wdata)>();
-  m.wdata.resize(lanes);
-  verilated::unpack(model.m_axi_wdata, m.wdata);
-  axi4_detail::unpack_strobe(model.m_axi_wstrb, lanes, m.wstrb);
+  if (m.wvalid) {
+    m.wdata.resize(lanes);
+    verilated::unpack(model.m_axi_wdata, m.wdata);
+    axi4_detail::unpack_strobe(model.m_axi_wstrb, lanes, m.wstrb);
+  }
   m.wlast = model.m_axi_wlast;
   m.bready = model.m_axi_bready;
 }

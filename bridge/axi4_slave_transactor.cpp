@@ -55,7 +55,8 @@ bool Axi4SlaveTransactor::chance(std::mt19937_64& rng, double p) {
 template <class Ready>
 std::uint64_t Axi4SlaveTransactor::pick(const std::map<std::uint32_t, std::deque<std::uint64_t>>& queues,
                                         Ready ready) {
-  std::vector<std::uint64_t> candidates;  // in ID order: deterministic
+  std::vector<std::uint64_t>& candidates = m_candidates;  // in ID order: deterministic
+  candidates.clear();
   for (const auto& [id, q] : queues)
     if (!q.empty() && ready(m_bursts.at(q.front()))) candidates.push_back(q.front());
   if (candidates.empty()) return kNone;
@@ -74,11 +75,17 @@ void Axi4SlaveTransactor::drive(Axi4SlaveSignals& out) {
   out.wready = !w_low && (!m_w_order.empty() || m_early_w.size() < m_cfg.max_early_w_beats);
 
   // R: a beat once offered stays offered, unchanged, until taken.
-  if (m_r_current == kNone && !chance(m_rng_r, bp.rvalid_gap))
+  // The counters skip the search in the many cycles where nothing can be offered.
+  if (m_r_current == kNone && !chance(m_rng_r, bp.rvalid_gap) && m_read_beats_ready > 0)
     m_r_current = pick(m_reads_by_id, [](const Burst& b) { return b.beat_ready[b.beats_done]; });
   out.rvalid = m_r_current != kNone;
   out.rresp = kAxiRespOkay;
-  out.rdata.assign(m_cfg.beat_bytes, 0);
+  // Between beats R carries zeros; refilled only when a beat was on it.
+  if (out.rdata.size() != m_cfg.beat_bytes)
+    out.rdata.assign(m_cfg.beat_bytes, 0);
+  else if (!out.rvalid && m_rdata_dirty)
+    std::fill(out.rdata.begin(), out.rdata.end(), 0);
+  m_rdata_dirty = out.rvalid;
   if (out.rvalid) {
     const Burst& b = m_bursts.at(m_r_current);
     const auto first = b.data.begin() + std::ptrdiff_t{b.beats_done} * m_cfg.beat_bytes;
@@ -90,7 +97,7 @@ void Axi4SlaveTransactor::drive(Axi4SlaveSignals& out) {
     out.rlast = false;
   }
 
-  if (m_b_current == kNone && !chance(m_rng_b, bp.bvalid_gap))
+  if (m_b_current == kNone && !chance(m_rng_b, bp.bvalid_gap) && m_writes_answerable > 0)
     m_b_current = pick(m_writes_by_id, [](const Burst& b) { return b.beats_done == b.beats && b.pieces_done == b.pieces; });
   out.bvalid = m_b_current != kNone;
   out.bid = out.bvalid ? m_bursts.at(m_b_current).id : 0;
@@ -214,6 +221,7 @@ void Axi4SlaveTransactor::on_edge(const Axi4MasterSignals& m, const Axi4SlaveSig
     Burst& b = m_bursts.at(serial);
     if (m_r_last != kNone && m_r_last != serial && m_bursts.count(m_r_last)) ++s_read_interleavings;
     ++b.beats_done;
+    --m_read_beats_ready;
     ++s_read_beats;
     s_bytes_read += m_cfg.beat_bytes;
     m_r_current = kNone;
@@ -229,6 +237,7 @@ void Axi4SlaveTransactor::on_edge(const Axi4MasterSignals& m, const Axi4SlaveSig
     m_writes_by_id[m_bursts.at(serial).id].pop_front();
     m_bursts.erase(serial);
     --m_open_writes;
+    --m_writes_answerable;
     m_b_current = kNone;
   }
 
@@ -256,8 +265,12 @@ void Axi4SlaveTransactor::on_response(const MemResponse& r) {
       throw std::logic_error(m_cfg.name + ": read completion " + std::to_string(r.id) + " carries " +
                              std::to_string(r.data.size()) + " bytes, expected " + std::to_string(r.bytes));
     std::copy(r.data.begin(), r.data.end(), b.data.begin() + piece.offset);
-    for (std::uint32_t k = piece.offset / m_cfg.beat_bytes; k < (piece.offset + r.bytes) / m_cfg.beat_bytes; ++k)
+    for (std::uint32_t k = piece.offset / m_cfg.beat_bytes; k < (piece.offset + r.bytes) / m_cfg.beat_bytes; ++k) {
       b.beat_ready[k] = true;
+      ++m_read_beats_ready;
+    }
+  } else if (b.pieces_done == b.pieces) {
+    ++m_writes_answerable;  // every beat came in before its pieces were made
   }
 }
 

@@ -133,6 +133,10 @@ class Axi4SlaveTransactor {
   std::uint32_t m_open_reads = 0, m_open_writes = 0;
   std::uint64_t m_r_current = kNone, m_b_current = kNone;  // offered, awaiting ready
   std::uint64_t m_r_last = kNone;                          // burst of the previous R beat
+  std::uint64_t m_read_beats_ready = 0;   // R beats whose data arrived and that are not yet sent
+  std::uint64_t m_writes_answerable = 0;  // write bursts fully written to memory, B not yet sent
+  bool m_rdata_dirty = true;              // the last drive() put a beat's data on R
+  std::vector<std::uint64_t> m_candidates;  // pick()'s scratch list, kept to avoid an allocation per cycle
   std::mt19937_64 m_rng_ar, m_rng_aw, m_rng_w, m_rng_r, m_rng_b, m_rng_pick;
 
   std::uint64_t s_read_bursts = 0, s_write_bursts = 0, s_read_beats = 0, s_write_beats = 0;

@@ -46,6 +46,13 @@ class HandshakeChecker : public Checker {
     }
   }
 
+  /// Whether observe() will look at this cycle's payload: only while valid
+  /// is high and the channel stalls now or stalled in the previous cycle.
+  /// Lets a caller skip packing a payload nobody compares.
+  bool needs_payload(std::size_t channel, bool valid, bool ready) const {
+    return valid && (!ready || m_channels[channel].stalled);
+  }
+
   std::size_t channels() const { return m_channels.size(); }
   const std::string& channel_name(std::size_t channel) const { return m_channels.at(channel).name; }
   /// Cycles with valid and ready both high.

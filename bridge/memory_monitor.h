@@ -6,7 +6,6 @@
 // target, and set the completion callback on the monitor: it replaces the
 // inner target's callback with its own.
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <string>
 #include <utility>
@@ -61,9 +60,10 @@ class MemoryMonitor : public MemoryTarget {
   MemoryTarget& m_inner;
   std::string m_name;
   std::vector<MemoryLogEntry> m_log;
-  // (source, id) -> log indices of outstanding requests, oldest first: a
-  // sender may reuse an id once, or while, earlier ones are in flight.
-  std::map<std::pair<std::uint32_t, std::uint64_t>, std::deque<std::size_t>> m_pending;
+  // (source, id) -> log index of each outstanding request. A sender may
+  // reuse an id once, or while, earlier ones are in flight: equal keys keep
+  // their insertion order, so find() gives the oldest.
+  std::multimap<std::pair<std::uint32_t, std::uint64_t>, std::size_t> m_pending;
   std::size_t m_outstanding = 0;
   std::uint64_t s_unmatched = 0;
 };

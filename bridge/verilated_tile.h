@@ -188,37 +188,39 @@ class VerilatedTile final : public RtlTile {
   }
 
   /// Every channel's valid, ready and payload as they stand before the edge.
-  /// A payload matters only while valid is high, so only then is it packed.
+  /// A payload matters only while valid is high and the channel stalls (or
+  /// stalled a cycle ago), so only then is it packed.
   void check_handshakes(Time now) {
     auto& m = *m_model;
-    if (m.cmd_valid) put_port(m.cmd_data, 32);
+    const auto needs = [&](std::size_t ch, bool valid, bool ready) { return m_handshake.needs_payload(ch, valid, ready); };
+    if (needs(0, m.cmd_valid, m.cmd_ready)) put_port(m.cmd_data, 32);
     observe(0, m.cmd_valid, m.cmd_ready, now);
-    if (m_master.arvalid)
+    if (needs(1, m_master.arvalid, m_slave.arready))
       put(m_master.arid), put(m_master.araddr), put(m_master.arlen), put(m_master.arsize), put(m_master.arburst);
     observe(1, m_master.arvalid, m_slave.arready, now);
-    if (m_slave.rvalid) {
+    if (needs(2, m_slave.rvalid, m_master.rready)) {
       put(m_slave.rid), put(m_slave.rresp), put(m_slave.rlast);
       m_payload.insert(m_payload.end(), m_slave.rdata.begin(), m_slave.rdata.end());
     }
     observe(2, m_slave.rvalid, m_master.rready, now);
-    if (m_master.awvalid)
+    if (needs(3, m_master.awvalid, m_slave.awready))
       put(m_master.awid), put(m_master.awaddr), put(m_master.awlen), put(m_master.awsize), put(m_master.awburst);
     observe(3, m_master.awvalid, m_slave.awready, now);
-    if (m_master.wvalid) {
+    if (needs(4, m_master.wvalid, m_slave.wready)) {
       m_payload.insert(m_payload.end(), m_master.wdata.begin(), m_master.wdata.end());
       for (bool b : m_master.wstrb) m_payload.push_back(b);
       put(m_master.wlast);
     }
     observe(4, m_master.wvalid, m_slave.wready, now);
-    if (m_slave.bvalid) put(m_slave.bid), put(m_slave.bresp);
+    if (needs(5, m_slave.bvalid, m_master.bready)) put(m_slave.bid), put(m_slave.bresp);
     observe(5, m_slave.bvalid, m_master.bready, now);
-    if (m.ici_out_valid) {
+    if (needs(6, m.ici_out_valid, m.ici_out_ready)) {
       put(m.ici_out_dst), put(m.ici_out_row), put(m.ici_out_to_acc), put(m.ici_out_bf16), put(m.ici_out_bytes),
           put(m.ici_out_last);
       put_port(m.ici_out_data, m_geo.sp_row_bytes());
     }
     observe(6, m.ici_out_valid, m.ici_out_ready, now);
-    if (m.ici_in_valid) {
+    if (needs(7, m.ici_in_valid, m.ici_in_ready)) {
       put(m.ici_in_row), put(m.ici_in_to_acc), put(m.ici_in_bf16), put(m.ici_in_bytes), put(m.ici_in_last);
       put_port(m.ici_in_data, m_geo.sp_row_bytes());
     }

@@ -12,8 +12,13 @@ class SharedMemory::Port final : public MemoryTarget {
   std::string name() const override { return m_inner.name() + ".port" + std::to_string(m_source); }
   Time next_event_time() const override { return kNever; }
   void advance_to(Time) override {}
-  bool can_accept(const MemRequest& req) const override { return m_inner.can_accept(stamped(req)); }
-  bool send(const MemRequest& req, Time now) override { return m_inner.send(stamped(req), now); }
+  // A request already carrying this port's source goes through uncopied.
+  bool can_accept(const MemRequest& req) const override {
+    return req.source == m_source ? m_inner.can_accept(req) : m_inner.can_accept(stamped(req));
+  }
+  bool send(const MemRequest& req, Time now) override {
+    return req.source == m_source ? m_inner.send(req, now) : m_inner.send(stamped(req), now);
+  }
   void backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> data) override { m_inner.backdoor_write(addr, data); }
   void backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const override { m_inner.backdoor_read(addr, out); }
 
