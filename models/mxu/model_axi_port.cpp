@@ -25,13 +25,24 @@ std::uint64_t ModelAxiPort::pick(const std::vector<Responded>& responded, const 
 }
 
 std::uint64_t ModelAxiPort::add_burst(bool write, std::uint32_t id, std::uint64_t addr, std::uint32_t beats) {
+  if (m_next_serial - m_base == m_slots.size()) {  // full: double the ring, same serial -> slot rule
+    std::vector<Burst> grown(m_slots.size() * 2);
+    const std::uint64_t mask = grown.size() - 1;
+    for (std::uint64_t s = m_base; s < m_next_serial; ++s) grown[s & mask] = std::move(m_slots[s & m_slot_mask]);
+    m_slots = std::move(grown);
+    m_slot_mask = mask;
+  }
   const std::uint64_t serial = m_next_serial++;
-  m_slots.emplace_back();
-  Burst& b = m_slots.back();
+  Burst& b = burst(serial);
   b.write = write;
   b.id = id;
   b.addr = addr;
   b.beats = beats;
+  b.beats_done = 0;
+  b.responded = false;
+  b.visible = kNone;
+  b.beat_bytes.clear();  // keeps its capacity
+  b.live = true;
   ById& by_id = write ? m_writes_by_id : m_reads_by_id;
   if (by_id.size() <= id) by_id.resize(id + 1);
   by_id[id].push_back(serial);
@@ -42,10 +53,7 @@ std::uint64_t ModelAxiPort::add_burst(bool write, std::uint32_t id, std::uint64_
 void ModelAxiPort::erase_burst(std::uint64_t serial) {
   burst(serial).live = false;
   --m_live;
-  while (!m_slots.empty() && !m_slots.front().live) {
-    m_slots.pop_front();
-    ++m_base;
-  }
+  while (m_base < m_next_serial && !burst(m_base).live) ++m_base;
 }
 
 void ModelAxiPort::retire(std::vector<Responded>& responded, std::uint64_t serial) {

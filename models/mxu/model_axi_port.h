@@ -82,11 +82,11 @@ class ModelAxiPort {
     bool responded = false;                   // the completion arrived
     std::uint64_t visible = kNone;            // first cycle its data / B may be offered
     std::vector<std::uint16_t> beat_bytes;    // writes: bytes with WSTRB set per beat
-    bool live = true;
+    bool live = false;                        // the slot holds a burst not yet finished
   };
   using ById = std::vector<std::deque<std::uint64_t>>;  // burst serials per AXI ID, acceptance order
-  Burst& burst(std::uint64_t serial) { return m_slots[serial - m_base]; }
-  const Burst& burst(std::uint64_t serial) const { return m_slots[serial - m_base]; }
+  Burst& burst(std::uint64_t serial) { return m_slots[serial & m_slot_mask]; }
+  const Burst& burst(std::uint64_t serial) const { return m_slots[serial & m_slot_mask]; }
   std::uint64_t add_burst(bool write, std::uint32_t id, std::uint64_t addr, std::uint32_t beats);
   void erase_burst(std::uint64_t serial);
   struct Responded {
@@ -104,7 +104,11 @@ class ModelAxiPort {
   const ClockDomain& m_clock;
   // Bursts by serial (acceptance order): slot serial - m_base; finished ones
   // leave from the front, so lookups are O(1) without a tree.
-  std::deque<Burst> m_slots;
+  // A ring of a power-of-two size: slot serial & m_slot_mask for serials in
+  // [m_base, m_next_serial); grown when full. Slots are reused in place (no
+  // allocation per burst).
+  std::vector<Burst> m_slots = std::vector<Burst>(64);
+  std::uint64_t m_slot_mask = 63;
   std::uint64_t m_base = 0;
   std::size_t m_live = 0;
   ById m_reads_by_id, m_writes_by_id;
