@@ -24,6 +24,7 @@ struct Link {
   bool wake_pending = false;            ///< A link-free event is queued.
   std::uint32_t queued = 0;             ///< Entries waiting in all VC queues.
   std::uint32_t rr = 0;                 ///< Round-robin pointer over (VC, transit|inject) slots.
+  std::uint64_t waiting = 0;            ///< Bit 2*vc (transit) / 2*vc+1 (inject) set while that queue is not empty (first 64 slots).
   std::vector<LinkVc> vcs;
   std::uint64_t s_packets = 0;          ///< Wire packets sent.
   std::uint64_t s_wire_bytes = 0;       ///< Header + payload bytes sent.

@@ -38,8 +38,16 @@ class DimensionOrderRouter {
   const Topology& topology() const { return m_topo; }
 
  private:
+  /// The first hop from cur to dst by coordinates (state.dim before any hop).
+  Hop compute(std::uint32_t cur, std::uint32_t dst, RouteState& state) const;
+
+  // Small fabrics look up (port, is-wrap-link) per (cur, dst) instead of
+  // recomputing coordinates on every hop: a hop is the simulator's inner loop.
+  static constexpr std::uint32_t kTableMaxChips = 256;
+  static constexpr std::uint8_t kWrapBit = 0x80;
   const Topology& m_topo;
   bool m_datelines;
+  std::vector<std::uint8_t> m_table;  // [cur * chips + dst]: port | kWrapBit; empty when not built
 };
 
 }  // namespace mxc::ici

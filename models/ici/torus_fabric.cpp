@@ -1,11 +1,19 @@
 #include "models/ici/torus_fabric.h"
 
+#include <bit>
 #include <stdexcept>
 
 namespace mxc::ici {
 
 namespace {
 constexpr std::uint32_t kNoLink = 0xffffffffu;
+void mark_waiting(Link& l, std::uint32_t slot) {
+  if (slot < 64) l.waiting |= std::uint64_t{1} << slot;
+}
+void clear_waiting(Link& l, std::uint32_t slot) {
+  if (slot < 64) l.waiting &= ~(std::uint64_t{1} << slot);
+}
+constexpr std::size_t kPrefetchAhead = 8;  // events; a few hundred ns of work ahead of the miss
 }
 
 TorusFabric::TorusFabric(const IciConfig& cfg)
@@ -26,6 +34,7 @@ TorusFabric::TorusFabric(const IciConfig& cfg)
   }
   m_queued_msgs.assign(m_topo.num_chips(), 0);
   m_full_ser = m_cfg.serialise_ps(m_cfg.max_payload_bytes + m_cfg.header_bytes);
+  m_full_flits = m_cfg.flits(m_cfg.max_payload_bytes + m_cfg.header_bytes);
 }
 
 bool TorusFabric::can_inject(const IciPacket& pkt) const {
@@ -47,12 +56,16 @@ bool TorusFabric::inject(const IciPacket& pkt, Time now) {
   m.pkt.inject = now;
   m.segs_total = m_cfg.segments(pkt.bytes);
   m.segs_sent = m.segs_done = 0;
+  // Sizes of the last wire packet, once here rather than on every send attempt.
+  m.last_bytes = static_cast<std::uint32_t>(pkt.bytes - (m.segs_total - 1) * m_cfg.max_payload_bytes);
+  m.last_flits = m_cfg.flits(m.last_bytes + m_cfg.header_bytes);
+  m.last_ser = m.last_bytes == m_cfg.max_payload_bytes ? m_full_ser : m_cfg.serialise_ps(m.last_bytes + m_cfg.header_bytes);
   // The lane within a dateline class depends on the pair only, so a pair's
   // packets share every queue and stay in order.
   m.lane = static_cast<std::uint8_t>((static_cast<std::uint64_t>(pkt.src) + pkt.dst) % m_cfg.vcs_per_class);
   ++m_queued_msgs[pkt.src];
   ++m_in_flight;
-  m_events.push(pkt.src == pkt.dst ? now : now + m_cfg.router_latency_ps, kRoute, mi);
+  m_events.push_after(now, pkt.src == pkt.dst ? 0 : m_cfg.router_latency_ps, kRoute, mi);
   return true;
 }
 
@@ -60,6 +73,9 @@ void TorusFabric::advance_to(Time now) {
   while (!m_events.empty() && m_events.next_time() <= now) {
     const Event e = m_events.pop();
     m_now = e.time;
+    // Segments and messages of ~10^5 packets in flight do not stay in cache:
+    // start loading what an event a few places down this lane will touch.
+    if (const Event* soon = m_events.soon(kPrefetchAhead)) prefetch(*soon);
     switch (e.kind) {
       case kRoute: on_route(e.a, e.time); break;
       case kArrive: on_arrive(e.a, e.time); break;
@@ -75,6 +91,18 @@ void TorusFabric::advance_to(Time now) {
     }
   }
   if (now > m_now) m_now = now;
+}
+
+void TorusFabric::prefetch(const Event& e) const {
+  switch (e.kind) {
+    case kArrive: __builtin_prefetch(&m_segs[e.a]); break;
+    case kEject:
+      __builtin_prefetch(&m_segs[e.a]);
+      __builtin_prefetch(&m_msgs[e.b]);
+      break;
+    case kRoute: __builtin_prefetch(&m_msgs[e.a]); break;
+    default: __builtin_prefetch(&m_links[e.a]); break;
+  }
 }
 
 void TorusFabric::on_route(std::uint32_t mi, Time now) {
@@ -98,17 +126,18 @@ void TorusFabric::on_route(std::uint32_t mi, Time now) {
   m.first_vc = static_cast<std::uint8_t>(vc);
   m.first_state = st;
   m_links[li].vcs[vc].inject.push_back(mi);
+  mark_waiting(m_links[li], 2 * vc + 1);
   ++m_links[li].queued;
   try_send(li, now);
 }
 
 void TorusFabric::on_arrive(std::uint32_t si, Time now) {
   Segment& s = m_segs[si];
-  const std::uint32_t dst = m_msgs[s.msg].pkt.dst;
-  const Hop h = m_router.next_hop(s.chip, dst, s.route);
+  const Hop h = m_router.next_hop(s.chip, s.dst, s.route);
   const std::uint32_t li = s.chip * m_topo.num_ports() + h.port;
-  const std::uint32_t vc = h.cls * m_cfg.vcs_per_class + m_msgs[s.msg].lane;
+  const std::uint32_t vc = h.cls * m_cfg.vcs_per_class + s.lane;
   m_links[li].vcs[vc].transit.push_back(si);
+  mark_waiting(m_links[li], 2 * vc);
   ++m_links[li].queued;
   try_send(li, now);
 }
@@ -116,7 +145,7 @@ void TorusFabric::on_arrive(std::uint32_t si, Time now) {
 void TorusFabric::on_eject(std::uint32_t si, Time now) {
   const Segment s = m_segs[si];
   m_free_segs.push_back(si);
-  m_events.push(now + m_cfg.link_latency_ps, kCredit, s.in_link, s.in_vc, s.flits);
+  m_events.push_after(now, m_cfg.link_latency_ps, kCredit, s.in_link, s.in_vc, s.flits);
   Message& m = m_msgs[s.msg];
   if (++m.segs_done < m.segs_total) return;
   --m_in_flight;
@@ -126,11 +155,6 @@ void TorusFabric::on_eject(std::uint32_t si, Time now) {
   pkt.deliver = now;
   m_free_msgs.push_back(s.msg);
   deliver(pkt);  // may inject: nothing above holds a reference
-}
-
-std::uint32_t TorusFabric::segment_bytes(const Message& m, std::uint64_t i) const {
-  const std::uint64_t full = m.pkt.bytes / m_cfg.max_payload_bytes;
-  return i < full ? m_cfg.max_payload_bytes : static_cast<std::uint32_t>(m.pkt.bytes - full * m_cfg.max_payload_bytes);
 }
 
 void TorusFabric::try_send(std::uint32_t li, Time now) {
@@ -143,49 +167,76 @@ void TorusFabric::try_send(std::uint32_t li, Time now) {
     }
     return;
   }
-  const std::uint32_t slots = 2 * num_vcs();
-  for (std::uint32_t i = 0; i < slots; ++i) {
-    const std::uint32_t slot = (l.rr + i) % slots;
-    const std::uint32_t vc = slot >> 1;
-    LinkVc& q = l.vcs[vc];
-    std::uint32_t si;
-    if ((slot & 1) == 0) {
-      if (q.transit.empty()) continue;
-      si = q.transit.front();
-      if (q.credits < m_segs[si].flits) continue;
-      q.transit.pop_front();
-      --l.queued;
-    } else {
-      if (q.inject.empty()) continue;
-      const std::uint32_t mi = q.inject.front();
-      const std::uint32_t bytes = segment_bytes(m_msgs[mi], m_msgs[mi].segs_sent);
-      const std::uint32_t flits = m_cfg.flits(bytes + m_cfg.header_bytes);
-      if (q.credits < flits) continue;
-      si = alloc_segment();
-      Message& m = m_msgs[mi];
-      Segment& s = m_segs[si];
-      s.msg = mi;
-      s.chip = m.pkt.src;
-      s.in_link = kNoLink;
-      s.in_vc = 0;
-      s.flits = flits;
-      s.wire = bytes + m_cfg.header_bytes;
-      s.ser = bytes == m_cfg.max_payload_bytes ? m_full_ser : m_cfg.serialise_ps(bytes + m_cfg.header_bytes);
-      s.route = m.first_state;
-      if (++m.segs_sent == m.segs_total) {
-        q.inject.pop_front();
-        --l.queued;
-        --m_queued_msgs[m.pkt.src];
-      }
-    }
-    l.rr = slot + 1;
-    send(li, vc, si, now);
-    break;
-  }
+  arbitrate(li, now);
   if (l.queued > 0 && !l.wake_pending && l.busy_until > now) {
     l.wake_pending = true;
-    m_events.push(l.busy_until, kLinkFree, li);
+    m_events.push_after(now, l.busy_until - now, kLinkFree, li);  // just sent: the delay is a serialisation time
   }
+}
+
+void TorusFabric::arbitrate(std::uint32_t li, Time now) {
+  // Round robin over (VC, transit|inject) slots from l.rr. With up to 64
+  // slots the bit mask of non-empty queues visits only those, in the same order.
+  const Link& l = m_links[li];
+  const std::uint32_t slots = 2 * num_vcs();
+  if (slots <= 64) {
+    const std::uint32_t start = l.rr >= slots ? l.rr - slots : l.rr;
+    const std::uint64_t from_start = ~std::uint64_t{0} << start;
+    const std::uint64_t passes[2] = {l.waiting & from_start, l.waiting & ~from_start};
+    for (std::uint64_t bits : passes)
+      for (; bits != 0; bits &= bits - 1)
+        if (try_slot(li, static_cast<std::uint32_t>(std::countr_zero(bits)), now)) return;
+  } else {
+    for (std::uint32_t i = 0; i < slots; ++i) {
+      std::uint32_t slot = l.rr + i;  // rr <= slots, so one subtraction wraps it
+      if (slot >= slots) slot -= slots;
+      if (try_slot(li, slot, now)) return;
+    }
+  }
+}
+
+bool TorusFabric::try_slot(std::uint32_t li, std::uint32_t slot, Time now) {
+  Link& l = m_links[li];
+  const std::uint32_t vc = slot >> 1;
+  LinkVc& q = l.vcs[vc];
+  std::uint32_t si;
+  if ((slot & 1) == 0) {
+    if (q.transit.empty()) return false;
+    si = q.transit.front();
+    if (q.credits < m_segs[si].flits) return false;
+    q.transit.pop_front();
+    if (q.transit.empty()) clear_waiting(l, slot);
+    --l.queued;
+  } else {
+    if (q.inject.empty()) return false;
+    const std::uint32_t mi = q.inject.front();
+    Message& m = m_msgs[mi];
+    const bool last_seg = m.segs_sent + 1 == m.segs_total;
+    const std::uint32_t flits = last_seg ? m.last_flits : m_full_flits;
+    if (q.credits < flits) return false;
+    const std::uint32_t bytes = last_seg ? m.last_bytes : m_cfg.max_payload_bytes;
+    si = alloc_segment();
+    Segment& s = m_segs[si];
+    s.msg = mi;
+    s.chip = m.pkt.src;
+    s.dst = m.pkt.dst;
+    s.lane = m.lane;
+    s.in_link = kNoLink;
+    s.in_vc = 0;
+    s.flits = flits;
+    s.wire = bytes + m_cfg.header_bytes;
+    s.ser = last_seg ? m.last_ser : m_full_ser;
+    s.route = m.first_state;
+    if (++m.segs_sent == m.segs_total) {
+      q.inject.pop_front();
+      if (q.inject.empty()) clear_waiting(l, slot);
+      --l.queued;
+      --m_queued_msgs[m.pkt.src];
+    }
+  }
+  l.rr = slot + 1;
+  send(li, vc, si, now);
+  return true;
 }
 
 void TorusFabric::send(std::uint32_t li, std::uint32_t vc, std::uint32_t si, Time now) {
@@ -201,14 +252,14 @@ void TorusFabric::send(std::uint32_t li, std::uint32_t vc, std::uint32_t si, Tim
   // The buffer this packet leaves is free once its tail has gone; the credit
   // then takes one link latency to get back upstream.
   if (s.in_link != kNoLink)
-    m_events.push(now + s.ser + m_cfg.link_latency_ps, kCredit, s.in_link, s.in_vc, s.flits);
+    m_events.push_after(now, s.ser + m_cfg.link_latency_ps, kCredit, s.in_link, s.in_vc, s.flits);
   s.in_link = li;
   s.in_vc = static_cast<std::uint8_t>(vc);
   s.chip = l.to;
-  if (l.to == m_msgs[s.msg].pkt.dst)
-    m_events.push(now + m_cfg.link_latency_ps + s.ser, kEject, si);
+  if (l.to == s.dst)
+    m_events.push_after(now, m_cfg.link_latency_ps + s.ser, kEject, si, s.msg);
   else
-    m_events.push(now + m_cfg.link_latency_ps + m_cfg.router_latency_ps, kArrive, si);
+    m_events.push_after(now, m_cfg.link_latency_ps + m_cfg.router_latency_ps, kArrive, si);
 }
 
 std::uint32_t TorusFabric::alloc_segment() {

@@ -69,29 +69,41 @@ class TorusFabric : public Fabric {
     std::uint64_t segs_total = 0;
     std::uint64_t segs_sent = 0;
     std::uint64_t segs_done = 0;
+    std::uint32_t last_bytes = 0;  // payload of the last wire packet (the others are full)
+    std::uint32_t last_flits = 0;
+    Time last_ser = 0;
     std::uint32_t first_link = 0;
     std::uint8_t first_vc = 0;
     std::uint8_t lane = 0;
     RouteState first_state;       // route state after choosing the first hop
   };
+  // A wire packet in flight. It carries the message's destination and lane so
+  // that a hop touches only the segment, not the (larger) message.
   struct Segment {
     std::uint32_t msg = 0;
     std::uint32_t chip = 0;       // router the head is at
+    std::uint32_t dst = 0;        // destination chip of the message
     std::uint32_t in_link = 0;    // link whose downstream buffer holds it
     std::uint32_t flits = 0;
     std::uint32_t wire = 0;       // header + payload bytes
     Time ser = 0;
     RouteState route;
     std::uint8_t in_vc = 0;
+    std::uint8_t lane = 0;
   };
 
   void on_route(std::uint32_t msg, Time now);
   void on_arrive(std::uint32_t seg, Time now);
   void on_eject(std::uint32_t seg, Time now);
   void try_send(std::uint32_t link, Time now);
+  /// Sends at most one packet on an idle link, round robin over its slots.
+  void arbitrate(std::uint32_t link, Time now);
+  /// Sends the head of one (VC, transit|inject) slot of an idle link if its
+  /// credits allow; true if it did.
+  bool try_slot(std::uint32_t link, std::uint32_t slot, Time now);
+  /// Starts loading what the event `e` will touch (the next one to run).
+  void prefetch(const Event& e) const;
   void send(std::uint32_t link, std::uint32_t vc, std::uint32_t seg, Time now);
-  /// Payload bytes of segment number `i` of a message.
-  std::uint32_t segment_bytes(const Message& m, std::uint64_t i) const;
   std::uint32_t alloc_segment();
   std::uint32_t alloc_message();
 
@@ -107,6 +119,7 @@ class TorusFabric : public Fabric {
   std::vector<std::uint32_t> m_queued_msgs;  // per chip: messages not yet fully departed
   std::uint64_t m_in_flight = 0;
   Time m_full_ser = 0;  // serialisation of a maximum-size packet
+  std::uint32_t m_full_flits = 0;
   Time m_now = 0;
 };
 
