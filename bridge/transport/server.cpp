@@ -62,7 +62,7 @@ void Server::serve() {
       out.cpu_seconds = thread_cpu_seconds() - cpu0;
       c->close();
       log("session " + std::to_string(n) + ": " + (out.ok ? "done" : "failed: " + out.error) + " after " +
-          std::to_string(out.messages) + " messages");
+          std::to_string(out.messages) + " messages" + (out.lookahead ? " (lookahead)" : ""));
       std::lock_guard lk(m_mutex);
       m_outcomes.push_back(std::move(out));
     });
@@ -116,6 +116,7 @@ SessionOutcome Server::run_session(Channel& ch) {
     // and completions are pushed as soon as they are final (docs/transport.md).
     const auto contract = fixed_latency_contract(sys);
     const bool lookahead = (h->flags & kHelloLookahead) && contract && contract->capacity > 0;
+    out.lookahead = lookahead;
     Hello me;
     if (lookahead) {
       me.mem_latency_ps = contract->latency_ps;

@@ -36,6 +36,7 @@ struct SessionOutcome {
   std::string error;              ///< Why it failed (empty when ok).
   std::uint64_t messages = 0;
   double cpu_seconds = 0;         ///< CPU time of the session's thread (the cost of serving it).
+  bool lookahead = false;         ///< The memories ran in lookahead mode (docs/transport.md).
 };
 
 class Server {

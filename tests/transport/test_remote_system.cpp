@@ -58,6 +58,8 @@ std::string remote_json(SystemRunOptions o, const Workload* w, const std::string
   const auto out = st.server.outcomes();
   REQUIRE(out.size() == 1);
   CHECK(out[0].ok);
+  // Only an ideal memory has the fixed-latency contract lookahead needs.
+  CHECK(out[0].lookahead == (lookahead && o.system.memory == "ideal"));
   return json;
 }
 
