@@ -42,6 +42,9 @@ class ModelCompute {
            a.stall_drain == b.stall_drain && a.in_valid == b.in_valid && a.sp_wr == b.sp_wr;
   }
   bool vectors_in_flight() const { return m_r.inflight[0] + m_r.inflight[1] != 0; }
+  /// Idle with nothing in flight: with no queued instruction every output is
+  /// low and an edge changes nothing.
+  bool idle() const { return m_r.state == State::kIdle && !m_r.s2_valid && m_pipe_n == 0; }
   /// Its registers can still change without a new instruction.
   bool active() const { return m_r.state != State::kIdle || m_pipe_n != 0 || m_r.s2_valid; }
 

@@ -41,6 +41,12 @@ class ModelIci {
     bool operator==(const Regs&) const = default;
   };
   const Regs& regs() const { return m_r; }
+  /// Idle with nothing buffered: with no queued instruction and no inbound
+  /// row every output is low and an edge changes nothing (hold() instead).
+  bool idle() const {
+    return m_r.state == State::kIdle && !m_r.rd_pending && m_r.fifo_count == 0 && m_r.rd_idx == m_r.issued;
+  }
+  void hold() { m_changed = false; }
   /// A register changed at the last edge.
   bool changed() const { return m_changed; }
 

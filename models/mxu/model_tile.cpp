@@ -123,18 +123,24 @@ bool ModelTile::step(Time now) {
   ModelAxiOut s;
   m_axi.drive(c, s);
 
+  // A unit idle with nothing queued has all outputs low and its edge changes
+  // nothing: skip it (most evaluated cycles are DMA bursts).
   const bool in_valid = !m_in_queue.empty();
+  const bool compute_idle = m_queue[1].empty() && m_compute.idle();
+  const bool ici_idle = !in_valid && m_queue[2].empty() && m_ici.idle();
   ModelCompute::Comb cc;
-  m_compute.comb(c, !m_queue[1].empty(), cc);
-  ModelIci::Inputs ii;
-  ii.q_valid = !m_queue[2].empty();
-  ii.in_valid = in_valid;
-  ii.in_to_acc = in_valid && m_in_queue.front().to_acc;
-  ii.acc_ready = !cc.wb;
-  ii.sp_wr_ready = !cc.sp_wr;
-  ii.out_ready = m_out_queue.size() < m_cfg.ici_out_queue;
+  if (!compute_idle) m_compute.comb(c, !m_queue[1].empty(), cc);
   ModelIci::Comb ic;
-  m_ici.comb(ii, ic);
+  if (!ici_idle) {
+    ModelIci::Inputs ii;
+    ii.q_valid = !m_queue[2].empty();
+    ii.in_valid = in_valid;
+    ii.in_to_acc = in_valid && m_in_queue.front().to_acc;
+    ii.acc_ready = !cc.wb;
+    ii.sp_wr_ready = !cc.sp_wr;
+    ii.out_ready = m_out_queue.size() < m_cfg.ici_out_queue;
+    m_ici.comb(ii, ic);
+  }
   ModelDma::Comb dc;
   m_dma.comb(s, dc);
   const bool dma_sp_ready = !cc.sp_wr && !ic.sp_wr_valid;
@@ -180,9 +186,12 @@ bool ModelTile::step(Time now) {
   }
 
   m_dma.edge(dc, s, desc_fire, desc_fire ? &m_program[m_queue[0].front()] : nullptr, dma_sp_ready);
-  m_compute.edge(c, cc, cc.q_pop ? &m_program[m_queue[1].front()] : nullptr);
+  if (!compute_idle) m_compute.edge(c, cc, cc.q_pop ? &m_program[m_queue[1].front()] : nullptr);
   bool emitted = false;
-  m_ici.edge(ic, ic.q_pop ? &m_program[m_queue[2].front()] : nullptr, m_row, emitted);
+  if (ici_idle)
+    m_ici.hold();
+  else
+    m_ici.edge(ic, ic.q_pop ? &m_program[m_queue[2].front()] : nullptr, m_row, emitted);
   if (emitted) {
     IciRow row = m_row;
     row.src = m_cfg.chip;
