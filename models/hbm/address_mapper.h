@@ -23,6 +23,22 @@ class AddressMapper {
   AddressMapper(const HbmOrg& org, const std::string& bit_order, bool xor_bank_hash);
 
   BurstAddr decode(std::uint64_t stack_addr) const;
+  /// decode() of the `n` consecutive bursts from `stack_addr`, passed to
+  /// out(i, addr): the address bits above the lowest byte are looked up once
+  /// per 256 bursts instead of once per burst (a request is split this way).
+  template <class Out>
+  void decode_run(std::uint64_t stack_addr, std::uint32_t n, Out&& out) const {
+    if (m_table.empty()) {
+      for (std::uint32_t i = 0; i < n; ++i) out(i, decode(stack_addr + (std::uint64_t{i} << m_offset_bits)));
+      return;
+    }
+    std::uint64_t a = stack_addr >> m_offset_bits;
+    std::uint64_t high = packed_high(a);
+    for (std::uint32_t i = 0; i < n; ++i, ++a) {
+      if (i && (a & 0xff) == 0) high = packed_high(a);
+      out(i, unpack(high | m_table[a & 0xff]));
+    }
+  }
   /// Inverse of decode (the burst's first byte); used by tests and generators.
   std::uint64_t encode(const BurstAddr& a) const;
   std::uint32_t offset_bits() const { return m_offset_bits; }
@@ -34,6 +50,16 @@ class AddressMapper {
     std::uint32_t bits;
     std::uint32_t shift;  // position inside the field
   };
+  /// The table's packed fields of burst address `a` without its lowest byte.
+  std::uint64_t packed_high(std::uint64_t a) const {
+    std::uint64_t packed = 0;
+    a >>= 8;
+    for (std::size_t k = 256; k < m_table.size(); k += 256, a >>= 8) packed |= m_table[k + (a & 0xff)];
+    return packed;
+  }
+  /// Packed fields -> coordinates (with the XOR hash when on).
+  BurstAddr unpack(std::uint64_t packed) const;
+
   std::vector<Slice> m_slices;  // least significant first
   std::uint32_t m_offset_bits;
   std::uint32_t m_field_bits[kNumFields]{};

@@ -14,7 +14,8 @@ BankState::BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command)
       m_open(org.banks(), kClosed) {
   for (int c = 0; c < kNumCmds; ++c)
     for (const TimingEntry& e : m_table.after(static_cast<Cmd>(c)))
-      m_rules[c][static_cast<int>(e.scope)].push_back({static_cast<std::uint8_t>(e.next), e.why, e.cycles});
+      m_rules[c].push_back({static_cast<std::uint8_t>(e.scope), static_cast<std::uint8_t>(e.next), e.why, e.cycles});
+  for (std::uint32_t b = 0; b < org.banks(); ++b) m_group_of.push_back(b / m_banks_per_group);
 }
 
 void BankState::raise(Next& n, Cmd c, std::uint64_t at, Constraint why) {
@@ -26,19 +27,13 @@ void BankState::raise(Next& n, Cmd c, std::uint64_t at, Constraint why) {
 }
 
 void BankState::issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint64_t cycle) {
-  const std::uint32_t group = bank / m_banks_per_group;
-  // Scopes are independent, so applying them one after the other gives what
-  // the table order gives (within a scope the order is kept).
-  const auto& rules = m_rules[static_cast<int>(cmd)];
-  Next* const target[3] = {&m_bank[bank], &m_group[group], &m_pc};
-  for (int sc = 0; sc < 3; ++sc) {
-    Next& n = *target[sc];
-    for (const Rule& r : rules[sc]) {
-      const std::uint64_t at = cycle + r.cycles;
-      if (at > n.at[r.next]) {
-        n.at[r.next] = at;
-        n.why[r.next] = r.why;
-      }
+  Next* const target[3] = {&m_bank[bank], &m_group[m_group_of[bank]], &m_pc};
+  for (const Rule& r : m_rules[static_cast<int>(cmd)]) {
+    Next& n = *target[r.scope];
+    const std::uint64_t at = cycle + r.cycles;
+    if (at > n.at[r.next]) {
+      n.at[r.next] = at;
+      n.why[r.next] = r.why;
     }
   }
   if (!m_dual)

@@ -32,7 +32,7 @@ class BankState {
     std::uint64_t best = ~std::uint64_t{0};
     for (std::uint32_t b = 0; b < want.size(); ++b) {
       if (!want[b] || blocked(b)) continue;
-      const std::uint64_t at = std::max({m_bank[b].at[i], m_group[b / m_banks_per_group].at[i], floor});
+      const std::uint64_t at = std::max({m_bank[b].at[i], m_group[m_group_of[b]].at[i], floor});
       best = std::min(best, at);
     }
     return best;
@@ -45,7 +45,7 @@ class BankState {
     for (; want; want &= want - 1) {
       const auto b = static_cast<std::uint32_t>(std::countr_zero(want));
       if (blocked(b)) continue;
-      best = std::min(best, std::max(m_bank[b].at[i], m_group[b / m_banks_per_group].at[i]));
+      best = std::min(best, std::max(m_bank[b].at[i], m_group[m_group_of[b]].at[i]));
     }
     return best == ~std::uint64_t{0} ? best : std::max({best, m_pc.at[i], m_col_bus});
   }
@@ -64,14 +64,16 @@ class BankState {
   static void raise(Next& n, Cmd c, std::uint64_t at, Constraint why);
 
   TimingTable m_table;
-  struct Rule {  // one TimingTable entry without its scope
+  struct Rule {  // one TimingTable entry, flattened
+    std::uint8_t scope;  // 0 bank, 1 bank group, 2 pseudo-channel
     std::uint8_t next;
     Constraint why;
     std::uint32_t cycles;
   };
-  // m_table's entries per command and scope (kBank, kBankGroup, kPseudoChannel), in table order.
-  std::array<std::array<std::vector<Rule>, 3>, kNumCmds> m_rules;
+  // m_table's entries per command, in table order: one flat loop per issue.
+  std::array<std::vector<Rule>, kNumCmds> m_rules;
   std::uint32_t m_banks_per_group;
+  std::vector<std::uint32_t> m_group_of;  // bank -> bank group (no division in the hot path)
   std::uint32_t m_faw;
   bool m_dual;
   std::vector<Next> m_bank, m_group;
@@ -86,7 +88,7 @@ class BankState {
 inline std::uint64_t BankState::earliest(Cmd cmd, std::uint32_t bank, Constraint* why) const {
   const int i = static_cast<int>(cmd);
   const Next& b = m_bank[bank];
-  const Next& g = m_group[bank / m_banks_per_group];
+  const Next& g = m_group[m_group_of[bank]];
   std::uint64_t at = b.at[i];
   Constraint w = b.why[i];
   if (g.at[i] > at) at = g.at[i], w = g.why[i];

@@ -39,17 +39,25 @@ std::uint64_t HbmModel::floor_cycle(Time t) const { return t / m_clock.period();
 void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstTarget>& out) const {
   out.clear();
   const std::uint64_t bb = m_cfg.device.org.burst_bytes();
-  const std::uint64_t il = m_cfg.stack_interleave_bytes;
+  const std::uint64_t il = m_cfg.stack_interleave_bytes;  // a multiple of bb (validated)
   const std::uint32_t per_stack = m_cfg.device.org.pcs();
+  const std::uint32_t pcs = m_cfg.device.org.pseudo_channels;
   const std::uint64_t end = addr + std::max<std::uint32_t>(bytes, 1);
-  for (std::uint64_t a = addr / bb * bb; a < end; a += bb) {
+  // One run of consecutive stack-local bursts per interleave block.
+  for (std::uint64_t a = addr / bb * bb; a < end;) {
     const std::uint64_t block = a / il;
     const auto stack = static_cast<std::uint32_t>(block % m_cfg.stacks);
     const std::uint64_t local = block / m_cfg.stacks * il + a % il;
-    BurstTarget t;
-    t.addr = m_mapper.decode(local);
-    t.pc = stack * per_stack + t.addr.channel * m_cfg.device.org.pseudo_channels + t.addr.pc;
-    out.push_back(t);
+    const std::uint64_t run_end = std::min(end, (block + 1) * il);
+    const auto n = static_cast<std::uint32_t>((run_end - a + bb - 1) / bb);
+    const std::size_t first = out.size();
+    out.resize(first + n);
+    m_mapper.decode_run(local, n, [&](std::uint32_t i, const BurstAddr& d) {
+      BurstTarget& t = out[first + i];
+      t.addr = d;
+      t.pc = stack * per_stack + d.channel * pcs + d.pc;
+    });
+    a += std::uint64_t{n} * bb;
   }
 }
 
@@ -222,6 +230,12 @@ PcStats HbmModel::total_stats() const {
   PcStats t;
   for (const auto& pc : m_pcs) t.add(pc->stats());
   return t;
+}
+
+std::uint64_t HbmModel::streaming_steps() const {
+  std::uint64_t n = 0;
+  for (const auto& pc : m_pcs) n += pc->streaming_steps();
+  return n;
 }
 
 void HbmModel::backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> data) { m_store.write(addr, data); }

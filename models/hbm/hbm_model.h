@@ -59,6 +59,8 @@ class HbmModel : public MemoryTarget, public BurstSink {
   std::uint32_t num_pcs() const { return static_cast<std::uint32_t>(m_pcs.size()); }
   const PcStats& pc_stats(std::uint32_t pc) const { return m_pcs[pc]->stats(); }
   PcStats total_stats() const;
+  /// Controller steps that took the streaming shortcut, summed.
+  std::uint64_t streaming_steps() const;
   const LatencyHistogram& latency() const { return m_latency; }
   std::uint64_t requests_done() const { return s_reads + s_writes; }
   std::uint64_t reads() const { return s_reads; }

@@ -142,6 +142,7 @@ void PcController::step(std::uint64_t c) {
   // refresh is pending: no row command can be wanted, so the step reduces
   // to "oldest ready row hit takes the column bus" (see streaming_pick).
   if (m_fast && !row_used && !m_refresh.pending() && active_hits().has_mask() && active_hits().total() == q.size()) {
+    ++m_streaming_steps;
     const int col = streaming_pick(q, c);
     if (col >= 0) issue_column(q, col, c);
     m_next = streaming_next(c);

@@ -59,6 +59,9 @@ class PcController {
   bool busy() const { return !m_reads.empty() || !m_writes.empty(); }
 
   const PcStats& stats() const { return s_stats; }
+  /// Steps that took the streaming shortcut (not a statistic of the model:
+  /// tests use it to see that the shortcut ran).
+  std::uint64_t streaming_steps() const { return m_streaming_steps; }
 
  private:
   void step(std::uint64_t c);
@@ -91,6 +94,7 @@ class PcController {
   HitCounts m_hits_r, m_hits_w;  // per bank: queued bursts hitting the open row
   bool m_fast;  // streaming shortcuts on (MemoryConfig::fast_path)
   bool m_write_mode = false;
+  std::uint64_t m_streaming_steps = 0;
   std::uint64_t m_clk = 0;   // last processed cycle
   std::uint64_t m_next = 0;  // next cycle with an event (refresh included)
   std::uint64_t m_bus_free = 0;  // cycle after the last column command's data-bus slot

@@ -1,0 +1,129 @@
+// The controllers' streaming shortcut (MemoryConfig::fast_path) against the
+// general scheduler: on every preset pattern, refresh mode and page policy
+// both must issue the same commands at the same cycles, complete every
+// request at the same time and count the same statistics.
+#include <catch2/catch.hpp>
+
+#include <tuple>
+#include <vector>
+
+#include "models/hbm/closed_loop.h"
+#include "models/hbm/pattern_source.h"
+#include "tests/hbm/hbm_test_util.h"
+
+using namespace mxc;
+using namespace mxc::hbm;
+
+namespace {
+
+using CommandRecord = std::tuple<std::uint32_t, int, std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t>;
+using Completion = std::tuple<std::uint64_t, Time, Time>;  // id, accept, complete
+
+/// Passes a pattern through and records every completion.
+class Recorder : public RequestSource {
+ public:
+  explicit Recorder(const PatternOptions& p) : m_src(p) {}
+  Next next(SourceItem& out) override { return m_src.next(out); }
+  void on_complete(const MemResponse& r) override {
+    done.emplace_back(r.id, r.accept, r.complete);
+    m_src.on_complete(r);
+  }
+  std::vector<Completion> done;
+
+ private:
+  PatternSource m_src;
+};
+
+struct Run {
+  std::vector<CommandRecord> commands;  // only with an observer
+  std::vector<Completion> done;
+  PcStats stats;
+  std::uint64_t streaming_steps = 0;
+};
+
+Run run(MemoryConfig cfg, bool fast, bool observe, const PatternOptions& p, std::uint32_t outstanding) {
+  cfg.fast_path = fast;
+  HbmModel m("hbm", cfg);
+  Run r;
+  if (observe)
+    m.set_command_observer([&](std::uint32_t pc, const DramCommand& c) {
+      r.commands.emplace_back(pc, static_cast<int>(c.cmd), c.bank, c.row, c.col, c.cycle);
+    });
+  Recorder src(p);
+  run_closed_loop(m, src, outstanding);
+  REQUIRE(m.checker()->violation_count() == 0);
+  r.done = src.done;
+  r.stats = m.total_stats();
+  r.streaming_steps = m.streaming_steps();
+  return r;
+}
+
+void require_same_stats(const PcStats& a, const PcStats& b) {
+  CHECK(a.read_bursts == b.read_bursts);
+  CHECK(a.write_bursts == b.write_bursts);
+  CHECK(a.row_hits == b.row_hits);
+  CHECK(a.row_misses == b.row_misses);
+  CHECK(a.row_conflicts == b.row_conflicts);
+  CHECK(a.acts == b.acts);
+  CHECK(a.pres == b.pres);
+  CHECK(a.refreshes == b.refreshes);
+  CHECK(a.refresh_bank_cycles == b.refresh_bank_cycles);
+  CHECK(a.read_queue_integral == b.read_queue_integral);
+  CHECK(a.write_queue_integral == b.write_queue_integral);
+  CHECK(a.last_cycle == b.last_cycle);
+  CHECK(a.steps == b.steps);
+  CHECK(a.bank_acts == b.bank_acts);
+  CHECK(a.stall_cycles == b.stall_cycles);
+  CHECK(a.bus_idle_cycles == b.bus_idle_cycles);
+  CHECK(a.refresh_idle_cycles == b.refresh_idle_cycles);
+  CHECK(a.miss_idle_cycles == b.miss_idle_cycles);
+  CHECK(a.conflict_idle_cycles == b.conflict_idle_cycles);
+}
+
+}  // namespace
+
+TEST_CASE("the streaming shortcut issues the same commands as the general scheduler") {
+  struct Traffic {
+    const char* pattern;
+    std::uint32_t bytes;
+    double write_ratio;
+    std::uint32_t outstanding;
+  };
+  const Traffic traffic[] = {
+      {"seq", 256, 0.0, 64},  {"seq", 64, 0.0, 64},    {"seq", 96, 0.0, 16},    {"random", 64, 0.0, 64},
+      {"random", 256, 0.0, 64}, {"stride", 256, 0.0, 32}, {"mix", 256, 0.5, 64}, {"chase", 64, 0.0, 1},
+  };
+  std::uint64_t shortcut_steps = 0;
+  for (const char* preset : {"hbm2.yaml", "hbm3.yaml"}) {
+    for (const Traffic& t : traffic) {
+      for (RefreshMode refresh : {RefreshMode::kAllBank, RefreshMode::kPerBank}) {
+        for (PagePolicy page : {PagePolicy::kOpen, PagePolicy::kClosed}) {
+          MemoryConfig cfg = test::preset(preset);
+          cfg.controller.refresh = refresh;
+          cfg.controller.page_policy = page;
+          PatternOptions p;
+          p.pattern = t.pattern;
+          p.bytes = t.bytes;
+          p.write_ratio = t.write_ratio;
+          p.requests = 3000;
+          p.stride = 8192;
+          INFO(preset << " " << t.pattern << " " << t.bytes << " B, refresh " << static_cast<int>(refresh) << ", page "
+                      << static_cast<int>(page));
+          const Run slow = run(cfg, false, true, p, t.outstanding);
+          const Run fast = run(cfg, true, true, p, t.outstanding);
+          CHECK(slow.streaming_steps == 0);
+          shortcut_steps += fast.streaming_steps;
+          REQUIRE(fast.commands.size() == slow.commands.size());
+          CHECK(fast.commands == slow.commands);
+          CHECK(fast.done == slow.done);
+          require_same_stats(fast.stats, slow.stats);
+          // Without an observer the controllers run one after the other.
+          const Run alone = run(cfg, true, false, p, t.outstanding);
+          CHECK(alone.done == slow.done);
+          require_same_stats(alone.stats, slow.stats);
+        }
+      }
+    }
+  }
+  CHECK(shortcut_steps > 0);
+}
