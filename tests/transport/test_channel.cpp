@@ -1,0 +1,90 @@
+// The channel on its own: queued frames go out in one flush and arrive whole
+// and in order; two peers that write more than the socket buffers hold at the
+// same moment both finish (each reads while it waits to write), where plain
+// blocking writes would wait for each other until the deadline.
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "bridge/transport/channel.h"
+#include "server_fixture.h"
+
+using namespace mxc;
+using namespace mxc::transport;
+using mxc::transport::testing::socket_path;
+
+namespace {
+
+// A connected pair over a Unix socket.
+struct Pair {
+  Listener listener;
+  std::unique_ptr<Channel> a, b;
+  explicit Pair(const std::string& tag) : listener(parse_address("unix:" + socket_path(tag))) {
+    std::thread t([&] { b = listener.accept(Millis(5000)); });
+    a = Channel::connect(listener.address(), Millis(5000));
+    t.join();
+    REQUIRE(b);
+  }
+};
+
+BackdoorMsg big(std::uint32_t chip, std::size_t bytes) {
+  return BackdoorMsg{chip, 0, true, static_cast<std::uint32_t>(bytes),
+                     std::vector<std::uint8_t>(bytes, static_cast<std::uint8_t>(chip))};
+}
+
+}  // namespace
+
+TEST_CASE("channel: queued frames are written by one flush, whole and in order") {
+  Pair p("queue");
+  for (std::uint64_t i = 0; i < 100; ++i) p.a->queue(SyncMsg{static_cast<std::uint32_t>(i), i * 1000});
+  CHECK(p.a->queued() > 0);
+  CHECK_FALSE(p.b->try_receive().has_value());  // nothing written yet
+  p.a->flush(Millis(2000));
+  CHECK(p.a->queued() == 0);
+  for (std::uint64_t i = 0; i < 100; ++i) {
+    const Message m = p.b->receive(Millis(2000));
+    REQUIRE(std::holds_alternative<SyncMsg>(m));
+    CHECK(std::get<SyncMsg>(m).target == i);
+    CHECK(std::get<SyncMsg>(m).time == i * 1000);
+  }
+  CHECK_FALSE(p.b->try_receive().has_value());
+}
+
+TEST_CASE("channel: two peers writing more than the buffers hold at once both finish") {
+  Pair p("both-write");
+  constexpr int kFrames = 8;
+  constexpr std::size_t kBytes = 1u << 20;  // 8 MiB each way, far beyond the socket buffers
+  std::string error_b;
+  int got_b = 0;
+  std::thread tb([&] {
+    try {
+      for (int i = 0; i < kFrames; ++i) p.b->queue(big(2, kBytes));
+      p.b->flush(Millis(5000));
+      for (; got_b < kFrames; ++got_b) {
+        const Message m = p.b->receive(Millis(5000));
+        if (!std::holds_alternative<BackdoorMsg>(m) || std::get<BackdoorMsg>(m).data.size() != kBytes) break;
+      }
+    } catch (const std::exception& e) {
+      error_b = e.what();
+    }
+  });
+  for (int i = 0; i < kFrames; ++i) p.a->queue(big(1, kBytes));
+  CHECK_NOTHROW(p.a->flush(Millis(5000)));
+  int got_a = 0;
+  for (; got_a < kFrames; ++got_a) {
+    const Message m = p.a->receive(Millis(5000));
+    REQUIRE(std::holds_alternative<BackdoorMsg>(m));
+    CHECK(std::get<BackdoorMsg>(m).chip == 2);
+    CHECK(std::get<BackdoorMsg>(m).data.size() == kBytes);
+  }
+  tb.join();
+  CHECK(error_b.empty());
+  CHECK(got_a == kFrames);
+  CHECK(got_b == kFrames);
+}
+
+TEST_CASE("channel: a peer gone while we write is reported as a closed connection") {
+  Pair p("gone");
+  p.b->close();
+  for (int i = 0; i < 8; ++i) p.a->queue(big(1, 1u << 20));
+  CHECK_THROWS_WITH(p.a->flush(Millis(2000)), Catch::Contains("closed the connection"));
+}
