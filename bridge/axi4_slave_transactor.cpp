@@ -1,5 +1,7 @@
 #include "bridge/axi4_slave_transactor.h"
 
+#include "bridge/axi4_protocol_error.h"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -105,19 +107,30 @@ void Axi4SlaveTransactor::drive(Axi4SlaveSignals& out) {
 }
 
 void Axi4SlaveTransactor::check_burst(const char* ch, std::uint32_t id, std::uint64_t addr, std::uint32_t len,
-                                      std::uint32_t size, std::uint32_t burst) const {
-  const auto fail = [&](const std::string& why) {
-    throw std::runtime_error(m_cfg.name + ": " + ch + " id " + std::to_string(id) + " addr " + hex(addr) + " len " +
-                             std::to_string(len) + ": " + why);
+                                      std::uint32_t size, std::uint32_t burst, Time now) const {
+  const std::string burst_id = std::string(ch) + " id " + std::to_string(id) + " addr " + hex(addr) + " len " +
+                               std::to_string(len);
+  const auto fail = [&](const std::string& rule, const std::string& expected, const std::string& actual,
+                        const std::string& why) {
+    std::string channel = ch;
+    for (char& c : channel) c = static_cast<char>(c - 'A' + 'a');
+    throw Axi4ProtocolError(m_cfg.name + ": " + burst_id + ": " + why,
+                            {now, "protocol " + m_cfg.name + "." + channel, burst_id, rule, expected, actual});
   };
-  if (burst != kAxiBurstIncr) fail("burst type " + std::to_string(burst) + " unsupported (only INCR = 1)");
+  if (burst != kAxiBurstIncr)
+    fail("burst type", "1 (INCR)", std::to_string(burst), "burst type " + std::to_string(burst) + " unsupported (only INCR = 1)");
   if (size > 12 || (std::uint32_t{1} << size) != m_cfg.beat_bytes)
-    fail("size " + std::to_string(size) + " unsupported (the bus beat is " + std::to_string(m_cfg.beat_bytes) +
-         " bytes)");
-  if (len > 255) fail("AxLEN above 255 (more than 256 beats)");
-  if (addr % m_cfg.beat_bytes != 0) fail("address not aligned to the beat");
+    fail("burst size", std::to_string(m_cfg.beat_bytes) + "-byte beats", "size " + std::to_string(size),
+         "size " + std::to_string(size) + " unsupported (the bus beat is " + std::to_string(m_cfg.beat_bytes) +
+             " bytes)");
+  if (len > 255) fail("burst length", "AxLEN <= 255", std::to_string(len), "AxLEN above 255 (more than 256 beats)");
+  if (addr % m_cfg.beat_bytes != 0)
+    fail("address alignment", "a multiple of " + std::to_string(m_cfg.beat_bytes), hex(addr),
+         "address not aligned to the beat");
   const std::uint64_t bytes = std::uint64_t{len + 1} * m_cfg.beat_bytes;
-  if (addr % k4KiB + bytes > k4KiB) fail("burst of " + std::to_string(bytes) + " bytes crosses a 4 KiB boundary");
+  if (addr % k4KiB + bytes > k4KiB)
+    fail("4 KiB boundary", "burst within one 4 KiB page", hex(addr) + " + " + std::to_string(bytes) + " bytes",
+         "burst of " + std::to_string(bytes) + " bytes crosses a 4 KiB boundary");
 }
 
 std::uint64_t Axi4SlaveTransactor::accept_burst(bool write, std::uint32_t id, std::uint64_t addr, std::uint32_t len,
@@ -175,10 +188,14 @@ void Axi4SlaveTransactor::take_w_beat(const std::vector<std::uint8_t>& data, con
   Burst& b = m_bursts.at(serial);
   const std::uint32_t beat = b.beats_done;
   const bool expect_last = beat + 1 == b.beats;
-  if (last != expect_last)
-    throw std::runtime_error(m_cfg.name + ": W beat " + std::to_string(beat + 1) + " of AW id " + std::to_string(b.id) +
-                             " addr " + hex(b.addr) + " (AWLEN+1 = " + std::to_string(b.beats) + "): WLAST " +
-                             (last ? "set before the last beat" : "missing on the last beat"));
+  if (last != expect_last) {
+    const std::string beat_id = "W beat " + std::to_string(beat + 1) + " of AW id " + std::to_string(b.id) + " addr " +
+                                hex(b.addr) + " (AWLEN+1 = " + std::to_string(b.beats) + ")";
+    throw Axi4ProtocolError(m_cfg.name + ": " + beat_id + ": WLAST " +
+                                (last ? "set before the last beat" : "missing on the last beat"),
+                            {now, "protocol " + m_cfg.name + ".w", beat_id, "WLAST", expect_last ? "1" : "0",
+                             last ? "1" : "0"});
+  }
   const std::size_t off = std::size_t{beat} * m_cfg.beat_bytes;
   for (std::size_t i = 0; i < m_cfg.beat_bytes; ++i) {
     b.data[off + i] = i < data.size() ? data[i] : 0;
@@ -195,11 +212,11 @@ void Axi4SlaveTransactor::take_w_beat(const std::vector<std::uint8_t>& data, con
 
 void Axi4SlaveTransactor::on_edge(const Axi4MasterSignals& m, const Axi4SlaveSignals& s, Time now) {
   if (m.arvalid && s.arready) {
-    check_burst("AR", m.arid, m.araddr, m.arlen, m.arsize, m.arburst);
+    check_burst("AR", m.arid, m.araddr, m.arlen, m.arsize, m.arburst, now);
     accept_burst(false, m.arid, m.araddr, m.arlen, now);
   }
   if (m.awvalid && s.awready) {
-    check_burst("AW", m.awid, m.awaddr, m.awlen, m.awsize, m.awburst);
+    check_burst("AW", m.awid, m.awaddr, m.awlen, m.awsize, m.awburst, now);
     accept_burst(true, m.awid, m.awaddr, m.awlen, now);
     // Beats that arrived ahead of their address belong to the oldest burst.
     while (!m_early_w.empty() && !m_w_order.empty()) {

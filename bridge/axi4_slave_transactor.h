@@ -24,9 +24,11 @@
 // request per burst); since a legal burst never crosses 4 KiB, neither does a
 // request. Write requests carry a byte mask only when a WSTRB bit was low.
 //
-// Illegal master behaviour that is cheap to see throws std::runtime_error:
-// a burst crossing 4 KiB, AxLEN > 255, a burst type other than INCR, a size
-// other than the bus width, an unaligned address, WLAST not on beat AWLEN+1.
+// Illegal master behaviour that is cheap to see throws Axi4ProtocolError
+// (bridge/axi4_protocol_error.h: a std::runtime_error carrying the Mismatch
+// record): a burst crossing 4 KiB, AxLEN > 255, a burst type other than
+// INCR, a size other than the bus width, an unaligned address, WLAST not on
+// beat AWLEN+1.
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -106,7 +108,7 @@ class Axi4SlaveTransactor {
   };
 
   void check_burst(const char* ch, std::uint32_t id, std::uint64_t addr, std::uint32_t len, std::uint32_t size,
-                   std::uint32_t burst) const;
+                   std::uint32_t burst, Time now) const;
   std::uint64_t accept_burst(bool write, std::uint32_t id, std::uint64_t addr, std::uint32_t len, Time now);
   void take_w_beat(const std::vector<std::uint8_t>& data, const std::vector<bool>& strb, bool last, Time now);
   void make_requests(std::uint64_t serial, Time now);

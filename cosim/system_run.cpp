@@ -4,8 +4,10 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
+#include "bridge/axi4_protocol_error.h"
 #include "bridge/data_scoreboard.h"
 #include "bridge/timing_correlator.h"
 #include "bridge/rtl_tile.h"
@@ -143,25 +145,31 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
   bool hung = false;
   auto next_report = wall_start + std::chrono::seconds(1);
   std::uint64_t steps = 0;
-  kernel.run([&] {
-    dut.pump(kernel.now());
-    if (shadow) shadow->pump(kernel.now());
-    if (dut.finished() && (!shadow || shadow->finished())) return true;
-    const std::size_t now_completed = dut.completed_instructions() + (shadow ? shadow->completed_instructions() : 0);
-    const std::uint64_t cycles = std::max(dut.max_tile_cycles(), shadow ? shadow->max_tile_cycles() : 0);
-    if (now_completed != completed) {
-      completed = now_completed;
-      last_progress = cycles;
-    } else if (cycles - last_progress > cfg.watchdog_cycles) {
-      hung = true;
-      return true;
-    }
-    if (opts.on_progress && (++steps & 0xfff) == 0 && std::chrono::steady_clock::now() >= next_report) {
-      next_report += std::chrono::seconds(1);
-      opts.on_progress(kernel.now() / 1000.0, dut.completed_instructions(), total_instructions);
-    }
-    return false;
-  });
+  // An AXI protocol violation stops the run: its record is the failure.
+  std::optional<Mismatch> protocol_violation;
+  try {
+    kernel.run([&] {
+      dut.pump(kernel.now());
+      if (shadow) shadow->pump(kernel.now());
+      if (dut.finished() && (!shadow || shadow->finished())) return true;
+      const std::size_t now_completed = dut.completed_instructions() + (shadow ? shadow->completed_instructions() : 0);
+      const std::uint64_t cycles = std::max(dut.max_tile_cycles(), shadow ? shadow->max_tile_cycles() : 0);
+      if (now_completed != completed) {
+        completed = now_completed;
+        last_progress = cycles;
+      } else if (cycles - last_progress > cfg.watchdog_cycles) {
+        hung = true;
+        return true;
+      }
+      if (opts.on_progress && (++steps & 0xfff) == 0 && std::chrono::steady_clock::now() >= next_report) {
+        next_report += std::chrono::seconds(1);
+        opts.on_progress(kernel.now() / 1000.0, dut.completed_instructions(), total_instructions);
+      }
+      return false;
+    });
+  } catch (const Axi4ProtocolError& e) {
+    protocol_violation = e.mismatch();
+  }
   dut.finish(kernel.now());
   if (shadow) shadow->finish(kernel.now());
   result.sim_time_ps = kernel.now();
@@ -194,7 +202,11 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
                                     (static_cast<double>(result.sim_time_ps) / 1000.0)
                               : 0.0;
 
-  if (hung || !dut.finished() || (shadow && !shadow->finished())) {
+  if (protocol_violation) {
+    result.error = "stopped at an AXI protocol violation: " + to_string(*protocol_violation);
+    ++result.mismatch_count;
+    result.mismatches.push_back(*protocol_violation);
+  } else if (hung || !dut.finished() || (shadow && !shadow->finished())) {
     std::string state = dut.state();
     if (shadow && !shadow->finished()) state += (state.empty() ? "" : "; ") + shadow->state();
     result.error = "no progress for " + std::to_string(cfg.watchdog_cycles) + " cycles: " + state;

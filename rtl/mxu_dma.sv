@@ -169,7 +169,12 @@ module mxu_dma #(
   assign m_axi_awvalid = ax_valid && store_q;
   assign m_axi_arid    = ax_id;
   assign m_axi_awid    = ax_id;
+`ifdef MXCOSIM_MUTANT_AR_ADDR_UNALIGNED
+  // Mutant: the read address keeps a byte offset inside the beat.
+  assign m_axi_araddr  = ax_addr | ADDR_W'(1);
+`else
   assign m_axi_araddr  = ax_addr;
+`endif
   assign m_axi_awaddr  = ax_addr;
   assign m_axi_arlen   = ax_len;
   assign m_axi_awlen   = ax_len;
@@ -223,8 +228,22 @@ module mxu_dma #(
   logic [BEAT_BYTES-1:0] r_strb;
   assign r_strb = (r_bank == last_bank_q) ? last_strb_q : '1;
 
+  logic r_push;
+`ifdef MXCOSIM_MUTANT_R_BEAT_LOST
+  // Mutant: the last R beat of the first read burst after reset is taken
+  // from the bus but never reaches the scratchpad.
+  logic r_lost_q;
+  always_ff @(posedge clk) begin
+    if (!rst_n) r_lost_q <= 1'b0;
+    else if (r_fire && r_known && m_axi_rlast) r_lost_q <= 1'b1;
+  end
+  assign r_push = r_fire && r_known && (r_lost_q || !m_axi_rlast);
+`else
+  assign r_push = r_fire && r_known;
+`endif
+
   mxu_dma_fifo #(.WIDTH(RF_W), .DEPTH(2)) rfifo (
-      .clk(clk), .rst_n(rst_n), .push(r_fire && r_known), .push_data({r_row, r_bank, r_strb, m_axi_rdata}),
+      .clk(clk), .rst_n(rst_n), .push(r_push), .push_data({r_row, r_bank, r_strb, m_axi_rdata}),
       .pop(sp_wr_valid && sp_wr_ready), .head(rf_head), .count(rf_count));
 
   assign m_axi_rready = rf_count < 2'd2;

@@ -129,6 +129,24 @@ TEST_CASE("mutants: ar_backpressure_ignored is caught by the handshake checker")
   CHECK(first.actual.find("differs") != std::string::npos);
 }
 
+// Protocol: every AR carries a byte offset inside the beat. The AXI slave
+// refuses the first one, and the run stops there with that violation as its
+// one record: a run cut short has no timing or data comparison.
+TEST_CASE("mutants: ar_addr_unaligned is caught by the AXI protocol check") {
+  const SystemRunResult r = run_system(gemm("ar_addr_unaligned"));
+  INFO(r.error);
+  REQUIRE_FALSE(r.passed);
+  CHECK(starts_with(r.error, "stopped at an AXI protocol violation"));
+  CHECK(r.mismatch_count == 1);
+  REQUIRE(r.mismatches.size() == 1);
+  const Mismatch& m = r.mismatches.front();
+  INFO(to_string(m));
+  CHECK(m.where == "protocol dut.chip0.tile0.axi.ar");
+  CHECK(m.field == "address alignment");
+  CHECK(std::stoull(m.actual, nullptr, 16) % 32 == 1);  // a 32-byte beat, one byte in
+  CHECK(r.elements_checked == 0);
+}
+
 namespace {
 
 /// What catches each mutant (docs/mutants.md): the checker (Mismatch.where
@@ -158,6 +176,8 @@ const Expectation kExpected[] = {
      true},
     {"w_valid_withdrawn", DType::kInt8, 0.3, "handshake dut.chip0.tile0.axi.w", "valid withdrawn before handshake",
      false},
+    {"r_beat_lost", DType::kInt8, 0.0, "data scoreboard", "int32 value", true},
+    {"ar_addr_unaligned", DType::kInt8, 0.0, "protocol dut.chip0.tile0.axi.ar", "address alignment", true},
 };
 
 bool built(const std::string& name) {
@@ -195,5 +215,5 @@ TEST_CASE("mutants: every built mutant is caught by its checker with its reason"
     ++checked;
   }
   // The fast subset is always there, from mxcosim_rtl or verilated by this test.
-  CHECK(checked >= 3);
+  CHECK(checked >= 4);
 }
