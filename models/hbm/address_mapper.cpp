@@ -94,18 +94,6 @@ AddressMapper::AddressMapper(const HbmOrg& org, const std::string& bit_order, bo
   }
 }
 
-BurstAddr AddressMapper::unpack(std::uint64_t packed) const {
-  const auto field = [&](int f) { return static_cast<std::uint32_t>((packed >> m_pack_shift[f]) & m_field_mask[f]); };
-  std::uint32_t v[kNumFields] = {field(kCh), field(kPc), field(kBg), field(kBa), field(kRo), field(kCo)};
-  if (m_xor) {
-    // Permutation-based interleaving: rows that collide in one bank are
-    // spread over banks and bank groups.
-    v[kBa] ^= v[kRo] & ((1u << m_field_bits[kBa]) - 1);
-    v[kBg] ^= (v[kRo] >> m_field_bits[kBa]) & ((1u << m_field_bits[kBg]) - 1);
-  }
-  return {v[kCh], v[kPc], v[kBg], v[kBa], v[kRo], v[kCo]};
-}
-
 BurstAddr AddressMapper::decode(std::uint64_t stack_addr) const {
   std::uint64_t a = stack_addr >> m_offset_bits;
   if (!m_table.empty()) return unpack(packed_high(a) | m_table[a & 0xff]);

@@ -57,8 +57,19 @@ class AddressMapper {
     for (std::size_t k = 256; k < m_table.size(); k += 256, a >>= 8) packed |= m_table[k + (a & 0xff)];
     return packed;
   }
-  /// Packed fields -> coordinates (with the XOR hash when on).
-  BurstAddr unpack(std::uint64_t packed) const;
+  /// Packed fields -> coordinates (with the XOR hash when on); inline, so
+  /// the coordinates stay in registers.
+  BurstAddr unpack(std::uint64_t packed) const {
+    const auto field = [&](int f) { return static_cast<std::uint32_t>((packed >> m_pack_shift[f]) & m_field_mask[f]); };
+    BurstAddr d{field(kCh), field(kPc), field(kBg), field(kBa), field(kRo), field(kCo)};
+    if (m_xor) {
+      // Permutation-based interleaving: rows that collide in one bank are
+      // spread over banks and bank groups.
+      d.bank ^= d.row & ((1u << m_field_bits[kBa]) - 1);
+      d.bank_group ^= (d.row >> m_field_bits[kBa]) & ((1u << m_field_bits[kBg]) - 1);
+    }
+    return d;
+  }
 
   std::vector<Slice> m_slices;  // least significant first
   std::uint32_t m_offset_bits;

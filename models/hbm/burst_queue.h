@@ -25,6 +25,14 @@ class BurstQueue {
     if (m_end == m_buf.size()) make_room();
     m_buf[m_end++] = e;
   }
+  /// Appends a default entry and returns it (filled in place: building an
+  /// entry elsewhere and copying it stalls on store forwarding).
+  QueueEntry& emplace_back() {
+    if (m_end == m_buf.size()) make_room();
+    QueueEntry& e = m_buf[m_end++];
+    e = QueueEntry{};
+    return e;
+  }
   /// Removes entry i, keeping the others in order.
   void erase(std::size_t i) {
     QueueEntry* const b = m_buf.data() + m_begin;

@@ -54,7 +54,7 @@ void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstT
     out.resize(first + n);
     m_mapper.decode_run(local, n, [&](std::uint32_t i, const BurstAddr& d) {
       BurstTarget& t = out[first + i];
-      t.addr = d;
+      t.addr = d;  // d is in registers (AddressMapper::unpack is inline)
       t.pc = stack * per_stack + d.channel * pcs + d.pc;
     });
     a += std::uint64_t{n} * bb;
@@ -130,13 +130,8 @@ bool HbmModel::send(const MemRequest& req, Time now) {
     PcController& pc = *m_pcs[t.pc];
     // A sleeping controller first replays the refreshes it skipped.
     if (!pc.busy()) pc.advance_to(floor);
-    QueueEntry e;
-    e.slot = slot;
-    e.bank = static_cast<std::uint16_t>(t.addr.bank_group * m_cfg.device.org.banks_per_group + t.addr.bank);
-    e.row = t.addr.row;
-    e.col = static_cast<std::uint16_t>(t.addr.col);
-    e.write = req.write;
-    pc.enqueue(e, cycle);
+    pc.enqueue(slot, t.addr.bank_group * m_cfg.device.org.banks_per_group + t.addr.bank, t.addr.row, t.addr.col,
+               req.write, cycle);
     m_pc_next[t.pc] = pc.next_cycle();
   }
   if (m_checker && m_checker->violation_count())

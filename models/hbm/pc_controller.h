@@ -44,8 +44,10 @@ class PcController {
   }
   /// Queue depth of one direction.
   std::uint32_t capacity(bool write) const { return write ? m_write_cap : m_read_cap; }
-  /// Queue a burst offered at `cycle` (schedulable frontend_cycles later).
-  void enqueue(QueueEntry e, std::uint64_t cycle);
+  /// Queue a burst of request `slot` offered at `cycle` (schedulable
+  /// frontend_cycles later).
+  void enqueue(std::uint32_t slot, std::uint32_t bank, std::uint32_t row, std::uint32_t col, bool write,
+               std::uint64_t cycle);
   /// Process every event up to and including `cycle`.
   void advance_to(std::uint64_t cycle);
   /// Process events up to and including `cycle` while it has bursts
