@@ -70,27 +70,43 @@ bool TorusFabric::inject(const IciPacket& pkt, Time now) {
 }
 
 void TorusFabric::advance_to(Time now) {
-  while (!m_events.empty() && m_events.next_time() <= now) {
-    const Event e = m_events.pop();
-    m_now = e.time;
-    // Segments and messages of ~10^5 packets in flight do not stay in cache:
-    // start loading what an event a few places down this lane will touch.
-    if (const Event* soon = m_events.soon(kPrefetchAhead)) prefetch(*soon);
-    switch (e.kind) {
-      case kRoute: on_route(e.a, e.time); break;
-      case kArrive: on_arrive(e.a, e.time); break;
-      case kEject: on_eject(e.a, e.time); break;
-      case kCredit:
-        m_links[e.a].vcs[e.b].credits += e.c;
-        try_send(e.a, e.time);
-        break;
-      case kLinkFree:
-        m_links[e.a].wake_pending = false;
-        try_send(e.a, e.time);
-        break;
-    }
-  }
+  while (!m_events.empty() && m_events.next_time() <= now) run(m_events.pop());
   if (now > m_now) m_now = now;
+}
+
+Time TorusFabric::advance_until_space(Time limit) {
+  m_space_freed = false;
+  while (!m_events.empty() && m_events.next_time() <= limit) {
+    if (m_space_freed && m_events.next_time() > m_now) return m_now;  // that time is complete
+    run(m_events.pop());
+  }
+  if (m_space_freed) return m_now;
+  if (limit > m_now) m_now = limit;
+  return limit;
+}
+
+void TorusFabric::dequeued(std::uint32_t chip) {
+  if (m_queued_msgs[chip]-- == m_cfg.injection_queue) m_space_freed = true;
+}
+
+void TorusFabric::run(const Event& e) {
+  m_now = e.time;
+  // Segments and messages of ~10^5 packets in flight do not stay in cache:
+  // start loading what an event a few places down this lane will touch.
+  if (const Event* soon = m_events.soon(kPrefetchAhead)) prefetch(*soon);
+  switch (e.kind) {
+    case kRoute: on_route(e.a, e.time); break;
+    case kArrive: on_arrive(e.a, e.time); break;
+    case kEject: on_eject(e.a, e.time); break;
+    case kCredit:
+      m_links[e.a].vcs[e.b].credits += e.c;
+      try_send(e.a, e.time);
+      break;
+    case kLinkFree:
+      m_links[e.a].wake_pending = false;
+      try_send(e.a, e.time);
+      break;
+  }
 }
 
 void TorusFabric::prefetch(const Event& e) const {
@@ -108,7 +124,7 @@ void TorusFabric::prefetch(const Event& e) const {
 void TorusFabric::on_route(std::uint32_t mi, Time now) {
   Message& m = m_msgs[mi];
   if (m.pkt.src == m.pkt.dst) {  // loopback: never touches a link
-    --m_queued_msgs[m.pkt.src];
+    dequeued(m.pkt.src);
     --m_in_flight;
     ++s_messages;
     s_bytes += m.pkt.bytes;
@@ -231,7 +247,7 @@ bool TorusFabric::try_slot(std::uint32_t li, std::uint32_t slot, Time now) {
       q.inject.pop_front();
       if (q.inject.empty()) clear_waiting(l, slot);
       --l.queued;
-      --m_queued_msgs[m.pkt.src];
+      dequeued(m.pkt.src);
     }
   }
   l.rr = slot + 1;

@@ -29,19 +29,21 @@
 #include "models/core/fabric.h"
 #include "models/ici/event_queue.h"
 #include "models/ici/ici_config.h"
+#include "models/ici/injection_watch.h"
 #include "models/ici/link.h"
 #include "models/ici/routing.h"
 #include "models/ici/topology.h"
 
 namespace mxc::ici {
 
-class TorusFabric : public Fabric {
+class TorusFabric : public Fabric, public InjectionWatch {
  public:
   explicit TorusFabric(const IciConfig& cfg);
 
   std::string name() const override { return m_cfg.name; }
   Time next_event_time() const override { return m_events.next_time(); }
   void advance_to(Time now) override;
+  Time advance_until_space(Time limit) override;
 
   std::uint32_t num_chips() const override { return m_topo.num_chips(); }
   bool can_inject(const IciPacket& pkt) const override;
@@ -92,6 +94,9 @@ class TorusFabric : public Fabric {
     std::uint8_t lane = 0;
   };
 
+  void run(const Event& e);
+  /// One message fewer waiting at `chip` (it left or was delivered locally).
+  void dequeued(std::uint32_t chip);
   void on_route(std::uint32_t msg, Time now);
   void on_arrive(std::uint32_t seg, Time now);
   void on_eject(std::uint32_t seg, Time now);
@@ -121,6 +126,7 @@ class TorusFabric : public Fabric {
   Time m_full_ser = 0;  // serialisation of a maximum-size packet
   std::uint32_t m_full_flits = 0;
   Time m_now = 0;
+  bool m_space_freed = false;  // a full injection queue got space (advance_until_space)
 };
 
 }  // namespace mxc::ici

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "models/ici/injection_watch.h"
+
 namespace mxc::ici {
 
 namespace {
@@ -53,6 +55,9 @@ TrafficPoint run_traffic(Fabric& fabric, const Topology& topo, const TrafficPatt
   double lat_sum = 0, accepted_bytes = 0;
   std::vector<IciPacket> inbox;
   fabric.set_delivery([&](const IciPacket& p) { inbox.push_back(p); });
+  // Sources refused for a full injection queue wait for space rather than
+  // offering again after every event, when the fabric can tell.
+  InjectionWatch* const watch = dynamic_cast<InjectionWatch*>(&fabric);
 
   Time now = 0;
   while (true) {
@@ -85,8 +90,12 @@ TrafficPoint run_traffic(Fabric& fabric, const Topology& topo, const TrafficPatt
     } else {
       // With no source waiting to inject, nothing happens between fabric
       // events but the events themselves: run them all up to the next
-      // arrival in one call (same deliveries, same order).
-      fabric.advance_to(dirty.empty() ? std::min(tg - 1, stop) : now);
+      // arrival in one call (same deliveries, same order). Waiting sources
+      // are full, so an offer can first succeed when a queue gets space.
+      const Time until = std::min(tg - 1, stop);
+      if (dirty.empty()) fabric.advance_to(until);
+      else if (watch != nullptr) now = watch->advance_until_space(until);
+      else fabric.advance_to(now);
       for (const IciPacket& p : inbox) {
         if (p.deliver >= win_lo && p.deliver < win_hi) accepted_bytes += p.bytes;
         const Time created = p.addr;
