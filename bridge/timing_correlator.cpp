@@ -55,7 +55,7 @@ void TimingCorrelator::compare_instructions(const Program& program, const std::v
 }
 
 void TimingCorrelator::compare_memory(const std::vector<MemoryLogEntry>& rtl, const std::vector<MemoryLogEntry>& model,
-                                      const ClockDomain& clk) {
+                                      const ClockDomain& clk, TrafficScope scope) {
   // Channel key (source, write) -> entries in acceptance order; std::map keeps the report order stable.
   using Key = std::pair<std::uint32_t, bool>;
   std::map<Key, std::pair<std::vector<const MemoryLogEntry*>, std::vector<const MemoryLogEntry*>>> channels;
@@ -65,7 +65,7 @@ void TimingCorrelator::compare_memory(const std::vector<MemoryLogEntry>& rtl, co
     const auto& [r, m] = sides;
     MemoryChannelTiming t{key.first, key.second, r.size(), m.size(), 0};
     const std::string where = channel_name(key.first, key.second);
-    if (r.size() != m.size()) {
+    if (scope == TrafficScope::kAll && r.size() != m.size()) {
       const Time at = r.empty() ? (m.empty() ? 0 : m.back()->accept) : r.back()->accept;
       note({at, where, "all requests", "request count", std::to_string(m.size()), std::to_string(r.size())});
     }
@@ -78,6 +78,28 @@ void TimingCorrelator::compare_memory(const std::vector<MemoryLogEntry>& rtl, co
       if (!m_mem_tol.within(mc, rc)) note({clk.edge(rc), where, id, "issue cycle", std::to_string(mc), std::to_string(rc)});
     }
     m_channels.push_back(t);
+  }
+}
+
+void TimingCorrelator::compare_ici(const std::vector<IciSendEntry>& rtl, const std::vector<IciSendEntry>& model,
+                                   const ClockDomain& clk, const std::string& where, TrafficScope scope) {
+  if (scope == TrafficScope::kAll && rtl.size() != model.size()) {
+    const Time at = rtl.empty() ? (model.empty() ? 0 : model.back().time) : rtl.back().time;
+    note({at, where, "all rows", "row count", std::to_string(model.size()), std::to_string(rtl.size())});
+  }
+  const auto row_name = [](const IciSendEntry& e) {
+    return std::string(e.to_acc ? "acc " : "sp ") + std::to_string(e.row) + (e.last ? " last" : "");
+  };
+  for (std::size_t i = 0; i < std::min(rtl.size(), model.size()); ++i) {
+    const IciSendEntry& r = rtl[i];
+    const IciSendEntry& m = model[i];
+    const std::uint64_t rc = clk.cycle_at_or_after(r.time);
+    const std::uint64_t mc = clk.cycle_at_or_after(m.time);
+    const std::string id = "row " + std::to_string(i);
+    if (r.dst != m.dst) note({r.time, where, id, "destination chip", std::to_string(m.dst), std::to_string(r.dst)});
+    if (row_name(r) != row_name(m)) note({r.time, where, id, "destination row", row_name(m), row_name(r)});
+    if (r.bytes != m.bytes) note({r.time, where, id, "bytes", std::to_string(m.bytes), std::to_string(r.bytes)});
+    if (!m_mem_tol.within(mc, rc)) note({r.time, where, id, "send cycle", std::to_string(mc), std::to_string(rc)});
   }
 }
 

@@ -39,6 +39,16 @@ struct InstrTiming {
   std::int64_t end_error() const { return static_cast<std::int64_t>(rtl_end) - static_cast<std::int64_t>(model_end); }
 };
 
+/// One ICI row a tile sent, as its chip took it from the tile's outbound port.
+struct IciSendEntry {
+  Time time = 0;            ///< Kernel time of the edge that produced it.
+  std::uint32_t dst = 0;    ///< Destination chip.
+  std::uint32_t row = 0;    ///< Scratchpad or accumulator row at the destination.
+  std::uint32_t bytes = 0;
+  bool to_acc = false;      ///< Accumulates into the accumulators (else lands in the scratchpad).
+  bool last = false;
+};
+
 /// One memory channel's request counts on both sides.
 struct MemoryChannelTiming {
   std::uint32_t source = 0;
@@ -46,6 +56,10 @@ struct MemoryChannelTiming {
   std::uint64_t rtl_requests = 0, model_requests = 0;
   std::uint64_t max_abs_issue_error = 0;  ///< Over the requests both sides have, in cycles.
 };
+
+/// How much of two traffic logs to compare: everything (counts included),
+/// or only the entries both sides have (a run cut short by a hang).
+enum class TrafficScope { kAll, kCommonPrefix };
 
 class TimingCorrelator : public Checker {
  public:
@@ -59,7 +73,13 @@ class TimingCorrelator : public Checker {
                             const std::vector<InstrEvent>& model, const ClockDomain& clk);
   /// Per channel (source, read/write): request count, and each request's issue cycle and address.
   void compare_memory(const std::vector<MemoryLogEntry>& rtl, const std::vector<MemoryLogEntry>& model,
-                      const ClockDomain& clk);
+                      const ClockDomain& clk, TrafficScope scope = TrafficScope::kAll);
+
+  /// One tile's ICI rows, in send order: count, and each row's destination
+  /// chip, row, size and send cycle. `where` names the tile's channel
+  /// (for example "timing ici chip0.tile1").
+  void compare_ici(const std::vector<IciSendEntry>& rtl, const std::vector<IciSendEntry>& model, const ClockDomain& clk,
+                   const std::string& where, TrafficScope scope = TrafficScope::kAll);
 
   /// The earliest mismatch by time (the first reported among equal times).
   const std::optional<Mismatch>& first_divergence() const { return m_first; }

@@ -66,6 +66,7 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
       }
       chip.monitors.push_back(std::make_unique<MemoryMonitor>(chip.ports->port(t), spec.name + ".mem"));
       chip.tiles.push_back(make_tile(spec, *chip.monitors.back()));
+      chip.ici_sends.emplace_back();
     }
   }
   if (cfg.chips > 1) {
@@ -124,6 +125,7 @@ void ChipSet::pump(Time now) {
       while (!out.empty()) {
         IciRow r = std::move(out.front());
         out.pop_front();
+        chip.ici_sends[t].push_back({now, r.dst, r.row, r.bytes, r.to_acc, r.last});
         if (r.dst >= m_chips.size())
           throw std::runtime_error(chip.tiles[t]->name() + ": ICI row for chip " + std::to_string(r.dst) +
                                    ", but the system has " + std::to_string(m_chips.size()) + " chips");

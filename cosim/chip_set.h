@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bridge/memory_monitor.h"
+#include "bridge/timing_correlator.h"
 #include "cosim/kernel.h"
 #include "cosim/timeline.h"
 #include "cosim/system_config.h"
@@ -78,6 +79,10 @@ class ChipSet {
   const ClockDomain* hbm_clock(std::uint32_t chip) const;
   /// Violations the HBM timing checker of chip c found (none without HBM or checker).
   std::vector<std::string> hbm_violations(std::uint32_t chip) const;
+  /// Every ICI row tile t of chip c sent, in send order.
+  const std::vector<IciSendEntry>& ici_sends(std::uint32_t chip, std::uint32_t t) const {
+    return m_chips.at(chip).ici_sends.at(t);
+  }
   /// ICI packets the fabric delivered, in delivery order.
   const std::vector<IciPacket>& ici_delivered() const { return m_delivered; }
   /// Bytes read and written at chip c's memory, and ICI payload bytes delivered.
@@ -94,6 +99,7 @@ class ChipSet {
     std::vector<std::unique_ptr<MemoryMonitor>> monitors;  // one per tile, around its port
     std::vector<std::unique_ptr<Tile>> tiles;
     std::deque<IciPacket> pending;     // rows waiting for the fabric to accept them
+    std::vector<std::vector<IciSendEntry>> ici_sends;  // per tile
     std::vector<HbmCommandRecord> commands;
   };
 

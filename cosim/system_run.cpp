@@ -210,6 +210,23 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
     std::string state = dut.state();
     if (shadow && !shadow->finished()) state += (state.empty() ? "" : "; ") + shadow->state();
     result.error = "no progress for " + std::to_string(cfg.watchdog_cycles) + " cycles: " + state;
+    if (shadow) {
+      // Where did the RTL leave the model's path before it stopped? The
+      // traffic both sides produced (the common prefix of each channel) is
+      // compared; counts and instruction times of a cut-short run are not.
+      const TimingTolerance tol{cfg.tolerance_cycles, cfg.tolerance_percent};
+      for (std::uint32_t c = 0; c < cfg.chips; ++c)
+        for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) {
+          TimingCorrelator corr(tol, tol);
+          const ClockDomain& clk = dut.tile(c, t).clock();
+          corr.compare_memory(dut.memory_log(c, t), shadow->memory_log(c, t), clk, TrafficScope::kCommonPrefix);
+          corr.compare_ici(dut.ici_sends(c, t), shadow->ici_sends(c, t), clk,
+                           "timing ici chip" + std::to_string(c) + ".tile" + std::to_string(t),
+                           TrafficScope::kCommonPrefix);
+          result.mismatch_count += corr.mismatch_count();
+          result.mismatches.insert(result.mismatches.end(), corr.mismatches().begin(), corr.mismatches().end());
+        }
+    }
   } else {
     for (std::uint32_t c = 0; c < cfg.chips && result.error.empty(); ++c)
       for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t)
@@ -251,6 +268,8 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
         const Tile& d = dut.tile(c, t);
         corr.compare_instructions(work.programs[c][t], d.instr_events(), shadow->tile(c, t).instr_events(), d.clock());
         corr.compare_memory(dut.memory_log(c, t), shadow->memory_log(c, t), d.clock());
+        corr.compare_ici(dut.ici_sends(c, t), shadow->ici_sends(c, t), d.clock(),
+                         "timing ici chip" + std::to_string(c) + ".tile" + std::to_string(t));
         for (const InstrTiming& it : corr.instructions()) {
           const std::int64_t e = it.duration_error();
           abs_sum += static_cast<double>(e < 0 ? -e : e);

@@ -136,7 +136,12 @@ module mxu_ici
   assign out_data     = fifo_head[BW-1 -: ROW_BYTES*8];
   assign out_row      = remote_row + fifo_head[16:1];
   assign out_last     = fifo_head[0];
+`ifdef MXCOSIM_MUTANT_ICI_WRONG_CHIP
+  // Mutant: the destination chip's lowest bit is flipped.
+  assign out_dst      = dst ^ 8'd1;
+`else
   assign out_dst      = dst;
+`endif
   assign out_to_acc   = to_acc;
   assign out_bf16     = bf16;
   assign out_bytes    = n_cols;

@@ -181,3 +181,67 @@ TEST_CASE("memory: per channel count, issue cycle and address", "[timing]") {
     CHECK(t.passed());
   }
 }
+
+TEST_CASE("memory: a run cut short compares only the requests both sides made", "[timing]") {
+  const std::vector<MemoryLogEntry> model = {entry(0, false, 0x100, 2500), entry(0, false, 0x140, 3500),
+                                             entry(0, true, 0x800, 4500)};
+  // The RTL stopped after one read, whose address is wrong: that is the one
+  // record; the missing read and write are not counted against it.
+  std::vector<MemoryLogEntry> rtl = {entry(0, false, 0x180, 2500)};
+  TimingCorrelator t;
+  t.compare_memory(rtl, model, kClk, TrafficScope::kCommonPrefix);
+  REQUIRE(t.mismatch_count() == 1);
+  CHECK(t.mismatches()[0].field == "address");
+  TimingCorrelator all;
+  all.compare_memory(rtl, model, kClk);
+  CHECK(all.mismatch_count() == 3);  // the address, and both channels' counts
+}
+
+TEST_CASE("ici: per tile the rows' destination, row, size and send cycle, in order", "[timing]") {
+  // Send times are edges: cycle n at 500 + 1000 n ps.
+  const std::vector<IciSendEntry> model = {{2500, 1, 0, 64, true, false}, {3500, 1, 1, 64, true, true}};
+  const std::string where = "timing ici chip0.tile0";
+  SECTION("identical") {
+    TimingCorrelator t;
+    t.compare_ici(model, model, kClk, where);
+    CHECK(t.passed());
+  }
+  SECTION("to the wrong chip, one row late, then a row too many") {
+    std::vector<IciSendEntry> rtl = model;
+    rtl[0].dst = 0;
+    rtl[1].time = 5500;  // cycle 5 instead of 3
+    rtl.push_back({6500, 1, 2, 64, true, true});
+    TimingCorrelator t;
+    t.compare_ici(rtl, model, kClk, where);
+    REQUIRE(t.mismatch_count() == 3);
+    const auto& m = t.mismatches();
+    CHECK(m[0].where == where);
+    CHECK(m[0].field == "row count");
+    CHECK(m[0].expected == "2");
+    CHECK(m[0].actual == "3");
+    CHECK(m[1].id == "row 0");
+    CHECK(m[1].field == "destination chip");
+    CHECK(m[1].expected == "1");
+    CHECK(m[1].actual == "0");
+    CHECK(m[1].time == 2500);
+    CHECK(m[2].id == "row 1");
+    CHECK(m[2].field == "send cycle");
+    CHECK(m[2].expected == "3");
+    CHECK(m[2].actual == "5");
+    REQUIRE(t.first_divergence());
+    CHECK(t.first_divergence()->field == "destination chip");
+    TimingCorrelator prefix;
+    prefix.compare_ici(rtl, model, kClk, where, TrafficScope::kCommonPrefix);
+    CHECK(prefix.mismatch_count() == 2);  // no count record
+  }
+  SECTION("a scratchpad row where the model accumulates") {
+    std::vector<IciSendEntry> rtl = model;
+    rtl[1].to_acc = false;
+    TimingCorrelator t;
+    t.compare_ici(rtl, model, kClk, where);
+    REQUIRE(t.mismatch_count() == 1);
+    CHECK(t.mismatches()[0].field == "destination row");
+    CHECK(t.mismatches()[0].expected == "acc 1 last");
+    CHECK(t.mismatches()[0].actual == "sp 1 last");
+  }
+}

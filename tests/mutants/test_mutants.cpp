@@ -159,6 +159,7 @@ struct Expectation {
   const char* where;
   const char* field;
   bool only_this_checker;
+  bool two_chips = false;  ///< K-split GEMM over configs/chip2x2_rtl.yaml (ICI traffic) instead of one tile.
 };
 
 const Expectation kExpected[] = {
@@ -178,6 +179,9 @@ const Expectation kExpected[] = {
      false},
     {"r_beat_lost", DType::kInt8, 0.0, "data scoreboard", "int32 value", true},
     {"ar_addr_unaligned", DType::kInt8, 0.0, "protocol dut.chip0.tile0.axi.ar", "address alignment", true},
+    // Each chip's partial sums go to itself instead of the other chip: wrong
+    // sums (data) too, so the first record must be the ICI one.
+    {"ici_wrong_chip", DType::kInt8, 0.0, "timing ici chip0.tile0", "destination chip", false, true},
 };
 
 bool built(const std::string& name) {
@@ -199,6 +203,10 @@ TEST_CASE("mutants: every built mutant is caught by its checker with its reason"
     for (std::uint64_t seed : {1, 2}) {
       SystemRunOptions o = gemm(e.name, e.backpressure);
       o.workload.shape = GemmShape{16, 16, 16, e.dtype};
+      if (e.two_chips) {
+        o.system = load_system_config(std::string(MXCOSIM_SOURCE_DIR) + "/configs/chip2x2_rtl.yaml");
+        o.workload.split = "k";
+      }
       o.seed = seed;
       const SystemRunResult r = run_system(o);
       INFO(e.name << " seed " << seed << ": " << r.error << " / "
@@ -208,6 +216,7 @@ TEST_CASE("mutants: every built mutant is caught by its checker with its reason"
                                       [&](const Mismatch& m) { return starts_with(m.where, e.where); });
       REQUIRE(first != r.mismatches.end());
       if (*e.field) CHECK(first->field == e.field);
+      if (e.two_chips) CHECK(first == r.mismatches.begin());  // the earliest record of all
       // Silent others: every mismatch comes from the same checker kind.
       const std::string kind = std::string(e.where).substr(0, std::string(e.where).find(' '));
       if (e.only_this_checker) CHECK(count_where(r, kind + " ") == r.mismatches.size());
