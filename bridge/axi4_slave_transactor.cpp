@@ -108,10 +108,11 @@ void Axi4SlaveTransactor::drive(Axi4SlaveSignals& out) {
 
 void Axi4SlaveTransactor::check_burst(const char* ch, std::uint32_t id, std::uint64_t addr, std::uint32_t len,
                                       std::uint32_t size, std::uint32_t burst, Time now) const {
-  const std::string burst_id = std::string(ch) + " id " + std::to_string(id) + " addr " + hex(addr) + " len " +
-                               std::to_string(len);
+  // Every burst passes through here: the strings are built only on a violation.
   const auto fail = [&](const std::string& rule, const std::string& expected, const std::string& actual,
                         const std::string& why) {
+    const std::string burst_id =
+        std::string(ch) + " id " + std::to_string(id) + " addr " + hex(addr) + " len " + std::to_string(len);
     std::string channel = ch;
     for (char& c : channel) c = static_cast<char>(c - 'A' + 'a');
     throw Axi4ProtocolError(m_cfg.name + ": " + burst_id + ": " + why,
