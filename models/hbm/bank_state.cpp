@@ -1,8 +1,24 @@
 #include "models/hbm/bank_state.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace mxc::hbm {
+
+namespace {
+// Whether every earlier command constrains `a` and `b` by the same entries.
+bool same_constraints(const TimingTable& table, Cmd a, Cmd b) {
+  for (int p = 0; p < kNumCmds; ++p) {
+    std::vector<std::tuple<Scope, std::uint32_t, Constraint>> ea, eb;
+    for (const TimingEntry& e : table.after(static_cast<Cmd>(p))) {
+      if (e.next == a) ea.emplace_back(e.scope, e.cycles, e.why);
+      if (e.next == b) eb.emplace_back(e.scope, e.cycles, e.why);
+    }
+    if (ea != eb) return false;
+  }
+  return true;
+}
+}  // namespace
 
 BankState::BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command)
     : m_table(t),
@@ -12,9 +28,16 @@ BankState::BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command)
       m_bank(org.banks()),
       m_group(org.bank_groups),
       m_open(org.banks(), kClosed) {
+  const bool alias = same_constraints(m_table, Cmd::kRd, Cmd::kRdA) && same_constraints(m_table, Cmd::kWr, Cmd::kWrA);
+  for (int c = 0; c < kNumCmds; ++c) {
+    m_slot[c] = static_cast<std::uint8_t>(c);
+    if (alias && c == static_cast<int>(Cmd::kRdA)) m_slot[c] = static_cast<std::uint8_t>(Cmd::kRd);
+    if (alias && c == static_cast<int>(Cmd::kWrA)) m_slot[c] = static_cast<std::uint8_t>(Cmd::kWr);
+  }
   for (int c = 0; c < kNumCmds; ++c)
     for (const TimingEntry& e : m_table.after(static_cast<Cmd>(c)))
-      m_rules[c].push_back({static_cast<std::uint8_t>(e.scope), static_cast<std::uint8_t>(e.next), e.why, e.cycles});
+      if (m_slot[static_cast<int>(e.next)] == static_cast<std::uint8_t>(e.next))
+        m_rules[c].push_back({static_cast<std::uint8_t>(e.scope), static_cast<std::uint8_t>(e.next), e.why, e.cycles});
   for (std::uint32_t b = 0; b < org.banks(); ++b) m_group_of.push_back(b / m_banks_per_group);
 }
 

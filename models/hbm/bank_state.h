@@ -27,7 +27,7 @@ class BankState {
   /// `want[b] != 0` and `!blocked(b)`; kNever-like max when none.
   template <class Blocked>
   std::uint64_t earliest_column(Cmd cmd, const std::vector<std::uint32_t>& want, Blocked blocked) const {
-    const int i = static_cast<int>(cmd);
+    const int i = m_slot[static_cast<int>(cmd)];
     const std::uint64_t floor = std::max(m_pc.at[i], m_col_bus);
     std::uint64_t best = ~std::uint64_t{0};
     for (std::uint32_t b = 0; b < want.size(); ++b) {
@@ -40,7 +40,7 @@ class BankState {
   /// The same over the banks whose bit is set in `want` (at most 64 banks).
   template <class Blocked>
   std::uint64_t earliest_column_mask(Cmd cmd, std::uint64_t want, Blocked blocked) const {
-    const int i = static_cast<int>(cmd);
+    const int i = m_slot[static_cast<int>(cmd)];
     std::uint64_t best = ~std::uint64_t{0};
     for (; want; want &= want - 1) {
       const auto b = static_cast<std::uint32_t>(std::countr_zero(want));
@@ -48,6 +48,16 @@ class BankState {
       best = std::min(best, std::max(m_bank[b].at[i], m_group[m_group_of[b]].at[i]));
     }
     return best == ~std::uint64_t{0} ? best : std::max({best, m_pc.at[i], m_col_bus});
+  }
+  /// earliest() of a column command split in two: max of both parts.
+  /// The pseudo-channel and column-bus part ...
+  std::uint64_t earliest_column_floor(Cmd cmd) const {
+    return std::max(m_pc.at[static_cast<int>(cmd)], m_col_bus);
+  }
+  /// ... and the bank and bank-group part.
+  std::uint64_t earliest_column_bank(Cmd cmd, std::uint32_t bank) const {
+    const int i = m_slot[static_cast<int>(cmd)];
+    return std::max(m_bank[bank].at[i], m_group[m_group_of[bank]].at[i]);
   }
   /// Record `cmd` issued at `cycle` (caller checked earliest()).
   void issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint64_t cycle);
@@ -72,6 +82,10 @@ class BankState {
   };
   // m_table's entries per command, in table order: one flat loop per issue.
   std::array<std::vector<Rule>, kNumCmds> m_rules;
+  // Where each command's earliest cycle is kept: RDA / WRA share RD / WR's
+  // when the table constrains them identically (it lists reads and writes
+  // together), which halves the column rules applied per command.
+  std::array<std::uint8_t, kNumCmds> m_slot{};
   std::uint32_t m_banks_per_group;
   std::vector<std::uint32_t> m_group_of;  // bank -> bank group (no division in the hot path)
   std::uint32_t m_faw;
@@ -86,7 +100,7 @@ class BankState {
 };
 
 inline std::uint64_t BankState::earliest(Cmd cmd, std::uint32_t bank, Constraint* why) const {
-  const int i = static_cast<int>(cmd);
+  const int i = m_slot[static_cast<int>(cmd)];
   const Next& b = m_bank[bank];
   const Next& g = m_group[m_group_of[bank]];
   std::uint64_t at = b.at[i];

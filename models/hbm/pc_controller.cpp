@@ -192,10 +192,14 @@ int PcController::streaming_pick(const BurstQueue& q, std::uint64_t c) const {
   if (q.empty()) return -1;
   const bool starving = q.front().bypassed >= m_cfg.starvation_cap && q.front().arrival <= c;
   const std::size_t n = starving ? 1 : q.size();
+  // The queue holds one direction, so the pseudo-channel and command-bus
+  // part of earliest() is common to all its bursts.
+  const Cmd cmd = q.front().write ? Cmd::kWr : Cmd::kRd;
+  if (m_state.earliest_column_floor(cmd) > c) return -1;
   for (std::size_t i = 0; i < n; ++i) {
     const QueueEntry& e = q[i];
     if (e.arrival > c) break;
-    if (m_state.earliest(e.write ? Cmd::kWr : Cmd::kRd, e.bank) <= c) return static_cast<int>(i);
+    if (m_state.earliest_column_bank(cmd, e.bank) <= c) return static_cast<int>(i);
   }
   return -1;
 }

@@ -11,13 +11,6 @@ RefreshPolicy::RefreshPolicy(RefreshMode mode, const HbmTiming& t, std::uint32_t
       m_banks(banks),
       m_due(mode == RefreshMode::kNone ? std::numeric_limits<std::uint64_t>::max() : m_interval) {}
 
-void RefreshPolicy::update(std::uint64_t cycle) {
-  if (!m_pending && cycle >= m_due) {
-    m_pending = true;
-    m_pending_since = cycle;
-  }
-}
-
 void RefreshPolicy::wanted(const BankState& state, Cmd* cmd, std::uint32_t* bank) const {
   if (m_mode == RefreshMode::kAllBank) {
     *bank = 0;

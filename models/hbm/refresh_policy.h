@@ -16,8 +16,14 @@ class RefreshPolicy {
   /// Cycle the next refresh falls due (kNoCycle with refresh off).
   std::uint64_t next_due() const { return m_due; }
   bool pending() const { return m_pending; }
-  /// Marks refresh pending once `cycle` reaches its due time.
-  void update(std::uint64_t cycle);
+  /// Marks refresh pending once `cycle` reaches its due time (inline: it
+  /// runs on every controller step).
+  void update(std::uint64_t cycle) {
+    if (!m_pending && cycle >= m_due) {
+      m_pending = true;
+      m_pending_since = cycle;
+    }
+  }
   /// Whether requests to `bank` must wait for the pending refresh.
   bool blocks(std::uint32_t bank) const {
     return m_pending && (m_mode == RefreshMode::kAllBank || bank == m_bank);
