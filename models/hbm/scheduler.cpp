@@ -41,14 +41,18 @@ SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, const HitCounts& hits,
                                    const BankState& state, const RefreshPolicy& refresh, std::uint64_t now) {
   SchedulePick p;
   if (q.empty()) return p;
+  // The entries by plain pointer: the memo's stores could alias the queue's
+  // own fields and force them to be reloaded on every iteration.
+  const QueueEntry* const qe = q.begin();
+  const std::size_t size = q.size();
   ++m_gen;
-  const bool starving = q.front().bypassed >= m_cap && q.front().arrival <= now;
-  const std::size_t n = starving ? 1 : q.size();
+  const bool starving = qe[0].bypassed >= m_cap && qe[0].arrival <= now;
+  const std::size_t n = starving ? 1 : size;
   // Bursts that are not row hits are the only row-command candidates; once
   // a column command is chosen and none of them is left, stop scanning.
-  std::size_t others = q.size() - std::min<std::size_t>(q.size(), hits.total());
+  std::size_t others = size - std::min<std::size_t>(size, hits.total());
   for (std::size_t i = 0; i < n; ++i) {
-    const QueueEntry& e = q[i];
+    const QueueEntry& e = qe[i];
     if (e.arrival > now) break;  // queue is in arrival order
     const bool hit = state.open_row(e.bank) == static_cast<std::int64_t>(e.row);
     if (!hit) --others;
@@ -69,7 +73,7 @@ SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, const HitCounts& hits,
   }
   // A row command and a column command to the same bank in one cycle would
   // conflict (the PRE would close the row the column command reads).
-  if (p.col >= 0 && p.row >= 0 && q[p.col].bank == q[p.row].bank) p.row = -1;
+  if (p.col >= 0 && p.row >= 0 && qe[p.col].bank == qe[p.row].bank) p.row = -1;
   return p;
 }
 
@@ -77,21 +81,23 @@ std::uint64_t FrFcfsScheduler::next_ready(const BurstQueue& q, const HitCounts& 
                                           const BankState& state, const RefreshPolicy& refresh, std::uint64_t now) {
   std::uint64_t next = kNoCycle;
   if (q.empty()) return next;
+  const QueueEntry* const qe = q.begin();  // as in pick()
+  const std::size_t size = q.size();
   ++m_gen;
-  const bool starving = q.front().bypassed >= m_cap && q.front().arrival <= now + 1;
-  const std::size_t n = starving ? 1 : q.size();
+  const bool starving = qe[0].bypassed >= m_cap && qe[0].arrival <= now + 1;
+  const std::size_t n = starving ? 1 : size;
   if (!starving) {
     // Row hits: one column command time per bank (a hit still in the
     // frontend may make this wake-up one cycle early, which is harmless).
-    const Cmd col = q.front().write ? Cmd::kWr : Cmd::kRd;
+    const Cmd col = qe[0].write ? Cmd::kWr : Cmd::kRd;
     const auto blocked = [&](std::uint32_t b) { return refresh.blocks(b); };
     const std::uint64_t at = hits.has_mask() ? state.earliest_column_mask(col, hits.mask(), blocked)
                                              : state.earliest_column(col, hits.per_bank(), blocked);
     if (at != ~std::uint64_t{0}) next = std::max(at, now + 1);
-    if (hits.total() >= q.size()) return next;  // every queued burst is a row hit
+    if (hits.total() >= size) return next;  // every queued burst is a row hit
   }
   for (std::size_t i = 0; i < n && next > now + 1; ++i) {
-    const QueueEntry& e = q[i];
+    const QueueEntry& e = qe[i];
     if (e.arrival > now) {
       next = std::min(next, e.arrival);
       break;
