@@ -134,6 +134,7 @@ bool HbmModel::send(const MemRequest& req, Time now) {
                req.write, cycle);
     m_pc_next[t.pc] = pc.next_cycle();
   }
+  update_next_event();
   if (m_checker && m_checker->violation_count())
     throw std::logic_error(m_name + ": timing violation: " + m_checker->violations().front());
   return true;
@@ -145,10 +146,10 @@ std::uint64_t HbmModel::next_pc_cycle() const {
   return n;
 }
 
-Time HbmModel::next_event_time() const {
+void HbmModel::update_next_event() {
   const std::uint64_t n = next_pc_cycle();
   const Time t = n == kNoCycle ? kNever : m_clock.edge(n);
-  return m_finished.empty() ? t : std::min(t, m_finished.top().at);
+  m_next_event = m_finished.empty() ? t : std::min(t, m_finished.top().at);
 }
 
 void HbmModel::deliver_until(Time now) {
@@ -193,6 +194,7 @@ void HbmModel::advance_to(Time now) {
     }
   }
   deliver_until(now);
+  update_next_event();
   if (m_checker && m_checker->violation_count())
     throw std::logic_error(m_name + ": timing violation: " + m_checker->violations().front());
 }
@@ -214,6 +216,7 @@ void HbmModel::finish(Time now) {
     if (!m_pcs[i]->busy()) m_pcs[i]->advance_to(limit);
     m_pc_next[i] = m_pcs[i]->next_cycle();
   }
+  update_next_event();
   if (m_checker) {
     m_checker->finish(limit);
     if (m_checker->violation_count())

@@ -40,7 +40,7 @@ class HbmModel : public MemoryTarget, public BurstSink {
   ~HbmModel() override;
 
   std::string name() const override { return m_name; }
-  Time next_event_time() const override;
+  Time next_event_time() const override { return m_next_event; }
   void advance_to(Time now) override;
   bool can_accept(const MemRequest& req) const override;
   bool send(const MemRequest& req, Time now) override;
@@ -92,6 +92,10 @@ class HbmModel : public MemoryTarget, public BurstSink {
   };
   void deliver_until(Time now);
   std::uint64_t next_pc_cycle() const;
+  /// Recomputes m_next_event; called wherever a controller's next cycle or
+  /// the pending completions may have changed (send, advance_to, finish), so
+  /// the kernel's per-step query costs nothing.
+  void update_next_event();
 
   std::uint64_t floor_cycle(Time t) const;
 
@@ -108,6 +112,7 @@ class HbmModel : public MemoryTarget, public BurstSink {
   std::priority_queue<Finished, std::vector<Finished>, std::greater<Finished>> m_finished;
   std::uint64_t m_seq = 0;
   std::vector<std::uint64_t> m_pc_next;  // each controller's next_cycle(), kept current
+  Time m_next_event = kNever;            // next_event_time(), kept current
   LatencyHistogram m_latency;
   mutable std::vector<BurstTarget> m_scratch;
   mutable std::vector<std::uint32_t> m_count_r, m_count_w;
