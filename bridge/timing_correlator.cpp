@@ -73,9 +73,11 @@ void TimingCorrelator::compare_memory(const std::vector<MemoryLogEntry>& rtl, co
       const std::uint64_t rc = clk.cycle_at_or_after(r[i]->issue);
       const std::uint64_t mc = clk.cycle_at_or_after(m[i]->issue);
       t.max_abs_issue_error = std::max(t.max_abs_issue_error, rc > mc ? rc - mc : mc - rc);
-      const std::string id = "request " + std::to_string(i) + " (id " + std::to_string(r[i]->id) + ")";
-      if (r[i]->addr != m[i]->addr) note({clk.edge(rc), where, id, "address", hex(m[i]->addr), hex(r[i]->addr)});
-      if (!m_mem_tol.within(mc, rc)) note({clk.edge(rc), where, id, "issue cycle", std::to_string(mc), std::to_string(rc)});
+      // Every request passes here: its name is built only for a mismatch.
+      const auto id = [&] { return "request " + std::to_string(i) + " (id " + std::to_string(r[i]->id) + ")"; };
+      if (r[i]->addr != m[i]->addr) note({clk.edge(rc), where, id(), "address", hex(m[i]->addr), hex(r[i]->addr)});
+      if (!m_mem_tol.within(mc, rc))
+        note({clk.edge(rc), where, id(), "issue cycle", std::to_string(mc), std::to_string(rc)});
     }
     m_channels.push_back(t);
   }
@@ -95,11 +97,12 @@ void TimingCorrelator::compare_ici(const std::vector<IciSendEntry>& rtl, const s
     const IciSendEntry& m = model[i];
     const std::uint64_t rc = clk.cycle_at_or_after(r.time);
     const std::uint64_t mc = clk.cycle_at_or_after(m.time);
-    const std::string id = "row " + std::to_string(i);
-    if (r.dst != m.dst) note({r.time, where, id, "destination chip", std::to_string(m.dst), std::to_string(r.dst)});
-    if (row_name(r) != row_name(m)) note({r.time, where, id, "destination row", row_name(m), row_name(r)});
-    if (r.bytes != m.bytes) note({r.time, where, id, "bytes", std::to_string(m.bytes), std::to_string(r.bytes)});
-    if (!m_mem_tol.within(mc, rc)) note({r.time, where, id, "send cycle", std::to_string(mc), std::to_string(rc)});
+    const auto id = [&] { return "row " + std::to_string(i); };
+    if (r.dst != m.dst) note({r.time, where, id(), "destination chip", std::to_string(m.dst), std::to_string(r.dst)});
+    if (r.row != m.row || r.to_acc != m.to_acc || r.last != m.last)
+      note({r.time, where, id(), "destination row", row_name(m), row_name(r)});
+    if (r.bytes != m.bytes) note({r.time, where, id(), "bytes", std::to_string(m.bytes), std::to_string(r.bytes)});
+    if (!m_mem_tol.within(mc, rc)) note({r.time, where, id(), "send cycle", std::to_string(mc), std::to_string(rc)});
   }
 }
 
