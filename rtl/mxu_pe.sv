@@ -39,24 +39,22 @@ module mxu_pe (
   logic [15:0] w_sel;
   assign w_sel = sel_in ? w1 : w0;
 
+  // Only the selected data type's arithmetic is evaluated: the bf16 path is
+  // a function call inside the if, which a simulator (Verilator included)
+  // skips in int8 cycles, where an always-present instance would not be.
   logic signed [15:0] int_product;
-  logic [31:0]        int_sum;
 `ifdef MXCOSIM_MUTANT_INT8_UNSIGNED_MUL
   // Mutant: int8 operands zero-extended instead of sign-extended.
   assign int_product = 16'(a_in[7:0]) * 16'(w_sel[7:0]);
 `else
   assign int_product = 16'(signed'(a_in[7:0])) * 16'(signed'(w_sel[7:0]));
 `endif
-  assign int_sum     = psum_in + 32'(int_product);
-
-  logic [31:0] fp_product, fp_sum;
-  mxu_bf16_mul mul (.a(a_in), .b(w_sel), .y(fp_product));
-  mxu_fp32_add add (.a(psum_in), .b(fp_product), .y(fp_sum));
 
   always_ff @(posedge clk) begin
     a_out    <= a_in;
     sel_out  <= sel_in;
     bf16_out <= bf16_in;
-    psum_out <= bf16_in ? fp_sum : int_sum;
+    if (bf16_in) psum_out <= mxu_fp_pkg::fp32_add(psum_in, mxu_fp_pkg::bf16_mul(a_in, w_sel));
+    else psum_out <= psum_in + 32'(int_product);
   end
 endmodule

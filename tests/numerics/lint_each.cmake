@@ -1,7 +1,12 @@
-# Lints each RTL file on its own as the top: cmake -DVERILATOR=... -DFILES="a;b" -P lint_each.cmake
+# Lints each RTL file on its own as the top, after the packages it may import:
+# cmake -DVERILATOR=... -DFILES="a;b" [-DPACKAGES="p"] -P lint_each.cmake
+cmake_policy(SET CMP0057 NEW)  # if(IN_LIST)
 set(_failed "")
 foreach(_file IN LISTS FILES)
-  execute_process(COMMAND ${VERILATOR} --lint-only -Wall ${_file} RESULT_VARIABLE _rc)
+  if(_file IN_LIST PACKAGES)
+    continue()
+  endif()
+  execute_process(COMMAND ${VERILATOR} --lint-only -Wall ${PACKAGES} ${_file} RESULT_VARIABLE _rc)
   if(NOT _rc EQUAL 0)
     list(APPEND _failed ${_file})
   endif()
