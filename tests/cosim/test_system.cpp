@@ -149,6 +149,7 @@ TEST_CASE("the timeline of the same run is byte-identical, and names instruction
   };
   SystemRunOptions o;
   o.system = load_system_config(kConfigs + "/tile8_hbm2.yaml");
+  o.system.rows = o.system.cols = 4;  // the HBM system of that config, on the size every test build holds
   o.workload.shape = {8, 16, 8, DType::kInt8};
   const std::string a = (std::filesystem::temp_directory_path() / "mxcosim_trace_a.json").string();
   const std::string b = (std::filesystem::temp_directory_path() / "mxcosim_trace_b.json").string();
