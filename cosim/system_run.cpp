@@ -22,6 +22,11 @@ namespace mxc {
 
 namespace {
 
+/// The timing correlator's name for tile t of chip c's ICI rows.
+std::string ici_channel(std::uint32_t c, std::uint32_t t) {
+  return "timing ici chip" + std::to_string(c) + ".tile" + std::to_string(t);
+}
+
 std::uint64_t counter(const std::vector<std::pair<std::string, std::uint64_t>>& perf, const std::string& name) {
   for (const auto& [n, v] : perf)
     if (n == name) return v;
@@ -225,7 +230,7 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
           const ClockDomain& clk = dut.tile(c, t).clock();
           corr.compare_memory(dut.memory_log(c, t), shadow->memory_log(c, t), clk, TrafficScope::kCommonPrefix);
           corr.compare_ici(dut.ici_sends(c, t), shadow->ici_sends(c, t), clk,
-                           "timing ici chip" + std::to_string(c) + ".tile" + std::to_string(t),
+                           ici_channel(c, t),
                            TrafficScope::kCommonPrefix);
           result.mismatch_count += corr.mismatch_count();
           result.mismatches.insert(result.mismatches.end(), corr.mismatches().begin(), corr.mismatches().end());
@@ -273,7 +278,7 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
         corr.compare_instructions(work.programs[c][t], d.instr_events(), shadow->tile(c, t).instr_events(), d.clock());
         corr.compare_memory(dut.memory_log(c, t), shadow->memory_log(c, t), d.clock());
         corr.compare_ici(dut.ici_sends(c, t), shadow->ici_sends(c, t), d.clock(),
-                         "timing ici chip" + std::to_string(c) + ".tile" + std::to_string(t));
+                         ici_channel(c, t));
         for (const InstrTiming& it : corr.instructions()) {
           const std::int64_t e = it.duration_error();
           abs_sum += static_cast<double>(e < 0 ? -e : e);

@@ -14,17 +14,6 @@
 
 namespace mxc::app {
 
-transport::ServedSystem served_system(const SystemConfig& cfg) {
-  transport::ServedSystem s;
-  s.chips = cfg.chips;
-  s.memory = cfg.memory;
-  s.ideal_latency_ps = cfg.ideal_latency_ps;
-  s.ideal_outstanding = cfg.ideal_outstanding;
-  s.hbm_config = cfg.hbm_config;
-  s.ici_config = cfg.ici_config;
-  return s;
-}
-
 namespace {
 
 transport::Millis millis(double seconds, const char* option) {

@@ -10,8 +10,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 
+#include "bench/cpu_time.h"
 #include "models/ici/collective.h"
 #include "models/ici/collective_runner.h"
 #include "models/ici/schedule_bound.h"
@@ -34,12 +34,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-double cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
 void traffic_speed(std::uint32_t packet_bytes, double load) {
   TorusFabric f(cube());
   const TrafficPattern pat(TrafficKind::kUniform, f.topology());
@@ -49,9 +43,9 @@ void traffic_speed(std::uint32_t packet_bytes, double load) {
   prm.warmup_ps = 10'000'000;
   prm.measure_ps = 100'000'000;
   const auto t0 = std::chrono::steady_clock::now();
-  const double c0 = cpu_seconds();
+  const double c0 = bench::process_cpu_seconds();
   const TrafficPoint p = run_traffic(f, f.topology(), pat, 45e9, prm);
-  const double s = seconds_since(t0), cpu = cpu_seconds() - c0;
+  const double s = seconds_since(t0), cpu = bench::process_cpu_seconds() - c0;
   std::printf("uniform 4x4x4, %5u B packets, load %.2f: %.2f s wall (%.2f s CPU), %.2f M flit-hops/s, "
               "%.2f M packet-hops/s (accepted %.3f, latency %.0f ns, %llu packet-hops)\n",
               packet_bytes, load, s, cpu, f.s_flit_hops / s / 1e6, f.s_packet_hops / s / 1e6, p.accepted_load,
@@ -64,9 +58,9 @@ void allreduce(Algorithm a, std::uint64_t bytes) {
   const Schedule s = build_schedule(Collective::kAllReduce, a, f.topology(), bytes);
   CollectiveRunner r(f, f.topology());
   const auto t0 = std::chrono::steady_clock::now();
-  const double c0 = cpu_seconds();
+  const double c0 = bench::process_cpu_seconds();
   const CollectiveRun run = r.run(s);
-  const double wall = seconds_since(t0), cpu = cpu_seconds() - c0;
+  const double wall = seconds_since(t0), cpu = bench::process_cpu_seconds() - c0;
   const BoundTerms b = schedule_bound(s, f.topology(), cfg);
   std::printf("all-reduce %-9s %6.0f MiB on 4x4x4: simulated %.3f ms, bound %.3f ms (ratio %.4f), "
               "%.2f s wall (%.2f s CPU), %.2f M flit-hops/s, %.2f M packet-hops/s\n",

@@ -7,12 +7,12 @@
 // Prints measured numbers; run on demand: model_bench [m k n] [--model-only]
 // (--model-only skips the RTL runs, for profiling the model).
 #include <algorithm>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "bench/cpu_time.h"
 #include "bridge/rtl_tile.h"
 #include "cosim/kernel.h"
 #include "models/core/ideal_memory.h"
@@ -31,14 +31,8 @@ struct Measured {
   double rate() const { return seconds > 0 ? static_cast<double>(cycles) / seconds : 0; }
 };
 
-double cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
 Measured run(Tile& tile, IdealMemory& mem, const Program& p) {
-  const double t0 = cpu_seconds();
+  const double t0 = bench::process_cpu_seconds();
   tile.load_program(p);
   Kernel k;
   k.add(tile);
@@ -52,7 +46,7 @@ Measured run(Tile& tile, IdealMemory& mem, const Program& p) {
     return tile.finished();
   });
   Measured m;
-  m.seconds = cpu_seconds() - t0;
+  m.seconds = bench::process_cpu_seconds() - t0;
   m.cycles = tile.cycles();
   m.finished = tile.finished();
   return m;

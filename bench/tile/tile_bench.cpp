@@ -16,9 +16,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <string>
 
+#include "bench/cpu_time.h"
 #include "bridge/rtl_tile.h"
 #include "cosim/system_run.h"
 
@@ -32,20 +32,14 @@ struct Speed {
   std::uint64_t cycles = 0;
 };
 
-double cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
 // Best of `repeat` runs, by CPU time and by wall time separately.
 Speed measure(SystemRunOptions o, int repeat) {
   Speed best;
   for (int i = 0; i < repeat; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    const double c0 = cpu_seconds();
+    const double c0 = bench::process_cpu_seconds();
     const SystemRunResult r = run_system(o);
-    const double c = cpu_seconds() - c0;
+    const double c = bench::process_cpu_seconds() - c0;
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!r.passed) {
       std::fprintf(stderr, "tile_bench: run failed: %s\n", r.error.c_str());

@@ -16,14 +16,15 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench/cpu_time.h"
 #include "bridge/transport/client_session.h"
 #include "bridge/transport/server.h"
 #include "cosim/results_json.h"
+#include "cosim/served_system.h"
 #include "cosim/system_config.h"
 #include "cosim/system_run.h"
 
@@ -38,23 +39,6 @@ struct Case {
   Time latency_ps;  // ideal memory latency: the cross-process lookahead (0 = config's)
   bool model_tiles;
 };
-
-ServedSystem served_of(const SystemConfig& c) {
-  ServedSystem s;
-  s.chips = c.chips;
-  s.memory = c.memory;
-  s.ideal_latency_ps = c.ideal_latency_ps;
-  s.ideal_outstanding = c.ideal_outstanding;
-  s.hbm_config = c.hbm_config;
-  s.ici_config = c.ici_config;
-  return s;
-}
-
-double cpu_now() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
 
 std::vector<double> read_numbers(int fd) {
   std::string text;
@@ -170,7 +154,7 @@ int main(int argc, char** argv) {
       std::string bound;
       int cpu_fd = -1;
       const std::uint64_t modes = o.system.memory == "ideal" ? 2 : 1;
-      servers.push_back(spawn_server(served_of(o.system), addr, modes * repeat, bound, cpu_fd));
+      servers.push_back(spawn_server(served_system(o.system), addr, modes * repeat, bound, cpu_fd));
       cpu_fds.push_back(cpu_fd);
       // Only an ideal memory has the fixed-latency contract; elsewhere lookahead would be lock-step again.
       for (const bool lookahead : {false, true})
@@ -180,20 +164,20 @@ int main(int argc, char** argv) {
     std::string want;
     for (int r = 0; r < repeat; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
-      const double c0 = cpu_now();
+      const double c0 = bench::process_cpu_seconds();
       const SystemRunResult res = run_system(o);
       local = std::min(local, seconds_since(t0));
-      local_cpu = std::min(local_cpu, cpu_now() - c0);
+      local_cpu = std::min(local_cpu, bench::process_cpu_seconds() - c0);
       want = results_json(o, res).dump();
       for (Column& col : cols) {
         ClientOptions co;
         co.address = col.address;
-        co.system = served_of(o.system);
+        co.system = served_system(o.system);
         co.seed = o.seed;
         co.lookahead = col.lookahead;
         SystemRunOptions ro = o;
         const auto t1 = std::chrono::steady_clock::now();
-        const double c1 = cpu_now();
+        const double c1 = bench::process_cpu_seconds();
         auto s = ClientSession::connect(co);
         ro.make_memory = [s](std::uint32_t chip, const std::string& name) {
           return ClientSession::make_memory(s, chip, name);
@@ -202,7 +186,7 @@ int main(int argc, char** argv) {
         const SystemRunResult rres = run_system(ro);
         s->bye();
         col.best = std::min(col.best, seconds_since(t1));
-        col.cpu.push_back(cpu_now() - c1);
+        col.cpu.push_back(bench::process_cpu_seconds() - c1);
         col.waits = s->round_trips();
         col.posted = s->posted();
         col.identical = col.identical && results_json(ro, rres).dump() == want;

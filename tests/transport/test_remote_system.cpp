@@ -6,6 +6,7 @@
 
 #include "bridge/transport/client_session.h"
 #include "cosim/results_json.h"
+#include "cosim/served_system.h"
 #include "cosim/system_config.h"
 #include "cosim/system_run.h"
 #include "models/mxu/assembler.h"
@@ -19,24 +20,13 @@ namespace {
 
 const std::string kConfigs = std::string(MXCOSIM_SOURCE_DIR) + "/configs";
 
-ServedSystem served_of(const SystemConfig& c) {
-  ServedSystem s;
-  s.chips = c.chips;
-  s.memory = c.memory;
-  s.ideal_latency_ps = c.ideal_latency_ps;
-  s.ideal_outstanding = c.ideal_outstanding;
-  s.hbm_config = c.hbm_config;
-  s.ici_config = c.ici_config;
-  return s;
-}
-
 SystemRunResult run(const SystemRunOptions& o, const Workload* w) { return w ? run_system(o, *w) : run_system(o); }
 
 // The same run with the memories (and fabric) served by a server thread.
 std::string remote_json(SystemRunOptions o, const Workload* w, const std::string& tag,
                         std::uint64_t* round_trips = nullptr, bool lookahead = true) {
   ServerOptions so;
-  so.system = served_of(o.system);
+  so.system = served_system(o.system);
   so.seed = o.seed;
   ServerThread st(so, tag);
   std::string json;
@@ -163,7 +153,7 @@ TEST_CASE("remote: a server that dies mid-run fails the run with a clear error, 
   o.system = load_system_config(kConfigs + "/tile4_ideal.yaml");
   o.workload.shape = {8, 8, 8, DType::kInt8};
   ServerOptions so;
-  so.system = served_of(o.system);
+  so.system = served_system(o.system);
   so.drop_after = 40;
   ServerThread st(so, "die");
   ClientOptions co;
