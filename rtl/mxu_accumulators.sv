@@ -27,40 +27,50 @@ module mxu_accumulators #(
     input  logic [AW-1:0]      rd_addr,
     output logic [COLS*32-1:0] rd_data
 );
+  // Kept out of waveforms, as every large memory (rows are visible at the
+  // read port and the write path).
+  /* verilator tracing_off */
   logic [COLS*32-1:0] mem[ACC_ROWS];
+  /* verilator tracing_on */
 
   assign ia_ready = !wb_en;
 
   // One adder row serves both write paths: they never run in the same cycle.
+  // The sums are formed only in a cycle that writes, and only in the row's
+  // data type (the fp32 adder is a function call under the if).
   logic               use_ia;
   logic [AW-1:0]      addr;
-  logic               is_bf16;
-  logic [COLS*32-1:0] addend, old_row, sum_row, merged;
+  logic [COLS*32-1:0] old_row, merged;
   assign use_ia  = !wb_en && ia_valid;
   assign addr    = use_ia ? ia_addr : wb_addr;
-  assign is_bf16 = use_ia ? ia_bf16 : wb_bf16;
-  assign addend  = use_ia ? ia_data : wb_data;
   assign old_row = mem[addr];
 
-  for (genvar c = 0; c < COLS; c++) begin : g_col
-    logic [31:0] fp_sum, int_sum;
-    mxu_fp32_add add (.a(old_row[c*32 +: 32]), .b(addend[c*32 +: 32]), .y(fp_sum));
-    assign int_sum = old_row[c*32 +: 32] + addend[c*32 +: 32];
-    assign sum_row[c*32 +: 32] = is_bf16 ? fp_sum : int_sum;
-    always_comb begin
-      if (use_ia) merged[c*32 +: 32] = ia_elem_en[c] ? sum_row[c*32 +: 32] : old_row[c*32 +: 32];
+  function automatic logic [31:0] add(input logic [31:0] a, input logic [31:0] b, input logic is_bf16);
+    if (is_bf16) return mxu_fp_pkg::fp32_add(a, b);
+    return a + b;
+  endfunction
+
+  always_comb begin
+    merged = old_row;
+    for (int c = 0; c < COLS; c++) begin
+      if (use_ia) begin
+        if (ia_elem_en[c]) merged[c*32 +: 32] = add(old_row[c*32 +: 32], ia_data[c*32 +: 32], ia_bf16);
 `ifdef MXCOSIM_MUTANT_DROPPED_ACCUMULATE
       // Mutant: the write-back always overwrites; accumulate is ignored.
-      else merged[c*32 +: 32] = wb_data[c*32 +: 32];
+      end else if (wb_en) begin
+        merged[c*32 +: 32] = wb_data[c*32 +: 32];
 `else
-      else merged[c*32 +: 32] = wb_accumulate ? sum_row[c*32 +: 32] : wb_data[c*32 +: 32];
+      end else if (wb_en) begin
+        if (wb_accumulate) merged[c*32 +: 32] = add(old_row[c*32 +: 32], wb_data[c*32 +: 32], wb_bf16);
+        else merged[c*32 +: 32] = wb_data[c*32 +: 32];
 `endif
+      end
     end
   end
 
 `ifdef MXCOSIM_MUTANT_DROPPED_ACCUMULATE
   logic unused_mut;
-  assign unused_mut = wb_accumulate;
+  assign unused_mut = wb_accumulate ^ wb_bf16;
 `endif
 
   always_ff @(posedge clk) begin

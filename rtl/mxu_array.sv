@@ -12,8 +12,18 @@
 //
 // Weights: w_shift shifts one row (COLS 16-bit) in at the top of buffer w_buf;
 // after ROWS shifts row r holds the row sent ROWS-1-r shifts ago. Each
-// activation carries the buffer it uses (a_sel), so a load into one buffer
+// activation carries the buffer it uses (sel), so a load into one buffer
 // never disturbs vectors in flight on the other.
+//
+// Coding style: the PE grid is one clocked process over register arrays,
+// each PE's update the package function mxu_fp_pkg::pe_mac. The arrays are
+// local to the process and updated in place in reverse order (bottom row
+// first, rightmost column first), so every PE reads its neighbours' values
+// from before the edge, exactly as flip-flops do. A simulator then runs one
+// loop instead of ROWS x COLS module instances: Verilator keeps loops of more
+// than 64 iterations as loops, which keeps a 128x128 array's generated code,
+// build time and memory small (docs/rtl.md). Only the output register leaves
+// the process, as a non-blocking assignment, so readers never race it.
 module mxu_array #(
     parameter int ROWS = 4,
     parameter int COLS = 4
@@ -28,94 +38,68 @@ module mxu_array #(
     input  logic [COLS*16-1:0]     w_data,
     output logic [COLS*32-1:0]     out_data
 );
-  // a[r][c] / sel[r][c]: activation entering PE (r, c) from the left.
-  logic [15:0] a   [ROWS][COLS+1];
-  logic        sel [ROWS][COLS+1];
-  logic        bf16[ROWS][COLS+1];
-  // psum[r][c]: partial sum entering PE (r, c) from above.
-  logic [31:0] psum[ROWS+1][COLS];
-  // w[r][c]: weight entering PE (r, c) from above.
-  logic [15:0] w   [ROWS+1][COLS];
+  // One activation lane: its value (int8 in the low byte), the weight buffer
+  // it computes with, and its data type.
+  typedef struct packed {
+    logic        bf16;
+    logic        sel;
+    logic [15:0] value;
+  } act_t;
 
-  // Input skew: row r is delayed r cycles after the entry register.
-  for (genvar r = 0; r < ROWS; r++) begin : g_skew
-    logic [15:0] a_d   [r+1];
-    logic        sel_d [r+1];
-    logic        bf16_d[r+1];
-    always_ff @(posedge clk) begin
-      // Invalid cycles feed zeros (int8 mode) so the PEs add nothing.
-      a_d[0]    <= in_valid ? in_data[r*16 +: 16] : 16'd0;
-      sel_d[0]  <= in_sel;
-      bf16_d[0] <= in_valid && in_bf16;
-    end
-    for (genvar s = 1; s <= r; s++) begin : g_stage
-      always_ff @(posedge clk) begin
-        a_d[s]    <= a_d[s-1];
-        sel_d[s]  <= sel_d[s-1];
-        bf16_d[s] <= bf16_d[s-1];
-      end
-    end
+  // skew[r][s]: stage s of row r's input delay line (stages 0 .. r-1 used).
+  act_t        skew  [ROWS][ROWS];
+  // act[r][c]: the activation register feeding PE (r, c) (for c = 0 the
+  // last stage of the delay line, for c > 0 the register of PE (r, c-1)).
+  act_t        act   [ROWS][COLS];
+  // psum[r][c]: PE (r, c)'s partial-sum register, read by the PE below.
+  logic [31:0] psum  [ROWS][COLS];
+  // w0/w1[r][c]: PE (r, c)'s two weight buffers.
+  logic [15:0] w0    [ROWS][COLS];
+  logic [15:0] w1    [ROWS][COLS];
+  // deskew[c][s]: stage s of column c's output delay line (COLS-1-c stages).
+  logic [31:0] deskew[COLS][COLS];
+
+  // The activation entering row r's delay line this edge. Invalid cycles feed
+  // zeros in int8 mode, so the PEs add nothing.
+  function automatic act_t entry(input int r);
+    return '{bf16: in_valid && in_bf16, sel: in_sel, value: in_valid ? in_data[r*16 +: 16] : 16'd0};
+  endfunction
+
+  // What PE (r, 0) takes this edge: the end of row r's delay line.
+  function automatic act_t skew_out(input int r);
 `ifdef MXCOSIM_MUTANT_SKEW_OFF_BY_ONE
     // Mutant: the last row's activations leave the skew one stage early.
-    if (r == ROWS - 1 && r > 0) begin : g_mut_skew
-      assign a[r][0] = a_d[r-1];
-      logic unused_mut;
-      assign unused_mut = ^a_d[r];
-    end else begin : g_mut_noskew
-      assign a[r][0] = a_d[r];
-    end
-`else
-    assign a[r][0]    = a_d[r];
+    if (r == ROWS - 1 && r > 0) return r == 1 ? entry(r) : skew[r][r-2];
 `endif
-    assign sel[r][0]  = sel_d[r];
-    assign bf16[r][0] = bf16_d[r];
-  end
+    return r == 0 ? entry(r) : skew[r][r-1];
+  endfunction
 
-  for (genvar c = 0; c < COLS; c++) begin : g_top
-    assign psum[0][c] = 32'd0;  // int 0 and fp32 +0.0
-    assign w[0][c]    = w_data[c*16 +: 16];
-  end
-
-  for (genvar r = 0; r < ROWS; r++) begin : g_row
-    for (genvar c = 0; c < COLS; c++) begin : g_col
-      mxu_pe pe (
-          .clk     (clk),
-          .a_in    (a[r][c]),
-          .sel_in  (sel[r][c]),
-          .a_out   (a[r][c+1]),
-          .sel_out (sel[r][c+1]),
-          .bf16_in (bf16[r][c]),
-          .bf16_out(bf16[r][c+1]),
-          .psum_in (psum[r][c]),
-          .psum_out(psum[r+1][c]),
-          .w_shift (w_shift),
-          .w_buf   (w_buf),
-          .w_in    (w[r][c]),
-          .w_out   (w[r+1][c])
-      );
+  // The loop counters are not traced, so the simulator keeps them as locals.
+  /* verilator tracing_off */
+  /* verilator lint_off BLKSEQ */
+  always_ff @(posedge clk) begin
+    // Output de-skew first: it takes the bottom row's sums from before the edge.
+    for (int c = 0; c < COLS - 1; c++) begin
+      for (int s = COLS - 2 - c; s > 0; s--) deskew[c][s] = deskew[c][s-1];
+      deskew[c][0] = psum[ROWS-1][c];
     end
-  end
 
-  // Output de-skew: column c waits COLS - 1 - c cycles.
-  for (genvar c = 0; c < COLS; c++) begin : g_deskew
-    localparam int DEPTH = COLS - 1 - c;
-    if (DEPTH == 0) begin : g_none
-      assign out_data[c*32 +: 32] = psum[ROWS][c];
-    end else begin : g_delay
-      logic [31:0] d[DEPTH];
-      always_ff @(posedge clk) d[0] <= psum[ROWS][c];
-      for (genvar s = 1; s < DEPTH; s++) begin : g_stage
-        always_ff @(posedge clk) d[s] <= d[s-1];
+    for (int r = ROWS - 1; r >= 0; r--) begin
+      for (int c = COLS - 1; c >= 0; c--) begin
+        psum[r][c] = mxu_fp_pkg::pe_mac(r == 0 ? 32'd0 : psum[r-1][c], act[r][c].value,
+                                        act[r][c].sel ? w1[r][c] : w0[r][c], act[r][c].bf16);
+        act[r][c]  = c == 0 ? skew_out(r) : act[r][c-1];
+        // The weight chain shifts the buffer being loaded one row down.
+        if (w_shift && !w_buf) w0[r][c] = r == 0 ? w_data[c*16 +: 16] : w0[r-1][c];
+        if (w_shift && w_buf) w1[r][c] = r == 0 ? w_data[c*16 +: 16] : w1[r-1][c];
       end
-      assign out_data[c*32 +: 32] = d[DEPTH-1];
+      for (int s = r - 1; s > 0; s--) skew[r][s] = skew[r][s-1];
+      if (r > 0) skew[r][0] = entry(r);
     end
-  end
 
-  // Unused ends of the chains (last column's activations, last row's weights).
-  logic unused;
-  always_comb begin
-    unused = 1'b0;
-    for (int r = 0; r < ROWS; r++) unused = unused ^ (^a[r][COLS]) ^ sel[r][COLS] ^ bf16[r][COLS];
-    for (int c = 0; c < COLS; c++) unused = unused ^ (^w[ROWS][c]);
+    for (int c = 0; c < COLS; c++)
+      out_data[c*32 +: 32] <= c == COLS - 1 ? psum[ROWS-1][c] : deskew[c][COLS-2-c];
   end
+  /* verilator lint_on BLKSEQ */
+  /* verilator tracing_on */
 endmodule

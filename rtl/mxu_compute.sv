@@ -203,35 +203,30 @@ module mxu_compute
 `endif
   assign in_accumulate = accumulate;
 
-  // Output stage: ReLU, then raw or narrowed, per column.
+  // Output stage: ReLU, then raw or narrowed, per column; evaluated only in
+  // a cycle that writes (the conversions are function calls under the if).
   logic [ROW_BYTES*8-1:0] out_row;
   logic [ROW_BYTES-1:0]   out_strb;
-  logic [31:0] out_raw[COLS];
-  logic [15:0] out_bf16[COLS];
-  logic [7:0]  out_int8[COLS];
-  for (genvar c = 0; c < COLS; c++) begin : g_out
-    logic [31:0] value, rectified;
-    assign value      = acc_rd_data[c*32 +: 32];
-    assign out_raw[c] = relu ? rectified : value;
-    mxu_relu          relu_c (.x(value), .is_float(bf16), .y(rectified));
-    mxu_fp32_to_bf16  to_bf16 (.x(out_raw[c]), .y(out_bf16[c]));
-    mxu_int32_to_int8 to_int8 (.x(out_raw[c]), .shift(shift), .y(out_int8[c]));
-  end
-
   always_comb begin
+    logic [31:0] value;
+    value    = '0;
     out_row  = '0;
     out_strb = '0;
-    for (int c = 0; c < COLS; c++) begin
-      if (16'(c) < n_cols) begin
-        if (!convert) begin
-          out_row[c*32 +: 32] = out_raw[c];
-          out_strb[c*4 +: 4]  = 4'hf;
-        end else if (bf16) begin
-          out_row[c*16 +: 16] = out_bf16[c];
-          out_strb[c*2 +: 2]  = 2'h3;
-        end else begin
-          out_row[c*8 +: 8] = out_int8[c];
-          out_strb[c]       = 1'b1;
+    if (sp_wr_en) begin
+      for (int c = 0; c < COLS; c++) begin
+        if (16'(c) < n_cols) begin
+          value = acc_rd_data[c*32 +: 32];
+          if (relu) value = mxu_fp_pkg::relu(value, bf16);
+          if (!convert) begin
+            out_row[c*32 +: 32] = value;
+            out_strb[c*4 +: 4]  = 4'hf;
+          end else if (bf16) begin
+            out_row[c*16 +: 16] = mxu_fp_pkg::fp32_to_bf16(value);
+            out_strb[c*2 +: 2]  = 2'h3;
+          end else begin
+            out_row[c*8 +: 8] = mxu_fp_pkg::int32_to_int8(value, shift);
+            out_strb[c]       = 1'b1;
+          end
         end
       end
     end

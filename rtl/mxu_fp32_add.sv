@@ -1,6 +1,6 @@
 // fp32 + fp32 -> fp32, round to nearest even, subnormals in and out as zero
-// (docs/numerics.md): a module around mxu_fp_pkg::fp32_add, used by the
-// accumulators and the numerics harness.
+// (docs/numerics.md): a module around mxu_fp_pkg::fp32_add, for the numerics
+// harness.
 module mxu_fp32_add (
     input  logic [31:0] a,
     input  logic [31:0] b,

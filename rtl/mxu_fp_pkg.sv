@@ -1,9 +1,28 @@
-// bf16 multiply and fp32 add as functions (docs/numerics.md), so a caller
-// can evaluate them only where they are selected: Verilator keeps an if/else
-// around a function call, whereas a module instance is evaluated every
-// cycle whatever its output is used for. mxu_bf16_mul and mxu_fp32_add wrap
-// these functions, so one description serves both.
+// The tile's arithmetic as functions (docs/numerics.md): the PE's
+// multiply-accumulate, bf16 multiply, fp32 add, the output conversions and
+// ReLU. Functions let a caller evaluate them only where they are selected: a
+// simulator such as Verilator keeps an if/else around a function call,
+// whereas a module instance is evaluated every cycle whatever its output is
+// used for. The modules mxu_bf16_mul, mxu_fp32_add, mxu_fp32_to_bf16,
+// mxu_int32_to_int8 and mxu_relu wrap these functions for the numerics
+// harness, so one description serves both.
 package mxu_fp_pkg;
+
+  // One PE's update, psum + a x w: int8 x int8 -> int32 with two's complement
+  // wrap (low bytes of a and w), or bf16 x bf16 -> exact fp32 product added in
+  // fp32 rounded to nearest even. Only the selected type's arithmetic runs.
+  function automatic logic [31:0] pe_mac(input logic [31:0] psum, input logic [15:0] a,
+                                         input logic [15:0] w, input logic is_bf16);
+    logic signed [15:0] product;
+    if (is_bf16) return fp32_add(psum, bf16_mul(a, w));
+`ifdef MXCOSIM_MUTANT_INT8_UNSIGNED_MUL
+    // Mutant: int8 operands zero-extended instead of sign-extended.
+    product = 16'(a[7:0]) * 16'(w[7:0]);
+`else
+    product = 16'(signed'(a[7:0])) * 16'(signed'(w[7:0]));
+`endif
+    return psum + 32'(product);
+  endfunction
 
   // bf16 x bf16 -> fp32, the exact product. Two 8-bit significands give a
   // 16-bit product, which fits fp32's 24 bits, so normal results need no
@@ -142,6 +161,52 @@ package mxu_fp_pkg;
     else if (rounded[32] || rounded[32:23] == 10'd0) return {sign_l, 31'd0};  // below 2^-126
     else if (rounded[32:23] >= 10'd255) return {sign_l, 8'hFF, 23'd0};
     else return {sign_l, rounded[30:0]};
+  endfunction
+
+  // fp32 -> bf16, round to nearest even. Both formats share the 8-bit
+  // exponent, so rounding the upper half is enough: a carry out of the
+  // mantissa increments the exponent, and from the largest finite value it
+  // lands on infinity's encoding. Subnormal inputs read as zero; a normal
+  // input never rounds below bf16's smallest normal. NaN -> 0x7FC0.
+  function automatic logic [15:0] fp32_to_bf16(input logic [31:0] x);
+    logic is_max, is_zero, round_up;
+    is_max   = x[30:23] == 8'hFF;
+    is_zero  = x[30:23] == 8'h00;
+    // Round up above the halfway point, or at it when the kept part is odd.
+    round_up = x[15] && ((x[14:0] != 15'd0) || x[16]);
+    if (is_max && (x[22:0] != 23'd0)) return 16'h7FC0;
+    else if (is_max) return {x[31], 15'h7F80};
+    else if (is_zero) return {x[31], 15'd0};
+    else return x[31:16] + {15'd0, round_up};
+  endfunction
+
+  // int32 -> int8: arithmetic right shift by `shift` rounding to nearest,
+  // ties to even, then saturation to [-128, 127].
+  function automatic logic [7:0] int32_to_int8(input logic [31:0] x, input logic [4:0] shift);
+    // One extra low bit: after the shift, bit 0 is the first bit shifted out
+    // (the half) and bits 32:1 are floor(x / 2^shift).
+    logic signed [32:0] ext, t, q;
+    logic               sticky, round_up;
+    ext      = {x, 1'b0};
+    t        = ext >>> shift;
+    sticky   = (t <<< shift) != ext;  // anything below the half was lost
+    round_up = t[0] && (sticky || t[1]);
+    q        = {t[32], t[32:1]} + {32'd0, round_up};
+    if (q > 33'sd127) return 8'h7F;
+    else if (q < -33'sd128) return 8'h80;
+    else return q[7:0];
+  endfunction
+
+  // ReLU on an fp32 or an int32 word. fp32: negatives, -0 and subnormals ->
+  // +0; any NaN -> canonical 0x7FC00000; +inf and positive normals pass.
+  // int32: negatives -> 0.
+  function automatic logic [31:0] relu(input logic [31:0] x, input logic is_float);
+    logic is_nan, is_subnormal;
+    is_nan       = (x[30:23] == 8'hFF) && (x[22:0] != 23'd0);
+    is_subnormal = x[30:23] == 8'h00;
+    if (is_float && is_nan) return 32'h7FC0_0000;
+    else if (x[31] || (is_float && is_subnormal)) return 32'd0;
+    else return x;
   endfunction
 
 endpackage

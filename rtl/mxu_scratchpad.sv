@@ -82,7 +82,12 @@ module mxu_scratchpad #(
   logic [BEAT_BYTES*8-1:0] d_rd_banks[SP_BANKS];
 
   for (genvar b = 0; b < SP_BANKS; b++) begin : g_bank
+    // Kept out of waveforms, as every large memory: its contents are the
+    // memory image the data scoreboard checks, and tracing them would cost
+    // more than the rest of the tile.
+    /* verilator tracing_off */
     logic [BEAT_BYTES*8-1:0] mem[SP_ROWS];
+    /* verilator tracing_on */
     logic [BEAT_BYTES*8-1:0] bit_mask;
     logic [BEAT_BYTES-1:0]   strb;
     assign strb = wr_strb[b*BEAT_BYTES +: BEAT_BYTES];

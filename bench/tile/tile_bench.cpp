@@ -58,6 +58,10 @@ int main(int argc, char** argv) {
   std::uint32_t m = 256, k = 0, n = 0;
   int repeat = 3;
   std::string size, only;
+  if (argc % 2 == 0) {
+    std::fprintf(stderr, "tile_bench: option '%s' needs a value\n", argv[argc - 1]);
+    return 2;
+  }
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--m")) m = static_cast<std::uint32_t>(std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--k")) k = static_cast<std::uint32_t>(std::atoi(argv[i + 1]));
