@@ -46,18 +46,27 @@ module mxu_array #(
     logic [15:0] value;
   } act_t;
 
-  // skew[r][s]: stage s of row r's input delay line (stages 0 .. r-1 used).
-  act_t        skew  [ROWS][ROWS];
+  // Delay lines (input skew, output de-skew) are rings with one write per
+  // edge at a rotating position, read a fixed distance behind it: the same
+  // delays as shift registers, at one write and one read per line per edge.
+  localparam int RPW = ROWS > 1 ? $clog2(ROWS) : 1;
+  localparam int CPW = COLS > 1 ? $clog2(COLS) : 1;
+
+  // skew[r][i]: row r's input delay line; PE (r, 0) takes the activation that
+  // entered r edges ago.
+  act_t           skew  [ROWS][ROWS];
+  logic [RPW-1:0] skew_at;
   // act[r][c]: the activation register feeding PE (r, c) (for c = 0 the
-  // last stage of the delay line, for c > 0 the register of PE (r, c-1)).
-  act_t        act   [ROWS][COLS];
+  // end of the delay line, for c > 0 the register of PE (r, c-1)).
+  act_t           act   [ROWS][COLS];
   // psum[r][c]: PE (r, c)'s partial-sum register, read by the PE below.
-  logic [31:0] psum  [ROWS][COLS];
+  logic [31:0]    psum  [ROWS][COLS];
   // w0/w1[r][c]: PE (r, c)'s two weight buffers.
-  logic [15:0] w0    [ROWS][COLS];
-  logic [15:0] w1    [ROWS][COLS];
-  // deskew[c][s]: stage s of column c's output delay line (COLS-1-c stages).
-  logic [31:0] deskew[COLS][COLS];
+  logic [15:0]    w0    [ROWS][COLS];
+  logic [15:0]    w1    [ROWS][COLS];
+  // deskew[c][i]: column c's output delay line (COLS - 1 - c edges).
+  logic [31:0]    deskew[COLS][COLS];
+  logic [CPW-1:0] deskew_at;
 
   // The activation entering row r's delay line this edge. Invalid cycles feed
   // zeros in int8 mode, so the PEs add nothing.
@@ -65,13 +74,18 @@ module mxu_array #(
     return '{bf16: in_valid && in_bf16, sel: in_sel, value: in_valid ? in_data[r*16 +: 16] : 16'd0};
   endfunction
 
-  // What PE (r, 0) takes this edge: the end of row r's delay line.
-  function automatic act_t skew_out(input int r);
+  // The ring position `back` writes before position `at`, in a ring of n.
+  function automatic int ring_back(input int at, input int back, input int n);
+    return at >= back ? at - back : at + n - back;
+  endfunction
+
+  // How many edges row r's activations wait before PE (r, 0).
+  function automatic int skew_delay(input int r);
 `ifdef MXCOSIM_MUTANT_SKEW_OFF_BY_ONE
     // Mutant: the last row's activations leave the skew one stage early.
-    if (r == ROWS - 1 && r > 0) return r == 1 ? entry(r) : skew[r][r-2];
+    if (r == ROWS - 1 && r > 0) return r - 1;
 `endif
-    return r == 0 ? entry(r) : skew[r][r-1];
+    return r;
   endfunction
 
   // The loop counters are not traced, so the simulator keeps them as locals.
@@ -79,26 +93,45 @@ module mxu_array #(
   /* verilator lint_off BLKSEQ */
   always_ff @(posedge clk) begin
     // Output de-skew first: it takes the bottom row's sums from before the edge.
-    for (int c = 0; c < COLS - 1; c++) begin
-      for (int s = COLS - 2 - c; s > 0; s--) deskew[c][s] = deskew[c][s-1];
-      deskew[c][0] = psum[ROWS-1][c];
-    end
+    for (int c = 0; c < COLS - 1; c++) deskew[c][deskew_at] = psum[ROWS-1][c];
 
-    for (int r = ROWS - 1; r >= 0; r--) begin
-      for (int c = COLS - 1; c >= 0; c--) begin
-        psum[r][c] = mxu_fp_pkg::pe_mac(r == 0 ? 32'd0 : psum[r-1][c], act[r][c].value,
+    // Every PE adds its product to the sum from above: rows bottom-up, so each
+    // row reads the one above from before the edge.
+    for (int r = ROWS - 1; r > 0; r--)
+      for (int c = 0; c < COLS; c++)
+        psum[r][c] = mxu_fp_pkg::pe_mac(psum[r-1][c], act[r][c].value,
                                         act[r][c].sel ? w1[r][c] : w0[r][c], act[r][c].bf16);
-        act[r][c]  = c == 0 ? skew_out(r) : act[r][c-1];
-        // The weight chain shifts the buffer being loaded one row down.
-        if (w_shift && !w_buf) w0[r][c] = r == 0 ? w_data[c*16 +: 16] : w0[r-1][c];
-        if (w_shift && w_buf) w1[r][c] = r == 0 ? w_data[c*16 +: 16] : w1[r-1][c];
-      end
-      for (int s = r - 1; s > 0; s--) skew[r][s] = skew[r][s-1];
-      if (r > 0) skew[r][0] = entry(r);
+    for (int c = 0; c < COLS; c++)  // row 0 starts from int 0 / fp32 +0.0
+      psum[0][c] = mxu_fp_pkg::pe_mac(32'd0, act[0][c].value, act[0][c].sel ? w1[0][c] : w0[0][c],
+                                      act[0][c].bf16);
+
+    // Activations move one PE right; each delay line takes the entering
+    // activation and hands PE (r, 0) the one that entered skew_delay(r) ago.
+    for (int r = 0; r < ROWS; r++) begin
+      for (int c = COLS - 1; c > 0; c--) act[r][c] = act[r][c-1];
+      skew[r][skew_at] = entry(r);
+      act[r][0] = skew[r][ring_back(int'(skew_at), skew_delay(r), ROWS)];
     end
 
-    for (int c = 0; c < COLS; c++)
-      out_data[c*32 +: 32] <= c == COLS - 1 ? psum[ROWS-1][c] : deskew[c][COLS-2-c];
+    // The weight chain shifts the buffer being loaded one row down.
+    if (w_shift && !w_buf) begin
+      for (int r = ROWS - 1; r > 0; r--) w0[r] = w0[r-1];
+      for (int c = 0; c < COLS; c++) w0[0][c] = w_data[c*16 +: 16];
+    end
+    if (w_shift && w_buf) begin
+      for (int r = ROWS - 1; r > 0; r--) w1[r] = w1[r-1];
+      for (int c = 0; c < COLS; c++) w1[0][c] = w_data[c*16 +: 16];
+    end
+
+    // Column c's sum, written into its delay line COLS - 2 - c edges ago (the
+    // last column's straight from the bottom PE).
+    for (int c = 0; c < COLS - 1; c++)
+      out_data[c*32 +: 32] <= deskew[c][ring_back(int'(deskew_at), COLS - 2 - c, COLS)];
+    out_data[(COLS-1)*32 +: 32] <= psum[ROWS-1][COLS-1];
+
+    // Rings advance; a position left out of range at power-up wraps to 0.
+    skew_at   = int'(skew_at) >= ROWS - 1 ? '0 : skew_at + 1'b1;
+    deskew_at = int'(deskew_at) >= COLS - 1 ? '0 : deskew_at + 1'b1;
   end
   /* verilator lint_on BLKSEQ */
   /* verilator tracing_on */

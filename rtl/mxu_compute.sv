@@ -174,9 +174,14 @@ module mxu_compute
     return is_bf16 ? row[i*16 +: 16] : {8'd0, row[i*8 +: 8]};
   endfunction
 
+  // Lanes are extracted only in a cycle that feeds the array.
   always_comb begin
-    for (int c = 0; c < COLS; c++) w_data[c*16 +: 16] = s2_zero ? 16'd0 : element(sp_rd_data, c, bf16, n_cols);
-    for (int r = 0; r < ROWS; r++) in_data[r*16 +: 16] = element(sp_rd_data, r, bf16, n_cols);
+    w_data  = '0;
+    in_data = '0;
+    if (s2_valid) begin
+      for (int c = 0; c < COLS; c++) w_data[c*16 +: 16] = s2_zero ? 16'd0 : element(sp_rd_data, c, bf16, n_cols);
+      for (int r = 0; r < ROWS; r++) in_data[r*16 +: 16] = element(sp_rd_data, r, bf16, n_cols);
+    end
   end
 
   assign w_valid       = s2_valid && op == OP_LOAD_WEIGHTS;

@@ -13,15 +13,18 @@ package mxu_fp_pkg;
   // fp32 rounded to nearest even. Only the selected type's arithmetic runs.
   function automatic logic [31:0] pe_mac(input logic [31:0] psum, input logic [15:0] a,
                                          input logic [15:0] w, input logic is_bf16);
-    logic signed [15:0] product;
+`ifndef MXCOSIM_MUTANT_INT8_UNSIGNED_MUL
+    logic signed [7:0] a8, w8;
+`endif
     if (is_bf16) return fp32_add(psum, bf16_mul(a, w));
 `ifdef MXCOSIM_MUTANT_INT8_UNSIGNED_MUL
     // Mutant: int8 operands zero-extended instead of sign-extended.
-    product = 16'(a[7:0]) * 16'(w[7:0]);
+    return psum + 32'(a[7:0]) * 32'(w[7:0]);
 `else
-    product = 16'(signed'(a[7:0])) * 16'(signed'(w[7:0]));
+    a8 = a[7:0];
+    w8 = w[7:0];
+    return psum + 32'(a8 * w8);  // the exact product, sign-extended to 32 bits
 `endif
-    return psum + 32'(product);
   endfunction
 
   // bf16 x bf16 -> fp32, the exact product. Two 8-bit significands give a
