@@ -101,7 +101,7 @@ TEST_CASE("the shipped suites load, and the smoke suite stays CI-sized") {
     CHECK(small);
   }
   const Suite nightly = load_suite(MXCOSIM_SOURCE_DIR "/regress/nightly.yaml");
-  CHECK(nightly.tests.size() == 64 + 16 + 8 + 6 + 6);
+  CHECK(nightly.tests.size() == 64 + 2 + 16 + 8 + 6 + 6);  // gemm, large, memory, ...
 }
 
 TEST_CASE("shards are disjoint, cover the suite and keep its order") {
