@@ -225,6 +225,7 @@ module mxu_dma #(
   localparam int RF_W = SP_AW + BANK_W + BEAT_BYTES + DATA_W;
   logic [RF_W-1:0] rf_head;
   logic [1:0]      rf_count;
+  logic            rf_empty, rf_full;
   logic [BEAT_BYTES-1:0] r_strb;
   assign r_strb = (r_bank == last_bank_q) ? last_strb_q : '1;
 
@@ -242,12 +243,14 @@ module mxu_dma #(
   assign r_push = r_fire && r_known;
 `endif
 
-  mxu_dma_fifo #(.WIDTH(RF_W), .DEPTH(2)) rfifo (
+  mxu_fifo #(.W(RF_W), .DEPTH(2)) rfifo (
       .clk(clk), .rst_n(rst_n), .push(r_push), .push_data({r_row, r_bank, r_strb, m_axi_rdata}),
-      .pop(sp_wr_valid && sp_wr_ready), .head(rf_head), .count(rf_count));
+      .pop(sp_wr_valid && sp_wr_ready), .head(rf_head), .empty(rf_empty), .full(rf_full), .count(rf_count));
 
-  assign m_axi_rready = rf_count < 2'd2;
-  assign sp_wr_valid  = rf_count != 2'd0;
+  assign m_axi_rready = !rf_full;
+  assign sp_wr_valid  = !rf_empty;
+  logic unused_rf_count;
+  assign unused_rf_count = ^rf_count;
   assign {sp_wr_row, sp_wr_bank, sp_wr_strb, sp_wr_data} = rf_head;
 
   // ----------------------------------------------------------- write data
@@ -270,6 +273,7 @@ module mxu_dma #(
   logic [8:0]         wb_left;  // beats of the current burst not yet read
   logic [BEAT_BYTES-1:0] rd_strb_q;
   logic [1:0]         wf_count;
+  logic               wf_empty, wf_full;
   logic [1 + BEAT_BYTES + DATA_W - 1:0] wf_head;
 
   // Room in the FIFO for the read in flight and this one, whatever WREADY does.
@@ -312,16 +316,20 @@ module mxu_dma #(
   assign sp_rd_row  = wb_row;
   assign sp_rd_bank = wb_bank;
 
-  mxu_dma_fifo #(.WIDTH(1 + BEAT_BYTES + DATA_W), .DEPTH(3)) wfifo (
+  // The head is presented straight from storage registers, so WVALID and
+  // the beat never depend combinationally on WREADY.
+  mxu_fifo #(.W(1 + BEAT_BYTES + DATA_W), .DEPTH(3)) wfifo (
       .clk(clk), .rst_n(rst_n), .push(rd_pend), .push_data({rd_last_q, rd_strb_q, sp_rd_data}),
-      .pop(m_axi_wvalid && m_axi_wready), .head(wf_head), .count(wf_count));
+      .pop(m_axi_wvalid && m_axi_wready), .head(wf_head), .empty(wf_empty), .full(wf_full), .count(wf_count));
+  logic unused_wf_full;
+  assign unused_wf_full = wf_full;  // w_issue keeps room by the count
 
 `ifdef MXCOSIM_MUTANT_W_VALID_WITHDRAWN
   // Mutant: WVALID drops while a scratchpad read is in flight, even when a
   // beat was offered and not yet accepted.
-  assign m_axi_wvalid = wf_count != 2'd0 && !rd_pend;
+  assign m_axi_wvalid = !wf_empty && !rd_pend;
 `else
-  assign m_axi_wvalid = wf_count != 2'd0;
+  assign m_axi_wvalid = !wf_empty;
 `endif
   assign {m_axi_wlast, m_axi_wstrb, m_axi_wdata} = wf_head;
   assign m_axi_bready = 1'b1;
@@ -329,9 +337,9 @@ module mxu_dma #(
   // ------------------------------------------------------------ completion
   logic addr_done, w_done, wait_b;
   assign addr_done = !ag_valid && !ax_valid;
-  assign w_done    = !wg_valid && !wb_active && !rd_pend && wf_count == 2'd0 && aw_ahead == '0;
+  assign w_done    = !wg_valid && !wb_active && !rd_pend && wf_empty && aw_ahead == '0;
   assign wait_b    = addr_done && w_done && id_busy != '0;
-  assign done_cond = busy && addr_done && id_busy == '0 && (store_q ? w_done : rf_count == 2'd0);
+  assign done_cond = busy && addr_done && id_busy == '0 && (store_q ? w_done : rf_empty);
   assign desc_done = done_cond;
 
   assign stall_mem = busy && ((ax_valid && !ax_ready) || (m_axi_wvalid && !m_axi_wready) ||

@@ -1,5 +1,8 @@
 // Synchronous FIFO: push and pop in the same cycle are allowed; the head is
-// visible (head, !empty) the cycle after it is pushed.
+// visible (head, !empty) the cycle after it is pushed, straight from the
+// storage registers, so a consumer's valid and payload never depend
+// combinationally on its ready. Storage needs no reset: count says which
+// entries are meaningful.
 module mxu_fifo #(
     parameter int W     = 8,
     parameter int DEPTH = 2,
