@@ -1,6 +1,8 @@
 // Pin-level tests of the verilated MXU core (4x4, 16 accumulator rows):
 // pipe latency, weight double buffering, accumulate versus overwrite, bf16,
-// and the ICI accumulate port.
+// and the ICI accumulate port; and of a 66x70 core, whose PE loops stay
+// loops in the generated code (more than 64 iterations) and whose delay-line
+// rings have lengths that are not powers of two.
 #include <catch2/catch.hpp>
 
 #include <verilated.h>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "Vmxu_core.h"
+#include "Vmxu_core_wide.h"
 #include "bridge/verilated_ports.h"
 #include "models/mxu/numerics.h"
 
@@ -17,15 +20,14 @@ using namespace mxc;
 
 namespace {
 
-constexpr int R = 4, C = 4;
-
-struct Core {
+template <class Model, int R, int C>
+struct CoreOf {
   std::unique_ptr<VerilatedContext> ctx = std::make_unique<VerilatedContext>();
-  std::unique_ptr<Vmxu_core> m;
-  Core() {
+  std::unique_ptr<Model> m;
+  CoreOf() {
     ctx->randReset(2);
     ctx->randSeed(11);
-    m = std::make_unique<Vmxu_core>(ctx.get());
+    m = std::make_unique<Model>(ctx.get());
     m->rst_n = 0;
     idle();
     for (int i = 0; i < R + C + 2; ++i) cycle();
@@ -81,9 +83,12 @@ struct Core {
     return out;
   }
   void drain() {
-    for (int i = 0; i < 100 && (m->inflight0 || m->inflight1); ++i) cycle();
+    for (int i = 0; i < 4 * (R + C) && (m->inflight0 || m->inflight1); ++i) cycle();
   }
 };
+
+constexpr int R = 4, C = 4;
+using Core = CoreOf<Vmxu_core, R, C>;
 
 std::vector<std::uint16_t> int8_lanes(std::initializer_list<int> v) {
   std::vector<std::uint16_t> out;
@@ -91,11 +96,25 @@ std::vector<std::uint16_t> int8_lanes(std::initializer_list<int> v) {
   return out;
 }
 
-std::vector<std::uint32_t> matvec_int8(const std::vector<std::uint16_t>& x, const std::vector<std::uint16_t>& w) {
-  std::vector<std::uint32_t> y(C, 0);
-  for (int c = 0; c < C; ++c)
-    for (int r = 0; r < R; ++r)
-      y[c] += static_cast<std::uint32_t>(static_cast<std::int8_t>(x[r]) * static_cast<std::int8_t>(w[r * C + c]));
+// y = x W for an int8 x (rows lanes) and W (rows x cols, row-major), int32 wrap.
+std::vector<std::uint32_t> matvec_int8(const std::vector<std::uint16_t>& x, const std::vector<std::uint16_t>& w,
+                                       int rows = R, int cols = C) {
+  std::vector<std::uint32_t> y(cols, 0);
+  for (int c = 0; c < cols; ++c)
+    for (int r = 0; r < rows; ++r)
+      y[c] += static_cast<std::uint32_t>(static_cast<std::int8_t>(x[r]) * static_cast<std::int8_t>(w[r * cols + c]));
+  return y;
+}
+
+// The same for bf16: each column summed from row 0 down (docs/numerics.md).
+std::vector<std::uint32_t> matvec_bf16(const std::vector<std::uint16_t>& x, const std::vector<std::uint16_t>& w,
+                                       int rows, int cols) {
+  std::vector<std::uint32_t> y(cols);
+  std::vector<std::uint16_t> col(rows);
+  for (int c = 0; c < cols; ++c) {
+    for (int r = 0; r < rows; ++r) col[r] = w[r * cols + c];
+    y[c] = bf16_dot_column(x, col);
+  }
   return y;
 }
 
@@ -197,4 +216,52 @@ TEST_CASE("rtl core adds an inbound row into the enabled accumulator elements on
   CHECK(after[1] == before[1]);
   CHECK(after[2] == before[2] + 30);
   CHECK(after[3] == before[3]);
+}
+
+TEST_CASE("rtl core 66x70: int8 and bf16 vectors on both weight buffers, exact latency and results") {
+  constexpr int WR = 66, WC = 70;
+  CoreOf<Vmxu_core_wide, WR, WC> core;
+  std::uint32_t seed = 7;
+  auto next = [&seed] { return seed = seed * 1664525u + 1013904223u; };
+  auto int8s = [&](int n) {
+    std::vector<std::uint16_t> v(n);
+    for (auto& e : v) e = static_cast<std::uint8_t>(next() >> 24);
+    return v;
+  };
+  // Normal bf16 values in [2^-4, 2^4), either sign: sums round, nothing overflows.
+  auto bf16s = [&](int n) {
+    std::vector<std::uint16_t> v(n);
+    for (auto& e : v) {
+      const std::uint32_t r = next();
+      e = static_cast<std::uint16_t>(((r >> 31) << 15) | ((123 + (r >> 16) % 8) << 7) | ((r >> 8) & 0x7f));
+    }
+    return v;
+  };
+  const auto w0 = int8s(WR * WC), w1 = bf16s(WR * WC);
+  core.load(false, w0);
+  const auto xa = int8s(WR);
+  core.vec(xa, false, false, 0, false);
+  int edges = 0;  // edges after the one that sampled the vector
+  while (core.m->inflight0 != 0 && edges < 4 * (WR + WC)) {
+    core.cycle();
+    ++edges;
+  }
+  CHECK(edges == WR + WC);
+
+  // Back to back: int8 on buffer 0 while buffer 1 loads bf16 weights, then
+  // bf16 vectors on buffer 1, one accumulated onto the row before it.
+  const auto xb = int8s(WR), xc = int8s(WR), xd = bf16s(WR), xe = bf16s(WR);
+  core.vec(xb, false, false, 1, false);
+  core.vec(xc, false, false, 2, false);
+  core.load(true, w1);
+  core.vec(xd, true, true, 3, false);
+  core.vec(xe, true, true, 3, true);
+  core.drain();
+  CHECK(core.read(0) == matvec_int8(xa, w0, WR, WC));
+  CHECK(core.read(1) == matvec_int8(xb, w0, WR, WC));
+  CHECK(core.read(2) == matvec_int8(xc, w0, WR, WC));
+  const auto yd = matvec_bf16(xd, w1, WR, WC), ye = matvec_bf16(xe, w1, WR, WC);
+  std::vector<std::uint32_t> sum(WC);
+  for (int c = 0; c < WC; ++c) sum[c] = fp32_add(yd[c], ye[c]);
+  CHECK(core.read(3) == sum);
 }
