@@ -97,6 +97,10 @@ void PcController::issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32
   }
   m_state.issue(cmd, bank, row, c);
   if (cmd == Cmd::kAct || cmd == Cmd::kPre || cmd == Cmd::kRdA || cmd == Cmd::kWrA) recount_hits(bank);
+  if (cmd == Cmd::kPre || cmd == Cmd::kRdA || cmd == Cmd::kWrA) {
+    m_hits_r.row_closed();
+    m_hits_w.row_closed();
+  }
   if (cmd == Cmd::kPreA) {
     m_hits_r.clear();
     m_hits_w.clear();
@@ -181,6 +185,7 @@ void PcController::issue_column(BurstQueue& q, int index, std::uint64_t c) {
   if (index != 0 && q.front().arrival <= c && q.front().bypassed < 0xffff) ++q.front().bypassed;
   auto& hits = e.write ? m_hits_w : m_hits_r;
   if (!ap) hits.remove(e.bank);  // RDA / WRA recounted the bank already
+  hits.on_erase(static_cast<std::size_t>(index));
   q.erase(static_cast<std::size_t>(index));
 }
 
