@@ -31,7 +31,9 @@ void PcController::enqueue(std::uint32_t slot, std::uint32_t bank, std::uint32_t
   e.bank = static_cast<std::uint16_t>(bank);
   e.row = row;
   e.col = static_cast<std::uint16_t>(col);
+  e.bypassed = 0;
   e.write = write;
+  e.outcome = RowOutcome::kUnknown;
   e.arrival = std::max(cycle, m_clk) + m_cfg.frontend_cycles;
   e.waiting_since = e.arrival;
   if (m_state.open_row(bank) == static_cast<std::int64_t>(row)) (write ? m_hits_w : m_hits_r).add(bank);

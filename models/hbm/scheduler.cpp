@@ -64,6 +64,11 @@ SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, HitCounts& hits, const B
   if (hits.total() < size) {
     // Bursts below hits_below() are hits: start there, and move it past the
     // hits found on the way.
+    // A burst that misses needs its bank's ACT or PRE, whichever row it
+    // wants: once a bank's row command is known not to issue now, its
+    // other missing bursts are skipped (a bit per bank, up to 64 banks).
+    const bool by_bank = hits.has_mask();
+    std::uint64_t refused = 0;
     std::size_t i = std::min(hits.hits_below(), n);
     for (; i < n; ++i) {
       const QueueEntry& e = qe[i];
@@ -72,12 +77,15 @@ SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, HitCounts& hits, const B
         if (i == hits.hits_below()) hits.set_hits_below(i + 1);
         continue;
       }
+      const std::uint64_t bit = by_bank ? std::uint64_t{1} << e.bank : 0;
+      if (refused & bit) continue;
       Cmd cmd;
       if (needed(e, hits, state, refresh, starving, &cmd) && earliest(state, cmd, e.bank) <= now) {
         p.row = static_cast<int>(i);
         p.row_cmd = cmd;
         break;
       }
+      refused |= bit;
     }
   }
   // A row command and a column command to the same bank in one cycle would
@@ -113,6 +121,10 @@ std::uint64_t FrFcfsScheduler::next_ready(const BurstQueue& q, const HitCounts& 
       return std::min(next, qe[first - 1].arrival);
     }
   }
+  // As in pick(), the missing bursts of one bank need the same command:
+  // each bank is counted once (up to 64 banks).
+  const bool by_bank = hits.has_mask() && !starving;
+  std::uint64_t seen = 0;
   for (std::size_t i = first; i < n && next > now + 1; ++i) {
     const QueueEntry& e = qe[i];
     if (e.arrival > now) {
@@ -120,6 +132,9 @@ std::uint64_t FrFcfsScheduler::next_ready(const BurstQueue& q, const HitCounts& 
       break;
     }
     if (!starving && state.open_row(e.bank) == static_cast<std::int64_t>(e.row)) continue;  // counted above
+    const std::uint64_t bit = by_bank ? std::uint64_t{1} << e.bank : 0;
+    if (seen & bit) continue;
+    seen |= bit;
     Cmd cmd;
     if (!needed(e, hits, state, refresh, starving, &cmd)) continue;
     next = std::min(next, std::max(earliest(state, cmd, e.bank), now + 1));
