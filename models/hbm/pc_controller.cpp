@@ -64,42 +64,33 @@ bool PcController::auto_precharge(const QueueEntry& e, std::size_t index) const 
   return true;
 }
 
+void PcController::charge_stall(QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c) {
+  // Charge the wait to the constraint that made the command late.
+  if (legal > e.waiting_since) s_stats.stall_cycles[static_cast<int>(why)] += legal - e.waiting_since;
+  s_stats.stall_cycles[0] += c - std::max(legal, e.waiting_since);
+}
+
+void PcController::observe(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c) {
+  if (m_checker) m_checker->on_command(m_id, DramCommand{cmd, bank, row, col, c});
+  if (m_observer && *m_observer) (*m_observer)(m_id, DramCommand{cmd, bank, row, col, c});
+}
+
 void PcController::issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32_t row, std::uint32_t col,
                          std::uint64_t c) {
   if (e) {
-    // Charge the wait to the constraint that made the command late.
     Constraint why = Constraint::kNone;
     const std::uint64_t legal = m_state.earliest(cmd, bank, &why);
-    if (legal > e->waiting_since) s_stats.stall_cycles[static_cast<int>(why)] += legal - e->waiting_since;
-    s_stats.stall_cycles[0] += c - std::max(legal, e->waiting_since);
-    if (is_column(cmd)) {
-      // Why the data bus sat idle before this burst: refresh, no burst
-      // waiting, or the constraint that made this one late.
-      std::uint64_t from = std::max(m_bus_free, std::min(m_refresh_end, c));
-      if (m_refresh_end > m_bus_free) s_stats.refresh_idle_cycles += from - m_bus_free;
-      // A burst that had to open its row is charged to the miss or conflict
-      // from its arrival; a row hit to the constraint that held it.
-      const bool opened = e->outcome == RowOutcome::kMiss || e->outcome == RowOutcome::kConflict;
-      const std::uint64_t ready = std::min(std::max(opened ? e->arrival : e->waiting_since, from), c);
-      s_stats.bus_idle_cycles[0] += ready - from;
-      const std::uint64_t held = std::min(std::max(legal, ready), c);
-      if (e->outcome == RowOutcome::kMiss) s_stats.miss_idle_cycles += held - ready;
-      else if (e->outcome == RowOutcome::kConflict) s_stats.conflict_idle_cycles += held - ready;
-      else s_stats.bus_idle_cycles[static_cast<int>(why)] += held - ready;
-      s_stats.bus_idle_cycles[0] += c - held;
-      m_bus_free = c + m_t.burst_cycles;
-    }
+    charge_stall(*e, legal, why, c);
     e->waiting_since = c + 1;
     if (e->outcome == RowOutcome::kUnknown) {
-      e->outcome = is_column(cmd) ? RowOutcome::kHit : cmd == Cmd::kAct ? RowOutcome::kMiss : RowOutcome::kConflict;
-      if (e->outcome == RowOutcome::kHit) ++s_stats.row_hits;
-      else if (e->outcome == RowOutcome::kMiss) ++s_stats.row_misses;
+      e->outcome = cmd == Cmd::kAct ? RowOutcome::kMiss : RowOutcome::kConflict;
+      if (e->outcome == RowOutcome::kMiss) ++s_stats.row_misses;
       else ++s_stats.row_conflicts;
     }
   }
   m_state.issue(cmd, bank, row, c);
-  if (cmd == Cmd::kAct || cmd == Cmd::kPre || cmd == Cmd::kRdA || cmd == Cmd::kWrA) recount_hits(bank);
-  if (cmd == Cmd::kPre || cmd == Cmd::kRdA || cmd == Cmd::kWrA) {
+  if (cmd == Cmd::kAct || cmd == Cmd::kPre) recount_hits(bank);
+  if (cmd == Cmd::kPre) {
     m_hits_r.row_closed();
     m_hits_w.row_closed();
   }
@@ -107,8 +98,7 @@ void PcController::issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32
     m_hits_r.clear();
     m_hits_w.clear();
   }
-  if (m_checker) m_checker->on_command(m_id, DramCommand{cmd, bank, row, col, c});
-  if (m_observer && *m_observer) (*m_observer)(m_id, DramCommand{cmd, bank, row, col, c});
+  observe(cmd, bank, row, col, c);
   switch (cmd) {
     case Cmd::kAct: ++s_stats.acts, ++s_stats.bank_acts[bank]; break;
     case Cmd::kPre:
@@ -176,7 +166,39 @@ void PcController::issue_column(BurstQueue& q, int index, std::uint64_t c) {
   QueueEntry& e = q[index];
   const bool ap = m_cfg.page_policy == PagePolicy::kClosed && auto_precharge(e, index);
   const Cmd cmd = e.write ? (ap ? Cmd::kWrA : Cmd::kWr) : (ap ? Cmd::kRdA : Cmd::kRd);
-  issue(cmd, &e, e.bank, e.row, e.col, c);
+  Constraint why = Constraint::kNone;
+  const std::uint64_t legal = m_state.earliest(cmd, e.bank, &why);
+  charge_stall(e, legal, why, c);
+  // Why the data bus sat idle before this burst: refresh, no burst
+  // waiting, or the constraint that made this one late.
+  const std::uint64_t from = std::max(m_bus_free, std::min(m_refresh_end, c));
+  if (m_refresh_end > m_bus_free) s_stats.refresh_idle_cycles += from - m_bus_free;
+  // A burst that had to open its row is charged to the miss or conflict
+  // from its arrival; a row hit to the constraint that held it.
+  const bool opened = e.outcome == RowOutcome::kMiss || e.outcome == RowOutcome::kConflict;
+  const std::uint64_t ready = std::min(std::max(opened ? e.arrival : e.waiting_since, from), c);
+  s_stats.bus_idle_cycles[0] += ready - from;
+  const std::uint64_t held = std::min(std::max(legal, ready), c);
+  if (e.outcome == RowOutcome::kMiss) s_stats.miss_idle_cycles += held - ready;
+  else if (e.outcome == RowOutcome::kConflict) s_stats.conflict_idle_cycles += held - ready;
+  else s_stats.bus_idle_cycles[static_cast<int>(why)] += held - ready;
+  s_stats.bus_idle_cycles[0] += c - held;
+  m_bus_free = c + m_t.burst_cycles;
+  if (e.outcome == RowOutcome::kUnknown) {
+    e.outcome = RowOutcome::kHit;
+    ++s_stats.row_hits;
+  }
+
+  m_state.issue(cmd, e.bank, e.row, c);
+  auto& hits = e.write ? m_hits_w : m_hits_r;
+  if (ap) {
+    recount_hits(e.bank);
+    m_hits_r.row_closed();
+    m_hits_w.row_closed();
+  } else {
+    hits.remove(e.bank);
+  }
+  observe(cmd, e.bank, e.row, e.col, c);
   if (e.write) {
     ++s_stats.write_bursts;
     m_sink.burst_issued(e.slot, c + m_t.CWL + m_t.burst_cycles + m_cfg.backend_cycles);
@@ -185,8 +207,6 @@ void PcController::issue_column(BurstQueue& q, int index, std::uint64_t c) {
     m_sink.burst_issued(e.slot, c + m_t.CL + m_t.burst_cycles + m_cfg.backend_cycles);
   }
   if (index != 0 && q.front().arrival <= c && q.front().bypassed < 0xffff) ++q.front().bypassed;
-  auto& hits = e.write ? m_hits_w : m_hits_r;
-  if (!ap) hits.remove(e.bank);  // RDA / WRA recounted the bank already
   hits.on_erase(static_cast<std::size_t>(index));
   q.erase(static_cast<std::size_t>(index));
 }

@@ -67,7 +67,11 @@ class PcController {
 
  private:
   void step(std::uint64_t c);
+  /// A row command or refresh (e = the burst it serves, or nullptr).
   void issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c);
+  void charge_stall(QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c);
+  /// Shows a command to the timing checker and the observer.
+  void observe(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c);
   bool auto_precharge(const QueueEntry& e, std::size_t index) const;
   std::uint64_t compute_next(std::uint64_t c);
   /// The column command of active-queue entry `index`, and its bookkeeping.
