@@ -70,9 +70,9 @@ void PcController::charge_stall(QueueEntry& e, std::uint64_t legal, Constraint w
   s_stats.stall_cycles[0] += c - std::max(legal, e.waiting_since);
 }
 
-void PcController::observe(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c) {
-  if (m_checker) m_checker->on_command(m_id, DramCommand{cmd, bank, row, col, c});
-  if (m_observer && *m_observer) (*m_observer)(m_id, DramCommand{cmd, bank, row, col, c});
+void PcController::notify(const DramCommand& cmd) {
+  if (m_checker) m_checker->on_command(m_id, cmd);
+  if (m_observer && *m_observer) (*m_observer)(m_id, cmd);
 }
 
 void PcController::issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32_t row, std::uint32_t col,

@@ -70,8 +70,12 @@ class PcController {
   /// A row command or refresh (e = the burst it serves, or nullptr).
   void issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c);
   void charge_stall(QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c);
-  /// Shows a command to the timing checker and the observer.
-  void observe(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c);
+  /// Shows a command to the timing checker and the observer, if any (the
+  /// check inline: usually there are none).
+  void observe(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c) {
+    if (m_checker || (m_observer && *m_observer)) notify(DramCommand{cmd, bank, row, col, c});
+  }
+  void notify(const DramCommand& cmd);
   bool auto_precharge(const QueueEntry& e, std::size_t index) const;
   std::uint64_t compute_next(std::uint64_t c);
   /// The column command of active-queue entry `index`, and its bookkeeping.
