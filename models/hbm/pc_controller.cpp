@@ -24,22 +24,6 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
   m_next = m_refresh.next_due();
 }
 
-void PcController::enqueue(std::uint32_t slot, std::uint32_t bank, std::uint32_t row, std::uint32_t col, bool write,
-                           std::uint64_t cycle) {
-  QueueEntry& e = (write ? m_writes : m_reads).emplace_back();
-  e.slot = slot;
-  e.bank = static_cast<std::uint16_t>(bank);
-  e.row = row;
-  e.col = static_cast<std::uint16_t>(col);
-  e.bypassed = 0;
-  e.write = write;
-  e.outcome = RowOutcome::kUnknown;
-  e.arrival = std::max(cycle, m_clk) + m_cfg.frontend_cycles;
-  e.waiting_since = e.arrival;
-  if (m_state.open_row(bank) == static_cast<std::int64_t>(row)) (write ? m_hits_w : m_hits_r).add(bank);
-  m_next = std::min(m_next, e.arrival);
-}
-
 void PcController::recount_hits(std::uint32_t bank) {
   const std::int64_t open = m_state.open_row(bank);
   std::uint32_t r = 0, w = 0;
