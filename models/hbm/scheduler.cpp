@@ -50,11 +50,15 @@ SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, HitCounts& hits, const B
   const std::size_t n = starving ? 1 : size;
   // The column command goes to the oldest ready row hit, the row command to
   // the oldest ready burst that is not a hit; both among the bursts that
-  // have arrived (the queue is in arrival order).
-  for (std::size_t i = 0; i < n; ++i) {
+  // have arrived (the queue is in arrival order). Each scan stops once it
+  // has seen every burst of its kind (hits.total() of them are hits).
+  std::size_t hits_left = hits.total();
+  for (std::size_t i = 0; i < n && hits_left; ++i) {
     const QueueEntry& e = qe[i];
     if (e.arrival > now) break;
-    if (state.open_row(e.bank) != static_cast<std::int64_t>(e.row) || refresh.blocks(e.bank)) continue;
+    if (state.open_row(e.bank) != static_cast<std::int64_t>(e.row)) continue;
+    --hits_left;
+    if (refresh.blocks(e.bank)) continue;
     const Cmd cmd = e.write ? Cmd::kWr : Cmd::kRd;
     if (earliest(state, cmd, e.bank) <= now) {
       p.col = static_cast<int>(i);
@@ -69,14 +73,16 @@ SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, HitCounts& hits, const B
     // other missing bursts are skipped (a bit per bank, up to 64 banks).
     const bool by_bank = hits.has_mask();
     std::uint64_t refused = 0;
+    std::size_t misses_left = size - hits.total();
     std::size_t i = std::min(hits.hits_below(), n);
-    for (; i < n; ++i) {
+    for (; i < n && misses_left; ++i) {
       const QueueEntry& e = qe[i];
       if (e.arrival > now) break;
       if (state.open_row(e.bank) == static_cast<std::int64_t>(e.row)) {
         if (i == hits.hits_below()) hits.set_hits_below(i + 1);
         continue;
       }
+      --misses_left;
       const std::uint64_t bit = by_bank ? std::uint64_t{1} << e.bank : 0;
       if (refused & bit) continue;
       Cmd cmd;
