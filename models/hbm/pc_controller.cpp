@@ -97,6 +97,53 @@ void PcController::issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32
   }
 }
 
+inline int PcController::streaming_pick(const BurstQueue& q, std::uint64_t c) const {
+  // FrFcfsScheduler::pick with every burst a row hit and no refresh pending:
+  // no row-command candidate exists, so it returns the first burst (of the
+  // oldest alone when starving) that has arrived and whose column command is
+  // legal, stopping at the first one still in the frontend.
+  if (q.empty()) return -1;
+  const bool starving = q.front().bypassed >= m_cfg.starvation_cap && q.front().arrival <= c;
+  const std::size_t n = starving ? 1 : q.size();
+  // The queue holds one direction, so the pseudo-channel and command-bus
+  // part of earliest() is common to all its bursts.
+  const Cmd cmd = q.front().write ? Cmd::kWr : Cmd::kRd;
+  if (m_state.earliest_column_floor(cmd) > c) return -1;
+  for (std::size_t i = 0; i < n; ++i) {
+    const QueueEntry& e = q[i];
+    if (e.arrival > c) break;
+    if (m_state.earliest_column_bank(cmd, e.bank) <= c) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+inline std::uint64_t PcController::streaming_next(std::uint64_t c) {
+  // compute_next with no refresh pending (a column command leaves refresh
+  // alone), specialised as FrFcfsScheduler::next_ready is when every burst
+  // is a row hit; anything else takes the general path.
+  const BurstQueue& q = active();
+  const HitCounts& hits = active_hits();
+  if (m_refresh.pending() || hits.total() != q.size()) return compute_next(c);
+  const std::uint64_t due = m_refresh.next_due();
+  const std::uint64_t n = due == kNoCycle ? kNoCycle : std::max(due, c + 1);
+  const bool switch_to_write = !m_write_mode && !m_writes.empty() &&
+                               (m_writes.size() >= m_cfg.write_high_watermark || m_reads.empty());
+  const bool switch_to_read = m_write_mode && (m_writes.empty() ||
+                                               (m_writes.size() <= m_cfg.write_low_watermark && !m_reads.empty()));
+  if (switch_to_write || switch_to_read) return std::min(n, c + 1);
+  if (q.empty()) return n;
+  const QueueEntry& f = q.front();
+  const Cmd col = f.write ? Cmd::kWr : Cmd::kRd;
+  std::uint64_t next;
+  if (f.bypassed >= m_cfg.starvation_cap && f.arrival <= c + 1) {
+    next = f.arrival > c ? f.arrival : std::max(m_state.earliest(col, f.bank), c + 1);
+  } else {
+    const std::uint64_t at = m_state.earliest_column_mask(col, hits.mask(), [](std::uint32_t) { return false; });
+    next = at == ~std::uint64_t{0} ? kNoCycle : std::max(at, c + 1);
+  }
+  return std::min(n, next);
+}
+
 void PcController::step(std::uint64_t c) {
   s_stats.read_queue_integral += m_reads.size() * (c - m_clk);
   s_stats.write_queue_integral += m_writes.size() * (c - m_clk);
@@ -193,53 +240,6 @@ void PcController::issue_column(BurstQueue& q, int index, std::uint64_t c) {
   if (index != 0 && q.front().arrival <= c && q.front().bypassed < 0xffff) ++q.front().bypassed;
   hits.on_erase(static_cast<std::size_t>(index));
   q.erase(static_cast<std::size_t>(index));
-}
-
-int PcController::streaming_pick(const BurstQueue& q, std::uint64_t c) const {
-  // FrFcfsScheduler::pick with every burst a row hit and no refresh pending:
-  // no row-command candidate exists, so it returns the first burst (of the
-  // oldest alone when starving) that has arrived and whose column command is
-  // legal, stopping at the first one still in the frontend.
-  if (q.empty()) return -1;
-  const bool starving = q.front().bypassed >= m_cfg.starvation_cap && q.front().arrival <= c;
-  const std::size_t n = starving ? 1 : q.size();
-  // The queue holds one direction, so the pseudo-channel and command-bus
-  // part of earliest() is common to all its bursts.
-  const Cmd cmd = q.front().write ? Cmd::kWr : Cmd::kRd;
-  if (m_state.earliest_column_floor(cmd) > c) return -1;
-  for (std::size_t i = 0; i < n; ++i) {
-    const QueueEntry& e = q[i];
-    if (e.arrival > c) break;
-    if (m_state.earliest_column_bank(cmd, e.bank) <= c) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-std::uint64_t PcController::streaming_next(std::uint64_t c) {
-  // compute_next with no refresh pending (a column command leaves refresh
-  // alone), specialised as FrFcfsScheduler::next_ready is when every burst
-  // is a row hit; anything else takes the general path.
-  const BurstQueue& q = active();
-  const HitCounts& hits = active_hits();
-  if (m_refresh.pending() || hits.total() != q.size()) return compute_next(c);
-  const std::uint64_t due = m_refresh.next_due();
-  const std::uint64_t n = due == kNoCycle ? kNoCycle : std::max(due, c + 1);
-  const bool switch_to_write = !m_write_mode && !m_writes.empty() &&
-                               (m_writes.size() >= m_cfg.write_high_watermark || m_reads.empty());
-  const bool switch_to_read = m_write_mode && (m_writes.empty() ||
-                                               (m_writes.size() <= m_cfg.write_low_watermark && !m_reads.empty()));
-  if (switch_to_write || switch_to_read) return std::min(n, c + 1);
-  if (q.empty()) return n;
-  const QueueEntry& f = q.front();
-  const Cmd col = f.write ? Cmd::kWr : Cmd::kRd;
-  std::uint64_t next;
-  if (f.bypassed >= m_cfg.starvation_cap && f.arrival <= c + 1) {
-    next = f.arrival > c ? f.arrival : std::max(m_state.earliest(col, f.bank), c + 1);
-  } else {
-    const std::uint64_t at = m_state.earliest_column_mask(col, hits.mask(), [](std::uint32_t) { return false; });
-    next = at == ~std::uint64_t{0} ? kNoCycle : std::max(at, c + 1);
-  }
-  return std::min(n, next);
 }
 
 std::uint64_t PcController::compute_next(std::uint64_t c) {
