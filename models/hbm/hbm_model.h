@@ -92,9 +92,9 @@ class HbmModel : public MemoryTarget, public BurstSink {
   };
   void deliver_until(Time now);
   std::uint64_t next_pc_cycle() const;
-  /// Recomputes m_next_event from m_pc_min; called wherever a controller's next cycle or
-  /// the pending completions may have changed (send, advance_to, finish), so
-  /// the kernel's per-step query costs nothing.
+  /// Recomputes m_next_event from m_pc_min; called wherever a controller's
+  /// next cycle or the pending completions may have changed (send,
+  /// advance_to, finish), so the kernel's per-step query costs nothing.
   void update_next_event();
 
   std::uint64_t floor_cycle(Time t) const;

@@ -4,6 +4,7 @@
 // Works in HBM clock cycles and is event-driven: after each step it computes
 // the next cycle at which anything can happen (a command becomes legal, a
 // burst completes, refresh falls due) and sleeps until then.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <vector>
