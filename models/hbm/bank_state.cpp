@@ -34,31 +34,34 @@ BankState::BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command)
     if (alias && c == static_cast<int>(Cmd::kRdA)) m_slot[c] = static_cast<std::uint8_t>(Cmd::kRd);
     if (alias && c == static_cast<int>(Cmd::kWrA)) m_slot[c] = static_cast<std::uint8_t>(Cmd::kWr);
   }
-  for (int c = 0; c < kNumCmds; ++c)
-    for (const TimingEntry& e : m_table.after(static_cast<Cmd>(c)))
-      if (m_slot[static_cast<int>(e.next)] == static_cast<std::uint8_t>(e.next))
-        m_rules[c].push_back({static_cast<std::uint8_t>(e.scope), static_cast<std::uint8_t>(e.next), e.why, e.cycles});
+  for (int c = 0; c < kNumCmds; ++c) {
+    for (int scope = 0; scope < 3; ++scope) {
+      m_rule_at[c][scope] = static_cast<std::uint16_t>(m_rules.size());
+      for (const TimingEntry& e : m_table.after(static_cast<Cmd>(c)))
+        if (static_cast<int>(e.scope) == scope && m_slot[static_cast<int>(e.next)] == static_cast<std::uint8_t>(e.next))
+          m_rules.push_back({static_cast<std::uint8_t>(e.next), e.why, e.cycles});
+    }
+    m_rule_at[c][3] = static_cast<std::uint16_t>(m_rules.size());
+  }
   for (std::uint32_t b = 0; b < org.banks(); ++b) m_group_of.push_back(b / m_banks_per_group);
 }
 
-void BankState::raise(Next& n, Cmd c, std::uint64_t at, Constraint why) {
-  const int i = static_cast<int>(c);
-  if (at > n.at[i]) {
-    n.at[i] = at;
-    n.why[i] = why;
+inline void BankState::raise(Next& n, const Rule* first, const Rule* last, std::uint64_t cycle) {
+  for (const Rule* r = first; r != last; ++r) {
+    const std::uint64_t at = cycle + r->cycles;
+    if (at > n.at[r->next]) {
+      n.at[r->next] = at;
+      n.why[r->next] = r->why;
+    }
   }
 }
 
 void BankState::issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint64_t cycle) {
-  Next* const target[3] = {&m_bank[bank], &m_group[m_group_of[bank]], &m_pc};
-  for (const Rule& r : m_rules[static_cast<int>(cmd)]) {
-    Next& n = *target[r.scope];
-    const std::uint64_t at = cycle + r.cycles;
-    if (at > n.at[r.next]) {
-      n.at[r.next] = at;
-      n.why[r.next] = r.why;
-    }
-  }
+  const auto& at = m_rule_at[static_cast<int>(cmd)];
+  const Rule* const rules = m_rules.data();
+  raise(m_bank[bank], rules + at[0], rules + at[1], cycle);
+  raise(m_group[m_group_of[bank]], rules + at[1], rules + at[2], cycle);
+  raise(m_pc, rules + at[2], rules + at[3], cycle);
   if (!m_dual)
     m_row_bus = m_col_bus = cycle + 1;  // one shared command bus
   else if (is_column(cmd))

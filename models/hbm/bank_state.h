@@ -41,13 +41,15 @@ class BankState {
   template <class Blocked>
   std::uint64_t earliest_column_mask(Cmd cmd, std::uint64_t want, Blocked blocked) const {
     const int i = m_slot[static_cast<int>(cmd)];
+    const std::uint64_t floor = std::max(m_pc.at[i], m_col_bus);
     std::uint64_t best = ~std::uint64_t{0};
     for (; want; want &= want - 1) {
       const auto b = static_cast<std::uint32_t>(std::countr_zero(want));
       if (blocked(b)) continue;
       best = std::min(best, std::max(m_bank[b].at[i], m_group[m_group_of[b]].at[i]));
+      if (best <= floor) break;  // the floor binds: no other bank can be earlier
     }
-    return best == ~std::uint64_t{0} ? best : std::max({best, m_pc.at[i], m_col_bus});
+    return best == ~std::uint64_t{0} ? best : std::max(best, floor);
   }
   /// earliest() of a column command split in two: max of both parts.
   /// The pseudo-channel and column-bus part ...
@@ -71,17 +73,21 @@ class BankState {
     std::array<std::uint64_t, kNumCmds> at{};
     std::array<Constraint, kNumCmds> why{};
   };
-  static void raise(Next& n, Cmd c, std::uint64_t at, Constraint why);
-
-  TimingTable m_table;
   struct Rule {  // one TimingTable entry, flattened
-    std::uint8_t scope;  // 0 bank, 1 bank group, 2 pseudo-channel
     std::uint8_t next;
     Constraint why;
     std::uint32_t cycles;
   };
-  // m_table's entries per command, in table order: one flat loop per issue.
-  std::array<std::vector<Rule>, kNumCmds> m_rules;
+  /// Applies rules [first, last) to one scope's earliest cycles.
+  static void raise(Next& n, const Rule* first, const Rule* last, std::uint64_t cycle);
+
+  TimingTable m_table;
+  // m_table's entries grouped by command, then by scope (bank, bank group,
+  // pseudo-channel; table order within a scope, which decides the reported
+  // constraint on ties): one short loop per scope and no scope lookup.
+  std::vector<Rule> m_rules;
+  // [command][scope]: first rule of that scope; [command][3]: end.
+  std::array<std::array<std::uint16_t, 4>, kNumCmds> m_rule_at{};
   // Where each command's earliest cycle is kept: RDA / WRA share RD / WR's
   // when the table constrains them identically (it lists reads and writes
   // together), which halves the column rules applied per command.

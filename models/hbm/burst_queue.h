@@ -25,13 +25,12 @@ class BurstQueue {
     if (m_end == m_buf.size()) make_room();
     m_buf[m_end++] = e;
   }
-  /// Appends a default entry and returns it (filled in place: building an
-  /// entry elsewhere and copying it stalls on store forwarding).
+  /// Appends an entry and returns it for the caller to fill in place, every
+  /// field (building an entry elsewhere and copying it stalls on store
+  /// forwarding, and clearing it first stores everything twice).
   QueueEntry& emplace_back() {
     if (m_end == m_buf.size()) make_room();
-    QueueEntry& e = m_buf[m_end++];
-    e = QueueEntry{};
-    return e;
+    return m_buf[m_end++];
   }
   /// Removes entry i, keeping the others in order.
   void erase(std::size_t i) {

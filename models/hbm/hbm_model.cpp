@@ -133,6 +133,7 @@ bool HbmModel::send(const MemRequest& req, Time now) {
     pc.enqueue(slot, t.addr.bank_group * m_cfg.device.org.banks_per_group + t.addr.bank, t.addr.row, t.addr.col,
                req.write, cycle);
     m_pc_next[t.pc] = pc.next_cycle();
+    m_pc_min = std::min(m_pc_min, m_pc_next[t.pc]);  // enqueue only brings a controller's next cycle forward
   }
   update_next_event();
   if (m_checker && m_checker->violation_count())
@@ -147,8 +148,7 @@ std::uint64_t HbmModel::next_pc_cycle() const {
 }
 
 void HbmModel::update_next_event() {
-  const std::uint64_t n = next_pc_cycle();
-  const Time t = n == kNoCycle ? kNever : m_clock.edge(n);
+  const Time t = m_pc_min == kNoCycle ? kNever : m_clock.edge(m_pc_min);
   m_next_event = m_finished.empty() ? t : std::min(t, m_finished.top().at);
 }
 
@@ -185,7 +185,7 @@ void HbmModel::advance_to(Time now) {
     }
   }
   for (;;) {
-    const std::uint64_t n = next_pc_cycle();
+    const std::uint64_t n = m_pc_min = next_pc_cycle();
     if (n > limit) break;
     for (std::size_t i = 0; i < m_pcs.size(); ++i) {
       if (m_pc_next[i] != n) continue;
@@ -216,6 +216,7 @@ void HbmModel::finish(Time now) {
     if (!m_pcs[i]->busy()) m_pcs[i]->advance_to(limit);
     m_pc_next[i] = m_pcs[i]->next_cycle();
   }
+  m_pc_min = next_pc_cycle();
   update_next_event();
   if (m_checker) {
     m_checker->finish(limit);

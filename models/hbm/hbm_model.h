@@ -92,9 +92,9 @@ class HbmModel : public MemoryTarget, public BurstSink {
   };
   void deliver_until(Time now);
   std::uint64_t next_pc_cycle() const;
-  /// Recomputes m_next_event; called wherever a controller's next cycle or
-  /// the pending completions may have changed (send, advance_to, finish), so
-  /// the kernel's per-step query costs nothing.
+  /// Recomputes m_next_event from m_pc_min; called wherever a controller's
+  /// next cycle or the pending completions may have changed (send,
+  /// advance_to, finish), so the kernel's per-step query costs nothing.
   void update_next_event();
 
   std::uint64_t floor_cycle(Time t) const;
@@ -112,6 +112,7 @@ class HbmModel : public MemoryTarget, public BurstSink {
   std::priority_queue<Finished, std::vector<Finished>, std::greater<Finished>> m_finished;
   std::uint64_t m_seq = 0;
   std::vector<std::uint64_t> m_pc_next;  // each controller's next_cycle(), kept current
+  std::uint64_t m_pc_min = kNoCycle;     // their minimum, kept current
   Time m_next_event = kNever;            // next_event_time(), kept current
   LatencyHistogram m_latency;
   mutable std::vector<BurstTarget> m_scratch;

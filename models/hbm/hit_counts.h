@@ -1,7 +1,10 @@
 #pragma once
 // Per bank, how many queued bursts hit the bank's open row (and their sum),
-// kept up to date by the controller so the scheduler never recounts.
+// kept up to date by the controller so the scheduler never recounts; and a
+// queue position below which every burst is a row hit, so scans for row
+// commands skip the hits at the front of the queue.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -40,12 +43,23 @@ class HitCounts {
     std::fill(m_bank.begin(), m_bank.end(), 0);
     m_total = 0;
     m_mask = 0;
+    m_hits_below = 0;
   }
+
+  /// Every queued burst before this position hits its open row (a lower
+  /// bound: the scheduler raises it as it finds hits).
+  std::size_t hits_below() const { return m_hits_below; }
+  void set_hits_below(std::size_t i) { m_hits_below = i; }
+  /// The queue entry at `index` left.
+  void on_erase(std::size_t index) { m_hits_below -= index < m_hits_below; }
+  /// A row closed: bursts anywhere may have stopped hitting.
+  void row_closed() { m_hits_below = 0; }
 
  private:
   std::vector<std::uint32_t> m_bank;
   std::uint64_t m_total = 0;
   std::uint64_t m_mask = 0;
+  std::size_t m_hits_below = 0;
   bool m_use_mask;
 };
 

@@ -24,20 +24,6 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
   m_next = m_refresh.next_due();
 }
 
-void PcController::enqueue(std::uint32_t slot, std::uint32_t bank, std::uint32_t row, std::uint32_t col, bool write,
-                           std::uint64_t cycle) {
-  QueueEntry& e = (write ? m_writes : m_reads).emplace_back();
-  e.slot = slot;
-  e.bank = static_cast<std::uint16_t>(bank);
-  e.row = row;
-  e.col = static_cast<std::uint16_t>(col);
-  e.write = write;
-  e.arrival = std::max(cycle, m_clk) + m_cfg.frontend_cycles;
-  e.waiting_since = e.arrival;
-  if (m_state.open_row(bank) == static_cast<std::int64_t>(row)) (write ? m_hits_w : m_hits_r).add(bank);
-  m_next = std::min(m_next, e.arrival);
-}
-
 void PcController::recount_hits(std::uint32_t bank) {
   const std::int64_t open = m_state.open_row(bank);
   std::uint32_t r = 0, w = 0;
@@ -62,47 +48,41 @@ bool PcController::auto_precharge(const QueueEntry& e, std::size_t index) const 
   return true;
 }
 
+void PcController::charge_stall(QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c) {
+  // Charge the wait to the constraint that made the command late.
+  if (legal > e.waiting_since) s_stats.stall_cycles[static_cast<int>(why)] += legal - e.waiting_since;
+  s_stats.stall_cycles[0] += c - std::max(legal, e.waiting_since);
+}
+
+void PcController::notify(const DramCommand& cmd) {
+  if (m_checker) m_checker->on_command(m_id, cmd);
+  if (m_observer && *m_observer) (*m_observer)(m_id, cmd);
+}
+
 void PcController::issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32_t row, std::uint32_t col,
                          std::uint64_t c) {
   if (e) {
-    // Charge the wait to the constraint that made the command late.
     Constraint why = Constraint::kNone;
     const std::uint64_t legal = m_state.earliest(cmd, bank, &why);
-    if (legal > e->waiting_since) s_stats.stall_cycles[static_cast<int>(why)] += legal - e->waiting_since;
-    s_stats.stall_cycles[0] += c - std::max(legal, e->waiting_since);
-    if (is_column(cmd)) {
-      // Why the data bus sat idle before this burst: refresh, no burst
-      // waiting, or the constraint that made this one late.
-      std::uint64_t from = std::max(m_bus_free, std::min(m_refresh_end, c));
-      if (m_refresh_end > m_bus_free) s_stats.refresh_idle_cycles += from - m_bus_free;
-      // A burst that had to open its row is charged to the miss or conflict
-      // from its arrival; a row hit to the constraint that held it.
-      const bool opened = e->outcome == RowOutcome::kMiss || e->outcome == RowOutcome::kConflict;
-      const std::uint64_t ready = std::min(std::max(opened ? e->arrival : e->waiting_since, from), c);
-      s_stats.bus_idle_cycles[0] += ready - from;
-      const std::uint64_t held = std::min(std::max(legal, ready), c);
-      if (e->outcome == RowOutcome::kMiss) s_stats.miss_idle_cycles += held - ready;
-      else if (e->outcome == RowOutcome::kConflict) s_stats.conflict_idle_cycles += held - ready;
-      else s_stats.bus_idle_cycles[static_cast<int>(why)] += held - ready;
-      s_stats.bus_idle_cycles[0] += c - held;
-      m_bus_free = c + m_t.burst_cycles;
-    }
+    charge_stall(*e, legal, why, c);
     e->waiting_since = c + 1;
     if (e->outcome == RowOutcome::kUnknown) {
-      e->outcome = is_column(cmd) ? RowOutcome::kHit : cmd == Cmd::kAct ? RowOutcome::kMiss : RowOutcome::kConflict;
-      if (e->outcome == RowOutcome::kHit) ++s_stats.row_hits;
-      else if (e->outcome == RowOutcome::kMiss) ++s_stats.row_misses;
+      e->outcome = cmd == Cmd::kAct ? RowOutcome::kMiss : RowOutcome::kConflict;
+      if (e->outcome == RowOutcome::kMiss) ++s_stats.row_misses;
       else ++s_stats.row_conflicts;
     }
   }
   m_state.issue(cmd, bank, row, c);
-  if (cmd == Cmd::kAct || cmd == Cmd::kPre || cmd == Cmd::kRdA || cmd == Cmd::kWrA) recount_hits(bank);
+  if (cmd == Cmd::kAct || cmd == Cmd::kPre) recount_hits(bank);
+  if (cmd == Cmd::kPre) {
+    m_hits_r.row_closed();
+    m_hits_w.row_closed();
+  }
   if (cmd == Cmd::kPreA) {
     m_hits_r.clear();
     m_hits_w.clear();
   }
-  if (m_checker) m_checker->on_command(m_id, DramCommand{cmd, bank, row, col, c});
-  if (m_observer && *m_observer) (*m_observer)(m_id, DramCommand{cmd, bank, row, col, c});
+  observe(cmd, bank, row, col, c);
   switch (cmd) {
     case Cmd::kAct: ++s_stats.acts, ++s_stats.bank_acts[bank]; break;
     case Cmd::kPre:
@@ -115,6 +95,53 @@ void PcController::issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32
       break;
     default: break;
   }
+}
+
+inline int PcController::streaming_pick(const BurstQueue& q, std::uint64_t c) const {
+  // FrFcfsScheduler::pick with every burst a row hit and no refresh pending:
+  // no row-command candidate exists, so it returns the first burst (of the
+  // oldest alone when starving) that has arrived and whose column command is
+  // legal, stopping at the first one still in the frontend.
+  if (q.empty()) return -1;
+  const bool starving = q.front().bypassed >= m_cfg.starvation_cap && q.front().arrival <= c;
+  const std::size_t n = starving ? 1 : q.size();
+  // The queue holds one direction, so the pseudo-channel and command-bus
+  // part of earliest() is common to all its bursts.
+  const Cmd cmd = q.front().write ? Cmd::kWr : Cmd::kRd;
+  if (m_state.earliest_column_floor(cmd) > c) return -1;
+  for (std::size_t i = 0; i < n; ++i) {
+    const QueueEntry& e = q[i];
+    if (e.arrival > c) break;
+    if (m_state.earliest_column_bank(cmd, e.bank) <= c) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+inline std::uint64_t PcController::streaming_next(std::uint64_t c) {
+  // compute_next with no refresh pending (a column command leaves refresh
+  // alone), specialised as FrFcfsScheduler::next_ready is when every burst
+  // is a row hit; anything else takes the general path.
+  const BurstQueue& q = active();
+  const HitCounts& hits = active_hits();
+  if (m_refresh.pending() || hits.total() != q.size()) return compute_next(c);
+  const std::uint64_t due = m_refresh.next_due();
+  const std::uint64_t n = due == kNoCycle ? kNoCycle : std::max(due, c + 1);
+  const bool switch_to_write = !m_write_mode && !m_writes.empty() &&
+                               (m_writes.size() >= m_cfg.write_high_watermark || m_reads.empty());
+  const bool switch_to_read = m_write_mode && (m_writes.empty() ||
+                                               (m_writes.size() <= m_cfg.write_low_watermark && !m_reads.empty()));
+  if (switch_to_write || switch_to_read) return std::min(n, c + 1);
+  if (q.empty()) return n;
+  const QueueEntry& f = q.front();
+  const Cmd col = f.write ? Cmd::kWr : Cmd::kRd;
+  std::uint64_t next;
+  if (f.bypassed >= m_cfg.starvation_cap && f.arrival <= c + 1) {
+    next = f.arrival > c ? f.arrival : std::max(m_state.earliest(col, f.bank), c + 1);
+  } else {
+    const std::uint64_t at = m_state.earliest_column_mask(col, hits.mask(), [](std::uint32_t) { return false; });
+    next = at == ~std::uint64_t{0} ? kNoCycle : std::max(at, c + 1);
+  }
+  return std::min(n, next);
 }
 
 void PcController::step(std::uint64_t c) {
@@ -170,7 +197,39 @@ void PcController::issue_column(BurstQueue& q, int index, std::uint64_t c) {
   QueueEntry& e = q[index];
   const bool ap = m_cfg.page_policy == PagePolicy::kClosed && auto_precharge(e, index);
   const Cmd cmd = e.write ? (ap ? Cmd::kWrA : Cmd::kWr) : (ap ? Cmd::kRdA : Cmd::kRd);
-  issue(cmd, &e, e.bank, e.row, e.col, c);
+  Constraint why = Constraint::kNone;
+  const std::uint64_t legal = m_state.earliest(cmd, e.bank, &why);
+  charge_stall(e, legal, why, c);
+  // Why the data bus sat idle before this burst: refresh, no burst
+  // waiting, or the constraint that made this one late.
+  const std::uint64_t from = std::max(m_bus_free, std::min(m_refresh_end, c));
+  if (m_refresh_end > m_bus_free) s_stats.refresh_idle_cycles += from - m_bus_free;
+  // A burst that had to open its row is charged to the miss or conflict
+  // from its arrival; a row hit to the constraint that held it.
+  const bool opened = e.outcome == RowOutcome::kMiss || e.outcome == RowOutcome::kConflict;
+  const std::uint64_t ready = std::min(std::max(opened ? e.arrival : e.waiting_since, from), c);
+  s_stats.bus_idle_cycles[0] += ready - from;
+  const std::uint64_t held = std::min(std::max(legal, ready), c);
+  if (e.outcome == RowOutcome::kMiss) s_stats.miss_idle_cycles += held - ready;
+  else if (e.outcome == RowOutcome::kConflict) s_stats.conflict_idle_cycles += held - ready;
+  else s_stats.bus_idle_cycles[static_cast<int>(why)] += held - ready;
+  s_stats.bus_idle_cycles[0] += c - held;
+  m_bus_free = c + m_t.burst_cycles;
+  if (e.outcome == RowOutcome::kUnknown) {
+    e.outcome = RowOutcome::kHit;
+    ++s_stats.row_hits;
+  }
+
+  m_state.issue(cmd, e.bank, e.row, c);
+  auto& hits = e.write ? m_hits_w : m_hits_r;
+  if (ap) {
+    recount_hits(e.bank);
+    m_hits_r.row_closed();
+    m_hits_w.row_closed();
+  } else {
+    hits.remove(e.bank);
+  }
+  observe(cmd, e.bank, e.row, e.col, c);
   if (e.write) {
     ++s_stats.write_bursts;
     m_sink.burst_issued(e.slot, c + m_t.CWL + m_t.burst_cycles + m_cfg.backend_cycles);
@@ -179,56 +238,8 @@ void PcController::issue_column(BurstQueue& q, int index, std::uint64_t c) {
     m_sink.burst_issued(e.slot, c + m_t.CL + m_t.burst_cycles + m_cfg.backend_cycles);
   }
   if (index != 0 && q.front().arrival <= c && q.front().bypassed < 0xffff) ++q.front().bypassed;
-  auto& hits = e.write ? m_hits_w : m_hits_r;
-  if (!ap) hits.remove(e.bank);  // RDA / WRA recounted the bank already
+  hits.on_erase(static_cast<std::size_t>(index));
   q.erase(static_cast<std::size_t>(index));
-}
-
-int PcController::streaming_pick(const BurstQueue& q, std::uint64_t c) const {
-  // FrFcfsScheduler::pick with every burst a row hit and no refresh pending:
-  // no row-command candidate exists, so it returns the first burst (of the
-  // oldest alone when starving) that has arrived and whose column command is
-  // legal, stopping at the first one still in the frontend.
-  if (q.empty()) return -1;
-  const bool starving = q.front().bypassed >= m_cfg.starvation_cap && q.front().arrival <= c;
-  const std::size_t n = starving ? 1 : q.size();
-  // The queue holds one direction, so the pseudo-channel and command-bus
-  // part of earliest() is common to all its bursts.
-  const Cmd cmd = q.front().write ? Cmd::kWr : Cmd::kRd;
-  if (m_state.earliest_column_floor(cmd) > c) return -1;
-  for (std::size_t i = 0; i < n; ++i) {
-    const QueueEntry& e = q[i];
-    if (e.arrival > c) break;
-    if (m_state.earliest_column_bank(cmd, e.bank) <= c) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-std::uint64_t PcController::streaming_next(std::uint64_t c) {
-  // compute_next with no refresh pending (a column command leaves refresh
-  // alone), specialised as FrFcfsScheduler::next_ready is when every burst
-  // is a row hit; anything else takes the general path.
-  const BurstQueue& q = active();
-  const HitCounts& hits = active_hits();
-  if (m_refresh.pending() || hits.total() != q.size()) return compute_next(c);
-  const std::uint64_t due = m_refresh.next_due();
-  const std::uint64_t n = due == kNoCycle ? kNoCycle : std::max(due, c + 1);
-  const bool switch_to_write = !m_write_mode && !m_writes.empty() &&
-                               (m_writes.size() >= m_cfg.write_high_watermark || m_reads.empty());
-  const bool switch_to_read = m_write_mode && (m_writes.empty() ||
-                                               (m_writes.size() <= m_cfg.write_low_watermark && !m_reads.empty()));
-  if (switch_to_write || switch_to_read) return std::min(n, c + 1);
-  if (q.empty()) return n;
-  const QueueEntry& f = q.front();
-  const Cmd col = f.write ? Cmd::kWr : Cmd::kRd;
-  std::uint64_t next;
-  if (f.bypassed >= m_cfg.starvation_cap && f.arrival <= c + 1) {
-    next = f.arrival > c ? f.arrival : std::max(m_state.earliest(col, f.bank), c + 1);
-  } else {
-    const std::uint64_t at = m_state.earliest_column_mask(col, hits.mask(), [](std::uint32_t) { return false; });
-    next = at == ~std::uint64_t{0} ? kNoCycle : std::max(at, c + 1);
-  }
-  return std::min(n, next);
 }
 
 std::uint64_t PcController::compute_next(std::uint64_t c) {

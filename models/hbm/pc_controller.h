@@ -4,6 +4,7 @@
 // Works in HBM clock cycles and is event-driven: after each step it computes
 // the next cycle at which anything can happen (a command becomes legal, a
 // burst completes, refresh falls due) and sleeps until then.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -67,7 +68,15 @@ class PcController {
 
  private:
   void step(std::uint64_t c);
+  /// A row command or refresh (e = the burst it serves, or nullptr).
   void issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c);
+  void charge_stall(QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c);
+  /// Shows a command to the timing checker and the observer, if any (the
+  /// check inline: usually there are none).
+  void observe(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c) {
+    if (m_checker || (m_observer && *m_observer)) notify(DramCommand{cmd, bank, row, col, c});
+  }
+  void notify(const DramCommand& cmd);
   bool auto_precharge(const QueueEntry& e, std::size_t index) const;
   std::uint64_t compute_next(std::uint64_t c);
   /// The column command of active-queue entry `index`, and its bookkeeping.
@@ -103,5 +112,22 @@ class PcController {
   std::uint64_t m_refresh_end = 0;  // end of the last refresh's blocking (statistics)
   PcStats s_stats;
 };
+
+// Inline: HbmModel::send calls it for every burst.
+inline void PcController::enqueue(std::uint32_t slot, std::uint32_t bank, std::uint32_t row, std::uint32_t col,
+                                  bool write, std::uint64_t cycle) {
+  QueueEntry& e = (write ? m_writes : m_reads).emplace_back();
+  e.slot = slot;
+  e.bank = static_cast<std::uint16_t>(bank);
+  e.row = row;
+  e.col = static_cast<std::uint16_t>(col);
+  e.bypassed = 0;
+  e.write = write;
+  e.outcome = RowOutcome::kUnknown;
+  e.arrival = std::max(cycle, m_clk) + m_cfg.frontend_cycles;
+  e.waiting_since = e.arrival;
+  if (m_state.open_row(bank) == static_cast<std::int64_t>(row)) (write ? m_hits_w : m_hits_r).add(bank);
+  m_next = std::min(m_next, e.arrival);
+}
 
 }  // namespace mxc::hbm

@@ -37,8 +37,8 @@ inline bool FrFcfsScheduler::needed(const QueueEntry& e, const HitCounts& hits, 
   return true;
 }
 
-SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, const HitCounts& hits,
-                                   const BankState& state, const RefreshPolicy& refresh, std::uint64_t now) {
+SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, HitCounts& hits, const BankState& state,
+                                   const RefreshPolicy& refresh, std::uint64_t now) {
   SchedulePick p;
   if (q.empty()) return p;
   // The entries by plain pointer: the memo's stores could alias the queue's
@@ -48,28 +48,51 @@ SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, const HitCounts& hits,
   ++m_gen;
   const bool starving = qe[0].bypassed >= m_cap && qe[0].arrival <= now;
   const std::size_t n = starving ? 1 : size;
-  // Bursts that are not row hits are the only row-command candidates; once
-  // a column command is chosen and none of them is left, stop scanning.
-  std::size_t others = size - std::min<std::size_t>(size, hits.total());
-  for (std::size_t i = 0; i < n; ++i) {
+  // The column command goes to the oldest ready row hit, the row command to
+  // the oldest ready burst that is not a hit; both among the bursts that
+  // have arrived (the queue is in arrival order). Each scan stops once it
+  // has seen every burst of its kind (hits.total() of them are hits).
+  std::size_t hits_left = hits.total();
+  for (std::size_t i = 0; i < n && hits_left; ++i) {
     const QueueEntry& e = qe[i];
-    if (e.arrival > now) break;  // queue is in arrival order
-    const bool hit = state.open_row(e.bank) == static_cast<std::int64_t>(e.row);
-    if (!hit) --others;
-    if (hit ? p.col >= 0 : p.row >= 0) {
-      if (p.col >= 0 && (p.row >= 0 || others == 0)) break;
-      continue;
+    if (e.arrival > now) break;
+    if (state.open_row(e.bank) != static_cast<std::int64_t>(e.row)) continue;
+    --hits_left;
+    if (refresh.blocks(e.bank)) continue;
+    const Cmd cmd = e.write ? Cmd::kWr : Cmd::kRd;
+    if (earliest(state, cmd, e.bank) <= now) {
+      p.col = static_cast<int>(i);
+      break;
     }
-    Cmd cmd;
-    if (needed(e, hits, state, refresh, starving, &cmd)) {
-      if (is_column(cmd)) {
-        if (earliest(state, cmd, e.bank) <= now) p.col = static_cast<int>(i);
-      } else if (earliest(state, cmd, e.bank) <= now) {
+  }
+  if (hits.total() < size) {
+    // Bursts below hits_below() are hits: start there, and move it past the
+    // hits found on the way.
+    // A burst that misses needs its bank's ACT or PRE, whichever row it
+    // wants: once a bank's row command is known not to issue now, its
+    // other missing bursts are skipped (a bit per bank, up to 64 banks).
+    const bool by_bank = hits.has_mask();
+    std::uint64_t refused = 0;
+    std::size_t misses_left = size - hits.total();
+    std::size_t i = std::min(hits.hits_below(), n);
+    for (; i < n && misses_left; ++i) {
+      const QueueEntry& e = qe[i];
+      if (e.arrival > now) break;
+      if (state.open_row(e.bank) == static_cast<std::int64_t>(e.row)) {
+        if (i == hits.hits_below()) hits.set_hits_below(i + 1);
+        continue;
+      }
+      --misses_left;
+      const std::uint64_t bit = by_bank ? std::uint64_t{1} << e.bank : 0;
+      if (refused & bit) continue;
+      Cmd cmd;
+      if (needed(e, hits, state, refresh, starving, &cmd) && earliest(state, cmd, e.bank) <= now) {
         p.row = static_cast<int>(i);
         p.row_cmd = cmd;
+        break;
       }
+      refused |= bit;
     }
-    if (p.col >= 0 && (p.row >= 0 || others == 0)) break;
   }
   // A row command and a column command to the same bank in one cycle would
   // conflict (the PRE would close the row the column command reads).
@@ -86,6 +109,7 @@ std::uint64_t FrFcfsScheduler::next_ready(const BurstQueue& q, const HitCounts& 
   ++m_gen;
   const bool starving = qe[0].bypassed >= m_cap && qe[0].arrival <= now + 1;
   const std::size_t n = starving ? 1 : size;
+  std::size_t first = 0;
   if (!starving) {
     // Row hits: one column command time per bank (a hit still in the
     // frontend may make this wake-up one cycle early, which is harmless).
@@ -95,14 +119,28 @@ std::uint64_t FrFcfsScheduler::next_ready(const BurstQueue& q, const HitCounts& 
                                              : state.earliest_column(col, hits.per_bank(), blocked);
     if (at != ~std::uint64_t{0}) next = std::max(at, now + 1);
     if (hits.total() >= size) return next;  // every queued burst is a row hit
+    // The hits below hits_below() are counted above; only the first burst
+    // still in the frontend, if it is among them, matters.
+    first = std::min(hits.hits_below(), n);
+    if (first > 0 && qe[first - 1].arrival > now) {
+      while (first > 1 && qe[first - 2].arrival > now) --first;
+      return std::min(next, qe[first - 1].arrival);
+    }
   }
-  for (std::size_t i = 0; i < n && next > now + 1; ++i) {
+  // As in pick(), the missing bursts of one bank need the same command:
+  // each bank is counted once (up to 64 banks).
+  const bool by_bank = hits.has_mask() && !starving;
+  std::uint64_t seen = 0;
+  for (std::size_t i = first; i < n && next > now + 1; ++i) {
     const QueueEntry& e = qe[i];
     if (e.arrival > now) {
       next = std::min(next, e.arrival);
       break;
     }
     if (!starving && state.open_row(e.bank) == static_cast<std::int64_t>(e.row)) continue;  // counted above
+    const std::uint64_t bit = by_bank ? std::uint64_t{1} << e.bank : 0;
+    if (seen & bit) continue;
+    seen |= bit;
     Cmd cmd;
     if (!needed(e, hits, state, refresh, starving, &cmd)) continue;
     next = std::min(next, std::max(earliest(state, cmd, e.bank), now + 1));

@@ -30,7 +30,8 @@ class FrFcfsScheduler {
 
   /// Commands to issue at `now`. `hits[b]` = queued bursts of this queue that
   /// hit bank b's open row (a row is not closed while it still has hits).
-  SchedulePick pick(const BurstQueue& q, const HitCounts& hits,
+  /// May raise `hits.hits_below()` over the row hits it scans.
+  SchedulePick pick(const BurstQueue& q, HitCounts& hits,
                     const BankState& state, const RefreshPolicy& refresh, std::uint64_t now);
   /// Earliest cycle > `now` at which some burst's next command may issue.
   std::uint64_t next_ready(const BurstQueue& q, const HitCounts& hits,
