@@ -16,10 +16,11 @@
 // never disturbs vectors in flight on the other.
 //
 // Coding style: the PE grid is one clocked process over register arrays,
-// each PE's update the package function mxu_fp_pkg::pe_mac. The arrays are
-// local to the process and updated in place in reverse order (bottom row
-// first, rightmost column first), so every PE reads its neighbours' values
-// from before the edge, exactly as flip-flops do. A simulator then runs one
+// each PE's update the package function mxu_fp_pkg::pe_mac. Only that
+// process reads and writes the arrays; it updates them in place in reverse
+// order (bottom row first, activations from the right end), so every PE
+// reads its neighbours' values from before the edge, exactly as flip-flops
+// do. A simulator then runs one
 // loop instead of ROWS x COLS module instances: Verilator keeps loops of more
 // than 64 iterations as loops, which keeps a 128x128 array's generated code,
 // build time and memory small (docs/rtl.md). Only the output register leaves
