@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "models/core/time.h"
+#include "models/ici/ring_fifo.h"
 
 namespace mxc::ici {
 
@@ -26,36 +27,6 @@ struct Event {
   std::uint32_t a = 0;
   std::uint32_t b = 0;
   std::uint32_t c = 0;
-};
-
-/// A growable ring buffer of events, oldest first.
-class EventFifo {
- public:
-  bool empty() const { return m_head == m_tail; }
-  const Event& front() const { return m_buf[m_head & m_mask]; }
-  const Event& back() const { return m_buf[(m_tail - 1) & m_mask]; }
-  /// The k-th event behind the front, or nullptr.
-  const Event* ahead(std::size_t k) const { return m_head + k < m_tail ? &m_buf[(m_head + k) & m_mask] : nullptr; }
-  void push(const Event& e) {
-    if (m_tail - m_head == m_buf.size()) grow();
-    m_buf[m_tail++ & m_mask] = e;
-  }
-  void pop() { ++m_head; }
-
- private:
-  void grow() {
-    const std::size_t n = m_buf.empty() ? 64 : 2 * m_buf.size();
-    std::vector<Event> b(n);
-    for (std::size_t i = m_head; i != m_tail; ++i) b[i - m_head] = m_buf[i & m_mask];
-    m_tail -= m_head;
-    m_head = 0;
-    m_buf.swap(b);
-    m_mask = n - 1;
-  }
-  std::vector<Event> m_buf;
-  std::size_t m_mask = 0;
-  std::size_t m_head = 0;  // both count up; the slot is index & mask
-  std::size_t m_tail = 0;
 };
 
 class EventQueue {
@@ -79,13 +50,16 @@ class EventQueue {
       to_heap(e);
       return;
     }
-    EventFifo& q = m_fifo[s];
+    RingFifo<Event>& q = m_fifo[s];
     if (q.empty()) set_head(s, e);
-    q.push(e);
+    q.push_back(e);
+    // A lane's ring is far larger than the cache, so the slots ahead of its
+    // tail were last used long ago: claim them before the writes stall.
+    __builtin_prefetch(q.after_back(kWriteAhead), 1);
     ++m_size;
   }
   bool empty() const { return m_size == 0; }
-  Time next_time() const { return m_size == 0 ? kNever : m_head_time[best()]; }
+  Time next_time() const { return m_size == 0 ? kNever : static_cast<Time>(m_head_key[best()] >> 64); }
   [[gnu::always_inline]] Event pop() {
     const std::uint32_t s = best();
     Event e;
@@ -95,9 +69,9 @@ class EventQueue {
       if (m_heap.empty()) clear_head(s);
       else set_head(s, m_heap.top());
     } else {
-      EventFifo& q = m_fifo[s];
+      RingFifo<Event>& q = m_fifo[s];
       e = q.front();
-      q.pop();
+      q.pop_front();
       if (q.empty()) clear_head(s);
       else set_head(s, q.front());
     }
@@ -109,7 +83,7 @@ class EventQueue {
   std::size_t size() const { return m_size; }
   /// The event k places behind the head of the lane of the last pop, if any:
   /// it runs soon, so its data is worth loading into cache now.
-  const Event* soon(std::size_t k) const { return m_last == kHeapSlot ? nullptr : m_fifo[m_last].ahead(k); }
+  const Event* soon(std::uint32_t k) const { return m_last == kHeapSlot ? nullptr : m_fifo[m_last].ahead(k); }
 
  private:
   // Slot 0 is the heap, slots 1..kMaxLanes the lanes.
@@ -118,6 +92,11 @@ class EventQueue {
   static constexpr std::uint32_t kSlots = kMaxLanes + 1;
   static constexpr std::uint32_t kUnknown = 0xffffffffu;
   static constexpr std::uint32_t kHints = 8;
+  static constexpr std::uint32_t kWriteAhead = 8;  // events: four cache lines
+  // (time, seq) in one integer: comparing two heads is one compare.
+  using Key = unsigned __int128;
+  static Key key(const Event& e) { return static_cast<Key>(e.time) << 64 | e.seq; }
+  static constexpr Key kEmpty = ~Key{0};
 
   struct Later {
     bool operator()(const Event& x, const Event& y) const {
@@ -131,25 +110,22 @@ class EventQueue {
     ++m_size;
   }
   void set_head(std::uint32_t s, const Event& e) {
-    m_head_time[s] = e.time;
-    m_head_seq[s] = e.seq;
+    m_head_key[s] = key(e);
     // A new earliest event is the head of its slot (slots are sorted).
-    if (m_best != kUnknown && earlier(s, m_best)) m_best = s;
+    if (m_best != kUnknown && m_head_key[s] < m_head_key[m_best]) m_best = s;
     else if (m_size == 0) m_best = s;
   }
-  void clear_head(std::uint32_t s) {
-    m_head_time[s] = kNever;
-    m_head_seq[s] = ~std::uint64_t{0};
-  }
-  bool earlier(std::uint32_t x, std::uint32_t y) const {
-    return m_head_time[x] != m_head_time[y] ? m_head_time[x] < m_head_time[y] : m_head_seq[x] < m_head_seq[y];
-  }
+  void clear_head(std::uint32_t s) { m_head_key[s] = kEmpty; }
   /// The slot with the earliest head (needs m_size > 0).
   std::uint32_t best() const {
     if (m_best != kUnknown) return m_best;
     std::uint32_t b = kHeapSlot;
-    for (std::uint32_t s = 1; s <= m_lanes; ++s)
-      if (earlier(s, b)) b = s;
+    Key k = m_head_key[kHeapSlot];
+    for (std::uint32_t s = 1; s <= m_lanes; ++s) {
+      const bool less = m_head_key[s] < k;
+      b = less ? s : b;
+      k = less ? m_head_key[s] : k;
+    }
     m_best = b;
     return b;
   }
@@ -160,7 +136,7 @@ class EventQueue {
     std::uint32_t s = hint != kHeapSlot && m_delay[hint] == delay ? hint : find_lane(delay);
     if (s == kHeapSlot) return kHeapSlot;
     hint = s;
-    const EventFifo& q = m_fifo[s];
+    const RingFifo<Event>& q = m_fifo[s];
     return q.empty() || q.back().time <= t ? s : kHeapSlot;
   }
   /// The lane keyed by `delay`, made if needed; the heap when all are busy.
@@ -178,13 +154,12 @@ class EventQueue {
     return spare;
   }
 
-  // Heads of all slots side by side: best() scans two small arrays.
-  Time m_head_time[kSlots];
-  std::uint64_t m_head_seq[kSlots];
+  // Heads of all slots side by side: best() scans one small array.
+  Key m_head_key[kSlots];
   Time m_delay[kSlots] = {};
   std::uint32_t m_lanes = 0;  // lanes in use: slots 1..m_lanes
   std::uint32_t m_hint[kHints] = {};  // per event kind; kHeapSlot = none
-  EventFifo m_fifo[kSlots];           // m_fifo[0] unused
+  RingFifo<Event> m_fifo[kSlots];           // m_fifo[0] unused
   std::priority_queue<Event, std::vector<Event>, Later> m_heap;
   std::uint64_t m_seq = 0;
   std::size_t m_size = 0;
