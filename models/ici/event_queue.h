@@ -55,7 +55,7 @@ class EventQueue {
     q.push_back(e);
     // A lane's ring is far larger than the cache, so the slots ahead of its
     // tail were last used long ago: claim them before the writes stall.
-    __builtin_prefetch(q.after_back(kWriteAhead), 1);
+    __builtin_prefetch(q.slot(q.size() + kAhead), 1);
     ++m_size;
   }
   bool empty() const { return m_size == 0; }
@@ -72,6 +72,7 @@ class EventQueue {
       RingFifo<Event>& q = m_fifo[s];
       e = q.front();
       q.pop_front();
+      __builtin_prefetch(q.slot(kAhead));  // written long ago, no longer cached
       if (q.empty()) clear_head(s);
       else set_head(s, q.front());
     }
@@ -92,7 +93,7 @@ class EventQueue {
   static constexpr std::uint32_t kSlots = kMaxLanes + 1;
   static constexpr std::uint32_t kUnknown = 0xffffffffu;
   static constexpr std::uint32_t kHints = 8;
-  static constexpr std::uint32_t kWriteAhead = 8;  // events: four cache lines
+  static constexpr std::uint32_t kAhead = 16;  // events (eight cache lines) a lane's prefetches run ahead
   // (time, seq) in one integer: comparing two heads is one compare.
   using Key = unsigned __int128;
   static Key key(const Event& e) { return static_cast<Key>(e.time) << 64 | e.seq; }

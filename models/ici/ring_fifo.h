@@ -17,8 +17,9 @@ class RingFifo {
   const T& back() const { return m_buf[(m_tail - 1) & m_mask]; }
   /// The k-th element behind the front, or nullptr.
   const T* ahead(std::uint32_t k) const { return k < size() ? &m_buf[(m_head + k) & m_mask] : nullptr; }
-  /// Where the element k places behind the back will go (after a push).
-  const T* after_back(std::uint32_t k) const { return &m_buf[(m_tail + k) & m_mask]; }
+  /// The slot k places behind the front, in use or not: an address to
+  /// prefetch (needs a buffer, i.e. a push before).
+  const T* slot(std::uint32_t k) const { return &m_buf[(m_head + k) & m_mask]; }
   void push_back(const T& v) {
     if (size() == capacity()) grow();
     m_buf[m_tail++ & m_mask] = v;
