@@ -6,8 +6,8 @@
 // time (router latency, link latency, a packet's serialisation), and the
 // current time never goes back. Events pushed with the same delay therefore
 // arrive already sorted, so each delay gets a FIFO lane and a pop takes the
-// smallest (time, seq) among the lane heads, kept side by side in two small
-// arrays. That replaces a binary heap of ~10^5 events (a cache miss per
+// smallest (time, seq) among the lane heads, kept in order in a short list.
+// That replaces a binary heap of ~10^5 events (a cache miss per
 // level) with a few sequential FIFOs. Events that do not fit a lane (no delay
 // given, too many distinct delays, or an out-of-order push) go to a heap; the
 // order of pops is the same either way.
@@ -31,9 +31,6 @@ struct Event {
 
 class EventQueue {
  public:
-  EventQueue() {
-    for (std::uint32_t s = 0; s < kSlots; ++s) clear_head(s);
-  }
   /// An event at absolute time t.
   void push(Time t, std::uint32_t kind, std::uint32_t a, std::uint32_t b = 0, std::uint32_t c = 0) {
     to_heap(Event{t, m_seq++, kind, a, b, c});
@@ -51,7 +48,10 @@ class EventQueue {
       return;
     }
     RingFifo<Event>& q = m_fifo[s];
-    if (q.empty()) set_head(s, e);
+    if (q.empty()) {
+      set_head(s, e);
+      insert(s);
+    }
     q.push_back(e);
     // A lane's ring is far larger than the cache, so the slots ahead of its
     // tail were last used long ago: claim them before the writes stall.
@@ -59,25 +59,32 @@ class EventQueue {
     ++m_size;
   }
   bool empty() const { return m_size == 0; }
-  Time next_time() const { return m_size == 0 ? kNever : static_cast<Time>(m_head_key[best()] >> 64); }
+  Time next_time() const { return m_size == 0 ? kNever : m_head_time[m_order[0]]; }
   [[gnu::always_inline]] Event pop() {
-    const std::uint32_t s = best();
+    const std::uint32_t s = m_order[0];
     Event e;
     if (s == kHeapSlot) {
       e = m_heap.top();
       m_heap.pop();
-      if (m_heap.empty()) clear_head(s);
-      else set_head(s, m_heap.top());
+      if (m_heap.empty()) {
+        remove_first();
+      } else {
+        set_head(s, m_heap.top());
+        sink_first();
+      }
     } else {
       RingFifo<Event>& q = m_fifo[s];
       e = q.front();
       q.pop_front();
       __builtin_prefetch(q.slot(kAhead));  // written long ago, no longer cached
-      if (q.empty()) clear_head(s);
-      else set_head(s, q.front());
+      if (q.empty()) {
+        remove_first();
+      } else {
+        set_head(s, q.front());
+        sink_first();
+      }
     }
     --m_size;
-    m_best = kUnknown;
     m_last = s;
     return e;
   }
@@ -91,13 +98,8 @@ class EventQueue {
   static constexpr std::uint32_t kHeapSlot = 0;
   static constexpr std::uint32_t kMaxLanes = 16;
   static constexpr std::uint32_t kSlots = kMaxLanes + 1;
-  static constexpr std::uint32_t kUnknown = 0xffffffffu;
   static constexpr std::uint32_t kHints = 8;
   static constexpr std::uint32_t kAhead = 16;  // events (eight cache lines) a lane's prefetches run ahead
-  // (time, seq) in one integer: comparing two heads is one compare.
-  using Key = unsigned __int128;
-  static Key key(const Event& e) { return static_cast<Key>(e.time) << 64 | e.seq; }
-  static constexpr Key kEmpty = ~Key{0};
 
   struct Later {
     bool operator()(const Event& x, const Event& y) const {
@@ -106,29 +108,51 @@ class EventQueue {
   };
 
   void to_heap(const Event& e) {
+    const bool was_empty = m_heap.empty();
     m_heap.push(e);
-    set_head(kHeapSlot, m_heap.top());
+    if (was_empty) {
+      set_head(kHeapSlot, e);
+      insert(kHeapSlot);
+    } else if (m_heap.top().seq == e.seq) {  // a new earliest heap event
+      set_head(kHeapSlot, e);
+      rise(kHeapSlot);
+    }
     ++m_size;
   }
   void set_head(std::uint32_t s, const Event& e) {
-    m_head_key[s] = key(e);
-    // A new earliest event is the head of its slot (slots are sorted).
-    if (m_best != kUnknown && m_head_key[s] < m_head_key[m_best]) m_best = s;
-    else if (m_size == 0) m_best = s;
+    m_head_time[s] = e.time;
+    m_head_seq[s] = e.seq;
   }
-  void clear_head(std::uint32_t s) { m_head_key[s] = kEmpty; }
-  /// The slot with the earliest head (needs m_size > 0).
-  std::uint32_t best() const {
-    if (m_best != kUnknown) return m_best;
-    std::uint32_t b = kHeapSlot;
-    Key k = m_head_key[kHeapSlot];
-    for (std::uint32_t s = 1; s <= m_lanes; ++s) {
-      const bool less = m_head_key[s] < k;
-      b = less ? s : b;
-      k = less ? m_head_key[s] : k;
-    }
-    m_best = b;
-    return b;
+  bool earlier(std::uint32_t x, std::uint32_t y) const {
+    return m_head_time[x] != m_head_time[y] ? m_head_time[x] < m_head_time[y] : m_head_seq[x] < m_head_seq[y];
+  }
+  // m_order[0..m_active) lists the non-empty slots, earliest head first, so
+  // a pop needs no scan: the popped slot's new head moves back past the few
+  // heads earlier than it.
+  /// Slot s just got events; from the back, as a new head is mostly late.
+  void insert(std::uint32_t s) {
+    std::uint32_t i = m_active++;
+    for (; i > 0 && earlier(s, m_order[i - 1]); --i) m_order[i] = m_order[i - 1];
+    m_order[i] = s;
+  }
+  /// The head of slot s got earlier.
+  void rise(std::uint32_t s) {
+    std::uint32_t i = 0;
+    while (m_order[i] != s) ++i;
+    for (; i > 0 && earlier(s, m_order[i - 1]); --i) m_order[i] = m_order[i - 1];
+    m_order[i] = s;
+  }
+  /// The head of the first slot got later.
+  void sink_first() {
+    const std::uint32_t s = m_order[0];
+    std::uint32_t i = 0;
+    for (; i + 1 < m_active && earlier(m_order[i + 1], s); ++i) m_order[i] = m_order[i + 1];
+    m_order[i] = s;
+  }
+  /// The first slot got empty.
+  void remove_first() {
+    for (std::uint32_t i = 1; i < m_active; ++i) m_order[i - 1] = m_order[i];
+    --m_active;
   }
   /// The lane slot keyed by `delay` if an event at t keeps it sorted, else
   /// the heap. The lane last used by the same kind of event is tried first.
@@ -155,8 +179,11 @@ class EventQueue {
     return spare;
   }
 
-  // Heads of all slots side by side: best() scans one small array.
-  Key m_head_key[kSlots];
+  // Heads of the non-empty slots.
+  Time m_head_time[kSlots] = {};
+  std::uint64_t m_head_seq[kSlots] = {};
+  std::uint32_t m_order[kSlots] = {};
+  std::uint32_t m_active = 0;
   Time m_delay[kSlots] = {};
   std::uint32_t m_lanes = 0;  // lanes in use: slots 1..m_lanes
   std::uint32_t m_hint[kHints] = {};  // per event kind; kHeapSlot = none
@@ -165,7 +192,6 @@ class EventQueue {
   std::uint64_t m_seq = 0;
   std::size_t m_size = 0;
   std::uint32_t m_last = kHeapSlot;      // slot of the last pop
-  mutable std::uint32_t m_best = kUnknown;  // cached result of best()
 };
 
 }  // namespace mxc::ici
