@@ -1,8 +1,9 @@
 // ICI benchmark, run on demand: speed of the packet model in flit-hops and
-// wire-packet hops per second of wall time on one core, and the wall time of
-// a 1 GiB all-reduce on a 4x4x4 torus. Targets: >= 5 M flit-hops/s; the
-// all-reduce in under 60 s. A flit is the config's flit_bytes (64 B here), so
-// a 64 B packet is 2 flits with its 64 B header.
+// wire-packet hops per second of wall time on one core (flit-hops also per
+// CPU second), and the wall time of a 1 GiB all-reduce on a 4x4x4 torus.
+// Targets: >= 5 M flit-hops/s; the all-reduce in under 60 s. A flit is the
+// config's flit_bytes (64 B here), so a 64 B packet is 2 flits with its 64 B
+// header.
 //
 // CPU seconds are printed next to wall seconds: on a shared machine the wall
 // time also counts waiting for a core. `bench_ici traffic` or `bench_ici
@@ -46,10 +47,11 @@ void traffic_speed(std::uint32_t packet_bytes, double load) {
   const double c0 = bench::process_cpu_seconds();
   const TrafficPoint p = run_traffic(f, f.topology(), pat, 45e9, prm);
   const double s = seconds_since(t0), cpu = bench::process_cpu_seconds() - c0;
-  std::printf("uniform 4x4x4, %5u B packets, load %.2f: %.2f s wall (%.2f s CPU), %.2f M flit-hops/s, "
-              "%.2f M packet-hops/s (accepted %.3f, latency %.0f ns, %llu packet-hops)\n",
-              packet_bytes, load, s, cpu, f.s_flit_hops / s / 1e6, f.s_packet_hops / s / 1e6, p.accepted_load,
-              p.avg_latency_ns, static_cast<unsigned long long>(f.s_packet_hops));
+  std::printf("uniform 4x4x4, %5u B packets, load %.2f: %.2f s wall (%.2f s CPU), %.2f M flit-hops/s "
+              "(%.2f M per CPU second), %.2f M packet-hops/s (accepted %.3f, latency %.0f ns, %llu packet-hops)\n",
+              packet_bytes, load, s, cpu, f.s_flit_hops / s / 1e6, f.s_flit_hops / cpu / 1e6,
+              f.s_packet_hops / s / 1e6, p.accepted_load, p.avg_latency_ns,
+              static_cast<unsigned long long>(f.s_packet_hops));
 }
 
 void allreduce(Algorithm a, std::uint64_t bytes) {
@@ -63,10 +65,10 @@ void allreduce(Algorithm a, std::uint64_t bytes) {
   const double wall = seconds_since(t0), cpu = bench::process_cpu_seconds() - c0;
   const BoundTerms b = schedule_bound(s, f.topology(), cfg);
   std::printf("all-reduce %-9s %6.0f MiB on 4x4x4: simulated %.3f ms, bound %.3f ms (ratio %.4f), "
-              "%.2f s wall (%.2f s CPU), %.2f M flit-hops/s, %.2f M packet-hops/s\n",
+              "%.2f s wall (%.2f s CPU), %.2f M flit-hops/s (%.2f M per CPU second), %.2f M packet-hops/s\n",
               to_string(a).c_str(), bytes / 1048576.0, run.time_ps() / 1e9, b.total_ps / 1e9,
               static_cast<double>(run.time_ps()) / static_cast<double>(b.total_ps), wall, cpu,
-              f.s_flit_hops / wall / 1e6, f.s_packet_hops / wall / 1e6);
+              f.s_flit_hops / wall / 1e6, f.s_flit_hops / cpu / 1e6, f.s_packet_hops / wall / 1e6);
 }
 
 }  // namespace

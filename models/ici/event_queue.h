@@ -6,8 +6,8 @@
 // time (router latency, link latency, a packet's serialisation), and the
 // current time never goes back. Events pushed with the same delay therefore
 // arrive already sorted, so each delay gets a FIFO lane and a pop takes the
-// smallest (time, seq) among the lane heads, kept side by side in two small
-// arrays. That replaces a binary heap of ~10^5 events (a cache miss per
+// smallest (time, seq) among the lane heads, kept in order in a short list.
+// That replaces a binary heap of ~10^5 events (a cache miss per
 // level) with a few sequential FIFOs. Events that do not fit a lane (no delay
 // given, too many distinct delays, or an out-of-order push) go to a heap; the
 // order of pops is the same either way.
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "models/core/time.h"
+#include "models/ici/ring_fifo.h"
 
 namespace mxc::ici {
 
@@ -28,41 +29,8 @@ struct Event {
   std::uint32_t c = 0;
 };
 
-/// A growable ring buffer of events, oldest first.
-class EventFifo {
- public:
-  bool empty() const { return m_head == m_tail; }
-  const Event& front() const { return m_buf[m_head & m_mask]; }
-  const Event& back() const { return m_buf[(m_tail - 1) & m_mask]; }
-  /// The k-th event behind the front, or nullptr.
-  const Event* ahead(std::size_t k) const { return m_head + k < m_tail ? &m_buf[(m_head + k) & m_mask] : nullptr; }
-  void push(const Event& e) {
-    if (m_tail - m_head == m_buf.size()) grow();
-    m_buf[m_tail++ & m_mask] = e;
-  }
-  void pop() { ++m_head; }
-
- private:
-  void grow() {
-    const std::size_t n = m_buf.empty() ? 64 : 2 * m_buf.size();
-    std::vector<Event> b(n);
-    for (std::size_t i = m_head; i != m_tail; ++i) b[i - m_head] = m_buf[i & m_mask];
-    m_tail -= m_head;
-    m_head = 0;
-    m_buf.swap(b);
-    m_mask = n - 1;
-  }
-  std::vector<Event> m_buf;
-  std::size_t m_mask = 0;
-  std::size_t m_head = 0;  // both count up; the slot is index & mask
-  std::size_t m_tail = 0;
-};
-
 class EventQueue {
  public:
-  EventQueue() {
-    for (std::uint32_t s = 0; s < kSlots; ++s) clear_head(s);
-  }
   /// An event at absolute time t.
   void push(Time t, std::uint32_t kind, std::uint32_t a, std::uint32_t b = 0, std::uint32_t c = 0) {
     to_heap(Event{t, m_seq++, kind, a, b, c});
@@ -79,45 +47,59 @@ class EventQueue {
       to_heap(e);
       return;
     }
-    EventFifo& q = m_fifo[s];
-    if (q.empty()) set_head(s, e);
-    q.push(e);
+    RingFifo<Event>& q = m_fifo[s];
+    if (q.empty()) {
+      set_head(s, e);
+      insert(s);
+    }
+    q.push_back(e);
+    // A lane's ring is far larger than the cache, so the slots ahead of its
+    // tail were last used long ago: claim them before the writes stall.
+    __builtin_prefetch(q.slot(q.size() + kAhead), 1);
     ++m_size;
   }
   bool empty() const { return m_size == 0; }
-  Time next_time() const { return m_size == 0 ? kNever : m_head_time[best()]; }
+  Time next_time() const { return m_size == 0 ? kNever : m_head_time[m_order[0]]; }
   [[gnu::always_inline]] Event pop() {
-    const std::uint32_t s = best();
+    const std::uint32_t s = m_order[0];
     Event e;
     if (s == kHeapSlot) {
       e = m_heap.top();
       m_heap.pop();
-      if (m_heap.empty()) clear_head(s);
-      else set_head(s, m_heap.top());
+      if (m_heap.empty()) {
+        remove_first();
+      } else {
+        set_head(s, m_heap.top());
+        sink_first();
+      }
     } else {
-      EventFifo& q = m_fifo[s];
+      RingFifo<Event>& q = m_fifo[s];
       e = q.front();
-      q.pop();
-      if (q.empty()) clear_head(s);
-      else set_head(s, q.front());
+      q.pop_front();
+      __builtin_prefetch(q.slot(kAhead));  // written long ago, no longer cached
+      if (q.empty()) {
+        remove_first();
+      } else {
+        set_head(s, q.front());
+        sink_first();
+      }
     }
     --m_size;
-    m_best = kUnknown;
     m_last = s;
     return e;
   }
   std::size_t size() const { return m_size; }
   /// The event k places behind the head of the lane of the last pop, if any:
   /// it runs soon, so its data is worth loading into cache now.
-  const Event* soon(std::size_t k) const { return m_last == kHeapSlot ? nullptr : m_fifo[m_last].ahead(k); }
+  const Event* soon(std::uint32_t k) const { return m_last == kHeapSlot ? nullptr : m_fifo[m_last].ahead(k); }
 
  private:
   // Slot 0 is the heap, slots 1..kMaxLanes the lanes.
   static constexpr std::uint32_t kHeapSlot = 0;
   static constexpr std::uint32_t kMaxLanes = 16;
   static constexpr std::uint32_t kSlots = kMaxLanes + 1;
-  static constexpr std::uint32_t kUnknown = 0xffffffffu;
   static constexpr std::uint32_t kHints = 8;
+  static constexpr std::uint32_t kAhead = 16;  // events (eight cache lines) a lane's prefetches run ahead
 
   struct Later {
     bool operator()(const Event& x, const Event& y) const {
@@ -126,32 +108,51 @@ class EventQueue {
   };
 
   void to_heap(const Event& e) {
+    const bool was_empty = m_heap.empty();
     m_heap.push(e);
-    set_head(kHeapSlot, m_heap.top());
+    if (was_empty) {
+      set_head(kHeapSlot, e);
+      insert(kHeapSlot);
+    } else if (m_heap.top().seq == e.seq) {  // a new earliest heap event
+      set_head(kHeapSlot, e);
+      rise(kHeapSlot);
+    }
     ++m_size;
   }
   void set_head(std::uint32_t s, const Event& e) {
     m_head_time[s] = e.time;
     m_head_seq[s] = e.seq;
-    // A new earliest event is the head of its slot (slots are sorted).
-    if (m_best != kUnknown && earlier(s, m_best)) m_best = s;
-    else if (m_size == 0) m_best = s;
-  }
-  void clear_head(std::uint32_t s) {
-    m_head_time[s] = kNever;
-    m_head_seq[s] = ~std::uint64_t{0};
   }
   bool earlier(std::uint32_t x, std::uint32_t y) const {
     return m_head_time[x] != m_head_time[y] ? m_head_time[x] < m_head_time[y] : m_head_seq[x] < m_head_seq[y];
   }
-  /// The slot with the earliest head (needs m_size > 0).
-  std::uint32_t best() const {
-    if (m_best != kUnknown) return m_best;
-    std::uint32_t b = kHeapSlot;
-    for (std::uint32_t s = 1; s <= m_lanes; ++s)
-      if (earlier(s, b)) b = s;
-    m_best = b;
-    return b;
+  // m_order[0..m_active) lists the non-empty slots, earliest head first, so
+  // a pop needs no scan: the popped slot's new head moves back past the few
+  // heads earlier than it.
+  /// Slot s just got events; from the back, as a new head is mostly late.
+  void insert(std::uint32_t s) {
+    std::uint32_t i = m_active++;
+    for (; i > 0 && earlier(s, m_order[i - 1]); --i) m_order[i] = m_order[i - 1];
+    m_order[i] = s;
+  }
+  /// The head of slot s got earlier.
+  void rise(std::uint32_t s) {
+    std::uint32_t i = 0;
+    while (m_order[i] != s) ++i;
+    for (; i > 0 && earlier(s, m_order[i - 1]); --i) m_order[i] = m_order[i - 1];
+    m_order[i] = s;
+  }
+  /// The head of the first slot got later.
+  void sink_first() {
+    const std::uint32_t s = m_order[0];
+    std::uint32_t i = 0;
+    for (; i + 1 < m_active && earlier(m_order[i + 1], s); ++i) m_order[i] = m_order[i + 1];
+    m_order[i] = s;
+  }
+  /// The first slot got empty.
+  void remove_first() {
+    for (std::uint32_t i = 1; i < m_active; ++i) m_order[i - 1] = m_order[i];
+    --m_active;
   }
   /// The lane slot keyed by `delay` if an event at t keeps it sorted, else
   /// the heap. The lane last used by the same kind of event is tried first.
@@ -160,7 +161,7 @@ class EventQueue {
     std::uint32_t s = hint != kHeapSlot && m_delay[hint] == delay ? hint : find_lane(delay);
     if (s == kHeapSlot) return kHeapSlot;
     hint = s;
-    const EventFifo& q = m_fifo[s];
+    const RingFifo<Event>& q = m_fifo[s];
     return q.empty() || q.back().time <= t ? s : kHeapSlot;
   }
   /// The lane keyed by `delay`, made if needed; the heap when all are busy.
@@ -178,18 +179,19 @@ class EventQueue {
     return spare;
   }
 
-  // Heads of all slots side by side: best() scans two small arrays.
-  Time m_head_time[kSlots];
-  std::uint64_t m_head_seq[kSlots];
+  // Heads of the non-empty slots.
+  Time m_head_time[kSlots] = {};
+  std::uint64_t m_head_seq[kSlots] = {};
+  std::uint32_t m_order[kSlots] = {};
+  std::uint32_t m_active = 0;
   Time m_delay[kSlots] = {};
   std::uint32_t m_lanes = 0;  // lanes in use: slots 1..m_lanes
   std::uint32_t m_hint[kHints] = {};  // per event kind; kHeapSlot = none
-  EventFifo m_fifo[kSlots];           // m_fifo[0] unused
+  RingFifo<Event> m_fifo[kSlots];           // m_fifo[0] unused
   std::priority_queue<Event, std::vector<Event>, Later> m_heap;
   std::uint64_t m_seq = 0;
   std::size_t m_size = 0;
   std::uint32_t m_last = kHeapSlot;      // slot of the last pop
-  mutable std::uint32_t m_best = kUnknown;  // cached result of best()
 };
 
 }  // namespace mxc::ici

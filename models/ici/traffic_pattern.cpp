@@ -47,12 +47,12 @@ TrafficPattern::TrafficPattern(TrafficKind kind, const Topology& topo, std::uint
   }
 }
 
-std::uint32_t TrafficPattern::uniform(std::uint32_t src, std::mt19937_64& rng) const {
+std::uint32_t TrafficPattern::uniform(std::uint32_t src, BlockMt64& rng) const {
   const std::uint32_t r = static_cast<std::uint32_t>(rng() % (m_topo.num_chips() - 1));
   return r >= src ? r + 1 : r;
 }
 
-std::uint32_t TrafficPattern::destination(std::uint32_t src, std::mt19937_64& rng) const {
+std::uint32_t TrafficPattern::destination(std::uint32_t src, BlockMt64& rng) const {
   switch (m_kind) {
     case TrafficKind::kUniform: return uniform(src, rng);
     case TrafficKind::kTranspose: {

@@ -1,10 +1,10 @@
 #pragma once
 // Synthetic traffic patterns: who a chip sends its next packet to.
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "models/ici/block_mt64.h"
 #include "models/ici/topology.h"
 
 namespace mxc::ici {
@@ -24,10 +24,10 @@ class TrafficPattern {
   TrafficKind kind() const { return m_kind; }
   /// Destination of the next packet of `src`; `src` itself means "send nothing"
   /// (transpose on the diagonal). Draws raw outputs of `rng` only.
-  std::uint32_t destination(std::uint32_t src, std::mt19937_64& rng) const;
+  std::uint32_t destination(std::uint32_t src, BlockMt64& rng) const;
 
  private:
-  std::uint32_t uniform(std::uint32_t src, std::mt19937_64& rng) const;
+  std::uint32_t uniform(std::uint32_t src, BlockMt64& rng) const;
 
   TrafficKind m_kind;
   const Topology& m_topo;

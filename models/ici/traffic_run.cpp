@@ -30,12 +30,12 @@ TrafficPoint run_traffic(Fabric& fabric, const Topology& topo, const TrafficPatt
   const Time win_lo = prm.warmup_ps, win_hi = prm.warmup_ps + prm.measure_ps;
   const Time stop = win_hi + prm.drain_limit_ps;
 
-  std::vector<std::mt19937_64> rng;
+  std::vector<BlockMt64> rng;
   std::vector<std::uint64_t> slot(chips, 0);
   using Arrival = std::pair<Time, std::uint32_t>;  // ties broken by chip number
   std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>> arrivals;
   auto next_arrival = [&](std::uint32_t c) {
-    while (rng[c]() >= threshold) ++slot[c];
+    slot[c] += rng[c].count_at_least(threshold);  // failed Bernoulli trials
     const Time t = static_cast<Time>(static_cast<double>(slot[c]) * slot_ps);
     ++slot[c];
     arrivals.emplace(t, c);

@@ -70,6 +70,6 @@ TEST_CASE("transpose needs symmetric dimensions") {
   CHECK_THROWS(TrafficPattern(TrafficKind::kTranspose, t));
   const Topology s({4, 4}, {true});
   const TrafficPattern p(TrafficKind::kTranspose, s);
-  std::mt19937_64 rng(1);
+  BlockMt64 rng(1);
   CHECK(p.destination(s.chip_at({1, 2}), rng) == s.chip_at({2, 1}));
 }
