@@ -92,7 +92,10 @@ std::vector<std::uint32_t> Topology::snake_order() const {
 
 std::string Topology::describe() const {
   std::string s;
-  for (std::uint32_t d = 0; d < num_dims(); ++d) s += (d ? "x" : "") + std::to_string(m_dims[d]);
+  for (std::uint32_t d = 0; d < num_dims(); ++d) {
+    if (d) s += 'x';
+    s += std::to_string(m_dims[d]);
+  }
   const bool all = std::all_of(m_wrap.begin(), m_wrap.end(), [](bool w) { return w; });
   const bool none = std::none_of(m_wrap.begin(), m_wrap.end(), [](bool w) { return w; });
   s += num_dims() == 1 ? " ring" : " torus";
