@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bridge/checker.h"
+#include "bridge/transport/chip_port.h"
 #include "cosim/chip_set.h"
 #include "cosim/system_config.h"
 #include "cosim/workload.h"
@@ -33,6 +34,12 @@ struct SystemRunOptions {
   /// Replace the DUT's memories / fabric (the shadow always uses local models).
   MemoryMaker make_memory;
   FabricMaker make_fabric;
+  /// Split run (docs/transport.md): this process runs only these chips' tiles (empty = all);
+  /// make_port links it to the server that runs the fabric for every client. Each client
+  /// runs the whole shadow, and the clients swap their parts of the results at the end, so
+  /// every one returns the whole result.
+  std::vector<std::uint32_t> chips;
+  std::function<std::unique_ptr<transport::ChipPort>()> make_port;
   /// Called about once a second of wall time with (simulated ns, instructions completed, total).
   std::function<void(double, std::size_t, std::size_t)> on_progress;
 };

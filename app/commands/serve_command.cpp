@@ -24,12 +24,25 @@ transport::Millis millis(double seconds, const char* option) {
 
 }  // namespace
 
-void connect_run(SystemRunOptions& o, const std::string& address, double reply_timeout_s) {
+void connect_run(SystemRunOptions& o, const std::string& address, double reply_timeout_s,
+                 const std::vector<std::uint32_t>& chips) {
   transport::ClientOptions c;
   c.address = address;
   c.system = served_system(o.system);
   c.seed = o.seed;
   c.reply_timeout = millis(reply_timeout_s, "reply-timeout");
+  if (!chips.empty()) {
+    // A split run: one session for this client's memories and its port to the shared fabric.
+    c.chips = chips;
+    c.split = true;
+    auto s = transport::ClientSession::connect(c);
+    o.chips = chips;
+    o.make_memory = [s](std::uint32_t chip, const std::string& name) {
+      return transport::ClientSession::make_memory(s, chip, name);
+    };
+    o.make_port = [s] { return std::make_unique<transport::ChipPort>(s); };
+    return;
+  }
   // Each system built (the run, and a failure re-run for the waveform) needs
   // fresh served models, so chip 0's memory opens a new session once the
   // first is taken. Connecting now reports a refused handshake before the run.
