@@ -206,11 +206,11 @@ void SplitGroup::run_round_locked() {
     m_ended = true;
   } else {
     // No delivery can come before the fabric's next event, nor before a packet posted
-    // after the safe time crosses a link.
+    // after the safe time crosses a link. With neither (the fabric idle, and no unfinished
+    // client will post: their tiles are done and their shadows still run), never: the
+    // unfinished run freely to their ends.
     const Time s = safe();
     const Time grant = std::min(m_fabric->next_event_time(), saturating_add(s, saturating_add(1, m_lookahead)));
-    if (grant == kNever)
-      throw std::runtime_error("every unfinished chip waits for ICI packets that no chip sends (deadlock)");
     for (Member& m : m_members) {
       m.answer = WindowMsg{};
       // A finished client may run only as far as the unfinished ones are: the end is later.

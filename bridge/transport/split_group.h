@@ -77,7 +77,7 @@ class SplitGroup {
   Time m_lookahead;
   mutable std::mutex m_mutex;
   std::condition_variable m_cv;
-  std::vector<Member> m_members;
+  std::deque<Member> m_members;                  // a deque: a waiting session keeps its reference while others join
   std::vector<std::int64_t> m_owner;             // per chip: member index, -1 = none yet
   std::vector<std::deque<IciPacket>> m_pending;  // per chip: refused by the fabric, offered again
   std::uint64_t m_next_packet = 0;

@@ -13,10 +13,13 @@
 #include "cosim/system_config.h"
 #include "cosim/system_run.h"
 #include "models/mxu/assembler.h"
+#include "child_process.h"
 #include "server_fixture.h"
 
 using namespace mxc;
 using namespace mxc::transport;
+using mxc::transport::testing::collect;
+using mxc::transport::testing::fork_child;
 using mxc::transport::testing::ServerThread;
 
 namespace {
@@ -138,6 +141,57 @@ TEST_CASE("split run: two clients, one chip each, give the in-process results by
     o.system.hbm_config = kConfigs + "/hbm/hbm2.yaml";
     const Workload w = ring_exchange(o.system, 2);
     check_split_equals_local(o, &w, "split-hbm");
+  }
+}
+
+TEST_CASE("split run: two client processes running RTL chips give the in-process results byte for byte") {
+  // Processes, as `mxcosim run --chips` runs them: the server and each client forked from
+  // this test (no other thread runs at a fork).
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip2x2_rtl.yaml");
+  o.workload.shape = {8, 8, 8, DType::kInt8};
+  const Workload w = ring_exchange(o.system, 4);
+  for (const bool ring : {false, true}) {
+    INFO((ring ? "ring exchange" : "GEMM per chip"));
+    const SystemRunResult local = ring ? run_system(o, w) : run_system(o);
+    REQUIRE(local.passed);
+    const std::string want = results_json(o, local).dump();
+    const std::string address = "unix:" + mxc::transport::testing::socket_path(ring ? "split-rtl-ring" : "split-rtl");
+    int ready[2];
+    REQUIRE(pipe(ready) == 0);
+    const auto server = fork_child([&] {
+      ServerOptions so;
+      so.system = served_system(o.system);
+      so.seed = o.seed;
+      so.max_sessions = o.system.chips;
+      Server srv(so);
+      srv.listen(address);
+      close(ready[0]);
+      if (write(ready[1], "1", 1) != 1) return std::string("error: ready pipe");
+      close(ready[1]);
+      srv.serve();
+      std::string out;
+      for (const auto& s : srv.outcomes()) out += s.ok ? "ok;" : "failed: " + s.error + ";";
+      return out;
+    });
+    close(ready[1]);
+    char byte = 0;
+    REQUIRE(read(ready[0], &byte, 1) == 1);  // listening
+    close(ready[0]);
+    std::vector<mxc::transport::testing::Child> clients;
+    for (std::uint32_t c = 0; c < o.system.chips; ++c)
+      clients.push_back(fork_child([&, c] {
+        auto s = ClientSession::connect(split_client(address, o, c));
+        SystemRunOptions mine = o;
+        mine.chips = {c};
+        mine.make_memory = [s](std::uint32_t chip, const std::string& n) { return ClientSession::make_memory(s, chip, n); };
+        mine.make_port = [s] { return std::make_unique<ChipPort>(s); };
+        const SystemRunResult r = ring ? run_system(mine, w) : run_system(mine);
+        s->bye();
+        return results_json(o, r).dump();
+      }));
+    for (auto& c : clients) CHECK(collect(c) == want);
+    CHECK(collect(server) == "ok;ok;");
   }
 }
 
