@@ -14,12 +14,15 @@
 #include <vector>
 
 #include "bridge/checker.h"
-#include "bridge/transport/chip_port.h"
 #include "cosim/chip_set.h"
 #include "cosim/system_config.h"
 #include "cosim/workload.h"
 
 namespace mxc {
+
+namespace transport {
+class ChipPort;  // bridge/transport/chip_port.h
+}
 
 struct SystemRunOptions {
   SystemConfig system = default_system_config();

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 
+#include "bridge/transport/chip_port.h"
 #include "bridge/transport/client_session.h"
 #include "bridge/transport/server.h"
 #include "cli_args.h"
