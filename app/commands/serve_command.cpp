@@ -66,7 +66,9 @@ int serve_main(int argc, char** argv) {
                         "Serve the memories (one per chip) and the fabric of a system to `mxcosim run CONFIG\n"
                         "--connect ADDR` clients in other processes. Client and server must load the same system\n"
                         "(same memory, HBM preset and fabric) and the same seed, or the connection is refused.\n"
-                        "Each connection gets fresh models. Runs until killed, or for --sessions connections.");
+                        "Each connection gets fresh models. Clients run with `--chips` split one system between\n"
+                        "them: they share one fabric here, each runs its own chips (docs/transport.md, split runs).\n"
+                        "Runs until killed, or for --sessions connections.");
   // clang-format off
   opts.add_options()
     ("config", "system configuration YAML (configs/*.yaml); default: the built-in system", cxxopts::value<std::string>())
@@ -74,7 +76,8 @@ int serve_main(int argc, char** argv) {
      cxxopts::value<std::string>()->default_value("tcp://127.0.0.1:7000"))
     ("seed", "seed the clients must run with", cxxopts::value<std::uint64_t>()->default_value("1"))
     ("mem-latency-ns", "ideal memory latency in ns (overrides the config, as in `mxcosim run`)", cxxopts::value<double>())
-    ("timeout", "seconds a client may stay silent (clients send heartbeats every second) before it is dropped",
+    ("timeout", "seconds a client may stay silent (clients send heartbeats every second) before it is dropped; "
+                "also how long a split run waits for all its clients to join",
      cxxopts::value<double>()->default_value("30"))
     ("sessions", "exit after serving this many connections (0 = serve until killed)",
      cxxopts::value<std::uint64_t>()->default_value("0"))

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <ctime>
 #include <map>
-#include <tuple>
 #include <ostream>
+#include <tuple>
 
 namespace mxc::transport {
 
@@ -102,6 +102,18 @@ SessionOutcome Server::run_session(Channel& ch) {
   } leave{group, member, out};
   std::vector<PacketMsg> split_deliveries;
   const auto keepalive = [&] { ch.send(HeartbeatMsg{}, m_opts.write_timeout); };
+  // A call into the group: bad input from this client is refused, a failed run reported.
+  const auto in_group = [](auto&& call) {
+    try {
+      return call();
+    } catch (const TransportError&) {
+      throw;
+    } catch (const std::invalid_argument& e) {
+      throw Refused(e.what());
+    } catch (const std::runtime_error& e) {
+      throw Refused(std::string("split run failed: ") + e.what());
+    }
+  };
   // Answers are queued and written together when the session next waits for input (Channel::receive).
   const auto reply = [&](const Message& m) { ch.queue(m); };
   const auto reply_now = [&](const Message& m) {
@@ -214,40 +226,18 @@ SessionOutcome Server::run_session(Channel& ch) {
       } else if (auto* p = std::get_if<PacketMsg>(&m); p && group) {
         // A split run's packet: posted, no ACK; the group numbers and offers it in the global order.
         if (p->probe) throw Refused("PACKET probe in a split run (the server queues every packet)");
-        try {
-          group->post(member, p->time, std::move(p->pkt));
-        } catch (const std::invalid_argument& e) {
-          throw Refused(e.what());
-        }
+        in_group([&] { group->post(member, p->time, std::move(p->pkt)); });
       } else if (auto* w = std::get_if<WindowMsg>(&m)) {
         if (!group) throw Refused("WINDOW outside a split run");
         split_deliveries.clear();
-        WindowMsg answer;
-        try {
-          answer = group->window(member, *w, split_deliveries, keepalive);
-        } catch (const std::invalid_argument& e) {
-          throw Refused(e.what());
-        } catch (const TransportError&) {
-          throw;
-        } catch (const std::runtime_error& e) {
-          throw Refused(std::string("split run failed: ") + e.what());
-        }
+        const WindowMsg answer = in_group([&] { return group->window(member, *w, split_deliveries, keepalive); });
         for (const auto& d : split_deliveries) reply(d);
         reply(answer);
       } else if (auto* r = std::get_if<ReportMsg>(&m)) {
         if (!group) throw Refused("REPORT outside a split run");
-        if (r->parts.size() != 1) throw Refused("REPORT from a client carries " + std::to_string(r->parts.size()) + " parts, expected 1");
-        ReportMsg all;
-        try {
-          all.parts = group->report(member, std::move(r->parts[0]), keepalive);
-        } catch (const std::invalid_argument& e) {
-          throw Refused(e.what());
-        } catch (const TransportError&) {
-          throw;
-        } catch (const std::runtime_error& e) {
-          throw Refused(std::string("split run failed: ") + e.what());
-        }
-        reply(all);
+        if (r->parts.size() != 1)
+          throw Refused("REPORT from a client carries " + std::to_string(r->parts.size()) + " parts, expected 1");
+        reply(ReportMsg{in_group([&] { return group->report(member, std::move(r->parts[0]), keepalive); })});
       } else if (auto* p = std::get_if<PacketMsg>(&m)) {
         Fabric& fab = need_fabric();
         if (p->pkt.src >= fab.num_chips() || p->pkt.dst >= fab.num_chips())
@@ -264,7 +254,8 @@ SessionOutcome Server::run_session(Channel& ch) {
         a.next_event = fab.next_event_time();
         reply(a);
       } else if (auto* s = std::get_if<SyncMsg>(&m)) {
-        if (group && s->target == kFabricTarget) throw Refused("SYNC of the fabric in a split run (WINDOW advances it)");
+        if (group && s->target == kFabricTarget)
+          throw Refused("SYNC of the fabric in a split run (WINDOW advances it)");
         Component& target = s->target == kFabricTarget ? static_cast<Component&>(need_fabric())
                                                        : static_cast<Component&>(memory(s->target));
         if (s->time != kNever) {
