@@ -129,6 +129,13 @@ TEST_CASE("split run: two clients, one chip each, give the in-process results by
     REQUIRE(local.ici_bytes == 2 * 2 * 4 * o.system.cols);
     check_split_equals_local(o, &w, "split-ring");
   }
+  SECTION("a fabric that refuses (injection queue of one): refused packets offered again in order") {
+    o.system.ici_config = kConfigs + "/ici/ring4_q1.yaml";
+    const Workload w = ring_exchange(o.system, 4);
+    const SystemRunResult local = run_system(o, w);
+    REQUIRE(local.ici_bytes == 2 * 2 * 4 * o.system.cols);
+    check_split_equals_local(o, &w, "split-refuse");
+  }
   SECTION("a GEMM split over the chips (reduce-scatter over the fabric)") {
     o.workload.split = "k";
     o.workload.shape = {8, 16, 8, DType::kInt8};
@@ -231,6 +238,50 @@ TEST_CASE("split run: a client that dies mid-run fails the other with a clear er
   dead.join();
   st.join();
   CHECK_THAT(error, Catch::Contains("transport: ") && Catch::Contains("client for chip(s) 1 left the split run"));
+}
+
+TEST_CASE("split run: packets are numbered in the global (time, component) order, not in arrival order") {
+  // Two raw clients post one packet each at time 0. In one process the kernel steps tile 1 of
+  // chip 0 (component 1) before tile 0 of chip 1 (component 2), so the pump numbers chip 0's
+  // packet 0 and chip 1's packet 1. Chip 1's client sends first: arrival order must not matter.
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip2x2_model.yaml");
+  ServerOptions so;
+  so.system = served_system(o.system);
+  ServerThread st(so, "split-order");
+  std::vector<std::unique_ptr<Channel>> ch(2);
+  for (std::uint32_t c : {1u, 0u}) {
+    ch[c] = Channel::connect(parse_address(st.address), Millis(5000));
+    Hello h;
+    h.config_hash = config_hash(so.system);
+    h.seed = so.seed;
+    h.chips = {c};
+    h.flags = kHelloSplit;
+    ch[c]->send(h, Millis(5000));
+    REQUIRE(std::holds_alternative<Hello>(ch[c]->receive(Millis(5000))));
+  }
+  for (std::uint32_t c : {1u, 0u}) {
+    PacketMsg p;
+    p.pkt.id = c == 0 ? 1 : 2;  // the sending tile's global component id
+    p.pkt.src = c;
+    p.pkt.dst = 1 - c;
+    p.pkt.bytes = 4;
+    p.pkt.payload = {1, 2, 3, 4};
+    ch[c]->send(p, Millis(5000));
+    ch[c]->send(WindowMsg{0, kNever, false, 0, 0}, Millis(5000));
+  }
+  for (std::uint32_t c : {0u, 1u}) {
+    std::vector<IciPacket> got;
+    for (;;) {
+      Message m = ch[c]->receive(Millis(5000));
+      if (auto* p = std::get_if<PacketMsg>(&m)) got.push_back(p->pkt);
+      if (std::holds_alternative<WindowMsg>(m)) break;
+    }
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].src == 1 - c);
+    CHECK(got[0].id == (c == 1 ? 0u : 1u));
+    ch[c]->close();
+  }
 }
 
 TEST_CASE("split run: refused handshakes") {
