@@ -309,10 +309,13 @@ int main(int argc, char** argv) {
     const char* name;
     const char* config;
     bool model_tiles;
+    bool ideal;  // ideal 100 ns memories (lookahead mode) instead of the config's HBM2
   };
   const std::vector<SplitCase> split_cases = {
-      {"2 chips x 2 RTL, HBM2 + ring", "chip2x2_rtl.yaml", false},
-      {"2 chips x 2 model, HBM2 + ring", "chip2x2_rtl.yaml", true},
+      {"2 chips x 2 RTL, HBM2 + ring", "chip2x2_rtl.yaml", false, false},
+      {"2 chips x 2 RTL, ideal + ring", "chip2x2_rtl.yaml", false, true},
+      {"2 chips x 2 model, HBM2 + ring", "chip2x2_rtl.yaml", true, false},
+      {"2 chips x 2 model, ideal + ring", "chip2x2_rtl.yaml", true, true},
   };
   std::printf("\nsplit runs: one client process per chip and a server, unix socket, gemm %ux%ux%u split k\n", m, k, n);
   std::printf("%-30s %8s %9s %6s %6s %s\n", "system", "local s", "split s", "ratio", "cpu", "identical");
@@ -323,6 +326,10 @@ int main(int argc, char** argv) {
     o.system.rows = o.system.cols = 4;
     o.system.compare_model = false;
     if (c.model_tiles) o.system.tile_kinds.assign(o.system.tiles_per_chip, TileKind::kModel);
+    if (c.ideal) {
+      o.system.memory = "ideal";
+      o.system.ideal_latency_ps = 100'000;
+    }
     o.workload.shape = {m, k, n, DType::kInt8};
     o.workload.split = "k";
     const std::string address = "unix:/tmp/mxcosim-bench-split-" + std::to_string(getpid()) + ".sock";
