@@ -362,6 +362,15 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
   if (!opts.trace.empty()) write_trace(opts.trace, cfg, work, dut, shadow.get());
 
   std::vector<json> parts;
+  if (port && !port->end()) {
+    // Stopped before the common end: the other processes cannot finish; say why, to them and here.
+    std::string chips;
+    for (std::uint32_t c : opts.chips) chips += (chips.empty() ? "" : ",") + std::to_string(c);
+    const std::string why = "chip(s) " + chips + " stopped before the end of the split run: " +
+                            (failed ? part["error"].get<std::string>() : "the kernel ran out of events");
+    port->give_up(why);
+    throw std::runtime_error(why);
+  }
   if (port) {
     for (const std::string& p : port->exchange_reports(part.dump())) parts.push_back(json::parse(p));
   } else {

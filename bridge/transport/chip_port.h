@@ -41,6 +41,8 @@ class ChipPort : public Fabric {
   void finished(Step step);
   /// The common end (after the last step of every client and the fabric), once the server sent it.
   const std::optional<Step>& end() const { return m_end; }
+  /// This client stops before the common end (a hang, a protocol violation): tells the others why.
+  void give_up(const std::string& why) { m_session->give_up(why); }
   /// At the end: this client's part of the results for every client's.
   std::vector<std::string> exchange_reports(const std::string& mine) { return m_session->exchange_reports(mine); }
 

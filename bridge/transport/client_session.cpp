@@ -290,6 +290,18 @@ void ClientSession::bye() {
                          type_name(static_cast<std::uint8_t>(type_of(m))));
 }
 
+void ClientSession::give_up(const std::string& why) {
+  std::lock_guard lk(m_mutex);
+  if (m_closed || !m_failed.empty() || !m_channel) return;
+  m_closed = true;
+  try {
+    m_channel->send(ErrorMsg{why}, m_opts.reply_timeout);
+  } catch (const TransportError&) {
+    // The server is gone already: nobody to tell.
+  }
+  m_channel->close();
+}
+
 std::unique_ptr<MemoryTarget> ClientSession::make_memory(std::shared_ptr<ClientSession> s, std::uint32_t chip,
                                                          const std::string& name) {
   return std::make_unique<RemoteMemoryTarget>(std::move(s), chip, name);

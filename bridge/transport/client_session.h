@@ -69,6 +69,9 @@ class ClientSession {
   void backdoor_read(std::uint32_t chip, std::uint64_t addr, std::span<std::uint8_t> out);
   /// Ends the session politely (also done by the destructor, best effort).
   void bye();
+  /// Ends the session with ERROR(`why`), best effort: the server (and, in a split run, the
+  /// other clients) learn why this client stops.
+  void give_up(const std::string& why);
 
   std::uint32_t fabric_chips() const { return m_fabric_chips; }
   /// Times the client waited for the server (the cost of the transport).

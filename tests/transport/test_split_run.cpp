@@ -240,6 +240,42 @@ TEST_CASE("split run: a client that dies mid-run fails the other with a clear er
   CHECK_THAT(error, Catch::Contains("transport: ") && Catch::Contains("client for chip(s) 1 left the split run"));
 }
 
+TEST_CASE("split run: a chip that hangs stops its client with the reason, and the others hear it") {
+  // A watchdog far shorter than an ICI round trip: the tiles waiting for their rows "hang",
+  // in one process as in every client.
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip2x2_model.yaml");
+  o.system.watchdog_cycles = 50;
+  const Workload w = ring_exchange(o.system, 1);
+  REQUIRE_THAT(run_system(o, w).error, Catch::Contains("no progress for 50 cycles"));
+  ServerOptions so;
+  so.system = served_system(o.system);
+  so.seed = o.seed;
+  ServerThread st(so, "split-hang");
+  std::vector<std::string> errors(2);
+  std::vector<std::thread> clients;
+  for (std::uint32_t c = 0; c < 2; ++c)
+    clients.emplace_back([&, c] {
+      try {
+        auto s = ClientSession::connect(split_client(st.address, o, c));
+        SystemRunOptions mine = o;
+        mine.chips = {c};
+        mine.make_memory = [s](std::uint32_t chip, const std::string& n) { return ClientSession::make_memory(s, chip, n); };
+        mine.make_port = [s] { return std::make_unique<ChipPort>(s); };
+        run_system(mine, w);
+      } catch (const std::exception& e) {
+        errors[c] = e.what();
+      }
+    });
+  for (auto& t : clients) t.join();
+  st.join();
+  // Each client fails with its own hang or with the other's, whichever came first.
+  for (const std::string& e : errors) {
+    INFO(e);
+    CHECK_THAT(e, Catch::Contains("stopped before the end of the split run: no progress for 50 cycles"));
+  }
+}
+
 TEST_CASE("split run: packets are numbered in the global (time, component) order, not in arrival order") {
   // Two raw clients post one packet each at time 0. In one process the kernel steps tile 1 of
   // chip 0 (component 1) before tile 0 of chip 1 (component 2), so the pump numbers chip 0's
