@@ -29,8 +29,8 @@ class Kernel {
   /// Why run() returned.
   enum class StopReason { kDone, kIdle, kTimeLimit, kEnd };
 
-  /// Advances components until `done()` is true (checked after every step),
-  /// every component is idle, or time would pass `limit`.
+  /// Advances components until `done()` is true (checked after every step), every component
+  /// is idle, time would pass `limit`, or the next step comes after the end of set_end().
   StopReason run(const std::function<bool()>& done, Time limit = kNever);
 
   /// Runs no step after step (time, global id) of the global order: run() returns kEnd instead
