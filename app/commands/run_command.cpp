@@ -3,6 +3,7 @@
 // performance model) and report every disagreement.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cxxopts.hpp>
 #include <filesystem>
 #include <fstream>
@@ -179,6 +180,9 @@ int run_main(int argc, char** argv) {
       chips.push_back(static_cast<std::uint32_t>(v));
     }
     if (chips.empty()) throw std::invalid_argument("--chips: empty list");
+    std::sort(chips.begin(), chips.end());
+    chips.erase(std::unique(chips.begin(), chips.end()), chips.end());
+    if (chips.size() == c.chips) chips.clear();  // every chip here: an ordinary --connect run
   }
   if (args.count("connect"))
     connect_run(o, args["connect"].as<std::string>(), args["reply-timeout"].as<double>(), chips);
