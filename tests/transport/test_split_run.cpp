@@ -26,32 +26,36 @@ namespace {
 
 const std::string kConfigs = std::string(MXCOSIM_SOURCE_DIR) + "/configs";
 
-ClientOptions split_client(const std::string& address, const SystemRunOptions& o, std::uint32_t chip) {
+ClientOptions split_client(const std::string& address, const SystemRunOptions& o, std::vector<std::uint32_t> chips) {
   ClientOptions co;
   co.address = address;
   co.system = served_system(o.system);
   co.seed = o.seed;
-  co.chips = {chip};
+  co.chips = std::move(chips);
   co.split = true;
   co.reply_timeout = Millis(20'000);
   return co;
 }
 
-// Runs `o` with chip c in client thread c, all on one server; returns every client's results JSON.
-std::vector<std::string> split_jsons(const SystemRunOptions& o, const Workload* w, const std::string& tag) {
+// Runs `o` with the chips of groups[i] in client thread i (default: one chip per client), all
+// on one server; returns every client's results JSON.
+std::vector<std::string> split_jsons(const SystemRunOptions& o, const Workload* w, const std::string& tag,
+                                     std::vector<std::vector<std::uint32_t>> groups = {}) {
   ServerOptions so;
   so.system = served_system(o.system);
   so.seed = o.seed;
   ServerThread st(so, tag);
-  const std::uint32_t chips = o.system.chips;
-  std::vector<std::string> jsons(chips), errors(chips);
+  if (groups.empty())
+    for (std::uint32_t c = 0; c < o.system.chips; ++c) groups.push_back({c});
+  const auto n = static_cast<std::uint32_t>(groups.size());
+  std::vector<std::string> jsons(n), errors(n);
   std::vector<std::thread> clients;
-  for (std::uint32_t c = 0; c < chips; ++c)
+  for (std::uint32_t c = 0; c < n; ++c)
     clients.emplace_back([&, c] {
       try {
-        auto s = ClientSession::connect(split_client(st.address, o, c));
+        auto s = ClientSession::connect(split_client(st.address, o, groups[c]));
         SystemRunOptions mine = o;
-        mine.chips = {c};
+        mine.chips = groups[c];
         mine.make_memory = [s](std::uint32_t chip, const std::string& n) { return ClientSession::make_memory(s, chip, n); };
         mine.make_port = [s] { return std::make_unique<ChipPort>(s); };
         const SystemRunResult r = w ? run_system(mine, *w) : run_system(mine);
@@ -63,12 +67,12 @@ std::vector<std::string> split_jsons(const SystemRunOptions& o, const Workload* 
     });
   for (auto& t : clients) t.join();
   st.join();
-  for (std::uint32_t c = 0; c < chips; ++c) {
-    INFO("client for chip " << c);
+  for (std::uint32_t c = 0; c < n; ++c) {
+    INFO("client " << c);
     CHECK(errors[c] == "");
   }
   const auto out = st.server.outcomes();
-  CHECK(out.size() == chips);
+  CHECK(out.size() == n);
   for (const auto& s : out) {
     INFO(s.error);
     CHECK(s.ok);
@@ -106,11 +110,12 @@ Workload ring_exchange(const SystemConfig& cfg, std::uint32_t rows) {
   return w;
 }
 
-void check_split_equals_local(const SystemRunOptions& o, const Workload* w, const std::string& tag) {
+void check_split_equals_local(const SystemRunOptions& o, const Workload* w, const std::string& tag,
+                              std::vector<std::vector<std::uint32_t>> groups = {}) {
   const SystemRunResult local = w ? run_system(o, *w) : run_system(o);
   REQUIRE(local.passed);
   const std::string want = results_json(o, local).dump();
-  for (const std::string& got : split_jsons(o, w, tag)) CHECK(got == want);
+  for (const std::string& got : split_jsons(o, w, tag, std::move(groups))) CHECK(got == want);
 }
 
 }  // namespace
@@ -151,6 +156,21 @@ TEST_CASE("split run: two clients, one chip each, give the in-process results by
   }
 }
 
+TEST_CASE("split run: four chips over two clients (two chips each) or four give the in-process results") {
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip4x1_model.yaml");
+  o.system.compare_model = true;
+  o.seed = 9;
+  const Workload w = ring_exchange(o.system, 3);
+  // Chips 0 and 1 in one client: their rows to each other still cross the server's fabric.
+  check_split_equals_local(o, &w, "split4-pairs", {{0, 1}, {2, 3}});
+  check_split_equals_local(o, &w, "split4-odd", {{1, 3}, {0, 2}});
+  check_split_equals_local(o, &w, "split4-each", {});
+  o.workload.shape = {8, 8, 16, DType::kInt8};
+  o.workload.split = "n";
+  check_split_equals_local(o, nullptr, "split4-gemm-n", {{0, 2}, {1}, {3}});
+}
+
 TEST_CASE("split run: two client processes running RTL chips give the in-process results byte for byte") {
   // Processes, as `mxcosim run --chips` runs them: the server and each client forked from
   // this test (no other thread runs at a fork).
@@ -188,7 +208,7 @@ TEST_CASE("split run: two client processes running RTL chips give the in-process
     std::vector<mxc::transport::testing::Child> clients;
     for (std::uint32_t c = 0; c < o.system.chips; ++c)
       clients.push_back(fork_child([&, c] {
-        auto s = ClientSession::connect(split_client(address, o, c));
+        auto s = ClientSession::connect(split_client(address, o, {c}));
         SystemRunOptions mine = o;
         mine.chips = {c};
         mine.make_memory = [s](std::uint32_t chip, const std::string& n) { return ClientSession::make_memory(s, chip, n); };
@@ -226,7 +246,7 @@ TEST_CASE("split run: a client that dies mid-run fails the other with a clear er
   });
   std::string error;
   try {
-    auto s = ClientSession::connect(split_client(st.address, o, 0));
+    auto s = ClientSession::connect(split_client(st.address, o, {0}));
     SystemRunOptions mine = o;
     mine.chips = {0};
     mine.make_memory = [s](std::uint32_t chip, const std::string& n) { return ClientSession::make_memory(s, chip, n); };
@@ -257,7 +277,7 @@ TEST_CASE("split run: a chip that hangs stops its client with the reason, and th
   for (std::uint32_t c = 0; c < 2; ++c)
     clients.emplace_back([&, c] {
       try {
-        auto s = ClientSession::connect(split_client(st.address, o, c));
+        auto s = ClientSession::connect(split_client(st.address, o, {c}));
         SystemRunOptions mine = o;
         mine.chips = {c};
         mine.make_memory = [s](std::uint32_t chip, const std::string& n) { return ClientSession::make_memory(s, chip, n); };
@@ -327,11 +347,11 @@ TEST_CASE("split run: refused handshakes") {
   so.system = served_system(o.system);
   so.read_timeout = Millis(2000);
   ServerThread st(so, "split-refuse");
-  auto first = ClientSession::connect(split_client(st.address, o, 0));
+  auto first = ClientSession::connect(split_client(st.address, o, {0}));
   // Chip 0 is taken by the first client of the run that is forming.
-  CHECK_THROWS_WITH(ClientSession::connect(split_client(st.address, o, 0)),
+  CHECK_THROWS_WITH(ClientSession::connect(split_client(st.address, o, {0})),
                     Catch::Contains("chip 0 is already run by another client"));
-  CHECK_THROWS_WITH(ClientSession::connect(split_client(st.address, o, 7)), Catch::Contains("chip 7"));
+  CHECK_THROWS_WITH(ClientSession::connect(split_client(st.address, o, {7})), Catch::Contains("chip 7"));
   // Nobody runs chip 1: the first client's window fails after the join timeout.
   ChipPort port(first);
   CHECK_THROWS_WITH(port.advance_to(0), Catch::Contains("no client for chip(s) 1 joined"));
