@@ -1,5 +1,6 @@
 #include "cosim/chip_set.h"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -26,12 +27,23 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
     : m_cfg(cfg), m_geo(geometry), m_opts(opts) {
   validate(cfg);
   m_chips.resize(cfg.chips);
+  m_local.assign(cfg.chips, opts.chips.empty());
+  for (std::uint32_t c : opts.chips) {
+    if (c >= cfg.chips)
+      throw std::invalid_argument("chip " + std::to_string(c) + " asked for, but the system has " +
+                                  std::to_string(cfg.chips) + " chips");
+    m_local[c] = true;
+  }
+  m_split = !opts.chips.empty() && opts.chips.size() < cfg.chips;
+  if (m_split && (cfg.chips < 2 || !opts.make_fabric))
+    throw std::invalid_argument("a split run needs two or more chips and a link to the other processes");
   hbm::MemoryConfig hbm_cfg;
   if (cfg.memory == "hbm") {
     hbm_cfg = hbm::load_memory_config(cfg.hbm_config);
     hbm_cfg.check_timing = hbm_cfg.check_timing || cfg.hbm_timing_check;
   }
   for (std::uint32_t c = 0; c < cfg.chips; ++c) {
+    if (!m_local[c]) continue;
     Chip& chip = m_chips[c];
     const std::string chip_name = opts.prefix + ".chip" + std::to_string(c);
     if (opts.make_memory)
@@ -101,11 +113,28 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
 
 ChipSet::~ChipSet() = default;
 
-void ChipSet::add_to(Kernel& kernel) {
-  for (auto& chip : m_chips)
-    for (auto& t : chip.tiles) kernel.add(*t);
-  for (auto& chip : m_chips) kernel.add(*chip.memory);
-  if (m_fabric) kernel.add(*m_fabric);
+// Ids as the in-process kernel numbers them: tile t of chip c is c * tiles + t, then the
+// memories, then the fabric; chips built elsewhere keep their ids unused here.
+void ChipSet::add_to(Kernel& kernel, Kernel::ComponentId base) {
+  const std::uint32_t chips = m_cfg.chips, tiles = m_cfg.tiles_per_chip;
+  for (std::uint32_t c = 0; c < chips; ++c)
+    for (std::uint32_t t = 0; t < m_chips[c].tiles.size(); ++t) kernel.add(*m_chips[c].tiles[t], base + c * tiles + t);
+  for (std::uint32_t c = 0; c < chips; ++c)
+    if (m_chips[c].memory) kernel.add(*m_chips[c].memory, base + chips * tiles + c);
+  if (m_fabric) kernel.add(*m_fabric, base + chips * tiles + chips);
+}
+
+Kernel::ComponentId ChipSet::components() const {
+  return m_cfg.chips * m_cfg.tiles_per_chip + m_cfg.chips + (m_cfg.chips > 1 ? 1 : 0);
+}
+
+Time ChipSet::next_event_time() const {
+  Time t = kNever;
+  for (const auto& chip : m_chips) {
+    for (const auto& tile : chip.tiles) t = std::min(t, tile->next_event_time());
+    if (chip.memory) t = std::min(t, chip.memory->next_event_time());
+  }
+  return t;
 }
 
 void ChipSet::load_image(std::uint32_t chip, const SparseMemory& image) {
@@ -119,6 +148,7 @@ void ChipSet::load_program(std::uint32_t chip, std::uint32_t tile, Program progr
 
 void ChipSet::pump(Time now) {
   for (std::uint32_t c = 0; c < m_chips.size(); ++c) {
+    if (!m_local[c]) continue;
     Chip& chip = m_chips[c];
     for (std::uint32_t t = 0; t < chip.tiles.size(); ++t) {
       auto& out = chip.tiles[t]->outbound();
@@ -136,7 +166,9 @@ void ChipSet::pump(Time now) {
           continue;
         }
         IciPacket p;
-        p.id = m_next_packet++;
+        // A split run's packets are numbered by the server, in the global order; what it needs
+        // from here is the sending tile's place in that order: its global component id.
+        p.id = m_split ? std::uint64_t{c} * m_cfg.tiles_per_chip + t : m_next_packet++;
         p.src = c;
         p.dst = r.dst;
         p.bytes = r.bytes;
@@ -158,7 +190,8 @@ bool ChipSet::finished() const {
     for (const auto& t : chip.tiles)
       if (!t->finished()) return false;
   }
-  return !m_fabric || m_fabric->next_event_time() == kNever;
+  // A split run's fabric is the server's: it judges the fabric's end (docs/transport.md).
+  return m_split || !m_fabric || m_fabric->next_event_time() == kNever;
 }
 
 std::size_t ChipSet::completed_instructions() const {

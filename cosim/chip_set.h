@@ -41,6 +41,9 @@ struct ChipSetOptions {
   bool record_hbm_commands = false;    ///< Keep every DRAM command (for the timeline).
   FabricMaker make_fabric;             ///< Empty: the configured fabric (chips > 1).
   std::string mutant;                  ///< Every RTL tile is this mutant (docs/mutants.md); empty = none.
+  /// Split run (docs/transport.md): only these chips are built here, the others run in other
+  /// processes; make_fabric then gives the link to them. Empty = every chip.
+  std::vector<std::uint32_t> chips;
 };
 
 class ChipSet {
@@ -48,15 +51,23 @@ class ChipSet {
   ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const ChipSetOptions& opts);
   ~ChipSet();
 
-  /// Registers every component with the kernel (tiles first, then memories, then the fabric).
-  void add_to(Kernel& kernel);
+  /// Registers every component with the kernel (tiles first, then memories, then the fabric),
+  /// each under its id in the whole system's kernel, counted from `base`.
+  void add_to(Kernel& kernel, Kernel::ComponentId base = 0);
+  /// Components of the whole system (all chips), so the next set registered counts on from here.
+  Kernel::ComponentId components() const;
   /// Loads chip c's initial memory image.
   void load_image(std::uint32_t chip, const SparseMemory& image);
   void load_program(std::uint32_t chip, std::uint32_t tile, Program program);
 
   /// Moves ICI rows between tiles and the fabric; call after every kernel step.
   void pump(Time now);
+  /// Every tile finished, no row waiting and the fabric idle; in a split run, the chips built here.
   bool finished() const;
+  /// The earliest next event of the tiles and memories built here (a split run's WINDOW.next).
+  Time next_event_time() const;
+  /// Whether chip c is built here.
+  bool local(std::uint32_t chip) const { return m_local.at(chip); }
   /// Instructions completed over all tiles (watchdog progress).
   std::size_t completed_instructions() const;
   /// The longest a tile has run, in tile cycles.
@@ -106,7 +117,9 @@ class ChipSet {
   SystemConfig m_cfg;
   TileGeometry m_geo;
   ChipSetOptions m_opts;
-  std::vector<Chip> m_chips;
+  std::vector<Chip> m_chips;  // a chip not built here (split run) has no memory and no tiles
+  std::vector<bool> m_local;
+  bool m_split = false;
   std::unique_ptr<Fabric> m_fabric;
   std::uint64_t m_next_packet = 0;
   std::uint64_t m_ici_bytes = 0;

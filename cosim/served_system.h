@@ -10,6 +10,7 @@ namespace mxc {
 inline transport::ServedSystem served_system(const SystemConfig& cfg) {
   transport::ServedSystem s;
   s.chips = cfg.chips;
+  s.tiles_per_chip = cfg.tiles_per_chip;
   s.memory = cfg.memory;
   s.ideal_latency_ps = cfg.ideal_latency_ps;
   s.ideal_outstanding = cfg.ideal_outstanding;

@@ -10,9 +10,11 @@
 #include "bridge/axi4_protocol_error.h"
 #include "bridge/data_scoreboard.h"
 #include "bridge/timing_correlator.h"
+#include "bridge/transport/chip_port.h"
 #include "bridge/rtl_tile.h"
 #include "cosim/chip_set.h"
 #include "cosim/kernel.h"
+#include "cosim/result_parts.h"
 #include "cosim/timeline.h"
 #include "cosim/trace_writer.h"
 #include "models/mxu/functional_system.h"
@@ -25,12 +27,6 @@ namespace {
 /// The timing correlator's name for tile t of chip c's ICI rows.
 std::string ici_channel(std::uint32_t c, std::uint32_t t) {
   return "timing ici chip" + std::to_string(c) + ".tile" + std::to_string(t);
-}
-
-std::uint64_t counter(const std::vector<std::pair<std::string, std::uint64_t>>& perf, const std::string& name) {
-  for (const auto& [n, v] : perf)
-    if (n == name) return v;
-  return 0;
 }
 
 /// The memory image the functional reference leaves on each chip. Tile t of
@@ -78,6 +74,7 @@ void write_trace(const std::string& path, const SystemConfig& cfg, const Workloa
   out.close();
 }
 
+
 }  // namespace
 
 SystemRunResult run_system(const SystemRunOptions& opts) {
@@ -102,6 +99,9 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
 
   SystemRunResult result;
   result.workload = work.description;
+  const bool split = !opts.chips.empty() && opts.chips.size() < cfg.chips;
+  if (split && (!opts.make_port || !opts.trace.empty()))
+    throw std::invalid_argument("a split run needs a link to the server (make_port) and writes no timeline");
 
   ChipSetOptions dut_opts;
   dut_opts.prefix = "dut";
@@ -113,6 +113,15 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
   dut_opts.make_fabric = opts.make_fabric;
   dut_opts.record_hbm_commands = !opts.trace.empty();
   dut_opts.mutant = opts.mutant;
+  transport::ChipPort* port = nullptr;
+  if (split) {
+    dut_opts.chips = opts.chips;
+    dut_opts.make_fabric = [&]() -> std::unique_ptr<Fabric> {
+      auto p = opts.make_port();
+      port = p.get();
+      return p;
+    };
+  }
   ChipSet dut(cfg, geo, dut_opts);
   std::unique_ptr<ChipSet> shadow;
   if (cfg.compare_model) {
@@ -124,16 +133,17 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
     s.make_fabric = nullptr;
     s.record_hbm_commands = false;
     s.mutant.clear();  // the shadow is the reference: never mutated
+    s.chips.clear();   // the whole system, in every process of a split run
     shadow = std::make_unique<ChipSet>(cfg, geo, s);
   }
 
   std::size_t total_instructions = 0;
   for (std::uint32_t c = 0; c < cfg.chips; ++c) {
-    dut.load_image(c, work.images[c]);
+    if (dut.local(c)) dut.load_image(c, work.images[c]);
     if (shadow) shadow->load_image(c, work.images[c]);
     for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) {
       total_instructions += work.programs[c][t].size();
-      dut.load_program(c, t, work.programs[c][t]);
+      if (dut.local(c)) dut.load_program(c, t, work.programs[c][t]);
       if (shadow) shadow->load_program(c, t, work.programs[c][t]);
     }
   }
@@ -141,7 +151,8 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
 
   Kernel kernel;
   dut.add_to(kernel);
-  if (shadow) shadow->add_to(kernel);
+  if (shadow) shadow->add_to(kernel, dut.components());
+  if (port) port->set_next_local([&dut] { return dut.next_event_time(); });
 
   // Watchdog: no instruction completing anywhere for watchdog_cycles tile
   // cycles is a hang; the report says what every unfinished tile was doing.
@@ -156,7 +167,15 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
     kernel.run([&] {
       dut.pump(kernel.now());
       if (shadow) shadow->pump(kernel.now());
-      if (dut.finished() && (!shadow || shadow->finished())) return true;
+      const bool done = dut.finished() && (!shadow || shadow->finished());
+      if (port) {
+        // A split run ends where the whole system would: after the last step of every
+        // process and of the fabric, which the server names (docs/transport.md).
+        if (done) port->finished({kernel.now(), kernel.last_global()});
+        if (port->end()) kernel.set_end(port->end()->first, port->end()->second);
+      } else if (done) {
+        return true;
+      }
       // The watchdog looks every 64 kernel steps (a few tile cycles): a hang
       // is still seen within watchdog_cycles plus those, at a fraction of
       // the per-step cost.
@@ -179,127 +198,121 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
   } catch (const Axi4ProtocolError& e) {
     protocol_violation = e.mismatch();
   }
-  dut.finish(kernel.now());
-  if (shadow) shadow->finish(kernel.now());
-  result.sim_time_ps = kernel.now();
+  const Time end = port && port->end() ? port->end()->first : kernel.now();
+  dut.finish(end);
+  if (shadow) shadow->finish(end);
+  result.sim_time_ps = end;
+  const bool finished = port ? port->end().has_value() : dut.finished() && (!shadow || shadow->finished());
 
-  // Per-tile reports and totals.
-  std::uint64_t active = 0, tile_cycles = 0;
-  for (std::uint32_t c = 0; c < cfg.chips; ++c) {
-    result.hbm_read_bytes += dut.bytes_read(c);
-    result.hbm_write_bytes += dut.bytes_written(c);
-    for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) {
-      const Tile& tile = dut.tile(c, t);
-      TileReport r;
-      r.name = tile.name();
-      r.kind = dut.kind(t);
-      r.cycles = tile.cycles();
-      r.instructions = work.programs[c][t].size();
-      r.perf = tile.perf_counters();
-      if (shadow) r.model_cycles = shadow->tile(c, t).cycles();
-      result.rtl_cycles = std::max(result.rtl_cycles, r.cycles);
-      if (shadow) result.model_cycles = std::max(result.model_cycles.value_or(0), r.model_cycles);
-      active += counter(r.perf, "array_active");
-      tile_cycles += r.cycles;
-      result.tiles.push_back(std::move(r));
-    }
-  }
-  result.ici_bytes = dut.ici_bytes();
-  result.utilization = tile_cycles ? static_cast<double>(active) / static_cast<double>(tile_cycles) : 0.0;
-  result.bandwidth_gbps = result.sim_time_ps
-                              ? static_cast<double>(result.hbm_read_bytes + result.hbm_write_bytes) /
-                                    (static_cast<double>(result.sim_time_ps) / 1000.0)
-                              : 0.0;
-
+  // This process's part of the results: one entry per chip it runs, each checker's
+  // findings kept apart so that merging the parts of a split run orders them as one
+  // process would.
+  using json = nlohmann::json;
+  const auto put = [](json& list, const std::vector<Mismatch>& ms) {
+    for (const Mismatch& m : ms) list.push_back({m.time, m.where, m.id, m.field, m.expected, m.actual});
+  };
+  json part;
+  part["ici_bytes"] = dut.ici_bytes();
+  part["error"] = "";
+  part["error_mismatches"] = json::array();
+  part["chips"] = json::array();
   if (protocol_violation) {
-    result.error = "stopped at an AXI protocol violation: " + to_string(*protocol_violation);
-    ++result.mismatch_count;
-    result.mismatches.push_back(*protocol_violation);
-  } else if (hung || !dut.finished() || (shadow && !shadow->finished())) {
+    part["error"] = "stopped at an AXI protocol violation: " + to_string(*protocol_violation);
+    put(part["error_mismatches"], {*protocol_violation});
+  } else if (hung || !finished) {
     std::string state = dut.state();
     if (shadow && !shadow->finished()) state += (state.empty() ? "" : "; ") + shadow->state();
-    result.error = "no progress for " + std::to_string(cfg.watchdog_cycles) + " cycles: " + state;
-    if (shadow) {
-      // Where did the RTL leave the model's path before it stopped? The
-      // traffic both sides produced (the common prefix of each channel) is
-      // compared; counts and instruction times of a cut-short run are not.
-      const TimingTolerance tol{cfg.tolerance_cycles, cfg.tolerance_percent};
-      for (std::uint32_t c = 0; c < cfg.chips; ++c)
-        for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) {
-          TimingCorrelator corr(tol, tol);
-          const ClockDomain& clk = dut.tile(c, t).clock();
-          corr.compare_memory(dut.memory_log(c, t), shadow->memory_log(c, t), clk, TrafficScope::kCommonPrefix);
-          corr.compare_ici(dut.ici_sends(c, t), shadow->ici_sends(c, t), clk,
-                           ici_channel(c, t),
-                           TrafficScope::kCommonPrefix);
-          result.mismatch_count += corr.mismatch_count();
-          result.mismatches.insert(result.mismatches.end(), corr.mismatches().begin(), corr.mismatches().end());
-        }
-    }
+    part["error"] = "no progress for " + std::to_string(cfg.watchdog_cycles) + " cycles: " + state;
   } else {
-    for (std::uint32_t c = 0; c < cfg.chips && result.error.empty(); ++c)
-      for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t)
+    for (std::uint32_t c = 0; c < cfg.chips && part["error"].get<std::string>().empty(); ++c)
+      for (std::uint32_t t = 0; dut.local(c) && t < cfg.tiles_per_chip; ++t)
         if (dut.kind(t) == TileKind::kRtl) {
           if (const auto* rtl = dynamic_cast<const RtlTile*>(&dut.tile(c, t)); rtl && rtl->hardware_error()) {
-            result.error = rtl->name() + " raised its error output";
+            part["error"] = rtl->name() + " raised its error output";
             break;
           }
         }
   }
-
-  // The HBM models' own JEDEC timing checkers.
+  const bool failed = !part["error"].get<std::string>().empty();
+  const TimingTolerance tol{cfg.tolerance_cycles, cfg.tolerance_percent};
   for (std::uint32_t c = 0; c < cfg.chips; ++c) {
+    if (!dut.local(c)) continue;
+    json chip;
+    chip["chip"] = c;
+    chip["read"] = dut.bytes_read(c);
+    chip["written"] = dut.bytes_written(c);
+    chip["tiles"] = json::array();
+    for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) {
+      const Tile& tile = dut.tile(c, t);
+      json perf = json::array();
+      for (const auto& [n, v] : tile.perf_counters()) perf.push_back({n, v});
+      chip["tiles"].push_back({{"name", tile.name()},
+                               {"kind", dut.kind(t) == TileKind::kRtl ? "rtl" : "model"},
+                               {"cycles", tile.cycles()},
+                               {"model_cycles", shadow ? shadow->tile(c, t).cycles() : 0},
+                               {"perf", perf}});
+    }
+    // Where did the RTL of a hung run leave the model's path? The traffic both
+    // sides produced (the common prefix of each channel) is compared; counts
+    // and instruction times of a cut-short run are not.
+    json& hang = chip["hang"] = {{"count", 0}, {"list", json::array()}};
+    if (!protocol_violation && (hung || !finished) && shadow)
+      for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) {
+        TimingCorrelator corr(tol, tol);
+        const ClockDomain& clk = dut.tile(c, t).clock();
+        corr.compare_memory(dut.memory_log(c, t), shadow->memory_log(c, t), clk, TrafficScope::kCommonPrefix);
+        corr.compare_ici(dut.ici_sends(c, t), shadow->ici_sends(c, t), clk, ici_channel(c, t),
+                         TrafficScope::kCommonPrefix);
+        hang["count"] = hang["count"].get<std::uint64_t>() + corr.mismatch_count();
+        put(hang["list"], corr.mismatches());
+      }
+    // The HBM models' own JEDEC timing checkers (at most 100 kept per chip).
+    json& hbm = chip["hbm"] = {{"count", 0}, {"list", json::array()}};
     std::uint64_t n = 0;
     for (const std::string& v : dut.hbm_violations(c)) {
-      ++result.mismatch_count;
-      if (n++ < 100) result.mismatches.push_back({result.sim_time_ps, "hbm timing chip" + std::to_string(c), "", "JEDEC rule", "no violation", v});
+      if (n++ < 100) put(hbm["list"], {{end, "hbm timing chip" + std::to_string(c), "", "JEDEC rule", "no violation", v}});
     }
-  }
-
-  // Handshake rules on every RTL tile's channels.
-  for (std::uint32_t c = 0; c < cfg.chips; ++c)
+    hbm["count"] = n;
+    // Handshake rules on every RTL tile's channels.
+    json& hs = chip["handshake"] = {{"checked", 0}, {"count", 0}, {"list", json::array()}};
     for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t)
       if (const auto* rtl = dynamic_cast<const RtlTile*>(&dut.tile(c, t))) {
         const HandshakeChecker& h = rtl->handshake();
-        for (std::size_t ch = 0; ch < h.channels(); ++ch) result.handshakes += h.handshakes(ch);
-        result.mismatch_count += h.mismatch_count();
-        result.mismatches.insert(result.mismatches.end(), h.mismatches().begin(), h.mismatches().end());
+        std::uint64_t checked = 0;
+        for (std::size_t ch = 0; ch < h.channels(); ++ch) checked += h.handshakes(ch);
+        hs["checked"] = hs["checked"].get<std::uint64_t>() + checked;
+        hs["count"] = hs["count"].get<std::uint64_t>() + h.mismatch_count();
+        put(hs["list"], h.mismatches());
       }
-
-  // Timing: every DUT tile against its shadow, per instruction and per memory request.
-  if (shadow && result.error.empty()) {
-    result.timing.compared = true;
-    const TimingTolerance tol{cfg.tolerance_cycles, cfg.tolerance_percent};
-    double abs_sum = 0;
-    for (std::uint32_t c = 0; c < cfg.chips; ++c)
+    // Timing: every DUT tile against its shadow, per instruction and per memory request.
+    json& tm = chip["timing"] = {{"instructions", 0}, {"abs_sum", 0}, {"max_abs", 0}, {"histogram", json::array()},
+                                 {"memory_requests", 0}, {"count", 0}, {"list", json::array()}};
+    if (shadow && !failed)
       for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) {
         TimingCorrelator corr(tol, tol);
         const Tile& d = dut.tile(c, t);
         corr.compare_instructions(work.programs[c][t], d.instr_events(), shadow->tile(c, t).instr_events(), d.clock());
         corr.compare_memory(dut.memory_log(c, t), shadow->memory_log(c, t), d.clock());
-        corr.compare_ici(dut.ici_sends(c, t), shadow->ici_sends(c, t), d.clock(),
-                         ici_channel(c, t));
+        corr.compare_ici(dut.ici_sends(c, t), shadow->ici_sends(c, t), d.clock(), ici_channel(c, t));
+        auto abs_sum = tm["abs_sum"].get<std::uint64_t>();
+        auto max_abs = tm["max_abs"].get<std::int64_t>();
         for (const InstrTiming& it : corr.instructions()) {
           const std::int64_t e = it.duration_error();
-          abs_sum += static_cast<double>(e < 0 ? -e : e);
-          result.timing.max_abs_instr_error = std::max(result.timing.max_abs_instr_error, e < 0 ? -e : e);
-          ++result.timing.error_histogram[e];
+          abs_sum += static_cast<std::uint64_t>(e < 0 ? -e : e);
+          max_abs = std::max(max_abs, e < 0 ? -e : e);
+          tm["histogram"].push_back(e);
         }
-        result.timing.instructions += corr.instructions().size();
-        result.timing.memory_requests += dut.memory_log(c, t).size();
-        result.timing.mismatches += corr.mismatch_count();
-        result.mismatch_count += corr.mismatch_count();
-        result.mismatches.insert(result.mismatches.end(), corr.mismatches().begin(), corr.mismatches().end());
+        tm["abs_sum"] = abs_sum;
+        tm["max_abs"] = max_abs;
+        tm["instructions"] = tm["instructions"].get<std::uint64_t>() + corr.instructions().size();
+        tm["memory_requests"] = tm["memory_requests"].get<std::uint64_t>() + dut.memory_log(c, t).size();
+        tm["count"] = tm["count"].get<std::uint64_t>() + corr.mismatch_count();
+        put(tm["list"], corr.mismatches());
       }
-    if (result.timing.instructions)
-      result.timing.mean_abs_instr_error = abs_sum / static_cast<double>(result.timing.instructions);
-  }
-
-  if (!opts.trace.empty()) write_trace(opts.trace, cfg, work, dut, shadow.get());
-
-  if (result.error.empty()) {
-    DataScoreboard scoreboard;
-    for (std::uint32_t c = 0; c < cfg.chips; ++c) {
+    // Data: the results the RTL left in memory against the functional reference.
+    json& data = chip["data"] = {{"checked", 0}, {"count", 0}, {"list", json::array()}};
+    if (!failed) {
+      DataScoreboard scoreboard;
       SparseMemory actual;
       for (const ResultRegion& r : work.regions[c]) {
         std::vector<std::uint8_t> bytes(r.layout.bytes());
@@ -318,15 +331,14 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
         if (dut.kind(r.producer_tile) != TileKind::kRtl) continue;
         // The rows this chip holds: [first, end) of the region.
         const std::uint32_t first = std::min(r.first_row, r.layout.rows);
-        const std::uint32_t end = std::min(r.end_row, r.layout.rows);
+        const std::uint32_t last = std::min(r.end_row, r.layout.rows);
         const std::size_t cols = r.layout.cols;
         const auto slice = [&](std::vector<std::uint32_t> v) {
-          return std::vector<std::uint32_t>(v.begin() + first * cols, v.begin() + end * cols);
+          return std::vector<std::uint32_t>(v.begin() + first * cols, v.begin() + last * cols);
         };
-        scoreboard.check_matrix(r.name, slice(read_region(r, actual)), slice(read_region(r, expected[c])), end - first,
+        scoreboard.check_matrix(r.name, slice(read_region(r, actual)), slice(read_region(r, expected[c])), last - first,
                                 r.layout.cols, r.dtype, r.layout.elem_bytes,
-                                [&](std::uint32_t i, std::uint32_t j) { return r.layout.addr(first + i, j); },
-                                kernel.now());
+                                [&](std::uint32_t i, std::uint32_t j) { return r.layout.addr(first + i, j); }, end);
       }
       if (work.check_whole_image && dut.kind(0) == TileKind::kRtl) {
         // Every 4-byte word of every page the reference holds.
@@ -337,18 +349,34 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
           std::memcpy(a.data(), got.data(), got.size());
           std::memcpy(e.data(), want.data(), want.size());
           scoreboard.check_matrix("chip" + std::to_string(c) + ".memory", a, e, 1, static_cast<std::uint32_t>(a.size()),
-                                  DType::kInt8, 4, [&](std::uint32_t, std::uint32_t j) { return base + 4ull * j; },
-                                  kernel.now());
+                                  DType::kInt8, 4, [&](std::uint32_t, std::uint32_t j) { return base + 4ull * j; }, end);
         });
       }
+      data["checked"] = scoreboard.elements_checked();
+      data["count"] = scoreboard.mismatch_count();
+      put(data["list"], scoreboard.mismatches());
     }
-    result.elements_checked = scoreboard.elements_checked();
-    result.mismatch_count += scoreboard.mismatch_count();
-    result.mismatches.insert(result.mismatches.end(), scoreboard.mismatches().begin(), scoreboard.mismatches().end());
+    part["chips"].push_back(std::move(chip));
   }
-  std::stable_sort(result.mismatches.begin(), result.mismatches.end(),
-                   [](const Mismatch& a, const Mismatch& b) { return a.time < b.time; });
-  result.passed = result.error.empty() && result.mismatch_count == 0;
+
+  if (!opts.trace.empty()) write_trace(opts.trace, cfg, work, dut, shadow.get());
+
+  std::vector<json> parts;
+  if (port && !port->end()) {
+    // Stopped before the common end: the other processes cannot finish; say why, to them and here.
+    std::string chips;
+    for (std::uint32_t c : opts.chips) chips += (chips.empty() ? "" : ",") + std::to_string(c);
+    const std::string why = "chip(s) " + chips + " stopped before the end of the split run: " +
+                            (failed ? part["error"].get<std::string>() : "the kernel ran out of events");
+    port->give_up(why);
+    throw std::runtime_error(why);
+  }
+  if (port) {
+    for (const std::string& p : port->exchange_reports(part.dump())) parts.push_back(json::parse(p));
+  } else {
+    parts.push_back(std::move(part));
+  }
+  merge_parts(parts, cfg, work, shadow != nullptr, result);
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return result;
 }

@@ -20,6 +20,10 @@
 
 namespace mxc {
 
+namespace transport {
+class ChipPort;  // bridge/transport/chip_port.h
+}
+
 struct SystemRunOptions {
   SystemConfig system = default_system_config();
   WorkloadSpec workload;
@@ -33,6 +37,12 @@ struct SystemRunOptions {
   /// Replace the DUT's memories / fabric (the shadow always uses local models).
   MemoryMaker make_memory;
   FabricMaker make_fabric;
+  /// Split run (docs/transport.md): this process runs only these chips' tiles (empty = all);
+  /// make_port links it to the server that runs the fabric for every client. Each client
+  /// runs the whole shadow, and the clients swap their parts of the results at the end, so
+  /// every one returns the whole result.
+  std::vector<std::uint32_t> chips;
+  std::function<std::unique_ptr<transport::ChipPort>()> make_port;
   /// Called about once a second of wall time with (simulated ns, instructions completed, total).
   std::function<void(double, std::size_t, std::size_t)> on_progress;
 };

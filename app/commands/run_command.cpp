@@ -3,6 +3,7 @@
 // performance model) and report every disagreement.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cxxopts.hpp>
 #include <filesystem>
 #include <fstream>
@@ -94,7 +95,10 @@ int run_main(int argc, char** argv) {
     ("connect", "use the memories and fabric served by `mxcosim serve` at ADDR (tcp://HOST:PORT or unix:PATH; "
                 "docs/transport.md); results are identical to a local run", cxxopts::value<std::string>())
     ("reply-timeout", "with --connect: seconds to wait for the server before failing the run",
-     cxxopts::value<double>()->default_value("10"));
+     cxxopts::value<double>()->default_value("10"))
+    ("chips", "with --connect: run only these chips' tiles (LIST: comma-separated, e.g. 0 or 0,2); the other chips "
+              "run in other `mxcosim run --connect --chips` processes on the same server, one system split over "
+              "them; every process writes the whole, identical results", cxxopts::value<std::string>());
   opts.add_options("output")
     ("json", "write the results (schema-versioned JSON, docs/results.md) to FILE", cxxopts::value<std::string>())
     ("wave", "dump an FST waveform of the run (RTL tile 0 of chip 0) to FILE", cxxopts::value<std::string>())
@@ -158,7 +162,30 @@ int run_main(int argc, char** argv) {
     };
   }
 
-  if (args.count("connect")) connect_run(o, args["connect"].as<std::string>(), args["reply-timeout"].as<double>());
+  std::vector<std::uint32_t> chips;
+  if (args.count("chips")) {
+    if (!args.count("connect")) throw std::invalid_argument("--chips needs --connect (a split run over a server)");
+    std::stringstream list(args["chips"].as<std::string>());
+    for (std::string item; std::getline(list, item, ',');) {
+      std::size_t used = 0;
+      unsigned long v = 0;
+      try {
+        v = std::stoul(item, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || used != item.size() || v >= c.chips)
+        throw std::invalid_argument("--chips: '" + item + "' is not a chip of the system (0.." +
+                                    std::to_string(c.chips - 1) + ")");
+      chips.push_back(static_cast<std::uint32_t>(v));
+    }
+    if (chips.empty()) throw std::invalid_argument("--chips: empty list");
+    std::sort(chips.begin(), chips.end());
+    chips.erase(std::unique(chips.begin(), chips.end()), chips.end());
+    if (chips.size() == c.chips) chips.clear();  // every chip here: an ordinary --connect run
+  }
+  if (args.count("connect"))
+    connect_run(o, args["connect"].as<std::string>(), args["reply-timeout"].as<double>(), chips);
 
   std::cout << "mxcosim run: " << c.chips << " chip" << (c.chips == 1 ? "" : "s") << " x " << c.tiles_per_chip
             << " tile" << (c.tiles_per_chip == 1 ? "" : "s") << " of " << c.rows << "x" << c.cols << " at "
@@ -182,7 +209,8 @@ int run_main(int argc, char** argv) {
 
   // On failure, a deterministic re-run dumps the cycles before the first mismatch.
   const bool has_rtl = std::find(c.tile_kinds.begin(), c.tile_kinds.end(), TileKind::kRtl) != c.tile_kinds.end();
-  if (!r.passed && wave.empty() && has_rtl && !args.count("no-fail-wave")) {
+  // (Not for a split run: the other processes would have to run again too.)
+  if (!r.passed && wave.empty() && has_rtl && !args.count("no-fail-wave") && o.chips.empty()) {
     const std::uint64_t period = static_cast<std::uint64_t>(1e6 / c.tile_mhz + 0.5);
     const Time at = r.mismatches.empty() ? r.sim_time_ps : r.mismatches.front().time;
     const std::uint64_t fail_cycle = period ? at / period : 0;

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 
+#include "bridge/transport/chip_port.h"
 #include "bridge/transport/client_session.h"
 #include "bridge/transport/server.h"
 #include "cli_args.h"
@@ -24,12 +25,25 @@ transport::Millis millis(double seconds, const char* option) {
 
 }  // namespace
 
-void connect_run(SystemRunOptions& o, const std::string& address, double reply_timeout_s) {
+void connect_run(SystemRunOptions& o, const std::string& address, double reply_timeout_s,
+                 const std::vector<std::uint32_t>& chips) {
   transport::ClientOptions c;
   c.address = address;
   c.system = served_system(o.system);
   c.seed = o.seed;
   c.reply_timeout = millis(reply_timeout_s, "reply-timeout");
+  if (!chips.empty()) {
+    // A split run: one session for this client's memories and its port to the shared fabric.
+    c.chips = chips;
+    c.split = true;
+    auto s = transport::ClientSession::connect(c);
+    o.chips = chips;
+    o.make_memory = [s](std::uint32_t chip, const std::string& name) {
+      return transport::ClientSession::make_memory(s, chip, name);
+    };
+    o.make_port = [s] { return std::make_unique<transport::ChipPort>(s); };
+    return;
+  }
   // Each system built (the run, and a failure re-run for the waveform) needs
   // fresh served models, so chip 0's memory opens a new session once the
   // first is taken. Connecting now reports a refused handshake before the run.
@@ -52,7 +66,9 @@ int serve_main(int argc, char** argv) {
                         "Serve the memories (one per chip) and the fabric of a system to `mxcosim run CONFIG\n"
                         "--connect ADDR` clients in other processes. Client and server must load the same system\n"
                         "(same memory, HBM preset and fabric) and the same seed, or the connection is refused.\n"
-                        "Each connection gets fresh models. Runs until killed, or for --sessions connections.");
+                        "Each connection gets fresh models. Clients run with `--chips` split one system between\n"
+                        "them: they share one fabric here, each runs its own chips (docs/transport.md, split runs).\n"
+                        "Runs until killed, or for --sessions connections.");
   // clang-format off
   opts.add_options()
     ("config", "system configuration YAML (configs/*.yaml); default: the built-in system", cxxopts::value<std::string>())
@@ -60,7 +76,8 @@ int serve_main(int argc, char** argv) {
      cxxopts::value<std::string>()->default_value("tcp://127.0.0.1:7000"))
     ("seed", "seed the clients must run with", cxxopts::value<std::uint64_t>()->default_value("1"))
     ("mem-latency-ns", "ideal memory latency in ns (overrides the config, as in `mxcosim run`)", cxxopts::value<double>())
-    ("timeout", "seconds a client may stay silent (clients send heartbeats every second) before it is dropped",
+    ("timeout", "seconds a client may stay silent (clients send heartbeats every second) before it is dropped; "
+                "also how long a split run waits for all its clients to join",
      cxxopts::value<double>()->default_value("30"))
     ("sessions", "exit after serving this many connections (0 = serve until killed)",
      cxxopts::value<std::uint64_t>()->default_value("0"))

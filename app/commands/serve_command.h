@@ -1,7 +1,9 @@
 #pragma once
 // Shared by `mxcosim serve` and `mxcosim run --connect`: how a run plugs in
 // the proxies of a server's models (what a config serves: cosim/served_system.h).
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cosim/served_system.h"
 #include "cosim/system_config.h"
@@ -9,7 +11,9 @@
 
 namespace mxc::app {
 
-/// Connects to the server at `address` and makes `o` use its memories and fabric.
-void connect_run(SystemRunOptions& o, const std::string& address, double reply_timeout_s);
+/// Connects to the server at `address` and makes `o` use its memories and fabric. With
+/// `chips`, a split run: `o` runs only those chips' tiles, other clients the rest.
+void connect_run(SystemRunOptions& o, const std::string& address, double reply_timeout_s,
+                 const std::vector<std::uint32_t>& chips = {});
 
 }  // namespace mxc::app

@@ -8,7 +8,9 @@
 // speed ratio (in-process time / two-process time; 1.0 = no cost). Each link
 // is measured in lock-step mode (an exchange per model interaction, the
 // protocol's fallback) and in lookahead mode (fixed-latency memories mirrored
-// by the proxy, requests posted, completions pushed), side by side.
+// by the proxy, requests posted, completions pushed), side by side. A second
+// table splits two-chip systems over one client process per chip (a split
+// run, docs/transport.md) and compares it with the same run in one process.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,11 +18,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "bench/cpu_time.h"
+#include "bridge/transport/chip_port.h"
 #include "bridge/transport/client_session.h"
 #include "bridge/transport/server.h"
 #include "cosim/results_json.h"
@@ -93,6 +98,88 @@ pid_t spawn_server(const ServedSystem& sys, const std::string& address, std::uin
   if (n <= 0) throw std::runtime_error("server process did not start");
   bound.assign(buf, static_cast<std::size_t>(n - 1));
   return pid;
+}
+
+// Runs `body` in a forked child (fork only while no other thread runs); collect() returns what it returned.
+struct Child {
+  pid_t pid;
+  int fd;
+};
+Child fork_child(const std::function<std::string()>& body) {
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    std::string out;
+    try {
+      out = body();
+    } catch (const std::exception& e) {
+      out = std::string("error: ") + e.what();
+    }
+    for (std::size_t off = 0; off < out.size();) {
+      const ssize_t n = write(fds[1], out.data() + off, out.size() - off);
+      if (n <= 0) _exit(3);
+      off += static_cast<std::size_t>(n);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  return {pid, fds[0]};
+}
+std::string collect(Child c) {
+  std::string text;
+  char buf[65536];
+  for (ssize_t n; (n = read(c.fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+  close(c.fd);
+  int status = 0;
+  waitpid(c.pid, &status, 0);
+  return text;
+}
+
+// A split run: the server and one client per chip, each a process. Returns the wall time
+// (first fork to last exit), adds every process's CPU time to `cpu`, and checks each
+// client's results JSON against `want`.
+double split_run(const SystemRunOptions& o, const std::string& address, const std::string& want, double& cpu,
+                 bool& identical) {
+  std::string bound;
+  int cpu_fd = -1;
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t server = spawn_server(served_system(o.system), address, o.system.chips, bound, cpu_fd);
+  std::vector<Child> clients;
+  for (std::uint32_t c = 0; c < o.system.chips; ++c)
+    clients.push_back(fork_child([&o, &bound, c] {
+      const double c0 = bench::process_cpu_seconds();
+      ClientOptions co;
+      co.address = bound;
+      co.system = served_system(o.system);
+      co.seed = o.seed;
+      co.chips = {c};
+      co.split = true;
+      auto s = ClientSession::connect(co);
+      SystemRunOptions ro = o;
+      ro.chips = {c};
+      ro.make_memory = [s](std::uint32_t chip, const std::string& name) {
+        return ClientSession::make_memory(s, chip, name);
+      };
+      ro.make_port = [s] { return std::make_unique<ChipPort>(s); };
+      const SystemRunResult r = run_system(ro);
+      s->bye();
+      return std::to_string(bench::process_cpu_seconds() - c0) + " " + results_json(o, r).dump();
+    }));
+  for (Child& c : clients) {
+    const std::string out = collect(c);
+    const std::size_t sp = out.find(' ');
+    identical = identical && sp != std::string::npos && out.substr(sp + 1) == want;
+    if (sp == std::string::npos || out.compare(sp + 1, std::string::npos, want) != 0)
+      std::fprintf(stderr, "split client %s\n", out.substr(0, 200).c_str());
+    cpu += std::atof(out.c_str());
+  }
+  int status = 0;
+  waitpid(server, &status, 0);
+  for (double v : read_numbers(cpu_fd)) cpu += v;
+  return seconds_since(t0);
 }
 
 }  // namespace
@@ -215,5 +302,55 @@ int main(int argc, char** argv) {
               "CPU time / (client + server CPU time); waits = times the client blocked for the server; posted =\n"
               "requests sent without waiting\n",
               m, k, n, repeat);
+
+  // Split runs: every chip in its own client process, the fabric on the server (K-split
+  // GEMM: partial sums cross the fabric). Interleaved as above.
+  struct SplitCase {
+    const char* name;
+    const char* config;
+    bool model_tiles;
+    bool ideal;  // ideal 100 ns memories (lookahead mode) instead of the config's HBM2
+  };
+  const std::vector<SplitCase> split_cases = {
+      {"2 chips x 2 RTL, HBM2 + ring", "chip2x2_rtl.yaml", false, false},
+      {"2 chips x 2 RTL, ideal + ring", "chip2x2_rtl.yaml", false, true},
+      {"2 chips x 2 model, HBM2 + ring", "chip2x2_rtl.yaml", true, false},
+      {"2 chips x 2 model, ideal + ring", "chip2x2_rtl.yaml", true, true},
+  };
+  std::printf("\nsplit runs: one client process per chip and a server, unix socket, gemm %ux%ux%u split k\n", m, k, n);
+  std::printf("%-30s %8s %9s %6s %6s %s\n", "system", "local s", "split s", "ratio", "cpu", "identical");
+  for (const SplitCase& c : split_cases) {
+    if (std::string(c.name).find(only) == std::string::npos) continue;
+    SystemRunOptions o;
+    o.system = load_system_config(configs + c.config);
+    o.system.rows = o.system.cols = 4;
+    o.system.compare_model = false;
+    if (c.model_tiles) o.system.tile_kinds.assign(o.system.tiles_per_chip, TileKind::kModel);
+    if (c.ideal) {
+      o.system.memory = "ideal";
+      o.system.ideal_latency_ps = 100'000;
+    }
+    o.workload.shape = {m, k, n, DType::kInt8};
+    o.workload.split = "k";
+    const std::string address = "unix:/tmp/mxcosim-bench-split-" + std::to_string(getpid()) + ".sock";
+    double local = 1e30, local_cpu = 1e30, split = 1e30, split_cpu = 1e30;
+    bool identical = true;
+    for (int r = 0; r < repeat; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const double c0 = bench::process_cpu_seconds();
+      const std::string want = results_json(o, run_system(o)).dump();
+      local = std::min(local, seconds_since(t0));
+      local_cpu = std::min(local_cpu, bench::process_cpu_seconds() - c0);
+      double cpu = 0;
+      split = std::min(split, split_run(o, address, want, cpu, identical));
+      split_cpu = std::min(split_cpu, cpu);
+    }
+    all_identical = all_identical && identical;
+    std::printf("%-30s %8.3f %9.3f %6.2f %6.2f %s\n", c.name, local, split, local / split, local_cpu / split_cpu,
+                identical ? "yes" : "NO");
+    std::fflush(stdout);
+  }
+  std::printf("ratio = in-process wall time / split wall time (first fork to last exit); cpu = in-process CPU time /\n"
+              "(all clients' + server CPU time)\n");
   return all_identical ? 0 : 1;
 }

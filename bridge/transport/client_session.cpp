@@ -15,7 +15,8 @@ std::shared_ptr<ClientSession> ClientSession::connect(const ClientOptions& opts)
   h.seed = opts.seed;
   h.role = Role::kClient;
   h.chips = opts.chips;
-  h.flags = opts.lookahead ? kHelloLookahead : 0;
+  h.flags = static_cast<std::uint8_t>((opts.lookahead ? kHelloLookahead : 0) | (opts.split ? kHelloSplit : 0));
+  if (opts.split && h.chips.empty()) throw TransportError("transport: a split run names the chips this client runs");
   if (h.chips.empty())
     for (std::uint32_t c = 0; c < opts.system.chips; ++c) h.chips.push_back(c);
   {
@@ -100,6 +101,8 @@ void ClientSession::heartbeat_loop() {
 }
 
 bool ClientSession::stash_locked(Message& m) {
+  // The server keeps a client waiting for the others of a split run alive with heartbeats.
+  if (std::holds_alternative<HeartbeatMsg>(m)) return true;
   auto* r = std::get_if<ResponseMsg>(&m);
   if (!r || m_contract.capacity == 0) return false;
   if (r->chip >= m_inbox.size()) fail_locked("RESPONSE for chip " + std::to_string(r->chip) + ", which is not served");
@@ -119,13 +122,22 @@ Message ClientSession::receive_answer_locked() {
 
 void ClientSession::post_request(std::uint32_t chip, const MemRequest& req, Time now) {
   std::lock_guard lk(m_mutex);
+  post_locked(RequestMsg{chip, now, false, req});
+}
+
+void ClientSession::post_packet(const IciPacket& pkt, Time now) {
+  std::lock_guard lk(m_mutex);
+  post_locked(PacketMsg{now, false, pkt});
+}
+
+void ClientSession::post_locked(const Message& msg) {
   check_locked();
   // Batched, but not for long: the server pushes a completion as soon as it has
   // the request, so it is usually here before the simulation reaches its time.
   // Anything queued is also written before any wait (Channel::receive).
   const auto t = std::chrono::steady_clock::now();
   if (m_channel->queued() == 0) m_first_queued = t;
-  m_channel->queue(RequestMsg{chip, now, false, req});
+  m_channel->queue(msg);
   ++m_posted;
   if (m_channel->queued() >= kPostBatchBytes || t - m_first_queued >= kPostBatchDelay) {
     try {
@@ -211,6 +223,33 @@ Time ClientSession::advance(std::uint32_t target, Time now, std::vector<MemRespo
   }
 }
 
+WindowMsg ClientSession::window(const WindowMsg& mine, std::vector<PacketMsg>& deliveries) {
+  std::lock_guard lk(m_mutex);
+  send_locked(mine);
+  ++m_round_trips;
+  for (;;) {
+    Message m = receive_answer_locked();
+    if (auto* p = std::get_if<PacketMsg>(&m)) {
+      if (p->time < mine.time) fail_locked("delivery at " + std::to_string(p->time) + " ps, before the window at " +
+                                           std::to_string(mine.time) + " ps");
+      deliveries.push_back(std::move(*p));
+    } else if (auto* w = std::get_if<WindowMsg>(&m)) {
+      return *w;
+    } else {
+      fail_locked("unexpected " + type_name(static_cast<std::uint8_t>(type_of(m))) + " during a WINDOW");
+    }
+  }
+}
+
+std::vector<std::string> ClientSession::exchange_reports(const std::string& mine) {
+  std::lock_guard lk(m_mutex);
+  send_locked(ReportMsg{{mine}});
+  Message m = receive_answer_locked();
+  ++m_round_trips;
+  if (auto* r = std::get_if<ReportMsg>(&m)) return std::move(r->parts);
+  fail_locked("expected REPORT, got " + type_name(static_cast<std::uint8_t>(type_of(m))));
+}
+
 void ClientSession::backdoor_write(std::uint32_t chip, std::uint64_t addr, std::span<const std::uint8_t> data) {
   std::lock_guard lk(m_mutex);
   // Big images go in pieces, each well under the frame limit.
@@ -249,6 +288,18 @@ void ClientSession::bye() {
   if (!std::holds_alternative<ByeMsg>(m))
     throw TransportError("transport: server " + m_opts.address + " answered BYE with " +
                          type_name(static_cast<std::uint8_t>(type_of(m))));
+}
+
+void ClientSession::give_up(const std::string& why) {
+  std::lock_guard lk(m_mutex);
+  if (m_closed || !m_failed.empty() || !m_channel) return;
+  m_closed = true;
+  try {
+    m_channel->send(ErrorMsg{why}, m_opts.reply_timeout);
+  } catch (const TransportError&) {
+    // The server is gone already: nobody to tell.
+  }
+  m_channel->close();
 }
 
 std::unique_ptr<MemoryTarget> ClientSession::make_memory(std::shared_ptr<ClientSession> s, std::uint32_t chip,

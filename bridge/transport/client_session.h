@@ -34,6 +34,9 @@ struct ClientOptions {
   /// Ask for lookahead mode: with a fixed-latency memory the proxies mirror its acceptance
   /// and timing, send requests without waiting, and take pushed completions (docs/transport.md).
   bool lookahead = true;
+  /// Split run: this client runs only the tiles of `chips` (which must be given); the other chips
+  /// are run by other clients of the same server, joined by its fabric (docs/transport.md).
+  bool split = false;
 };
 
 class ClientSession {
@@ -55,10 +58,20 @@ class ClientSession {
   /// Advances `target` (a chip or kFabricTarget) to `now` (kNever: only asks); returns its next event time.
   Time advance(std::uint32_t target, Time now, std::vector<MemResponse>& completions,
                std::vector<IciPacket>& deliveries);
+  /// Split run: sends a packet without waiting (pkt.id = the sending tile's global component id).
+  void post_packet(const IciPacket& pkt, Time now);
+  /// Split run: sends this client's window and waits for the server's answer, taking the
+  /// deliveries (PACKET, stamped with their delivery time) sent before it.
+  WindowMsg window(const WindowMsg& mine, std::vector<PacketMsg>& deliveries);
+  /// Split run, at the end: sends this client's part of the results, returns every client's.
+  std::vector<std::string> exchange_reports(const std::string& mine);
   void backdoor_write(std::uint32_t chip, std::uint64_t addr, std::span<const std::uint8_t> data);
   void backdoor_read(std::uint32_t chip, std::uint64_t addr, std::span<std::uint8_t> out);
   /// Ends the session politely (also done by the destructor, best effort).
   void bye();
+  /// Ends the session with ERROR(`why`), best effort: the server (and, in a split run, the
+  /// other clients) learn why this client stops.
+  void give_up(const std::string& why);
 
   std::uint32_t fabric_chips() const { return m_fabric_chips; }
   /// Times the client waited for the server (the cost of the transport).
@@ -71,6 +84,7 @@ class ClientSession {
   static std::unique_ptr<MemoryTarget> make_memory(std::shared_ptr<ClientSession> s, std::uint32_t chip,
                                                    const std::string& name);
   static std::unique_ptr<Fabric> make_fabric(std::shared_ptr<ClientSession> s);
+  const ClientOptions& options() const { return m_opts; }
 
  private:
   explicit ClientSession(ClientOptions opts);
@@ -79,6 +93,7 @@ class ClientSession {
   // The next message that is not a pushed completion (those go to m_inbox).
   Message receive_answer_locked();
   bool stash_locked(Message& m);
+  void post_locked(const Message& m);
   [[noreturn]] void fail_locked(const std::string& why);
   void check_locked();
   void heartbeat_loop();

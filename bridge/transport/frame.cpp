@@ -211,6 +211,17 @@ struct BodyWriter {
   void operator()(const HeartbeatMsg&) const {}
   void operator()(const ByeMsg&) const {}
   void operator()(const ErrorMsg& m) const { w.bytes(std::vector<std::uint8_t>(m.text.begin(), m.text.end())); }
+  void operator()(const WindowMsg& m) const {
+    w.u64(m.time);
+    w.u64(m.next);
+    w.boolean(m.done);
+    w.u64(m.end_time);
+    w.u32(m.end_component);
+  }
+  void operator()(const ReportMsg& m) const {
+    w.u32(static_cast<std::uint32_t>(m.parts.size()));
+    for (const auto& p : m.parts) w.bytes(std::vector<std::uint8_t>(p.begin(), p.end()));
+  }
 };
 
 }  // namespace
@@ -218,7 +229,7 @@ struct BodyWriter {
 MsgType type_of(const Message& m) {
   static constexpr MsgType kTypes[] = {MsgType::kHello,  MsgType::kRequest,  MsgType::kResponse,  MsgType::kPacket,
                                        MsgType::kSync,   MsgType::kAck,      MsgType::kBackdoor,  MsgType::kHeartbeat,
-                                       MsgType::kBye,    MsgType::kError};
+                                       MsgType::kBye,    MsgType::kError,    MsgType::kWindow,    MsgType::kReport};
   return kTypes[m.index()];
 }
 
@@ -234,6 +245,8 @@ std::string type_name(std::uint8_t type) {
     case MsgType::kHeartbeat: return "HEARTBEAT";
     case MsgType::kBye: return "BYE";
     case MsgType::kError: return "ERROR";
+    case MsgType::kWindow: return "WINDOW";
+    case MsgType::kReport: return "REPORT";
   }
   return "type " + std::to_string(type);
 }
@@ -339,6 +352,24 @@ Message decode_body(std::span<const std::uint8_t> body) {
     case MsgType::kHeartbeat: m = HeartbeatMsg{}; break;
     case MsgType::kBye: m = ByeMsg{}; break;
     case MsgType::kError: m = ErrorMsg{r.text()}; break;
+    case MsgType::kWindow: {
+      WindowMsg win;
+      win.time = r.u64();
+      win.next = r.u64();
+      win.done = r.boolean();
+      win.end_time = r.u64();
+      win.end_component = r.u32();
+      m = win;
+      break;
+    }
+    case MsgType::kReport: {
+      ReportMsg rep;
+      const std::uint32_t n = r.u32();
+      if (n > 4096) throw ProtocolError("REPORT frame: " + std::to_string(n) + " parts (at most 4096)");
+      for (std::uint32_t i = 0; i < n; ++i) rep.parts.push_back(r.text());
+      m = std::move(rep);
+      break;
+    }
     default: throw ProtocolError("unknown message type " + std::to_string(type));
   }
   r.end();
@@ -367,7 +398,7 @@ std::optional<Message> FrameDecoder::next() {
     throw ProtocolError("bad frame length " + std::to_string(len) + " (limit " + std::to_string(kMaxFrameBytes) +
                         ")");
   // Reject an unknown type as soon as its byte is here, not after waiting for the whole body.
-  if (avail > kLengthBytes && (m_buf[m_pos + kLengthBytes] == 0 || m_buf[m_pos + kLengthBytes] > 10))
+  if (avail > kLengthBytes && (m_buf[m_pos + kLengthBytes] == 0 || m_buf[m_pos + kLengthBytes] > static_cast<std::uint8_t>(MsgType::kReport)))
     throw ProtocolError("unknown message type " + std::to_string(m_buf[m_pos + kLengthBytes]));
   if (avail < kLengthBytes + len) return std::nullopt;
   const std::span<const std::uint8_t> body(m_buf.data() + m_pos + kLengthBytes, len);

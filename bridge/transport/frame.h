@@ -19,13 +19,16 @@
 
 namespace mxc::transport {
 
-inline constexpr std::uint16_t kProtocolVersion = 2;
+inline constexpr std::uint16_t kProtocolVersion = 3;
 inline constexpr std::uint32_t kHelloMagic = 0x5343584du;  // "MXCS" as little-endian bytes
 inline constexpr std::uint32_t kMaxFrameBytes = 16u << 20;
 inline constexpr std::size_t kLengthBytes = 4;
 /// HELLO flag (client): serve fixed-latency memories in lookahead mode (docs/transport.md).
 inline constexpr std::uint8_t kHelloLookahead = 1;
-inline constexpr std::uint8_t kHelloFlagsKnown = kHelloLookahead;
+/// HELLO flag (client): a split run, this client runs only the tiles of its `chips`; the other
+/// chips are run by other clients sharing the server's fabric (docs/transport.md).
+inline constexpr std::uint8_t kHelloSplit = 2;
+inline constexpr std::uint8_t kHelloFlagsKnown = kHelloLookahead | kHelloSplit;
 /// SYNC / advance target meaning the fabric rather than a chip's memory.
 inline constexpr std::uint32_t kFabricTarget = 0xffffffffu;
 
@@ -46,6 +49,8 @@ enum class MsgType : std::uint8_t {
   kHeartbeat = 8,
   kBye = 9,
   kError = 10,
+  kWindow = 11,
+  kReport = 12,
 };
 
 enum class Role : std::uint8_t { kClient = 0, kServer = 1 };
@@ -104,6 +109,23 @@ struct BackdoorMsg {
   std::uint32_t bytes = 0;
   std::vector<std::uint8_t> data;
 };
+/// Split run (docs/transport.md). Client -> server: every step of this client up to `time`
+/// (the fabric's place at that time included) is done and its packets sent; its own next
+/// event is at `next`; with `done`, its chips finished at step (end_time, end_component).
+/// Server -> client, after the deliveries: run on up to `time` (the grant); with `done`, the
+/// run ends after step (end_time, end_component) of the global order.
+struct WindowMsg {
+  Time time = 0;
+  Time next = kNever;
+  bool done = false;
+  Time end_time = 0;
+  std::uint32_t end_component = 0;
+};
+/// Split run, at the end: client -> server its own part of the results (one entry);
+/// server -> client every client's part, in the order of their first chip.
+struct ReportMsg {
+  std::vector<std::string> parts;
+};
 struct HeartbeatMsg {};
 struct ByeMsg {};
 /// The sender gives up; `text` says why (the receiver reports it as is).
@@ -112,7 +134,7 @@ struct ErrorMsg {
 };
 
 using Message = std::variant<Hello, RequestMsg, ResponseMsg, PacketMsg, SyncMsg, AckMsg, BackdoorMsg, HeartbeatMsg,
-                             ByeMsg, ErrorMsg>;
+                             ByeMsg, ErrorMsg, WindowMsg, ReportMsg>;
 
 /// The frame's type byte of a message.
 MsgType type_of(const Message& m);

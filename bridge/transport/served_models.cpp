@@ -36,6 +36,7 @@ void fnv(std::uint64_t& h, const std::string& s) {
 std::uint64_t config_hash(const ServedSystem& sys) {
   std::uint64_t h = 0xcbf29ce484222325ull;
   fnv(h, "chips=" + std::to_string(sys.chips));
+  fnv(h, "tiles_per_chip=" + std::to_string(sys.tiles_per_chip));
   fnv(h, "memory=" + sys.memory);
   if (sys.memory == "hbm") {
     fnv(h, file_text(sys.hbm_config, "memory.config"));
@@ -62,6 +63,11 @@ std::optional<FixedLatency> fixed_latency_contract(const ServedSystem& sys) {
 std::unique_ptr<Fabric> make_served_fabric(const ServedSystem& sys) {
   if (sys.chips <= 1) return nullptr;
   return ici::make_fabric(ici::load_ici_config(sys.ici_config));
+}
+
+Time fabric_lookahead(const ServedSystem& sys) {
+  if (sys.chips <= 1) return kNever;
+  return ici::load_ici_config(sys.ici_config).link_latency_ps;
 }
 
 void finish_served_memory(MemoryTarget& mem, Time now) {

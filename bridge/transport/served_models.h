@@ -17,6 +17,7 @@ namespace mxc::transport {
 
 struct ServedSystem {
   std::uint32_t chips = 1;
+  std::uint32_t tiles_per_chip = 1;    ///< Fixes the global component ids of a split run.
   std::string memory = "ideal";        ///< "ideal" or "hbm".
   Time ideal_latency_ps = 100'000;
   std::uint32_t ideal_outstanding = 64;
@@ -39,6 +40,9 @@ std::optional<FixedLatency> fixed_latency_contract(const ServedSystem& sys);
 
 /// The real memory of chip `chip` (throws std::invalid_argument on a bad description).
 std::unique_ptr<MemoryTarget> make_served_memory(const ServedSystem& sys, std::uint32_t chip, const std::string& name);
+/// The least time from a packet's injection to any delivery it can cause or delay (a link's
+/// latency): the lookahead of a split run's windows (docs/transport.md).
+Time fabric_lookahead(const ServedSystem& sys);
 /// The real fabric (chips > 1), or nullptr for a single chip.
 std::unique_ptr<Fabric> make_served_fabric(const ServedSystem& sys);
 /// End-of-run bookkeeping a model needs (HBM refresh accounting and timing checks).

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <map>
 #include <ostream>
+#include <tuple>
 
 namespace mxc::transport {
 
@@ -71,6 +72,15 @@ void Server::serve() {
   m_listener->close();
 }
 
+std::pair<std::shared_ptr<SplitGroup>, std::size_t> Server::join_split(const std::vector<std::uint32_t>& chips) {
+  std::lock_guard lk(m_mutex);
+  if (!m_forming) m_forming = std::make_shared<SplitGroup>(m_opts.system, m_opts.read_timeout);
+  auto group = m_forming;
+  const std::size_t member = group->join(chips);
+  if (group->complete()) m_forming.reset();  // the next split client starts another run
+  return {group, member};
+}
+
 SessionOutcome Server::run_session(Channel& ch) {
   SessionOutcome out;
   const ServedSystem& sys = m_opts.system;
@@ -79,6 +89,31 @@ SessionOutcome Server::run_session(Channel& ch) {
   std::vector<ResponseMsg> completions;
   std::vector<IciPacket> deliveries;
   Time last = 0;
+  // A split run's client: its group, and the group learns when the session ends.
+  std::shared_ptr<SplitGroup> group;
+  std::size_t member = 0;
+  struct Leave {
+    std::shared_ptr<SplitGroup>& group;
+    std::size_t& member;
+    SessionOutcome& out;
+    ~Leave() {
+      if (group) group->leave(member, out.ok ? "" : out.error);
+    }
+  } leave{group, member, out};
+  std::vector<PacketMsg> split_deliveries;
+  const auto keepalive = [&] { ch.send(HeartbeatMsg{}, m_opts.write_timeout); };
+  // A call into the group: bad input from this client is refused, a failed run reported.
+  const auto in_group = [](auto&& call) {
+    try {
+      return call();
+    } catch (const TransportError&) {
+      throw;
+    } catch (const std::invalid_argument& e) {
+      throw Refused(e.what());
+    } catch (const std::runtime_error& e) {
+      throw Refused(std::string("split run failed: ") + e.what());
+    }
+  };
   // Answers are queued and written together when the session next waits for input (Channel::receive).
   const auto reply = [&](const Message& m) { ch.queue(m); };
   const auto reply_now = [&](const Message& m) {
@@ -101,6 +136,15 @@ SessionOutcome Server::run_session(Channel& ch) {
     if (h->seed != m_opts.seed)
       throw Refused("seed " + std::to_string(h->seed) + " differs from the server's seed " +
                     std::to_string(m_opts.seed));
+    const bool split = (h->flags & kHelloSplit) != 0;
+    if (split) {
+      if (sys.chips < 2) throw Refused("a split run needs a system of two or more chips");
+      try {
+        std::tie(group, member) = join_split(h->chips);
+      } catch (const std::invalid_argument& e) {
+        throw Refused(std::string("split run: ") + e.what());
+      }
+    }
     for (std::uint32_t c : h->chips) {
       if (c >= sys.chips)
         throw Refused("chip " + std::to_string(c) + " asked for, but the served system has " +
@@ -110,7 +154,7 @@ SessionOutcome Server::run_session(Channel& ch) {
       mem->set_completion([&completions, c](const MemResponse& r) { completions.push_back({c, r}); });
       mems.emplace(c, std::move(mem));
     }
-    fabric = make_served_fabric(sys);
+    if (!split) fabric = make_served_fabric(sys);
     if (fabric) fabric->set_delivery([&deliveries](const IciPacket& p) { deliveries.push_back(p); });
     // Lookahead mode: the client mirrors the contract, so requests need no ACK
     // and completions are pushed as soon as they are final (docs/transport.md).
@@ -126,7 +170,7 @@ SessionOutcome Server::run_session(Channel& ch) {
     me.seed = m_opts.seed;
     me.role = Role::kServer;
     me.chips = h->chips;
-    me.fabric_chips = fabric ? fabric->num_chips() : 0;
+    me.fabric_chips = group ? group->fabric_chips() : fabric ? fabric->num_chips() : 0;
     reply(me);
 
     const auto memory = [&](std::uint32_t chip) -> MemoryTarget& {
@@ -179,6 +223,21 @@ SessionOutcome Server::run_session(Channel& ch) {
         }
         a.next_event = mem.next_event_time();
         reply(a);
+      } else if (auto* p = std::get_if<PacketMsg>(&m); p && group) {
+        // A split run's packet: posted, no ACK; the group numbers and offers it in the global order.
+        if (p->probe) throw Refused("PACKET probe in a split run (the server queues every packet)");
+        in_group([&] { group->post(member, p->time, std::move(p->pkt)); });
+      } else if (auto* w = std::get_if<WindowMsg>(&m)) {
+        if (!group) throw Refused("WINDOW outside a split run");
+        split_deliveries.clear();
+        const WindowMsg answer = in_group([&] { return group->window(member, *w, split_deliveries, keepalive); });
+        for (const auto& d : split_deliveries) reply(d);
+        reply(answer);
+      } else if (auto* r = std::get_if<ReportMsg>(&m)) {
+        if (!group) throw Refused("REPORT outside a split run");
+        if (r->parts.size() != 1)
+          throw Refused("REPORT from a client carries " + std::to_string(r->parts.size()) + " parts, expected 1");
+        reply(ReportMsg{in_group([&] { return group->report(member, std::move(r->parts[0]), keepalive); })});
       } else if (auto* p = std::get_if<PacketMsg>(&m)) {
         Fabric& fab = need_fabric();
         if (p->pkt.src >= fab.num_chips() || p->pkt.dst >= fab.num_chips())
@@ -195,6 +254,8 @@ SessionOutcome Server::run_session(Channel& ch) {
         a.next_event = fab.next_event_time();
         reply(a);
       } else if (auto* s = std::get_if<SyncMsg>(&m)) {
+        if (group && s->target == kFabricTarget)
+          throw Refused("SYNC of the fabric in a split run (WINDOW advances it)");
         Component& target = s->target == kFabricTarget ? static_cast<Component&>(need_fabric())
                                                        : static_cast<Component&>(memory(s->target));
         if (s->time != kNever) {

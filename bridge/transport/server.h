@@ -15,6 +15,7 @@
 
 #include "bridge/transport/channel.h"
 #include "bridge/transport/served_models.h"
+#include "bridge/transport/split_group.h"
 
 namespace mxc::transport {
 
@@ -56,6 +57,8 @@ class Server {
  private:
   SessionOutcome run_session(Channel& ch);
   void log(const std::string& line);
+  /// Joins a split run's client to the group forming (a new one if none is).
+  std::pair<std::shared_ptr<SplitGroup>, std::size_t> join_split(const std::vector<std::uint32_t>& chips);
 
   ServerOptions m_opts;
   std::uint64_t m_hash = 0;
@@ -63,6 +66,7 @@ class Server {
   std::atomic<bool> m_stop{false};
   mutable std::mutex m_mutex;
   std::vector<SessionOutcome> m_outcomes;
+  std::shared_ptr<SplitGroup> m_forming;  // the split run whose clients are still joining
 };
 
 }  // namespace mxc::transport

@@ -126,6 +126,23 @@ TEST_CASE("frame: every message type survives a round trip field by field") {
   CHECK(b.data == std::vector<std::uint8_t>{0xaa, 0xbb});
   CHECK(std::holds_alternative<ByeMsg>(round_trip(ByeMsg{})));
   CHECK(std::get<ErrorMsg>(round_trip(ErrorMsg{"config hash differs"})).text == "config hash differs");
+
+  const auto w = std::get<WindowMsg>(round_trip(WindowMsg{500, kNever, true, 480, 7}));
+  CHECK(w.time == 500);
+  CHECK(w.next == kNever);
+  CHECK(w.done);
+  CHECK(w.end_time == 480);
+  CHECK(w.end_component == 7);
+  const auto rep = std::get<ReportMsg>(round_trip(ReportMsg{{"{\"chips\":[]}", ""}}));
+  CHECK(rep.parts == std::vector<std::string>{"{\"chips\":[]}", ""});
+}
+
+TEST_CASE("frame: WINDOW layout, byte by byte") {
+  const auto bytes = encode(WindowMsg{0x0102, 0x0304, true, 0x05, 0x06});
+  // length 1 + 8 + 8 + 1 + 8 + 4 = 30, type 11
+  const std::vector<std::uint8_t> want{30, 0, 0, 0, 11, 0x02, 0x01, 0, 0, 0, 0, 0, 0, 0x04, 0x03, 0, 0, 0, 0, 0, 0, 1,
+                                       0x05, 0, 0, 0, 0, 0, 0, 0, 0x06, 0, 0, 0};
+  CHECK(bytes == want);
 }
 
 TEST_CASE("frame: the decoder takes frames split anywhere and several in one read") {

@@ -1,0 +1,119 @@
+#include "cosim/result_parts.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace mxc {
+
+namespace {
+
+std::uint64_t counter(const std::vector<std::pair<std::string, std::uint64_t>>& perf, const std::string& name) {
+  for (const auto& [n, v] : perf)
+    if (n == name) return v;
+  return 0;
+}
+
+}  // namespace
+
+void merge_parts(const std::vector<nlohmann::json>& parts, const SystemConfig& cfg, const Workload& work,
+                 bool shadow, SystemRunResult& result) {
+  using json = nlohmann::json;
+  std::vector<const json*> chips;
+  for (const json& p : parts) {
+    result.ici_bytes += p["ici_bytes"].get<std::uint64_t>();
+    if (result.error.empty()) result.error = p["error"].get<std::string>();
+    for (const json& c : p["chips"]) chips.push_back(&c);
+  }
+  std::sort(chips.begin(), chips.end(), [](const json* a, const json* b) {
+    return (*a)["chip"].get<std::uint32_t>() < (*b)["chip"].get<std::uint32_t>();
+  });
+  if (chips.size() != cfg.chips)
+    throw std::runtime_error("results of " + std::to_string(chips.size()) + " chips, the system has " +
+                             std::to_string(cfg.chips));
+  const auto take = [&result](const json& list, std::size_t limit = ~std::size_t{0}) {
+    for (const json& m : list) {
+      if (limit-- == 0) break;
+      result.mismatches.push_back({m[0].get<Time>(), m[1].get<std::string>(), m[2].get<std::string>(),
+                                   m[3].get<std::string>(), m[4].get<std::string>(), m[5].get<std::string>()});
+    }
+  };
+  // Findings in the order one process records them: each checker over all chips in turn.
+  for (const json& p : parts) {
+    result.mismatch_count += p["error_mismatches"].size();
+    take(p["error_mismatches"]);
+  }
+  std::uint64_t active = 0, tile_cycles = 0;
+  for (const json* c : chips) {
+    const auto chip = (*c)["chip"].get<std::uint32_t>();
+    result.hbm_read_bytes += (*c)["read"].get<std::uint64_t>();
+    result.hbm_write_bytes += (*c)["written"].get<std::uint64_t>();
+    std::uint32_t t = 0;
+    for (const json& j : (*c)["tiles"]) {
+      TileReport r;
+      r.name = j["name"].get<std::string>();
+      r.kind = j["kind"].get<std::string>() == "rtl" ? TileKind::kRtl : TileKind::kModel;
+      r.cycles = j["cycles"].get<std::uint64_t>();
+      r.model_cycles = j["model_cycles"].get<std::uint64_t>();
+      r.instructions = work.programs[chip][t++].size();
+      for (const json& kv : j["perf"]) r.perf.emplace_back(kv[0].get<std::string>(), kv[1].get<std::uint64_t>());
+      result.rtl_cycles = std::max(result.rtl_cycles, r.cycles);
+      if (shadow) result.model_cycles = std::max(result.model_cycles.value_or(0), r.model_cycles);
+      active += counter(r.perf, "array_active");
+      tile_cycles += r.cycles;
+      result.tiles.push_back(std::move(r));
+    }
+    result.mismatch_count += (*c)["hang"]["count"].get<std::uint64_t>();
+    take((*c)["hang"]["list"]);
+  }
+  result.utilization = tile_cycles ? static_cast<double>(active) / static_cast<double>(tile_cycles) : 0.0;
+  result.bandwidth_gbps = result.sim_time_ps
+                              ? static_cast<double>(result.hbm_read_bytes + result.hbm_write_bytes) /
+                                    (static_cast<double>(result.sim_time_ps) / 1000.0)
+                              : 0.0;
+  for (const json* c : chips) {
+    result.mismatch_count += (*c)["hbm"]["count"].get<std::uint64_t>();
+    take((*c)["hbm"]["list"]);
+  }
+  for (const json* c : chips) {
+    result.handshakes += (*c)["handshake"]["checked"].get<std::uint64_t>();
+    result.mismatch_count += (*c)["handshake"]["count"].get<std::uint64_t>();
+    take((*c)["handshake"]["list"]);
+  }
+  if (shadow && result.error.empty()) {
+    result.timing.compared = true;
+    std::uint64_t abs_sum = 0;
+    for (const json* c : chips) {
+      const json& tm = (*c)["timing"];
+      abs_sum += tm["abs_sum"].get<std::uint64_t>();
+      result.timing.max_abs_instr_error =
+          std::max(result.timing.max_abs_instr_error, tm["max_abs"].get<std::int64_t>());
+      for (const json& e : tm["histogram"]) ++result.timing.error_histogram[e.get<std::int64_t>()];
+      result.timing.instructions += tm["instructions"].get<std::uint64_t>();
+      result.timing.memory_requests += tm["memory_requests"].get<std::uint64_t>();
+      result.timing.mismatches += tm["count"].get<std::uint64_t>();
+      result.mismatch_count += tm["count"].get<std::uint64_t>();
+      take(tm["list"]);
+    }
+    if (result.timing.instructions)
+      result.timing.mean_abs_instr_error =
+          static_cast<double>(abs_sum) / static_cast<double>(result.timing.instructions);
+  }
+  if (result.error.empty()) {
+    // One scoreboard over all chips keeps its first Checker::max_recorded() findings.
+    std::size_t room = Checker::max_recorded();
+    for (const json* c : chips) {
+      const json& d = (*c)["data"];
+      result.elements_checked += d["checked"].get<std::uint64_t>();
+      result.mismatch_count += d["count"].get<std::uint64_t>();
+      const std::size_t n = std::min(room, d["list"].size());
+      take(d["list"], n);
+      room -= n;
+    }
+  }
+  std::stable_sort(result.mismatches.begin(), result.mismatches.end(),
+                   [](const Mismatch& a, const Mismatch& b) { return a.time < b.time; });
+  result.passed = result.error.empty() && result.mismatch_count == 0;
+}
+
+
+}  // namespace mxc

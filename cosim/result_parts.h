@@ -1,0 +1,26 @@
+#pragma once
+// A run's results in parts: each process of a split run (docs/transport.md)
+// checks the chips it ran and describes them in a part, a JSON object:
+//   ici_bytes, error (its own, "" if none), error_mismatches (its AXI
+//   protocol violation), chips: [{chip, read, written, tiles, hang, hbm,
+//   handshake, timing, data}], one entry per chip, each checker's findings
+//   (count and list) kept apart, every number an integer.
+// merge_parts() builds the result from every process's part; one process
+// has one part. It sums over chips and orders findings checker by checker
+// in chip order, as one process checking every chip would, so a split run's
+// results equal the in-process run's byte for byte.
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cosim/system_config.h"
+#include "cosim/system_run.h"
+#include "cosim/workload.h"
+
+namespace mxc {
+
+/// Fills `result`'s totals, tiles, timing summary, findings and verdict from the parts.
+void merge_parts(const std::vector<nlohmann::json>& parts, const SystemConfig& cfg, const Workload& work, bool shadow,
+                 SystemRunResult& result);
+
+}  // namespace mxc

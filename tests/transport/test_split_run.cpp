@@ -1,0 +1,358 @@
+// One system split over several clients (one per chip) on one server: the
+// server runs the fabric for all, and every client's results JSON equals the
+// in-process run's, byte for byte. A client that dies mid-run fails the others
+// with a clear error, never a hang.
+#include <catch2/catch.hpp>
+#include <sstream>
+#include <thread>
+
+#include "bridge/transport/chip_port.h"
+#include "bridge/transport/client_session.h"
+#include "cosim/results_json.h"
+#include "cosim/served_system.h"
+#include "cosim/system_config.h"
+#include "cosim/system_run.h"
+#include "models/mxu/assembler.h"
+#include "child_process.h"
+#include "server_fixture.h"
+
+using namespace mxc;
+using namespace mxc::transport;
+using mxc::transport::testing::collect;
+using mxc::transport::testing::fork_child;
+using mxc::transport::testing::ServerThread;
+
+namespace {
+
+const std::string kConfigs = std::string(MXCOSIM_SOURCE_DIR) + "/configs";
+
+ClientOptions split_client(const std::string& address, const SystemRunOptions& o, std::vector<std::uint32_t> chips) {
+  ClientOptions co;
+  co.address = address;
+  co.system = served_system(o.system);
+  co.seed = o.seed;
+  co.chips = std::move(chips);
+  co.split = true;
+  co.reply_timeout = Millis(20'000);
+  return co;
+}
+
+// Runs `o` with the chips of groups[i] in client thread i (default: one chip per client), all
+// on one server; returns every client's results JSON.
+std::vector<std::string> split_jsons(const SystemRunOptions& o, const Workload* w, const std::string& tag,
+                                     std::vector<std::vector<std::uint32_t>> groups = {}) {
+  ServerOptions so;
+  so.system = served_system(o.system);
+  so.seed = o.seed;
+  ServerThread st(so, tag);
+  if (groups.empty())
+    for (std::uint32_t c = 0; c < o.system.chips; ++c) groups.push_back({c});
+  const auto n = static_cast<std::uint32_t>(groups.size());
+  std::vector<std::string> jsons(n), errors(n);
+  std::vector<std::thread> clients;
+  for (std::uint32_t c = 0; c < n; ++c)
+    clients.emplace_back([&, c] {
+      try {
+        auto s = ClientSession::connect(split_client(st.address, o, groups[c]));
+        SystemRunOptions mine = o;
+        mine.chips = groups[c];
+        mine.make_memory = [s](std::uint32_t chip, const std::string& n) { return ClientSession::make_memory(s, chip, n); };
+        mine.make_port = [s] { return std::make_unique<ChipPort>(s); };
+        const SystemRunResult r = w ? run_system(mine, *w) : run_system(mine);
+        jsons[c] = results_json(o, r).dump();
+        s->bye();
+      } catch (const std::exception& e) {
+        errors[c] = e.what();
+      }
+    });
+  for (auto& t : clients) t.join();
+  st.join();
+  for (std::uint32_t c = 0; c < n; ++c) {
+    INFO("client " << c);
+    CHECK(errors[c] == "");
+  }
+  const auto out = st.server.outcomes();
+  CHECK(out.size() == n);
+  for (const auto& s : out) {
+    INFO(s.error);
+    CHECK(s.ok);
+  }
+  return jsons;
+}
+
+// Tile t of chip c sends a row to tile t of the next chip and stores the row it receives.
+Workload ring_exchange(const SystemConfig& cfg, std::uint32_t rows) {
+  Workload w;
+  w.description = "ici ring exchange";
+  for (std::uint32_t c = 0; c < cfg.chips; ++c) {
+    SparseMemory image;
+    for (std::uint32_t r = 0; r < rows; ++r) {
+      std::vector<std::uint8_t> row(cfg.cols);
+      for (std::size_t i = 0; i < row.size(); ++i) row[i] = static_cast<std::uint8_t>(16 * c + 4 * r + i);
+      image.write(0x1000 + 64 * r, row);
+    }
+    w.images.push_back(std::move(image));
+    std::ostringstream text;
+    text << "dma_load rows=" << rows << " cols=" << cfg.cols << " sp_row=0 hbm_addr=0x1000 hbm_stride=64\n"
+         << "ici_send rows=" << rows << " cols=" << cfg.cols << " sp_row=0 dst_chip=" << (c + 1) % cfg.chips
+         << " remote_row=" << rows << " wait_dma=0\n"
+         << "ici_wait rows=" << rows << "\n"
+         << "dma_store rows=" << rows << " cols=" << cfg.cols << " sp_row=" << rows
+         << " hbm_addr=0x4000 hbm_stride=64 wait_ici=0\nfence\n";
+    std::vector<Program> progs;
+    for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) {
+      std::istringstream in(text.str());
+      progs.push_back(parse_program(in, "ring_exchange.s"));
+    }
+    w.programs.push_back(std::move(progs));
+    w.regions.emplace_back();
+  }
+  return w;
+}
+
+void check_split_equals_local(const SystemRunOptions& o, const Workload* w, const std::string& tag,
+                              std::vector<std::vector<std::uint32_t>> groups = {}) {
+  const SystemRunResult local = w ? run_system(o, *w) : run_system(o);
+  REQUIRE(local.passed);
+  const std::string want = results_json(o, local).dump();
+  for (const std::string& got : split_jsons(o, w, tag, std::move(groups))) CHECK(got == want);
+}
+
+}  // namespace
+
+TEST_CASE("split run: two clients, one chip each, give the in-process results byte for byte") {
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip2x2_model.yaml");
+  o.system.compare_model = true;
+  o.workload.shape = {8, 8, 8, DType::kInt8};
+  o.seed = 5;
+
+  SECTION("a GEMM per chip (no ICI traffic)") { check_split_equals_local(o, nullptr, "split-gemm"); }
+  SECTION("rows exchanged over the ring fabric") {
+    const Workload w = ring_exchange(o.system, 4);
+    const SystemRunResult local = run_system(o, w);
+    REQUIRE(local.ici_bytes == 2 * 2 * 4 * o.system.cols);
+    check_split_equals_local(o, &w, "split-ring");
+  }
+  SECTION("a fabric that refuses (injection queue of one): refused packets offered again in order") {
+    o.system.ici_config = kConfigs + "/ici/ring4_q1.yaml";
+    const Workload w = ring_exchange(o.system, 4);
+    const SystemRunResult local = run_system(o, w);
+    REQUIRE(local.ici_bytes == 2 * 2 * 4 * o.system.cols);
+    check_split_equals_local(o, &w, "split-refuse");
+  }
+  SECTION("a GEMM split over the chips (reduce-scatter over the fabric)") {
+    o.workload.split = "k";
+    o.workload.shape = {8, 16, 8, DType::kInt8};
+    const SystemRunResult local = run_system(o);
+    REQUIRE(local.ici_bytes > 0);
+    check_split_equals_local(o, nullptr, "split-k");
+  }
+  SECTION("HBM2 memories (lock-step) under the split") {
+    o.system.memory = "hbm";
+    o.system.hbm_config = kConfigs + "/hbm/hbm2.yaml";
+    const Workload w = ring_exchange(o.system, 2);
+    check_split_equals_local(o, &w, "split-hbm");
+  }
+}
+
+TEST_CASE("split run: four chips over two clients (two chips each) or four give the in-process results") {
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip4x1_model.yaml");
+  o.system.compare_model = true;
+  o.seed = 9;
+  const Workload w = ring_exchange(o.system, 3);
+  // Chips 0 and 1 in one client: their rows to each other still cross the server's fabric.
+  check_split_equals_local(o, &w, "split4-pairs", {{0, 1}, {2, 3}});
+  check_split_equals_local(o, &w, "split4-odd", {{1, 3}, {0, 2}});
+  check_split_equals_local(o, &w, "split4-each", {});
+  o.workload.shape = {8, 8, 16, DType::kInt8};
+  o.workload.split = "n";
+  check_split_equals_local(o, nullptr, "split4-gemm-n", {{0, 2}, {1}, {3}});
+}
+
+TEST_CASE("split run: two client processes running RTL chips give the in-process results byte for byte") {
+  // Processes, as `mxcosim run --chips` runs them: the server and each client forked from
+  // this test (no other thread runs at a fork).
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip2x2_rtl.yaml");
+  o.workload.shape = {8, 8, 8, DType::kInt8};
+  const Workload w = ring_exchange(o.system, 4);
+  for (const bool ring : {false, true}) {
+    INFO((ring ? "ring exchange" : "GEMM per chip"));
+    const SystemRunResult local = ring ? run_system(o, w) : run_system(o);
+    REQUIRE(local.passed);
+    const std::string want = results_json(o, local).dump();
+    const std::string address = "unix:" + mxc::transport::testing::socket_path(ring ? "split-rtl-ring" : "split-rtl");
+    int ready[2];
+    REQUIRE(pipe(ready) == 0);
+    const auto server = fork_child([&] {
+      ServerOptions so;
+      so.system = served_system(o.system);
+      so.seed = o.seed;
+      so.max_sessions = o.system.chips;
+      Server srv(so);
+      srv.listen(address);
+      close(ready[0]);
+      if (write(ready[1], "1", 1) != 1) return std::string("error: ready pipe");
+      close(ready[1]);
+      srv.serve();
+      std::string out;
+      for (const auto& s : srv.outcomes()) out += s.ok ? "ok;" : "failed: " + s.error + ";";
+      return out;
+    });
+    close(ready[1]);
+    char byte = 0;
+    REQUIRE(read(ready[0], &byte, 1) == 1);  // listening
+    close(ready[0]);
+    std::vector<mxc::transport::testing::Child> clients;
+    for (std::uint32_t c = 0; c < o.system.chips; ++c)
+      clients.push_back(fork_child([&, c] {
+        auto s = ClientSession::connect(split_client(address, o, {c}));
+        SystemRunOptions mine = o;
+        mine.chips = {c};
+        mine.make_memory = [s](std::uint32_t chip, const std::string& n) { return ClientSession::make_memory(s, chip, n); };
+        mine.make_port = [s] { return std::make_unique<ChipPort>(s); };
+        const SystemRunResult r = ring ? run_system(mine, w) : run_system(mine);
+        s->bye();
+        return results_json(o, r).dump();
+      }));
+    for (auto& c : clients) CHECK(collect(c) == want);
+    CHECK(collect(server) == "ok;ok;");
+  }
+}
+
+TEST_CASE("split run: a client that dies mid-run fails the other with a clear error") {
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip2x2_model.yaml");
+  o.workload.shape = {8, 8, 8, DType::kInt8};
+  const Workload w = ring_exchange(o.system, 4);
+  ServerOptions so;
+  so.system = served_system(o.system);
+  so.seed = o.seed;
+  ServerThread st(so, "split-die");
+  // Chip 1's client joins, then dies (its connection closes) without a word.
+  std::thread dead([&] {
+    auto ch = Channel::connect(parse_address(st.address), Millis(5000));
+    Hello h;
+    h.config_hash = config_hash(so.system);
+    h.seed = o.seed;
+    h.chips = {1};
+    h.flags = kHelloSplit;
+    ch->send(h, Millis(5000));
+    (void)ch->receive(Millis(5000));
+    ch->send(WindowMsg{0, kNever, false, 0, 0}, Millis(5000));
+    ch->close();
+  });
+  std::string error;
+  try {
+    auto s = ClientSession::connect(split_client(st.address, o, {0}));
+    SystemRunOptions mine = o;
+    mine.chips = {0};
+    mine.make_memory = [s](std::uint32_t chip, const std::string& n) { return ClientSession::make_memory(s, chip, n); };
+    mine.make_port = [s] { return std::make_unique<ChipPort>(s); };
+    run_system(mine, w);
+  } catch (const TransportError& e) {
+    error = e.what();
+  }
+  dead.join();
+  st.join();
+  CHECK_THAT(error, Catch::Contains("transport: ") && Catch::Contains("client for chip(s) 1 left the split run"));
+}
+
+TEST_CASE("split run: a chip that hangs stops its client with the reason, and the others hear it") {
+  // A watchdog far shorter than an ICI round trip: the tiles waiting for their rows "hang",
+  // in one process as in every client.
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip2x2_model.yaml");
+  o.system.watchdog_cycles = 50;
+  const Workload w = ring_exchange(o.system, 1);
+  REQUIRE_THAT(run_system(o, w).error, Catch::Contains("no progress for 50 cycles"));
+  ServerOptions so;
+  so.system = served_system(o.system);
+  so.seed = o.seed;
+  ServerThread st(so, "split-hang");
+  std::vector<std::string> errors(2);
+  std::vector<std::thread> clients;
+  for (std::uint32_t c = 0; c < 2; ++c)
+    clients.emplace_back([&, c] {
+      try {
+        auto s = ClientSession::connect(split_client(st.address, o, {c}));
+        SystemRunOptions mine = o;
+        mine.chips = {c};
+        mine.make_memory = [s](std::uint32_t chip, const std::string& n) { return ClientSession::make_memory(s, chip, n); };
+        mine.make_port = [s] { return std::make_unique<ChipPort>(s); };
+        run_system(mine, w);
+      } catch (const std::exception& e) {
+        errors[c] = e.what();
+      }
+    });
+  for (auto& t : clients) t.join();
+  st.join();
+  // Each client fails with its own hang or with the other's, whichever came first.
+  for (const std::string& e : errors) {
+    INFO(e);
+    CHECK_THAT(e, Catch::Contains("stopped before the end of the split run: no progress for 50 cycles"));
+  }
+}
+
+TEST_CASE("split run: packets are numbered in the global (time, component) order, not in arrival order") {
+  // Two raw clients post one packet each at time 0. In one process the kernel steps tile 1 of
+  // chip 0 (component 1) before tile 0 of chip 1 (component 2), so the pump numbers chip 0's
+  // packet 0 and chip 1's packet 1. Chip 1's client sends first: arrival order must not matter.
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip2x2_model.yaml");
+  ServerOptions so;
+  so.system = served_system(o.system);
+  ServerThread st(so, "split-order");
+  std::vector<std::unique_ptr<Channel>> ch(2);
+  for (std::uint32_t c : {1u, 0u}) {
+    ch[c] = Channel::connect(parse_address(st.address), Millis(5000));
+    Hello h;
+    h.config_hash = config_hash(so.system);
+    h.seed = so.seed;
+    h.chips = {c};
+    h.flags = kHelloSplit;
+    ch[c]->send(h, Millis(5000));
+    REQUIRE(std::holds_alternative<Hello>(ch[c]->receive(Millis(5000))));
+  }
+  for (std::uint32_t c : {1u, 0u}) {
+    PacketMsg p;
+    p.pkt.id = c == 0 ? 1 : 2;  // the sending tile's global component id
+    p.pkt.src = c;
+    p.pkt.dst = 1 - c;
+    p.pkt.bytes = 4;
+    p.pkt.payload = {1, 2, 3, 4};
+    ch[c]->send(p, Millis(5000));
+    ch[c]->send(WindowMsg{0, kNever, false, 0, 0}, Millis(5000));
+  }
+  for (std::uint32_t c : {0u, 1u}) {
+    std::vector<IciPacket> got;
+    for (;;) {
+      Message m = ch[c]->receive(Millis(5000));
+      if (auto* p = std::get_if<PacketMsg>(&m)) got.push_back(p->pkt);
+      if (std::holds_alternative<WindowMsg>(m)) break;
+    }
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].src == 1 - c);
+    CHECK(got[0].id == (c == 1 ? 0u : 1u));
+    ch[c]->close();
+  }
+}
+
+TEST_CASE("split run: refused handshakes") {
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip2x2_model.yaml");
+  ServerOptions so;
+  so.system = served_system(o.system);
+  so.read_timeout = Millis(2000);
+  ServerThread st(so, "split-refuse");
+  auto first = ClientSession::connect(split_client(st.address, o, {0}));
+  // Chip 0 is taken by the first client of the run that is forming.
+  CHECK_THROWS_WITH(ClientSession::connect(split_client(st.address, o, {0})),
+                    Catch::Contains("chip 0 is already run by another client"));
+  CHECK_THROWS_WITH(ClientSession::connect(split_client(st.address, o, {7})), Catch::Contains("chip 7"));
+  // Nobody runs chip 1: the first client's window fails after the join timeout.
+  ChipPort port(first);
+  CHECK_THROWS_WITH(port.advance_to(0), Catch::Contains("no client for chip(s) 1 joined"));
+}
