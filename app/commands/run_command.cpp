@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cli_args.h"
+#include "memory_options.h"
 #include "command.h"
 #include "serve_command.h"
 #include "cosim/results_json.h"
@@ -72,12 +73,12 @@ int run_main(int argc, char** argv) {
     ("rows", "array rows of every tile (overrides the config); must be a verilated size", cxxopts::value<std::uint32_t>())
     ("cols", "array columns of every tile (overrides the config)", cxxopts::value<std::uint32_t>())
     ("clock-mhz", "tile clock frequency in MHz (overrides the config)", cxxopts::value<double>())
-    ("mem-latency-ns", "ideal memory latency in ns (overrides the config)", cxxopts::value<double>())
     ("backpressure", "probability (0..1) of a random stall on each RTL tile channel per cycle", cxxopts::value<double>())
     ("model", "run the performance model beside the RTL and correlate timing (overrides the config)")
     ("no-model", "do not run the performance model")
     ("mutant", "run every RTL tile as the mutant NAME, a 4x4 tile with an injected bug (docs/mutants.md; "
                "built with -DMXCOSIM_RTL_MUTANTS)", cxxopts::value<std::string>());
+  add_memory_options(opts, "system");
   opts.add_options("workload")
     ("workload", "workload kind: gemm, mlp (two layers: m x k -> hidden -> n) or program",
      cxxopts::value<std::string>()->default_value("gemm"))
@@ -125,11 +126,7 @@ int run_main(int argc, char** argv) {
   if (args.count("rows")) c.rows = args["rows"].as<std::uint32_t>();
   if (args.count("cols")) c.cols = args["cols"].as<std::uint32_t>();
   if (args.count("clock-mhz")) c.tile_mhz = args["clock-mhz"].as<double>();
-  if (args.count("mem-latency-ns")) {
-    const double ns = args["mem-latency-ns"].as<double>();
-    if (!(ns >= 0) || ns > 1e9) throw std::invalid_argument("--mem-latency-ns must be in [0, 1e9]");
-    c.ideal_latency_ps = static_cast<Time>(ns * 1000.0 + 0.5);
-  }
+  apply_memory_options(args, c);
   if (args.count("backpressure")) c.backpressure = args["backpressure"].as<double>();
   if (args.count("model")) c.compare_model = true;
   if (args.count("no-model")) c.compare_model = false;

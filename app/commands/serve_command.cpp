@@ -11,6 +11,7 @@
 #include "bridge/transport/client_session.h"
 #include "bridge/transport/server.h"
 #include "cli_args.h"
+#include "memory_options.h"
 #include "command.h"
 
 namespace mxc::app {
@@ -75,7 +76,6 @@ int serve_main(int argc, char** argv) {
     ("listen", "address: tcp://HOST:PORT (HOST empty = 127.0.0.1; give 0.0.0.0 to accept other hosts) or unix:PATH",
      cxxopts::value<std::string>()->default_value("tcp://127.0.0.1:7000"))
     ("seed", "seed the clients must run with", cxxopts::value<std::uint64_t>()->default_value("1"))
-    ("mem-latency-ns", "ideal memory latency in ns (overrides the config, as in `mxcosim run`)", cxxopts::value<double>())
     ("timeout", "seconds a client may stay silent (clients send heartbeats every second) before it is dropped; "
                 "also how long a split run waits for all its clients to join",
      cxxopts::value<double>()->default_value("30"))
@@ -84,16 +84,13 @@ int serve_main(int argc, char** argv) {
     ("quiet", "do not log sessions")
     ("h,help", "show this help");
   // clang-format on
+  add_memory_options(opts);
   opts.parse_positional({"config"});
   opts.positional_help("[CONFIG]");
   cxxopts::ParseResult args;
   if (const auto done = parse_arguments(opts, argc, argv, args)) return *done;
   SystemConfig cfg = args.count("config") ? load_system_config(args["config"].as<std::string>()) : default_system_config();
-  if (args.count("mem-latency-ns")) {
-    const double ns = args["mem-latency-ns"].as<double>();
-    if (!(ns >= 0) || ns > 1e9) throw std::invalid_argument("--mem-latency-ns must be in [0, 1e9]");
-    cfg.ideal_latency_ps = static_cast<Time>(ns * 1000.0 + 0.5);
-  }
+  apply_memory_options(args, cfg);
   validate(cfg);
   transport::ServerOptions so;
   so.system = served_system(cfg);

@@ -1,0 +1,35 @@
+// GCC 12 reports a -Wrestrict false positive inside cxxopts' integer parser
+// when it inlines it here (GCC bug 105329); the parser is not ours to change.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wrestrict"
+#include "memory_options.h"
+
+#include <stdexcept>
+
+namespace mxc::app {
+
+void add_memory_options(cxxopts::Options& opts, const std::string& group) {
+  // clang-format off
+  opts.add_options(group)
+    ("mem-latency-ns", "ideal memory latency in ns (overrides the config)", cxxopts::value<double>())
+    ("mem-outstanding", "ideal memory: requests in flight, 1 to 1048576 (overrides the config)",
+     cxxopts::value<std::uint32_t>());
+  // clang-format on
+}
+
+void apply_memory_options(const cxxopts::ParseResult& args, SystemConfig& c) {
+  if (args.count("mem-latency-ns")) {
+    const double ns = args["mem-latency-ns"].as<double>();
+    if (!(ns >= 0) || ns > 1e9) throw std::invalid_argument("--mem-latency-ns must be in [0, 1e9]");
+    c.ideal_latency_ps = static_cast<Time>(ns * 1000.0 + 0.5);
+  }
+  if (args.count("mem-outstanding")) {
+    const std::uint32_t n = args["mem-outstanding"].as<std::uint32_t>();
+    if (n == 0 || n > (1u << 20)) throw std::invalid_argument("--mem-outstanding must be in [1, 1048576]");
+    c.ideal_outstanding = n;
+  }
+}
+
+}  // namespace mxc::app
+
+#pragma GCC diagnostic pop
