@@ -1,7 +1,3 @@
-// GCC 12 reports a -Wrestrict false positive inside cxxopts' integer parser
-// when it inlines it here (GCC bug 105329); the parser is not ours to change.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wrestrict"
 #include "memory_options.h"
 
 #include <stdexcept>
@@ -31,5 +27,3 @@ void apply_memory_options(const cxxopts::ParseResult& args, SystemConfig& c) {
 }
 
 }  // namespace mxc::app
-
-#pragma GCC diagnostic pop
