@@ -32,6 +32,7 @@
 #include "cosim/served_system.h"
 #include "cosim/system_config.h"
 #include "cosim/system_run.h"
+#include "tests/transport/child_process.h"
 
 using namespace mxc;
 using namespace mxc::transport;
@@ -100,43 +101,10 @@ pid_t spawn_server(const ServedSystem& sys, const std::string& address, std::uin
   return pid;
 }
 
-// Runs `body` in a forked child (fork only while no other thread runs); collect() returns what it returned.
-struct Child {
-  pid_t pid;
-  int fd;
-};
-Child fork_child(const std::function<std::string()>& body) {
-  int fds[2];
-  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    std::string out;
-    try {
-      out = body();
-    } catch (const std::exception& e) {
-      out = std::string("error: ") + e.what();
-    }
-    for (std::size_t off = 0; off < out.size();) {
-      const ssize_t n = write(fds[1], out.data() + off, out.size() - off);
-      if (n <= 0) _exit(3);
-      off += static_cast<std::size_t>(n);
-    }
-    _exit(0);
-  }
-  close(fds[1]);
-  return {pid, fds[0]};
-}
-std::string collect(Child c) {
-  std::string text;
-  char buf[65536];
-  for (ssize_t n; (n = read(c.fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
-  close(c.fd);
-  int status = 0;
-  waitpid(c.pid, &status, 0);
-  return text;
-}
+// Forked children as in the transport tests (collect() returns what `body` returned).
+using mxc::transport::testing::Child;
+using mxc::transport::testing::collect;
+using mxc::transport::testing::fork_child;
 
 // A split run: the server and one client per chip, each a process. Returns the wall time
 // (first fork to last exit), adds every process's CPU time to `cpu`, and checks each

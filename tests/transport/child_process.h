@@ -1,7 +1,8 @@
 #pragma once
 // Runs a function in a forked child process and collects the text it returns
 // (or "error: ..." if it threw). Fork only while the test process runs no
-// other thread: the child gets a copy of the one that forks.
+// other thread: the child gets a copy of the one that forks. Shared by the
+// transport tests and bench/transport.
 #include <sys/wait.h>
 #include <unistd.h>
 
