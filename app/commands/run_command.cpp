@@ -181,8 +181,9 @@ int run_main(int argc, char** argv) {
     chips.erase(std::unique(chips.begin(), chips.end()), chips.end());
     if (chips.size() == c.chips) chips.clear();  // every chip here: an ordinary --connect run
   }
+  std::string served;
   if (args.count("connect"))
-    connect_run(o, args["connect"].as<std::string>(), args["reply-timeout"].as<double>(), chips);
+    served = connect_run(o, args["connect"].as<std::string>(), args["reply-timeout"].as<double>(), chips);
 
   std::cout << "mxcosim run: " << c.chips << " chip" << (c.chips == 1 ? "" : "s") << " x " << c.tiles_per_chip
             << " tile" << (c.tiles_per_chip == 1 ? "" : "s") << " of " << c.rows << "x" << c.cols << " at "
@@ -194,6 +195,7 @@ int run_main(int argc, char** argv) {
                                                    (o.workload.split != "none" ? " split " + o.workload.split : ""))
             << ", seed " << o.seed
             << (c.compare_model ? ", model compared" : "") << std::endl;
+  if (!served.empty()) std::cout << "  " << served << "\n";
   const SystemRunResult r = run_system(o);
   if (o.on_progress) std::cerr << "\r" << std::string(60, ' ') << "\r";
   print_summary(o, r, args["max-mismatches"].as<std::size_t>());
@@ -215,6 +217,9 @@ int run_main(int argc, char** argv) {
     SystemRunOptions again = o;
     again.on_progress = nullptr;
     again.trace.clear();
+    // In this process, every model local: a run with served models gives the same results.
+    again.make_memory = nullptr;
+    again.make_fabric = nullptr;
     // Beside the results file when there is one, else in the working directory.
     const std::filesystem::path dir =
         args.count("json") ? std::filesystem::path(args["json"].as<std::string>()).parent_path() : "";

@@ -1,6 +1,7 @@
-// `mxcosim serve CONFIG --listen ADDR`: host the memories (one per chip) and
-// the fabric of a system for `mxcosim run CONFIG --connect ADDR` clients in
-// other processes (docs/transport.md).
+// `mxcosim serve CONFIG --listen ADDR [--serve all|memories|fabric]`: host the
+// memories (one per chip) and the fabric of a system, or one of the two, for
+// `mxcosim run CONFIG --connect ADDR` clients in other processes
+// (docs/transport.md).
 #include "serve_command.h"
 
 #include <cxxopts.hpp>
@@ -26,46 +27,28 @@ transport::Millis millis(double seconds, const char* option) {
 
 }  // namespace
 
-void connect_run(SystemRunOptions& o, const std::string& address, double reply_timeout_s,
-                 const std::vector<std::uint32_t>& chips) {
+std::string connect_run(SystemRunOptions& o, const std::string& address, double reply_timeout_s,
+                        const std::vector<std::uint32_t>& chips) {
   transport::ClientOptions c;
   c.address = address;
   c.system = served_system(o.system);
   c.seed = o.seed;
   c.reply_timeout = millis(reply_timeout_s, "reply-timeout");
-  if (!chips.empty()) {
-    // A split run: one session for this client's memories and its port to the shared fabric.
-    c.chips = chips;
-    c.split = true;
-    auto s = transport::ClientSession::connect(c);
-    o.chips = chips;
-    o.make_memory = [s](std::uint32_t chip, const std::string& name) {
-      return transport::ClientSession::make_memory(s, chip, name);
-    };
-    o.make_port = [s] { return std::make_unique<transport::ChipPort>(s); };
-    return;
-  }
-  // Each system built (the run, and a failure re-run for the waveform) needs
-  // fresh served models, so chip 0's memory opens a new session once the
-  // first is taken. Connecting now reports a refused handshake before the run.
-  struct Link {
-    std::shared_ptr<transport::ClientSession> session;
-    bool used = false;
-  };
-  auto link = std::make_shared<Link>();
-  link->session = transport::ClientSession::connect(c);
-  o.make_memory = [link, c](std::uint32_t chip, const std::string& name) {
-    if (chip == 0 && link->used) link->session = transport::ClientSession::connect(c);
-    link->used = true;
-    return transport::ClientSession::make_memory(link->session, chip, name);
-  };
-  if (o.system.chips > 1) o.make_fabric = [link] { return transport::ClientSession::make_fabric(link->session); };
+  // A split run: the session serves this client's memories (if the server hosts them) and
+  // links it to the fabric the server shares between the clients.
+  c.chips = chips;
+  c.split = !chips.empty();
+  // Connecting now reports a refused handshake before the run.
+  const auto s = transport::ClientSession::connect(c);
+  use_served_models(o, s);
+  return served_models_text(o, *s);
 }
 
 int serve_main(int argc, char** argv) {
   cxxopts::Options opts(argv[0],
-                        "Serve the memories (one per chip) and the fabric of a system to `mxcosim run CONFIG\n"
-                        "--connect ADDR` clients in other processes. Client and server must load the same system\n"
+                        "Serve the memories (one per chip) and the fabric of a system, or only one of the two\n"
+                        "(--serve), to `mxcosim run CONFIG --connect ADDR` clients in other processes; each client\n"
+                        "simulates what is not served itself. Client and server must load the same system\n"
                         "(same memory, HBM preset and fabric) and the same seed, or the connection is refused.\n"
                         "Each connection gets fresh models. Clients run with `--chips` split one system between\n"
                         "them: they share one fabric here, each runs its own chips (docs/transport.md, split runs).\n"
@@ -75,6 +58,9 @@ int serve_main(int argc, char** argv) {
     ("config", "system configuration YAML (configs/*.yaml); default: the built-in system", cxxopts::value<std::string>())
     ("listen", "address: tcp://HOST:PORT (HOST empty = 127.0.0.1; give 0.0.0.0 to accept other hosts) or unix:PATH",
      cxxopts::value<std::string>()->default_value("tcp://127.0.0.1:7000"))
+    ("serve", "what to host: all (the memories and the fabric), memories, or fabric (clients simulate their own "
+              "chips' memories; a split run then has only the fabric across processes)",
+     cxxopts::value<std::string>()->default_value("all"))
     ("seed", "seed the clients must run with", cxxopts::value<std::uint64_t>()->default_value("1"))
     ("timeout", "seconds a client may stay silent (clients send heartbeats every second) before it is dropped; "
                 "also how long a split run waits for all its clients to join",
@@ -94,15 +80,21 @@ int serve_main(int argc, char** argv) {
   validate(cfg);
   transport::ServerOptions so;
   so.system = served_system(cfg);
+  so.serve = transport::parse_served_parts(args["serve"].as<std::string>(), "--serve");
+  if (!so.serve.memories && cfg.chips < 2)
+    throw std::invalid_argument("--serve fabric: the system has one chip, so no fabric");
   so.seed = args["seed"].as<std::uint64_t>();
   so.read_timeout = millis(args["timeout"].as<double>(), "timeout");
   so.max_sessions = args["sessions"].as<std::uint64_t>();
   if (!args.count("quiet")) so.log = &std::cout;
   transport::Server server(so);
   const std::string where = server.listen(args["listen"].as<std::string>());
-  std::cout << "mxcosim serve: " << cfg.chips << " chip" << (cfg.chips == 1 ? "" : "s") << ", " << cfg.memory
-            << " memory" << (cfg.chips > 1 ? ", fabric" : "") << ", seed " << so.seed << ", listening on " << where
-            << std::endl;
+  const std::string memory = cfg.memory + " memor" + (cfg.chips == 1 ? "y" : "ies");
+  std::cout << "mxcosim serve: " << cfg.chips << " chip" << (cfg.chips == 1 ? "" : "s") << ", serving "
+            << (so.serve.memories ? memory : "") << (so.serve.memories && so.serve.fabric && cfg.chips > 1 ? " and " : "")
+            << (so.serve.fabric && cfg.chips > 1 ? "the fabric" : "")
+            << (so.serve.memories ? "" : " (clients simulate their " + memory + ")") << ", seed " << so.seed
+            << ", listening on " << where << std::endl;
   server.serve();
   for (const auto& o : server.outcomes())
     if (!o.ok) return kExitFail;

@@ -10,7 +10,8 @@
 // protocol's fallback) and in lookahead mode (fixed-latency memories mirrored
 // by the proxy, requests posted, completions pushed), side by side. A second
 // table splits two-chip systems over one client process per chip (a split
-// run, docs/transport.md) and compares it with the same run in one process.
+// run, docs/transport.md), with the server hosting the memories and the
+// fabric or the fabric only, and compares it with the same run in one process.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,8 +64,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 // Serves `sys` on `address` for `sessions` connections in a child process; returns its pid.
 // Before exiting, the server writes the CPU seconds of each session (in the order they ended) to `cpu_fd`.
-pid_t spawn_server(const ServedSystem& sys, const std::string& address, std::uint64_t sessions, std::string& bound,
-                   int& cpu_fd) {
+pid_t spawn_server(const ServedSystem& sys, const ServedParts& serve, const std::string& address,
+                   std::uint64_t sessions, std::string& bound, int& cpu_fd) {
   int fds[2], cpu[2];
   if (pipe(fds) != 0 || pipe(cpu) != 0) throw std::runtime_error("pipe failed");
   const pid_t pid = fork();
@@ -75,6 +76,7 @@ pid_t spawn_server(const ServedSystem& sys, const std::string& address, std::uin
     try {
       ServerOptions so;
       so.system = sys;
+      so.serve = serve;
       so.max_sessions = sessions;
       Server server(so);
       const std::string where = server.listen(address) + "\n";
@@ -109,12 +111,12 @@ using mxc::transport::testing::fork_child;
 // A split run: the server and one client per chip, each a process. Returns the wall time
 // (first fork to last exit), adds every process's CPU time to `cpu`, and checks each
 // client's results JSON against `want`.
-double split_run(const SystemRunOptions& o, const std::string& address, const std::string& want, double& cpu,
-                 bool& identical) {
+double split_run(const SystemRunOptions& o, const ServedParts& serve, const std::string& address,
+                 const std::string& want, double& cpu, bool& identical) {
   std::string bound;
   int cpu_fd = -1;
   const auto t0 = std::chrono::steady_clock::now();
-  const pid_t server = spawn_server(served_system(o.system), address, o.system.chips, bound, cpu_fd);
+  const pid_t server = spawn_server(served_system(o.system), serve, address, o.system.chips, bound, cpu_fd);
   std::vector<Child> clients;
   for (std::uint32_t c = 0; c < o.system.chips; ++c)
     clients.push_back(fork_child([&o, &bound, c] {
@@ -127,11 +129,7 @@ double split_run(const SystemRunOptions& o, const std::string& address, const st
       co.split = true;
       auto s = ClientSession::connect(co);
       SystemRunOptions ro = o;
-      ro.chips = {c};
-      ro.make_memory = [s](std::uint32_t chip, const std::string& name) {
-        return ClientSession::make_memory(s, chip, name);
-      };
-      ro.make_port = [s] { return std::make_unique<ChipPort>(s); };
+      use_served_models(ro, s);
       const SystemRunResult r = run_system(ro);
       s->bye();
       return std::to_string(bench::process_cpu_seconds() - c0) + " " + results_json(o, r).dump();
@@ -209,7 +207,7 @@ int main(int argc, char** argv) {
       std::string bound;
       int cpu_fd = -1;
       const std::uint64_t modes = o.system.memory == "ideal" ? 2 : 1;
-      servers.push_back(spawn_server(served_system(o.system), addr, modes * repeat, bound, cpu_fd));
+      servers.push_back(spawn_server(served_system(o.system), {}, addr, modes * repeat, bound, cpu_fd));
       cpu_fds.push_back(cpu_fd);
       // Only an ideal memory has the fixed-latency contract; elsewhere lookahead would be lock-step again.
       for (const bool lookahead : {false, true})
@@ -234,10 +232,7 @@ int main(int argc, char** argv) {
         const auto t1 = std::chrono::steady_clock::now();
         const double c1 = bench::process_cpu_seconds();
         auto s = ClientSession::connect(co);
-        ro.make_memory = [s](std::uint32_t chip, const std::string& name) {
-          return ClientSession::make_memory(s, chip, name);
-        };
-        if (o.system.chips > 1) ro.make_fabric = [s] { return ClientSession::make_fabric(s); };
+        use_served_models(ro, s);
         const SystemRunResult rres = run_system(ro);
         s->bye();
         col.best = std::min(col.best, seconds_since(t1));
@@ -278,17 +273,25 @@ int main(int argc, char** argv) {
     const char* config;
     bool model_tiles;
     bool ideal;  // ideal 100 ns memories (lookahead mode) instead of the config's HBM2
+    bool fabric_only;  // the server hosts only the fabric; each client simulates its chips' memories
   };
   const std::vector<SplitCase> split_cases = {
-      {"2 chips x 2 RTL, HBM2 + ring", "chip2x2_rtl.yaml", false, false},
-      {"2 chips x 2 RTL, ideal + ring", "chip2x2_rtl.yaml", false, true},
-      {"2 chips x 2 model, HBM2 + ring", "chip2x2_rtl.yaml", true, false},
-      {"2 chips x 2 model, ideal + ring", "chip2x2_rtl.yaml", true, true},
+      {"2 chips x 2 RTL, HBM2 + ring", "chip2x2_rtl.yaml", false, false, false},
+      {"2 chips x 2 RTL, ideal + ring", "chip2x2_rtl.yaml", false, true, false},
+      {"2 chips x 2 model, HBM2 + ring", "chip2x2_rtl.yaml", true, false, false},
+      {"2 chips x 2 model, ideal + ring", "chip2x2_rtl.yaml", true, true, false},
+      {"2 chips x 2 RTL, HBM2 + ring", "chip2x2_rtl.yaml", false, false, true},
+      {"2 chips x 2 RTL, ideal + ring", "chip2x2_rtl.yaml", false, true, true},
+      {"2 chips x 2 model, HBM2 + ring", "chip2x2_rtl.yaml", true, false, true},
+      {"2 chips x 2 model, ideal + ring", "chip2x2_rtl.yaml", true, true, true},
   };
   std::printf("\nsplit runs: one client process per chip and a server, unix socket, gemm %ux%ux%u split k\n", m, k, n);
-  std::printf("%-30s %8s %9s %6s %6s %s\n", "system", "local s", "split s", "ratio", "cpu", "identical");
+  std::printf("%-30s %-8s %8s %9s %6s %6s %s\n", "system", "serves", "local s", "split s", "ratio", "cpu",
+              "identical");
   for (const SplitCase& c : split_cases) {
-    if (std::string(c.name).find(only) == std::string::npos) continue;
+    const ServedParts serve{!c.fabric_only, true};
+    const std::string row = std::string(c.name) + " " + to_string(serve);
+    if (row.find(only) == std::string::npos) continue;
     SystemRunOptions o;
     o.system = load_system_config(configs + c.config);
     o.system.rows = o.system.cols = 4;
@@ -310,12 +313,12 @@ int main(int argc, char** argv) {
       local = std::min(local, seconds_since(t0));
       local_cpu = std::min(local_cpu, bench::process_cpu_seconds() - c0);
       double cpu = 0;
-      split = std::min(split, split_run(o, address, want, cpu, identical));
+      split = std::min(split, split_run(o, serve, address, want, cpu, identical));
       split_cpu = std::min(split_cpu, cpu);
     }
     all_identical = all_identical && identical;
-    std::printf("%-30s %8.3f %9.3f %6.2f %6.2f %s\n", c.name, local, split, local / split, local_cpu / split_cpu,
-                identical ? "yes" : "NO");
+    std::printf("%-30s %-8s %8.3f %9.3f %6.2f %6.2f %s\n", c.name, to_string(serve).c_str(), local, split,
+                local / split, local_cpu / split_cpu, identical ? "yes" : "NO");
     std::fflush(stdout);
   }
   std::printf("ratio = in-process wall time / split wall time (first fork to last exit); cpu = in-process CPU time /\n"

@@ -6,7 +6,7 @@ namespace mxc::transport {
 
 ChipPort::ChipPort(std::shared_ptr<ClientSession> session) : m_session(std::move(session)) {
   if (m_session->fabric_chips() == 0)
-    throw TransportError("transport: server " + m_session->address() + " serves no fabric (single-chip system)");
+    throw TransportError("transport: server " + m_session->address() + " serves no fabric");
 }
 
 Time ChipPort::next_event_time() const {

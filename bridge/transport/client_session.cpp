@@ -5,6 +5,16 @@
 
 namespace mxc::transport {
 
+namespace {
+
+std::string chip_list(const std::vector<std::uint32_t>& chips) {
+  std::string s;
+  for (std::uint32_t c : chips) s += (s.empty() ? "" : ",") + std::to_string(c);
+  return s;
+}
+
+}  // namespace
+
 ClientSession::ClientSession(ClientOptions opts) : m_opts(std::move(opts)) {}
 
 std::shared_ptr<ClientSession> ClientSession::connect(const ClientOptions& opts) {
@@ -29,6 +39,14 @@ std::shared_ptr<ClientSession> ClientSession::connect(const ClientOptions& opts)
     if (r->version != kProtocolVersion)
       s->fail_locked("server speaks protocol version " + std::to_string(r->version) + ", this client " +
                      std::to_string(kProtocolVersion));
+    // The server says what it hosts: the memories of the chips asked for, or none (the
+    // client simulates its own), and its fabric, or none (fabric_chips 0).
+    if (!r->chips.empty() && r->chips != h.chips)
+      s->fail_locked("serves the memories of chip(s) " + chip_list(r->chips) + ", this client asked for " +
+                     chip_list(h.chips));
+    if (opts.split && r->fabric_chips == 0)
+      s->fail_locked("serves no fabric, and a split run needs it (mxcosim serve --serve fabric or all)");
+    s->m_serves_memories = !r->chips.empty();
     s->m_fabric_chips = r->fabric_chips;
     if (r->mem_capacity > 0 && !opts.lookahead) s->fail_locked("server granted lookahead mode, which was not asked for");
     s->m_contract = FixedLatency{r->mem_latency_ps, r->mem_capacity};

@@ -73,6 +73,9 @@ class ClientSession {
   /// other clients) learn why this client stops.
   void give_up(const std::string& why);
 
+  /// Whether the server hosts this client's memories (else the client simulates them itself).
+  bool serves_memories() const { return m_serves_memories; }
+  /// Chips of the server's fabric; 0: it serves none (a single chip, or --serve memories).
   std::uint32_t fabric_chips() const { return m_fabric_chips; }
   /// Times the client waited for the server (the cost of the transport).
   std::uint64_t round_trips() const { return m_round_trips; }
@@ -103,6 +106,7 @@ class ClientSession {
   std::mutex m_mutex;                // one exchange at a time, heartbeats in between
   std::string m_failed;              // first failure; sticky
   bool m_closed = false;
+  bool m_serves_memories = false;
   std::uint32_t m_fabric_chips = 0;
   std::uint64_t m_round_trips = 0;
   std::uint64_t m_posted = 0;

@@ -19,7 +19,7 @@
 
 namespace mxc::transport {
 
-inline constexpr std::uint16_t kProtocolVersion = 3;
+inline constexpr std::uint16_t kProtocolVersion = 4;
 inline constexpr std::uint32_t kHelloMagic = 0x5343584du;  // "MXCS" as little-endian bytes
 inline constexpr std::uint32_t kMaxFrameBytes = 16u << 20;
 inline constexpr std::size_t kLengthBytes = 4;
@@ -62,8 +62,10 @@ struct Hello {
   std::uint64_t config_hash = 0;
   std::uint64_t seed = 0;
   Role role = Role::kClient;
-  std::vector<std::uint32_t> chips;    ///< Chips whose memory the client wants / the server hosts.
-  std::uint32_t fabric_chips = 0;      ///< Server: chips of its fabric (0 = no fabric).
+  /// Client: its chips (whose memories it wants served). Server: the chips whose memories it
+  /// hosts for this client, the same list, or none when it serves only the fabric.
+  std::vector<std::uint32_t> chips;
+  std::uint32_t fabric_chips = 0;      ///< Server: chips of its fabric (0 = it serves none).
   std::uint8_t flags = 0;              ///< Client: kHelloLookahead to ask for lookahead mode.
   /// Server: the memories' fixed-latency contract granted for lookahead mode (capacity 0 = none,
   /// every memory exchange is lock-step): each accepted request completes exactly

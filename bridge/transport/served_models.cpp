@@ -33,6 +33,19 @@ void fnv(std::uint64_t& h, const std::string& s) {
 
 }  // namespace
 
+ServedParts parse_served_parts(const std::string& text, const std::string& option) {
+  if (text == "all") return {true, true};
+  if (text == "memories") return {true, false};
+  if (text == "fabric") return {false, true};
+  throw std::invalid_argument(option + ": '" + text + "' is not all, memories or fabric");
+}
+
+std::string to_string(const ServedParts& parts) {
+  if (parts.memories && parts.fabric) return "all";
+  if (parts.memories) return "memories";
+  return parts.fabric ? "fabric" : "nothing";
+}
+
 std::uint64_t config_hash(const ServedSystem& sys) {
   std::uint64_t h = 0xcbf29ce484222325ull;
   fnv(h, "chips=" + std::to_string(sys.chips));

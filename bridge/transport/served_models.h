@@ -25,6 +25,17 @@ struct ServedSystem {
   std::string ici_config;              ///< Fabric YAML path (chips > 1).
 };
 
+/// Which of its system's models a server hosts (`mxcosim serve --serve`). What it does not host,
+/// every client simulates in its own process (docs/transport.md, "Serving a subset").
+struct ServedParts {
+  bool memories = true;  ///< One memory per chip, for the chips each client asks for.
+  bool fabric = true;    ///< The fabric (systems of two or more chips; a split run needs it).
+};
+/// "all", "memories" or "fabric"; throws std::invalid_argument naming `option`.
+ServedParts parse_served_parts(const std::string& text, const std::string& option);
+/// "all", "memories", "fabric" (or "nothing").
+std::string to_string(const ServedParts& parts);
+
 /// FNV-1a 64 of the description, with the contents (not the paths) of the YAML files it names.
 std::uint64_t config_hash(const ServedSystem& sys);
 

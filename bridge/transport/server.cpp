@@ -29,7 +29,11 @@ struct Refused : std::runtime_error {
 
 }  // namespace
 
-Server::Server(ServerOptions opts) : m_opts(std::move(opts)), m_hash(config_hash(m_opts.system)) {}
+Server::Server(ServerOptions opts) : m_opts(std::move(opts)), m_hash(config_hash(m_opts.system)) {
+  if (!m_opts.serve.memories && (!m_opts.serve.fabric || m_opts.system.chips < 2))
+    throw std::invalid_argument("a server of the fabric only needs a system of two or more chips (a single chip has "
+                                "no fabric), and one of nothing serves nothing");
+}
 
 Server::~Server() = default;
 
@@ -137,8 +141,12 @@ SessionOutcome Server::run_session(Channel& ch) {
       throw Refused("seed " + std::to_string(h->seed) + " differs from the server's seed " +
                     std::to_string(m_opts.seed));
     const bool split = (h->flags & kHelloSplit) != 0;
+    const ServedParts& serve = m_opts.serve;
     if (split) {
       if (sys.chips < 2) throw Refused("a split run needs a system of two or more chips");
+      if (!serve.fabric)
+        throw Refused("a split run needs the server's fabric, and this server serves only the memories "
+                      "(mxcosim serve --serve memories)");
       try {
         std::tie(group, member) = join_split(h->chips);
       } catch (const std::invalid_argument& e) {
@@ -150,16 +158,17 @@ SessionOutcome Server::run_session(Channel& ch) {
         throw Refused("chip " + std::to_string(c) + " asked for, but the served system has " +
                       std::to_string(sys.chips) + " chips");
       if (mems.count(c)) throw Refused("chip " + std::to_string(c) + " asked for twice");
+      if (!serve.memories) continue;  // the client simulates its memories itself
       auto mem = make_served_memory(sys, c, "served.chip" + std::to_string(c) + ".mem");
       mem->set_completion([&completions, c](const MemResponse& r) { completions.push_back({c, r}); });
       mems.emplace(c, std::move(mem));
     }
-    if (!split) fabric = make_served_fabric(sys);
+    if (!split && serve.fabric) fabric = make_served_fabric(sys);
     if (fabric) fabric->set_delivery([&deliveries](const IciPacket& p) { deliveries.push_back(p); });
     // Lookahead mode: the client mirrors the contract, so requests need no ACK
     // and completions are pushed as soon as they are final (docs/transport.md).
     const auto contract = fixed_latency_contract(sys);
-    const bool lookahead = (h->flags & kHelloLookahead) && contract && contract->capacity > 0;
+    const bool lookahead = serve.memories && (h->flags & kHelloLookahead) && contract && contract->capacity > 0;
     out.lookahead = lookahead;
     Hello me;
     if (lookahead) {
@@ -169,17 +178,24 @@ SessionOutcome Server::run_session(Channel& ch) {
     me.config_hash = m_hash;
     me.seed = m_opts.seed;
     me.role = Role::kServer;
-    me.chips = h->chips;
+    // What this server hosts for the client: the memories of these chips (none: the
+    // client builds its own) and a fabric of fabric_chips chips (0: none).
+    if (serve.memories) me.chips = h->chips;
     me.fabric_chips = group ? group->fabric_chips() : fabric ? fabric->num_chips() : 0;
     reply(me);
 
     const auto memory = [&](std::uint32_t chip) -> MemoryTarget& {
       auto it = mems.find(chip);
+      if (!serve.memories)
+        throw Refused("message for the memory of chip " + std::to_string(chip) +
+                      ", but this server serves only the fabric (mxcosim serve --serve fabric)");
       if (it == mems.end()) throw Refused("message for chip " + std::to_string(chip) + ", which is not in this session");
       return *it->second;
     };
     const auto need_fabric = [&]() -> Fabric& {
-      if (!fabric) throw Refused("PACKET for a single-chip system (no fabric)");
+      if (!fabric)
+        throw Refused(sys.chips < 2 ? "PACKET for a single-chip system (no fabric)"
+                                    : "PACKET, but this server serves only the memories (mxcosim serve --serve memories)");
       return *fabric;
     };
     for (;;) {

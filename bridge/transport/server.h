@@ -1,6 +1,7 @@
 #pragma once
 // The serving side: hosts the real memories (one per chip) and the fabric of
-// a ServedSystem and runs them on behalf of connected clients. Each client
+// a ServedSystem, or only one of the two (ServedParts), and runs them on
+// behalf of connected clients. Each client
 // connection is a session with its own fresh models, on its own thread; the
 // models advance only when and as far as the client asks (docs/transport.md),
 // so the server can never run ahead of the client's time.
@@ -21,6 +22,7 @@ namespace mxc::transport {
 
 struct ServerOptions {
   ServedSystem system;
+  ServedParts serve;              ///< What this server hosts; clients build the rest themselves.
   std::uint64_t seed = 1;
   Millis read_timeout{30'000};    ///< A client silent this long (no request, no heartbeat) is dropped.
   Millis write_timeout{10'000};
@@ -42,6 +44,7 @@ struct SessionOutcome {
 
 class Server {
  public:
+  /// Throws std::invalid_argument when it would serve nothing (no memories, and no fabric or a single chip).
   explicit Server(ServerOptions opts);
   ~Server();
 

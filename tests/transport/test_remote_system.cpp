@@ -24,10 +24,11 @@ SystemRunResult run(const SystemRunOptions& o, const Workload* w) { return w ? r
 
 // The same run with the memories (and fabric) served by a server thread.
 std::string remote_json(SystemRunOptions o, const Workload* w, const std::string& tag,
-                        std::uint64_t* round_trips = nullptr, bool lookahead = true) {
+                        std::uint64_t* round_trips = nullptr, bool lookahead = true, ServedParts serve = {}) {
   ServerOptions so;
   so.system = served_system(o.system);
   so.seed = o.seed;
+  so.serve = serve;
   ServerThread st(so, tag);
   std::string json;
   {
@@ -37,8 +38,13 @@ std::string remote_json(SystemRunOptions o, const Workload* w, const std::string
     co.seed = o.seed;
     co.lookahead = lookahead;
     auto s = ClientSession::connect(co);
-    o.make_memory = [s](std::uint32_t c, const std::string& n) { return ClientSession::make_memory(s, c, n); };
-    o.make_fabric = [s] { return ClientSession::make_fabric(s); };
+    // The client learns from the handshake what is served, and builds the rest.
+    CHECK(s->serves_memories() == serve.memories);
+    CHECK((s->fabric_chips() >= o.system.chips) == (serve.fabric && o.system.chips > 1));
+    CHECK((s->fabric_chips() == 0) == !(serve.fabric && o.system.chips > 1));
+    use_served_models(o, s);
+    CHECK(bool(o.make_memory) == serve.memories);
+    CHECK(bool(o.make_fabric) == (serve.fabric && o.system.chips > 1));
     const SystemRunResult r = run(o, w);
     json = results_json(o, r).dump();
     if (round_trips) *round_trips = s->round_trips();
@@ -48,8 +54,8 @@ std::string remote_json(SystemRunOptions o, const Workload* w, const std::string
   const auto out = st.server.outcomes();
   REQUIRE(out.size() == 1);
   CHECK(out[0].ok);
-  // Only an ideal memory has the fixed-latency contract lookahead needs.
-  CHECK(out[0].lookahead == (lookahead && o.system.memory == "ideal"));
+  // Only an ideal memory has the fixed-latency contract lookahead needs, and only a served one uses it.
+  CHECK(out[0].lookahead == (lookahead && serve.memories && o.system.memory == "ideal"));
   return json;
 }
 
@@ -146,6 +152,57 @@ TEST_CASE("remote: two chips on HBM2 and a ring fabric give byte-identical resul
   const SystemRunResult ideal_ring = run_system(o, w);
   REQUIRE(ideal_ring.passed);
   CHECK(remote_json(o, &w, "ring-2chip-ideal") == results_json(o, ideal_ring).dump());
+}
+
+TEST_CASE("remote: a server of only the memories or only the fabric gives byte-identical results") {
+  // What the server does not serve, the client simulates itself.
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip2x2_rtl.yaml");
+  o.workload.shape = {8, 8, 8, DType::kInt8};
+  const Workload w = ring_exchange(o.system);
+  for (const char* memory : {"hbm", "ideal"}) {
+    o.system.memory = memory;
+    const SystemRunResult ring = run_system(o, w);
+    REQUIRE(ring.passed);
+    REQUIRE(ring.ici_bytes == 2 * 2 * o.system.cols);
+    const std::string want = results_json(o, ring).dump();
+    INFO(memory);
+    CHECK(remote_json(o, &w, std::string("mem-only-") + memory, nullptr, true, {true, false}) == want);
+    CHECK(remote_json(o, &w, std::string("fabric-only-") + memory, nullptr, true, {false, true}) == want);
+  }
+  // A single chip has no fabric: serving only the memories is serving all of it.
+  o.system = load_system_config(kConfigs + "/tile8_hbm2.yaml");
+  o.system.rows = o.system.cols = 4;
+  const SystemRunResult single = run_system(o);
+  REQUIRE(single.passed);
+  CHECK(remote_json(o, nullptr, "mem-only-1chip", nullptr, true, {true, false}) == results_json(o, single).dump());
+}
+
+TEST_CASE("remote: a server that would serve nothing is refused; a client meets what it serves") {
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/tile4_ideal.yaml");
+  ServerOptions so;
+  so.system = served_system(o.system);
+  so.serve = parse_served_parts("fabric", "--serve");
+  CHECK_THROWS_WITH(Server(so), Catch::Contains("two or more chips"));
+  CHECK_THROWS_WITH(parse_served_parts("tiles", "--serve"), Catch::Contains("--serve: 'tiles' is not all, memories or fabric"));
+  CHECK(to_string(parse_served_parts("memories", "--serve")) == "memories");
+  CHECK(to_string(parse_served_parts("all", "--serve")) == "all");
+
+  // A server of the fabric only refuses a memory request with the reason.
+  o.system = load_system_config(kConfigs + "/chip2x2_model.yaml");
+  so.system = served_system(o.system);
+  ServerThread st(so, "fabric-only-refuse");
+  ClientOptions co;
+  co.address = st.address;
+  co.system = so.system;
+  co.seed = so.seed;
+  auto s = ClientSession::connect(co);
+  CHECK_FALSE(s->serves_memories());
+  CHECK(s->contract().capacity == 0);  // no served memory, no lookahead
+  MemRequest req;
+  req.bytes = 4;
+  CHECK_THROWS_WITH(s->request(0, req, 0, false), Catch::Contains("this server serves only the fabric"));
 }
 
 TEST_CASE("remote: a server that dies mid-run fails the run with a clear error, no hang") {

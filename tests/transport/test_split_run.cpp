@@ -40,10 +40,11 @@ ClientOptions split_client(const std::string& address, const SystemRunOptions& o
 // Runs `o` with the chips of groups[i] in client thread i (default: one chip per client), all
 // on one server; returns every client's results JSON.
 std::vector<std::string> split_jsons(const SystemRunOptions& o, const Workload* w, const std::string& tag,
-                                     std::vector<std::vector<std::uint32_t>> groups = {}) {
+                                     std::vector<std::vector<std::uint32_t>> groups = {}, ServedParts serve = {}) {
   ServerOptions so;
   so.system = served_system(o.system);
   so.seed = o.seed;
+  so.serve = serve;
   ServerThread st(so, tag);
   if (groups.empty())
     for (std::uint32_t c = 0; c < o.system.chips; ++c) groups.push_back({c});
@@ -55,9 +56,9 @@ std::vector<std::string> split_jsons(const SystemRunOptions& o, const Workload* 
       try {
         auto s = ClientSession::connect(split_client(st.address, o, groups[c]));
         SystemRunOptions mine = o;
-        mine.chips = groups[c];
-        mine.make_memory = [s](std::uint32_t chip, const std::string& n) { return ClientSession::make_memory(s, chip, n); };
-        mine.make_port = [s] { return std::make_unique<ChipPort>(s); };
+        use_served_models(mine, s);
+        if (mine.chips != groups[c] || bool(mine.make_memory) != serve.memories || !mine.make_port)
+          throw std::logic_error("the client did not take what the server serves");
         const SystemRunResult r = w ? run_system(mine, *w) : run_system(mine);
         jsons[c] = results_json(o, r).dump();
         s->bye();
@@ -111,12 +112,14 @@ Workload ring_exchange(const SystemConfig& cfg, std::uint32_t rows) {
 }
 
 void check_split_equals_local(const SystemRunOptions& o, const Workload* w, const std::string& tag,
-                              std::vector<std::vector<std::uint32_t>> groups = {}) {
+                              std::vector<std::vector<std::uint32_t>> groups = {}, ServedParts serve = {}) {
   const SystemRunResult local = w ? run_system(o, *w) : run_system(o);
   REQUIRE(local.passed);
   const std::string want = results_json(o, local).dump();
-  for (const std::string& got : split_jsons(o, w, tag, std::move(groups))) CHECK(got == want);
+  for (const std::string& got : split_jsons(o, w, tag, std::move(groups), serve)) CHECK(got == want);
 }
+
+const ServedParts kFabricOnly{false, true};
 
 }  // namespace
 
@@ -156,6 +159,44 @@ TEST_CASE("split run: two clients, one chip each, give the in-process results by
   }
 }
 
+TEST_CASE("split run: a server of the fabric only, each client simulating its chips' memories, is exact") {
+  // Only the fabric crosses processes: windows of the ICI link latency, nothing per memory request.
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip2x2_model.yaml");
+  o.system.compare_model = true;
+  o.workload.shape = {8, 8, 8, DType::kInt8};
+  o.seed = 6;
+  for (const char* memory : {"ideal", "hbm"}) {
+    INFO(memory);
+    o.system.memory = memory;
+    o.system.hbm_config = kConfigs + "/hbm/hbm2.yaml";
+    o.workload.split = "none";
+    check_split_equals_local(o, nullptr, std::string("fab-gemm-") + memory, {}, kFabricOnly);
+    const Workload w = ring_exchange(o.system, 3);
+    check_split_equals_local(o, &w, std::string("fab-ring-") + memory, {}, kFabricOnly);
+    o.workload.split = "k";
+    check_split_equals_local(o, nullptr, std::string("fab-k-") + memory, {}, kFabricOnly);
+  }
+  // Four chips, two per client.
+  o.system = load_system_config(kConfigs + "/chip4x1_model.yaml");
+  o.system.memory = "hbm";
+  o.system.hbm_config = kConfigs + "/hbm/hbm2.yaml";
+  const Workload w4 = ring_exchange(o.system, 2);
+  check_split_equals_local(o, &w4, "fab-4", {{0, 2}, {1, 3}}, kFabricOnly);
+}
+
+TEST_CASE("split run: a server of the memories only refuses split clients with the reason") {
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip2x2_model.yaml");
+  ServerOptions so;
+  so.system = served_system(o.system);
+  so.serve = ServedParts{true, false};
+  ServerThread st(so, "split-mem-only");
+  CHECK_THROWS_WITH(ClientSession::connect(split_client(st.address, o, {0})),
+                    Catch::Contains("a split run needs the server's fabric") &&
+                        Catch::Contains("serves only the memories"));
+}
+
 TEST_CASE("split run: four chips over two clients (two chips each) or four give the in-process results") {
   SystemRunOptions o;
   o.system = load_system_config(kConfigs + "/chip4x1_model.yaml");
@@ -178,18 +219,21 @@ TEST_CASE("split run: two client processes running RTL chips give the in-process
   o.system = load_system_config(kConfigs + "/chip2x2_rtl.yaml");
   o.workload.shape = {8, 8, 8, DType::kInt8};
   const Workload w = ring_exchange(o.system, 4);
-  for (const bool ring : {false, true}) {
-    INFO((ring ? "ring exchange" : "GEMM per chip"));
+  for (const auto& [ring, serve] : {std::pair<bool, ServedParts>{false, {}}, {true, {}}, {true, kFabricOnly}}) {
+    INFO((ring ? "ring exchange" : "GEMM per chip") << ", serving " << to_string(serve));
     const SystemRunResult local = ring ? run_system(o, w) : run_system(o);
     REQUIRE(local.passed);
     const std::string want = results_json(o, local).dump();
-    const std::string address = "unix:" + mxc::transport::testing::socket_path(ring ? "split-rtl-ring" : "split-rtl");
+    const std::string address =
+        "unix:" + mxc::transport::testing::socket_path(std::string(ring ? "split-rtl-ring-" : "split-rtl-") +
+                                                       to_string(serve));
     int ready[2];
     REQUIRE(pipe(ready) == 0);
     const auto server = fork_child([&] {
       ServerOptions so;
       so.system = served_system(o.system);
       so.seed = o.seed;
+      so.serve = serve;
       so.max_sessions = o.system.chips;
       Server srv(so);
       srv.listen(address);
@@ -210,9 +254,7 @@ TEST_CASE("split run: two client processes running RTL chips give the in-process
       clients.push_back(fork_child([&, c] {
         auto s = ClientSession::connect(split_client(address, o, {c}));
         SystemRunOptions mine = o;
-        mine.chips = {c};
-        mine.make_memory = [s](std::uint32_t chip, const std::string& n) { return ClientSession::make_memory(s, chip, n); };
-        mine.make_port = [s] { return std::make_unique<ChipPort>(s); };
+        use_served_models(mine, s);
         const SystemRunResult r = ring ? run_system(mine, w) : run_system(mine);
         s->bye();
         return results_json(o, r).dump();
@@ -248,9 +290,7 @@ TEST_CASE("split run: a client that dies mid-run fails the other with a clear er
   try {
     auto s = ClientSession::connect(split_client(st.address, o, {0}));
     SystemRunOptions mine = o;
-    mine.chips = {0};
-    mine.make_memory = [s](std::uint32_t chip, const std::string& n) { return ClientSession::make_memory(s, chip, n); };
-    mine.make_port = [s] { return std::make_unique<ChipPort>(s); };
+    use_served_models(mine, s);
     run_system(mine, w);
   } catch (const TransportError& e) {
     error = e.what();
@@ -279,9 +319,7 @@ TEST_CASE("split run: a chip that hangs stops its client with the reason, and th
       try {
         auto s = ClientSession::connect(split_client(st.address, o, {c}));
         SystemRunOptions mine = o;
-        mine.chips = {c};
-        mine.make_memory = [s](std::uint32_t chip, const std::string& n) { return ClientSession::make_memory(s, chip, n); };
-        mine.make_port = [s] { return std::make_unique<ChipPort>(s); };
+        use_served_models(mine, s);
         run_system(mine, w);
       } catch (const std::exception& e) {
         errors[c] = e.what();
