@@ -30,6 +30,10 @@ void merge_parts(const std::vector<nlohmann::json>& parts, const SystemConfig& c
   if (chips.size() != cfg.chips)
     throw std::runtime_error("results of " + std::to_string(chips.size()) + " chips, the system has " +
                              std::to_string(cfg.chips));
+  // A stopped run's reason (hang, protocol violation) comes first; else the first chip's tile
+  // that raised its error output, in chip order, whichever process ran it.
+  for (const json* c : chips)
+    if (result.error.empty()) result.error = (*c)["hardware_error"].get<std::string>();
   const auto take = [&result](const json& list, std::size_t limit = ~std::size_t{0}) {
     for (const json& m : list) {
       if (limit-- == 0) break;

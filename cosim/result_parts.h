@@ -1,9 +1,11 @@
 #pragma once
 // A run's results in parts: each process of a split run (docs/transport.md)
 // checks the chips it ran and describes them in a part, a JSON object:
-//   ici_bytes, error (its own, "" if none), error_mismatches (its AXI
-//   protocol violation), chips: [{chip, read, written, tiles, hang, hbm,
-//   handshake, timing, data}], one entry per chip, each checker's findings
+//   ici_bytes, error (why its run stopped, "" if it did not),
+//   error_mismatches (its AXI protocol violation), chips: [{chip,
+//   hardware_error (its first tile that raised its error output, "" if
+//   none), read, written, tiles, hang, hbm, handshake, timing, data}], one
+//   entry per chip, each checker's findings
 //   (count and list) kept apart, every number an integer.
 // merge_parts() builds the result from every process's part; one process
 // has one part. It sums over chips and orders findings checker by checker

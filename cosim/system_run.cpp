@@ -54,20 +54,23 @@ void write_trace(const std::string& path, const SystemConfig& cfg, const Workloa
                  const ChipSet* shadow) {
   TraceWriter out(path);
   int pid = 1;
+  // A split run's client writes the chips it runs (docs/transport.md): every process id is
+  // the one-process timeline's, those of chips run elsewhere stay unused.
   for (const ChipSet* set : {&dut, shadow}) {
     if (!set) continue;
     for (std::uint32_t c = 0; c < cfg.chips; ++c)
       for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t, ++pid) {
+        if (!set->local(c)) continue;
         const Tile& tile = set->tile(c, t);
         out.process(pid, tile.name());
         trace_instructions(out, pid, work.programs[c][t], tile.instr_events(), tile.clock());
         trace_memory(out, pid, set->memory_log(c, t));
       }
   }
-  for (std::uint32_t c = 0; c < cfg.chips; ++c)
-    if (const ClockDomain* clk = dut.hbm_clock(c)) {
+  for (std::uint32_t c = 0; c < cfg.chips && cfg.memory == "hbm"; ++c, ++pid)
+    if (const ClockDomain* clk = dut.local(c) ? dut.hbm_clock(c) : nullptr) {  // served: not seen here
       out.process(pid, "dut.chip" + std::to_string(c) + ".hbm");
-      trace_hbm_commands(out, pid++, dut.hbm_commands(c), *clk);
+      trace_hbm_commands(out, pid, dut.hbm_commands(c), *clk);
     }
   out.process(pid, "ici");
   trace_ici(out, pid, dut.ici_delivered());
@@ -100,8 +103,7 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
   SystemRunResult result;
   result.workload = work.description;
   const bool split = !opts.chips.empty() && opts.chips.size() < cfg.chips;
-  if (split && (!opts.make_port || !opts.trace.empty()))
-    throw std::invalid_argument("a split run needs a link to the server (make_port) and writes no timeline");
+  if (split && !opts.make_port) throw std::invalid_argument("a split run needs a link to the server (make_port)");
 
   ChipSetOptions dut_opts;
   dut_opts.prefix = "dut";
@@ -223,22 +225,24 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
     std::string state = dut.state();
     if (shadow && !shadow->finished()) state += (state.empty() ? "" : "; ") + shadow->state();
     part["error"] = "no progress for " + std::to_string(cfg.watchdog_cycles) + " cycles: " + state;
-  } else {
-    for (std::uint32_t c = 0; c < cfg.chips && part["error"].get<std::string>().empty(); ++c)
-      for (std::uint32_t t = 0; dut.local(c) && t < cfg.tiles_per_chip; ++t)
-        if (dut.kind(t) == TileKind::kRtl) {
-          if (const auto* rtl = dynamic_cast<const RtlTile*>(&dut.tile(c, t)); rtl && rtl->hardware_error()) {
-            part["error"] = rtl->name() + " raised its error output";
-            break;
-          }
-        }
   }
-  const bool failed = !part["error"].get<std::string>().empty();
+  // A tile that raised its error output fails the run. Each chip reports its first such tile;
+  // merge_parts takes the first chip's, as one process checking every chip does. The checks
+  // below skip what a failed run does not compare; in a split run, a client that learns of
+  // another's failure only from the parts computes them, and merge_parts drops them.
+  bool failed = !part["error"].get<std::string>().empty();
+  std::vector<std::string> hardware_error(cfg.chips);
+  for (std::uint32_t c = 0; c < cfg.chips && !failed; ++c)
+    for (std::uint32_t t = 0; dut.local(c) && t < cfg.tiles_per_chip && hardware_error[c].empty(); ++t)
+      if (const auto* rtl = dynamic_cast<const RtlTile*>(&dut.tile(c, t)); rtl && rtl->hardware_error())
+        hardware_error[c] = rtl->name() + " raised its error output";
+  for (const std::string& e : hardware_error) failed = failed || !e.empty();
   const TimingTolerance tol{cfg.tolerance_cycles, cfg.tolerance_percent};
   for (std::uint32_t c = 0; c < cfg.chips; ++c) {
     if (!dut.local(c)) continue;
     json chip;
     chip["chip"] = c;
+    chip["hardware_error"] = hardware_error[c];
     chip["read"] = dut.bytes_read(c);
     chip["written"] = dut.bytes_written(c);
     chip["tiles"] = json::array();

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "cli_args.h"
@@ -58,6 +59,24 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
+// The same run in one process: the arguments without the transport's (a run with served
+// models, split or not, gives the in-process results byte for byte), and `wave` if given.
+std::string in_process_command(const std::vector<std::string>& args, const std::string& wave) {
+  static const std::set<std::string> transport = {"--connect", "--chips", "--reply-timeout"};
+  std::ostringstream cmd;
+  cmd << "mxcosim run";
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (transport.count(a.substr(0, a.find('=')))) {
+      if (a.find('=') == std::string::npos) ++i;  // and its value
+      continue;
+    }
+    cmd << " " << shell_quote(a);
+  }
+  if (!wave.empty()) cmd << " --wave " << shell_quote(wave);
+  return cmd.str();
+}
+
 }  // namespace
 
 int run_main(int argc, char** argv) {
@@ -105,7 +124,8 @@ int run_main(int argc, char** argv) {
     ("wave", "dump an FST waveform of the run (RTL tile 0 of chip 0) to FILE", cxxopts::value<std::string>())
     ("waveform", "same as --wave", cxxopts::value<std::string>())
     ("trace", "write a timeline (Chrome trace-event JSON; gzip when FILE ends in .gz) that Perfetto opens: "
-              "instructions, memory requests and ICI packets of every tile", cxxopts::value<std::string>())
+              "instructions, memory requests and ICI packets of every tile (a split run, --chips: those of its own "
+              "chips, and the whole model shadow; docs/transport.md)", cxxopts::value<std::string>())
     ("wave-window", "cycles before the first mismatch the automatic failure waveform covers",
      cxxopts::value<std::uint64_t>()->default_value("2000"))
     ("no-fail-wave", "on failure, do not re-run to dump a waveform around the first mismatch")
@@ -196,7 +216,15 @@ int run_main(int argc, char** argv) {
             << ", seed " << o.seed
             << (c.compare_model ? ", model compared" : "") << std::endl;
   if (!served.empty()) std::cout << "  " << served << "\n";
-  const SystemRunResult r = run_system(o);
+  SystemRunResult r;
+  try {
+    r = run_system(o);
+  } catch (const std::exception&) {
+    // A run over a server that fails (a split run whose chips stop early, a transport error):
+    // the same run in one process gives what the whole run would have.
+    if (!served.empty()) std::cout << "  reproduce in one process: " << in_process_command(original, "") << std::endl;
+    throw;
+  }
   if (o.on_progress) std::cerr << "\r" << std::string(60, ' ') << "\r";
   print_summary(o, r, args["max-mismatches"].as<std::size_t>());
   if (!wave.empty()) std::cout << "  waveform: " << wave << "\n";
@@ -206,10 +234,12 @@ int run_main(int argc, char** argv) {
               << " memory requests compared, " << r.timing.mismatches << " outside tolerance, mean |error| "
               << std::setprecision(2) << r.timing.mean_abs_instr_error << " cycles\n";
 
-  // On failure, a deterministic re-run dumps the cycles before the first mismatch.
+  // On failure, a deterministic re-run dumps the cycles before the first mismatch. It runs the
+  // whole system in this process, every model local: with served models, split or not, the
+  // results are the same. Of a split run's clients, the one running chip 0 (whose tile 0 the
+  // waveform shows) re-runs; the others say so.
   const bool has_rtl = std::find(c.tile_kinds.begin(), c.tile_kinds.end(), TileKind::kRtl) != c.tile_kinds.end();
-  // (Not for a split run: the other processes would have to run again too.)
-  if (!r.passed && wave.empty() && has_rtl && !args.count("no-fail-wave") && o.chips.empty()) {
+  if (!r.passed && wave.empty() && has_rtl && !args.count("no-fail-wave")) {
     const std::uint64_t period = static_cast<std::uint64_t>(1e6 / c.tile_mhz + 0.5);
     const Time at = r.mismatches.empty() ? r.sim_time_ps : r.mismatches.front().time;
     const std::uint64_t fail_cycle = period ? at / period : 0;
@@ -220,20 +250,23 @@ int run_main(int argc, char** argv) {
     // In this process, every model local: a run with served models gives the same results.
     again.make_memory = nullptr;
     again.make_fabric = nullptr;
+    again.make_port = nullptr;
+    again.chips.clear();
     // Beside the results file when there is one, else in the working directory.
     const std::filesystem::path dir =
         args.count("json") ? std::filesystem::path(args["json"].as<std::string>()).parent_path() : "";
     again.waveform = (dir / ("mxcosim-fail-seed" + std::to_string(o.seed) + ".fst")).string();
     again.waveform_from_cycle = fail_cycle > window ? fail_cycle - window : 0;
     again.waveform_to_cycle = fail_cycle + 16;
-    run_system(again);
-    std::cout << "  failure waveform (cycles " << again.waveform_from_cycle << ".." << again.waveform_to_cycle
-              << "): " << again.waveform << "\n";
-    std::ostringstream cmd;
-    cmd << "mxcosim run";
-    for (const auto& a : original) cmd << " " << shell_quote(a);
-    cmd << " --wave " << again.waveform;
-    std::cout << "  reproduce: " << cmd.str() << "\n";
+    if (o.chips.empty() || o.chips.front() == 0) {
+      run_system(again);
+      std::cout << "  failure waveform (cycles " << again.waveform_from_cycle << ".." << again.waveform_to_cycle
+                << "): " << again.waveform << "\n";
+    } else {
+      std::cout << "  failure waveform: written by the process running chip 0\n";
+    }
+    std::cout << "  reproduce" << (served.empty() ? "" : " in one process") << ": "
+              << in_process_command(original, again.waveform) << "\n";
   }
 
   if (args.count("json")) {

@@ -3,6 +3,10 @@
 // in-process run's, byte for byte. A client that dies mid-run fails the others
 // with a clear error, never a hang.
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -212,9 +216,55 @@ TEST_CASE("split run: four chips over two clients (two chips each) or four give 
   check_split_equals_local(o, nullptr, "split4-gemm-n", {{0, 2}, {1}, {3}});
 }
 
+// Runs `o` split over forked processes: a server and one client per group (default: one chip
+// each), as `mxcosim run --chips` runs them (the verilated RTL shares one context per process).
+// `body` runs in each client with its options; returns what each returned, then the server's
+// session outcomes ("ok;" or "failed: ...;" each). Fork only while no other thread runs.
+std::vector<std::string> split_processes(const SystemRunOptions& o, const std::string& tag, ServedParts serve,
+                                         std::vector<std::vector<std::uint32_t>> groups,
+                                         const std::function<std::string(SystemRunOptions&)>& body) {
+  if (groups.empty())
+    for (std::uint32_t c = 0; c < o.system.chips; ++c) groups.push_back({c});
+  const std::string address = "unix:" + mxc::transport::testing::socket_path(tag);
+  int ready[2];
+  if (pipe(ready) != 0) throw std::runtime_error("pipe failed");
+  const auto server = fork_child([&] {
+    ServerOptions so;
+    so.system = served_system(o.system);
+    so.seed = o.seed;
+    so.serve = serve;
+    so.max_sessions = groups.size();
+    Server srv(so);
+    srv.listen(address);
+    close(ready[0]);
+    if (write(ready[1], "1", 1) != 1) return std::string("error: ready pipe");
+    close(ready[1]);
+    srv.serve();
+    std::string out;
+    for (const auto& s : srv.outcomes()) out += s.ok ? "ok;" : "failed: " + s.error + ";";
+    return out;
+  });
+  close(ready[1]);
+  char byte = 0;
+  const bool listening = read(ready[0], &byte, 1) == 1;
+  close(ready[0]);
+  std::vector<mxc::transport::testing::Child> clients;
+  for (std::size_t g = 0; listening && g < groups.size(); ++g)
+    clients.push_back(fork_child([&, g] {
+      auto s = ClientSession::connect(split_client(address, o, groups[g]));
+      SystemRunOptions mine = o;
+      use_served_models(mine, s);
+      std::string out = body(mine);
+      s->bye();
+      return out;
+    }));
+  std::vector<std::string> out;
+  for (auto& c : clients) out.push_back(collect(c));
+  out.push_back(collect(server));
+  return out;
+}
+
 TEST_CASE("split run: two client processes running RTL chips give the in-process results byte for byte") {
-  // Processes, as `mxcosim run --chips` runs them: the server and each client forked from
-  // this test (no other thread runs at a fork).
   SystemRunOptions o;
   o.system = load_system_config(kConfigs + "/chip2x2_rtl.yaml");
   o.workload.shape = {8, 8, 8, DType::kInt8};
@@ -224,44 +274,124 @@ TEST_CASE("split run: two client processes running RTL chips give the in-process
     const SystemRunResult local = ring ? run_system(o, w) : run_system(o);
     REQUIRE(local.passed);
     const std::string want = results_json(o, local).dump();
-    const std::string address =
-        "unix:" + mxc::transport::testing::socket_path(std::string(ring ? "split-rtl-ring-" : "split-rtl-") +
-                                                       to_string(serve));
-    int ready[2];
-    REQUIRE(pipe(ready) == 0);
-    const auto server = fork_child([&] {
-      ServerOptions so;
-      so.system = served_system(o.system);
-      so.seed = o.seed;
-      so.serve = serve;
-      so.max_sessions = o.system.chips;
-      Server srv(so);
-      srv.listen(address);
-      close(ready[0]);
-      if (write(ready[1], "1", 1) != 1) return std::string("error: ready pipe");
-      close(ready[1]);
-      srv.serve();
-      std::string out;
-      for (const auto& s : srv.outcomes()) out += s.ok ? "ok;" : "failed: " + s.error + ";";
-      return out;
-    });
-    close(ready[1]);
-    char byte = 0;
-    REQUIRE(read(ready[0], &byte, 1) == 1);  // listening
-    close(ready[0]);
-    std::vector<mxc::transport::testing::Child> clients;
-    for (std::uint32_t c = 0; c < o.system.chips; ++c)
-      clients.push_back(fork_child([&, c] {
-        auto s = ClientSession::connect(split_client(address, o, {c}));
-        SystemRunOptions mine = o;
-        use_served_models(mine, s);
-        const SystemRunResult r = ring ? run_system(mine, w) : run_system(mine);
-        s->bye();
-        return results_json(o, r).dump();
-      }));
-    for (auto& c : clients) CHECK(collect(c) == want);
-    CHECK(collect(server) == "ok;ok;");
+    const auto got = split_processes(o, std::string(ring ? "split-rtl-ring-" : "split-rtl-") + to_string(serve), serve,
+                                     {}, [&](SystemRunOptions& mine) {
+                                       return results_json(o, ring ? run_system(mine, w) : run_system(mine)).dump();
+                                     });
+    REQUIRE(got.size() == 3);
+    CHECK(got[0] == want);
+    CHECK(got[1] == want);
+    CHECK(got[2] == "ok;ok;");
   }
+}
+
+// The ring exchange with an instruction of unknown opcode first on tile 0 of each chip in `bad`.
+Workload with_bad_instruction(const SystemConfig& cfg, const std::vector<std::uint32_t>& bad) {
+  Workload w = ring_exchange(cfg, 2);
+  for (std::uint32_t c : bad) {
+    Instr unknown;
+    unknown.op = static_cast<Opcode>(15);  // no such opcode: the RTL raises its error output
+    w.programs[c][0].insert(w.programs[c][0].begin(), unknown);
+  }
+  return w;
+}
+
+TEST_CASE("split run: a tile raising its error output fails the split run exactly as it fails one process") {
+  // Each client checks only its own chips' tiles; the run's error is the first chip's, in chip
+  // order, and no client compares timing or data after it, as in one process.
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip4x1_model.yaml");
+  o.system.tile_kinds.assign(o.system.tiles_per_chip, TileKind::kRtl);
+  o.system.compare_model = true;
+  for (const auto& [bad, groups] :
+       {std::pair<std::vector<std::uint32_t>, std::vector<std::vector<std::uint32_t>>>{{3}, {{0, 1}, {2, 3}}},
+        {{1, 2}, {{0, 2}, {1, 3}}}}) {
+    const Workload w = with_bad_instruction(o.system, bad);
+    const SystemRunResult local = run_system(o, w);
+    INFO(local.error);
+    REQUIRE_FALSE(local.passed);
+    // The first bad chip's tile, whichever client runs it (chip 2's client sorts first for {0,2} {1,3}).
+    REQUIRE(local.error == "dut.chip" + std::to_string(bad[0]) + ".tile0 raised its error output");
+    REQUIRE_FALSE(local.timing.compared);
+    const std::string want = results_json(o, local).dump();
+    const auto got = split_processes(o, "split-hwerr-" + std::to_string(bad[0]), kFabricOnly, groups,
+                                     [&](SystemRunOptions& mine) { return results_json(o, run_system(mine, w)).dump(); });
+    REQUIRE(got.size() == 3);
+    CHECK(got[0] == want);
+    CHECK(got[1] == want);
+    CHECK(got[2] == "ok;ok;");
+  }
+}
+
+// A trace file's events by process id, in file order.
+std::map<int, std::vector<nlohmann::json>> trace_by_pid(const std::string& path) {
+  std::ifstream in(path);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  std::map<int, std::vector<nlohmann::json>> out;
+  for (const auto& e : doc.at("traceEvents")) out[e.at("pid").get<int>()].push_back(e);
+  return out;
+}
+
+TEST_CASE("split run: each client writes the timeline of its own chips, as the in-process run draws them") {
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip2x2_model.yaml");
+  o.system.memory = "hbm";
+  o.system.hbm_config = kConfigs + "/hbm/hbm2.yaml";
+  o.system.compare_model = true;
+  o.workload.shape = {8, 16, 8, DType::kInt8};
+  o.workload.split = "k";  // partial sums over the fabric
+  const std::string dir = mxc::transport::testing::socket_path("trace");
+  o.trace = dir + "-local.json";
+  REQUIRE(run_system(o).passed);
+  const auto local = trace_by_pid(o.trace);
+  const auto got = split_processes(o, "split-trace", kFabricOnly, {}, [&](SystemRunOptions& mine) {
+    mine.trace = dir + "-chip" + std::to_string(mine.chips.at(0)) + ".json";
+    return std::string(run_system(mine).passed ? "pass" : "fail");
+  });
+  CHECK(got == std::vector<std::string>{"pass", "pass", "ok;ok;"});
+  // Process ids as in one process: DUT tiles chip by chip, the shadow's, each chip's HBM, the ICI.
+  const int chips = 2, tiles = 2, ici = 2 * chips * tiles + chips + 1;
+  REQUIRE(local.count(ici));
+  std::multiset<std::string> packets_local, packets_split;
+  for (const auto& e : local.at(ici))
+    if (e.at("ph") == "X") packets_local.insert(e.dump());
+  REQUIRE_FALSE(packets_local.empty());
+  for (int c = 0; c < chips; ++c) {
+    const auto mine = trace_by_pid(dir + "-chip" + std::to_string(c) + ".json");
+    for (const auto& [pid, events] : local) {
+      if (pid == ici) continue;
+      const bool dut_tile = pid <= chips * tiles, hbm = pid > 2 * chips * tiles && pid < ici;
+      const int chip = dut_tile ? (pid - 1) / tiles : hbm ? pid - 2 * chips * tiles - 1 : -1;
+      INFO("chip " << c << " pid " << pid);
+      if (chip >= 0 && chip != c) {
+        CHECK(mine.count(pid) == 0);  // another client's chip
+      } else {
+        REQUIRE(mine.count(pid) == 1);
+        CHECK(mine.at(pid) == events);  // its own chip's tiles and HBM, and the whole shadow
+      }
+    }
+    // The packets delivered to its chips (each route's track numbered among its own routes).
+    REQUIRE(mine.count(ici));
+    for (const auto& e : mine.at(ici)) {
+      if (e.at("ph") != "X") continue;
+      CHECK(e.at("args").at("id").get<std::uint64_t>() < packets_local.size());  // the global packet ids
+      packets_split.insert(e.dump());
+    }
+  }
+  // A route's track (tid: route index and lane) is numbered among the routes the file holds;
+  // the packets themselves are the in-process ones.
+  const auto strip_tid = [](const std::multiset<std::string>& in) {
+    std::multiset<std::string> out;
+    for (const auto& text : in) {
+      auto e = nlohmann::json::parse(text);
+      e.erase("tid");
+      out.insert(e.dump());
+    }
+    return out;
+  };
+  CHECK(strip_tid(packets_split) == strip_tid(packets_local));
+  for (const std::string& f : {std::string("-local"), std::string("-chip0"), std::string("-chip1")})
+    std::remove((dir + f + ".json").c_str());
 }
 
 TEST_CASE("split run: a client that dies mid-run fails the other with a clear error") {
