@@ -6,10 +6,12 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string_view>
 
 #include "bridge/axi4_protocol_error.h"
 #include "bridge/data_scoreboard.h"
 #include "bridge/timing_correlator.h"
+#include "bridge/transport/channel.h"
 #include "bridge/transport/chip_port.h"
 #include "bridge/rtl_tile.h"
 #include "cosim/chip_set.h"
@@ -86,7 +88,45 @@ SystemRunResult run_system(const SystemRunOptions& opts) {
   return run_system(opts, build_workload(opts.workload, opts.system, geo, opts.seed));
 }
 
+namespace {
+
+// Every early stop of a split run says this, in the client that stops and, relayed by the
+// server, in the others.
+constexpr std::string_view kStoppedEarly = "stopped before the end of the split run";
+
+// This client of a split run stopped before the common end, or learnt that another did.
+struct SplitStopped : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work);
+
+}  // namespace
+
 SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  try {
+    return run_once(opts, work);
+  } catch (const SplitStopped& e) {
+    // Each client's watchdog sees only its own steps, so a split run has no stop point in
+    // common with one process. The whole run in this process is the reference; every client
+    // computes it alike (docs/transport.md). Only chip 0's client writes its waveform.
+    SystemRunOptions whole = opts;
+    whole.chips.clear();
+    whole.make_port = nullptr;
+    whole.make_memory = nullptr;
+    whole.make_fabric = nullptr;
+    if (std::find(opts.chips.begin(), opts.chips.end(), 0u) == opts.chips.end()) whole.waveform.clear();
+    SystemRunResult r = run_once(whole, work);
+    r.split_stopped = e.what();
+    r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    return r;
+  }
+}
+
+namespace {
+
+SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
   const auto wall_start = std::chrono::steady_clock::now();
   const SystemConfig& cfg = opts.system;
   validate(cfg);
@@ -199,6 +239,10 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
     });
   } catch (const Axi4ProtocolError& e) {
     protocol_violation = e.mismatch();
+  } catch (const transport::TransportError& e) {
+    // Another client of the split run stopped early: so does this one.
+    if (!port || std::string_view(e.what()).find(kStoppedEarly) == std::string_view::npos) throw;
+    throw SplitStopped(e.what());
   }
   const Time end = port && port->end() ? port->end()->first : kernel.now();
   dut.finish(end);
@@ -370,10 +414,10 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
     // Stopped before the common end: the other processes cannot finish; say why, to them and here.
     std::string chips;
     for (std::uint32_t c : opts.chips) chips += (chips.empty() ? "" : ",") + std::to_string(c);
-    const std::string why = "chip(s) " + chips + " stopped before the end of the split run: " +
+    const std::string why = "chip(s) " + chips + " " + std::string(kStoppedEarly) + ": " +
                             (failed ? part["error"].get<std::string>() : "the kernel ran out of events");
     port->give_up(why);
-    throw std::runtime_error(why);
+    throw SplitStopped(why);
   }
   if (port) {
     for (const std::string& p : port->exchange_reports(part.dump())) parts.push_back(json::parse(p));
@@ -384,5 +428,7 @@ SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return result;
 }
+
+}  // namespace
 
 }  // namespace mxc

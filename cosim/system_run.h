@@ -85,6 +85,9 @@ struct SystemRunResult {
   std::vector<TileReport> tiles;
   TimingSummary timing;
   std::uint64_t handshakes = 0;           ///< Valid/ready handshakes checked on RTL tiles.
+  /// A split run whose chips stopped before its end (a hang, a protocol violation), here or in
+  /// another client: why. The results are then those of the whole run, re-run in this process.
+  std::string split_stopped;
 };
 
 /// Runs opts.workload (built by build_workload).

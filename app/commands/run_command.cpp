@@ -227,6 +227,9 @@ int run_main(int argc, char** argv) {
   }
   if (o.on_progress) std::cerr << "\r" << std::string(60, ' ') << "\r";
   print_summary(o, r, args["max-mismatches"].as<std::size_t>());
+  if (!r.split_stopped.empty())
+    std::cout << "  split run: " << r.split_stopped << "; these are the results of the whole run, re-run in this "
+              << "process\n";
   if (!wave.empty()) std::cout << "  waveform: " << wave << "\n";
   if (!o.trace.empty()) std::cout << "  timeline: " << o.trace << "\n";
   if (r.timing.compared)

@@ -430,37 +430,49 @@ TEST_CASE("split run: a client that dies mid-run fails the other with a clear er
   CHECK_THAT(error, Catch::Contains("transport: ") && Catch::Contains("client for chip(s) 1 left the split run"));
 }
 
-TEST_CASE("split run: a chip that hangs stops its client with the reason, and the others hear it") {
+TEST_CASE("split run: a chip that hangs stops the split run, and every client gives the in-process results") {
   // A watchdog far shorter than an ICI round trip: the tiles waiting for their rows "hang",
-  // in one process as in every client.
+  // in one process as in every client. Each client's watchdog sees only its own steps, so the
+  // clients stop, and then run the whole system in their own process.
   SystemRunOptions o;
   o.system = load_system_config(kConfigs + "/chip2x2_model.yaml");
   o.system.watchdog_cycles = 50;
+  o.system.compare_model = true;
   const Workload w = ring_exchange(o.system, 1);
-  REQUIRE_THAT(run_system(o, w).error, Catch::Contains("no progress for 50 cycles"));
-  ServerOptions so;
-  so.system = served_system(o.system);
-  so.seed = o.seed;
-  ServerThread st(so, "split-hang");
-  std::vector<std::string> errors(2);
-  std::vector<std::thread> clients;
-  for (std::uint32_t c = 0; c < 2; ++c)
-    clients.emplace_back([&, c] {
-      try {
-        auto s = ClientSession::connect(split_client(st.address, o, {c}));
-        SystemRunOptions mine = o;
-        use_served_models(mine, s);
-        run_system(mine, w);
-      } catch (const std::exception& e) {
-        errors[c] = e.what();
-      }
-    });
-  for (auto& t : clients) t.join();
-  st.join();
-  // Each client fails with its own hang or with the other's, whichever came first.
-  for (const std::string& e : errors) {
-    INFO(e);
-    CHECK_THAT(e, Catch::Contains("stopped before the end of the split run: no progress for 50 cycles"));
+  const SystemRunResult local = run_system(o, w);
+  REQUIRE_THAT(local.error, Catch::Contains("no progress for 50 cycles"));
+  const std::string want = results_json(o, local).dump();
+  for (const ServedParts serve : {ServedParts{}, kFabricOnly}) {
+    INFO("serving " << to_string(serve));
+    ServerOptions so;
+    so.system = served_system(o.system);
+    so.seed = o.seed;
+    so.serve = serve;
+    ServerThread st(so, "split-hang-" + to_string(serve));
+    std::vector<std::string> errors(2), stopped(2), jsons(2);
+    std::vector<std::thread> clients;
+    for (std::uint32_t c = 0; c < 2; ++c)
+      clients.emplace_back([&, c] {
+        try {
+          auto s = ClientSession::connect(split_client(st.address, o, {c}));
+          SystemRunOptions mine = o;
+          use_served_models(mine, s);
+          const SystemRunResult r = run_system(mine, w);
+          stopped[c] = r.split_stopped;
+          jsons[c] = results_json(o, r).dump();
+        } catch (const std::exception& e) {
+          errors[c] = e.what();
+        }
+      });
+    for (auto& t : clients) t.join();
+    st.join();
+    for (std::uint32_t c = 0; c < 2; ++c) {
+      INFO("client " << c << ": " << errors[c]);
+      CHECK(errors[c].empty());
+      // Its own hang or the other's, whichever came first.
+      CHECK_THAT(stopped[c], Catch::Contains("stopped before the end of the split run: no progress for 50 cycles"));
+      CHECK(jsons[c] == want);
+    }
   }
 }
 
