@@ -109,10 +109,11 @@ using mxc::transport::testing::collect;
 using mxc::transport::testing::fork_child;
 
 // A split run: the server and one client per chip, each a process. Returns the wall time
-// (first fork to last exit), adds every process's CPU time to `cpu`, and checks each
-// client's results JSON against `want`.
+// (first fork to last exit), adds every process's CPU time to `cpu`, sets `waits` to the most
+// times a client waited for the server (its windows, plus its memories' exchanges when they
+// are served), and checks each client's results JSON against `want`.
 double split_run(const SystemRunOptions& o, const ServedParts& serve, const std::string& address,
-                 const std::string& want, double& cpu, bool& identical) {
+                 const std::string& want, double& cpu, unsigned long long& waits, bool& identical) {
   std::string bound;
   int cpu_fd = -1;
   const auto t0 = std::chrono::steady_clock::now();
@@ -132,15 +133,18 @@ double split_run(const SystemRunOptions& o, const ServedParts& serve, const std:
       use_served_models(ro, s);
       const SystemRunResult r = run_system(ro);
       s->bye();
-      return std::to_string(bench::process_cpu_seconds() - c0) + " " + results_json(o, r).dump();
+      return std::to_string(bench::process_cpu_seconds() - c0) + " " + std::to_string(s->round_trips()) + " " +
+             results_json(o, r).dump();
     }));
   for (Child& c : clients) {
     const std::string out = collect(c);
-    const std::size_t sp = out.find(' ');
-    identical = identical && sp != std::string::npos && out.substr(sp + 1) == want;
-    if (sp == std::string::npos || out.compare(sp + 1, std::string::npos, want) != 0)
-      std::fprintf(stderr, "split client %s\n", out.substr(0, 200).c_str());
+    // "CPU-seconds waits JSON"
+    const std::size_t sp = out.find(' '), sp2 = sp == std::string::npos ? sp : out.find(' ', sp + 1);
+    const bool same = sp2 != std::string::npos && out.compare(sp2 + 1, std::string::npos, want) == 0;
+    identical = identical && same;
+    if (!same) std::fprintf(stderr, "split client %s\n", out.substr(0, 200).c_str());
     cpu += std::atof(out.c_str());
+    if (sp != std::string::npos) waits = std::max(waits, std::strtoull(out.c_str() + sp + 1, nullptr, 10));
   }
   int status = 0;
   waitpid(server, &status, 0);
@@ -286,8 +290,8 @@ int main(int argc, char** argv) {
       {"2 chips x 2 model, ideal + ring", "chip2x2_rtl.yaml", true, true, true},
   };
   std::printf("\nsplit runs: one client process per chip and a server, unix socket, gemm %ux%ux%u split k\n", m, k, n);
-  std::printf("%-30s %-8s %8s %9s %6s %6s %s\n", "system", "serves", "local s", "split s", "ratio", "cpu",
-              "identical");
+  std::printf("%-30s %-8s %8s %9s %7s %6s %6s %s\n", "system", "serves", "local s", "split s", "waits", "ratio",
+              "cpu", "identical");
   for (const SplitCase& c : split_cases) {
     const ServedParts serve{!c.fabric_only, true};
     const std::string row = std::string(c.name) + " " + to_string(serve);
@@ -305,6 +309,7 @@ int main(int argc, char** argv) {
     o.workload.split = "k";
     const std::string address = "unix:/tmp/mxcosim-bench-split-" + std::to_string(getpid()) + ".sock";
     double local = 1e30, local_cpu = 1e30, split = 1e30, split_cpu = 1e30;
+    unsigned long long waits = 0;
     bool identical = true;
     for (int r = 0; r < repeat; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -313,15 +318,16 @@ int main(int argc, char** argv) {
       local = std::min(local, seconds_since(t0));
       local_cpu = std::min(local_cpu, bench::process_cpu_seconds() - c0);
       double cpu = 0;
-      split = std::min(split, split_run(o, serve, address, want, cpu, identical));
+      split = std::min(split, split_run(o, serve, address, want, cpu, waits, identical));
       split_cpu = std::min(split_cpu, cpu);
     }
     all_identical = all_identical && identical;
-    std::printf("%-30s %-8s %8.3f %9.3f %6.2f %6.2f %s\n", c.name, to_string(serve).c_str(), local, split,
-                local / split, local_cpu / split_cpu, identical ? "yes" : "NO");
+    std::printf("%-30s %-8s %8.3f %9.3f %7llu %6.2f %6.2f %s\n", c.name, to_string(serve).c_str(), local, split,
+                waits, local / split, local_cpu / split_cpu, identical ? "yes" : "NO");
     std::fflush(stdout);
   }
   std::printf("ratio = in-process wall time / split wall time (first fork to last exit); cpu = in-process CPU time /\n"
-              "(all clients' + server CPU time)\n");
+              "(all clients' + server CPU time); waits = the most times one client waited for the server; serves =\n"
+              "what the server hosts (all: memories and fabric; fabric: each client simulates its chips' memories)\n");
   return all_identical ? 0 : 1;
 }

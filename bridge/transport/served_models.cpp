@@ -7,8 +7,10 @@
 #include "models/core/ideal_memory.h"
 #include "models/hbm/config_loader.h"
 #include "models/hbm/hbm_model.h"
+#include "models/ici/analytic_fabric.h"
 #include "models/ici/fabric_factory.h"
 #include "models/ici/ici_config_loader.h"
+#include "models/ici/torus_fabric.h"
 
 namespace mxc::transport {
 
@@ -81,6 +83,14 @@ std::unique_ptr<Fabric> make_served_fabric(const ServedSystem& sys) {
 Time fabric_lookahead(const ServedSystem& sys) {
   if (sys.chips <= 1) return kNever;
   return ici::load_ici_config(sys.ici_config).link_latency_ps;
+}
+
+std::unique_ptr<Fabric> copy_fabric(const Fabric& fabric) {
+  std::unique_ptr<Fabric> copy;
+  if (const auto* t = dynamic_cast<const ici::TorusFabric*>(&fabric)) copy = std::make_unique<ici::TorusFabric>(*t);
+  if (const auto* a = dynamic_cast<const ici::AnalyticFabric*>(&fabric)) copy = std::make_unique<ici::AnalyticFabric>(*a);
+  if (copy) copy->set_delivery(nullptr);
+  return copy;
 }
 
 void finish_served_memory(MemoryTarget& mem, Time now) {

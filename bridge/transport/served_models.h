@@ -56,6 +56,9 @@ std::unique_ptr<MemoryTarget> make_served_memory(const ServedSystem& sys, std::u
 Time fabric_lookahead(const ServedSystem& sys);
 /// The real fabric (chips > 1), or nullptr for a single chip.
 std::unique_ptr<Fabric> make_served_fabric(const ServedSystem& sys);
+/// A copy of `fabric` in its current state, delivering nowhere, or nullptr for a kind it cannot
+/// copy. A split run's server runs it ahead to find the fabric's next delivery (docs/transport.md).
+std::unique_ptr<Fabric> copy_fabric(const Fabric& fabric);
 /// End-of-run bookkeeping a model needs (HBM refresh accounting and timing checks).
 void finish_served_memory(MemoryTarget& mem, Time now);
 

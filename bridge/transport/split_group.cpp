@@ -205,12 +205,12 @@ void SplitGroup::run_round_locked() {
     for (Member& m : m_members) m.answer = answer;
     m_ended = true;
   } else {
-    // No delivery can come before the fabric's next event, nor before a packet posted
-    // after the safe time crosses a link. With neither (the fabric idle, and no unfinished
-    // client will post: their tiles are done and their shadows still run), never: the
-    // unfinished run freely to their ends.
-    const Time s = safe();
-    const Time grant = std::min(m_fabric->next_event_time(), saturating_add(s, saturating_add(1, m_lookahead)));
+    // No delivery can come before a packet posted after the safe time crosses a link, nor
+    // before the fabric, left alone, delivers what it holds. With neither (the fabric idle,
+    // and no unfinished client will post: their tiles are done and their shadows still run),
+    // never: the unfinished run freely to their ends.
+    const Time horizon = saturating_add(safe(), saturating_add(1, m_lookahead));
+    const Time grant = std::min(next_delivery_locked(horizon), horizon);
     for (Member& m : m_members) {
       m.answer = WindowMsg{};
       // A finished client may run only as far as the unfinished ones are: the end is later.
@@ -221,6 +221,24 @@ void SplitGroup::run_round_locked() {
   for (Member& m : m_members) m.in = false;
   ++m_round;
   m_cv.notify_all();
+}
+
+Time SplitGroup::next_delivery_locked(Time horizon) const {
+  // The first delivery before `horizon` if no client posts again: a packet posted after the
+  // safe time changes no delivery before it (it crosses a link first), nor does a refused one
+  // offered again then. A copy of the fabric runs ahead, step by step as the rounds will run
+  // the fabric, so the clients meet at deliveries, not at every event inside the fabric.
+  const Time next = m_fabric->next_event_time();
+  if (next >= horizon) return kNever;
+  const auto ahead = copy_fabric(*m_fabric);
+  if (!ahead) return next;  // a fabric that cannot be copied: meet at each of its events
+  bool delivered = false;
+  ahead->set_delivery([&delivered](const IciPacket&) { delivered = true; });
+  for (Time t = next; t < horizon; t = ahead->next_event_time()) {
+    ahead->advance_to(t);
+    if (delivered) return t;
+  }
+  return kNever;
 }
 
 std::vector<std::string> SplitGroup::report(std::size_t member, std::string part,

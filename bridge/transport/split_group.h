@@ -69,6 +69,7 @@ class SplitGroup {
   void fail_locked(const std::string& why);
   void run_round_locked();
   void offer_locked(Time now);
+  Time next_delivery_locked(Time horizon) const;
   std::string chips_text(const Member& m) const;
 
   ServedSystem m_sys;

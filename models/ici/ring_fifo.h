@@ -3,6 +3,7 @@
 // and of the links' waiting packets. Cheaper per push/pop than std::deque and
 // compact (24 bytes plus one buffer), which matters for the ~1500 queues of a
 // 4x4x4 torus touched on every packet-hop.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 
@@ -11,6 +12,20 @@ namespace mxc::ici {
 template <class T>
 class RingFifo {
  public:
+  RingFifo() = default;
+  RingFifo(RingFifo&&) noexcept = default;
+  RingFifo& operator=(RingFifo&&) noexcept = default;
+  // A copy holds the same elements: a fabric copied in its state (a split run's server runs
+  // a copy ahead to find the next delivery, docs/transport.md).
+  RingFifo(const RingFifo& o) : m_mask(o.m_mask), m_head(o.m_head), m_tail(o.m_tail) {
+    if (!o.m_buf) return;
+    m_buf.reset(new T[o.capacity()]);
+    std::copy(o.m_buf.get(), o.m_buf.get() + o.capacity(), m_buf.get());
+  }
+  RingFifo& operator=(const RingFifo& o) {
+    if (this != &o) *this = RingFifo(o);
+    return *this;
+  }
   bool empty() const { return m_head == m_tail; }
   std::uint32_t size() const { return m_tail - m_head; }
   const T& front() const { return m_buf[m_head & m_mask]; }
