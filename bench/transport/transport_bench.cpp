@@ -289,9 +289,9 @@ int main(int argc, char** argv) {
       {"2 chips x 2 model, HBM2 + ring", "chip2x2_rtl.yaml", true, false, true},
       {"2 chips x 2 model, ideal + ring", "chip2x2_rtl.yaml", true, true, true},
   };
-  std::printf("\nsplit runs: one client process per chip and a server, unix socket, gemm %ux%ux%u split k\n", m, k, n);
-  std::printf("%-30s %-8s %8s %9s %7s %6s %6s %s\n", "system", "serves", "local s", "split s", "waits", "ratio",
-              "cpu", "identical");
+  std::printf("\nsplit runs: one client process per chip and a server, gemm %ux%ux%u split k\n", m, k, n);
+  std::printf("%-30s %-8s %-4s %8s %9s %7s %6s %6s %s\n", "system", "serves", "link", "local s", "split s", "waits",
+              "ratio", "cpu", "identical");
   for (const SplitCase& c : split_cases) {
     const ServedParts serve{!c.fabric_only, true};
     const std::string row = std::string(c.name) + " " + to_string(serve);
@@ -307,9 +307,12 @@ int main(int argc, char** argv) {
     }
     o.workload.shape = {m, k, n, DType::kInt8};
     o.workload.split = "k";
-    const std::string address = "unix:/tmp/mxcosim-bench-split-" + std::to_string(getpid()) + ".sock";
-    double local = 1e30, local_cpu = 1e30, split = 1e30, split_cpu = 1e30;
-    unsigned long long waits = 0;
+    // Interleaved: in one process, then split over each link, `repeat` times.
+    const std::vector<std::pair<std::string, std::string>> links = {
+        {"unix", "unix:/tmp/mxcosim-bench-split-" + std::to_string(getpid()) + ".sock"}, {"tcp", "tcp://127.0.0.1:0"}};
+    double local = 1e30, local_cpu = 1e30;
+    std::vector<double> split(links.size(), 1e30), split_cpu(links.size(), 1e30);
+    std::vector<unsigned long long> waits(links.size(), 0);
     bool identical = true;
     for (int r = 0; r < repeat; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -317,13 +320,17 @@ int main(int argc, char** argv) {
       const std::string want = results_json(o, run_system(o)).dump();
       local = std::min(local, seconds_since(t0));
       local_cpu = std::min(local_cpu, bench::process_cpu_seconds() - c0);
-      double cpu = 0;
-      split = std::min(split, split_run(o, serve, address, want, cpu, waits, identical));
-      split_cpu = std::min(split_cpu, cpu);
+      for (std::size_t l = 0; l < links.size(); ++l) {
+        double cpu = 0;
+        split[l] = std::min(split[l], split_run(o, serve, links[l].second, want, cpu, waits[l], identical));
+        split_cpu[l] = std::min(split_cpu[l], cpu);
+      }
     }
     all_identical = all_identical && identical;
-    std::printf("%-30s %-8s %8.3f %9.3f %7llu %6.2f %6.2f %s\n", c.name, to_string(serve).c_str(), local, split,
-                waits, local / split, local_cpu / split_cpu, identical ? "yes" : "NO");
+    for (std::size_t l = 0; l < links.size(); ++l)
+      std::printf("%-30s %-8s %-4s %8.3f %9.3f %7llu %6.2f %6.2f %s\n", c.name, to_string(serve).c_str(),
+                  links[l].first.c_str(), local, split[l], waits[l], local / split[l], local_cpu / split_cpu[l],
+                  identical ? "yes" : "NO");
     std::fflush(stdout);
   }
   std::printf("ratio = in-process wall time / split wall time (first fork to last exit); cpu = in-process CPU time /\n"
