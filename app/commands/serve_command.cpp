@@ -8,7 +8,6 @@
 #include <iostream>
 #include <memory>
 
-#include "bridge/transport/chip_port.h"
 #include "bridge/transport/client_session.h"
 #include "bridge/transport/server.h"
 #include "cli_args.h"
@@ -89,12 +88,14 @@ int serve_main(int argc, char** argv) {
   if (!args.count("quiet")) so.log = &std::cout;
   transport::Server server(so);
   const std::string where = server.listen(args["listen"].as<std::string>());
+  // What is served, and what the clients simulate themselves.
   const std::string memory = cfg.memory + " memor" + (cfg.chips == 1 ? "y" : "ies");
-  std::cout << "mxcosim serve: " << cfg.chips << " chip" << (cfg.chips == 1 ? "" : "s") << ", serving "
-            << (so.serve.memories ? memory : "") << (so.serve.memories && so.serve.fabric && cfg.chips > 1 ? " and " : "")
-            << (so.serve.fabric && cfg.chips > 1 ? "the fabric" : "")
-            << (so.serve.memories ? "" : " (clients simulate their " + memory + ")") << ", seed " << so.seed
-            << ", listening on " << where << std::endl;
+  const bool fabric = so.serve.fabric && cfg.chips > 1;
+  std::string serving = so.serve.memories ? memory + (fabric ? " and the fabric" : "") : "the fabric";
+  if (!so.serve.memories) serving += " (clients simulate their " + memory + ")";
+  if (!so.serve.fabric && cfg.chips > 1) serving += " (clients simulate the fabric)";
+  std::cout << "mxcosim serve: " << cfg.chips << " chip" << (cfg.chips == 1 ? "" : "s") << ", serving " << serving
+            << ", seed " << so.seed << ", listening on " << where << std::endl;
   server.serve();
   for (const auto& o : server.outcomes())
     if (!o.ok) return kExitFail;

@@ -26,7 +26,6 @@
 #include <vector>
 
 #include "bench/cpu_time.h"
-#include "bridge/transport/chip_port.h"
 #include "bridge/transport/client_session.h"
 #include "bridge/transport/server.h"
 #include "cosim/results_json.h"
