@@ -130,6 +130,40 @@ TEST_CASE("transport: a handshake that does not match is refused with the reason
   CHECK_THAT(std::get<ErrorMsg>(m).text, Catch::Contains("protocol version 99 is not supported"));
 }
 
+TEST_CASE("transport: a server's HELLO that serves other than the client needs fails the connection") {
+  // Fake servers answering the handshake: memories of another chip, or no fabric for a split run.
+  ServedSystem sys = ideal(100'000, 64);
+  sys.chips = 2;
+  sys.ici_config = std::string(MXCOSIM_SOURCE_DIR) + "/configs/ici/ring4.yaml";
+  for (const bool split : {false, true}) {
+    Listener fake(parse_address("unix:" + socket_path(split ? "hello-split" : "hello-chips")));
+    std::thread t([&] {
+      auto c = fake.accept(Millis(5000));
+      if (!c) return;
+      try {
+        c->receive(Millis(5000));  // HELLO
+        Hello me;
+        me.role = Role::kServer;
+        me.chips = split ? std::vector<std::uint32_t>{} : std::vector<std::uint32_t>{1};
+        me.fabric_chips = split ? 0 : 2;
+        c->send(me, Millis(2000));
+        c->receive(Millis(5000));  // until the client hangs up
+      } catch (const std::exception&) {
+      }
+    });
+    ClientOptions c = client(fake.address().to_string(), sys);
+    c.chips = {0};
+    c.split = split;
+    if (split)
+      CHECK_THROWS_WITH(ClientSession::connect(c),
+                        Catch::Contains("serves no fabric, and a split run needs it"));
+    else
+      CHECK_THROWS_WITH(ClientSession::connect(c),
+                        Catch::Contains("serves the memories of chip(s) 1, this client asked for 0"));
+    t.join();
+  }
+}
+
 TEST_CASE("transport: garbage from a client ends its session with the decoder's reason") {
   ServerThread st(options(ideal(100'000, 64)), "garbage-in");
   auto ch = Channel::connect(parse_address(st.address), Millis(2000));
