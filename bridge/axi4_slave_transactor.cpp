@@ -54,13 +54,29 @@ bool Axi4SlaveTransactor::chance(std::mt19937_64& rng, double p) {
   return static_cast<long double>(rng()) < threshold;
 }
 
+void Axi4SlaveTransactor::IdQueues::push(std::uint32_t id, std::uint64_t serial) {
+  std::deque<std::uint64_t>& q = by_id[id];
+  if (q.empty()) {
+    const auto at = std::lower_bound(active.begin(), active.end(), id,
+                                     [](const auto& e, std::uint32_t v) { return e.first < v; });
+    active.insert(at, {id, &q});
+  }
+  q.push_back(serial);
+}
+
+void Axi4SlaveTransactor::IdQueues::pop(std::uint32_t id) {
+  std::deque<std::uint64_t>& q = by_id.at(id);
+  q.pop_front();
+  if (q.empty())
+    active.erase(std::find_if(active.begin(), active.end(), [id](const auto& e) { return e.first == id; }));
+}
+
 template <class Ready>
-std::uint64_t Axi4SlaveTransactor::pick(const std::map<std::uint32_t, std::deque<std::uint64_t>>& queues,
-                                        Ready ready) {
+std::uint64_t Axi4SlaveTransactor::pick(const IdQueues& queues, Ready ready) {
   std::vector<std::uint64_t>& candidates = m_candidates;  // in ID order: deterministic
   candidates.clear();
-  for (const auto& [id, q] : queues)
-    if (!q.empty() && ready(m_bursts.at(q.front()))) candidates.push_back(q.front());
+  for (const auto& [id, q] : queues.active)
+    if (ready(m_bursts.at(q->front()))) candidates.push_back(q->front());
   if (candidates.empty()) return kNone;
   if (candidates.size() == 1) return candidates.front();
   if (!m_cfg.random_interleave) return *std::min_element(candidates.begin(), candidates.end());
@@ -145,13 +161,13 @@ std::uint64_t Axi4SlaveTransactor::accept_burst(bool write, std::uint32_t id, st
   b.data.assign(std::size_t{b.beats} * m_cfg.beat_bytes, 0);
   if (write) {
     b.strb.assign(b.data.size(), false);
-    m_writes_by_id[id].push_back(serial);
+    m_writes_by_id.push(id, serial);
     m_w_order.push_back(serial);
     ++m_open_writes;
     ++s_write_bursts;
   } else {
     b.beat_ready.assign(b.beats, false);
-    m_reads_by_id[id].push_back(serial);
+    m_reads_by_id.push(id, serial);
     ++m_open_reads;
     ++s_read_bursts;
     make_requests(serial, now);
@@ -245,14 +261,14 @@ void Axi4SlaveTransactor::on_edge(const Axi4MasterSignals& m, const Axi4SlaveSig
     m_r_current = kNone;
     m_r_last = serial;
     if (b.beats_done == b.beats) {
-      m_reads_by_id[b.id].pop_front();
+      m_reads_by_id.pop(b.id);
       m_bursts.erase(serial);
       --m_open_reads;
     }
   }
   if (s.bvalid && m.bready && m_b_current != kNone) {
     const std::uint64_t serial = m_b_current;
-    m_writes_by_id[m_bursts.at(serial).id].pop_front();
+    m_writes_by_id.pop(m_bursts.at(serial).id);
     m_bursts.erase(serial);
     --m_open_writes;
     --m_writes_answerable;

@@ -107,6 +107,20 @@ class Axi4SlaveTransactor {
     std::uint32_t offset = 0;  // bytes into the burst
   };
 
+  // Burst serials per AXI ID in acceptance order. pick() runs in every cycle
+  // a beat or response waits: it walks only the IDs with a burst in flight
+  // (`active`, by ID), where walking every ID ever used cost more than the
+  // rest of the cycle's AXI work.
+  struct IdQueues {
+    IdQueues() = default;
+    IdQueues(const IdQueues&) = delete;  // `active` points into `by_id`
+    IdQueues& operator=(const IdQueues&) = delete;
+    std::map<std::uint32_t, std::deque<std::uint64_t>> by_id;  // queues are kept once made (no allocation per burst)
+    std::vector<std::pair<std::uint32_t, std::deque<std::uint64_t>*>> active;
+    void push(std::uint32_t id, std::uint64_t serial);
+    void pop(std::uint32_t id);
+  };
+
   void check_burst(const char* ch, std::uint32_t id, std::uint64_t addr, std::uint32_t len, std::uint32_t size,
                    std::uint32_t burst, Time now) const;
   std::uint64_t accept_burst(bool write, std::uint32_t id, std::uint64_t addr, std::uint32_t len, Time now);
@@ -116,12 +130,12 @@ class Axi4SlaveTransactor {
   bool chance(std::mt19937_64& rng, double p);
   /// Serial of a burst, chosen among the IDs whose head burst in `queues` satisfies ready().
   template <class Ready>
-  std::uint64_t pick(const std::map<std::uint32_t, std::deque<std::uint64_t>>& queues, Ready ready);
+  std::uint64_t pick(const IdQueues& queues, Ready ready);
 
   Axi4SlaveConfig m_cfg;
   MemoryTarget& m_mem;
   std::map<std::uint64_t, Burst> m_bursts;  // by serial (acceptance order)
-  std::map<std::uint32_t, std::deque<std::uint64_t>> m_reads_by_id, m_writes_by_id;
+  IdQueues m_reads_by_id, m_writes_by_id;
   std::deque<std::uint64_t> m_w_order;      // write bursts still receiving W beats, AW order
   struct WBeat {
     std::vector<std::uint8_t> data;
