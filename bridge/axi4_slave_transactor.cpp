@@ -54,18 +54,18 @@ bool Axi4SlaveTransactor::chance(std::mt19937_64& rng, double p) {
   return static_cast<long double>(rng()) < threshold;
 }
 
-void Axi4SlaveTransactor::IdQueues::push(std::uint32_t id, std::uint64_t serial) {
-  std::deque<std::uint64_t>& q = by_id[id];
+void Axi4SlaveTransactor::IdQueues::push(std::uint32_t id, Burst* burst) {
+  std::deque<Burst*>& q = by_id[id];
   if (q.empty()) {
     const auto at = std::lower_bound(active.begin(), active.end(), id,
                                      [](const auto& e, std::uint32_t v) { return e.first < v; });
     active.insert(at, {id, &q});
   }
-  q.push_back(serial);
+  q.push_back(burst);
 }
 
 void Axi4SlaveTransactor::IdQueues::pop(std::uint32_t id) {
-  std::deque<std::uint64_t>& q = by_id.at(id);
+  std::deque<Burst*>& q = by_id.at(id);
   q.pop_front();
   if (q.empty())
     active.erase(std::find_if(active.begin(), active.end(), [id](const auto& e) { return e.first == id; }));
@@ -76,7 +76,7 @@ std::uint64_t Axi4SlaveTransactor::pick(const IdQueues& queues, Ready ready) {
   std::vector<std::uint64_t>& candidates = m_candidates;  // in ID order: deterministic
   candidates.clear();
   for (const auto& [id, q] : queues.active)
-    if (ready(m_bursts.at(q->front()))) candidates.push_back(q->front());
+    if (ready(*q->front())) candidates.push_back(q->front()->serial);
   if (candidates.empty()) return kNone;
   if (candidates.size() == 1) return candidates.front();
   if (!m_cfg.random_interleave) return *std::min_element(candidates.begin(), candidates.end());
@@ -154,20 +154,21 @@ std::uint64_t Axi4SlaveTransactor::accept_burst(bool write, std::uint32_t id, st
                                                 Time now) {
   const std::uint64_t serial = m_next_serial++;
   Burst& b = m_bursts[serial];
+  b.serial = serial;
   b.write = write;
   b.id = id;
   b.addr = addr;
   b.beats = len + 1;
   b.data.assign(std::size_t{b.beats} * m_cfg.beat_bytes, 0);
   if (write) {
-    b.strb.assign(b.data.size(), false);
-    m_writes_by_id.push(id, serial);
+    b.strb.assign(b.data.size(), 0);
+    m_writes_by_id.push(id, &b);
     m_w_order.push_back(serial);
     ++m_open_writes;
     ++s_write_bursts;
   } else {
     b.beat_ready.assign(b.beats, false);
-    m_reads_by_id.push(id, serial);
+    m_reads_by_id.push(id, &b);
     ++m_open_reads;
     ++s_read_bursts;
     make_requests(serial, now);
@@ -186,7 +187,7 @@ void Axi4SlaveTransactor::make_requests(std::uint64_t serial, Time now) {
       req = MemRequest::make_write(m_next_req, b.addr + off,
                                    std::vector<std::uint8_t>(b.data.begin() + off, b.data.begin() + off + n));
       const auto sb = b.strb.begin() + off, se = sb + n;
-      if (!std::all_of(sb, se, [](bool e) { return e; })) req.byte_enable.assign(sb, se);
+      if (!std::all_of(sb, se, [](std::uint8_t e) { return e != 0; })) req.byte_enable.assign(sb, se);
     } else {
       req = MemRequest::make_read(m_next_req, b.addr + off, n);
     }
@@ -214,10 +215,13 @@ void Axi4SlaveTransactor::take_w_beat(const std::vector<std::uint8_t>& data, con
                              last ? "1" : "0"});
   }
   const std::size_t off = std::size_t{beat} * m_cfg.beat_bytes;
+  const std::size_t n = std::min<std::size_t>(data.size(), m_cfg.beat_bytes);
+  std::copy_n(data.begin(), n, b.data.begin() + off);
+  std::fill(b.data.begin() + off + n, b.data.begin() + off + m_cfg.beat_bytes, 0);
   for (std::size_t i = 0; i < m_cfg.beat_bytes; ++i) {
-    b.data[off + i] = i < data.size() ? data[i] : 0;
-    b.strb[off + i] = i < strb.size() && strb[i];
-    if (b.strb[off + i]) ++s_bytes_written;
+    const bool enabled = i < strb.size() && strb[i];
+    b.strb[off + i] = enabled;
+    s_bytes_written += enabled;
   }
   ++b.beats_done;
   ++s_write_beats;

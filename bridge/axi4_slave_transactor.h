@@ -92,12 +92,13 @@ class Axi4SlaveTransactor {
 
  private:
   struct Burst {
+    std::uint64_t serial = 0;
     bool write = false;
     std::uint32_t id = 0;
     std::uint64_t addr = 0;
     std::uint32_t beats = 0;
     std::vector<std::uint8_t> data;
-    std::vector<bool> strb;
+    std::vector<std::uint8_t> strb;  // writes: 1 per byte with WSTRB set (bytes, not bits: set per W beat)
     std::vector<bool> beat_ready;   // reads: data of this beat arrived
     std::uint32_t beats_done = 0;   // reads: beats sent on R; writes: beats received on W
     std::uint32_t pieces = 0, pieces_done = 0;
@@ -107,17 +108,18 @@ class Axi4SlaveTransactor {
     std::uint32_t offset = 0;  // bytes into the burst
   };
 
-  // Burst serials per AXI ID in acceptance order. pick() runs in every cycle
-  // a beat or response waits: it walks only the IDs with a burst in flight
-  // (`active`, by ID), where walking every ID ever used cost more than the
-  // rest of the cycle's AXI work.
+  // Bursts per AXI ID in acceptance order (in m_bursts, whose nodes do not
+  // move). pick() runs in every cycle a beat or response waits: it walks only
+  // the IDs with a burst in flight (`active`, by ID), where walking every ID
+  // ever used and looking each head burst up cost more than the rest of the
+  // cycle's AXI work.
   struct IdQueues {
     IdQueues() = default;
     IdQueues(const IdQueues&) = delete;  // `active` points into `by_id`
     IdQueues& operator=(const IdQueues&) = delete;
-    std::map<std::uint32_t, std::deque<std::uint64_t>> by_id;  // queues are kept once made (no allocation per burst)
-    std::vector<std::pair<std::uint32_t, std::deque<std::uint64_t>*>> active;
-    void push(std::uint32_t id, std::uint64_t serial);
+    std::map<std::uint32_t, std::deque<Burst*>> by_id;  // queues are kept once made (no allocation per burst)
+    std::vector<std::pair<std::uint32_t, std::deque<Burst*>*>> active;
+    void push(std::uint32_t id, Burst* burst);
     void pop(std::uint32_t id);
   };
 
