@@ -54,13 +54,42 @@ bool Axi4SlaveTransactor::chance(std::mt19937_64& rng, double p) {
   return static_cast<long double>(rng()) < threshold;
 }
 
+bool Axi4SlaveTransactor::live(std::uint64_t serial) const {
+  return serial >= m_burst_base && serial - m_burst_base < m_bursts.size() && m_bursts[serial - m_burst_base].live;
+}
+
+void Axi4SlaveTransactor::erase_burst(std::uint64_t serial) {
+  burst(serial).live = false;
+  --m_live_bursts;
+  while (!m_bursts.empty() && !m_bursts.front().live) {
+    m_bursts.pop_front();
+    ++m_burst_base;
+  }
+}
+
+void Axi4SlaveTransactor::IdQueues::push(std::uint32_t id, Burst* burst) {
+  std::deque<Burst*>& q = by_id[id];
+  if (q.empty()) {
+    const auto at = std::lower_bound(active.begin(), active.end(), id,
+                                     [](const auto& e, std::uint32_t v) { return e.first < v; });
+    active.insert(at, {id, &q});
+  }
+  q.push_back(burst);
+}
+
+void Axi4SlaveTransactor::IdQueues::pop(std::uint32_t id) {
+  std::deque<Burst*>& q = by_id.at(id);
+  q.pop_front();
+  if (q.empty())
+    active.erase(std::find_if(active.begin(), active.end(), [id](const auto& e) { return e.first == id; }));
+}
+
 template <class Ready>
-std::uint64_t Axi4SlaveTransactor::pick(const std::map<std::uint32_t, std::deque<std::uint64_t>>& queues,
-                                        Ready ready) {
+std::uint64_t Axi4SlaveTransactor::pick(const IdQueues& queues, Ready ready) {
   std::vector<std::uint64_t>& candidates = m_candidates;  // in ID order: deterministic
   candidates.clear();
-  for (const auto& [id, q] : queues)
-    if (!q.empty() && ready(m_bursts.at(q.front()))) candidates.push_back(q.front());
+  for (const auto& [id, q] : queues.active)
+    if (ready(*q->front())) candidates.push_back(q->front()->serial);
   if (candidates.empty()) return kNone;
   if (candidates.size() == 1) return candidates.front();
   if (!m_cfg.random_interleave) return *std::min_element(candidates.begin(), candidates.end());
@@ -89,7 +118,7 @@ void Axi4SlaveTransactor::drive(Axi4SlaveSignals& out) {
     std::fill(out.rdata.begin(), out.rdata.end(), 0);
   m_rdata_dirty = out.rvalid;
   if (out.rvalid) {
-    const Burst& b = m_bursts.at(m_r_current);
+    const Burst& b = burst(m_r_current);
     const auto first = b.data.begin() + std::ptrdiff_t{b.beats_done} * m_cfg.beat_bytes;
     std::copy(first, first + m_cfg.beat_bytes, out.rdata.begin());
     out.rid = b.id;
@@ -102,7 +131,7 @@ void Axi4SlaveTransactor::drive(Axi4SlaveSignals& out) {
   if (m_b_current == kNone && !chance(m_rng_b, bp.bvalid_gap) && m_writes_answerable > 0)
     m_b_current = pick(m_writes_by_id, [](const Burst& b) { return b.beats_done == b.beats && b.pieces_done == b.pieces; });
   out.bvalid = m_b_current != kNone;
-  out.bid = out.bvalid ? m_bursts.at(m_b_current).id : 0;
+  out.bid = out.bvalid ? burst(m_b_current).id : 0;
   out.bresp = kAxiRespOkay;
 }
 
@@ -137,21 +166,24 @@ void Axi4SlaveTransactor::check_burst(const char* ch, std::uint32_t id, std::uin
 std::uint64_t Axi4SlaveTransactor::accept_burst(bool write, std::uint32_t id, std::uint64_t addr, std::uint32_t len,
                                                 Time now) {
   const std::uint64_t serial = m_next_serial++;
-  Burst& b = m_bursts[serial];
+  Burst& b = m_bursts.emplace_back();  // serial - m_burst_base == its index
+  b.serial = serial;
+  b.live = true;
+  ++m_live_bursts;
   b.write = write;
   b.id = id;
   b.addr = addr;
   b.beats = len + 1;
   b.data.assign(std::size_t{b.beats} * m_cfg.beat_bytes, 0);
   if (write) {
-    b.strb.assign(b.data.size(), false);
-    m_writes_by_id[id].push_back(serial);
+    b.strb.assign(b.data.size(), 0);
+    m_writes_by_id.push(id, &b);
     m_w_order.push_back(serial);
     ++m_open_writes;
     ++s_write_bursts;
   } else {
     b.beat_ready.assign(b.beats, false);
-    m_reads_by_id[id].push_back(serial);
+    m_reads_by_id.push(id, &b);
     ++m_open_reads;
     ++s_read_bursts;
     make_requests(serial, now);
@@ -160,7 +192,7 @@ std::uint64_t Axi4SlaveTransactor::accept_burst(bool write, std::uint32_t id, st
 }
 
 void Axi4SlaveTransactor::make_requests(std::uint64_t serial, Time now) {
-  Burst& b = m_bursts.at(serial);
+  Burst& b = burst(serial);
   const std::uint32_t total = static_cast<std::uint32_t>(b.data.size());
   const std::uint32_t step = m_cfg.request_bytes == 0 ? total : m_cfg.request_bytes;
   for (std::uint32_t off = 0; off < total; off += step) {
@@ -170,13 +202,13 @@ void Axi4SlaveTransactor::make_requests(std::uint64_t serial, Time now) {
       req = MemRequest::make_write(m_next_req, b.addr + off,
                                    std::vector<std::uint8_t>(b.data.begin() + off, b.data.begin() + off + n));
       const auto sb = b.strb.begin() + off, se = sb + n;
-      if (!std::all_of(sb, se, [](bool e) { return e; })) req.byte_enable.assign(sb, se);
+      if (!std::all_of(sb, se, [](std::uint8_t e) { return e != 0; })) req.byte_enable.assign(sb, se);
     } else {
       req = MemRequest::make_read(m_next_req, b.addr + off, n);
     }
     req.source = m_cfg.source;
     req.issue = now;
-    m_pieces[m_next_req] = Piece{serial, off};
+    m_pieces.push_back(Piece{serial, off, true});  // index m_next_req - m_piece_base
     ++m_next_req;
     ++b.pieces;
     (b.write ? m_write_queue : m_read_queue).push_back(std::move(req));
@@ -186,7 +218,7 @@ void Axi4SlaveTransactor::make_requests(std::uint64_t serial, Time now) {
 void Axi4SlaveTransactor::take_w_beat(const std::vector<std::uint8_t>& data, const std::vector<bool>& strb,
                                       bool last, Time now) {
   const std::uint64_t serial = m_w_order.front();
-  Burst& b = m_bursts.at(serial);
+  Burst& b = burst(serial);
   const std::uint32_t beat = b.beats_done;
   const bool expect_last = beat + 1 == b.beats;
   if (last != expect_last) {
@@ -198,10 +230,13 @@ void Axi4SlaveTransactor::take_w_beat(const std::vector<std::uint8_t>& data, con
                              last ? "1" : "0"});
   }
   const std::size_t off = std::size_t{beat} * m_cfg.beat_bytes;
+  const std::size_t n = std::min<std::size_t>(data.size(), m_cfg.beat_bytes);
+  std::copy_n(data.begin(), n, b.data.begin() + off);
+  std::fill(b.data.begin() + off + n, b.data.begin() + off + m_cfg.beat_bytes, 0);
   for (std::size_t i = 0; i < m_cfg.beat_bytes; ++i) {
-    b.data[off + i] = i < data.size() ? data[i] : 0;
-    b.strb[off + i] = i < strb.size() && strb[i];
-    if (b.strb[off + i]) ++s_bytes_written;
+    const bool enabled = i < strb.size() && strb[i];
+    b.strb[off + i] = enabled;
+    s_bytes_written += enabled;
   }
   ++b.beats_done;
   ++s_write_beats;
@@ -236,8 +271,8 @@ void Axi4SlaveTransactor::on_edge(const Axi4MasterSignals& m, const Axi4SlaveSig
   }
   if (s.rvalid && m.rready && m_r_current != kNone) {
     const std::uint64_t serial = m_r_current;
-    Burst& b = m_bursts.at(serial);
-    if (m_r_last != kNone && m_r_last != serial && m_bursts.count(m_r_last)) ++s_read_interleavings;
+    Burst& b = burst(serial);
+    if (m_r_last != kNone && m_r_last != serial && live(m_r_last)) ++s_read_interleavings;
     ++b.beats_done;
     --m_read_beats_ready;
     ++s_read_beats;
@@ -245,15 +280,15 @@ void Axi4SlaveTransactor::on_edge(const Axi4MasterSignals& m, const Axi4SlaveSig
     m_r_current = kNone;
     m_r_last = serial;
     if (b.beats_done == b.beats) {
-      m_reads_by_id[b.id].pop_front();
-      m_bursts.erase(serial);
+      m_reads_by_id.pop(b.id);
+      erase_burst(serial);
       --m_open_reads;
     }
   }
   if (s.bvalid && m.bready && m_b_current != kNone) {
     const std::uint64_t serial = m_b_current;
-    m_writes_by_id[m_bursts.at(serial).id].pop_front();
-    m_bursts.erase(serial);
+    m_writes_by_id.pop(burst(serial).id);
+    erase_burst(serial);
     --m_open_writes;
     --m_writes_answerable;
     m_b_current = kNone;
@@ -271,12 +306,15 @@ void Axi4SlaveTransactor::on_edge(const Axi4MasterSignals& m, const Axi4SlaveSig
 }
 
 void Axi4SlaveTransactor::on_response(const MemResponse& r) {
-  const auto it = m_pieces.find(r.id);
-  if (it == m_pieces.end())
+  if (r.id < m_piece_base || r.id - m_piece_base >= m_pieces.size() || !m_pieces[r.id - m_piece_base].pending)
     throw std::logic_error(m_cfg.name + ": completion for unknown request " + std::to_string(r.id));
-  const Piece piece = it->second;
-  m_pieces.erase(it);
-  Burst& b = m_bursts.at(piece.burst);
+  const Piece piece = m_pieces[r.id - m_piece_base];
+  m_pieces[r.id - m_piece_base].pending = false;
+  while (!m_pieces.empty() && !m_pieces.front().pending) {
+    m_pieces.pop_front();
+    ++m_piece_base;
+  }
+  Burst& b = burst(piece.burst);
   ++b.pieces_done;
   if (!b.write) {
     if (r.data.size() != r.bytes)

@@ -77,7 +77,7 @@ class Axi4SlaveTransactor {
   void on_edge(const Axi4MasterSignals& m, const Axi4SlaveSignals& s, Time now);
 
   /// No burst accepted and not finished, and no early W beat held.
-  bool idle() const { return m_bursts.empty() && m_early_w.empty(); }
+  bool idle() const { return m_live_bursts == 0 && m_early_w.empty(); }
   const Axi4SlaveConfig& config() const { return m_cfg; }
 
   std::uint64_t read_bursts() const { return s_read_bursts; }
@@ -92,19 +92,37 @@ class Axi4SlaveTransactor {
 
  private:
   struct Burst {
+    std::uint64_t serial = 0;
     bool write = false;
     std::uint32_t id = 0;
     std::uint64_t addr = 0;
     std::uint32_t beats = 0;
     std::vector<std::uint8_t> data;
-    std::vector<bool> strb;
+    std::vector<std::uint8_t> strb;  // writes: 1 per byte with WSTRB set (bytes, not bits: set per W beat)
     std::vector<bool> beat_ready;   // reads: data of this beat arrived
     std::uint32_t beats_done = 0;   // reads: beats sent on R; writes: beats received on W
     std::uint32_t pieces = 0, pieces_done = 0;
+    bool live = false;              // accepted and not finished
   };
   struct Piece {
     std::uint64_t burst = 0;   // serial of its burst
     std::uint32_t offset = 0;  // bytes into the burst
+    bool pending = false;      // in the target, not completed
+  };
+
+  // Bursts per AXI ID in acceptance order (in m_bursts, whose elements do
+  // not move). pick() runs in every cycle a beat or response waits: it walks only
+  // the IDs with a burst in flight (`active`, by ID), where walking every ID
+  // ever used and looking each head burst up cost more than the rest of the
+  // cycle's AXI work.
+  struct IdQueues {
+    IdQueues() = default;
+    IdQueues(const IdQueues&) = delete;  // `active` points into `by_id`
+    IdQueues& operator=(const IdQueues&) = delete;
+    std::map<std::uint32_t, std::deque<Burst*>> by_id;  // queues are kept once made (no allocation per burst)
+    std::vector<std::pair<std::uint32_t, std::deque<Burst*>*>> active;
+    void push(std::uint32_t id, Burst* burst);
+    void pop(std::uint32_t id);
   };
 
   void check_burst(const char* ch, std::uint32_t id, std::uint64_t addr, std::uint32_t len, std::uint32_t size,
@@ -116,12 +134,20 @@ class Axi4SlaveTransactor {
   bool chance(std::mt19937_64& rng, double p);
   /// Serial of a burst, chosen among the IDs whose head burst in `queues` satisfies ready().
   template <class Ready>
-  std::uint64_t pick(const std::map<std::uint32_t, std::deque<std::uint64_t>>& queues, Ready ready);
+  std::uint64_t pick(const IdQueues& queues, Ready ready);
 
   Axi4SlaveConfig m_cfg;
   MemoryTarget& m_mem;
-  std::map<std::uint64_t, Burst> m_bursts;  // by serial (acceptance order)
-  std::map<std::uint32_t, std::deque<std::uint64_t>> m_reads_by_id, m_writes_by_id;
+  // Bursts by serial (acceptance order): serial s is m_bursts[s - m_burst_base].
+  // Bursts finish out of order; finished ones leave from the front. Lookups
+  // are O(1) however many bursts are in flight (a slow memory keeps dozens).
+  std::deque<Burst> m_bursts;
+  std::uint64_t m_burst_base = 0;
+  std::size_t m_live_bursts = 0;
+  Burst& burst(std::uint64_t serial) { return m_bursts[serial - m_burst_base]; }
+  bool live(std::uint64_t serial) const;
+  void erase_burst(std::uint64_t serial);
+  IdQueues m_reads_by_id, m_writes_by_id;
   std::deque<std::uint64_t> m_w_order;      // write bursts still receiving W beats, AW order
   struct WBeat {
     std::vector<std::uint8_t> data;
@@ -130,7 +156,10 @@ class Axi4SlaveTransactor {
   };
   std::deque<WBeat> m_early_w;
   std::deque<MemRequest> m_read_queue, m_write_queue;  // not yet accepted by the target
-  std::map<std::uint64_t, Piece> m_pieces;             // by MemRequest id, in the target
+  // MemRequests by id, handed out in order: id i is m_pieces[i - m_piece_base];
+  // completed ones leave from the front.
+  std::deque<Piece> m_pieces;
+  std::uint64_t m_piece_base = 0;
   std::uint64_t m_next_serial = 0, m_next_req = 0;
   std::uint32_t m_open_reads = 0, m_open_writes = 0;
   std::uint64_t m_r_current = kNone, m_b_current = kNone;  // offered, awaiting ready

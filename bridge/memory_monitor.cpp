@@ -2,6 +2,10 @@
 
 namespace mxc {
 
+namespace {
+constexpr std::size_t kNoEntry = ~std::size_t{0};
+}  // namespace
+
 MemoryMonitor::MemoryMonitor(MemoryTarget& inner, std::string name)
     : m_inner(inner), m_name(name.empty() ? inner.name() + ".monitor" : std::move(name)) {
   m_inner.set_completion([this](const MemResponse& resp) { on_complete(resp); });
@@ -11,20 +15,29 @@ MemoryMonitor::~MemoryMonitor() { m_inner.set_completion(nullptr); }
 
 bool MemoryMonitor::send(const MemRequest& req, Time now) {
   if (!m_inner.send(req, now)) return false;
-  m_pending.emplace(std::make_pair(req.source, req.id), m_log.size());
+  const std::size_t index = m_log.size();
+  const auto [it, inserted] = m_pending.try_emplace(Key{req.source, req.id}, Chain{index, index});
+  if (!inserted) {
+    m_next_same[it->second.newest] = index;
+    it->second.newest = index;
+  }
+  m_next_same.push_back(kNoEntry);
   m_log.push_back({req.id, req.source, req.addr, req.bytes, req.write, req.issue, now, kNever});
   ++m_outstanding;
   return true;
 }
 
 void MemoryMonitor::on_complete(const MemResponse& resp) {
-  const std::pair<std::uint32_t, std::uint64_t> key{resp.source, resp.id};
-  auto it = m_pending.lower_bound(key);  // the oldest of equal keys
-  if (it == m_pending.end() || it->first != key) {
+  const auto it = m_pending.find(Key{resp.source, resp.id});
+  if (it == m_pending.end()) {
     ++s_unmatched;
   } else {
-    m_log[it->second].complete = resp.complete;
-    m_pending.erase(it);
+    Chain& chain = it->second;
+    m_log[chain.oldest].complete = resp.complete;  // the oldest with this key
+    if (chain.oldest == chain.newest)
+      m_pending.erase(it);
+    else
+      chain.oldest = m_next_same[chain.oldest];
     --m_outstanding;
   }
   complete(resp);

@@ -6,8 +6,9 @@
 // target, and set the completion callback on the monitor: it replaces the
 // inner target's callback with its own.
 #include <cstdint>
-#include <map>
+#include <functional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -60,10 +61,24 @@ class MemoryMonitor : public MemoryTarget {
   MemoryTarget& m_inner;
   std::string m_name;
   std::vector<MemoryLogEntry> m_log;
-  // (source, id) -> log index of each outstanding request. A sender may
-  // reuse an id once, or while, earlier ones are in flight: equal keys keep
-  // their insertion order, so find() gives the oldest.
-  std::multimap<std::pair<std::uint32_t, std::uint64_t>, std::size_t> m_pending;
+  // (source, id) -> the outstanding requests with that key, oldest first. A
+  // sender may reuse an id once, or while, earlier ones are in flight: the
+  // later ones are chained through m_next_same (by log index) behind the
+  // oldest. A hash map: a slow memory keeps dozens of requests in flight,
+  // and this runs for every request and completion.
+  struct Key {
+    std::uint32_t source;
+    std::uint64_t id;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const { return std::hash<std::uint64_t>{}(k.id * 0x9e3779b97f4a7c15ULL ^ k.source); }
+  };
+  struct Chain {
+    std::size_t oldest, newest;  // log indices
+  };
+  std::unordered_map<Key, Chain, KeyHash> m_pending;
+  std::vector<std::size_t> m_next_same;  // per log entry: the next outstanding one with its key
   std::size_t m_outstanding = 0;
   std::uint64_t s_unmatched = 0;
 };

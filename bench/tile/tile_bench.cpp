@@ -9,8 +9,8 @@
 // cols), and the full/bare speed ratio measured side by side in this run;
 // also the bare rate per wall-clock second (equal to the CPU rate on an idle
 // machine, lower when other processes share the cores).
-// Usage: tile_bench [--m M] [--k K] [--n N] [--repeat R] [--size RxC] [--only bare|full]
-//   --size and --only restrict the run (for a profiler); the ratio needs both.
+// Usage: tile_bench [--m M] [--k K] [--n N] [--repeat R] [--size RxC] [--dtype int8|bf16] [--only bare|full]
+//   --size, --dtype and --only restrict the run (for a profiler); the ratio needs both runs.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -57,7 +57,7 @@ Speed measure(SystemRunOptions o, int repeat) {
 int main(int argc, char** argv) {
   std::uint32_t m = 256, k = 0, n = 0;
   int repeat = 3;
-  std::string size, only;
+  std::string size, only, dtype_only;
   if (argc % 2 == 0) {
     std::fprintf(stderr, "tile_bench: option '%s' needs a value\n", argv[argc - 1]);
     return 2;
@@ -68,11 +68,20 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--n")) n = static_cast<std::uint32_t>(std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--repeat")) repeat = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--size")) size = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--dtype")) dtype_only = argv[i + 1];
     else if (!std::strcmp(argv[i], "--only")) only = argv[i + 1];
     else {
       std::fprintf(stderr, "tile_bench: unknown option '%s'\n", argv[i]);
       return 2;
     }
+  }
+  if (!dtype_only.empty() && dtype_only != "int8" && dtype_only != "bf16") {
+    std::fprintf(stderr, "tile_bench: --dtype must be int8 or bf16, not '%s'\n", dtype_only.c_str());
+    return 2;
+  }
+  if (!only.empty() && only != "bare" && only != "full") {
+    std::fprintf(stderr, "tile_bench: --only must be bare or full, not '%s'\n", only.c_str());
+    return 2;
   }
   std::printf("rates per CPU second of this process (wall: per wall-clock second)\n");
   std::printf("%-7s %-5s %10s %14s %16s %14s %10s %16s\n", "array", "dtype", "cycles", "bare cyc/s", "bare PE upd/s",
@@ -80,6 +89,7 @@ int main(int argc, char** argv) {
   for (const auto& [rows, cols] : rtl_tile_sizes()) {
     if (!size.empty() && size != std::to_string(rows) + "x" + std::to_string(cols)) continue;
     for (const DType dtype : {DType::kInt8, DType::kBf16}) {
+      if (!dtype_only.empty() && dtype_only != to_string(dtype)) continue;
       SystemRunOptions bare;
       bare.system.rows = rows;
       bare.system.cols = cols;

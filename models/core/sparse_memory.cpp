@@ -25,11 +25,22 @@ void SparseMemory::write(std::uint64_t addr, std::span<const std::uint8_t> data)
 void SparseMemory::write_masked(std::uint64_t addr, std::span<const std::uint8_t> data,
                                 const std::vector<bool>& enable) {
   if (enable.empty()) return write(addr, data);
-  for (std::size_t i = 0; i < data.size(); ++i) {
-    if (i < enable.size() && enable[i]) {
-      const std::uint64_t a = addr + i;
-      page_for_write(a / kPageBytes)[a % kPageBytes] = data[i];
+  // One page lookup per page touched, not per byte (a memory model writes
+  // every partial-strobe burst through here). A page is allocated only when
+  // one of its bytes is enabled, as a byte-by-byte write would.
+  const std::size_t bytes = std::min(data.size(), enable.size());
+  std::size_t done = 0;
+  while (done < bytes) {
+    const std::uint64_t a = addr + done;
+    const std::size_t offset = a % kPageBytes;
+    const std::size_t n = std::min<std::size_t>(kPageBytes - offset, bytes - done);
+    Page* page = nullptr;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!enable[done + i]) continue;
+      if (!page) page = &page_for_write(a / kPageBytes);
+      (*page)[offset + i] = data[done + i];
     }
+    done += n;
   }
 }
 

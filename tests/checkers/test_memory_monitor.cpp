@@ -88,3 +88,24 @@ TEST_CASE("a reused id completes the oldest outstanding request with it", "[moni
   mon.advance_to(70);
   CHECK(mon.log()[1].complete == 70);
 }
+
+TEST_CASE("requests sharing an id complete in sending order, between others, and the id can be used again",
+          "[monitor]") {
+  // Ideal memory: each completes 50 ps after it was sent, in sending order,
+  // so entry k completes at its own send time + 50.
+  IdealMemory mem("mem", 50);
+  MemoryMonitor mon(mem);
+  const std::uint64_t ids[] = {7, 7, 3, 7, 3};
+  for (std::size_t k = 0; k < 5; ++k) REQUIRE(mon.send(MemRequest::make_read(ids[k], 0x40 * k, 8), 10 * k));
+  CHECK(mon.outstanding() == 5);
+  for (Time t = 50; t <= 90; t += 10) mon.advance_to(t);
+  for (std::size_t k = 0; k < 5; ++k) {
+    INFO("entry " << k);
+    CHECK(mon.log()[k].complete == 10 * k + 50);
+  }
+  CHECK(mon.outstanding() == 0);
+  REQUIRE(mon.send(MemRequest::make_read(7, 0x400, 8), 100));
+  mon.advance_to(150);
+  CHECK(mon.log()[5].complete == 150);
+  CHECK(mon.unmatched_completions() == 0);
+}

@@ -31,3 +31,23 @@ TEST_CASE("sparse memory masked write changes only enabled bytes") {
   mem.write_masked(100, std::vector<std::uint8_t>{9, 9, 9, 9}, {true, false, false, true});
   CHECK(mem.read(100, 4) == std::vector<std::uint8_t>{9, 2, 3, 9});
 }
+
+TEST_CASE("sparse memory masked write across pages matches byte-by-byte writes") {
+  // Three pages' worth of bytes from the middle of page 1, every third byte
+  // enabled, except that nothing in page 3 is: it must stay unallocated.
+  constexpr std::uint64_t kPage = SparseMemory::kPageBytes;
+  const std::uint64_t addr = kPage + kPage / 2;
+  std::vector<std::uint8_t> data(2 * kPage);
+  std::iota(data.begin(), data.end(), 7);
+  std::vector<bool> enable(data.size());
+  for (std::size_t i = 0; i < enable.size(); ++i) enable[i] = i % 3 == 0 && addr + i < 3 * kPage;
+  SparseMemory masked, reference;
+  masked.write_masked(addr, data, enable);
+  for (std::size_t i = 0; i < data.size(); ++i)
+    if (enable[i]) reference.write(addr + i, std::vector<std::uint8_t>{data[i]});
+  CHECK(masked.pages_allocated() == 2);
+  CHECK(masked.read(0, 4 * kPage) == reference.read(0, 4 * kPage));
+  // An enable list shorter than the data leaves the rest unwritten.
+  masked.write_masked(0, std::vector<std::uint8_t>{1, 2, 3}, {true});
+  CHECK(masked.read(0, 3) == std::vector<std::uint8_t>{1, 0, 0});
+}
