@@ -61,24 +61,28 @@ void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstT
   }
 }
 
-bool HbmModel::can_accept(const MemRequest& req) const {
+std::uint32_t HbmModel::lacking_room(const MemRequest& req) const {
   split(req.addr, req.bytes, m_scratch);
   auto& count = req.write ? m_count_w : m_count_r;
-  bool ok = true;
+  auto full = static_cast<std::uint32_t>(m_pcs.size());
   for (const BurstTarget& t : m_scratch) ++count[t.pc];
   for (const BurstTarget& t : m_scratch) {
-    if (count[t.pc] && !m_pcs[t.pc]->can_accept(req.write, count[t.pc])) ok = false;
+    if (count[t.pc] && full == m_pcs.size() && !m_pcs[t.pc]->can_accept(req.write, count[t.pc])) full = t.pc;
     count[t.pc] = 0;
   }
-  return ok;
+  return full;
 }
+
+bool HbmModel::can_accept(const MemRequest& req) const { return lacking_room(req) == m_pcs.size(); }
 
 bool HbmModel::send(const MemRequest& req, Time now) {
   if (req.bytes == 0) throw std::invalid_argument(m_name + ": request " + std::to_string(req.id) + " has 0 bytes");
   if (req.write && req.data.size() != req.bytes)
     throw std::invalid_argument(m_name + ": write request " + std::to_string(req.id) + " carries " +
                                 std::to_string(req.data.size()) + " bytes, expected " + std::to_string(req.bytes));
-  if (!can_accept(req)) {
+  if (const std::uint32_t full = lacking_room(req); full != m_pcs.size()) {
+    m_refused_pc = full;
+    m_refused_write = req.write;
     // Refuse, unless the request could never fit: that is a usage error.
     auto& count = req.write ? m_count_w : m_count_r;
     for (const BurstTarget& t : m_scratch) ++count[t.pc];
@@ -201,7 +205,6 @@ void HbmModel::advance_to(Time now) {
 
 void HbmModel::burst_issued(std::uint32_t slot, std::uint64_t done_cycle) {
   Pending& p = m_slots[slot];
-  ++s_bursts_dequeued;
   p.done_cycle = std::max(p.done_cycle, done_cycle);
   if (--p.remaining) return;
   const std::uint64_t seq = p.resp.complete;
