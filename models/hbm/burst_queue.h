@@ -78,7 +78,7 @@ class BurstQueue {
   void set_hits(std::uint32_t bank, std::uint32_t hits);
 
   std::vector<QueueEntry> m_pool;
-  std::vector<Index> m_free;
+  Index m_free = kNone;  // unused entries, linked by `next`
   std::vector<Bank> m_bank;
   std::vector<std::uint64_t> m_hit_set, m_miss_set;
   Index m_head = kNone, m_tail = kNone;
@@ -88,15 +88,13 @@ class BurstQueue {
 };
 
 inline QueueEntry& BurstQueue::push_back(std::uint32_t bank, std::uint32_t row, std::uint64_t arrival, bool hit) {
-  Index i;
-  if (m_free.empty()) {
-    i = static_cast<Index>(m_pool.size());
-    m_pool.emplace_back();
-  } else {
-    i = m_free.back();
-    m_free.pop_back();
+  if (m_free == kNone) {  // grow: the pool only ever holds the deepest occupancy
+    m_free = static_cast<Index>(m_pool.size());
+    m_pool.emplace_back().next = kNone;
   }
+  const Index i = m_free;
   QueueEntry& e = m_pool[i];
+  m_free = e.next;
   Bank& b = m_bank[bank];
   e.arrival = m_tail != kNone && m_pool[m_tail].arrival > arrival ? m_pool[m_tail].arrival : arrival;
   e.seq = m_seq++;
@@ -140,7 +138,8 @@ inline void BurstQueue::erase_hit(Index i) {
   --b.count;
   --m_hits;
   if (--b.hits == 0) set_bit(m_hit_set, e.bank, false);
-  m_free.push_back(i);
+  e.next = m_free;
+  m_free = i;
 }
 
 }  // namespace mxc::hbm

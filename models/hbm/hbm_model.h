@@ -29,8 +29,9 @@ namespace mxc::hbm {
 
 /// Where one burst of a request goes.
 struct BurstTarget {
-  std::uint32_t pc = 0;  ///< Global pseudo-channel: stack * pcs_per_stack + channel * pcs + pc.
-  BurstAddr addr;
+  std::uint32_t pc = 0;    ///< Global pseudo-channel: stack * pcs_per_stack + channel * pcs + pc.
+  std::uint32_t bank = 0;  ///< Flat bank index: bank_group * banks_per_group + bank.
+  std::uint32_t row = 0, col = 0;
 };
 
 class HbmModel : public MemoryTarget, public BurstSink {
@@ -122,7 +123,10 @@ class HbmModel : public MemoryTarget, public BurstSink {
   std::uint64_t m_pc_min = kNoCycle;     // their minimum, kept current
   Time m_next_event = kNever;            // next_event_time(), kept current
   LatencyHistogram m_latency;
-  mutable std::vector<BurstTarget> m_scratch;
+  mutable std::vector<BurstTarget> m_scratch;  // split() of the last request offered (address, size)
+  mutable std::uint64_t m_scratch_addr = 0;
+  mutable std::uint32_t m_scratch_bytes = 0;
+  mutable bool m_scratch_valid = false;
   mutable std::vector<std::uint32_t> m_count_r, m_count_w;
   std::uint32_t m_refused_pc = 0;  // a queue that lacked room for the last refused request
   bool m_refused_write = false;
