@@ -27,6 +27,7 @@ class BurstQueue {
   const QueueEntry& operator[](Index i) const { return m_pool[i]; }
   /// The oldest burst, and each burst's next younger one (kNone at the end).
   Index front() const { return m_head; }
+  Index back() const { return m_tail; }
   Index next(Index i) const { return m_pool[i].next; }
   /// The same among the bursts of one bank.
   Index bank_front(std::uint32_t bank) const { return m_bank[bank].head; }
@@ -51,7 +52,7 @@ class BurstQueue {
   /// the caller to fill in the fields not given here. Its arrival is raised
   /// to the previous burst's, so arrivals never decrease along the queue.
   QueueEntry& push_back(std::uint32_t bank, std::uint32_t row, std::uint64_t arrival, bool hit);
-  /// Removes entry i, a row hit (column commands serve only row hits).
+  /// Removes entry i, an arrived row hit (column commands serve only those).
   void erase_hit(Index i);
   /// Bank `bank` opened `row`, closed its row, or every bank closed.
   void row_opened(std::uint32_t bank, std::uint32_t row);
