@@ -6,7 +6,10 @@ namespace mxc::hbm {
 
 enum class RowOutcome : std::uint8_t { kUnknown, kHit, kMiss, kConflict };
 
-struct QueueEntry {
+// One cache line each: an entry is read and its neighbours' links written
+// on every enqueue and column command, and 16 controllers' queues do not fit
+// in L1 together (56 unaligned bytes measured about 4 % slower).
+struct alignas(64) QueueEntry {
   std::uint64_t arrival = 0;     ///< First cycle it may be scheduled.
   std::uint64_t waiting_since = 0;  ///< When its next command became wanted (stall statistics).
   std::uint64_t seq = 0;         ///< Arrival order in its queue: compares the ages of bursts of different banks.
