@@ -4,10 +4,11 @@
 // constraint that set it). Updated from the TimingTable on every issue.
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cstdint>
+#include <span>
 #include <vector>
 
+#include "models/hbm/bank_set.h"
 #include "models/hbm/hbm_command.h"
 #include "models/hbm/hbm_spec.h"
 #include "models/hbm/timing_table.h"
@@ -23,41 +24,29 @@ class BankState {
   /// Earliest cycle `cmd` to `bank` satisfies every timing constraint and the
   /// command bus; `why` receives the binding constraint.
   std::uint64_t earliest(Cmd cmd, std::uint32_t bank, Constraint* why = nullptr) const;  // inline, below
-  /// Earliest column command (`cmd` = RD or WR) over the banks with
-  /// `want[b] != 0` and `!blocked(b)`; kNever-like max when none.
+  /// Earliest column command (`cmd` = RD or WR) over the banks in the set
+  /// `want` (bank_set.h) with `!blocked(b)`; ~0 when there are none.
   template <class Blocked>
-  std::uint64_t earliest_column(Cmd cmd, const std::vector<std::uint32_t>& want, Blocked blocked) const {
+  std::uint64_t earliest_column(Cmd cmd, std::span<const std::uint64_t> want, Blocked blocked) const {
     const int i = m_slot[static_cast<int>(cmd)];
     const std::uint64_t floor = std::max(m_pc.at[i], m_col_bus);
     std::uint64_t best = ~std::uint64_t{0};
-    for (std::uint32_t b = 0; b < want.size(); ++b) {
-      if (!want[b] || blocked(b)) continue;
-      const std::uint64_t at = std::max({m_bank[b].at[i], m_group[m_group_of[b]].at[i], floor});
-      best = std::min(best, at);
-    }
-    return best;
-  }
-  /// The same over the banks whose bit is set in `want` (at most 64 banks).
-  template <class Blocked>
-  std::uint64_t earliest_column_mask(Cmd cmd, std::uint64_t want, Blocked blocked) const {
-    const int i = m_slot[static_cast<int>(cmd)];
-    const std::uint64_t floor = std::max(m_pc.at[i], m_col_bus);
-    std::uint64_t best = ~std::uint64_t{0};
-    for (; want; want &= want - 1) {
-      const auto b = static_cast<std::uint32_t>(std::countr_zero(want));
-      if (blocked(b)) continue;
+    for_each_bank(want, [&](std::uint32_t b) {
+      if (blocked(b)) return true;
       best = std::min(best, std::max(m_bank[b].at[i], m_group[m_group_of[b]].at[i]));
-      if (best <= floor) break;  // the floor binds: no other bank can be earlier
-    }
+      return best > floor;  // once the floor binds, no other bank can be earlier
+    });
     return best == ~std::uint64_t{0} ? best : std::max(best, floor);
   }
-  /// earliest() of a column command split in two: max of both parts.
-  /// The pseudo-channel and column-bus part ...
-  std::uint64_t earliest_column_floor(Cmd cmd) const {
-    return std::max(m_pc.at[static_cast<int>(cmd)], m_col_bus);
+  /// earliest() split in two, max of both parts. The part common to every
+  /// bank: pseudo-channel scope, tFAW for ACT, the command bus ...
+  std::uint64_t earliest_floor(Cmd cmd) const {
+    std::uint64_t at = std::max(m_pc.at[m_slot[static_cast<int>(cmd)]], is_column(cmd) ? m_col_bus : m_row_bus);
+    if (cmd == Cmd::kAct && m_act_count >= 4) at = std::max(at, m_acts[m_act_count % 4] + m_faw);
+    return at;
   }
   /// ... and the bank and bank-group part.
-  std::uint64_t earliest_column_bank(Cmd cmd, std::uint32_t bank) const {
+  std::uint64_t earliest_bank(Cmd cmd, std::uint32_t bank) const {
     const int i = m_slot[static_cast<int>(cmd)];
     return std::max(m_bank[bank].at[i], m_group[m_group_of[bank]].at[i]);
   }

@@ -1,65 +1,146 @@
 #pragma once
-// A controller queue of bursts in arrival order. FR-FCFS mostly serves
-// bursts near the front, so erase() shifts whichever side of the removed
-// entry is shorter: a vector would move the whole tail on every command.
-#include <algorithm>
-#include <cstddef>
+// A controller queue (one direction) of bursts, kept for a scheduler that
+// visits banks rather than every burst: the entries are linked in arrival
+// order and, per bank, in arrival order too; per bank it counts the queued
+// bursts and those that hit the bank's open row, with bit sets of the banks
+// that have hits and of those that have misses. The controller reports row
+// opens and closes so the hit counts stay current.
+#include <cstdint>
+#include <span>
 #include <vector>
 
+#include "models/hbm/bank_set.h"
 #include "models/hbm/queue_entry.h"
 
 namespace mxc::hbm {
 
 class BurstQueue {
  public:
-  std::size_t size() const { return m_end - m_begin; }
-  bool empty() const { return m_end == m_begin; }
-  QueueEntry& operator[](std::size_t i) { return m_buf[m_begin + i]; }
-  const QueueEntry& operator[](std::size_t i) const { return m_buf[m_begin + i]; }
-  QueueEntry& front() { return m_buf[m_begin]; }
-  const QueueEntry& front() const { return m_buf[m_begin]; }
-  const QueueEntry* begin() const { return m_buf.data() + m_begin; }
-  const QueueEntry* end() const { return m_buf.data() + m_end; }
+  using Index = std::uint32_t;
+  static constexpr Index kNone = ~Index{0};
 
-  void push_back(const QueueEntry& e) {
-    if (m_end == m_buf.size()) make_room();
-    m_buf[m_end++] = e;
+  explicit BurstQueue(std::uint32_t banks);
+
+  std::size_t size() const { return m_size; }
+  bool empty() const { return m_size == 0; }
+  QueueEntry& operator[](Index i) { return m_pool[i]; }
+  const QueueEntry& operator[](Index i) const { return m_pool[i]; }
+  /// The oldest burst, and each burst's next younger one (kNone at the end).
+  Index front() const { return m_head; }
+  Index back() const { return m_tail; }
+  Index next(Index i) const { return m_pool[i].next; }
+  /// The same among the bursts of one bank.
+  Index bank_front(std::uint32_t bank) const { return m_bank[bank].head; }
+  Index bank_next(Index i) const { return m_pool[i].bank_next; }
+  /// The oldest burst of `bank` that hits (`hit`) or misses (`!hit`) the
+  /// open row `open` (-1: closed); the bank must have one.
+  Index bank_oldest(std::uint32_t bank, std::int64_t open, bool hit) const {
+    Index i = m_bank[bank].head;
+    while ((static_cast<std::int64_t>(m_pool[i].row) == open) != hit) i = m_pool[i].bank_next;
+    return i;
   }
-  /// Appends an entry and returns it for the caller to fill in place, every
-  /// field (building an entry elsewhere and copying it stalls on store
-  /// forwarding, and clearing it first stores everything twice).
-  QueueEntry& emplace_back() {
-    if (m_end == m_buf.size()) make_room();
-    return m_buf[m_end++];
-  }
-  /// Removes entry i, keeping the others in order.
-  void erase(std::size_t i) {
-    QueueEntry* const b = m_buf.data() + m_begin;
-    if (i < size() / 2) {
-      std::move_backward(b, b + i, b + i + 1);
-      ++m_begin;
-    } else {
-      std::move(b + i + 1, m_buf.data() + m_end, b + i);
-      --m_end;
-    }
-    if (m_begin == m_end) m_begin = m_end = 0;
+
+  /// Queued bursts that hit `bank`'s open row, and over all banks.
+  std::uint32_t hits(std::uint32_t bank) const { return m_bank[bank].hits; }
+  std::size_t total_hits() const { return m_hits; }
+  /// Bank sets (bank_set.h): banks with queued row hits, banks with
+  /// queued bursts that miss.
+  std::span<const std::uint64_t> hit_banks() const { return m_hit_set; }
+  std::span<const std::uint64_t> miss_banks() const { return m_miss_set; }
+
+  /// Appends a burst (`hit`: it hits its bank's open row) and returns it for
+  /// the caller to fill in the fields not given here. Its arrival is raised
+  /// to the previous burst's, so arrivals never decrease along the queue.
+  QueueEntry& push_back(std::uint32_t bank, std::uint32_t row, std::uint64_t arrival, bool hit);
+  /// Removes entry i, an arrived row hit (column commands serve only those).
+  void erase_hit(Index i);
+  /// Bank `bank` opened `row`, closed its row, or every bank closed.
+  void row_opened(std::uint32_t bank, std::uint32_t row);
+  void row_closed(std::uint32_t bank);
+  void all_closed();
+
+  /// Arrival of the oldest burst that has not arrived by `now`, or
+  /// ~0 when every burst has; `now` must not decrease from call to call.
+  std::uint64_t first_pending_arrival(std::uint64_t now) {
+    while (m_pending != kNone && m_pool[m_pending].arrival <= now) m_pending = m_pool[m_pending].next;
+    return m_pending == kNone ? ~std::uint64_t{0} : m_pool[m_pending].arrival;
   }
 
  private:
-  void make_room() {
-    if (m_begin > 0) {  // slide to the start of the buffer
-      std::move(m_buf.begin() + static_cast<std::ptrdiff_t>(m_begin), m_buf.begin() + static_cast<std::ptrdiff_t>(m_end),
-                m_buf.begin());
-      m_end -= m_begin;
-      m_begin = 0;
-    }
-    // Keep the buffer at least twice the occupancy, so a slide moves at most
-    // one entry per push on average.
-    if (m_end == m_buf.size() || m_end * 2 > m_buf.size()) m_buf.resize(std::max<std::size_t>(16, m_buf.size() * 2));
+  struct Bank {
+    Index head = kNone, tail = kNone;
+    std::uint32_t count = 0, hits = 0;
+  };
+  void set_bit(std::vector<std::uint64_t>& set, std::uint32_t bank, bool on) {
+    const std::uint64_t bit = std::uint64_t{1} << (bank % 64);
+    if (on) set[bank / 64] |= bit;
+    else set[bank / 64] &= ~bit;
   }
+  void set_hits(std::uint32_t bank, std::uint32_t hits);
 
-  std::vector<QueueEntry> m_buf;
-  std::size_t m_begin = 0, m_end = 0;
+  std::vector<QueueEntry> m_pool;
+  Index m_free = kNone;  // unused entries, linked by `next`
+  std::vector<Bank> m_bank;
+  std::vector<std::uint64_t> m_hit_set, m_miss_set;
+  Index m_head = kNone, m_tail = kNone;
+  Index m_pending = kNone;  // no burst before it is still to arrive
+  std::size_t m_size = 0, m_hits = 0;
+  std::uint64_t m_seq = 0;
 };
+
+inline QueueEntry& BurstQueue::push_back(std::uint32_t bank, std::uint32_t row, std::uint64_t arrival, bool hit) {
+  if (m_free == kNone) {  // grow: the pool only ever holds the deepest occupancy
+    m_free = static_cast<Index>(m_pool.size());
+    m_pool.emplace_back().next = kNone;
+  }
+  const Index i = m_free;
+  QueueEntry& e = m_pool[i];
+  m_free = e.next;
+  Bank& b = m_bank[bank];
+  e.arrival = m_tail != kNone && m_pool[m_tail].arrival > arrival ? m_pool[m_tail].arrival : arrival;
+  e.seq = m_seq++;
+  e.bank = static_cast<std::uint16_t>(bank);
+  e.row = row;
+  e.next = kNone;
+  e.prev = m_tail;
+  if (m_tail != kNone) m_pool[m_tail].next = i;
+  else m_head = i;
+  m_tail = i;
+  e.bank_next = kNone;
+  e.bank_prev = b.tail;
+  if (b.tail != kNone) m_pool[b.tail].bank_next = i;
+  else b.head = i;
+  b.tail = i;
+  if (m_pending == kNone) m_pending = i;
+  ++m_size;
+  ++b.count;
+  if (hit) {
+    ++b.hits, ++m_hits;
+    set_bit(m_hit_set, bank, true);
+  } else {
+    set_bit(m_miss_set, bank, true);
+  }
+  return e;
+}
+
+inline void BurstQueue::erase_hit(Index i) {
+  QueueEntry& e = m_pool[i];
+  if (e.prev != kNone) m_pool[e.prev].next = e.next;
+  else m_head = e.next;
+  if (e.next != kNone) m_pool[e.next].prev = e.prev;
+  else m_tail = e.prev;
+  if (m_pending == i) m_pending = e.next;
+  Bank& b = m_bank[e.bank];
+  if (e.bank_prev != kNone) m_pool[e.bank_prev].bank_next = e.bank_next;
+  else b.head = e.bank_next;
+  if (e.bank_next != kNone) m_pool[e.bank_next].bank_prev = e.bank_prev;
+  else b.tail = e.bank_prev;
+  --m_size;
+  --b.count;
+  --m_hits;
+  if (--b.hits == 0) set_bit(m_hit_set, e.bank, false);
+  e.next = m_free;
+  m_free = i;
+}
 
 }  // namespace mxc::hbm

@@ -27,7 +27,7 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
   bool have = false, ended = false;
   MemRequest req;
   std::uint64_t id = 0;
-  std::uint64_t refused_at = ~std::uint64_t{0};  // bursts_dequeued() when last refused
+  std::uint64_t refused_at = ~std::uint64_t{0};  // refusal_stamp() when last refused
   for (;;) {
     // Offer as many requests as the window and the model take now.
     while (in_flight < outstanding && !ended) {
@@ -48,9 +48,9 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
         else req.data.clear();
       }
       if (req.issue > now) break;
-      if (refused_at == model.bursts_dequeued()) break;  // no queue space has appeared since
+      if (refused_at == model.refusal_stamp()) break;  // no room has appeared where it lacked
       if (!model.send(req, now)) {
-        refused_at = model.bursts_dequeued();
+        refused_at = model.refusal_stamp();
         break;
       }
       refused_at = ~std::uint64_t{0};

@@ -42,6 +42,7 @@ void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstT
   const std::uint64_t il = m_cfg.stack_interleave_bytes;  // a multiple of bb (validated)
   const std::uint32_t per_stack = m_cfg.device.org.pcs();
   const std::uint32_t pcs = m_cfg.device.org.pseudo_channels;
+  const std::uint32_t bpg = m_cfg.device.org.banks_per_group;
   const std::uint64_t end = addr + std::max<std::uint32_t>(bytes, 1);
   // One run of consecutive stack-local bursts per interleave block.
   for (std::uint64_t a = addr / bb * bb; a < end;) {
@@ -52,33 +53,44 @@ void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstT
     const auto n = static_cast<std::uint32_t>((run_end - a + bb - 1) / bb);
     const std::size_t first = out.size();
     out.resize(first + n);
+    BurstTarget* const run = out.data() + first;
+    const std::uint32_t stack_pc = stack * per_stack;
     m_mapper.decode_run(local, n, [&](std::uint32_t i, const BurstAddr& d) {
-      BurstTarget& t = out[first + i];
-      t.addr = d;  // d is in registers (AddressMapper::unpack is inline)
-      t.pc = stack * per_stack + d.channel * pcs + d.pc;
+      // d is in registers (AddressMapper::unpack is inline)
+      run[i] = BurstTarget{stack_pc + d.channel * pcs + d.pc, d.bank_group * bpg + d.bank, d.row, d.col};
     });
     a += std::uint64_t{n} * bb;
   }
 }
 
-bool HbmModel::can_accept(const MemRequest& req) const {
-  split(req.addr, req.bytes, m_scratch);
+std::uint32_t HbmModel::lacking_room(const MemRequest& req) const {
+  // A refused request is usually offered again as it is: split it once.
+  if (!m_scratch_valid || req.addr != m_scratch_addr || req.bytes != m_scratch_bytes) {
+    split(req.addr, req.bytes, m_scratch);
+    m_scratch_addr = req.addr;
+    m_scratch_bytes = req.bytes;
+    m_scratch_valid = true;
+  }
   auto& count = req.write ? m_count_w : m_count_r;
-  bool ok = true;
+  auto full = static_cast<std::uint32_t>(m_pcs.size());
   for (const BurstTarget& t : m_scratch) ++count[t.pc];
   for (const BurstTarget& t : m_scratch) {
-    if (count[t.pc] && !m_pcs[t.pc]->can_accept(req.write, count[t.pc])) ok = false;
+    if (count[t.pc] && full == m_pcs.size() && !m_pcs[t.pc]->can_accept(req.write, count[t.pc])) full = t.pc;
     count[t.pc] = 0;
   }
-  return ok;
+  return full;
 }
+
+bool HbmModel::can_accept(const MemRequest& req) const { return lacking_room(req) == m_pcs.size(); }
 
 bool HbmModel::send(const MemRequest& req, Time now) {
   if (req.bytes == 0) throw std::invalid_argument(m_name + ": request " + std::to_string(req.id) + " has 0 bytes");
   if (req.write && req.data.size() != req.bytes)
     throw std::invalid_argument(m_name + ": write request " + std::to_string(req.id) + " carries " +
                                 std::to_string(req.data.size()) + " bytes, expected " + std::to_string(req.bytes));
-  if (!can_accept(req)) {
+  if (const std::uint32_t full = lacking_room(req); full != m_pcs.size()) {
+    m_refused_pc = full;
+    m_refused_write = req.write;
     // Refuse, unless the request could never fit: that is a usage error.
     auto& count = req.write ? m_count_w : m_count_r;
     for (const BurstTarget& t : m_scratch) ++count[t.pc];
@@ -130,8 +142,7 @@ bool HbmModel::send(const MemRequest& req, Time now) {
     PcController& pc = *m_pcs[t.pc];
     // A sleeping controller first replays the refreshes it skipped.
     if (!pc.busy()) pc.advance_to(floor);
-    pc.enqueue(slot, t.addr.bank_group * m_cfg.device.org.banks_per_group + t.addr.bank, t.addr.row, t.addr.col,
-               req.write, cycle);
+    pc.enqueue(slot, t.bank, t.row, t.col, req.write, cycle);
     m_pc_next[t.pc] = pc.next_cycle();
     m_pc_min = std::min(m_pc_min, m_pc_next[t.pc]);  // enqueue only brings a controller's next cycle forward
   }
@@ -201,7 +212,6 @@ void HbmModel::advance_to(Time now) {
 
 void HbmModel::burst_issued(std::uint32_t slot, std::uint64_t done_cycle) {
   Pending& p = m_slots[slot];
-  ++s_bursts_dequeued;
   p.done_cycle = std::max(p.done_cycle, done_cycle);
   if (--p.remaining) return;
   const std::uint64_t seq = p.resp.complete;

@@ -29,8 +29,9 @@ namespace mxc::hbm {
 
 /// Where one burst of a request goes.
 struct BurstTarget {
-  std::uint32_t pc = 0;  ///< Global pseudo-channel: stack * pcs_per_stack + channel * pcs + pc.
-  BurstAddr addr;
+  std::uint32_t pc = 0;    ///< Global pseudo-channel: stack * pcs_per_stack + channel * pcs + pc.
+  std::uint32_t bank = 0;  ///< Flat bank index: bank_group * banks_per_group + bank.
+  std::uint32_t row = 0, col = 0;
 };
 
 class HbmModel : public MemoryTarget, public BurstSink {
@@ -68,9 +69,13 @@ class HbmModel : public MemoryTarget, public BurstSink {
   std::uint64_t bytes_read() const { return s_bytes_read; }
   std::uint64_t bytes_written() const { return s_bytes_written; }
   std::uint64_t outstanding() const { return m_slots.size() - m_free.size(); }
-  /// Bursts that left a queue so far: a refused request need not be offered
-  /// again until this changes (queue space only appears when it does).
-  std::uint64_t bursts_dequeued() const { return s_bursts_dequeued; }
+  /// After send() refused a request: the bursts that have left the queue
+  /// that lacked room for it. The request need not be offered again until
+  /// this changes (room only appears there when it does).
+  std::uint64_t refusal_stamp() const {
+    const PcStats& s = m_pcs[m_refused_pc]->stats();
+    return m_refused_write ? s.write_bursts : s.read_bursts;
+  }
   /// Called by the controllers when a burst's column command issues.
   void burst_issued(std::uint32_t slot, std::uint64_t done_cycle) override;
   /// Calls fn(global pseudo-channel, command) for every DRAM command issued.
@@ -91,6 +96,9 @@ class HbmModel : public MemoryTarget, public BurstSink {
     bool operator>(const Finished& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
   void deliver_until(Time now);
+  /// Splits `req` into m_scratch and returns the first pseudo-channel whose
+  /// queue lacks room for its bursts there, or num_pcs() when all have room.
+  std::uint32_t lacking_room(const MemRequest& req) const;
   std::uint64_t next_pc_cycle() const;
   /// Recomputes m_next_event from m_pc_min; called wherever a controller's
   /// next cycle or the pending completions may have changed (send,
@@ -115,9 +123,14 @@ class HbmModel : public MemoryTarget, public BurstSink {
   std::uint64_t m_pc_min = kNoCycle;     // their minimum, kept current
   Time m_next_event = kNever;            // next_event_time(), kept current
   LatencyHistogram m_latency;
-  mutable std::vector<BurstTarget> m_scratch;
+  mutable std::vector<BurstTarget> m_scratch;  // split() of the last request offered (address, size)
+  mutable std::uint64_t m_scratch_addr = 0;
+  mutable std::uint32_t m_scratch_bytes = 0;
+  mutable bool m_scratch_valid = false;
   mutable std::vector<std::uint32_t> m_count_r, m_count_w;
-  std::uint64_t s_reads = 0, s_writes = 0, s_bytes_read = 0, s_bytes_written = 0, s_bursts_dequeued = 0;
+  std::uint32_t m_refused_pc = 0;  // a queue that lacked room for the last refused request
+  bool m_refused_write = false;
+  std::uint64_t s_reads = 0, s_writes = 0, s_bytes_read = 0, s_bytes_written = 0;
 };
 
 }  // namespace mxc::hbm

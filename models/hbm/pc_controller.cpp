@@ -16,36 +16,16 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
       m_write_cap(cfg.controller.write_queue),
       m_state(cfg.device.org, cfg.device.t, cfg.controller.dual_command),
       m_refresh(cfg.controller.refresh, cfg.device.t, cfg.device.org.banks()),
-      m_sched(cfg.device.org.banks(), cfg.controller.starvation_cap),
-      m_hits_r(cfg.device.org.banks()),
-      m_hits_w(cfg.device.org.banks()),
+      m_sched(cfg.controller.starvation_cap),
+      m_reads(cfg.device.org.banks()),
+      m_writes(cfg.device.org.banks()),
       m_fast(cfg.fast_path) {
   s_stats.bank_acts.assign(cfg.device.org.banks(), 0);
   m_next = m_refresh.next_due();
 }
 
-void PcController::recount_hits(std::uint32_t bank) {
-  const std::int64_t open = m_state.open_row(bank);
-  std::uint32_t r = 0, w = 0;
-  if (open != BankState::kClosed) {
-    for (const QueueEntry& e : m_reads) r += e.bank == bank && e.row == open;
-    for (const QueueEntry& e : m_writes) w += e.bank == bank && e.row == open;
-  }
-  m_hits_r.set(bank, r);
-  m_hits_w.set(bank, w);
-}
-
 void PcController::advance_to(std::uint64_t cycle) {
   while (m_next <= cycle) step(m_next);
-}
-
-bool PcController::auto_precharge(const QueueEntry& e, std::size_t index) const {
-  const auto& same = e.write ? m_writes : m_reads;
-  for (std::size_t i = 0; i < same.size(); ++i)
-    if (i != index && same[i].bank == e.bank && same[i].row == e.row) return false;
-  for (const QueueEntry& o : e.write ? m_reads : m_writes)
-    if (o.bank == e.bank && o.row == e.row) return false;
-  return true;
 }
 
 void PcController::charge_stall(QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c) {
@@ -73,14 +53,15 @@ void PcController::issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32
     }
   }
   m_state.issue(cmd, bank, row, c);
-  if (cmd == Cmd::kAct || cmd == Cmd::kPre) recount_hits(bank);
-  if (cmd == Cmd::kPre) {
-    m_hits_r.row_closed();
-    m_hits_w.row_closed();
-  }
-  if (cmd == Cmd::kPreA) {
-    m_hits_r.clear();
-    m_hits_w.clear();
+  if (cmd == Cmd::kAct) {
+    m_reads.row_opened(bank, row);
+    m_writes.row_opened(bank, row);
+  } else if (cmd == Cmd::kPre) {
+    m_reads.row_closed(bank);
+    m_writes.row_closed(bank);
+  } else if (cmd == Cmd::kPreA) {
+    m_reads.all_closed();
+    m_writes.all_closed();
   }
   observe(cmd, bank, row, col, c);
   switch (cmd) {
@@ -97,24 +78,26 @@ void PcController::issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32
   }
 }
 
-inline int PcController::streaming_pick(const BurstQueue& q, std::uint64_t c) const {
+inline BurstQueue::Index PcController::streaming_pick(const BurstQueue& q, std::uint64_t c) const {
   // FrFcfsScheduler::pick with every burst a row hit and no refresh pending:
   // no row-command candidate exists, so it returns the first burst (of the
   // oldest alone when starving) that has arrived and whose column command is
-  // legal, stopping at the first one still in the frontend.
-  if (q.empty()) return -1;
-  const bool starving = q.front().bypassed >= m_cfg.starvation_cap && q.front().arrival <= c;
-  const std::size_t n = starving ? 1 : q.size();
+  // legal, stopping at the first one still in the frontend. The bursts are
+  // visited in arrival order: the first ones are usually ready.
+  if (q.empty()) return BurstQueue::kNone;
+  const QueueEntry& f = q[q.front()];
+  const bool starving = f.bypassed >= m_cfg.starvation_cap && f.arrival <= c;
   // The queue holds one direction, so the pseudo-channel and command-bus
   // part of earliest() is common to all its bursts.
-  const Cmd cmd = q.front().write ? Cmd::kWr : Cmd::kRd;
-  if (m_state.earliest_column_floor(cmd) > c) return -1;
-  for (std::size_t i = 0; i < n; ++i) {
+  const Cmd cmd = f.write ? Cmd::kWr : Cmd::kRd;
+  if (m_state.earliest_floor(cmd) > c) return BurstQueue::kNone;
+  for (BurstQueue::Index i = q.front(); i != BurstQueue::kNone; i = q.next(i)) {
     const QueueEntry& e = q[i];
     if (e.arrival > c) break;
-    if (m_state.earliest_column_bank(cmd, e.bank) <= c) return static_cast<int>(i);
+    if (m_state.earliest_bank(cmd, e.bank) <= c) return i;
+    if (starving) break;
   }
-  return -1;
+  return BurstQueue::kNone;
 }
 
 inline std::uint64_t PcController::streaming_next(std::uint64_t c) {
@@ -122,8 +105,7 @@ inline std::uint64_t PcController::streaming_next(std::uint64_t c) {
   // alone), specialised as FrFcfsScheduler::next_ready is when every burst
   // is a row hit; anything else takes the general path.
   const BurstQueue& q = active();
-  const HitCounts& hits = active_hits();
-  if (m_refresh.pending() || hits.total() != q.size()) return compute_next(c);
+  if (m_refresh.pending() || q.total_hits() != q.size()) return compute_next(c);
   const std::uint64_t due = m_refresh.next_due();
   const std::uint64_t n = due == kNoCycle ? kNoCycle : std::max(due, c + 1);
   const bool switch_to_write = !m_write_mode && !m_writes.empty() &&
@@ -132,13 +114,13 @@ inline std::uint64_t PcController::streaming_next(std::uint64_t c) {
                                                (m_writes.size() <= m_cfg.write_low_watermark && !m_reads.empty()));
   if (switch_to_write || switch_to_read) return std::min(n, c + 1);
   if (q.empty()) return n;
-  const QueueEntry& f = q.front();
+  const QueueEntry& f = q[q.front()];
   const Cmd col = f.write ? Cmd::kWr : Cmd::kRd;
   std::uint64_t next;
   if (f.bypassed >= m_cfg.starvation_cap && f.arrival <= c + 1) {
     next = f.arrival > c ? f.arrival : std::max(m_state.earliest(col, f.bank), c + 1);
   } else {
-    const std::uint64_t at = m_state.earliest_column_mask(col, hits.mask(), [](std::uint32_t) { return false; });
+    const std::uint64_t at = m_state.earliest_column(col, q.hit_banks(), [](std::uint32_t) { return false; });
     next = at == ~std::uint64_t{0} ? kNoCycle : std::max(at, c + 1);
   }
   return std::min(n, next);
@@ -174,28 +156,30 @@ void PcController::step(std::uint64_t c) {
   // Every queued burst of the active direction hits its open row and no
   // refresh is pending: no row command can be wanted, so the step reduces
   // to "oldest ready row hit takes the column bus" (see streaming_pick).
-  if (m_fast && !row_used && !m_refresh.pending() && active_hits().has_mask() && active_hits().total() == q.size()) {
+  if (m_fast && !row_used && !m_refresh.pending() && q.total_hits() == q.size()) {
     ++m_streaming_steps;
-    const int col = streaming_pick(q, c);
-    if (col >= 0) issue_column(q, col, c);
+    const BurstQueue::Index col = streaming_pick(q, c);
+    if (col != BurstQueue::kNone) issue_column(q, col, c);
     m_next = streaming_next(c);
     return;
   }
-  SchedulePick p = m_sched.pick(q, active_hits(), m_state, m_refresh, c);
-  if (row_used) p.row = -1;
-  if (!m_cfg.dual_command && p.col >= 0) p.row = -1;  // one command bus
-  if (row_used && !m_cfg.dual_command) p.col = -1;
-  if (p.row >= 0) {
+  SchedulePick p = m_sched.pick(q, m_state, m_refresh, c);
+  if (row_used) p.row = BurstQueue::kNone;
+  if (!m_cfg.dual_command && p.col != BurstQueue::kNone) p.row = BurstQueue::kNone;  // one command bus
+  if (row_used && !m_cfg.dual_command) p.col = BurstQueue::kNone;
+  if (p.row != BurstQueue::kNone) {
     QueueEntry& e = q[p.row];
     issue(p.row_cmd, &e, e.bank, e.row, e.col, c);
   }
-  if (p.col >= 0) issue_column(q, p.col, c);
+  if (p.col != BurstQueue::kNone) issue_column(q, p.col, c);
   m_next = compute_next(c);
 }
 
-void PcController::issue_column(BurstQueue& q, int index, std::uint64_t c) {
+void PcController::issue_column(BurstQueue& q, BurstQueue::Index index, std::uint64_t c) {
   QueueEntry& e = q[index];
-  const bool ap = m_cfg.page_policy == PagePolicy::kClosed && auto_precharge(e, index);
+  // Closed page: auto-precharge unless another queued burst (either
+  // direction) wants the row; those are exactly the bank's other row hits.
+  const bool ap = m_cfg.page_policy == PagePolicy::kClosed && m_reads.hits(e.bank) + m_writes.hits(e.bank) == 1;
   const Cmd cmd = e.write ? (ap ? Cmd::kWrA : Cmd::kWr) : (ap ? Cmd::kRdA : Cmd::kRd);
   Constraint why = Constraint::kNone;
   const std::uint64_t legal = m_state.earliest(cmd, e.bank, &why);
@@ -221,14 +205,6 @@ void PcController::issue_column(BurstQueue& q, int index, std::uint64_t c) {
   }
 
   m_state.issue(cmd, e.bank, e.row, c);
-  auto& hits = e.write ? m_hits_w : m_hits_r;
-  if (ap) {
-    recount_hits(e.bank);
-    m_hits_r.row_closed();
-    m_hits_w.row_closed();
-  } else {
-    hits.remove(e.bank);
-  }
   observe(cmd, e.bank, e.row, e.col, c);
   if (e.write) {
     ++s_stats.write_bursts;
@@ -237,9 +213,13 @@ void PcController::issue_column(BurstQueue& q, int index, std::uint64_t c) {
     ++s_stats.read_bursts;
     m_sink.burst_issued(e.slot, c + m_t.CL + m_t.burst_cycles + m_cfg.backend_cycles);
   }
-  if (index != 0 && q.front().arrival <= c && q.front().bypassed < 0xffff) ++q.front().bypassed;
-  hits.on_erase(static_cast<std::size_t>(index));
-  q.erase(static_cast<std::size_t>(index));
+  if (index != q.front()) {
+    QueueEntry& f = q[q.front()];
+    if (f.arrival <= c && f.bypassed < 0xffff) ++f.bypassed;
+  }
+  // With auto-precharge this was the row's only hit: no hit counts change
+  // but its own.
+  q.erase_hit(index);
 }
 
 std::uint64_t PcController::compute_next(std::uint64_t c) {
@@ -258,7 +238,7 @@ std::uint64_t PcController::compute_next(std::uint64_t c) {
   const bool switch_to_read = m_write_mode && (m_writes.empty() ||
                                                (m_writes.size() <= m_cfg.write_low_watermark && !m_reads.empty()));
   if (switch_to_write || switch_to_read) return std::min(n, c + 1);
-  return std::min(n, m_sched.next_ready(active(), active_hits(), m_state, m_refresh, c));
+  return std::min(n, m_sched.next_ready(active(), m_state, m_refresh, c));
 }
 
 }  // namespace mxc::hbm

@@ -77,19 +77,15 @@ class PcController {
     if (m_checker || (m_observer && *m_observer)) notify(DramCommand{cmd, bank, row, col, c});
   }
   void notify(const DramCommand& cmd);
-  bool auto_precharge(const QueueEntry& e, std::size_t index) const;
   std::uint64_t compute_next(std::uint64_t c);
-  /// The column command of active-queue entry `index`, and its bookkeeping.
-  void issue_column(BurstQueue& q, int index, std::uint64_t c);
+  /// The column command of active-queue entry `i`, and its bookkeeping.
+  void issue_column(BurstQueue& q, BurstQueue::Index i, std::uint64_t c);
   /// Shortcuts of the scheduler and compute_next, exact while every queued
   /// burst of the active direction is a row hit and no refresh is pending.
-  int streaming_pick(const BurstQueue& q, std::uint64_t c) const;
+  BurstQueue::Index streaming_pick(const BurstQueue& q, std::uint64_t c) const;
   std::uint64_t streaming_next(std::uint64_t c);
   BurstQueue& active() { return m_write_mode ? m_writes : m_reads; }
-  HitCounts& active_hits() { return m_write_mode ? m_hits_w : m_hits_r; }
-  const HitCounts& active_hits() const { return m_write_mode ? m_hits_w : m_hits_r; }
   const BurstQueue& active() const { return m_write_mode ? m_writes : m_reads; }
-  void recount_hits(std::uint32_t bank);
 
   std::uint32_t m_id;
   BurstSink& m_sink;
@@ -101,8 +97,7 @@ class PcController {
   BankState m_state;
   RefreshPolicy m_refresh;
   FrFcfsScheduler m_sched;
-  BurstQueue m_reads, m_writes;  // arrival order
-  HitCounts m_hits_r, m_hits_w;  // per bank: queued bursts hitting the open row
+  BurstQueue m_reads, m_writes;
   bool m_fast;  // streaming shortcuts on (MemoryConfig::fast_path)
   bool m_write_mode = false;
   std::uint64_t m_streaming_steps = 0;
@@ -116,17 +111,17 @@ class PcController {
 // Inline: HbmModel::send calls it for every burst.
 inline void PcController::enqueue(std::uint32_t slot, std::uint32_t bank, std::uint32_t row, std::uint32_t col,
                                   bool write, std::uint64_t cycle) {
-  QueueEntry& e = (write ? m_writes : m_reads).emplace_back();
+  // Filled in place: building an entry elsewhere and copying it stalls on
+  // store forwarding.
+  QueueEntry& e = (write ? m_writes : m_reads)
+                      .push_back(bank, row, std::max(cycle, m_clk) + m_cfg.frontend_cycles,
+                                 m_state.open_row(bank) == static_cast<std::int64_t>(row));
   e.slot = slot;
-  e.bank = static_cast<std::uint16_t>(bank);
-  e.row = row;
   e.col = static_cast<std::uint16_t>(col);
   e.bypassed = 0;
   e.write = write;
   e.outcome = RowOutcome::kUnknown;
-  e.arrival = std::max(cycle, m_clk) + m_cfg.frontend_cycles;
   e.waiting_since = e.arrival;
-  if (m_state.open_row(bank) == static_cast<std::int64_t>(row)) (write ? m_hits_w : m_hits_r).add(bank);
   m_next = std::min(m_next, e.arrival);
 }
 

@@ -6,17 +6,23 @@ namespace mxc::hbm {
 
 enum class RowOutcome : std::uint8_t { kUnknown, kHit, kMiss, kConflict };
 
-// 32 bytes: queues are scanned and compacted on every scheduling step.
-struct QueueEntry {
-  std::uint32_t slot = 0;        ///< The owning request inside HbmModel.
-  std::uint32_t row = 0;
+// One cache line each: an entry is read and its neighbours' links written
+// on every enqueue and column command, and 16 controllers' queues do not fit
+// in L1 together (56 unaligned bytes measured about 4 % slower).
+struct alignas(64) QueueEntry {
   std::uint64_t arrival = 0;     ///< First cycle it may be scheduled.
   std::uint64_t waiting_since = 0;  ///< When its next command became wanted (stall statistics).
+  std::uint64_t seq = 0;         ///< Arrival order in its queue: compares the ages of bursts of different banks.
+  std::uint32_t slot = 0;        ///< The owning request inside HbmModel.
+  std::uint32_t row = 0;
   std::uint16_t bank = 0;        ///< Flat bank index in the pseudo-channel.
   std::uint16_t col = 0;         ///< Burst index in the row.
   std::uint16_t bypassed = 0;    ///< Younger bursts served before it (saturates).
   bool write = false;
   RowOutcome outcome = RowOutcome::kUnknown;  ///< Set by its first command.
+  // Links (BurstQueue): arrival order in the queue, and among its bank's bursts.
+  std::uint32_t next = 0, prev = 0;
+  std::uint32_t bank_next = 0, bank_prev = 0;
 };
 
 }  // namespace mxc::hbm

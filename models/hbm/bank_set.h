@@ -1,0 +1,18 @@
+#pragma once
+// Sets of banks as bits, 64 banks a word (bank b is bit b % 64 of word b / 64).
+#include <bit>
+#include <cstdint>
+#include <span>
+
+namespace mxc::hbm {
+
+/// Calls f(bank) for every bank in the set, lowest first, until f returns
+/// false.
+template <class F>
+inline void for_each_bank(std::span<const std::uint64_t> set, F&& f) {
+  for (std::size_t w = 0; w < set.size(); ++w)
+    for (std::uint64_t m = set[w]; m; m &= m - 1)
+      if (!f(static_cast<std::uint32_t>(w * 64 + std::countr_zero(m)))) return;
+}
+
+}  // namespace mxc::hbm
