@@ -1,12 +1,18 @@
 #include "cosim/system_run.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
+#include <limits>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
+#include <thread>
 
 #include "bridge/axi4_protocol_error.h"
 #include "bridge/data_scoreboard.h"
@@ -101,6 +107,199 @@ struct SplitStopped : std::runtime_error {
 
 SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work);
 
+// Tile cycles the shadow's thread runs at a time once it has caught up with the design: few
+// enough wake-ups to cost nothing, short enough to keep both threads busy.
+constexpr double kShadowChunkCycles = 512;
+
+/// A place in the whole system's step order (time, then global component id): after the step
+/// of component `id` at `time`, or, with `stepped` false, the start, before any step.
+struct StepPoint {
+  bool stepped = false;
+  Time time = 0;
+  Kernel::ComponentId id = 0;
+};
+
+bool operator<(const StepPoint& a, const StepPoint& b) {
+  if (!a.stepped || !b.stepped) return !a.stepped && b.stepped;
+  return a.time < b.time || (a.time == b.time && a.id < b.id);
+}
+
+StepPoint last_step(const Kernel& k) { return k.steps() ? StepPoint{true, k.now(), k.last_global()} : StepPoint{}; }
+
+/// Hang watchdog of one kernel: no instruction completing for `limit` tile cycles. It looks
+/// every 64 steps (a few tile cycles): a hang is still seen within the limit plus those, at a
+/// fraction of the per-step cost.
+class Watchdog {
+ public:
+  explicit Watchdog(std::uint64_t limit) : m_limit(limit) {}
+  /// Counts a step; true every 64th.
+  bool due() { return (++m_steps & 63) == 0; }
+  std::uint64_t steps() const { return m_steps; }
+  /// Looks at the progress so far; true once it has stood still for longer than the limit.
+  bool hung(std::size_t completed, std::uint64_t cycles) {
+    if (completed != m_completed) {
+      m_completed = completed;
+      m_last_progress = cycles;
+      return false;
+    }
+    return cycles - m_last_progress > m_limit;
+  }
+
+ private:
+  std::uint64_t m_limit;
+  std::uint64_t m_steps = 0;
+  std::size_t m_completed = 0;
+  std::uint64_t m_last_progress = 0;
+};
+
+/// Runs the model shadow in a kernel of its own, on a second thread or on the caller's, to the
+/// end the one kernel holding both sets would give it. That kernel stops after the step that
+/// leaves both sets finished, so the set that finishes first keeps stepping (HBM refresh and so
+/// on) until then; a run that fails stops after the design's last step. The shadow shares
+/// nothing with the design under test (own memories, own fabric; the correlation compares logs
+/// afterwards), so its steps do not depend on how the two kernels interleave, only where it
+/// stops does. On the second thread the shadow runs only steps before the design's time, so it
+/// never passes an end the design has yet to reach.
+class ShadowRun {
+ public:
+  struct Outcome {
+    StepPoint last;         ///< The shadow's last step.
+    bool hung = false;      ///< Its watchdog fired, after the design had finished.
+  };
+
+  ShadowRun(ChipSet& shadow, Kernel::ComponentId base, std::uint64_t watchdog_cycles, Time chunk, bool threaded)
+      : m_set(shadow), m_watchdog(watchdog_cycles), m_chunk(chunk), m_threaded(threaded) {
+    m_set.add_to(m_kernel, base);
+    if (m_threaded) m_thread = std::thread([this] { guarded_work(); });
+  }
+  ShadowRun(const ShadowRun&) = delete;
+  ShadowRun& operator=(const ShadowRun&) = delete;
+  /// Stops the thread if the design side left early (an exception) and joins it.
+  ~ShadowRun() {
+    if (!m_thread.joinable()) return;
+    {
+      std::lock_guard lock(m_mutex);
+      m_abort.store(true);
+    }
+    m_wake.notify_all();
+    m_thread.join();
+  }
+
+  /// The design under test has run every step before `now` (call after each of its steps).
+  void dut_at(Time now) {
+    if (!m_threaded) return;
+    m_dut_time.store(now);
+    if (now >= m_wanted.load()) {
+      std::lock_guard lock(m_mutex);
+      m_wanted.store(kNever);
+      m_wake.notify_all();
+    }
+  }
+  /// The shadow's thread stopped on an exception: the design side may stop too; end() rethrows it.
+  bool failed() const { return m_failed.load(std::memory_order_relaxed); }
+
+  /// The design under test stopped after step `last` (`finished` or not). Runs the shadow to the
+  /// same place and, if the design finished and the shadow has not, on until the shadow finishes,
+  /// hangs or runs out of events. Rethrows an exception of the shadow's run.
+  Outcome end(StepPoint last, bool finished) {
+    {
+      std::lock_guard lock(m_mutex);
+      m_dut_end = last;
+      m_dut_finished = finished;
+      m_ended = true;
+    }
+    m_wake.notify_all();
+    if (m_threaded)
+      m_thread.join();
+    else
+      guarded_work();
+    if (m_error) std::rethrow_exception(m_error);
+    return m_outcome;
+  }
+
+ private:
+  void guarded_work() {
+    try {
+      work();
+    } catch (...) {
+      m_error = std::current_exception();
+      m_failed.store(true);
+    }
+  }
+
+  // After every step, as the one kernel does after every step of either set.
+  bool bounded_done() {
+    m_set.pump(m_kernel.now());
+    if (!m_done_before && m_set.finished()) m_done_before = true;
+    return m_abort.load(std::memory_order_relaxed);
+  }
+
+  void work() {
+    const auto done = [this] { return bounded_done(); };
+    // Follow the design: every step before its time, in pieces of m_chunk.
+    for (;;) {
+      std::unique_lock lock(m_mutex);
+      if (m_abort) return;
+      if (m_ended) break;
+      const Time t = m_dut_time.load();
+      if (t > m_ran_to) {
+        lock.unlock();
+        m_ran_to = t;
+        m_kernel.set_end(t - 1, std::numeric_limits<Kernel::ComponentId>::max());
+        m_kernel.run(done);
+        if (m_abort.load()) return;
+        lock.lock();
+      }
+      const Time want = m_ran_to + m_chunk;
+      m_wanted.store(want);
+      m_wake.wait(lock, [&] { return m_abort.load() || m_ended || m_dut_time.load() >= want; });
+    }
+    // To the design's last step, inclusive.
+    if (m_dut_end.stepped) {
+      m_kernel.set_end(m_dut_end.time, m_dut_end.id);
+      m_kernel.run(done);
+    } else {
+      bounded_done();  // no step: the state at the start, as the one kernel looks at it
+    }
+    m_outcome.last = last_step(m_kernel);
+    if (!m_dut_finished || m_done_before) return;
+    // The design finished first: the shadow alone, until it finishes too.
+    m_kernel.set_end(kNever, std::numeric_limits<Kernel::ComponentId>::max());
+    m_kernel.run([this] {
+      m_set.pump(m_kernel.now());
+      if (m_set.finished()) return true;
+      if (m_abort.load(std::memory_order_relaxed)) return true;
+      if (!m_watchdog.due()) return false;
+      m_outcome.hung = m_watchdog.hung(m_set.completed_instructions(), m_set.max_tile_cycles());
+      return m_outcome.hung;
+    });
+    m_outcome.last = last_step(m_kernel);
+  }
+
+  ChipSet& m_set;
+  Kernel m_kernel;
+  Watchdog m_watchdog;
+  Time m_chunk;
+  bool m_threaded;
+  std::thread m_thread;
+  // Shared with the design's thread: its time (every step), the time the shadow waits for, and,
+  // under m_mutex, its end.
+  std::atomic<Time> m_dut_time{0};
+  std::atomic<Time> m_wanted{kNever};
+  std::mutex m_mutex;
+  std::condition_variable m_wake;
+  std::atomic<bool> m_abort{false};  // set under m_mutex
+  bool m_ended = false;            // under m_mutex
+  StepPoint m_dut_end;             // under m_mutex
+  bool m_dut_finished = false;     // under m_mutex
+  std::atomic<bool> m_failed{false};
+  // The shadow's own.
+  Time m_ran_to = 0;
+  bool m_done_before = false;      // finished at or before the design's end
+  Outcome m_outcome;
+  std::exception_ptr m_error;
+};
+
 }  // namespace
 
 SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work) {
@@ -191,25 +390,35 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
   }
   result.instructions = total_instructions;
 
+  // A split run keeps both sets in one kernel (its end is agreed in the global step order);
+  // otherwise the shadow runs in a kernel of its own, beside the design's.
+  ChipSet* joint = port ? shadow.get() : nullptr;
   Kernel kernel;
   dut.add_to(kernel);
-  if (shadow) shadow->add_to(kernel, dut.components());
+  if (joint) joint->add_to(kernel, dut.components());
   if (port) port->set_next_local([&dut] { return dut.next_event_time(); });
+  std::optional<ShadowRun> shadow_run;
+  if (shadow && !joint)
+    shadow_run.emplace(*shadow, dut.components(), cfg.watchdog_cycles,
+                       static_cast<Time>(kShadowChunkCycles * 1e6 / cfg.tile_mhz), opts.shadow_thread);
 
   // Watchdog: no instruction completing anywhere for watchdog_cycles tile
   // cycles is a hang; the report says what every unfinished tile was doing.
-  std::size_t completed = 0;
-  std::uint64_t last_progress = 0;
+  Watchdog watchdog(cfg.watchdog_cycles);
   bool hung = false;
   auto next_report = wall_start + std::chrono::seconds(1);
-  std::uint64_t steps = 0;
   // An AXI protocol violation stops the run: its record is the failure.
   std::optional<Mismatch> protocol_violation;
+  StepPoint last;  // the run's last step (both kernels')
   try {
     kernel.run([&] {
       dut.pump(kernel.now());
-      if (shadow) shadow->pump(kernel.now());
-      const bool done = dut.finished() && (!shadow || shadow->finished());
+      if (joint) joint->pump(kernel.now());
+      if (shadow_run) {
+        shadow_run->dut_at(kernel.now());
+        if (shadow_run->failed()) return true;
+      }
+      const bool done = dut.finished() && (!joint || joint->finished());
       if (port) {
         // A split run ends where the whole system would: after the last step of every
         // process and of the fabric, which the server names (docs/transport.md).
@@ -218,20 +427,14 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
       } else if (done) {
         return true;
       }
-      // The watchdog looks every 64 kernel steps (a few tile cycles): a hang
-      // is still seen within watchdog_cycles plus those, at a fraction of
-      // the per-step cost.
-      if ((++steps & 63) != 0) return false;
-      const std::size_t now_completed = dut.completed_instructions() + (shadow ? shadow->completed_instructions() : 0);
-      const std::uint64_t cycles = std::max(dut.max_tile_cycles(), shadow ? shadow->max_tile_cycles() : 0);
-      if (now_completed != completed) {
-        completed = now_completed;
-        last_progress = cycles;
-      } else if (cycles - last_progress > cfg.watchdog_cycles) {
+      if (!watchdog.due()) return false;
+      const std::size_t completed = dut.completed_instructions() + (joint ? joint->completed_instructions() : 0);
+      const std::uint64_t cycles = std::max(dut.max_tile_cycles(), joint ? joint->max_tile_cycles() : 0);
+      if (watchdog.hung(completed, cycles)) {
         hung = true;
         return true;
       }
-      if (opts.on_progress && (steps & 0xfff) == 0 && std::chrono::steady_clock::now() >= next_report) {
+      if (opts.on_progress && (watchdog.steps() & 0xfff) == 0 && std::chrono::steady_clock::now() >= next_report) {
         next_report += std::chrono::seconds(1);
         opts.on_progress(kernel.now() / 1000.0, dut.completed_instructions(), total_instructions);
       }
@@ -243,8 +446,28 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
     // Another client of the split run stopped early: so does this one.
     if (!port || std::string_view(e.what()).find(kStoppedEarly) == std::string_view::npos) throw;
     throw SplitStopped(e.what());
+  } catch (...) {
+    // Whichever set fails first in the step order reports, as in one kernel: the shadow runs to
+    // this step and throws its own failure if it meets one on the way.
+    if (shadow_run) shadow_run->end(last_step(kernel), false);
+    throw;
   }
-  const Time end = port && port->end() ? port->end()->first : kernel.now();
+  last = last_step(kernel);
+  if (shadow_run) {
+    const bool dut_done = !hung && !protocol_violation && dut.finished();
+    const ShadowRun::Outcome o = shadow_run->end(last, dut_done);
+    hung = hung || o.hung;
+    if (last < o.last) {
+      // The shadow finished later: the design's components step on to the same place.
+      kernel.set_end(o.last.time, o.last.id);
+      kernel.run([&] {
+        dut.pump(kernel.now());
+        return false;
+      });
+      last = o.last;
+    }
+  }
+  const Time end = port && port->end() ? port->end()->first : last.time;
   dut.finish(end);
   if (shadow) shadow->finish(end);
   result.sim_time_ps = end;

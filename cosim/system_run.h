@@ -43,6 +43,10 @@ struct SystemRunOptions {
   /// every one returns the whole result.
   std::vector<std::uint32_t> chips;
   std::function<std::unique_ptr<transport::ChipPort>()> make_port;
+  /// Run the model shadow on a second thread, concurrently with the design under test (each in
+  /// a kernel of its own; docs/architecture.md). Results are the same either way; false keeps
+  /// the whole run on the calling thread. A split run always runs both in one kernel.
+  bool shadow_thread = true;
   /// Called about once a second of wall time with (simulated ns, instructions completed, total).
   std::function<void(double, std::size_t, std::size_t)> on_progress;
 };

@@ -95,6 +95,8 @@ int run_main(int argc, char** argv) {
     ("backpressure", "probability (0..1) of a random stall on each RTL tile channel per cycle", cxxopts::value<double>())
     ("model", "run the performance model beside the RTL and correlate timing (overrides the config)")
     ("no-model", "do not run the performance model")
+    ("threads", "1: run everything on one thread; 2: the performance model on a second thread, beside the RTL "
+                "(the default; results are identical)", cxxopts::value<unsigned>()->default_value("2"))
     ("mutant", "run every RTL tile as the mutant NAME, a 4x4 tile with an injected bug (docs/mutants.md; "
                "built with -DMXCOSIM_RTL_MUTANTS)", cxxopts::value<std::string>());
   add_memory_options(opts, "system");
@@ -166,6 +168,9 @@ int run_main(int argc, char** argv) {
   if (dtype != "int8" && dtype != "bf16") throw std::invalid_argument("--dtype must be int8 or bf16, not '" + dtype + "'");
   o.workload.shape.dtype = dtype == "bf16" ? DType::kBf16 : DType::kInt8;
   o.seed = args["seed"].as<std::uint64_t>();
+  const unsigned threads = args["threads"].as<unsigned>();
+  if (threads != 1 && threads != 2) throw std::invalid_argument("--threads must be 1 or 2, not " + std::to_string(threads));
+  o.shadow_thread = threads == 2;
   std::string wave = args.count("wave") ? args["wave"].as<std::string>()
                                         : args.count("waveform") ? args["waveform"].as<std::string>() : "";
   o.waveform = wave;
