@@ -73,7 +73,7 @@ AddressMapper::AddressMapper(const HbmOrg& org, const std::string& bit_order, bo
   }
   for (const Slice& sl : m_slices) m_addr_bits += sl.bits;
   std::uint32_t pack = 0;
-  for (int f = 0; f < kNumFields; ++f) {
+  for (const int f : {kPc, kCh, kBa, kBg, kRo, kCo}) {  // the order decode_run relies on
     m_pack_shift[f] = pack;
     m_field_mask[f] = (std::uint64_t{1} << m_field_bits[f]) - 1;
     pack += m_field_bits[f];

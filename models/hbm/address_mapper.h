@@ -23,20 +23,37 @@ class AddressMapper {
   AddressMapper(const HbmOrg& org, const std::string& bit_order, bool xor_bank_hash);
 
   BurstAddr decode(std::uint64_t stack_addr) const;
-  /// decode() of the `n` consecutive bursts from `stack_addr`, passed to
-  /// out(i, addr): the address bits above the lowest byte are looked up once
-  /// per 256 bursts instead of once per burst (a request is split this way).
+  /// The `n` consecutive bursts from `stack_addr`, passed to
+  /// out(i, pc, bank, row, col) with pc = channel * pseudo_channels + pc and
+  /// bank = bank_group * banks_per_group + bank (what decode() gives, in the
+  /// controllers' flat numbering). The address bits above the lowest byte
+  /// are looked up once per 256 bursts instead of once per burst (a request
+  /// is split this way).
   template <class Out>
   void decode_run(std::uint64_t stack_addr, std::uint32_t n, Out&& out) const {
     if (m_table.empty()) {
-      for (std::uint32_t i = 0; i < n; ++i) out(i, decode(stack_addr + (std::uint64_t{i} << m_offset_bits)));
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const BurstAddr d = decode(stack_addr + (std::uint64_t{i} << m_offset_bits));
+        out(i, (d.channel << m_field_bits[kPc]) | d.pc, (d.bank_group << m_field_bits[kBa]) | d.bank, d.row, d.col);
+      }
       return;
     }
     std::uint64_t a = stack_addr >> m_offset_bits;
     std::uint64_t high = packed_high(a);
+    // The table packs pc below ch and ba below bg, so each pair reads as
+    // one flat number; the XOR hash on the flat bank is the same as on ba
+    // and bg apart (banks_per_group is a power of two).
+    const std::uint32_t pc_mask = (1u << (m_field_bits[kPc] + m_field_bits[kCh])) - 1;
+    const std::uint32_t bank_mask = (1u << (m_field_bits[kBa] + m_field_bits[kBg])) - 1;
+    const std::uint32_t bank_shift = m_pack_shift[kBa], row_shift = m_pack_shift[kRo], col_shift = m_pack_shift[kCo];
+    const std::uint64_t row_mask = m_field_mask[kRo], col_mask = m_field_mask[kCo];
     for (std::uint32_t i = 0; i < n; ++i, ++a) {
       if (i && (a & 0xff) == 0) high = packed_high(a);
-      out(i, unpack(high | m_table[a & 0xff]));
+      const std::uint64_t p = high | m_table[a & 0xff];
+      const auto row = static_cast<std::uint32_t>((p >> row_shift) & row_mask);
+      auto bank = static_cast<std::uint32_t>(p >> bank_shift) & bank_mask;
+      if (m_xor) bank ^= row & bank_mask;
+      out(i, static_cast<std::uint32_t>(p) & pc_mask, bank, row, static_cast<std::uint32_t>((p >> col_shift) & col_mask));
     }
   }
   /// Inverse of decode (the burst's first byte); used by tests and generators.
@@ -76,7 +93,8 @@ class AddressMapper {
   std::uint32_t m_field_bits[kNumFields]{};
   bool m_xor;
   // decode() by table: the mapped address bits, a byte at a time, each
-  // byte value -> its fields' bits packed at m_pack_shift (built from m_slices).
+  // byte value -> its fields' bits packed at m_pack_shift (built from
+  // m_slices), from the bottom: pc, ch, ba, bg, ro, co.
   std::uint32_t m_pack_shift[kNumFields]{};
   std::uint64_t m_field_mask[kNumFields]{};
   std::uint32_t m_addr_bits = 0;                // bits of the burst address that map

@@ -112,4 +112,49 @@ inline std::uint64_t BankState::earliest(Cmd cmd, std::uint32_t bank, Constraint
   return at;
 }
 
+// Inline: every column command goes through it.
+inline void BankState::raise(Next& n, const Rule* first, const Rule* last, std::uint64_t cycle) {
+  for (const Rule* r = first; r != last; ++r) {
+    const std::uint64_t at = cycle + r->cycles;
+    if (at > n.at[r->next]) {
+      n.at[r->next] = at;
+      n.why[r->next] = r->why;
+    }
+  }
+}
+
+inline void BankState::issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint64_t cycle) {
+  const auto& at = m_rule_at[static_cast<int>(cmd)];
+  const Rule* const rules = m_rules.data();
+  raise(m_bank[bank], rules + at[0], rules + at[1], cycle);
+  raise(m_group[m_group_of[bank]], rules + at[1], rules + at[2], cycle);
+  raise(m_pc, rules + at[2], rules + at[3], cycle);
+  if (!m_dual)
+    m_row_bus = m_col_bus = cycle + 1;  // one shared command bus
+  else if (is_column(cmd))
+    m_col_bus = cycle + 1;
+  else
+    m_row_bus = cycle + 1;
+
+  switch (cmd) {
+    case Cmd::kAct:
+      m_acts[m_act_count % 4] = cycle;
+      ++m_act_count;
+      if (m_open[bank] == kClosed) ++m_open_count;
+      m_open[bank] = row;
+      break;
+    case Cmd::kPre:
+    case Cmd::kRdA:
+    case Cmd::kWrA:
+      if (m_open[bank] != kClosed) --m_open_count;
+      m_open[bank] = kClosed;
+      break;
+    case Cmd::kPreA:
+      std::fill(m_open.begin(), m_open.end(), kClosed);
+      m_open_count = 0;
+      break;
+    default: break;
+  }
+}
+
 }  // namespace mxc::hbm

@@ -41,8 +41,6 @@ void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstT
   const std::uint64_t bb = m_cfg.device.org.burst_bytes();
   const std::uint64_t il = m_cfg.stack_interleave_bytes;  // a multiple of bb (validated)
   const std::uint32_t per_stack = m_cfg.device.org.pcs();
-  const std::uint32_t pcs = m_cfg.device.org.pseudo_channels;
-  const std::uint32_t bpg = m_cfg.device.org.banks_per_group;
   const std::uint64_t end = addr + std::max<std::uint32_t>(bytes, 1);
   // One run of consecutive stack-local bursts per interleave block.
   for (std::uint64_t a = addr / bb * bb; a < end;) {
@@ -55,10 +53,8 @@ void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstT
     out.resize(first + n);
     BurstTarget* const run = out.data() + first;
     const std::uint32_t stack_pc = stack * per_stack;
-    m_mapper.decode_run(local, n, [&](std::uint32_t i, const BurstAddr& d) {
-      // d is in registers (AddressMapper::unpack is inline)
-      run[i] = BurstTarget{stack_pc + d.channel * pcs + d.pc, d.bank_group * bpg + d.bank, d.row, d.col};
-    });
+    m_mapper.decode_run(local, n, [&](std::uint32_t i, std::uint32_t pc, std::uint32_t bank, std::uint32_t row,
+                                      std::uint32_t col) { run[i] = BurstTarget{stack_pc + pc, bank, row, col}; });
     a += std::uint64_t{n} * bb;
   }
 }

@@ -101,11 +101,12 @@ inline BurstQueue::Index PcController::streaming_pick(const BurstQueue& q, std::
 }
 
 inline std::uint64_t PcController::streaming_next(std::uint64_t c) {
-  // compute_next with no refresh pending (a column command leaves refresh
-  // alone), specialised as FrFcfsScheduler::next_ready is when every burst
-  // is a row hit; anything else takes the general path.
+  // compute_next with no refresh pending, specialised as
+  // FrFcfsScheduler::next_ready is when every burst is a row hit.
+  // Called after a streaming step only: its column command removed one row
+  // hit and left refresh alone, so every queued burst still hits and no
+  // refresh is pending.
   const BurstQueue& q = active();
-  if (m_refresh.pending() || q.total_hits() != q.size()) return compute_next(c);
   const std::uint64_t due = m_refresh.next_due();
   const std::uint64_t n = due == kNoCycle ? kNoCycle : std::max(due, c + 1);
   const bool switch_to_write = !m_write_mode && !m_writes.empty() &&
