@@ -10,10 +10,12 @@
 #include "cosim/system_config.h"
 #include "cosim/system_run.h"
 #include "models/mxu/assembler.h"
+#include "ring_exchange.h"
 #include "server_fixture.h"
 
 using namespace mxc;
 using namespace mxc::transport;
+using mxc::transport::testing::ring_exchange;
 using mxc::transport::testing::ServerThread;
 
 namespace {
@@ -57,34 +59,6 @@ std::string remote_json(SystemRunOptions o, const Workload* w, const std::string
   // Only an ideal memory has the fixed-latency contract lookahead needs, and only a served one uses it.
   CHECK(out[0].lookahead == (lookahead && serve.memories && o.system.memory == "ideal"));
   return json;
-}
-
-// Tile t of chip c sends a row to tile t of the next chip and stores the row it receives.
-Workload ring_exchange(const SystemConfig& cfg) {
-  Workload w;
-  w.description = "ici ring exchange";
-  for (std::uint32_t c = 0; c < cfg.chips; ++c) {
-    SparseMemory image;
-    std::vector<std::uint8_t> row(cfg.cols);
-    for (std::size_t i = 0; i < row.size(); ++i) row[i] = static_cast<std::uint8_t>(16 * c + i);
-    image.write(0x1000, row);
-    w.images.push_back(std::move(image));
-    std::ostringstream text;
-    text << "dma_load rows=1 cols=" << cfg.cols << " sp_row=0 hbm_addr=0x1000 hbm_stride=64\n"
-         << "ici_send rows=1 cols=" << cfg.cols << " sp_row=0 dst_chip=" << (c + 1) % cfg.chips
-         << " remote_row=2 wait_dma=0\n"
-         << "ici_wait rows=1\n"
-         << "dma_store rows=1 cols=" << cfg.cols << " sp_row=2 hbm_addr=0x2000 hbm_stride=64"
-         << " wait_ici=0\nfence\n";
-    std::vector<Program> progs;
-    for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) {
-      std::istringstream in(text.str());
-      progs.push_back(parse_program(in, "ring_exchange.s"));
-    }
-    w.programs.push_back(std::move(progs));
-    w.regions.emplace_back();
-  }
-  return w;
 }
 
 }  // namespace
@@ -138,7 +112,7 @@ TEST_CASE("remote: two chips on HBM2 and a ring fabric give byte-identical resul
   CHECK(remote_json(o, nullptr, "gemm-2chip") == results_json(o, local).dump());
 
   // Traffic over the fabric itself: every tile sends a row to the next chip.
-  const Workload w = ring_exchange(o.system);
+  const Workload w = ring_exchange(o.system, 1);
   const SystemRunResult ring = run_system(o, w);
   REQUIRE(ring.passed);
   REQUIRE(ring.ici_bytes == 2 * 2 * o.system.cols);  // 2 chips x 2 tiles x one row
@@ -159,7 +133,7 @@ TEST_CASE("remote: a server of only the memories or only the fabric gives byte-i
   SystemRunOptions o;
   o.system = load_system_config(kConfigs + "/chip2x2_rtl.yaml");
   o.workload.shape = {8, 8, 8, DType::kInt8};
-  const Workload w = ring_exchange(o.system);
+  const Workload w = ring_exchange(o.system, 1);
   for (const char* memory : {"hbm", "ideal"}) {
     o.system.memory = memory;
     const SystemRunResult ring = run_system(o, w);
