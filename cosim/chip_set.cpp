@@ -40,7 +40,7 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
   hbm::MemoryConfig hbm_cfg;
   if (cfg.memory == "hbm") {
     hbm_cfg = hbm::load_memory_config(cfg.hbm_config);
-    hbm_cfg.check_timing = hbm_cfg.check_timing || cfg.hbm_timing_check;
+    hbm_cfg.check_timing = opts.check_memory_timing && (hbm_cfg.check_timing || cfg.hbm_timing_check);
   }
   for (std::uint32_t c = 0; c < cfg.chips; ++c) {
     if (!m_local[c]) continue;
@@ -57,6 +57,10 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
     }
     else
       chip.memory = std::make_unique<IdealMemory>(chip_name + ".mem", cfg.ideal_latency_ps, cfg.ideal_outstanding);
+    // Performance-model tiles carry no data: a memory only they use keeps the timing alone.
+    bool any_rtl = false;
+    for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) any_rtl = any_rtl || kind(t) == TileKind::kRtl;
+    chip.memory->set_timing_only(!any_rtl);
     std::vector<std::uint32_t> sources;
     for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) sources.push_back(t);
     chip.ports = std::make_unique<SharedMemory>(*chip.memory, sources);

@@ -33,6 +33,9 @@ using FabricMaker = std::function<std::unique_ptr<Fabric>()>;
 struct ChipSetOptions {
   std::string prefix = "dut";          ///< Component name prefix.
   bool all_model = false;              ///< Every tile is the performance model (the shadow).
+  /// The HBM timing checker where the system's checks ask for it. The shadow leaves it off:
+  /// its memory is another instance of the model the design's memory already checks.
+  bool check_memory_timing = true;
   std::uint64_t seed = 1;
   std::string waveform;                ///< FST of RTL tile 0 of chip 0; empty = none.
   std::uint64_t waveform_from_cycle = 0;

@@ -369,6 +369,7 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
     ChipSetOptions s = dut_opts;
     s.prefix = "model";
     s.all_model = true;
+    s.check_memory_timing = false;
     s.waveform.clear();
     s.make_memory = nullptr;
     s.make_fabric = nullptr;

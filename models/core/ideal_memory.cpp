@@ -39,11 +39,11 @@ bool IdealMemory::send(const MemRequest& req, Time now) {
   resp.complete = now + m_latency;
   // Functional effect at acceptance: a later read sees an earlier write.
   if (req.write) {
-    m_store.write_masked(req.addr, req.data, req.byte_enable);
+    if (!timing_only()) m_store.write_masked(req.addr, req.data, req.byte_enable);
     ++s_writes;
     s_bytes_written += req.bytes;
   } else {
-    resp.data = m_store.read(req.addr, req.bytes);
+    if (!timing_only()) resp.data = m_store.read(req.addr, req.bytes);
     ++s_reads;
     s_bytes_read += req.bytes;
   }

@@ -22,6 +22,11 @@ class MemoryTarget : public Component {
 
   /// Called from advance_to() once per request, at its completion time.
   void set_completion(CompletionFn fn) { m_completion = std::move(fn); }
+  /// Timing only: writes are not stored and reads complete without data. For
+  /// memories whose requesters carry no data (performance-model tiles), where
+  /// copying bytes in and out would be work nobody looks at. Timing unchanged.
+  void set_timing_only(bool on) { m_timing_only = on; }
+  bool timing_only() const { return m_timing_only; }
 
   /// Functional back door (no timing): load an image, inspect results.
   virtual void backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> data) = 0;
@@ -34,6 +39,7 @@ class MemoryTarget : public Component {
 
  private:
   CompletionFn m_completion;
+  bool m_timing_only = false;
 };
 
 }  // namespace mxc

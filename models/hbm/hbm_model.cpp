@@ -125,9 +125,9 @@ bool HbmModel::send(const MemRequest& req, Time now) {
   r.issue = req.issue;
   r.accept = now;
   r.complete = m_seq++;  // acceptance order until the real time is known
-  if (req.write)
+  if (!timing_only() && req.write) {
     m_store.write_masked(req.addr, req.data, req.byte_enable);
-  else {
+  } else if (!timing_only()) {
     r.data.resize(req.bytes);
     m_store.read(req.addr, std::span<std::uint8_t>(r.data));
   }
