@@ -23,6 +23,7 @@ ModelSystemResult run_model_system(const std::vector<Program>& programs, const M
           std::make_unique<IdealMemory>("mem" + std::to_string(c), cfg.memory_latency_ps, cfg.memory_outstanding));
     else
       memories.push_back(std::make_unique<hbm::HbmModel>("hbm" + std::to_string(c), cfg.hbm));
+    memories.back()->set_timing_only(true);  // model tiles carry no data
     ModelTileConfig tc;
     tc.name = "tile" + std::to_string(c);
     tc.geometry = cfg.geometry;
