@@ -46,21 +46,37 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
     if (!m_local[c]) continue;
     Chip& chip = m_chips[c];
     const std::string chip_name = opts.prefix + ".chip" + std::to_string(c);
-    if (opts.make_memory)
-      chip.memory = opts.make_memory(c, chip_name + ".mem");
-    else if (cfg.memory == "hbm") {
-      auto hbm = std::make_unique<hbm::HbmModel>(chip_name + ".hbm", hbm_cfg);
-      if (opts.record_hbm_commands)
-        hbm->set_command_observer(
-            [&commands = chip.commands](std::uint32_t pc, const hbm::DramCommand& cmd) { commands.push_back({pc, cmd}); });
-      chip.memory = std::move(hbm);
-    }
-    else
-      chip.memory = std::make_unique<IdealMemory>(chip_name + ".mem", cfg.ideal_latency_ps, cfg.ideal_outstanding);
     // Performance-model tiles carry no data: a memory only they use keeps the timing alone.
     bool any_rtl = false;
     for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) any_rtl = any_rtl || kind(t) == TileKind::kRtl;
-    chip.memory->set_timing_only(!any_rtl);
+    if (opts.make_memory) {
+      chip.memory = opts.make_memory(c, chip_name + ".mem");
+      chip.memory->set_timing_only(!any_rtl);
+    } else {
+      std::unique_ptr<MemoryTarget> mem;
+      if (cfg.memory == "hbm") {
+        auto hbm = std::make_unique<hbm::HbmModel>(chip_name + ".hbm", hbm_cfg);
+        if (opts.record_hbm_commands)
+          hbm->set_command_observer(
+              [&commands = chip.commands](std::uint32_t pc, const hbm::DramCommand& cmd) { commands.push_back({pc, cmd}); });
+        chip.hbm = hbm.get();
+        mem = std::move(hbm);
+      } else {
+        mem = std::make_unique<IdealMemory>(chip_name + ".mem", cfg.ideal_latency_ps, cfg.ideal_outstanding);
+      }
+      mem->set_timing_only(!any_rtl);
+      const MemoryCallLog* log = c < opts.replay_memory.size() ? opts.replay_memory[c] : nullptr;
+      if (opts.record_memory_calls) {
+        auto r = std::make_unique<RecordingMemory>(std::move(mem));
+        chip.recorder = r.get();
+        mem = std::move(r);
+      } else if (log) {
+        auto r = std::make_unique<ReplayMemory>(*log, std::move(mem));
+        chip.replay = r.get();
+        mem = std::move(r);
+      }
+      chip.memory = std::move(mem);
+    }
     std::vector<std::uint32_t> sources;
     for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) sources.push_back(t);
     chip.ports = std::make_unique<SharedMemory>(*chip.memory, sources);
@@ -214,18 +230,28 @@ std::uint64_t ChipSet::max_tile_cycles() const {
 
 void ChipSet::finish(Time now) {
   for (auto& chip : m_chips)
-    if (auto* h = dynamic_cast<hbm::HbmModel*>(chip.memory.get())) h->finish(now);
+    if (chip.hbm && (!chip.replay || chip.replay->diverged())) chip.hbm->finish(now);
 }
 
 const ClockDomain* ChipSet::hbm_clock(std::uint32_t chip) const {
-  const auto* h = dynamic_cast<const hbm::HbmModel*>(m_chips.at(chip).memory.get());
+  const hbm::HbmModel* h = m_chips.at(chip).hbm;
   return h ? &h->clock() : nullptr;
 }
 
 std::vector<std::string> ChipSet::hbm_violations(std::uint32_t chip) const {
-  const auto* h = dynamic_cast<const hbm::HbmModel*>(m_chips.at(chip).memory.get());
+  const hbm::HbmModel* h = m_chips.at(chip).hbm;
   if (!h || !h->checker()) return {};
   return h->checker()->violations();
+}
+
+const MemoryCallLog* ChipSet::memory_calls(std::uint32_t chip) const {
+  const RecordingMemory* r = m_chips.at(chip).recorder;
+  return r ? &r->log() : nullptr;
+}
+
+bool ChipSet::memory_replayed(std::uint32_t chip) const {
+  const ReplayMemory* r = m_chips.at(chip).replay;
+  return r && !r->diverged();
 }
 
 std::string ChipSet::state() const {

@@ -14,6 +14,7 @@
 #include "bridge/memory_monitor.h"
 #include "bridge/timing_correlator.h"
 #include "cosim/kernel.h"
+#include "cosim/memory_replay.h"
 #include "cosim/timeline.h"
 #include "cosim/system_config.h"
 #include "models/core/fabric.h"
@@ -24,6 +25,10 @@
 #include "models/mxu/tile_geometry.h"
 
 namespace mxc {
+
+namespace hbm {
+class HbmModel;
+}
 
 /// Makes chip `chip`'s memory or the fabric in place of the configured local
 /// ones (for example proxies of models served by another process).
@@ -36,6 +41,12 @@ struct ChipSetOptions {
   /// The HBM timing checker where the system's checks ask for it. The shadow leaves it off:
   /// its memory is another instance of the model the design's memory already checks.
   bool check_memory_timing = true;
+  /// Log every call to each local configured memory and its answer (cosim/memory_replay.h),
+  /// for a shadow to replay.
+  bool record_memory_calls = false;
+  /// Per chip, a log of the design's memory to answer from while the calls agree (the shadow);
+  /// empty or null = simulate the memory.
+  std::vector<const MemoryCallLog*> replay_memory;
   std::uint64_t seed = 1;
   std::string waveform;                ///< FST of RTL tile 0 of chip 0; empty = none.
   std::uint64_t waveform_from_cycle = 0;
@@ -84,6 +95,10 @@ class ChipSet {
   const Tile& tile(std::uint32_t chip, std::uint32_t t) const { return *m_chips.at(chip).tiles.at(t); }
   TileKind kind(std::uint32_t t) const { return m_opts.all_model ? TileKind::kModel : m_cfg.tile_kinds.at(t); }
   MemoryTarget& memory(std::uint32_t chip) { return *m_chips.at(chip).memory; }
+  /// Chip c's memory calls (record_memory_calls), or null.
+  const MemoryCallLog* memory_calls(std::uint32_t chip) const;
+  /// Whether chip c's memory answered everything from the design's log (replay_memory).
+  bool memory_replayed(std::uint32_t chip) const;
   /// Every request tile t of chip c made, with its times.
   const std::vector<MemoryLogEntry>& memory_log(std::uint32_t chip, std::uint32_t t) const {
     return m_chips.at(chip).monitors.at(t)->log();
@@ -108,7 +123,10 @@ class ChipSet {
 
  private:
   struct Chip {
-    std::unique_ptr<MemoryTarget> memory;
+    std::unique_ptr<MemoryTarget> memory;  // registered with the kernel: the memory or its recorder or replay
+    hbm::HbmModel* hbm = nullptr;          // the HBM model inside, if any
+    RecordingMemory* recorder = nullptr;
+    ReplayMemory* replay = nullptr;
     std::unique_ptr<SharedMemory> ports;
     std::vector<std::unique_ptr<MemoryMonitor>> monitors;  // one per tile, around its port
     std::vector<std::unique_ptr<Tile>> tiles;

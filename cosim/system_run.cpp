@@ -354,6 +354,9 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
   dut_opts.make_fabric = opts.make_fabric;
   dut_opts.record_hbm_commands = !opts.trace.empty();
   dut_opts.mutant = opts.mutant;
+  // The shadow answers from the design's memory calls while they agree (cosim/memory_replay.h);
+  // not in a split run, whose shadow shares the design's kernel and simulates every chip.
+  dut_opts.record_memory_calls = cfg.compare_model && !split && !opts.make_memory && opts.replay_shadow_memory;
   transport::ChipPort* port = nullptr;
   if (split) {
     dut_opts.chips = opts.chips;
@@ -370,6 +373,9 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
     s.prefix = "model";
     s.all_model = true;
     s.check_memory_timing = false;
+    s.record_memory_calls = false;
+    if (dut_opts.record_memory_calls)
+      for (std::uint32_t c = 0; c < cfg.chips; ++c) s.replay_memory.push_back(dut.memory_calls(c));
     s.waveform.clear();
     s.make_memory = nullptr;
     s.make_fabric = nullptr;
@@ -470,7 +476,12 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
   }
   const Time end = port && port->end() ? port->end()->first : last.time;
   dut.finish(end);
-  if (shadow) shadow->finish(end);
+  if (shadow) {
+    shadow->finish(end);
+    result.shadow_memory_replayed = dut_opts.record_memory_calls;
+    for (std::uint32_t c = 0; c < cfg.chips; ++c)
+      result.shadow_memory_replayed = result.shadow_memory_replayed && shadow->memory_replayed(c);
+  }
   result.sim_time_ps = end;
   const bool finished = port ? port->end().has_value() : dut.finished() && (!shadow || shadow->finished());
 

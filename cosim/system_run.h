@@ -47,6 +47,9 @@ struct SystemRunOptions {
   /// a kernel of its own; docs/architecture.md). Results are the same either way; false keeps
   /// the whole run on the calling thread. A split run always runs both in one kernel.
   bool shadow_thread = true;
+  /// The shadow's memories answer from the design's memory calls while those agree, instead of
+  /// simulating a second copy (cosim/memory_replay.h). Results are the same either way.
+  bool replay_shadow_memory = true;
   /// Called about once a second of wall time with (simulated ns, instructions completed, total).
   std::function<void(double, std::size_t, std::size_t)> on_progress;
 };
@@ -92,6 +95,9 @@ struct SystemRunResult {
   /// A split run whose chips stopped before its end (a hang, a protocol violation), here or in
   /// another client: why. The results are then those of the whole run, re-run in this process.
   std::string split_stopped;
+  /// Every memory of the shadow answered from the design's log, none simulated (how the run
+  /// was computed, not what it found: not in the results JSON).
+  bool shadow_memory_replayed = false;
 };
 
 /// Runs opts.workload (built by build_workload).

@@ -1,0 +1,174 @@
+#pragma once
+// The shadow's memories without a second memory simulation, while they can be
+// spared. A memory model is deterministic: its answers (send results,
+// completions, next event times) follow from the calls it receives. The
+// design's memory is wrapped in a RecordingMemory that logs every call and
+// answer; the shadow's memory is a ReplayMemory that, as long as the shadow
+// makes the same calls at the same times (the performance model is exact, so
+// in a passing run it does), answers from that log. At the first call that
+// differs it feeds the log's prefix to a real memory of its own, which is then
+// in the state the design's memory was in at that point, and forwards every
+// call to it from then on. Either way the shadow sees exactly what its own
+// memory would have answered (docs/architecture.md).
+//
+// The design may run on another thread (ShadowRun): the log is written by one
+// thread and read by another, entries published with release/acquire order.
+// The reader only looks at times the writer has passed, so an entry it does
+// not find yet is one the design never made at that time.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/core/memory_target.h"
+
+namespace mxc {
+
+/// The calls a memory received and what it answered, in call order.
+class MemoryCallLog {
+ public:
+  enum class Kind : std::uint8_t { kSend, kAdvance };
+  struct Call {
+    Kind kind = Kind::kSend;
+    bool accepted = false;    ///< kSend: what send() returned.
+    Time now = 0;
+    Time next_event = kNever;  ///< The memory's next_event_time() after the call.
+    // kSend: the request's fields (all but its data).
+    std::uint64_t id = 0, addr = 0;
+    std::uint32_t bytes = 0, source = 0;
+    bool write = false;
+    Time issue = 0;
+    // The completions delivered during the call: [first_response, first_response + responses).
+    std::uint64_t first_response = 0;
+    std::uint32_t responses = 0;
+  };
+  /// A completion, without its data.
+  struct Response {
+    std::uint64_t id = 0, addr = 0;
+    std::uint32_t bytes = 0, source = 0;
+    bool write = false;
+    Time issue = 0, accept = 0, complete = 0;
+  };
+
+  MemoryCallLog();
+  ~MemoryCallLog();
+  MemoryCallLog(const MemoryCallLog&) = delete;
+  MemoryCallLog& operator=(const MemoryCallLog&) = delete;
+
+  /// The memory's next event before any call (its first refresh, say).
+  void set_initial_next_event(Time t) { m_initial_next_event = t; }
+  Time initial_next_event() const { return m_initial_next_event; }
+
+  // Writer side (one thread).
+  /// Logs a call whose completions were add_response()d since the previous call, and makes
+  /// it visible to the reader. A log that outgrew its capacity keeps nothing more: a replay
+  /// reaching its end diverges, which stays exact.
+  void add_call(Call c);
+  void add_response(const MemResponse& r);
+  bool truncated() const { return m_truncated; }
+
+  // Reader side (one thread).
+  /// Calls published so far.
+  std::uint64_t published_calls() const { return m_published_calls.load(std::memory_order_acquire); }
+  const Call& call(std::uint64_t i) const { return m_calls[i]; }
+  const Response& response(std::uint64_t i) const { return m_responses[i]; }
+
+ private:
+  // Elements in fixed chunks: appending never moves what the reader may be reading.
+  template <typename T>
+  class Chunked {
+   public:
+    static constexpr std::uint64_t kChunk = 4096;
+    static constexpr std::uint64_t kMaxChunks = 1 << 16;
+    Chunked() { m_chunks.reserve(kMaxChunks); }
+    bool full() const { return m_n == kChunk * kMaxChunks; }
+    void push(const T& v) {
+      if (m_n % kChunk == 0) m_chunks.push_back(std::make_unique<T[]>(kChunk));
+      m_chunks[m_n / kChunk][m_n % kChunk] = v;
+      ++m_n;
+    }
+    std::uint64_t written() const { return m_n; }
+    const T& operator[](std::uint64_t i) const { return m_chunks[i / kChunk][i % kChunk]; }
+
+   private:
+    std::vector<std::unique_ptr<T[]>> m_chunks;  // reserved up front: never reallocated
+    std::uint64_t m_n = 0;
+  };
+
+  Chunked<Call> m_calls;
+  Chunked<Response> m_responses;
+  std::uint64_t m_call_responses = 0;  // responses before those of the call being made
+  std::atomic<std::uint64_t> m_published_calls{0};
+  Time m_initial_next_event = kNever;
+  bool m_truncated = false;
+};
+
+/// Forwards everything to `inner` and logs each call with its answer.
+class RecordingMemory final : public MemoryTarget {
+ public:
+  /// Takes `inner` over; installs itself as its completion callback.
+  explicit RecordingMemory(std::unique_ptr<MemoryTarget> inner);
+  ~RecordingMemory() override;
+
+  std::string name() const override { return m_inner->name(); }
+  Time next_event_time() const override { return m_inner->next_event_time(); }
+  void advance_to(Time now) override;
+  bool can_accept(const MemRequest& req) const override { return m_inner->can_accept(req); }
+  bool send(const MemRequest& req, Time now) override;
+  void backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> data) override {
+    m_inner->backdoor_write(addr, data);
+  }
+  void backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const override { m_inner->backdoor_read(addr, out); }
+
+  MemoryTarget& inner() { return *m_inner; }
+  const MemoryTarget& inner() const { return *m_inner; }
+  const MemoryCallLog& log() const { return m_log; }
+
+ private:
+  std::unique_ptr<MemoryTarget> m_inner;
+  MemoryCallLog m_log;
+};
+
+/// Answers from a RecordingMemory's log while the calls agree; then becomes `real`.
+class ReplayMemory final : public MemoryTarget {
+ public:
+  /// `log` must outlive this memory; `real` is the memory it stands for, fresh, with the
+  /// same configuration as the recorded one (installs itself as its completion callback).
+  ReplayMemory(const MemoryCallLog& log, std::unique_ptr<MemoryTarget> real);
+  ~ReplayMemory() override;
+
+  std::string name() const override { return m_real->name(); }
+  Time next_event_time() const override { return m_diverged ? m_real->next_event_time() : m_next_event; }
+  void advance_to(Time now) override;
+  bool can_accept(const MemRequest& req) const override;
+  bool send(const MemRequest& req, Time now) override;
+  void backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> data) override {
+    m_real->backdoor_write(addr, data);
+  }
+  void backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const override { m_real->backdoor_read(addr, out); }
+
+  /// The real memory (in use once diverged()).
+  MemoryTarget& real() { return *m_real; }
+  bool diverged() const { return m_diverged; }
+  /// Calls answered from the log.
+  std::uint64_t replayed_calls() const { return m_pos; }
+
+ private:
+  /// The next logged call, if published; null at the end of what is known.
+  const MemoryCallLog::Call* next_call() const;
+  /// Answers call `c` from the log: its completions, its next event.
+  void replay(const MemoryCallLog::Call& c);
+  /// Brings the real memory to the logged state before the current call (without delivering
+  /// the completions again) and hands over to it.
+  void diverge();
+
+  const MemoryCallLog& m_log;
+  std::unique_ptr<MemoryTarget> m_real;
+  std::uint64_t m_pos = 0;
+  Time m_next_event;
+  bool m_diverged = false;
+  bool m_rebuilding = false;  // completions of the rebuild were delivered from the log already
+};
+
+}  // namespace mxc

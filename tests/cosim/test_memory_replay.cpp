@@ -1,0 +1,127 @@
+// ReplayMemory must answer every call exactly as a memory of its own would:
+// from the recorded log while the calls agree, and from a real memory brought
+// to the logged state once they differ, wherever that happens.
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cosim/memory_replay.h"
+#include "models/core/ideal_memory.h"
+#include "models/hbm/config_loader.h"
+#include "models/hbm/hbm_model.h"
+
+using namespace mxc;
+
+namespace {
+
+struct Answer {
+  bool send = false;  ///< a send() (else an advance_to())
+  bool accepted = false;
+  Time now = 0;
+  Time next_event = kNever;
+  std::vector<std::tuple<std::uint64_t, Time, Time>> completions;  // id, accept, complete
+  bool operator==(const Answer&) const = default;
+};
+
+// Drives `mem` as a kernel and a requester would: a seeded stream of reads and writes, offered
+// one per `gap_ps` (a refused one again later), the memory advanced to each of its events.
+// From request `change_at` on, the stream takes other addresses (a shadow that diverges).
+std::vector<Answer> drive(MemoryTarget& mem, std::uint32_t change_at, std::uint32_t count = 300, Time gap_ps = 700) {
+  std::vector<Answer> out;
+  std::vector<std::tuple<std::uint64_t, Time, Time>> done;
+  mem.set_completion([&](const MemResponse& r) { done.emplace_back(r.id, r.accept, r.complete); });
+  std::mt19937_64 rng(5);
+  const auto make = [&](std::uint32_t id) {
+    const std::uint64_t addr = (rng() % 2048) * 64 + (id >= change_at ? 0x100000 : 0);
+    const std::uint32_t bytes = 32u << (rng() % 3);
+    MemRequest r = rng() % 3 == 0 ? MemRequest::make_write(id, addr, std::vector<std::uint8_t>(bytes, 1))
+                                  : MemRequest::make_read(id, addr, bytes);
+    r.issue = static_cast<Time>(id) * gap_ps;
+    return r;
+  };
+  std::uint32_t sent = 0;
+  Time now = 0;
+  MemRequest next = make(0);
+  while (sent < count || mem.next_event_time() != kNever) {
+    const Time t = mem.next_event_time();
+    Answer a;
+    if (sent < count && now < t) {
+      a.send = true;
+      a.now = now;
+      a.accepted = mem.send(next, now);
+      if (a.accepted) next = make(++sent);
+      now += gap_ps;
+    } else {
+      a.now = t;
+      mem.advance_to(t);
+    }
+    a.next_event = mem.next_event_time();
+    a.completions.swap(done);
+    out.push_back(std::move(a));
+  }
+  mem.set_completion(nullptr);
+  return out;
+}
+
+using Factory = std::unique_ptr<MemoryTarget> (*)();
+
+std::unique_ptr<MemoryTarget> make_hbm() {
+  static const hbm::MemoryConfig cfg =
+      hbm::load_memory_config(std::string(MXCOSIM_SOURCE_DIR) + "/configs/hbm/hbm2.yaml");
+  auto m = std::make_unique<hbm::HbmModel>("hbm", cfg);
+  m->set_timing_only(true);
+  return m;
+}
+
+std::unique_ptr<MemoryTarget> make_ideal() {
+  auto m = std::make_unique<IdealMemory>("mem", 9000, 8);
+  m->set_timing_only(true);
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("a replayed memory answers as its own memory would, wherever the calls diverge") {
+  for (const Factory make : {&make_hbm, &make_ideal}) {
+    // The design's memory sees the full stream unchanged.
+    RecordingMemory design(make());
+    const std::vector<Answer> recorded = drive(design, ~0u);
+    REQUIRE(recorded.size() > 300);  // a send per request at least
+    for (const std::uint32_t change_at : {0u, 1u, 40u, 150u, 299u, ~0u}) {
+      INFO("diverging at request " << change_at);
+      auto own = make();
+      const std::vector<Answer> expected = drive(*own, change_at);
+      ReplayMemory replay(design.log(), make());
+      CHECK(drive(replay, change_at) == expected);
+      CHECK(replay.diverged() == (change_at != ~0u));
+      if (change_at == ~0u) CHECK(replay.replayed_calls() == recorded.size());
+    }
+  }
+}
+
+TEST_CASE("a replay diverges where the design made a call the shadow does not make") {
+  RecordingMemory design(make_hbm());
+  drive(design, ~0u, 200);
+  // The shadow stops offering after 120 requests: the design's 121st send is not made, and the
+  // completions after it must come from a memory that never saw it.
+  auto own = make_hbm();
+  const std::vector<Answer> expected = drive(*own, ~0u, 120);
+  ReplayMemory replay(design.log(), make_hbm());
+  CHECK(drive(replay, ~0u, 120) == expected);
+  CHECK(replay.diverged());
+}
+
+TEST_CASE("a replay that outruns the log diverges") {
+  // The design stopped (its run ended) before the shadow: calls past the log's end are the real
+  // memory's.
+  RecordingMemory design(make_ideal());
+  drive(design, ~0u, 50);
+  auto own = make_ideal();
+  const std::vector<Answer> expected = drive(*own, ~0u, 80);
+  ReplayMemory replay(design.log(), make_ideal());
+  CHECK(drive(replay, ~0u, 80) == expected);
+  CHECK(replay.diverged());
+}
