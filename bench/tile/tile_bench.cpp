@@ -7,7 +7,8 @@
 // For each verilated size and data type it prints simulated cycles per
 // second of the process's CPU time, PE updates per second (cycles x rows x
 // cols), and the full/bare speed ratio measured side by side in this run;
-// also both rates per wall-clock second. The full run's model shadow runs on a
+// also both rates per wall-clock second; bare and full runs alternate, best of
+// --repeat each. The full run's model shadow runs on a
 // second thread (--threads 2, the default): its CPU time counts, its wall time
 // overlaps the RTL's when a core is free. On an idle machine the bare wall rate
 // equals its CPU rate; other processes sharing the cores lower both wall rates.
@@ -35,24 +36,20 @@ struct Speed {
   std::uint64_t cycles = 0;
 };
 
-// Best of `repeat` runs, by CPU time and by wall time separately.
-Speed measure(SystemRunOptions o, int repeat) {
-  Speed best;
-  for (int i = 0; i < repeat; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const double c0 = bench::process_cpu_seconds();
-    const SystemRunResult r = run_system(o);
-    const double c = bench::process_cpu_seconds() - c0;
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!r.passed) {
-      std::fprintf(stderr, "tile_bench: run failed: %s\n", r.error.c_str());
-      std::exit(1);
-    }
-    best.cycles = r.rtl_cycles;
-    best.cycles_per_s = std::max(best.cycles_per_s, static_cast<double>(r.rtl_cycles) / c);
-    best.wall_cycles_per_s = std::max(best.wall_cycles_per_s, static_cast<double>(r.rtl_cycles) / s);
+// One run, folded into the best so far, by CPU time and by wall time separately.
+void measure(const SystemRunOptions& o, Speed& best) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const double c0 = bench::process_cpu_seconds();
+  const SystemRunResult r = run_system(o);
+  const double c = bench::process_cpu_seconds() - c0;
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!r.passed) {
+    std::fprintf(stderr, "tile_bench: run failed: %s\n", r.error.c_str());
+    std::exit(1);
   }
-  return best;
+  best.cycles = r.rtl_cycles;
+  best.cycles_per_s = std::max(best.cycles_per_s, static_cast<double>(r.rtl_cycles) / c);
+  best.wall_cycles_per_s = std::max(best.wall_cycles_per_s, static_cast<double>(r.rtl_cycles) / s);
 }
 
 }  // namespace
@@ -110,8 +107,13 @@ int main(int argc, char** argv) {
       full.system.hbm_config = std::string(MXCOSIM_SOURCE_DIR) + "/configs/hbm/hbm2.yaml";
       full.system.compare_model = true;
       full.shadow_thread = threads == 2;
-      const Speed b = only == "full" ? Speed{} : measure(bare, repeat);
-      const Speed f = only == "bare" ? Speed{} : measure(full, repeat);
+      // Best of `repeat` each, bare and full alternated so that a change in the machine's load
+      // falls on both.
+      Speed b, f;
+      for (int i = 0; i < repeat; ++i) {
+        if (only != "full") measure(bare, b);
+        if (only != "bare") measure(full, f);
+      }
       std::printf("%3ux%-3u %-5s %10llu %14.0f %16.3g %14.0f %10.2f %16.0f %16.0f %10.2f\n", rows, cols,
                   to_string(dtype).data(), static_cast<unsigned long long>(std::max(b.cycles, f.cycles)), b.cycles_per_s,
                   b.cycles_per_s * rows * cols, f.cycles_per_s, f.cycles_per_s / b.cycles_per_s, b.wall_cycles_per_s,
