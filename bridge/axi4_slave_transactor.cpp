@@ -68,28 +68,26 @@ void Axi4SlaveTransactor::erase_burst(std::uint64_t serial) {
 }
 
 void Axi4SlaveTransactor::IdQueues::push(std::uint32_t id, Burst* burst) {
+  if (id >= by_id.size()) by_id.resize(std::size_t{id} + 1);
   std::deque<Burst*>& q = by_id[id];
-  if (q.empty()) {
-    const auto at = std::lower_bound(active.begin(), active.end(), id,
-                                     [](const auto& e, std::uint32_t v) { return e.first < v; });
-    active.insert(at, {id, &q});
-  }
+  if (q.empty()) active.insert(std::lower_bound(active.begin(), active.end(), id), id);
   q.push_back(burst);
 }
 
 void Axi4SlaveTransactor::IdQueues::pop(std::uint32_t id) {
   std::deque<Burst*>& q = by_id.at(id);
   q.pop_front();
-  if (q.empty())
-    active.erase(std::find_if(active.begin(), active.end(), [id](const auto& e) { return e.first == id; }));
+  if (q.empty()) active.erase(std::find(active.begin(), active.end(), id));
 }
 
 template <class Ready>
 std::uint64_t Axi4SlaveTransactor::pick(const IdQueues& queues, Ready ready) {
   std::vector<std::uint64_t>& candidates = m_candidates;  // in ID order: deterministic
   candidates.clear();
-  for (const auto& [id, q] : queues.active)
-    if (ready(*q->front())) candidates.push_back(q->front()->serial);
+  for (const std::uint32_t id : queues.active) {
+    const Burst& head = *queues.by_id[id].front();
+    if (ready(head)) candidates.push_back(head.serial);
+  }
   if (candidates.empty()) return kNone;
   if (candidates.size() == 1) return candidates.front();
   if (!m_cfg.random_interleave) return *std::min_element(candidates.begin(), candidates.end());

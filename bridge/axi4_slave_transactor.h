@@ -31,7 +31,6 @@
 // beat AWLEN+1.
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -116,11 +115,10 @@ class Axi4SlaveTransactor {
   // ever used and looking each head burst up cost more than the rest of the
   // cycle's AXI work.
   struct IdQueues {
-    IdQueues() = default;
-    IdQueues(const IdQueues&) = delete;  // `active` points into `by_id`
-    IdQueues& operator=(const IdQueues&) = delete;
-    std::map<std::uint32_t, std::deque<Burst*>> by_id;  // queues are kept once made (no allocation per burst)
-    std::vector<std::pair<std::uint32_t, std::deque<Burst*>*>> active;
+    // Indexed by ID (IDs are a few bits wide): one load, where a tree walk's branches were
+    // mispredicted on every burst. Queues are kept once made (no allocation per burst).
+    std::vector<std::deque<Burst*>> by_id;
+    std::vector<std::uint32_t> active;  // IDs with bursts queued, ascending
     void push(std::uint32_t id, Burst* burst);
     void pop(std::uint32_t id);
   };
