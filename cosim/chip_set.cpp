@@ -98,6 +98,7 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
       }
       chip.monitors.push_back(std::make_unique<MemoryMonitor>(chip.ports->port(t), spec.name + ".mem"));
       chip.tiles.push_back(make_tile(spec, *chip.monitors.back()));
+      chip.outbound.push_back(&chip.tiles.back()->outbound());
       chip.ici_sends.emplace_back();
     }
   }
@@ -170,8 +171,8 @@ void ChipSet::pump(Time now) {
   for (std::uint32_t c = 0; c < m_chips.size(); ++c) {
     if (!m_local[c]) continue;
     Chip& chip = m_chips[c];
-    for (std::uint32_t t = 0; t < chip.tiles.size(); ++t) {
-      auto& out = chip.tiles[t]->outbound();
+    for (std::uint32_t t = 0; t < chip.outbound.size(); ++t) {
+      auto& out = *chip.outbound[t];
       while (!out.empty()) {
         IciRow r = std::move(out.front());
         out.pop_front();

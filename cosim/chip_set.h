@@ -130,6 +130,7 @@ class ChipSet {
     std::unique_ptr<SharedMemory> ports;
     std::vector<std::unique_ptr<MemoryMonitor>> monitors;  // one per tile, around its port
     std::vector<std::unique_ptr<Tile>> tiles;
+    std::vector<std::deque<IciRow>*> outbound;  // each tile's outbound(), looked at after every step
     std::deque<IciPacket> pending;     // rows waiting for the fabric to accept them
     std::vector<std::vector<IciSendEntry>> ici_sends;  // per tile
     std::vector<HbmCommandRecord> commands;

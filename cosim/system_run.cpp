@@ -230,7 +230,6 @@ class ShadowRun {
   // After every step, as the one kernel does after every step of either set.
   bool bounded_done() {
     m_set.pump(m_kernel.now());
-    if (!m_done_before && m_set.finished()) m_done_before = true;
     return m_abort.load(std::memory_order_relaxed);
   }
 
@@ -262,7 +261,8 @@ class ShadowRun {
       bounded_done();  // no step: the state at the start, as the one kernel looks at it
     }
     m_outcome.last = last_step(m_kernel);
-    if (!m_dut_finished || m_done_before) return;
+    // A finished set stays finished: finished now is finished at or before the design's end.
+    if (!m_dut_finished || m_set.finished()) return;
     // The design finished first: the shadow alone, until it finishes too.
     m_kernel.set_end(kNever, std::numeric_limits<Kernel::ComponentId>::max());
     m_kernel.run([this] {
@@ -295,7 +295,6 @@ class ShadowRun {
   std::atomic<bool> m_failed{false};
   // The shadow's own.
   Time m_ran_to = 0;
-  bool m_done_before = false;      // finished at or before the design's end
   Outcome m_outcome;
   std::exception_ptr m_error;
 };

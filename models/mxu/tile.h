@@ -36,7 +36,8 @@ class Tile : public Component {
   virtual std::string state() const = 0;
 
   /// Rows the outbound ICI port emitted, oldest first; the chip takes them
-  /// (to the Fabric, or back to push_inbound for rows to itself).
+  /// (to the Fabric, or back to push_inbound for rows to itself). The same
+  /// queue for the tile's lifetime (callers may keep the reference).
   virtual std::deque<IciRow>& outbound() = 0;
   /// Queues an inbound ICI row for the tile's inbound port.
   virtual void push_inbound(IciRow row) = 0;
