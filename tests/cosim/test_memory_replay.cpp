@@ -82,46 +82,40 @@ std::unique_ptr<MemoryTarget> make_ideal() {
   return m;
 }
 
+// The design's memory sees `design_requests` of the stream; the shadow's, `shadow_requests`,
+// changed from request `change_at` on. The replay must answer as the shadow's own memory does.
+// Returns whether it diverged.
+bool check_replay(Factory make, std::uint32_t design_requests, std::uint32_t shadow_requests,
+                               std::uint32_t change_at) {
+  RecordingMemory design(make());
+  const std::vector<Answer> recorded = drive(design, ~0u, design_requests);
+  REQUIRE(recorded.size() > design_requests);  // a send per request at least
+  auto own = make();
+  const std::vector<Answer> expected = drive(*own, change_at, shadow_requests);
+  ReplayMemory replay(design.log(), make());
+  CHECK(drive(replay, change_at, shadow_requests) == expected);
+  if (!replay.diverged()) CHECK(replay.replayed_calls() == recorded.size());
+  return replay.diverged();
+}
+
 }  // namespace
 
 TEST_CASE("a replayed memory answers as its own memory would, wherever the calls diverge") {
-  for (const Factory make : {&make_hbm, &make_ideal}) {
-    // The design's memory sees the full stream unchanged.
-    RecordingMemory design(make());
-    const std::vector<Answer> recorded = drive(design, ~0u);
-    REQUIRE(recorded.size() > 300);  // a send per request at least
+  for (const Factory make : {&make_hbm, &make_ideal})
     for (const std::uint32_t change_at : {0u, 1u, 40u, 150u, 299u, ~0u}) {
       INFO("diverging at request " << change_at);
-      auto own = make();
-      const std::vector<Answer> expected = drive(*own, change_at);
-      ReplayMemory replay(design.log(), make());
-      CHECK(drive(replay, change_at) == expected);
-      CHECK(replay.diverged() == (change_at != ~0u));
-      if (change_at == ~0u) CHECK(replay.replayed_calls() == recorded.size());
+      CHECK(check_replay(make, 300, 300, change_at) == (change_at != ~0u));
     }
-  }
 }
 
 TEST_CASE("a replay diverges where the design made a call the shadow does not make") {
-  RecordingMemory design(make_hbm());
-  drive(design, ~0u, 200);
   // The shadow stops offering after 120 requests: the design's 121st send is not made, and the
   // completions after it must come from a memory that never saw it.
-  auto own = make_hbm();
-  const std::vector<Answer> expected = drive(*own, ~0u, 120);
-  ReplayMemory replay(design.log(), make_hbm());
-  CHECK(drive(replay, ~0u, 120) == expected);
-  CHECK(replay.diverged());
+  CHECK(check_replay(&make_hbm, 200, 120, ~0u));
 }
 
 TEST_CASE("a replay that outruns the log diverges") {
   // The design stopped (its run ended) before the shadow: calls past the log's end are the real
   // memory's.
-  RecordingMemory design(make_ideal());
-  drive(design, ~0u, 50);
-  auto own = make_ideal();
-  const std::vector<Answer> expected = drive(*own, ~0u, 80);
-  ReplayMemory replay(design.log(), make_ideal());
-  CHECK(drive(replay, ~0u, 80) == expected);
-  CHECK(replay.diverged());
+  CHECK(check_replay(&make_ideal, 50, 80, ~0u));
 }

@@ -21,6 +21,16 @@ const std::string kConfigs = std::string(MXCOSIM_SOURCE_DIR) + "/configs";
 
 SystemConfig parse(const std::string& text) { return parse_system_config(text, "test.yaml", kConfigs); }
 
+// A run of a shipped config with a GEMM, random backpressure and, if not 0, a watchdog.
+SystemRunOptions gemm_run(const std::string& config, GemmShape shape, double backpressure, std::uint64_t watchdog) {
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/" + config);
+  o.system.backpressure = backpressure;
+  if (watchdog) o.system.watchdog_cycles = watchdog;
+  o.workload.shape = shape;
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("system config: a full file sets every field and resolves paths beside it") {
@@ -192,11 +202,7 @@ TEST_CASE("the model shadow on a thread of its own and on the calling thread giv
   };
   const std::string trace = (std::filesystem::temp_directory_path() / "mxcosim_shadow_thread.json").string();
   for (const Case& c : cases) {
-    SystemRunOptions o;
-    o.system = load_system_config(kConfigs + "/" + c.config);
-    o.system.backpressure = c.backpressure;
-    if (c.watchdog) o.system.watchdog_cycles = c.watchdog;
-    o.workload.shape = c.shape;
+    SystemRunOptions o = gemm_run(c.config, c.shape, c.backpressure, c.watchdog);
     o.trace = trace;
     o.shadow_thread = true;
     const SystemRunResult threaded = run_system(o);
@@ -233,11 +239,7 @@ TEST_CASE("the shadow's memories replayed from the design's and simulated give b
   };
   for (const Case& c : cases) {
     for (const bool threaded : {true, false}) {
-      SystemRunOptions o;
-      o.system = load_system_config(kConfigs + "/" + c.config);
-      o.system.backpressure = c.backpressure;
-      if (c.watchdog) o.system.watchdog_cycles = c.watchdog;
-      o.workload.shape = c.shape;
+      SystemRunOptions o = gemm_run(c.config, c.shape, c.backpressure, c.watchdog);
       o.shadow_thread = threaded;
       o.replay_shadow_memory = true;
       const SystemRunResult replayed = run_system(o);
