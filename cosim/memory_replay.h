@@ -75,16 +75,17 @@ class MemoryCallLog {
   const Response& response(std::uint64_t i) const { return m_responses[i]; }
 
  private:
-  // Elements in fixed chunks: appending never moves what the reader may be reading.
+  // Elements in fixed chunks: appending never moves what the reader may be reading, and the
+  // writer only ever writes elements the reader has not been told of.
   template <typename T>
   class Chunked {
    public:
     static constexpr std::uint64_t kChunk = 4096;
-    static constexpr std::uint64_t kMaxChunks = 1 << 16;
-    Chunked() { m_chunks.reserve(kMaxChunks); }
+    static constexpr std::uint64_t kMaxChunks = 4096;  // 16 M elements
+    Chunked() : m_chunks(kMaxChunks) {}
     bool full() const { return m_n == kChunk * kMaxChunks; }
     void push(const T& v) {
-      if (m_n % kChunk == 0) m_chunks.push_back(std::make_unique<T[]>(kChunk));
+      if (m_n % kChunk == 0) m_chunks[m_n / kChunk] = std::make_unique<T[]>(kChunk);
       m_chunks[m_n / kChunk][m_n % kChunk] = v;
       ++m_n;
     }
@@ -92,7 +93,7 @@ class MemoryCallLog {
     const T& operator[](std::uint64_t i) const { return m_chunks[i / kChunk][i % kChunk]; }
 
    private:
-    std::vector<std::unique_ptr<T[]>> m_chunks;  // reserved up front: never reallocated
+    std::vector<std::unique_ptr<T[]>> m_chunks;  // sized up front: never resized
     std::uint64_t m_n = 0;
   };
 
