@@ -188,8 +188,10 @@ class ShadowRun {
   /// The design under test has run every step before `now` (call after each of its steps).
   void dut_at(Time now) {
     if (!m_threaded) return;
-    m_dut_time.store(now);
-    if (now >= m_wanted.load()) {
+    // Release and acquire, not sequentially consistent (an exchange on every step): a wake-up
+    // missed through the store buffer is made at the next step, or by end().
+    m_dut_time.store(now, std::memory_order_release);
+    if (now >= m_wanted.load(std::memory_order_acquire)) {
       std::lock_guard lock(m_mutex);
       m_wanted.store(kNever);
       m_wake.notify_all();
