@@ -1,5 +1,6 @@
 #include "models/mxu/model_axi_port.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace mxc {
@@ -45,6 +46,7 @@ std::uint64_t ModelAxiPort::add_burst(bool write, std::uint32_t id, std::uint64_
   b.live = true;
   ById& by_id = write ? m_writes_by_id : m_reads_by_id;
   if (by_id.size() <= id) by_id.resize(id + 1);
+  if (!write && !by_id[id].empty()) ++m_shared_id_reads;
   by_id[id].push_back(serial);
   ++m_live;
   return serial;
@@ -71,7 +73,7 @@ void ModelAxiPort::drive(std::uint64_t cycle, ModelAxiOut& out) {
   out.wready = !m_w_order.empty() || m_early_w < m_cfg.max_early_w_beats;
   if (m_r_current == kNone) {
     m_r_current = pick(m_responded_reads, m_reads_by_id, cycle);
-    if (m_r_current != kNone) m_activity = true;
+    if (m_r_current != kNone) m_read_activity = true;
   }
   out.rvalid = m_r_current != kNone;
   if (out.rvalid) {
@@ -93,12 +95,13 @@ void ModelAxiPort::drive(std::uint64_t cycle, ModelAxiOut& out) {
 void ModelAxiPort::make_request(std::uint64_t serial, Time now) {
   const Burst& b = burst(serial);
   const std::uint32_t bytes = b.beats * m_cfg.beat_bytes;
-  // Built in place in its queue: this runs once per burst.
-  MemRequest& req = (b.write ? m_write_queue : m_read_queue).emplace_back();
+  // Built in place in its queue's reused slot: this runs once per burst.
+  MemRequest& req = (b.write ? m_write_queue : m_read_queue).push_back();
   req.id = m_next_req;
   req.addr = b.addr;
   req.bytes = bytes;
   req.write = b.write;
+  req.byte_enable.clear();
   if (b.write) {
     // No data in the model: zeros, with the byte mask the RTL's WSTRB implies.
     req.data.assign(bytes, 0);
@@ -109,6 +112,8 @@ void ModelAxiPort::make_request(std::uint64_t serial, Time now) {
       for (std::uint32_t k = 0; k < b.beats; ++k)
         for (std::uint32_t i = 0; i < b.beat_bytes[k]; ++i) req.byte_enable[k * m_cfg.beat_bytes + i] = true;
     }
+  } else {
+    req.data.clear();
   }
   req.source = m_cfg.source;
   req.issue = now;
@@ -160,13 +165,8 @@ void ModelAxiPort::on_edge(const ModelAxiIn& in, const ModelAxiOut& out, Time no
     Burst& b = burst(serial);
     s_bytes_read += m_cfg.beat_bytes;
     m_r_current = kNone;
-    if (++b.beats_done == b.beats) {
-      m_reads_by_id[b.id].pop_front();
-      retire(m_responded_reads, serial);
-      erase_burst(serial);
-      --m_open_reads;
-    }
-    m_activity = true;
+    if (++b.beats_done == b.beats) finish_read(serial);
+    m_read_activity = true;
   }
   if (out.bvalid && m_b_current != kNone) {  // BREADY is always high in the DMA
     m_writes_by_id[burst(m_b_current).id].pop_front();
@@ -204,6 +204,117 @@ void ModelAxiPort::on_response(const MemResponse& r) {
   if (!m_cfg.memory_first && m_clock.edge(c) == r.complete) ++c;
   b.visible = c;
   (b.write ? m_responded_writes : m_responded_reads).push_back({it_serial, c, b.id});
+  if (m_stream.on && !b.write) stream_arrival(it_serial, c);
+}
+
+std::uint64_t ModelAxiPort::next_write_visible_after(std::uint64_t cycle) const {
+  std::uint64_t best = kNone;
+  for (const Responded& r : m_responded_writes)
+    if (r.visible > cycle && r.visible < best) best = r.visible;
+  return best;
+}
+
+bool ModelAxiPort::begin_stream(std::uint64_t from, bool one_burst) {
+  Stream& st = m_stream;
+  st.on = false;
+  st.one_burst = one_burst;
+  st.from = st.end = from;
+  st.pending.clear();
+  if (m_shared_id_reads != 0) return false;
+  if (one_burst) {
+    // The chosen burst streams to its last beat, unless an older burst
+    // becomes visible and is chosen instead.
+    const std::uint64_t p = pick(m_responded_reads, m_reads_by_id, from);
+    if (p == kNone) return false;
+    const Burst& b = burst(p);
+    st.serial = p;
+    st.end = from + (b.beats - b.beats_done);
+    for (const Responded& r : m_responded_reads)
+      if (r.serial < p && r.visible > from) st.end = std::min(st.end, r.visible);
+  } else {
+    // Every burst will be drained and which one a beat belongs to changes
+    // nothing but the order: the stream lasts while the beats visible so
+    // far outnumber the cycles since `from`.
+    for (const Responded& r : m_responded_reads) {
+      const Burst& b = burst(r.serial);
+      st.pending.push_back({r.visible, b.beats - b.beats_done});
+    }
+    std::sort(st.pending.begin(), st.pending.end(),
+              [](const Pending& a, const Pending& b) { return a.visible < b.visible; });
+    std::size_t k = 0;
+    for (; k < st.pending.size() && st.pending[k].visible <= st.end; ++k) st.end += st.pending[k].beats;
+    st.pending.erase(st.pending.begin(), st.pending.begin() + static_cast<std::ptrdiff_t>(k));
+  }
+  // A drain whose next beat is not known yet still sleeps: the completion
+  // making it visible in cycle `from` arrives after this edge (the memory runs
+  // after the tile at equal times) and extends the stream.
+  st.on = st.end > from || !one_burst;
+  return st.on;
+}
+
+void ModelAxiPort::stream_arrival(std::uint64_t serial, std::uint64_t visible) {
+  Stream& st = m_stream;
+  if (st.one_burst) {
+    if (serial < st.serial) st.end = std::min(st.end, std::max(visible, st.from));
+    return;
+  }
+  const Burst& b = burst(serial);
+  const Pending n{visible, b.beats - b.beats_done};
+  auto at = std::upper_bound(st.pending.begin(), st.pending.end(), n,
+                             [](const Pending& a, const Pending& c) { return a.visible < c.visible; });
+  st.pending.insert(at, n);
+  std::size_t k = 0;
+  for (; k < st.pending.size() && st.pending[k].visible <= st.end; ++k) st.end += st.pending[k].beats;
+  st.pending.erase(st.pending.begin(), st.pending.begin() + static_cast<std::ptrdiff_t>(k));
+}
+
+void ModelAxiPort::finish_read(std::uint64_t serial) {
+  const Burst& b = burst(serial);
+  auto& q = m_reads_by_id[b.id];
+  q.pop_front();
+  if (!q.empty()) --m_shared_id_reads;
+  retire(m_responded_reads, serial);
+  erase_burst(serial);
+  --m_open_reads;
+}
+
+std::uint64_t ModelAxiPort::end_stream(std::uint64_t target) {
+  Stream& st = m_stream;
+  if (!st.on || target < st.from || target > st.end)
+    throw std::logic_error("model axi port: R stream ended at cycle " + std::to_string(target) + " outside [" +
+                           std::to_string(st.from) + ", " + std::to_string(st.end) + "]");
+  st.on = false;
+  const std::uint64_t n = target - st.from;
+  s_bytes_read += n * m_cfg.beat_bytes;
+  if (st.one_burst) {
+    Burst& b = burst(st.serial);
+    b.beats_done += static_cast<std::uint32_t>(n);
+    if (b.beats_done != b.beats) return 0;
+    const std::uint64_t freed = std::uint64_t{1} << b.id;
+    finish_read(st.serial);
+    return freed;
+  }
+  // The beats in the order pick() takes them: the oldest visible burst until
+  // it ends or an older one becomes visible (each ID has one burst open).
+  std::uint64_t freed = 0;
+  std::uint64_t t = st.from;
+  while (t < target) {
+    std::uint64_t p = kNone, older = kNone;
+    for (const Responded& r : m_responded_reads)
+      if (r.visible <= t && r.serial < p) p = r.serial;
+    if (p == kNone) throw std::logic_error("model axi port: no R beat visible in cycle " + std::to_string(t));
+    for (const Responded& r : m_responded_reads)
+      if (r.serial < p && r.visible > t) older = std::min(older, r.visible);
+    Burst& b = burst(p);
+    const std::uint64_t end = std::min({target, t + (b.beats - b.beats_done), older});
+    b.beats_done += static_cast<std::uint32_t>(end - t);
+    t = end;
+    if (b.beats_done == b.beats) {
+      freed |= std::uint64_t{1} << b.id;
+      finish_read(p);
+    }
+  }
+  return freed;
 }
 
 std::uint64_t ModelAxiPort::next_visible_after(std::uint64_t cycle) const {

@@ -48,6 +48,7 @@ void ModelTile::load_program(Program program) {
   for (auto& q : m_unit_pending) q.clear();
   m_cycle = 0;
   m_sleeping = false;
+  m_stream = false;
   m_inbound_wake = kNone;
   m_compute_wake = kNone;
   m_finished = m_program.empty();
@@ -56,7 +57,10 @@ void ModelTile::load_program(Program program) {
 std::uint64_t ModelTile::wake_cycle() const {
   // The earliest cycle at which an input of the frozen state changes, or the
   // compute unit's outputs may.
-  return std::min({m_axi.next_visible_after(m_cycle == 0 ? 0 : m_cycle - 1), m_compute_wake, m_inbound_wake});
+  const std::uint64_t after = m_cycle == 0 ? 0 : m_cycle - 1;
+  if (!m_stream) return std::min({m_axi.next_visible_after(after), m_compute_wake, m_inbound_wake});
+  // In an R stream read completions move the stream's end (the port follows them).
+  return std::min({m_axi.next_write_visible_after(after), m_axi.stream_end(), m_compute_wake, m_inbound_wake});
 }
 
 void ModelTile::push_inbound_at(IciRow row, Time now) {
@@ -83,6 +87,10 @@ void ModelTile::advance_to(Time now) {
     const std::uint64_t target = std::max(m_clock.cycle_at_or_after(now), m_cycle);
     const std::uint64_t skipped = target - m_cycle;
     m_inc_run += skipped;
+    if (m_stream) {  // one R beat per skipped cycle
+      m_dma.free_ids(m_axi.end_stream(target));
+      m_stream = false;
+    }
     // The compute unit may have streamed rows or drained the array meanwhile,
     // invisibly to the rest: replay it alone.
     const bool q_valid = !m_queue[1].empty();
@@ -96,8 +104,8 @@ void ModelTile::advance_to(Time now) {
     m_inbound_wake = kNone;
     m_compute_wake = kNone;
   }
-  const bool frozen = step(m_clock.edge(m_cycle));
-  if (m_finished || !frozen || !m_cfg.skip_idle) return;
+  const Change change = step(m_clock.edge(m_cycle));
+  if (m_finished || change == Change::kSome || !m_cfg.skip_idle) return;
   // Sleep only when a future input change is known or a completion will come,
   // nothing waits to be offered to memory, and the ICI ports are quiet (their
   // inputs change at times the tile cannot see from here).
@@ -113,10 +121,19 @@ void ModelTile::advance_to(Time now) {
   if (!ModelCompute::same_outputs(next, m_last_cc)) return;
   m_compute_wake = std::min(m_compute.quiet_until(m_cycle, q_valid), m_compute.drained_cycle());
   if (m_compute_wake <= m_cycle) return;
+  if (change == Change::kReadStream) {
+    // Everything else holds while R beats stream in: the DMA writes one to
+    // the scratchpad per cycle (the compute unit's outputs hold, so no OUTPUT
+    // row competes) and frees IDs on RLAST, which matters only when an
+    // address is still to be sent (then the stream ends with the burst, and
+    // the DMA loads the address in the cycle it wakes in).
+    if (m_axi.begin_stream(m_cycle, m_dma.regs().ag.valid())) m_stream = m_sleeping = true;
+    return;
+  }
   if (wake_cycle() != kNone || m_axi.in_target() != 0) m_sleeping = true;
 }
 
-bool ModelTile::step(Time now) {
+ModelTile::Change ModelTile::step(Time now) {
   const std::uint64_t c = m_cycle;
   ++s_evaluated;
   m_axi.clear_activity();
@@ -231,8 +248,11 @@ bool ModelTile::step(Time now) {
   m_last_cc = cc;
   // The compute unit's own registers are left out: advance_to checks that its
   // outputs hold instead.
-  return !(m_axi.activity() || fire || cmd_taken || ic.in_fire || done[0] || done[1] || done[2] || pops[0] ||
-           pops[1] || pops[2] || m_dma.changed() || m_ici.changed());
+  if (m_axi.activity() || fire || cmd_taken || ic.in_fire || done[0] || done[1] || done[2] || pops[0] || pops[1] ||
+      pops[2] || m_ici.changed())
+    return Change::kSome;
+  if (m_dma.changed()) return m_dma.read_beat_only() ? Change::kReadStream : Change::kSome;
+  return m_axi.read_activity() ? Change::kSome : Change::kNone;
 }
 
 void ModelTile::flush_counters() {

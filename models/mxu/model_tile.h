@@ -72,8 +72,14 @@ class ModelTile final : public Tile {
  private:
   static constexpr std::size_t kCounters = 12;
   static constexpr std::uint64_t kNone = ~std::uint64_t{0};
-  /// One clock cycle; returns true when nothing changed (a fixed point).
-  bool step(Time now);
+  /// What an evaluated cycle changed.
+  enum class Change : std::uint8_t {
+    kSome,        ///< Something the next cycle depends on.
+    kNone,        ///< Nothing (a fixed point).
+    kReadStream,  ///< Only an R beat went through the DMA (ModelDma::read_beat_only).
+  };
+  /// One clock cycle.
+  Change step(Time now);
   std::uint64_t wake_cycle() const;
   void flush_counters();
 
@@ -114,6 +120,9 @@ class ModelTile final : public Tile {
   std::uint64_t m_cycle = 0;
   bool m_finished = true;
   bool m_sleeping = false;
+  // Sleeping in an R data stream: an R beat goes through the DMA in every
+  // skipped cycle (ModelAxiPort::begin_stream).
+  bool m_stream = false;
   std::uint64_t m_inbound_wake = kNone;  // first edge after an inbound row arrived while sleeping
   std::uint64_t m_compute_wake = kNone;  // while sleeping: the first cycle the compute unit's outputs may change
   ModelCompute::Comb m_last_cc;          // the compute unit's outputs in the last evaluated cycle
