@@ -19,7 +19,7 @@ std::uint64_t ModelAxiPort::pick(const std::vector<Responded>& responded, const 
   std::uint64_t best = kNone;
   for (const Responded& r : responded) {
     if (r.serial >= best || r.visible > cycle) continue;
-    if (by_id[r.id].front() != r.serial) continue;  // beats of one ID in order
+    if (by_id[r.id].head != r.serial) continue;  // beats of one ID in order
     best = r.serial;
   }
   return best;
@@ -44,10 +44,17 @@ std::uint64_t ModelAxiPort::add_burst(bool write, std::uint32_t id, std::uint64_
   b.visible = kNone;
   b.beat_bytes.clear();  // keeps its capacity
   b.live = true;
+  b.next_on_id = kNone;
   ById& by_id = write ? m_writes_by_id : m_reads_by_id;
   if (by_id.size() <= id) by_id.resize(id + 1);
-  if (!write && !by_id[id].empty()) ++m_shared_id_reads;
-  by_id[id].push_back(serial);
+  IdQueue& q = by_id[id];
+  if (q.head == kNone) {
+    q.head = serial;
+  } else {
+    burst(q.tail).next_on_id = serial;
+    if (!write) ++m_shared_id_reads;
+  }
+  q.tail = serial;
   ++m_live;
   return serial;
 }
@@ -169,7 +176,7 @@ void ModelAxiPort::on_edge(const ModelAxiIn& in, const ModelAxiOut& out, Time no
     m_read_activity = true;
   }
   if (out.bvalid && m_b_current != kNone) {  // BREADY is always high in the DMA
-    m_writes_by_id[burst(m_b_current).id].pop_front();
+    pop_id(m_writes_by_id, burst(m_b_current).id);
     retire(m_responded_writes, m_b_current);
     erase_burst(m_b_current);
     --m_open_writes;
@@ -268,11 +275,17 @@ void ModelAxiPort::stream_arrival(std::uint64_t serial, std::uint64_t visible) {
   st.pending.erase(st.pending.begin(), st.pending.begin() + static_cast<std::ptrdiff_t>(k));
 }
 
+bool ModelAxiPort::pop_id(ById& by_id, std::uint32_t id) {
+  IdQueue& q = by_id[id];
+  q.head = burst(q.head).next_on_id;
+  if (q.head != kNone) return true;
+  q.tail = kNone;
+  return false;
+}
+
 void ModelAxiPort::finish_read(std::uint64_t serial) {
   const Burst& b = burst(serial);
-  auto& q = m_reads_by_id[b.id];
-  q.pop_front();
-  if (!q.empty()) --m_shared_id_reads;
+  if (pop_id(m_reads_by_id, b.id)) --m_shared_id_reads;
   retire(m_responded_reads, serial);
   erase_burst(serial);
   --m_open_reads;

@@ -102,8 +102,14 @@ class ModelAxiPort {
     std::uint64_t visible = kNone;            // first cycle its data / B may be offered
     std::vector<std::uint16_t> beat_bytes;    // writes: bytes with WSTRB set per beat
     bool live = false;                        // the slot holds a burst not yet finished
+    std::uint64_t next_on_id = kNone;         // the next burst of the same ID and direction
   };
-  using ById = std::vector<std::deque<std::uint64_t>>;  // burst serials per AXI ID, acceptance order
+  /// The open bursts of one AXI ID in acceptance order: a list linked
+  /// through Burst::next_on_id (no allocation per burst).
+  struct IdQueue {
+    std::uint64_t head = kNone, tail = kNone;
+  };
+  using ById = std::vector<IdQueue>;
   Burst& burst(std::uint64_t serial) { return m_slots[serial & m_slot_mask]; }
   const Burst& burst(std::uint64_t serial) const { return m_slots[serial & m_slot_mask]; }
   std::uint64_t add_burst(bool write, std::uint32_t id, std::uint64_t addr, std::uint32_t beats);
@@ -114,6 +120,8 @@ class ModelAxiPort {
   };
   void take_w_beat(std::uint32_t bytes, Time now);
   void finish_read(std::uint64_t serial);
+  /// Removes the oldest burst of `id` from `by_id`; true when another remains.
+  bool pop_id(ById& by_id, std::uint32_t id);
   void stream_arrival(std::uint64_t serial, std::uint64_t visible);
   void make_request(std::uint64_t serial, Time now);
   void on_response(const MemResponse& r);

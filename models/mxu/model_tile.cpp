@@ -42,8 +42,16 @@ void ModelTile::load_program(Program program) {
   m_program = std::move(program);
   m_events.assign(m_program.size(), InstrEvent{});
   for (std::size_t i = 0; i < m_events.size(); ++i) m_events[i].index = i;
-  m_unit.resize(m_program.size());
-  for (std::size_t i = 0; i < m_program.size(); ++i) m_unit[i] = static_cast<std::uint8_t>(unit_index(m_program[i].op));
+  m_dispatch.resize(m_program.size());
+  for (std::size_t i = 0; i < m_program.size(); ++i) {
+    const Instr& in = m_program[i];
+    Dispatch& d = m_dispatch[i];
+    d.unit = static_cast<std::uint8_t>(unit_index(in.op));
+    const bool fence = in.op == Opcode::FENCE;
+    d.limit[0] = fence ? 0 : in.wait_dma;
+    d.limit[1] = fence ? 0 : in.wait_compute;
+    d.limit[2] = fence ? 0 : in.wait_ici;
+  }
   m_next_cmd = m_dispatched = m_completed = 0;
   for (auto& q : m_unit_pending) q.clear();
   m_cycle = 0;
@@ -167,13 +175,11 @@ ModelTile::Change ModelTile::step(Time now) {
   bool fire = false;
   int head_unit = 3;
   if (m_head_valid) {
-    const Instr& h = m_program[m_head];
-    head_unit = m_unit[m_head];
-    std::uint8_t lim[3] = {h.wait_dma, h.wait_compute, h.wait_ici};
-    if (h.op == Opcode::FENCE) lim[0] = lim[1] = lim[2] = 0;
+    const Dispatch& d = m_dispatch[m_head];
+    head_unit = d.unit;
     bool met = true;
     for (int u = 0; u < 3; ++u)
-      if (lim[u] != isa::kNoWait && m_outstanding[u] > lim[u]) met = false;
+      if (d.limit[u] != isa::kNoWait && m_outstanding[u] > d.limit[u]) met = false;
     const bool room = head_unit == 3 || m_queue[head_unit].size() < 4;
     fire = met && room;
   }

@@ -91,7 +91,13 @@ class ModelTile final : public Tile {
   ModelIci m_ici;
 
   Program m_program;
-  std::vector<std::uint8_t> m_unit;  // unit index (0 dma, 1 compute, 2 ici, 3 none) per instruction
+  /// Per instruction, what the dispatcher checks: its unit (0 dma, 1 compute,
+  /// 2 ici, 3 none) and its wait limits (FENCE: all 0).
+  struct Dispatch {
+    std::uint8_t unit = 3;
+    std::uint8_t limit[3] = {0, 0, 0};
+  };
+  std::vector<Dispatch> m_dispatch;
   IciRow m_row;                      // scratch for the ICI unit's emitted row
   // Dispatcher: head register, per-unit outstanding counts and queues (program indices).
   bool m_head_valid = false;
