@@ -124,7 +124,13 @@ void ModelAxiPort::make_request(std::uint64_t serial, Time now) {
   }
   req.source = m_cfg.source;
   req.issue = now;
-  m_in_target.push_back(serial);
+  if (m_next_req - m_req_base == m_in_target.size()) {  // full: double, same id -> slot rule
+    std::vector<std::uint64_t> grown(m_in_target.size() * 2, kNone);
+    for (std::uint64_t r = m_req_base; r < m_next_req; ++r)
+      grown[r & (grown.size() - 1)] = m_in_target[r & (m_in_target.size() - 1)];
+    m_in_target = std::move(grown);
+  }
+  m_in_target[m_next_req & (m_in_target.size() - 1)] = serial;
   ++m_in_target_n;
   ++m_next_req;
 }
@@ -194,13 +200,13 @@ void ModelAxiPort::on_edge(const ModelAxiIn& in, const ModelAxiOut& out, Time no
 }
 
 void ModelAxiPort::on_response(const MemResponse& r) {
-  if (r.id < m_req_base || r.id - m_req_base >= m_in_target.size() || m_in_target[r.id - m_req_base] == kNone)
+  const std::uint64_t mask = m_in_target.size() - 1;
+  if (r.id < m_req_base || r.id >= m_next_req || m_in_target[r.id & mask] == kNone)
     throw std::logic_error("model axi port: completion for unknown request " + std::to_string(r.id));
-  const std::uint64_t it_serial = m_in_target[r.id - m_req_base];
-  m_in_target[r.id - m_req_base] = kNone;
+  const std::uint64_t it_serial = m_in_target[r.id & mask];
+  m_in_target[r.id & mask] = kNone;
   --m_in_target_n;
-  while (!m_in_target.empty() && m_in_target.front() == kNone) {
-    m_in_target.pop_front();
+  while (m_req_base < m_next_req && m_in_target[m_req_base & mask] == kNone) {
     ++m_req_base;
   }
   Burst& b = burst(it_serial);

@@ -170,9 +170,10 @@ class ModelAxiPort {
     std::size_t m_head = 0, m_n = 0;
   };
   RequestQueue m_read_queue, m_write_queue;
-  // Burst serial of request id m_req_base + i (kNone once completed): ids are
-  // sequential, so a ring indexed by id replaces a map.
-  std::deque<std::uint64_t> m_in_target;
+  // Burst serial of request id r (kNone once completed) for ids in
+  // [m_req_base, m_next_req): ids are sequential, so a ring indexed by
+  // id & mask (grown when full) replaces a map.
+  std::vector<std::uint64_t> m_in_target = std::vector<std::uint64_t>(64, kNone);
   std::uint64_t m_req_base = 0;
   std::size_t m_in_target_n = 0;
   // Bursts whose completion arrived, not yet finished: the only candidates
