@@ -146,6 +146,18 @@ void ModelAxiPort::take_w_beat(std::uint32_t bytes, Time now) {
   }
 }
 
+void ModelAxiPort::take_w_beats(const std::uint16_t* bytes, std::size_t n) {
+  if (n == 0) return;
+  if (m_w_order.empty()) throw std::logic_error("model axi port: W beats without a burst");
+  Burst& b = burst(m_w_order.front());
+  if (b.beats_done + n >= b.beats) throw std::logic_error("model axi port: skipped W beats finish a burst");
+  for (std::size_t i = 0; i < n; ++i) {
+    b.beat_bytes.push_back(bytes[i]);
+    s_bytes_written += bytes[i];
+  }
+  b.beats_done += static_cast<std::uint32_t>(n);
+}
+
 void ModelAxiPort::on_edge(const ModelAxiIn& in, const ModelAxiOut& out, Time now) {
   if (in.ar && out.arready) {
     const std::uint64_t serial = add_burst(false, in.ax_id, in.ax_addr, in.ax_beats);
@@ -168,10 +180,15 @@ void ModelAxiPort::on_edge(const ModelAxiIn& in, const ModelAxiOut& out, Time no
     if (m_w_order.empty()) {
       m_early_bytes.push_back(static_cast<std::uint16_t>(in.w_bytes));
       ++m_early_w;
+      m_activity = true;
     } else {
+      // A beat that does not finish its burst changes nothing but the
+      // burst's beat count (write_beat_only).
+      const std::uint64_t requests = m_next_req;
       take_w_beat(in.w_bytes, now);
+      if (m_next_req != requests) m_activity = true;
+      else m_w_beat = true;
     }
-    m_activity = true;
   }
   if (out.rvalid && in.rready && m_r_current != kNone) {
     const std::uint64_t serial = m_r_current;

@@ -71,7 +71,13 @@ class ModelAxiPort {
   bool activity() const { return m_activity; }
   /// True when an R burst was chosen or an R beat taken since the last clear.
   bool read_activity() const { return m_read_activity; }
-  void clear_activity() { m_activity = m_read_activity = false; }
+  /// True when a W beat went into an open burst without finishing it (no
+  /// request) since the last clear; not part of activity().
+  bool write_beat() const { return m_w_beat; }
+  void clear_activity() { m_activity = m_read_activity = m_w_beat = false; }
+  /// W beats of skipped cycles (their WSTRB byte counts), none finishing the
+  /// oldest open write burst.
+  void take_w_beats(const std::uint16_t* bytes, std::size_t n);
 
   /// R data streams: from cycle `from` on, with RREADY high in every cycle
   /// and nothing else happening at the port, one beat of the burst drive()
@@ -182,7 +188,7 @@ class ModelAxiPort {
   std::uint64_t m_next_serial = 0, m_next_req = 0;
   std::uint32_t m_open_reads = 0, m_open_writes = 0;
   std::uint64_t m_r_current = kNone, m_b_current = kNone;
-  bool m_activity = false, m_read_activity = false;
+  bool m_activity = false, m_read_activity = false, m_w_beat = false;
   // Read bursts whose ID has another read burst open (begin_stream needs none).
   std::uint32_t m_shared_id_reads = 0;
   // The R data stream in progress (begin_stream .. end_stream).

@@ -45,6 +45,8 @@ void ModelDma::edge(const Comb& c, const ModelAxiOut& s, bool desc_fire, const I
                      c.w_issue || m_r.rd_pend || c.w_pop;
   m_changed = other || r_in || sp_out;
   m_beat_only = !other && r_in && sp_out && !m_r.ax_valid && (!s.rlast || !m_r.ag.valid());
+  m_w_beat_only = c.w_issue && m_r.rd_pend && c.w_pop && !c.w_take && m_r.wb_left != 1 && !desc_fire && !c.done &&
+                  !c.ax_load && !c.ax_fire && !(c.b_fire && m_r.store) && !r_in && !sp_out;
   if (!m_changed) return;
   Regs& r = m_r;
   // The values before the edge that the updates below overwrite (copied one
@@ -109,6 +111,34 @@ void ModelDma::edge(const Comb& c, const ModelAxiOut& s, bool desc_fire, const I
   }
   r.wf_count = wf_count + (rd_pend ? 1 : 0) - (c.w_pop ? 1 : 0);
   if (c.w_pop) r.wf_head = (wf_head + 1) % 3;
+}
+
+std::uint32_t ModelDma::w_stream_length() const {
+  const Regs& r = m_r;
+  // The reads issue while wb_left >= 2 (at 1 the sequencer takes the next burst).
+  std::uint32_t n = r.wb_left - 1;
+  // The W beats leave in FIFO order, then the read in flight, then the reads
+  // of the coming cycles (none of them a burst's last): stop before WLAST.
+  for (std::uint32_t i = 0; i < r.wf_count; ++i)
+    if ((r.wf_last >> ((r.wf_head + i) % 3)) & 1) return std::min(n, i);
+  if (r.rd_pend && r.rd_last) n = std::min(n, r.wf_count);
+  return std::min(n, 256u);
+}
+
+void ModelDma::w_stream(std::uint32_t n, std::uint16_t* sent) {
+  Regs& r = m_r;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    // The edge of a cycle with w_issue, rd_pend and w_pop and nothing else.
+    sent[k] = static_cast<std::uint16_t>(r.wf_bytes[r.wf_head]);
+    const std::uint32_t slot = (r.wf_head + r.wf_count) % 3;
+    r.wf_bytes[slot] = r.rd_bytes;
+    r.wf_last = (r.wf_last & ~(1u << slot)) | ((r.rd_last ? 1u : 0u) << slot);
+    r.wf_head = (r.wf_head + 1) % 3;
+    r.rd_last = r.wb_left == 1;
+    r.rd_bytes = r.wb_bank == r.last_bank ? r.last_bytes : m_beat_bytes;
+    ++r.wb_bank;
+    --r.wb_left;
+  }
 }
 
 }  // namespace mxc

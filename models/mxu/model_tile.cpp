@@ -56,7 +56,8 @@ void ModelTile::load_program(Program program) {
   for (auto& q : m_unit_pending) q.clear();
   m_cycle = 0;
   m_sleeping = false;
-  m_stream = false;
+  m_stream = m_w_stream = false;
+  m_w_stream_end = kNone;
   m_inbound_wake = kNone;
   m_compute_wake = kNone;
   m_finished = m_program.empty();
@@ -66,6 +67,8 @@ std::uint64_t ModelTile::wake_cycle() const {
   // The earliest cycle at which an input of the frozen state changes, or the
   // compute unit's outputs may.
   const std::uint64_t after = m_cycle == 0 ? 0 : m_cycle - 1;
+  if (m_w_stream)
+    return std::min({m_axi.next_visible_after(after), m_w_stream_end, m_compute_wake, m_inbound_wake});
   if (!m_stream) return std::min({m_axi.next_visible_after(after), m_compute_wake, m_inbound_wake});
   // In an R stream read completions move the stream's end (the port follows them).
   return std::min({m_axi.next_write_visible_after(after), m_axi.stream_end(), m_compute_wake, m_inbound_wake});
@@ -99,6 +102,14 @@ void ModelTile::advance_to(Time now) {
       m_dma.free_ids(m_axi.end_stream(target));
       m_stream = false;
     }
+    if (m_w_stream) {  // one W beat per skipped cycle
+      std::uint16_t sent[256];
+      const auto n = static_cast<std::uint32_t>(skipped);
+      m_dma.w_stream(n, sent);
+      m_axi.take_w_beats(sent, n);
+      m_w_stream = false;
+      m_w_stream_end = kNone;
+    }
     // The compute unit may have streamed rows or drained the array meanwhile,
     // invisibly to the rest: replay it alone.
     const bool q_valid = !m_queue[1].empty();
@@ -129,6 +140,16 @@ void ModelTile::advance_to(Time now) {
   if (!ModelCompute::same_outputs(next, m_last_cc)) return;
   m_compute_wake = std::min(m_compute.quiet_until(m_cycle, q_valid), m_compute.drained_cycle());
   if (m_compute_wake <= m_cycle) return;
+  if (change == Change::kWriteStream) {
+    // The store's W path repeats its cycle (a read issued, one pushed, one
+    // beat sent) until the burst's last read or a WLAST beat; B responses
+    // wake the tile as for any sleep.
+    const std::uint32_t n = m_dma.w_stream_length();
+    if (n == 0) return;
+    m_w_stream = m_sleeping = true;
+    m_w_stream_end = m_cycle + n;
+    return;
+  }
   if (change == Change::kReadStream) {
     // Everything else holds while R beats stream in: the DMA writes one to
     // the scratchpad per cycle (the compute unit's outputs hold, so no OUTPUT
@@ -257,8 +278,12 @@ ModelTile::Change ModelTile::step(Time now) {
   if (m_axi.activity() || fire || cmd_taken || ic.in_fire || done[0] || done[1] || done[2] || pops[0] || pops[1] ||
       pops[2] || m_ici.changed())
     return Change::kSome;
-  if (m_dma.changed()) return m_dma.read_beat_only() ? Change::kReadStream : Change::kSome;
-  return m_axi.read_activity() ? Change::kSome : Change::kNone;
+  if (m_dma.changed()) {
+    if (m_dma.read_beat_only() && !m_axi.write_beat()) return Change::kReadStream;
+    if (m_dma.write_beat_only() && m_axi.write_beat() && !m_axi.read_activity()) return Change::kWriteStream;
+    return Change::kSome;
+  }
+  return m_axi.read_activity() || m_axi.write_beat() ? Change::kSome : Change::kNone;
 }
 
 void ModelTile::flush_counters() {

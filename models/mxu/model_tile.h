@@ -77,6 +77,7 @@ class ModelTile final : public Tile {
     kSome,        ///< Something the next cycle depends on.
     kNone,        ///< Nothing (a fixed point).
     kReadStream,  ///< Only an R beat went through the DMA (ModelDma::read_beat_only).
+    kWriteStream, ///< Only a W beat of a store went out (ModelDma::write_beat_only).
   };
   /// One clock cycle.
   Change step(Time now);
@@ -129,6 +130,9 @@ class ModelTile final : public Tile {
   // Sleeping in an R data stream: an R beat goes through the DMA in every
   // skipped cycle (ModelAxiPort::begin_stream).
   bool m_stream = false;
+  // Sleeping in a store's W data stream (ModelDma::w_stream) until m_w_stream_end.
+  bool m_w_stream = false;
+  std::uint64_t m_w_stream_end = kNone;
   std::uint64_t m_inbound_wake = kNone;  // first edge after an inbound row arrived while sleeping
   std::uint64_t m_compute_wake = kNone;  // while sleeping: the first cycle the compute unit's outputs may change
   ModelCompute::Comb m_last_cc;          // the compute unit's outputs in the last evaluated cycle

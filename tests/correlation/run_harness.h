@@ -42,6 +42,7 @@ class LoggingMemory final : public MemoryTarget {
   bool send(const MemRequest& req, Time now) override {
     if (!m_inner.send(req, now)) return false;
     log.push_back({req.addr, req.bytes, req.write, req.issue, now});
+    masks.push_back(req.byte_enable);
     return true;
   }
   void backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> data) override {
@@ -50,6 +51,7 @@ class LoggingMemory final : public MemoryTarget {
   void backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const override { m_inner.backdoor_read(addr, out); }
 
   std::vector<LoggedRequest> log;
+  std::vector<std::vector<bool>> masks;  ///< Each logged request's byte mask (empty: all bytes).
 
  private:
   MemoryTarget& m_inner;
@@ -89,6 +91,7 @@ struct RunLog {
   std::uint64_t cycles = 0;
   std::vector<InstrEvent> events;
   std::vector<LoggedRequest> requests;
+  std::vector<std::vector<bool>> masks;  ///< Byte masks of the requests (empty: all bytes).
   std::vector<RowSeen> rows;
   std::vector<std::pair<std::string, std::uint64_t>> perf;
 };
@@ -127,6 +130,7 @@ inline RunLog run_on(Tile& tile, Component& mem, LoggingMemory& log, const Progr
   out.cycles = tile.cycles();
   out.events = tile.instr_events();
   out.requests = log.log;
+  out.masks = log.masks;
   out.perf = tile.perf_counters();
   return out;
 }

@@ -55,6 +55,7 @@ void check_fast_path(const TileGeometry& g, const MemorySpec& spec, const Progra
                                             << ", fast start " << fast.log.events[i].start << " end "
                                             << fast.log.events[i].end);
   CHECK(fast.log.requests == slow.log.requests);
+  CHECK(fast.log.masks == slow.log.masks);
   CHECK(fast.log.rows == slow.log.rows);
   CHECK(fast.log.perf == slow.log.perf);
 }
@@ -230,6 +231,7 @@ struct TwoChipRun {
   std::vector<InstrEvent> events[2];
   std::vector<std::pair<std::string, std::uint64_t>> perf[2];
   std::vector<LoggedRequest> requests[2];
+  std::vector<std::vector<bool>> masks[2];
   std::uint64_t evaluated = 0;
 };
 
@@ -279,6 +281,7 @@ TwoChipRun run_two_chips(bool skip, const MemorySpec& spec) {
     r.events[c] = tiles[c]->instr_events();
     r.perf[c] = tiles[c]->perf_counters();
     r.requests[c] = logs[c]->log;
+    r.masks[c] = logs[c]->masks;
   }
   r.evaluated = t1.evaluated_cycles();
   return r;
@@ -296,6 +299,7 @@ TEST_CASE("model fast path: two chips, rows arriving while the receiver streams 
       INFO("chip " << c);
       CHECK(fast.perf[c] == exact.perf[c]);
       CHECK(fast.requests[c] == exact.requests[c]);
+      CHECK(fast.masks[c] == exact.masks[c]);
       REQUIRE(fast.events[c].size() == exact.events[c].size());
       for (std::size_t i = 0; i < exact.events[c].size(); ++i) {
         INFO("instruction #" << i);
