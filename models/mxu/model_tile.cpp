@@ -103,7 +103,9 @@ void ModelTile::advance_to(Time now) {
       m_stream = false;
     }
     if (m_w_stream) {  // one W beat per skipped cycle
-      std::uint16_t sent[256];
+      if (target > m_w_stream_end)
+        throw std::logic_error(m_cfg.name + ": W stream skipped past cycle " + std::to_string(m_w_stream_end));
+      std::uint16_t sent[256];  // w_stream_length() <= 256
       const auto n = static_cast<std::uint32_t>(skipped);
       m_dma.w_stream(n, sent);
       m_axi.take_w_beats(sent, n);

@@ -6,7 +6,8 @@
 // issues the same MemRequests at the same times and reports the same
 // per-instruction events and performance counters as RtlTile on the same
 // memory system. Cycles in which nothing can change while the tile waits on
-// memory or on the array pipeline are skipped (docs/model.md).
+// memory or on the array pipeline are skipped, and so are the cycles of R and
+// W data streams, replayed in one step on waking (docs/model.md).
 #include <array>
 #include <cstdint>
 #include <deque>
