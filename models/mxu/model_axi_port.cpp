@@ -1,5 +1,6 @@
 #include "models/mxu/model_axi_port.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace mxc {
@@ -18,7 +19,7 @@ std::uint64_t ModelAxiPort::pick(const std::vector<Responded>& responded, const 
   std::uint64_t best = kNone;
   for (const Responded& r : responded) {
     if (r.serial >= best || r.visible > cycle) continue;
-    if (by_id[r.id].front() != r.serial) continue;  // beats of one ID in order
+    if (by_id[r.id].head != r.serial) continue;  // beats of one ID in order
     best = r.serial;
   }
   return best;
@@ -43,9 +44,17 @@ std::uint64_t ModelAxiPort::add_burst(bool write, std::uint32_t id, std::uint64_
   b.visible = kNone;
   b.beat_bytes.clear();  // keeps its capacity
   b.live = true;
+  b.next_on_id = kNone;
   ById& by_id = write ? m_writes_by_id : m_reads_by_id;
   if (by_id.size() <= id) by_id.resize(id + 1);
-  by_id[id].push_back(serial);
+  IdQueue& q = by_id[id];
+  if (q.head == kNone) {
+    q.head = serial;
+  } else {
+    burst(q.tail).next_on_id = serial;
+    if (!write) ++m_shared_id_reads;
+  }
+  q.tail = serial;
   ++m_live;
   return serial;
 }
@@ -71,7 +80,7 @@ void ModelAxiPort::drive(std::uint64_t cycle, ModelAxiOut& out) {
   out.wready = !m_w_order.empty() || m_early_w < m_cfg.max_early_w_beats;
   if (m_r_current == kNone) {
     m_r_current = pick(m_responded_reads, m_reads_by_id, cycle);
-    if (m_r_current != kNone) m_activity = true;
+    if (m_r_current != kNone) m_read_activity = true;
   }
   out.rvalid = m_r_current != kNone;
   if (out.rvalid) {
@@ -93,12 +102,13 @@ void ModelAxiPort::drive(std::uint64_t cycle, ModelAxiOut& out) {
 void ModelAxiPort::make_request(std::uint64_t serial, Time now) {
   const Burst& b = burst(serial);
   const std::uint32_t bytes = b.beats * m_cfg.beat_bytes;
-  // Built in place in its queue: this runs once per burst.
-  MemRequest& req = (b.write ? m_write_queue : m_read_queue).emplace_back();
+  // Built in place in its queue's reused slot: this runs once per burst.
+  MemRequest& req = (b.write ? m_write_queue : m_read_queue).push_back();
   req.id = m_next_req;
   req.addr = b.addr;
   req.bytes = bytes;
   req.write = b.write;
+  req.byte_enable.clear();
   if (b.write) {
     // No data in the model: zeros, with the byte mask the RTL's WSTRB implies.
     req.data.assign(bytes, 0);
@@ -109,10 +119,18 @@ void ModelAxiPort::make_request(std::uint64_t serial, Time now) {
       for (std::uint32_t k = 0; k < b.beats; ++k)
         for (std::uint32_t i = 0; i < b.beat_bytes[k]; ++i) req.byte_enable[k * m_cfg.beat_bytes + i] = true;
     }
+  } else {
+    req.data.clear();
   }
   req.source = m_cfg.source;
   req.issue = now;
-  m_in_target.push_back(serial);
+  if (m_next_req - m_req_base == m_in_target.size()) {  // full: double, same id -> slot rule
+    std::vector<std::uint64_t> grown(m_in_target.size() * 2, kNone);
+    for (std::uint64_t r = m_req_base; r < m_next_req; ++r)
+      grown[r & (grown.size() - 1)] = m_in_target[r & (m_in_target.size() - 1)];
+    m_in_target = std::move(grown);
+  }
+  m_in_target[m_next_req & (m_in_target.size() - 1)] = serial;
   ++m_in_target_n;
   ++m_next_req;
 }
@@ -126,6 +144,18 @@ void ModelAxiPort::take_w_beat(std::uint32_t bytes, Time now) {
     m_w_order.pop_front();
     make_request(serial, now);
   }
+}
+
+void ModelAxiPort::take_w_beats(const std::uint16_t* bytes, std::size_t n) {
+  if (n == 0) return;
+  if (m_w_order.empty()) throw std::logic_error("model axi port: W beats without a burst");
+  Burst& b = burst(m_w_order.front());
+  if (b.beats_done + n >= b.beats) throw std::logic_error("model axi port: skipped W beats finish a burst");
+  for (std::size_t i = 0; i < n; ++i) {
+    b.beat_bytes.push_back(bytes[i]);
+    s_bytes_written += bytes[i];
+  }
+  b.beats_done += static_cast<std::uint32_t>(n);
 }
 
 void ModelAxiPort::on_edge(const ModelAxiIn& in, const ModelAxiOut& out, Time now) {
@@ -150,26 +180,26 @@ void ModelAxiPort::on_edge(const ModelAxiIn& in, const ModelAxiOut& out, Time no
     if (m_w_order.empty()) {
       m_early_bytes.push_back(static_cast<std::uint16_t>(in.w_bytes));
       ++m_early_w;
+      m_activity = true;
     } else {
+      // A beat that does not finish its burst changes nothing but the
+      // burst's beat count (write_beat_only).
+      const std::uint64_t requests = m_next_req;
       take_w_beat(in.w_bytes, now);
+      if (m_next_req != requests) m_activity = true;
+      else m_w_beat = true;
     }
-    m_activity = true;
   }
   if (out.rvalid && in.rready && m_r_current != kNone) {
     const std::uint64_t serial = m_r_current;
     Burst& b = burst(serial);
     s_bytes_read += m_cfg.beat_bytes;
     m_r_current = kNone;
-    if (++b.beats_done == b.beats) {
-      m_reads_by_id[b.id].pop_front();
-      retire(m_responded_reads, serial);
-      erase_burst(serial);
-      --m_open_reads;
-    }
-    m_activity = true;
+    if (++b.beats_done == b.beats) finish_read(serial);
+    m_read_activity = true;
   }
   if (out.bvalid && m_b_current != kNone) {  // BREADY is always high in the DMA
-    m_writes_by_id[burst(m_b_current).id].pop_front();
+    pop_id(m_writes_by_id, burst(m_b_current).id);
     retire(m_responded_writes, m_b_current);
     erase_burst(m_b_current);
     --m_open_writes;
@@ -187,13 +217,13 @@ void ModelAxiPort::on_edge(const ModelAxiIn& in, const ModelAxiOut& out, Time no
 }
 
 void ModelAxiPort::on_response(const MemResponse& r) {
-  if (r.id < m_req_base || r.id - m_req_base >= m_in_target.size() || m_in_target[r.id - m_req_base] == kNone)
+  const std::uint64_t mask = m_in_target.size() - 1;
+  if (r.id < m_req_base || r.id >= m_next_req || m_in_target[r.id & mask] == kNone)
     throw std::logic_error("model axi port: completion for unknown request " + std::to_string(r.id));
-  const std::uint64_t it_serial = m_in_target[r.id - m_req_base];
-  m_in_target[r.id - m_req_base] = kNone;
+  const std::uint64_t it_serial = m_in_target[r.id & mask];
+  m_in_target[r.id & mask] = kNone;
   --m_in_target_n;
-  while (!m_in_target.empty() && m_in_target.front() == kNone) {
-    m_in_target.pop_front();
+  while (m_req_base < m_next_req && m_in_target[m_req_base & mask] == kNone) {
     ++m_req_base;
   }
   Burst& b = burst(it_serial);
@@ -204,6 +234,123 @@ void ModelAxiPort::on_response(const MemResponse& r) {
   if (!m_cfg.memory_first && m_clock.edge(c) == r.complete) ++c;
   b.visible = c;
   (b.write ? m_responded_writes : m_responded_reads).push_back({it_serial, c, b.id});
+  if (m_stream.on && !b.write) stream_arrival(it_serial, c);
+}
+
+std::uint64_t ModelAxiPort::next_write_visible_after(std::uint64_t cycle) const {
+  std::uint64_t best = kNone;
+  for (const Responded& r : m_responded_writes)
+    if (r.visible > cycle && r.visible < best) best = r.visible;
+  return best;
+}
+
+bool ModelAxiPort::begin_stream(std::uint64_t from, bool one_burst) {
+  Stream& st = m_stream;
+  st.on = false;
+  st.one_burst = one_burst;
+  st.from = st.end = from;
+  st.pending.clear();
+  if (m_shared_id_reads != 0) return false;
+  if (one_burst) {
+    // The chosen burst streams to its last beat, unless an older burst
+    // becomes visible and is chosen instead.
+    const std::uint64_t p = pick(m_responded_reads, m_reads_by_id, from);
+    if (p == kNone) return false;
+    const Burst& b = burst(p);
+    st.serial = p;
+    st.end = from + (b.beats - b.beats_done);
+    for (const Responded& r : m_responded_reads)
+      if (r.serial < p && r.visible > from) st.end = std::min(st.end, r.visible);
+  } else {
+    // Every burst will be drained and which one a beat belongs to changes
+    // nothing but the order: the stream lasts while the beats visible so
+    // far outnumber the cycles since `from`.
+    for (const Responded& r : m_responded_reads) {
+      const Burst& b = burst(r.serial);
+      st.pending.push_back({r.visible, b.beats - b.beats_done});
+    }
+    std::sort(st.pending.begin(), st.pending.end(),
+              [](const Pending& a, const Pending& b) { return a.visible < b.visible; });
+    std::size_t k = 0;
+    for (; k < st.pending.size() && st.pending[k].visible <= st.end; ++k) st.end += st.pending[k].beats;
+    st.pending.erase(st.pending.begin(), st.pending.begin() + static_cast<std::ptrdiff_t>(k));
+  }
+  // A drain whose next beat is not known yet still sleeps: the completion
+  // making it visible in cycle `from` arrives after this edge (the memory runs
+  // after the tile at equal times) and extends the stream.
+  st.on = st.end > from || !one_burst;
+  return st.on;
+}
+
+void ModelAxiPort::stream_arrival(std::uint64_t serial, std::uint64_t visible) {
+  Stream& st = m_stream;
+  if (st.one_burst) {
+    if (serial < st.serial) st.end = std::min(st.end, std::max(visible, st.from));
+    return;
+  }
+  const Burst& b = burst(serial);
+  const Pending n{visible, b.beats - b.beats_done};
+  auto at = std::upper_bound(st.pending.begin(), st.pending.end(), n,
+                             [](const Pending& a, const Pending& c) { return a.visible < c.visible; });
+  st.pending.insert(at, n);
+  std::size_t k = 0;
+  for (; k < st.pending.size() && st.pending[k].visible <= st.end; ++k) st.end += st.pending[k].beats;
+  st.pending.erase(st.pending.begin(), st.pending.begin() + static_cast<std::ptrdiff_t>(k));
+}
+
+bool ModelAxiPort::pop_id(ById& by_id, std::uint32_t id) {
+  IdQueue& q = by_id[id];
+  q.head = burst(q.head).next_on_id;
+  if (q.head != kNone) return true;
+  q.tail = kNone;
+  return false;
+}
+
+void ModelAxiPort::finish_read(std::uint64_t serial) {
+  const Burst& b = burst(serial);
+  if (pop_id(m_reads_by_id, b.id)) --m_shared_id_reads;
+  retire(m_responded_reads, serial);
+  erase_burst(serial);
+  --m_open_reads;
+}
+
+std::uint64_t ModelAxiPort::end_stream(std::uint64_t target) {
+  Stream& st = m_stream;
+  if (!st.on || target < st.from || target > st.end)
+    throw std::logic_error("model axi port: R stream ended at cycle " + std::to_string(target) + " outside [" +
+                           std::to_string(st.from) + ", " + std::to_string(st.end) + "]");
+  st.on = false;
+  const std::uint64_t n = target - st.from;
+  s_bytes_read += n * m_cfg.beat_bytes;
+  if (st.one_burst) {
+    Burst& b = burst(st.serial);
+    b.beats_done += static_cast<std::uint32_t>(n);
+    if (b.beats_done != b.beats) return 0;
+    const std::uint64_t freed = std::uint64_t{1} << b.id;
+    finish_read(st.serial);
+    return freed;
+  }
+  // The beats in the order pick() takes them: the oldest visible burst until
+  // it ends or an older one becomes visible (each ID has one burst open).
+  std::uint64_t freed = 0;
+  std::uint64_t t = st.from;
+  while (t < target) {
+    std::uint64_t p = kNone, older = kNone;
+    for (const Responded& r : m_responded_reads)
+      if (r.visible <= t && r.serial < p) p = r.serial;
+    if (p == kNone) throw std::logic_error("model axi port: no R beat visible in cycle " + std::to_string(t));
+    for (const Responded& r : m_responded_reads)
+      if (r.serial < p && r.visible > t) older = std::min(older, r.visible);
+    Burst& b = burst(p);
+    const std::uint64_t end = std::min({target, t + (b.beats - b.beats_done), older});
+    b.beats_done += static_cast<std::uint32_t>(end - t);
+    t = end;
+    if (b.beats_done == b.beats) {
+      freed |= std::uint64_t{1} << b.id;
+      finish_read(p);
+    }
+  }
+  return freed;
 }
 
 std::uint64_t ModelAxiPort::next_visible_after(std::uint64_t cycle) const {

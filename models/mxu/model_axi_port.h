@@ -64,9 +64,34 @@ class ModelAxiPort {
   std::size_t in_target() const { return m_in_target_n; }
   /// Earliest cycle > `cycle` at which a received completion becomes visible; ~0 if none.
   std::uint64_t next_visible_after(std::uint64_t cycle) const;
-  /// True when drive/on_edge changed anything since the last clear.
+  /// Earliest cycle > `cycle` at which a received write completion becomes visible; ~0 if none.
+  std::uint64_t next_write_visible_after(std::uint64_t cycle) const;
+  /// True when drive/on_edge changed anything since the last clear, other
+  /// than the read data path (read_activity).
   bool activity() const { return m_activity; }
-  void clear_activity() { m_activity = false; }
+  /// True when an R burst was chosen or an R beat taken since the last clear.
+  bool read_activity() const { return m_read_activity; }
+  /// True when a W beat went into an open burst without finishing it (no
+  /// request) since the last clear; not part of activity().
+  bool write_beat() const { return m_w_beat; }
+  void clear_activity() { m_activity = m_read_activity = m_w_beat = false; }
+  /// W beats of skipped cycles (their WSTRB byte counts), none finishing the
+  /// oldest open write burst.
+  void take_w_beats(const std::uint16_t* bytes, std::size_t n);
+
+  /// R data streams: from cycle `from` on, with RREADY high in every cycle
+  /// and nothing else happening at the port, one beat of the burst drive()
+  /// would choose is taken per cycle. begin_stream predicts where that stops
+  /// (stream_end(): no beat visible; with `one_burst` also the cycle after
+  /// the chosen burst's last beat), without changing anything; completions
+  /// arriving meanwhile move the prediction. end_stream(target) takes the
+  /// beats of cycles from .. target - 1 (target <= stream_end()) and returns
+  /// the IDs of the bursts finished (bit i = ID i). begin_stream returns false
+  /// when there is nothing to stream or it cannot predict (an ID with two
+  /// read bursts open).
+  bool begin_stream(std::uint64_t from, bool one_burst);
+  std::uint64_t stream_end() const { return m_stream.end; }
+  std::uint64_t end_stream(std::uint64_t target);
 
   std::uint64_t bytes_read() const { return s_bytes_read; }
   std::uint64_t bytes_written() const { return s_bytes_written; }
@@ -83,8 +108,14 @@ class ModelAxiPort {
     std::uint64_t visible = kNone;            // first cycle its data / B may be offered
     std::vector<std::uint16_t> beat_bytes;    // writes: bytes with WSTRB set per beat
     bool live = false;                        // the slot holds a burst not yet finished
+    std::uint64_t next_on_id = kNone;         // the next burst of the same ID and direction
   };
-  using ById = std::vector<std::deque<std::uint64_t>>;  // burst serials per AXI ID, acceptance order
+  /// The open bursts of one AXI ID in acceptance order: a list linked
+  /// through Burst::next_on_id (no allocation per burst).
+  struct IdQueue {
+    std::uint64_t head = kNone, tail = kNone;
+  };
+  using ById = std::vector<IdQueue>;
   Burst& burst(std::uint64_t serial) { return m_slots[serial & m_slot_mask]; }
   const Burst& burst(std::uint64_t serial) const { return m_slots[serial & m_slot_mask]; }
   std::uint64_t add_burst(bool write, std::uint32_t id, std::uint64_t addr, std::uint32_t beats);
@@ -94,6 +125,10 @@ class ModelAxiPort {
     std::uint32_t id;
   };
   void take_w_beat(std::uint32_t bytes, Time now);
+  void finish_read(std::uint64_t serial);
+  /// Removes the oldest burst of `id` from `by_id`; true when another remains.
+  bool pop_id(ById& by_id, std::uint32_t id);
+  void stream_arrival(std::uint64_t serial, std::uint64_t visible);
   void make_request(std::uint64_t serial, Time now);
   void on_response(const MemResponse& r);
   std::uint64_t pick(const std::vector<Responded>& responded, const ById& by_id, std::uint64_t cycle) const;
@@ -115,10 +150,36 @@ class ModelAxiPort {
   std::deque<std::uint64_t> m_w_order;
   std::deque<std::uint16_t> m_early_bytes;
   std::size_t m_early_w = 0;
-  std::deque<MemRequest> m_read_queue, m_write_queue;
-  // Burst serial of request id m_req_base + i (kNone once completed): ids are
-  // sequential, so a ring indexed by id replaces a map.
-  std::deque<std::uint64_t> m_in_target;
+  /// Requests waiting to be offered, in a ring of reused slots (no
+  /// allocation per request; a write's buffers keep their capacity).
+  class RequestQueue {
+   public:
+    bool empty() const { return m_n == 0; }
+    MemRequest& front() { return m_slots[m_head]; }
+    void pop_front() {
+      m_head = (m_head + 1) & (m_slots.size() - 1);
+      --m_n;
+    }
+    /// A slot at the back holding a previous request's values: set every field.
+    MemRequest& push_back() {
+      if (m_n == m_slots.size()) {  // full: double, oldest first
+        std::vector<MemRequest> grown(m_slots.size() * 2);
+        for (std::size_t i = 0; i < m_n; ++i) grown[i] = std::move(m_slots[(m_head + i) & (m_slots.size() - 1)]);
+        m_slots = std::move(grown);
+        m_head = 0;
+      }
+      return m_slots[(m_head + m_n++) & (m_slots.size() - 1)];
+    }
+
+   private:
+    std::vector<MemRequest> m_slots = std::vector<MemRequest>(4);
+    std::size_t m_head = 0, m_n = 0;
+  };
+  RequestQueue m_read_queue, m_write_queue;
+  // Burst serial of request id r (kNone once completed) for ids in
+  // [m_req_base, m_next_req): ids are sequential, so a ring indexed by
+  // id & mask (grown when full) replaces a map.
+  std::vector<std::uint64_t> m_in_target = std::vector<std::uint64_t>(64, kNone);
   std::uint64_t m_req_base = 0;
   std::size_t m_in_target_n = 0;
   // Bursts whose completion arrived, not yet finished: the only candidates
@@ -127,7 +188,20 @@ class ModelAxiPort {
   std::uint64_t m_next_serial = 0, m_next_req = 0;
   std::uint32_t m_open_reads = 0, m_open_writes = 0;
   std::uint64_t m_r_current = kNone, m_b_current = kNone;
-  bool m_activity = false;
+  bool m_activity = false, m_read_activity = false, m_w_beat = false;
+  // Read bursts whose ID has another read burst open (begin_stream needs none).
+  std::uint32_t m_shared_id_reads = 0;
+  // The R data stream in progress (begin_stream .. end_stream).
+  struct Pending {
+    std::uint64_t visible;
+    std::uint32_t beats;
+  };
+  struct Stream {
+    bool on = false, one_burst = false;
+    std::uint64_t from = 0, end = kNone;
+    std::uint64_t serial = 0;        // one_burst: the burst streaming
+    std::vector<Pending> pending;    // otherwise: responded bursts visible after `end`, by visibility
+  } m_stream;
   std::uint64_t s_bytes_read = 0, s_bytes_written = 0;
 };
 

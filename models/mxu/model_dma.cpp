@@ -40,63 +40,105 @@ ModelDma::ModelDma(std::uint32_t beat_bytes, std::uint32_t max_outstanding)
 void ModelDma::edge(const Comb& c, const ModelAxiOut& s, bool desc_fire, const Instr* desc, bool sp_wr_ready) {
   // Every register update below is guarded by one of these (or is a no-op
   // without them): when none holds, the edge changes nothing.
-  m_changed = desc_fire || c.done || c.ax_load || c.ax_fire || (c.r_fire && c.r_known) || (c.b_fire && m_r.store) ||
-              (c.sp_wr_valid && sp_wr_ready) || c.w_take || c.w_issue || m_r.rd_pend || c.w_pop;
+  const bool r_in = c.r_fire && c.r_known, sp_out = c.sp_wr_valid && sp_wr_ready;
+  const bool other = desc_fire || c.done || c.ax_load || c.ax_fire || (c.b_fire && m_r.store) || c.w_take ||
+                     c.w_issue || m_r.rd_pend || c.w_pop;
+  m_changed = other || r_in || sp_out;
+  m_beat_only = !other && r_in && sp_out && !m_r.ax_valid && (!s.rlast || !m_r.ag.valid());
+  m_w_beat_only = c.w_issue && m_r.rd_pend && c.w_pop && !c.w_take && m_r.wb_left != 1 && !desc_fire && !c.done &&
+                  !c.ax_load && !c.ax_fire && !(c.b_fire && m_r.store) && !r_in && !sp_out;
   if (!m_changed) return;
-  const Regs o = m_r;  // values before the edge
-  Regs& n = m_r;
+  Regs& r = m_r;
+  // The values before the edge that the updates below overwrite (copied one
+  // by one: copying all the registers costs more on every DMA cycle).
+  const bool o_store = r.store, ag_valid = r.ag.valid(), wg_valid = r.wg.valid();
+  const std::uint64_t ag_addr = r.ag.cur_addr;
+  const std::uint32_t ag_len = c.ax_load ? r.ag.len_beats() : 0;
+  const std::uint32_t wg_bank = r.wg.bank, wg_len = c.w_take ? r.wg.len_beats() : 0;
+  const std::uint32_t last_bank = r.last_bank, last_bytes = r.last_bytes;
+  const std::uint32_t wb_left = r.wb_left, wb_bank = r.wb_bank;
+  const bool rd_pend = r.rd_pend, rd_last = r.rd_last;
+  const std::uint32_t rd_bytes = r.rd_bytes, wf_head = r.wf_head, wf_count = r.wf_count;
   if (desc_fire) {
-    n.busy = true;
-    n.store = desc->op == Opcode::DMA_STORE;
+    r.busy = true;
+    r.store = desc->op == Opcode::DMA_STORE;
     const std::uint32_t row_beats = (std::uint32_t{desc->cols} + m_beat_bytes - 1) >> m_shift;
-    n.last_bank = row_beats - 1;
-    n.last_bytes = ((std::uint32_t{desc->cols} - 1) & (m_beat_bytes - 1)) + 1;
-    n.ag.start(*desc, row_beats);
-    if (n.store) n.wg.start(*desc, row_beats);
+    r.last_bank = row_beats - 1;
+    r.last_bytes = ((std::uint32_t{desc->cols} - 1) & (m_beat_bytes - 1)) + 1;
+    r.ag.start(*desc, row_beats);
+    if (r.store) r.wg.start(*desc, row_beats);
   } else if (c.done) {
-    n.busy = false;
+    r.busy = false;
   }
-  if (o.ag.valid() && c.ax_load) n.ag.next();
+  if (ag_valid && c.ax_load) r.ag.next();
 
   if (c.ax_load) {
-    n.ax_valid = true;
-    n.ax_id = c.free_id;
-    n.ax_addr = o.ag.cur_addr;
-    n.ax_beats = o.ag.len_beats();
-    n.id_busy |= std::uint64_t{1} << c.free_id;
+    r.ax_valid = true;
+    r.ax_id = c.free_id;
+    r.ax_addr = ag_addr;
+    r.ax_beats = ag_len;
+    r.id_busy |= std::uint64_t{1} << c.free_id;
   } else if (c.ax_fire) {
-    n.ax_valid = false;
+    r.ax_valid = false;
   }
-  if (c.r_fire && c.r_known && s.rlast) n.id_busy &= ~(std::uint64_t{1} << s.rid);
-  if (c.b_fire && o.store) n.id_busy &= ~(std::uint64_t{1} << s.bid);
-  n.rf_count = o.rf_count + ((c.r_fire && c.r_known) ? 1 : 0) - ((c.sp_wr_valid && sp_wr_ready) ? 1 : 0);
+  if (r_in && s.rlast) r.id_busy &= ~(std::uint64_t{1} << s.rid);
+  if (c.b_fire && o_store) r.id_busy &= ~(std::uint64_t{1} << s.bid);
+  r.rf_count = r.rf_count + (r_in ? 1 : 0) - (sp_out ? 1 : 0);
 
   // Store data path.
-  if (o.wg.valid() && c.w_take) n.wg.next();
-  n.aw_ahead = o.aw_ahead + ((c.ax_load && o.store) ? 1 : 0) - (c.w_take ? 1 : 0);
-  n.rd_pend = c.w_issue;
+  if (wg_valid && c.w_take) r.wg.next();
+  r.aw_ahead = r.aw_ahead + ((c.ax_load && o_store) ? 1 : 0) - (c.w_take ? 1 : 0);
+  r.rd_pend = c.w_issue;
   if (c.w_take)
-    n.wb_active = true;
-  else if (c.w_issue && o.wb_left == 1)
-    n.wb_active = false;
+    r.wb_active = true;
+  else if (c.w_issue && wb_left == 1)
+    r.wb_active = false;
   if (c.w_take) {
-    n.wb_bank = o.wg.bank;
-    n.wb_left = o.wg.len_beats();  // AWLEN + 1
+    r.wb_bank = wg_bank;
+    r.wb_left = wg_len;  // AWLEN + 1
   } else if (c.w_issue) {
-    n.wb_bank = o.wb_bank + 1;
-    n.wb_left = o.wb_left - 1;
+    r.wb_bank = wb_bank + 1;
+    r.wb_left = wb_left - 1;
   }
   if (c.w_issue) {
-    n.rd_last = o.wb_left == 1;
-    n.rd_bytes = o.wb_bank == o.last_bank ? o.last_bytes : m_beat_bytes;
+    r.rd_last = wb_left == 1;
+    r.rd_bytes = wb_bank == last_bank ? last_bytes : m_beat_bytes;
   }
-  if (o.rd_pend) {  // push the read's data into the W FIFO
-    const std::uint32_t slot = (o.wf_head + o.wf_count) % 3;
-    n.wf_bytes[slot] = o.rd_bytes;
-    n.wf_last = (n.wf_last & ~(1u << slot)) | ((o.rd_last ? 1u : 0u) << slot);
+  if (rd_pend) {  // push the read's data into the W FIFO
+    const std::uint32_t slot = (wf_head + wf_count) % 3;
+    r.wf_bytes[slot] = rd_bytes;
+    r.wf_last = (r.wf_last & ~(1u << slot)) | ((rd_last ? 1u : 0u) << slot);
   }
-  n.wf_count = o.wf_count + (o.rd_pend ? 1 : 0) - (c.w_pop ? 1 : 0);
-  if (c.w_pop) n.wf_head = (o.wf_head + 1) % 3;
+  r.wf_count = wf_count + (rd_pend ? 1 : 0) - (c.w_pop ? 1 : 0);
+  if (c.w_pop) r.wf_head = (wf_head + 1) % 3;
+}
+
+std::uint32_t ModelDma::w_stream_length() const {
+  const Regs& r = m_r;
+  // The reads issue while wb_left >= 2 (at 1 the sequencer takes the next burst).
+  std::uint32_t n = r.wb_left - 1;
+  // The W beats leave in FIFO order, then the read in flight, then the reads
+  // of the coming cycles (none of them a burst's last): stop before WLAST.
+  for (std::uint32_t i = 0; i < r.wf_count; ++i)
+    if ((r.wf_last >> ((r.wf_head + i) % 3)) & 1) return std::min(n, i);
+  if (r.rd_pend && r.rd_last) n = std::min(n, r.wf_count);
+  return std::min(n, 256u);
+}
+
+void ModelDma::w_stream(std::uint32_t n, std::uint16_t* sent) {
+  Regs& r = m_r;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    // The edge of a cycle with w_issue, rd_pend and w_pop and nothing else.
+    sent[k] = static_cast<std::uint16_t>(r.wf_bytes[r.wf_head]);
+    const std::uint32_t slot = (r.wf_head + r.wf_count) % 3;
+    r.wf_bytes[slot] = r.rd_bytes;
+    r.wf_last = (r.wf_last & ~(1u << slot)) | ((r.rd_last ? 1u : 0u) << slot);
+    r.wf_head = (r.wf_head + 1) % 3;
+    r.rd_last = r.wb_left == 1;
+    r.rd_bytes = r.wb_bank == r.last_bank ? r.last_bytes : m_beat_bytes;
+    ++r.wb_bank;
+    --r.wb_left;
+  }
 }
 
 }  // namespace mxc

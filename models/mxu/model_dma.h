@@ -69,11 +69,30 @@ class ModelDma {
   const Regs& regs() const { return m_r; }
   /// A register may have changed at the last edge (false: none did).
   bool changed() const { return m_changed; }
+  /// The last edge took an R beat into the R FIFO and wrote one to the
+  /// scratchpad (the FIFO's count held) and did nothing else but free the
+  /// beat's ID on RLAST when that can load no new address (all of them are
+  /// out). While beats keep coming, each cycle repeats that (with an address
+  /// left to send, up to the end of the burst): ModelAxiPort::begin_stream.
+  bool read_beat_only() const { return m_beat_only; }
+  /// IDs whose last R beat came in cycles that were not evaluated (bit i = ID i).
+  void free_ids(std::uint64_t mask) { m_r.id_busy &= ~mask; }
+  /// The last edge of a store read the scratchpad for the next beat of the
+  /// burst, pushed the previous read into the W FIFO and sent the FIFO's
+  /// head as a W beat (the FIFO's count held), and did nothing else. Each
+  /// following cycle repeats that for w_stream_length() cycles: until the
+  /// read of the burst's last beat (which takes the next burst) and before
+  /// a W beat with WLAST.
+  bool write_beat_only() const { return m_w_beat_only; }
+  std::uint32_t w_stream_length() const;
+  /// Repeats that edge `n` times (n <= w_stream_length()); the W beats sent
+  /// go to `sent` (WSTRB byte counts), at most 256.
+  void w_stream(std::uint32_t n, std::uint16_t* sent);
 
  private:
   std::uint32_t m_beat_bytes, m_shift, m_nid;
   Regs m_r;
-  bool m_changed = false;
+  bool m_changed = false, m_beat_only = false, m_w_beat_only = false;
 };
 
 // Per-cycle logic, inline: it runs for every evaluated cycle.

@@ -42,12 +42,22 @@ void ModelTile::load_program(Program program) {
   m_program = std::move(program);
   m_events.assign(m_program.size(), InstrEvent{});
   for (std::size_t i = 0; i < m_events.size(); ++i) m_events[i].index = i;
-  m_unit.resize(m_program.size());
-  for (std::size_t i = 0; i < m_program.size(); ++i) m_unit[i] = static_cast<std::uint8_t>(unit_index(m_program[i].op));
+  m_dispatch.resize(m_program.size());
+  for (std::size_t i = 0; i < m_program.size(); ++i) {
+    const Instr& in = m_program[i];
+    Dispatch& d = m_dispatch[i];
+    d.unit = static_cast<std::uint8_t>(unit_index(in.op));
+    const bool fence = in.op == Opcode::FENCE;
+    d.limit[0] = fence ? 0 : in.wait_dma;
+    d.limit[1] = fence ? 0 : in.wait_compute;
+    d.limit[2] = fence ? 0 : in.wait_ici;
+  }
   m_next_cmd = m_dispatched = m_completed = 0;
   for (auto& q : m_unit_pending) q.clear();
   m_cycle = 0;
   m_sleeping = false;
+  m_stream = m_w_stream = false;
+  m_w_stream_end = kNone;
   m_inbound_wake = kNone;
   m_compute_wake = kNone;
   m_finished = m_program.empty();
@@ -56,7 +66,12 @@ void ModelTile::load_program(Program program) {
 std::uint64_t ModelTile::wake_cycle() const {
   // The earliest cycle at which an input of the frozen state changes, or the
   // compute unit's outputs may.
-  return std::min({m_axi.next_visible_after(m_cycle == 0 ? 0 : m_cycle - 1), m_compute_wake, m_inbound_wake});
+  const std::uint64_t after = m_cycle == 0 ? 0 : m_cycle - 1;
+  if (m_w_stream)
+    return std::min({m_axi.next_visible_after(after), m_w_stream_end, m_compute_wake, m_inbound_wake});
+  if (!m_stream) return std::min({m_axi.next_visible_after(after), m_compute_wake, m_inbound_wake});
+  // In an R stream read completions move the stream's end (the port follows them).
+  return std::min({m_axi.next_write_visible_after(after), m_axi.stream_end(), m_compute_wake, m_inbound_wake});
 }
 
 void ModelTile::push_inbound_at(IciRow row, Time now) {
@@ -83,6 +98,20 @@ void ModelTile::advance_to(Time now) {
     const std::uint64_t target = std::max(m_clock.cycle_at_or_after(now), m_cycle);
     const std::uint64_t skipped = target - m_cycle;
     m_inc_run += skipped;
+    if (m_stream) {  // one R beat per skipped cycle
+      m_dma.free_ids(m_axi.end_stream(target));
+      m_stream = false;
+    }
+    if (m_w_stream) {  // one W beat per skipped cycle
+      if (target > m_w_stream_end)
+        throw std::logic_error(m_cfg.name + ": W stream skipped past cycle " + std::to_string(m_w_stream_end));
+      std::uint16_t sent[256];  // w_stream_length() <= 256
+      const auto n = static_cast<std::uint32_t>(skipped);
+      m_dma.w_stream(n, sent);
+      m_axi.take_w_beats(sent, n);
+      m_w_stream = false;
+      m_w_stream_end = kNone;
+    }
     // The compute unit may have streamed rows or drained the array meanwhile,
     // invisibly to the rest: replay it alone.
     const bool q_valid = !m_queue[1].empty();
@@ -96,8 +125,8 @@ void ModelTile::advance_to(Time now) {
     m_inbound_wake = kNone;
     m_compute_wake = kNone;
   }
-  const bool frozen = step(m_clock.edge(m_cycle));
-  if (m_finished || !frozen || !m_cfg.skip_idle) return;
+  const Change change = step(m_clock.edge(m_cycle));
+  if (m_finished || change == Change::kSome || !m_cfg.skip_idle) return;
   // Sleep only when a future input change is known or a completion will come,
   // nothing waits to be offered to memory, and the ICI ports are quiet (their
   // inputs change at times the tile cannot see from here).
@@ -113,10 +142,29 @@ void ModelTile::advance_to(Time now) {
   if (!ModelCompute::same_outputs(next, m_last_cc)) return;
   m_compute_wake = std::min(m_compute.quiet_until(m_cycle, q_valid), m_compute.drained_cycle());
   if (m_compute_wake <= m_cycle) return;
+  if (change == Change::kWriteStream) {
+    // The store's W path repeats its cycle (a read issued, one pushed, one
+    // beat sent) until the burst's last read or a WLAST beat; B responses
+    // wake the tile as for any sleep.
+    const std::uint32_t n = m_dma.w_stream_length();
+    if (n == 0) return;
+    m_w_stream = m_sleeping = true;
+    m_w_stream_end = m_cycle + n;
+    return;
+  }
+  if (change == Change::kReadStream) {
+    // Everything else holds while R beats stream in: the DMA writes one to
+    // the scratchpad per cycle (the compute unit's outputs hold, so no OUTPUT
+    // row competes) and frees IDs on RLAST, which matters only when an
+    // address is still to be sent (then the stream ends with the burst, and
+    // the DMA loads the address in the cycle it wakes in).
+    if (m_axi.begin_stream(m_cycle, m_dma.regs().ag.valid())) m_stream = m_sleeping = true;
+    return;
+  }
   if (wake_cycle() != kNone || m_axi.in_target() != 0) m_sleeping = true;
 }
 
-bool ModelTile::step(Time now) {
+ModelTile::Change ModelTile::step(Time now) {
   const std::uint64_t c = m_cycle;
   ++s_evaluated;
   m_axi.clear_activity();
@@ -150,13 +198,11 @@ bool ModelTile::step(Time now) {
   bool fire = false;
   int head_unit = 3;
   if (m_head_valid) {
-    const Instr& h = m_program[m_head];
-    head_unit = m_unit[m_head];
-    std::uint8_t lim[3] = {h.wait_dma, h.wait_compute, h.wait_ici};
-    if (h.op == Opcode::FENCE) lim[0] = lim[1] = lim[2] = 0;
+    const Dispatch& d = m_dispatch[m_head];
+    head_unit = d.unit;
     bool met = true;
     for (int u = 0; u < 3; ++u)
-      if (lim[u] != isa::kNoWait && m_outstanding[u] > lim[u]) met = false;
+      if (d.limit[u] != isa::kNoWait && m_outstanding[u] > d.limit[u]) met = false;
     const bool room = head_unit == 3 || m_queue[head_unit].size() < 4;
     fire = met && room;
   }
@@ -231,8 +277,15 @@ bool ModelTile::step(Time now) {
   m_last_cc = cc;
   // The compute unit's own registers are left out: advance_to checks that its
   // outputs hold instead.
-  return !(m_axi.activity() || fire || cmd_taken || ic.in_fire || done[0] || done[1] || done[2] || pops[0] ||
-           pops[1] || pops[2] || m_dma.changed() || m_ici.changed());
+  if (m_axi.activity() || fire || cmd_taken || ic.in_fire || done[0] || done[1] || done[2] || pops[0] || pops[1] ||
+      pops[2] || m_ici.changed())
+    return Change::kSome;
+  if (m_dma.changed()) {
+    if (m_dma.read_beat_only() && !m_axi.write_beat()) return Change::kReadStream;
+    if (m_dma.write_beat_only() && m_axi.write_beat() && !m_axi.read_activity()) return Change::kWriteStream;
+    return Change::kSome;
+  }
+  return m_axi.read_activity() || m_axi.write_beat() ? Change::kSome : Change::kNone;
 }
 
 void ModelTile::flush_counters() {

@@ -6,7 +6,8 @@
 // issues the same MemRequests at the same times and reports the same
 // per-instruction events and performance counters as RtlTile on the same
 // memory system. Cycles in which nothing can change while the tile waits on
-// memory or on the array pipeline are skipped (docs/model.md).
+// memory or on the array pipeline are skipped, and so are the cycles of R and
+// W data streams, replayed in one step on waking (docs/model.md).
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -72,8 +73,15 @@ class ModelTile final : public Tile {
  private:
   static constexpr std::size_t kCounters = 12;
   static constexpr std::uint64_t kNone = ~std::uint64_t{0};
-  /// One clock cycle; returns true when nothing changed (a fixed point).
-  bool step(Time now);
+  /// What an evaluated cycle changed.
+  enum class Change : std::uint8_t {
+    kSome,        ///< Something the next cycle depends on.
+    kNone,        ///< Nothing (a fixed point).
+    kReadStream,  ///< Only an R beat went through the DMA (ModelDma::read_beat_only).
+    kWriteStream, ///< Only a W beat of a store went out (ModelDma::write_beat_only).
+  };
+  /// One clock cycle.
+  Change step(Time now);
   std::uint64_t wake_cycle() const;
   void flush_counters();
 
@@ -85,7 +93,13 @@ class ModelTile final : public Tile {
   ModelIci m_ici;
 
   Program m_program;
-  std::vector<std::uint8_t> m_unit;  // unit index (0 dma, 1 compute, 2 ici, 3 none) per instruction
+  /// Per instruction, what the dispatcher checks: its unit (0 dma, 1 compute,
+  /// 2 ici, 3 none) and its wait limits (FENCE: all 0).
+  struct Dispatch {
+    std::uint8_t unit = 3;
+    std::uint8_t limit[3] = {0, 0, 0};
+  };
+  std::vector<Dispatch> m_dispatch;
   IciRow m_row;                      // scratch for the ICI unit's emitted row
   // Dispatcher: head register, per-unit outstanding counts and queues (program indices).
   bool m_head_valid = false;
@@ -114,6 +128,12 @@ class ModelTile final : public Tile {
   std::uint64_t m_cycle = 0;
   bool m_finished = true;
   bool m_sleeping = false;
+  // Sleeping in an R data stream: an R beat goes through the DMA in every
+  // skipped cycle (ModelAxiPort::begin_stream).
+  bool m_stream = false;
+  // Sleeping in a store's W data stream (ModelDma::w_stream) until m_w_stream_end.
+  bool m_w_stream = false;
+  std::uint64_t m_w_stream_end = kNone;
   std::uint64_t m_inbound_wake = kNone;  // first edge after an inbound row arrived while sleeping
   std::uint64_t m_compute_wake = kNone;  // while sleeping: the first cycle the compute unit's outputs may change
   ModelCompute::Comb m_last_cc;          // the compute unit's outputs in the last evaluated cycle

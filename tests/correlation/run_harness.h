@@ -4,10 +4,12 @@
 // puts one tile and its memory on a kernel and records everything the tile
 // shows to the outside (events, requests, ICI rows, counters).
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cosim/kernel.h"
@@ -40,6 +42,7 @@ class LoggingMemory final : public MemoryTarget {
   bool send(const MemRequest& req, Time now) override {
     if (!m_inner.send(req, now)) return false;
     log.push_back({req.addr, req.bytes, req.write, req.issue, now});
+    masks.push_back(req.byte_enable);
     return true;
   }
   void backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> data) override {
@@ -48,6 +51,7 @@ class LoggingMemory final : public MemoryTarget {
   void backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const override { m_inner.backdoor_read(addr, out); }
 
   std::vector<LoggedRequest> log;
+  std::vector<std::vector<bool>> masks;  ///< Each logged request's byte mask (empty: all bytes).
 
  private:
   MemoryTarget& m_inner;
@@ -87,6 +91,7 @@ struct RunLog {
   std::uint64_t cycles = 0;
   std::vector<InstrEvent> events;
   std::vector<LoggedRequest> requests;
+  std::vector<std::vector<bool>> masks;  ///< Byte masks of the requests (empty: all bytes).
   std::vector<RowSeen> rows;
   std::vector<std::pair<std::string, std::uint64_t>> perf;
 };
@@ -125,8 +130,61 @@ inline RunLog run_on(Tile& tile, Component& mem, LoggingMemory& log, const Progr
   out.cycles = tile.cycles();
   out.events = tile.instr_events();
   out.requests = log.log;
+  out.masks = log.masks;
   out.perf = tile.perf_counters();
   return out;
 }
+
+/// Instructions for directed programs.
+inline Instr make(Opcode op, std::uint16_t rows, std::uint16_t cols, std::uint16_t sp_row) {
+  Instr in;
+  in.op = op;
+  in.rows = rows;
+  in.cols = cols;
+  in.sp_row = sp_row;
+  return in;
+}
+
+inline Instr dma(Opcode op, std::uint16_t rows, std::uint16_t bytes, std::uint16_t sp_row, std::uint64_t addr,
+                 std::uint32_t stride = 32) {
+  Instr in = make(op, rows, bytes, sp_row);
+  in.hbm_addr = addr;
+  in.hbm_stride = stride;
+  return in;
+}
+
+inline Instr send(std::uint16_t rows, std::uint16_t bytes, std::uint16_t sp_row, std::uint16_t remote, bool to_acc) {
+  Instr in = make(Opcode::ICI_SEND, rows, bytes, sp_row);
+  in.remote_row = remote;
+  in.to_acc = to_acc;
+  in.dtype = DType::kInt8;
+  return in;
+}
+
+/// Carries rows from one tile to another after a fixed delay (a stand-in for
+/// the ICI fabric), registered after the tiles; `timed` delivers them with
+/// their kernel time (Tile::push_inbound_at).
+class DelayLine final : public Component {
+ public:
+  DelayLine(Time delay, Tile& to, bool timed) : m_delay(delay), m_to(to), m_timed(timed) {}
+  std::string name() const override { return "delay"; }
+  Time next_event_time() const override { return m_rows.empty() ? kNever : m_rows.front().first; }
+  void advance_to(Time now) override {
+    while (!m_rows.empty() && m_rows.front().first <= now) {
+      if (m_timed)
+        m_to.push_inbound_at(std::move(m_rows.front().second), now);
+      else
+        m_to.push_inbound(std::move(m_rows.front().second));
+      m_rows.pop_front();
+    }
+  }
+  void take(IciRow row, Time now) { m_rows.emplace_back(now + m_delay, std::move(row)); }
+
+ private:
+  Time m_delay;
+  Tile& m_to;
+  bool m_timed;
+  std::deque<std::pair<Time, IciRow>> m_rows;
+};
 
 }  // namespace mxc::corr

@@ -122,35 +122,6 @@ TEST_CASE("correlation: compiled GEMMs on the HBM model") {
   }
 }
 
-namespace {
-
-Instr make(Opcode op, std::uint16_t rows, std::uint16_t cols, std::uint16_t sp_row) {
-  Instr in;
-  in.op = op;
-  in.rows = rows;
-  in.cols = cols;
-  in.sp_row = sp_row;
-  return in;
-}
-
-Instr dma(Opcode op, std::uint16_t rows, std::uint16_t bytes, std::uint16_t sp_row, std::uint64_t addr,
-          std::uint32_t stride = 32) {
-  Instr in = make(op, rows, bytes, sp_row);
-  in.hbm_addr = addr;
-  in.hbm_stride = stride;
-  return in;
-}
-
-Instr send(std::uint16_t rows, std::uint16_t bytes, std::uint16_t sp_row, std::uint16_t remote, bool to_acc) {
-  Instr in = make(Opcode::ICI_SEND, rows, bytes, sp_row);
-  in.remote_row = remote;
-  in.to_acc = to_acc;
-  in.dtype = DType::kInt8;
-  return in;
-}
-
-}  // namespace
-
 TEST_CASE("correlation: ICI loopback, waits, fences, partial stores, back-to-back compute") {
   ProgramBuilder pb;
   const auto lx = pb.emit(dma(Opcode::DMA_LOAD, 6, 4, 0, 0x10000));
@@ -234,31 +205,6 @@ TEST_CASE("correlation: multi-beat bursts, 4 KiB and 256-beat splits, concurrent
 }
 
 namespace {
-
-/// Carries rows from one tile to another after a fixed delay (a stand-in for
-/// the ICI fabric), registered after the tiles.
-class DelayLine final : public Component {
- public:
-  DelayLine(Time delay, ModelTile& to, bool timed) : m_delay(delay), m_to(to), m_timed(timed) {}
-  std::string name() const override { return "delay"; }
-  Time next_event_time() const override { return m_rows.empty() ? kNever : m_rows.front().first; }
-  void advance_to(Time now) override {
-    while (!m_rows.empty() && m_rows.front().first <= now) {
-      if (m_timed)
-        m_to.push_inbound_at(std::move(m_rows.front().second), now);
-      else
-        m_to.push_inbound(std::move(m_rows.front().second));
-      m_rows.pop_front();
-    }
-  }
-  void take(IciRow row, Time now) { m_rows.emplace_back(now + m_delay, std::move(row)); }
-
- private:
-  Time m_delay;
-  ModelTile& m_to;
-  bool m_timed;
-  std::deque<std::pair<Time, IciRow>> m_rows;
-};
 
 struct TwoChips {
   std::vector<InstrEvent> events[2];

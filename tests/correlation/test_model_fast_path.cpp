@@ -55,6 +55,7 @@ void check_fast_path(const TileGeometry& g, const MemorySpec& spec, const Progra
                                             << ", fast start " << fast.log.events[i].start << " end "
                                             << fast.log.events[i].end);
   CHECK(fast.log.requests == slow.log.requests);
+  CHECK(fast.log.masks == slow.log.masks);
   CHECK(fast.log.rows == slow.log.rows);
   CHECK(fast.log.perf == slow.log.perf);
 }
@@ -161,4 +162,174 @@ TEST_CASE("model fast path: cycles are actually skipped") {
   const ModelRun fast = run_model(g, ideal(100'000), p, {}, true);
   REQUIRE(fast.log.finished);
   CHECK(fast.evaluated < fast.log.cycles / 2);
+}
+
+namespace {
+
+/// DMA loads whose rows span several beats (wider than a scratchpad row:
+/// outside the data contract, defined in timing), split at 4 KiB and at 256
+/// beats, while OUTPUT rows and inbound ICI rows compete for the scratchpad
+/// write port and a store follows.
+Program wide_row_program() {
+  ProgramBuilder pb;
+  const auto l0 = pb.emit(dma(Opcode::DMA_LOAD, 4, 16, 0, 0x10000));
+  pb.emit(dma(Opcode::DMA_LOAD, 20, 96, 10, 0x10fc0, 4096 + 64));  // each row crosses 4 KiB: 2 + 1 beats
+  pb.emit(dma(Opcode::DMA_LOAD, 2, 9000, 40, 0x20000, 12288));     // 282 beats: 128 + 128 + 26
+  const auto s = pb.emit(send(4, 16, 0, 60, false), {l0});
+  pb.emit(make(Opcode::LOAD_WEIGHTS, 4, 4, 0), {l0});
+  pb.emit(make(Opcode::MATMUL, 4, 4, 0));
+  pb.emit(dma(Opcode::DMA_LOAD, 40, 512, 70, 0x30000, 512));       // 16-beat rows while OUTPUT writes
+  pb.emit(make(Opcode::OUTPUT, 4, 4, 120));
+  pb.emit(make(Opcode::ICI_WAIT, 4, 0, 0), {s});
+  pb.emit(dma(Opcode::DMA_LOAD, 33, 256, 130, 0x50000, 256));
+  pb.emit(dma(Opcode::DMA_STORE, 12, 200, 0, 0x70fe0, 4096 + 32));
+  pb.emit(dma(Opcode::DMA_LOAD, 17, 64, 170, 0x80000, 64));
+  return pb.take();
+}
+
+}  // namespace
+
+TEST_CASE("model fast path: R data streams of multi-beat bursts on ideal, limited and HBM memories") {
+  const Program p = wide_row_program();
+  const std::vector<MemorySpec> mems = {ideal(0),         ideal(3'000),         ideal(40'000),
+                                        ideal(150'000, 8), ideal(90'000, 2),     hbm_memory("hbm2.yaml"),
+                                        hbm_memory("hbm3.yaml")};
+  for (const auto& mem : mems)
+    for (const bool first : {false, true}) {
+      INFO(mem.label << (first ? ", memory registered first" : ""));
+      Wiring w;
+      w.memory_first = first;
+      check_fast_path(square(4), mem, p, w);
+      w.drain_every = 7;  // inbound rows arrive late and in bunches
+      check_fast_path(square(4), mem, p, w);
+    }
+}
+
+TEST_CASE("model fast path: GEMMs and an MLP on wide arrays (bursts of 2 to 16 beats), int8 and bf16") {
+  const std::vector<MemorySpec> mems = {ideal(0), ideal(100'000), ideal(150'000, 8), hbm_memory("hbm2.yaml")};
+  for (const auto& mem : mems) {
+    for (const std::uint32_t n : {64u, 128u})
+      for (const DType t : {DType::kInt8, DType::kBf16}) {
+        const GemmShape s{200, 256, 136, t};
+        INFO(n << "x" << n << " array, " << mem.label << ", " << to_string(t));
+        check_fast_path(square(n), mem, compile_gemm(s, place_gemm(s, square(n)), square(n)));
+      }
+    for (const std::uint32_t n : {16u, 32u}) {
+      TileGeometry g = square(n);
+      g.acc_rows = 64;
+      g.sp_rows = 256;
+      const MlpShape s{70, 48, 40, 24, DType::kBf16, 0};
+      INFO(n << "x" << n << " array, " << mem.label << ", mlp bf16");
+      check_fast_path(g, mem, compile_mlp(s, place_mlp(s, g), g));
+    }
+  }
+}
+
+namespace {
+
+struct TwoChipRun {
+  std::vector<InstrEvent> events[2];
+  std::vector<std::pair<std::string, std::uint64_t>> perf[2];
+  std::vector<LoggedRequest> requests[2];
+  std::vector<std::vector<bool>> masks[2];
+  std::uint64_t evaluated = 0;
+};
+
+/// Chip 0 sends rows to chip 1 (into its scratchpad, competing with its
+/// DMA's writes) while chip 1 streams multi-beat loads.
+TwoChipRun run_two_chips(bool skip, const MemorySpec& spec) {
+  ProgramBuilder p0, p1;
+  const auto l = p0.emit(dma(Opcode::DMA_LOAD, 8, 16, 0, 0x10000));
+  Instr s = send(8, 16, 0, 300, false);
+  s.dst_chip = 1;
+  p0.emit(s, {l});
+  const auto la = p1.emit(dma(Opcode::DMA_LOAD, 40, 256, 0, 0x20000, 256));
+  const auto lb = p1.emit(dma(Opcode::DMA_LOAD, 12, 512, 100, 0x40000, 4096 + 512));
+  p1.emit(make(Opcode::ICI_WAIT, 8, 0, 0), {la, lb});
+  p1.emit(dma(Opcode::DMA_STORE, 8, 96, 300, 0x50000, 96));
+  auto m0 = spec.make(), m1 = spec.make();
+  LoggingMemory log0(*m0), log1(*m1);
+  ModelTileConfig c0, c1;
+  c0.geometry = c1.geometry = square(4);
+  c0.skip_idle = c1.skip_idle = skip;
+  c1.name = "tile1";
+  c1.chip = 1;
+  ModelTile t0(c0, log0), t1(c1, log1);
+  t0.load_program(p0.take());
+  t1.load_program(p1.take());
+  DelayLine line(7'777, t1, true);
+  Kernel k;
+  k.add(t0);
+  k.add(log0);
+  k.add(t1);
+  k.add(log1);
+  k.add(line);
+  k.run([&] {
+    auto& q = t0.outbound();
+    while (!q.empty()) {
+      line.take(std::move(q.front()), k.now());
+      q.pop_front();
+    }
+    return t0.finished() && t1.finished();
+  });
+  REQUIRE(t0.finished());
+  REQUIRE(t1.finished());
+  TwoChipRun r;
+  const ModelTile* tiles[2] = {&t0, &t1};
+  const LoggingMemory* logs[2] = {&log0, &log1};
+  for (int c = 0; c < 2; ++c) {
+    r.events[c] = tiles[c]->instr_events();
+    r.perf[c] = tiles[c]->perf_counters();
+    r.requests[c] = logs[c]->log;
+    r.masks[c] = logs[c]->masks;
+  }
+  r.evaluated = t1.evaluated_cycles();
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("model fast path: two chips, rows arriving while the receiver streams multi-beat loads") {
+  for (const auto& mem : {ideal(30'000), ideal(120'000, 4), hbm_memory("hbm2.yaml")}) {
+    INFO(mem.label);
+    const TwoChipRun exact = run_two_chips(false, mem);
+    const TwoChipRun fast = run_two_chips(true, mem);
+    CHECK(fast.evaluated < exact.evaluated);
+    for (int c = 0; c < 2; ++c) {
+      INFO("chip " << c);
+      CHECK(fast.perf[c] == exact.perf[c]);
+      CHECK(fast.requests[c] == exact.requests[c]);
+      CHECK(fast.masks[c] == exact.masks[c]);
+      REQUIRE(fast.events[c].size() == exact.events[c].size());
+      for (std::size_t i = 0; i < exact.events[c].size(); ++i) {
+        INFO("instruction #" << i);
+        CHECK(fast.events[c][i].start == exact.events[c][i].start);
+        CHECK(fast.events[c][i].end == exact.events[c][i].end);
+      }
+    }
+  }
+}
+
+TEST_CASE("model fast path: the beats of an R data stream are not evaluated one by one") {
+  // 64 rows of 16 beats: 1,024 beats, at most one per cycle. Evaluating each
+  // beat's cycle would take at least that many evaluations.
+  ProgramBuilder pb;
+  pb.emit(dma(Opcode::DMA_LOAD, 64, 512, 0, 0x10000, 512));
+  const Program p = pb.take();
+  const ModelRun fast = run_model(square(4), ideal(100'000), p, {}, true);
+  REQUIRE(fast.log.finished);
+  CHECK(fast.evaluated * 4 < 64 * 16);
+}
+
+TEST_CASE("model fast path: a load's read drain is not evaluated beat by beat") {
+  // 16 one-beat rows: all 16 addresses go out first (16 IDs), one evaluated
+  // cycle each as every one makes a request; then the 16 data beats come back
+  // one per cycle with nothing else to do, which need not be evaluated: fewer
+  // evaluations than addresses plus beats, dispatch and completion included.
+  ProgramBuilder pb;
+  pb.emit(dma(Opcode::DMA_LOAD, 16, 32, 0, 0x10000));
+  const Program p = pb.take();
+  const ModelRun fast = run_model(square(4), ideal(100'000), p, {}, true);
+  REQUIRE(fast.log.finished);
+  CHECK(fast.evaluated < 16 + 16);
 }
