@@ -77,6 +77,7 @@ Measured best_model(const TileGeometry& geo, const Program& p, bool skip_idle, d
   double total = 0;
   for (int i = 0; i < 5 || total < min_seconds; ++i) {
     IdealMemory mem("mem", kLatency);
+    mem.set_timing_only(true);  // the model carries no data (as in mxcosim model)
     ModelTile t(mc, mem);
     Measured m = run(t, mem, p);
     m.evaluated = t.evaluated_cycles();
@@ -145,6 +146,7 @@ int main(int argc, char** argv) {
   const GemmShape bs{1024, 1024, 1024, DType::kBf16};
   const Program bp = compile_gemm(bs, place_gemm(bs, big), big);
   IdealMemory bm("mem", kLatency);
+  bm.set_timing_only(true);
   ModelTileConfig bc;
   bc.geometry = big;
   ModelTile bt(bc, bm);
