@@ -243,6 +243,12 @@ std::uint64_t HbmModel::streaming_steps() const {
   return n;
 }
 
+std::uint64_t HbmModel::planned_steps() const {
+  std::uint64_t n = 0;
+  for (const auto& pc : m_pcs) n += pc->planned_steps();
+  return n;
+}
+
 void HbmModel::backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> data) { m_store.write(addr, data); }
 
 void HbmModel::backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const { m_store.read(addr, out); }
