@@ -132,7 +132,7 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
     const Cmd cmd = closed ? Cmd::kAct : Cmd::kPre;
     std::uint64_t t = std::max(state.earliest_bank(cmd, b), closed ? act_floor : pre_floor);
     if (t > plan.row_at) return true;
-    const Index i = closed ? q.bank_front(b) : q.bank_oldest(b, open, false);
+    const Index i = q.bank_front(b);  // no burst of the bank hits: its oldest misses
     t = std::max(t, q[i].arrival);
     if (t > plan.row_at) return true;
     if (t < plan.row_at || plan.row == kNone || q[i].seq < q[plan.row].seq) plan.row_at = t, plan.row = i, plan.row_cmd = cmd;
