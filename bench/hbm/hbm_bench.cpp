@@ -4,7 +4,7 @@
 // the ratio, and the speed in requests per CPU-second of this process: the
 // best of R identical runs (results are deterministic; only host time
 // varies on a shared machine). Wall time of that run is printed too, and the
-// speed with the controllers' streaming shortcut off (MemoryConfig::fast_path,
+// speed with the controllers' shortcuts off (MemoryConfig::fast_path,
 // same results), measured alternately with the default in the same run.
 #include <algorithm>
 #include <cstdio>
@@ -110,6 +110,6 @@ int main(int argc, char** argv) {
   std::printf(
       "\nA window of W requests of B bytes at mean latency L carries at most W x B / L (Little's law);\n"
       "the 'lat ns' column lets each row be checked against it. 'general': Mreq/cpu-s with the\n"
-      "streaming shortcut off (identical results).\n");
+      "controller shortcuts (streaming steps, planned picks) off (identical results).\n");
   return 0;
 }

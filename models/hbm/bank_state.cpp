@@ -37,9 +37,18 @@ BankState::BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command)
   for (int c = 0; c < kNumCmds; ++c) {
     for (int scope = 0; scope < 3; ++scope) {
       m_rule_at[c][scope] = static_cast<std::uint16_t>(m_rules.size());
-      for (const TimingEntry& e : m_table.after(static_cast<Cmd>(c)))
-        if (static_cast<int>(e.scope) == scope && m_slot[static_cast<int>(e.next)] == static_cast<std::uint8_t>(e.next))
-          m_rules.push_back({static_cast<std::uint8_t>(e.next), e.why, e.cycles});
+      for (const TimingEntry& e : m_table.after(static_cast<Cmd>(c))) {
+        if (static_cast<int>(e.scope) != scope || m_slot[static_cast<int>(e.next)] != static_cast<std::uint8_t>(e.next))
+          continue;
+        // Entries of one scope for the same next command fold into one: the
+        // longest wait, the first listed on ties (raise() applied them in
+        // turn with the same outcome).
+        const auto first = m_rules.begin() + m_rule_at[c][scope];
+        const auto next = static_cast<std::uint8_t>(e.next);
+        const auto same = std::find_if(first, m_rules.end(), [&](const Rule& r) { return r.next == next; });
+        if (same == m_rules.end()) m_rules.push_back({next, e.why, e.cycles});
+        else if (e.cycles > same->cycles) same->cycles = e.cycles, same->why = e.why;
+      }
     }
     m_rule_at[c][3] = static_cast<std::uint16_t>(m_rules.size());
   }

@@ -14,6 +14,7 @@ void BurstQueue::set_hits(std::uint32_t bank, std::uint32_t hits) {
 }
 
 void BurstQueue::row_opened(std::uint32_t bank, std::uint32_t row) {
+  if (!m_bank[bank].count) return;  // nothing queued: no hits before or after
   std::uint32_t hits = 0;
   for (Index i = m_bank[bank].head; i != kNone; i = m_pool[i].bank_next) hits += m_pool[i].row == row;
   set_hits(bank, hits);

@@ -35,8 +35,9 @@ struct MemoryConfig {
   std::uint64_t stack_interleave_bytes = 4096;  ///< Block size rotated across stacks.
   ControllerConfig controller;
   bool check_timing = false;  ///< Run the independent timing checker.
-  /// Controllers take exact shortcuts while streaming row hits; off = the
-  /// general scheduler on every step (tests compare the two).
+  /// Controllers take exact shortcuts (streaming row hits; a step's commands
+  /// from the plan the step before made); off = the general scheduler
+  /// picking afresh on every step (tests compare the two).
   bool fast_path = true;
   std::string file;           ///< Where it was loaded from (messages).
 };

@@ -185,19 +185,24 @@ void HbmModel::advance_to(Time now) {
   // completion time), so without an observer, which sees the commands in
   // cycle order, each one runs to the limit on its own.
   if (!m_observer) {
+    std::uint64_t first = kNoCycle;
     for (std::size_t i = 0; i < m_pcs.size(); ++i) {
-      if (m_pc_next[i] > limit) continue;
-      m_pcs[i]->run_while_busy(limit);
-      m_pc_next[i] = m_pcs[i]->next_cycle();
+      if (m_pc_next[i] <= limit) {
+        m_pcs[i]->run_while_busy(limit);
+        m_pc_next[i] = m_pcs[i]->next_cycle();
+      }
+      first = std::min(first, m_pc_next[i]);
     }
-  }
-  for (;;) {
-    const std::uint64_t n = m_pc_min = next_pc_cycle();
-    if (n > limit) break;
-    for (std::size_t i = 0; i < m_pcs.size(); ++i) {
-      if (m_pc_next[i] != n) continue;
-      m_pcs[i]->advance_to(n);
-      m_pc_next[i] = m_pcs[i]->next_cycle();
+    m_pc_min = first;  // all beyond the limit now
+  } else {
+    for (;;) {
+      const std::uint64_t n = m_pc_min = next_pc_cycle();
+      if (n > limit) break;
+      for (std::size_t i = 0; i < m_pcs.size(); ++i) {
+        if (m_pc_next[i] != n) continue;
+        m_pcs[i]->advance_to(n);
+        m_pc_next[i] = m_pcs[i]->next_cycle();
+      }
     }
   }
   deliver_until(now);
@@ -240,6 +245,12 @@ PcStats HbmModel::total_stats() const {
 std::uint64_t HbmModel::streaming_steps() const {
   std::uint64_t n = 0;
   for (const auto& pc : m_pcs) n += pc->streaming_steps();
+  return n;
+}
+
+std::uint64_t HbmModel::planned_steps() const {
+  std::uint64_t n = 0;
+  for (const auto& pc : m_pcs) n += pc->planned_steps();
   return n;
 }
 

@@ -62,6 +62,8 @@ class HbmModel : public MemoryTarget, public BurstSink {
   PcStats total_stats() const;
   /// Controller steps that took the streaming shortcut, summed.
   std::uint64_t streaming_steps() const;
+  /// Controller steps that took the scheduler's plan from the step before, summed.
+  std::uint64_t planned_steps() const;
   const LatencyHistogram& latency() const { return m_latency; }
   std::uint64_t requests_done() const { return s_reads + s_writes; }
   std::uint64_t reads() const { return s_reads; }

@@ -133,6 +133,8 @@ void PcController::step(std::uint64_t c) {
   m_clk = c;
   s_stats.last_cycle = c;
   ++s_stats.steps;
+  const bool plan = m_plan.valid;  // made for this step by the last one, nothing queued since
+  m_plan.valid = false;
 
   // Write draining between watermarks; an otherwise idle controller drains all.
   if (m_write_mode) {
@@ -164,7 +166,16 @@ void PcController::step(std::uint64_t c) {
     m_next = streaming_next(c);
     return;
   }
-  SchedulePick p = m_sched.pick(q, m_state, m_refresh, c);
+  // The plan holds unless refresh changed since it was made (it fell due
+  // or issued a command). The direction cannot have changed: compute_next
+  // plans nothing when it is about to.
+  SchedulePick p;
+  if (m_fast && plan && !row_used && m_refresh.pending() == m_plan_refresh) {
+    ++m_planned_steps;
+    p = FrFcfsScheduler::planned(m_plan, q, c);
+  } else {
+    p = m_sched.pick(q, m_state, m_refresh, c);
+  }
   if (row_used) p.row = BurstQueue::kNone;
   if (!m_cfg.dual_command && p.col != BurstQueue::kNone) p.row = BurstQueue::kNone;  // one command bus
   if (row_used && !m_cfg.dual_command) p.col = BurstQueue::kNone;
@@ -239,7 +250,8 @@ std::uint64_t PcController::compute_next(std::uint64_t c) {
   const bool switch_to_read = m_write_mode && (m_writes.empty() ||
                                                (m_writes.size() <= m_cfg.write_low_watermark && !m_reads.empty()));
   if (switch_to_write || switch_to_read) return std::min(n, c + 1);
-  return std::min(n, m_sched.next_ready(active(), m_state, m_refresh, c));
+  m_plan_refresh = m_refresh.pending();
+  return std::min(n, m_sched.next_ready(active(), m_state, m_refresh, c, m_plan));
 }
 
 }  // namespace mxc::hbm

@@ -65,6 +65,8 @@ class PcController {
   /// Steps that took the streaming shortcut (not a statistic of the model:
   /// tests use it to see that the shortcut ran).
   std::uint64_t streaming_steps() const { return m_streaming_steps; }
+  /// Steps whose commands came from the previous step's plan (likewise).
+  std::uint64_t planned_steps() const { return m_planned_steps; }
 
  private:
   void step(std::uint64_t c);
@@ -98,9 +100,13 @@ class PcController {
   RefreshPolicy m_refresh;
   FrFcfsScheduler m_sched;
   BurstQueue m_reads, m_writes;
-  bool m_fast;  // streaming shortcuts on (MemoryConfig::fast_path)
+  bool m_fast;  // shortcuts on (MemoryConfig::fast_path): streaming steps, planned picks
   bool m_write_mode = false;
-  std::uint64_t m_streaming_steps = 0;
+  // The scheduler's plan for m_next (valid until a burst is queued), made
+  // with refresh pending or not as m_plan_refresh says.
+  SchedulePlan m_plan;
+  bool m_plan_refresh = false;
+  std::uint64_t m_streaming_steps = 0, m_planned_steps = 0;
   std::uint64_t m_clk = 0;   // last processed cycle
   std::uint64_t m_next = 0;  // next cycle with an event (refresh included)
   std::uint64_t m_bus_free = 0;  // cycle after the last column command's data-bus slot
@@ -123,6 +129,7 @@ inline void PcController::enqueue(std::uint32_t slot, std::uint32_t bank, std::u
   e.outcome = RowOutcome::kUnknown;
   e.waiting_since = e.arrival;
   m_next = std::min(m_next, e.arrival);
+  m_plan.valid = false;
 }
 
 }  // namespace mxc::hbm

@@ -25,6 +25,19 @@ struct SchedulePick {
   Cmd row_cmd = Cmd::kAct;
 };
 
+/// What pick() will choose at the cycle next_ready() returned, found by
+/// next_ready()'s own scan of the banks (so a step scans them once, not
+/// twice). Per command class: the earliest cycle a burst of that class can
+/// issue and, among the bursts that can then, the oldest. It holds while
+/// the queue, the refresh state and the direction stay as they were
+/// (PcController checks that).
+struct SchedulePlan {
+  bool valid = false;  ///< False: next_ready took a path that plans nothing (starvation).
+  std::uint64_t col_at = kNoCycle, row_at = kNoCycle;
+  BurstQueue::Index col = BurstQueue::kNone, row = BurstQueue::kNone;
+  Cmd row_cmd = Cmd::kAct;
+};
+
 class FrFcfsScheduler {
  public:
   explicit FrFcfsScheduler(std::uint32_t starvation_cap) : m_cap(starvation_cap) {}
@@ -34,9 +47,19 @@ class FrFcfsScheduler {
   SchedulePick pick(const BurstQueue& q, const BankState& state, const RefreshPolicy& refresh,
                     std::uint64_t now) const;
   /// Earliest cycle > `now` at which some burst's next command may issue;
-  /// `now` must not decrease from call to call.
-  std::uint64_t next_ready(BurstQueue& q, const BankState& state, const RefreshPolicy& refresh,
-                           std::uint64_t now) const;
+  /// `now` must not decrease from call to call. Fills `plan` for that cycle.
+  std::uint64_t next_ready(BurstQueue& q, const BankState& state, const RefreshPolicy& refresh, std::uint64_t now,
+                           SchedulePlan& plan) const;
+  /// pick() at cycle `now` <= the cycle next_ready() returned with `plan`,
+  /// nothing having changed since but the time.
+  static SchedulePick planned(const SchedulePlan& plan, const BurstQueue& q, std::uint64_t now) {
+    SchedulePick p;
+    if (plan.col_at == now) p.col = plan.col;
+    if (plan.row_at == now) p.row = plan.row, p.row_cmd = plan.row_cmd;
+    if (p.col != BurstQueue::kNone && p.row != BurstQueue::kNone && q[p.col].bank == q[p.row].bank)
+      p.row = BurstQueue::kNone;
+    return p;
+  }
 
  private:
   /// The command entry `e` needs next, or false when it must wait for a

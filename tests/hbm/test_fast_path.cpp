@@ -1,7 +1,9 @@
-// The controllers' streaming shortcut (MemoryConfig::fast_path) against the
-// general scheduler: on every preset pattern, refresh mode and page policy
-// both must issue the same commands at the same cycles, complete every
-// request at the same time and count the same statistics.
+// The controllers' shortcuts (MemoryConfig::fast_path: the streaming step
+// and the scheduler's plan from the step before) against the general
+// scheduler picking afresh on every step: on every preset pattern, refresh
+// mode and page policy both must issue the same commands at the same
+// cycles, complete every request at the same time and count the same
+// statistics.
 #include <catch2/catch.hpp>
 
 #include <tuple>
@@ -38,7 +40,7 @@ struct Run {
   std::vector<CommandRecord> commands;  // only with an observer
   std::vector<Completion> done;
   PcStats stats;
-  std::uint64_t streaming_steps = 0;
+  std::uint64_t streaming_steps = 0, planned_steps = 0;
 };
 
 Run run(MemoryConfig cfg, bool fast, bool observe, const PatternOptions& p, std::uint32_t outstanding) {
@@ -55,6 +57,7 @@ Run run(MemoryConfig cfg, bool fast, bool observe, const PatternOptions& p, std:
   r.done = src.done;
   r.stats = m.total_stats();
   r.streaming_steps = m.streaming_steps();
+  r.planned_steps = m.planned_steps();
   return r;
 }
 
@@ -82,7 +85,7 @@ void require_same_stats(const PcStats& a, const PcStats& b) {
 
 }  // namespace
 
-TEST_CASE("the streaming shortcut issues the same commands as the general scheduler") {
+TEST_CASE("the controller shortcuts issue the same commands as the general scheduler") {
   struct Traffic {
     const char* pattern;
     std::uint32_t bytes;
@@ -93,7 +96,7 @@ TEST_CASE("the streaming shortcut issues the same commands as the general schedu
       {"seq", 256, 0.0, 64},  {"seq", 64, 0.0, 64},    {"seq", 96, 0.0, 16},    {"random", 64, 0.0, 64},
       {"random", 256, 0.0, 64}, {"stride", 256, 0.0, 32}, {"mix", 256, 0.5, 64}, {"chase", 64, 0.0, 1},
   };
-  std::uint64_t shortcut_steps = 0;
+  std::uint64_t shortcut_steps = 0, planned_steps = 0;
   for (const char* preset : {"hbm2.yaml", "hbm3.yaml"}) {
     for (const Traffic& t : traffic) {
       for (RefreshMode refresh : {RefreshMode::kAllBank, RefreshMode::kPerBank}) {
@@ -112,7 +115,9 @@ TEST_CASE("the streaming shortcut issues the same commands as the general schedu
           const Run slow = run(cfg, false, true, p, t.outstanding);
           const Run fast = run(cfg, true, true, p, t.outstanding);
           CHECK(slow.streaming_steps == 0);
+          CHECK(slow.planned_steps == 0);
           shortcut_steps += fast.streaming_steps;
+          planned_steps += fast.planned_steps;
           REQUIRE(fast.commands.size() == slow.commands.size());
           CHECK(fast.commands == slow.commands);
           CHECK(fast.done == slow.done);
@@ -126,4 +131,5 @@ TEST_CASE("the streaming shortcut issues the same commands as the general schedu
     }
   }
   CHECK(shortcut_steps > 0);
+  CHECK(planned_steps > 0);
 }
