@@ -357,7 +357,9 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
   dut_opts.mutant = opts.mutant;
   // The shadow answers from the design's memory calls while they agree (cosim/memory_replay.h);
   // not in a split run, whose shadow shares the design's kernel and simulates every chip.
-  dut_opts.record_memory_calls = cfg.compare_model && !split && !opts.make_memory && opts.replay_shadow_memory;
+  const bool replay = opts.shadow_memory == SystemRunOptions::ShadowMemory::kReplay ||
+                      (opts.shadow_memory == SystemRunOptions::ShadowMemory::kAuto && !opts.shadow_thread);
+  dut_opts.record_memory_calls = cfg.compare_model && !split && !opts.make_memory && replay;
   transport::ChipPort* port = nullptr;
   if (split) {
     dut_opts.chips = opts.chips;

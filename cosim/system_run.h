@@ -47,9 +47,13 @@ struct SystemRunOptions {
   /// a kernel of its own; docs/architecture.md). Results are the same either way; false keeps
   /// the whole run on the calling thread. A split run always runs both in one kernel.
   bool shadow_thread = true;
-  /// The shadow's memories answer from the design's memory calls while those agree, instead of
-  /// simulating a second copy (cosim/memory_replay.h). Results are the same either way.
-  bool replay_shadow_memory = true;
+  /// How the shadow's memories work out their answers (results are the same either way):
+  /// kReplay from the design's memory calls while those agree (cosim/memory_replay.h), which
+  /// saves CPU time; kSimulate as a second copy of the memory; kAuto replays when the shadow
+  /// runs on the calling thread and simulates when it has a thread of its own, where the
+  /// simulation runs on the other core and the recording would lengthen the design's thread.
+  enum class ShadowMemory { kAuto, kReplay, kSimulate };
+  ShadowMemory shadow_memory = ShadowMemory::kAuto;
   /// Called about once a second of wall time with (simulated ns, instructions completed, total).
   std::function<void(double, std::size_t, std::size_t)> on_progress;
 };

@@ -13,7 +13,8 @@
 // overlaps the RTL's when a core is free. On an idle machine the bare wall rate
 // equals its CPU rate; other processes sharing the cores lower both wall rates.
 // Usage: tile_bench [--m M] [--k K] [--n N] [--repeat R] [--size RxC] [--dtype int8|bf16] [--only bare|full]
-//                   [--threads 1|2]
+//                   [--threads 1|2] [--shadow-memory auto|replay|simulate]
+//   --shadow-memory: how the full run's shadow works out its memories (SystemRunOptions).
 //   --size, --dtype and --only restrict the run (for a profiler); the ratio needs both runs.
 #include <algorithm>
 #include <chrono>
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
   std::uint32_t m = 256, k = 0, n = 0;
   int repeat = 3;
   int threads = 2;
+  std::string shadow_memory = "auto";
   std::string size, only, dtype_only;
   if (argc % 2 == 0) {
     std::fprintf(stderr, "tile_bench: option '%s' needs a value\n", argv[argc - 1]);
@@ -72,6 +74,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--dtype")) dtype_only = argv[i + 1];
     else if (!std::strcmp(argv[i], "--only")) only = argv[i + 1];
     else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--shadow-memory")) shadow_memory = argv[i + 1];
     else {
       std::fprintf(stderr, "tile_bench: unknown option '%s'\n", argv[i]);
       return 2;
@@ -83,6 +86,11 @@ int main(int argc, char** argv) {
   }
   if (!only.empty() && only != "bare" && only != "full") {
     std::fprintf(stderr, "tile_bench: --only must be bare or full, not '%s'\n", only.c_str());
+    return 2;
+  }
+  if (shadow_memory != "auto" && shadow_memory != "replay" && shadow_memory != "simulate") {
+    std::fprintf(stderr, "tile_bench: --shadow-memory must be auto, replay or simulate, not '%s'\n",
+                 shadow_memory.c_str());
     return 2;
   }
   if (threads != 1 && threads != 2) {
@@ -107,6 +115,9 @@ int main(int argc, char** argv) {
       full.system.hbm_config = std::string(MXCOSIM_SOURCE_DIR) + "/configs/hbm/hbm2.yaml";
       full.system.compare_model = true;
       full.shadow_thread = threads == 2;
+      full.shadow_memory = shadow_memory == "replay"     ? SystemRunOptions::ShadowMemory::kReplay
+                           : shadow_memory == "simulate" ? SystemRunOptions::ShadowMemory::kSimulate
+                                                         : SystemRunOptions::ShadowMemory::kAuto;
       // Best of `repeat` each, bare and full alternated so that a change in the machine's load
       // falls on both.
       Speed b, f;

@@ -241,14 +241,19 @@ TEST_CASE("the shadow's memories replayed from the design's and simulated give b
     for (const bool threaded : {true, false}) {
       SystemRunOptions o = gemm_run(c.config, c.shape, c.backpressure, c.watchdog);
       o.shadow_thread = threaded;
-      o.replay_shadow_memory = true;
+      o.shadow_memory = SystemRunOptions::ShadowMemory::kReplay;
       const SystemRunResult replayed = run_system(o);
-      o.replay_shadow_memory = false;
+      o.shadow_memory = SystemRunOptions::ShadowMemory::kSimulate;
       const SystemRunResult simulated = run_system(o);
+      o.shadow_memory = SystemRunOptions::ShadowMemory::kAuto;
+      const SystemRunResult automatic = run_system(o);
       INFO(c.config << " backpressure " << c.backpressure << (threaded ? " threaded" : " one thread"));
       CHECK(results_json(o, replayed).dump(2) == results_json(o, simulated).dump(2));
+      CHECK(results_json(o, automatic).dump(2) == results_json(o, simulated).dump(2));
       CHECK(replayed.shadow_memory_replayed == c.replayed);
       CHECK_FALSE(simulated.shadow_memory_replayed);
+      // Automatic: replayed on the calling thread, simulated on a thread of its own.
+      CHECK(automatic.shadow_memory_replayed == (c.replayed && !threaded));
     }
   }
 }
