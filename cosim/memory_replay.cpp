@@ -8,6 +8,8 @@ MemoryCallLog::MemoryCallLog() = default;
 MemoryCallLog::~MemoryCallLog() = default;
 
 void MemoryCallLog::add_response(const MemResponse& r) {
+  // A call whose responses do not all fit is never published: the log ends before it.
+  m_truncated = m_truncated || m_responses.full();
   if (m_truncated) return;
   m_responses.push({r.id, r.addr, r.bytes, r.source, r.write, r.issue, r.accept, r.complete});
 }
