@@ -2,7 +2,10 @@
 // The harness shared by the correlation tests: a memory decorator that logs
 // every accepted request, the memory systems under test, and a runner that
 // puts one tile and its memory on a kernel and records everything the tile
-// shows to the outside (events, requests, ICI rows, counters).
+// shows to the outside (events, requests, ICI rows, counters); the same for
+// two model tiles on two chips joined by a delay line.
+#include <catch2/catch.hpp>
+
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -16,6 +19,7 @@
 #include "models/core/ideal_memory.h"
 #include "models/hbm/config_loader.h"
 #include "models/hbm/hbm_model.h"
+#include "models/mxu/model_tile.h"
 #include "models/mxu/tile.h"
 
 namespace mxc::corr {
@@ -186,5 +190,58 @@ class DelayLine final : public Component {
   bool m_timed;
   std::deque<std::pair<Time, IciRow>> m_rows;
 };
+
+/// What both tiles of a two-chip run showed to the outside.
+struct TwoChipRun {
+  std::vector<InstrEvent> events[2];
+  std::vector<std::pair<std::string, std::uint64_t>> perf[2];
+  std::vector<LoggedRequest> requests[2];
+  std::vector<std::vector<bool>> masks[2];
+  std::uint64_t evaluated = 0;  ///< Chip 1's evaluated cycles.
+};
+
+/// Two model tiles on memories of their own (from `mem0`, `mem1`): chip 0 runs p0 and its rows
+/// reach chip 1, which runs p1, `delay` after they leave (DelayLine, `timed` as there).
+inline TwoChipRun run_two_model_chips(Program p0, Program p1, const TileGeometry& geometry, const MemorySpec& mem0,
+                                      const MemorySpec& mem1, Time delay, bool timed, bool skip) {
+  auto m0 = mem0.make(), m1 = mem1.make();
+  LoggingMemory log0(*m0), log1(*m1);
+  ModelTileConfig c0, c1;
+  c0.geometry = c1.geometry = geometry;
+  c0.skip_idle = c1.skip_idle = skip;
+  c1.name = "tile1";
+  c1.chip = 1;
+  ModelTile t0(c0, log0), t1(c1, log1);
+  t0.load_program(std::move(p0));
+  t1.load_program(std::move(p1));
+  DelayLine line(delay, t1, timed);
+  Kernel k;
+  k.add(t0);
+  k.add(log0);
+  k.add(t1);
+  k.add(log1);
+  k.add(line);
+  k.run([&] {
+    auto& q = t0.outbound();
+    while (!q.empty()) {
+      line.take(std::move(q.front()), k.now());
+      q.pop_front();
+    }
+    return t0.finished() && t1.finished();
+  });
+  REQUIRE(t0.finished());
+  REQUIRE(t1.finished());
+  TwoChipRun r;
+  const ModelTile* tiles[2] = {&t0, &t1};
+  const LoggingMemory* logs[2] = {&log0, &log1};
+  for (int c = 0; c < 2; ++c) {
+    r.events[c] = tiles[c]->instr_events();
+    r.perf[c] = tiles[c]->perf_counters();
+    r.requests[c] = logs[c]->log;
+    r.masks[c] = logs[c]->masks;
+  }
+  r.evaluated = t1.evaluated_cycles();
+  return r;
+}
 
 }  // namespace mxc::corr

@@ -206,13 +206,7 @@ TEST_CASE("correlation: multi-beat bursts, 4 KiB and 256-beat splits, concurrent
 
 namespace {
 
-struct TwoChips {
-  std::vector<InstrEvent> events[2];
-  std::vector<std::pair<std::string, std::uint64_t>> perf[2];
-  std::uint64_t evaluated = 0;
-};
-
-TwoChips run_two_chips(bool skip, bool timed) {
+TwoChipRun run_two_chips(bool skip, bool timed) {
   ProgramBuilder p0, p1;
   const auto l = p0.emit(dma(Opcode::DMA_LOAD, 8, 16, 0, 0x10000));
   Instr s = send(8, 16, 0, 300, false);
@@ -224,46 +218,15 @@ TwoChips run_two_chips(bool skip, bool timed) {
   const auto lb = p1.emit(dma(Opcode::DMA_LOAD, 12, 32, 100, 0x40000));
   p1.emit(make(Opcode::ICI_WAIT, 8, 0, 0), {la, lb});
   p1.emit(dma(Opcode::DMA_STORE, 8, 16, 300, 0x50000));
-  IdealMemory m0("m0", 45'000), m1("m1", 180'000);
-  ModelTileConfig c0, c1;
-  c0.geometry = c1.geometry = rtl_tile_geometry(4, 4);
-  c0.skip_idle = c1.skip_idle = skip;
-  c1.name = "tile1";
-  c1.chip = 1;
-  ModelTile t0(c0, m0), t1(c1, m1);
-  t0.load_program(p0.take());
-  t1.load_program(p1.take());
-  DelayLine line(12'345, t1, timed);
-  Kernel k;
-  k.add(t0);
-  k.add(m0);
-  k.add(t1);
-  k.add(m1);
-  k.add(line);
-  k.run([&] {
-    auto& q = t0.outbound();
-    while (!q.empty()) {
-      line.take(std::move(q.front()), k.now());
-      q.pop_front();
-    }
-    return t0.finished() && t1.finished();
-  });
-  REQUIRE(t0.finished());
-  REQUIRE(t1.finished());
-  TwoChips r;
-  r.events[0] = t0.instr_events();
-  r.events[1] = t1.instr_events();
-  r.perf[0] = t0.perf_counters();
-  r.perf[1] = t1.perf_counters();
-  r.evaluated = t1.evaluated_cycles();
-  return r;
+  return run_two_model_chips(p0.take(), p1.take(), rtl_tile_geometry(4, 4), ideal(45'000), ideal(180'000), 12'345,
+                             timed, skip);
 }
 
 }  // namespace
 
 TEST_CASE("correlation: rows from another chip arriving while the model skips idle cycles") {
-  const TwoChips exact = run_two_chips(false, true);
-  const TwoChips skipped = run_two_chips(true, true);
+  const TwoChipRun exact = run_two_chips(false, true);
+  const TwoChipRun skipped = run_two_chips(true, true);
   CHECK(skipped.evaluated < exact.evaluated);
   for (int c = 0; c < 2; ++c) {
     INFO("chip " << c);

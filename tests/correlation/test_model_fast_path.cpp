@@ -227,14 +227,6 @@ TEST_CASE("model fast path: GEMMs and an MLP on wide arrays (bursts of 2 to 16 b
 
 namespace {
 
-struct TwoChipRun {
-  std::vector<InstrEvent> events[2];
-  std::vector<std::pair<std::string, std::uint64_t>> perf[2];
-  std::vector<LoggedRequest> requests[2];
-  std::vector<std::vector<bool>> masks[2];
-  std::uint64_t evaluated = 0;
-};
-
 /// Chip 0 sends rows to chip 1 (into its scratchpad, competing with its
 /// DMA's writes) while chip 1 streams multi-beat loads.
 TwoChipRun run_two_chips(bool skip, const MemorySpec& spec) {
@@ -247,44 +239,7 @@ TwoChipRun run_two_chips(bool skip, const MemorySpec& spec) {
   const auto lb = p1.emit(dma(Opcode::DMA_LOAD, 12, 512, 100, 0x40000, 4096 + 512));
   p1.emit(make(Opcode::ICI_WAIT, 8, 0, 0), {la, lb});
   p1.emit(dma(Opcode::DMA_STORE, 8, 96, 300, 0x50000, 96));
-  auto m0 = spec.make(), m1 = spec.make();
-  LoggingMemory log0(*m0), log1(*m1);
-  ModelTileConfig c0, c1;
-  c0.geometry = c1.geometry = square(4);
-  c0.skip_idle = c1.skip_idle = skip;
-  c1.name = "tile1";
-  c1.chip = 1;
-  ModelTile t0(c0, log0), t1(c1, log1);
-  t0.load_program(p0.take());
-  t1.load_program(p1.take());
-  DelayLine line(7'777, t1, true);
-  Kernel k;
-  k.add(t0);
-  k.add(log0);
-  k.add(t1);
-  k.add(log1);
-  k.add(line);
-  k.run([&] {
-    auto& q = t0.outbound();
-    while (!q.empty()) {
-      line.take(std::move(q.front()), k.now());
-      q.pop_front();
-    }
-    return t0.finished() && t1.finished();
-  });
-  REQUIRE(t0.finished());
-  REQUIRE(t1.finished());
-  TwoChipRun r;
-  const ModelTile* tiles[2] = {&t0, &t1};
-  const LoggingMemory* logs[2] = {&log0, &log1};
-  for (int c = 0; c < 2; ++c) {
-    r.events[c] = tiles[c]->instr_events();
-    r.perf[c] = tiles[c]->perf_counters();
-    r.requests[c] = logs[c]->log;
-    r.masks[c] = logs[c]->masks;
-  }
-  r.evaluated = t1.evaluated_cycles();
-  return r;
+  return run_two_model_chips(p0.take(), p1.take(), square(4), spec, spec, 7'777, true, skip);
 }
 
 }  // namespace
