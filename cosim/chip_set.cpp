@@ -99,8 +99,10 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
       chip.monitors.push_back(std::make_unique<MemoryMonitor>(chip.ports->port(t), spec.name + ".mem"));
       chip.tiles.push_back(make_tile(spec, *chip.monitors.back()));
       chip.outbound.push_back(&chip.tiles.back()->outbound());
+      m_all_outbound.push_back(chip.outbound.back());
       chip.ici_sends.emplace_back();
     }
+    m_all_pending.push_back(&chip.pending);
   }
   if (cfg.chips > 1) {
     if (opts.make_fabric) {
@@ -168,6 +170,10 @@ void ChipSet::load_program(std::uint32_t chip, std::uint32_t tile, Program progr
 }
 
 void ChipSet::pump(Time now) {
+  const auto has_rows = [](const auto* q) { return !q->empty(); };
+  if (std::none_of(m_all_outbound.begin(), m_all_outbound.end(), has_rows) &&
+      std::none_of(m_all_pending.begin(), m_all_pending.end(), has_rows))
+    return;
   for (std::uint32_t c = 0; c < m_chips.size(); ++c) {
     if (!m_local[c]) continue;
     Chip& chip = m_chips[c];

@@ -140,6 +140,10 @@ class ChipSet {
   TileGeometry m_geo;
   ChipSetOptions m_opts;
   std::vector<Chip> m_chips;  // a chip not built here (split run) has no memory and no tiles
+  // Every local tile's outbound queue and every local chip's pending packets, so that pump()
+  // tells at a glance the usual step that moves nothing.
+  std::vector<const std::deque<IciRow>*> m_all_outbound;
+  std::vector<const std::deque<IciPacket>*> m_all_pending;
   std::vector<bool> m_local;
   bool m_split = false;
   std::unique_ptr<Fabric> m_fabric;
