@@ -1,6 +1,7 @@
 #include "cosim/memory_replay.h"
 
 #include <stdexcept>
+#include <utility>
 
 namespace mxc {
 
@@ -11,7 +12,16 @@ void MemoryCallLog::add_response(const MemResponse& r) {
   // A call whose responses do not all fit is never published: the log ends before it.
   m_truncated = m_truncated || m_responses.full();
   if (m_truncated) return;
-  m_responses.push({r.id, r.addr, r.bytes, r.source, r.write, r.issue, r.accept, r.complete});
+  MemResponse kept;  // every field but the data, which would cost an allocation
+  kept.id = r.id;
+  kept.addr = r.addr;
+  kept.bytes = r.bytes;
+  kept.write = r.write;
+  kept.source = r.source;
+  kept.issue = r.issue;
+  kept.accept = r.accept;
+  kept.complete = r.complete;
+  m_responses.push(std::move(kept));
 }
 
 void MemoryCallLog::add_call(Call c) {
@@ -19,7 +29,7 @@ void MemoryCallLog::add_call(Call c) {
   c.first_response = m_call_responses;
   c.responses = static_cast<std::uint32_t>(m_responses.written() - m_call_responses);
   m_call_responses = m_responses.written();
-  m_calls.push(c);
+  m_calls.push(std::move(c));
   m_published_calls.store(m_calls.written(), std::memory_order_release);
   m_truncated = m_calls.full() || m_responses.full();
 }
@@ -76,19 +86,7 @@ const MemoryCallLog::Call* ReplayMemory::next_call() const {
 void ReplayMemory::replay(const MemoryCallLog::Call& c) {
   ++m_pos;
   m_next_event = c.next_event;
-  for (std::uint32_t i = 0; i < c.responses; ++i) {
-    const MemoryCallLog::Response& r = m_log.response(c.first_response + i);
-    MemResponse resp;
-    resp.id = r.id;
-    resp.addr = r.addr;
-    resp.bytes = r.bytes;
-    resp.write = r.write;
-    resp.source = r.source;
-    resp.issue = r.issue;
-    resp.accept = r.accept;
-    resp.complete = r.complete;
-    complete(resp);
-  }
+  for (std::uint32_t i = 0; i < c.responses; ++i) complete(m_log.response(c.first_response + i));
 }
 
 void ReplayMemory::advance_to(Time now) {

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/core/memory_target.h"
@@ -43,14 +44,6 @@ class MemoryCallLog {
     std::uint64_t first_response = 0;
     std::uint32_t responses = 0;
   };
-  /// A completion, without its data.
-  struct Response {
-    std::uint64_t id = 0, addr = 0;
-    std::uint32_t bytes = 0, source = 0;
-    bool write = false;
-    Time issue = 0, accept = 0, complete = 0;
-  };
-
   MemoryCallLog();
   ~MemoryCallLog();
   MemoryCallLog(const MemoryCallLog&) = delete;
@@ -65,14 +58,14 @@ class MemoryCallLog {
   /// it visible to the reader. A log that outgrew its capacity keeps nothing more: a replay
   /// reaching its end diverges, which stays exact.
   void add_call(Call c);
+  /// Logs a completion without its data (the shadow's memories carry none).
   void add_response(const MemResponse& r);
-  bool truncated() const { return m_truncated; }
 
   // Reader side (one thread).
   /// Calls published so far.
   std::uint64_t published_calls() const { return m_published_calls.load(std::memory_order_acquire); }
   const Call& call(std::uint64_t i) const { return m_calls[i]; }
-  const Response& response(std::uint64_t i) const { return m_responses[i]; }
+  const MemResponse& response(std::uint64_t i) const { return m_responses[i]; }
 
  private:
   // Elements in fixed chunks: appending never moves what the reader may be reading, and the
@@ -84,9 +77,9 @@ class MemoryCallLog {
     static constexpr std::uint64_t kMaxChunks = 4096;  // 16 M elements
     Chunked() : m_chunks(kMaxChunks) {}
     bool full() const { return m_n == kChunk * kMaxChunks; }
-    void push(const T& v) {
+    void push(T v) {
       if (m_n % kChunk == 0) m_chunks[m_n / kChunk] = std::make_unique<T[]>(kChunk);
-      m_chunks[m_n / kChunk][m_n % kChunk] = v;
+      m_chunks[m_n / kChunk][m_n % kChunk] = std::move(v);
       ++m_n;
     }
     std::uint64_t written() const { return m_n; }
@@ -98,7 +91,7 @@ class MemoryCallLog {
   };
 
   Chunked<Call> m_calls;
-  Chunked<Response> m_responses;
+  Chunked<MemResponse> m_responses;
   std::uint64_t m_call_responses = 0;  // responses before those of the call being made
   std::atomic<std::uint64_t> m_published_calls{0};
   Time m_initial_next_event = kNever;
@@ -122,8 +115,6 @@ class RecordingMemory final : public MemoryTarget {
   }
   void backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const override { m_inner->backdoor_read(addr, out); }
 
-  MemoryTarget& inner() { return *m_inner; }
-  const MemoryTarget& inner() const { return *m_inner; }
   const MemoryCallLog& log() const { return m_log; }
 
  private:
@@ -149,8 +140,6 @@ class ReplayMemory final : public MemoryTarget {
   }
   void backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const override { m_real->backdoor_read(addr, out); }
 
-  /// The real memory (in use once diverged()).
-  MemoryTarget& real() { return *m_real; }
   bool diverged() const { return m_diverged; }
   /// Calls answered from the log.
   std::uint64_t replayed_calls() const { return m_pos; }

@@ -4,6 +4,9 @@
 // garbage ends the exchange with a clear error.
 #include <catch2/catch.hpp>
 
+#include <functional>
+#include <thread>
+
 #include "bridge/transport/client_session.h"
 #include "bridge/transport/remote_memory.h"
 #include "models/core/ideal_memory.h"
@@ -68,6 +71,35 @@ void drive(MemoryTarget& m) {
     while (!(m.can_accept(r) && m.send(r, now))) advance_until(m.next_event_time());
   }
   advance_until(kNever - 1);
+}
+
+// A server that is not one: on its own thread it accepts one client, plays `script` to it, then
+// waits until the client hangs up. Joins when it goes out of scope.
+class FakeServer {
+ public:
+  FakeServer(const std::string& name, std::function<void(Channel&)> script)
+      : m_listener(parse_address("unix:" + socket_path(name))), m_thread([this, script = std::move(script)] {
+          auto c = m_listener.accept(Millis(5000));
+          if (!c) return;
+          try {
+            script(*c);
+            c->receive(Millis(5000));  // until the client hangs up
+          } catch (const std::exception&) {
+          }
+        }) {}
+  ~FakeServer() { m_thread.join(); }
+  std::string address() const { return m_listener.address().to_string(); }
+
+ private:
+  Listener m_listener;
+  std::thread m_thread;
+};
+
+// A fake server's side of the handshake: the client's HELLO, then `me` as the server's.
+void answer_hello(Channel& c, Hello me) {
+  c.receive(Millis(5000));  // HELLO
+  me.role = Role::kServer;
+  c.send(me, Millis(2000));
 }
 
 }  // namespace
@@ -136,22 +168,13 @@ TEST_CASE("transport: a server's HELLO that serves other than the client needs f
   sys.chips = 2;
   sys.ici_config = std::string(MXCOSIM_SOURCE_DIR) + "/configs/ici/ring4.yaml";
   for (const bool split : {false, true}) {
-    Listener fake(parse_address("unix:" + socket_path(split ? "hello-split" : "hello-chips")));
-    std::thread t([&] {
-      auto c = fake.accept(Millis(5000));
-      if (!c) return;
-      try {
-        c->receive(Millis(5000));  // HELLO
-        Hello me;
-        me.role = Role::kServer;
-        me.chips = split ? std::vector<std::uint32_t>{} : std::vector<std::uint32_t>{1};
-        me.fabric_chips = split ? 0 : 2;
-        c->send(me, Millis(2000));
-        c->receive(Millis(5000));  // until the client hangs up
-      } catch (const std::exception&) {
-      }
+    FakeServer fake(split ? "hello-split" : "hello-chips", [&](Channel& c) {
+      Hello me;
+      me.chips = split ? std::vector<std::uint32_t>{} : std::vector<std::uint32_t>{1};
+      me.fabric_chips = split ? 0 : 2;
+      answer_hello(c, me);
     });
-    ClientOptions c = client(fake.address().to_string(), sys);
+    ClientOptions c = client(fake.address(), sys);
     c.chips = {0};
     c.split = split;
     if (split)
@@ -160,7 +183,6 @@ TEST_CASE("transport: a server's HELLO that serves other than the client needs f
     else
       CHECK_THROWS_WITH(ClientSession::connect(c),
                         Catch::Contains("serves the memories of chip(s) 1, this client asked for 0"));
-    t.join();
   }
 }
 
@@ -179,48 +201,31 @@ TEST_CASE("transport: garbage from a client ends its session with the decoder's 
 TEST_CASE("transport: garbage, death or silence of the server fails the client with a clear error") {
   const ServedSystem sys = ideal(100'000, 64);
   SECTION("garbage instead of a HELLO") {
-    Listener fake(parse_address("unix:" + socket_path("garbage-out")));
-    std::thread t([&] {
-      auto c = fake.accept(Millis(5000));
-      if (!c) return;
-      c->send_raw(std::vector<std::uint8_t>{6, 0, 0, 0, 77, 1, 2, 3, 4, 5}, Millis(2000));
-      try {
-        c->receive(Millis(5000));  // until the client hangs up
-      } catch (const std::exception&) {
-      }
+    FakeServer fake("garbage-out", [](Channel& c) {
+      c.send_raw(std::vector<std::uint8_t>{6, 0, 0, 0, 77, 1, 2, 3, 4, 5}, Millis(2000));
     });
-    CHECK_THROWS_WITH(ClientSession::connect(client(fake.address().to_string(), sys)),
+    CHECK_THROWS_WITH(ClientSession::connect(client(fake.address(), sys)),
                       Catch::Contains("garbage from unix:") && Catch::Contains("unknown message type 77"));
-    t.join();
   }
   SECTION("a lookahead server that breaks its contract") {
     // A fake server: grants a 50 ns contract, then answers the first request with a wrong
     // completion, or with more completions (in one write) than requests in flight.
     const bool flood = GENERATE(false, true);
-    Listener fake(parse_address("unix:" + socket_path(flood ? "contract-flood" : "contract")));
-    std::thread t([&] {
-      auto c = fake.accept(Millis(5000));
-      if (!c) return;
-      try {
-        c->receive(Millis(5000));  // HELLO
-        Hello me;
-        me.role = Role::kServer;
-        me.chips = {0};
-        me.mem_latency_ps = 50'000;
-        me.mem_capacity = 2;
-        c->send(me, Millis(2000));
-        c->receive(Millis(5000));  // the first REQUEST
-        MemResponse r;
-        r.id = flood ? 1 : 99;  // 99: not the request's id
-        r.complete = 50'000;
-        for (int i = 0; i < (flood ? 3 : 1); ++i) c->queue(ResponseMsg{0, r});
-        c->flush(Millis(2000));
-        c->receive(Millis(5000));  // until the client hangs up
-      } catch (const std::exception&) {
-      }
+    FakeServer fake(flood ? "contract-flood" : "contract", [flood](Channel& c) {
+      Hello me;
+      me.chips = {0};
+      me.mem_latency_ps = 50'000;
+      me.mem_capacity = 2;
+      answer_hello(c, me);
+      c.receive(Millis(5000));  // the first REQUEST
+      MemResponse r;
+      r.id = flood ? 1 : 99;  // 99: not the request's id
+      r.complete = 50'000;
+      for (int i = 0; i < (flood ? 3 : 1); ++i) c.queue(ResponseMsg{0, r});
+      c.flush(Millis(2000));
     });
     {
-      auto s = ClientSession::connect(client(fake.address().to_string(), sys));
+      auto s = ClientSession::connect(client(fake.address(), sys));
       auto remote = ClientSession::make_memory(s, 0, "remote");
       CHECK(remote->send(MemRequest::make_read(1, 0, 4), 0));
       if (flood)
@@ -230,7 +235,6 @@ TEST_CASE("transport: garbage, death or silence of the server fails the client w
         CHECK_THROWS_WITH(remote->advance_to(remote->next_event_time()),
                           Catch::Contains("breaks the fixed-latency contract") && Catch::Contains("expected request 1"));
     }
-    t.join();
   }
   SECTION("the server dies mid-run") {
     ServerOptions o = options(sys);
