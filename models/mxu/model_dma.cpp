@@ -30,8 +30,12 @@ void ModelBurstWalker::next() {
   }
 }
 
-ModelDma::ModelDma(std::uint32_t beat_bytes, std::uint32_t max_outstanding)
-    : m_beat_bytes(beat_bytes), m_shift(0), m_nid(max_outstanding) {
+ModelDma::ModelDma(std::uint32_t beat_bytes, std::uint32_t sp_banks, std::uint32_t max_outstanding)
+    : m_beat_bytes(beat_bytes),
+      m_shift(0),
+      // BANK_W = SP_BANKS > 1 ? clog2(SP_BANKS) : 1 (rtl/mxu_dma.sv)
+      m_bank_mask(sp_banks > 1 ? std::bit_ceil(sp_banks) - 1 : 1),
+      m_nid(max_outstanding) {
   while ((1u << m_shift) < beat_bytes) ++m_shift;
   if (m_nid == 0 || m_nid > 64) throw std::invalid_argument("model dma: max_outstanding must be in 1..64");
   m_r.ag.beat_shift = m_r.wg.beat_shift = m_shift;
@@ -63,7 +67,7 @@ void ModelDma::edge(const Comb& c, const ModelAxiOut& s, bool desc_fire, const I
     r.busy = true;
     r.store = desc->op == Opcode::DMA_STORE;
     const std::uint32_t row_beats = (std::uint32_t{desc->cols} + m_beat_bytes - 1) >> m_shift;
-    r.last_bank = row_beats - 1;
+    r.last_bank = (row_beats - 1) & m_bank_mask;
     r.last_bytes = ((std::uint32_t{desc->cols} - 1) & (m_beat_bytes - 1)) + 1;
     r.ag.start(*desc, row_beats);
     if (r.store) r.wg.start(*desc, row_beats);
@@ -94,10 +98,10 @@ void ModelDma::edge(const Comb& c, const ModelAxiOut& s, bool desc_fire, const I
   else if (c.w_issue && wb_left == 1)
     r.wb_active = false;
   if (c.w_take) {
-    r.wb_bank = wg_bank;
+    r.wb_bank = wg_bank & m_bank_mask;
     r.wb_left = wg_len;  // AWLEN + 1
   } else if (c.w_issue) {
-    r.wb_bank = wb_bank + 1;
+    r.wb_bank = (wb_bank + 1) & m_bank_mask;
     r.wb_left = wb_left - 1;
   }
   if (c.w_issue) {
@@ -136,7 +140,7 @@ void ModelDma::w_stream(std::uint32_t n, std::uint16_t* sent) {
     r.wf_head = (r.wf_head + 1) % 3;
     r.rd_last = r.wb_left == 1;
     r.rd_bytes = r.wb_bank == r.last_bank ? r.last_bytes : m_beat_bytes;
-    ++r.wb_bank;
+    r.wb_bank = (r.wb_bank + 1) & m_bank_mask;
     --r.wb_left;
   }
 }

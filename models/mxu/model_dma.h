@@ -31,7 +31,10 @@ struct ModelBurstWalker {
 
 class ModelDma {
  public:
-  ModelDma(std::uint32_t beat_bytes, std::uint32_t max_outstanding);
+  /// `sp_banks`: beats per scratchpad row (SP_BANKS); the bank of a beat is
+  /// kept in as many bits as the RTL's (BANK_W), so rows wider than a
+  /// scratchpad row wrap as they do there.
+  ModelDma(std::uint32_t beat_bytes, std::uint32_t sp_banks, std::uint32_t max_outstanding);
 
   /// Combinational outputs of the cycle, from registers and the slave's outputs.
   struct Comb {
@@ -90,7 +93,7 @@ class ModelDma {
   void w_stream(std::uint32_t n, std::uint16_t* sent);
 
  private:
-  std::uint32_t m_beat_bytes, m_shift, m_nid;
+  std::uint32_t m_beat_bytes, m_shift, m_bank_mask, m_nid;
   Regs m_r;
   bool m_changed = false, m_beat_only = false, m_w_beat_only = false;
 };

@@ -32,7 +32,7 @@ ModelTile::ModelTile(const ModelTileConfig& cfg, MemoryTarget& mem)
     : m_cfg(cfg),
       m_clock(ClockDomain::from_mhz(cfg.name + ".clk", cfg.clock_mhz)),
       m_axi(axi_config(cfg), mem, m_clock),
-      m_dma(cfg.geometry.beat_bytes, cfg.max_outstanding),
+      m_dma(cfg.geometry.beat_bytes, cfg.geometry.sp_row_bytes() / cfg.geometry.beat_bytes, cfg.max_outstanding),
       m_compute(cfg.geometry.rows, cfg.geometry.cols) {
   m_cfg.geometry.validate();
   if (m_cfg.ici_out_queue == 0) throw std::invalid_argument(m_cfg.name + ": ici_out_queue must be >= 1");

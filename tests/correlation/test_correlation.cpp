@@ -59,6 +59,14 @@ std::string fmt(const LoggedRequest& r) {
   return s.str();
 }
 
+/// A byte mask as 0s and 1s, byte 0 first ("all" when every byte is written).
+std::string mask_string(const std::vector<bool>& mask) {
+  if (mask.empty()) return "all";
+  std::string s;
+  for (const bool on : mask) s += on ? '1' : '0';
+  return s;
+}
+
 /// Asserts identical runs; on a difference names the first one with both values.
 void check_same(const Pair& p, const Program& program) {
   REQUIRE(p.rtl.finished);
@@ -78,6 +86,12 @@ void check_same(const Pair& p, const Program& program) {
       FAIL("first differing memory request #" << i << ": rtl " << fmt(p.rtl.requests[i]) << ", model "
                                                << fmt(p.model.requests[i]));
   CHECK(p.rtl.requests.size() == p.model.requests.size());
+  // Byte masks too (WSTRB), rows wider than a scratchpad row included.
+  for (std::size_t i = 0; i < n; ++i)
+    if (p.rtl.masks[i] != p.model.masks[i])
+      FAIL("first differing byte mask: request #" << i << " (" << fmt(p.rtl.requests[i]) << "): rtl "
+                                                  << mask_string(p.rtl.masks[i]) << ", model "
+                                                  << mask_string(p.model.masks[i]));
   CHECK(p.rtl.rows == p.model.rows);
   CHECK(p.rtl.perf == p.model.perf);
   CHECK(p.rtl.cycles == p.model.cycles);
