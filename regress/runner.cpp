@@ -138,6 +138,11 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     fs::remove(r.dir / "results.json");
     r.command = {opts.executable};
     r.command.insert(r.command.end(), t->args.begin(), t->args.end());
+    if (opts.one_thread_per_run && !t->args.empty() && t->args.front() == "run" &&
+        std::find(t->args.begin(), t->args.end(), "--threads") == t->args.end()) {
+      r.command.push_back("--threads");
+      r.command.push_back("1");
+    }
     r.command.push_back("--json");
     r.command.push_back((r.dir / "results.json").string());
     const double timeout = opts.timeout_seconds.value_or(t->timeout_seconds);

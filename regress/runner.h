@@ -27,6 +27,10 @@ struct RunnerOptions {
   std::string label;                 ///< Run label; "" = today's UTC date.
   std::string host;
   bool progress = true;
+  /// Adds `--threads 1` to `mxcosim run` tests that do not choose: with a
+  /// process per core there is no free core for a second thread, and one
+  /// thread does the same run in less CPU time (results are identical).
+  bool one_thread_per_run = false;
   /// Set (from a signal handler) to stop: running tests are killed and the
   /// run is left resumable.
   const std::atomic<bool>* stop = nullptr;

@@ -4,11 +4,13 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cxxopts.hpp>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <thread>
 
 #include "cli_args.h"
 #include "command.h"
@@ -80,6 +82,8 @@ int regress_main(int argc, char** argv) {
     std::cerr << argv[0] << ": --jobs must be in [1, 1024]\n";
     return kExitUsage;
   }
+  // A run's second thread helps only with a core to spare for it.
+  ro.one_thread_per_run = 2 * ro.jobs > std::max(1u, std::thread::hardware_concurrency());
   if (args.count("shard")) ro.shard = regress::parse_shard(args["shard"].as<std::string>());
   ro.tag = args["tag"].as<std::string>();
   if (args.count("timeout")) {

@@ -24,7 +24,7 @@ mode=$1
 json=""
 while [ $# -gt 0 ]; do [ "$1" = "--json" ] && json=$2; shift; done
 case $mode in
-  pass) echo '{"status":"pass","cycles":{"rtl":500,"model":510}}' > "$json"; echo ok; exit 0 ;;
+  pass|run) echo '{"status":"pass","cycles":{"rtl":500,"model":510}}' > "$json"; echo ok; exit 0 ;;
   fail) echo '{"status":"fail","error":"","cycles":{"rtl":7},"mismatches":[{"where":"sb","id":"C[1][2]","field":"value","expected":"1","actual":"0","time_ps":9}]}' > "$json"; exit 1 ;;
   crash) kill -SEGV $$ ;;
   hang) if [ -e "$dir/hang" ]; then sleep 30 & sleep 30; fi; exit 0 ;;
@@ -188,4 +188,29 @@ TEST_CASE("a shard runs its own tests only") {
   CHECK(db.finished_tests(s.run_id) == std::set<std::string>{"ok/seed=2", "ok/seed=5"});
   CHECK(db.run(s.run_id)->shard == "2/3");
   CHECK(db.run(s.run_id)->planned == 2);
+}
+
+TEST_CASE("with a process per core, run tests that do not choose get --threads 1") {
+  const char* groups = R"(  - {name: plain, command: run}
+  - {name: chosen, command: run, args: {threads: 2}}
+  - {name: other, command: pass}
+)";
+  for (const bool one : {false, true}) {
+    INFO("one_thread_per_run " << one);
+    Fixture f;
+    HistoryDb db(f.dir / "r.db");
+    RunnerOptions o = f.options();
+    o.one_thread_per_run = one;
+    const RunSummary sum = run_suite(f.suite(groups), o, db);
+    CHECK(sum.counts.pass == 3);
+    const auto command = [&](const char* test) {
+      return read_text((std::filesystem::path(f.dir / "out") / "tests" / test / "command.txt").string());
+    };
+    CHECK(count_of(command("plain"), "--threads 1") == (one ? 1u : 0u));
+    CHECK(count_of(command("chosen"), "--threads") == 1);
+    CHECK(count_of(command("chosen"), "--threads 2") == 1);
+    CHECK(count_of(command("other"), "--threads") == 0);
+    // The reproduce command is the suite's, whatever the runner added.
+    CHECK(db.results(sum.run_id).at(0).command == "mxcosim run");
+  }
 }
