@@ -12,26 +12,43 @@ void MemoryCallLog::add_response(const MemResponse& r) {
   // A call whose responses do not all fit is never published: the log ends before it.
   m_truncated = m_truncated || m_responses.full();
   if (m_truncated) return;
-  MemResponse kept;  // every field but the data, which would cost an allocation
-  kept.id = r.id;
-  kept.addr = r.addr;
-  kept.bytes = r.bytes;
-  kept.write = r.write;
-  kept.source = r.source;
-  kept.issue = r.issue;
-  kept.accept = r.accept;
-  kept.complete = r.complete;
-  m_responses.push(std::move(kept));
+  Response& k = m_responses.push();
+  k.id = r.id;
+  k.addr = r.addr;
+  k.issue = r.issue;
+  k.accept = r.accept;
+  k.complete = r.complete;
+  k.bytes = r.bytes;
+  k.source = r.source;
+  k.write = r.write;
 }
 
-void MemoryCallLog::add_call(Call c) {
+void MemoryCallLog::add_send(const MemRequest& req, Time now, bool accepted, Time next_event) {
+  m_truncated = m_truncated || m_requests.full();
   if (m_truncated) return;
-  c.first_response = m_call_responses;
+  Request& k = m_requests.push();
+  k.id = req.id;
+  k.addr = req.addr;
+  k.issue = req.issue;
+  k.bytes = req.bytes;
+  k.source = req.source;
+  k.write = req.write;
+  push_call(Kind::kSend, accepted, now, next_event);
+}
+
+void MemoryCallLog::add_advance(Time now, Time next_event) { push_call(Kind::kAdvance, false, now, next_event); }
+
+void MemoryCallLog::push_call(Kind kind, bool accepted, Time now, Time next_event) {
+  if (m_truncated) return;
+  Call& c = m_calls.push();
+  c.now = now;
+  c.next_event = next_event;
   c.responses = static_cast<std::uint32_t>(m_responses.written() - m_call_responses);
+  c.kind = kind;
+  c.accepted = accepted;
   m_call_responses = m_responses.written();
-  m_calls.push(std::move(c));
   m_published_calls.store(m_calls.written(), std::memory_order_release);
-  m_truncated = m_calls.full() || m_responses.full();
+  m_truncated = m_calls.full() || m_requests.full() || m_responses.full();
 }
 
 RecordingMemory::RecordingMemory(std::unique_ptr<MemoryTarget> inner) : m_inner(std::move(inner)) {
@@ -46,27 +63,12 @@ RecordingMemory::~RecordingMemory() { m_inner->set_completion(nullptr); }
 
 void RecordingMemory::advance_to(Time now) {
   m_inner->advance_to(now);
-  MemoryCallLog::Call c;
-  c.kind = MemoryCallLog::Kind::kAdvance;
-  c.now = now;
-  c.next_event = m_inner->next_event_time();
-  m_log.add_call(c);
+  m_log.add_advance(now, m_inner->next_event_time());
 }
 
 bool RecordingMemory::send(const MemRequest& req, Time now) {
   const bool accepted = m_inner->send(req, now);
-  MemoryCallLog::Call c;
-  c.kind = MemoryCallLog::Kind::kSend;
-  c.accepted = accepted;
-  c.now = now;
-  c.next_event = m_inner->next_event_time();
-  c.id = req.id;
-  c.addr = req.addr;
-  c.bytes = req.bytes;
-  c.source = req.source;
-  c.write = req.write;
-  c.issue = req.issue;
-  m_log.add_call(c);
+  m_log.add_send(req, now, accepted, m_inner->next_event_time());
   return accepted;
 }
 
@@ -86,7 +88,18 @@ const MemoryCallLog::Call* ReplayMemory::next_call() const {
 void ReplayMemory::replay(const MemoryCallLog::Call& c) {
   ++m_pos;
   m_next_event = c.next_event;
-  for (std::uint32_t i = 0; i < c.responses; ++i) complete(m_log.response(c.first_response + i));
+  for (std::uint32_t i = 0; i < c.responses; ++i) {
+    const MemoryCallLog::Response& k = m_log.response(m_response_pos++);
+    m_response.id = k.id;
+    m_response.addr = k.addr;
+    m_response.bytes = k.bytes;
+    m_response.write = k.write;
+    m_response.source = k.source;
+    m_response.issue = k.issue;
+    m_response.accept = k.accept;
+    m_response.complete = k.complete;
+    complete(m_response);
+  }
 }
 
 void ReplayMemory::advance_to(Time now) {
@@ -101,8 +114,9 @@ void ReplayMemory::advance_to(Time now) {
 bool ReplayMemory::send(const MemRequest& req, Time now) {
   if (!m_diverged) {
     const MemoryCallLog::Call* c = next_call();
-    if (c && c->kind == MemoryCallLog::Kind::kSend && c->now == now && c->id == req.id && c->addr == req.addr &&
-        c->bytes == req.bytes && c->source == req.source && c->write == req.write && c->issue == req.issue) {
+    if (c && c->kind == MemoryCallLog::Kind::kSend && c->now == now &&
+        MemoryCallLog::same_request(m_log.request(m_request_pos), req)) {
+      ++m_request_pos;
       replay(*c);
       return c->accepted;
     }
@@ -120,19 +134,20 @@ bool ReplayMemory::can_accept(const MemRequest& req) const {
 void ReplayMemory::diverge() {
   m_diverged = true;
   m_rebuilding = true;
-  for (std::uint64_t i = 0; i < m_pos; ++i) {
+  for (std::uint64_t i = 0, sends = 0; i < m_pos; ++i) {
     const MemoryCallLog::Call& c = m_log.call(i);
     bool same = true;
     if (c.kind == MemoryCallLog::Kind::kAdvance) {
       m_real->advance_to(c.now);
     } else {
+      const MemoryCallLog::Request& r = m_log.request(sends++);
       MemRequest req;
-      req.id = c.id;
-      req.addr = c.addr;
-      req.bytes = c.bytes;
-      req.source = c.source;
-      req.write = c.write;
-      req.issue = c.issue;
+      req.id = r.id;
+      req.addr = r.addr;
+      req.bytes = r.bytes;
+      req.source = r.source;
+      req.write = r.write;
+      req.issue = r.issue;
       if (req.write) req.data.assign(req.bytes, 0);  // no data was logged; the timing needs none
       same = m_real->send(req, c.now) == c.accepted;
     }

@@ -26,23 +26,34 @@
 
 namespace mxc {
 
-/// The calls a memory received and what it answered, in call order.
+/// The calls a memory received and what it answered, in call order. Three
+/// streams, each read in order: calls (kind, time, answer), the requests of
+/// the sends among them, and the completions delivered during them. Kept
+/// compact (24, 40 and 56 bytes an entry): the log grows by every call of
+/// the run, and its pages cost more to fault in than to fill.
 class MemoryCallLog {
  public:
   enum class Kind : std::uint8_t { kSend, kAdvance };
   struct Call {
-    Kind kind = Kind::kSend;
-    bool accepted = false;    ///< kSend: what send() returned.
     Time now = 0;
-    Time next_event = kNever;  ///< The memory's next_event_time() after the call.
-    // kSend: the request's fields (all but its data).
+    Time next_event = kNever;     ///< The memory's next_event_time() after the call.
+    std::uint32_t responses = 0;  ///< Completions delivered during the call, next in the response stream.
+    Kind kind = Kind::kSend;
+    bool accepted = false;        ///< kSend: what send() returned.
+  };
+  /// A kSend call's request: every field but the data and the byte mask.
+  struct Request {
     std::uint64_t id = 0, addr = 0;
+    Time issue = 0;
     std::uint32_t bytes = 0, source = 0;
     bool write = false;
-    Time issue = 0;
-    // The completions delivered during the call: [first_response, first_response + responses).
-    std::uint64_t first_response = 0;
-    std::uint32_t responses = 0;
+  };
+  /// A completion without its data (the shadow's memories carry none).
+  struct Response {
+    std::uint64_t id = 0, addr = 0;
+    Time issue = 0, accept = 0, complete = 0;
+    std::uint32_t bytes = 0, source = 0;
+    bool write = false;
   };
   MemoryCallLog();
   ~MemoryCallLog();
@@ -53,23 +64,30 @@ class MemoryCallLog {
   void set_initial_next_event(Time t) { m_initial_next_event = t; }
   Time initial_next_event() const { return m_initial_next_event; }
 
-  // Writer side (one thread).
-  /// Logs a call whose completions were add_response()d since the previous call, and makes
-  /// it visible to the reader. A log that outgrew its capacity keeps nothing more: a replay
-  /// reaching its end diverges, which stays exact.
-  void add_call(Call c);
-  /// Logs a completion without its data (the shadow's memories carry none).
+  // Writer side (one thread). Each call is logged with the completions add_response()d since
+  // the previous one and made visible to the reader. A log that outgrew its capacity keeps
+  // nothing more: a replay reaching its end diverges, which stays exact.
+  void add_send(const MemRequest& req, Time now, bool accepted, Time next_event);
+  void add_advance(Time now, Time next_event);
   void add_response(const MemResponse& r);
 
   // Reader side (one thread).
   /// Calls published so far.
   std::uint64_t published_calls() const { return m_published_calls.load(std::memory_order_acquire); }
   const Call& call(std::uint64_t i) const { return m_calls[i]; }
-  const MemResponse& response(std::uint64_t i) const { return m_responses[i]; }
+  /// The i-th kSend call's request, and the i-th completion.
+  const Request& request(std::uint64_t i) const { return m_requests[i]; }
+  const Response& response(std::uint64_t i) const { return m_responses[i]; }
+
+  static bool same_request(const Request& r, const MemRequest& req) {
+    return r.id == req.id && r.addr == req.addr && r.bytes == req.bytes && r.source == req.source &&
+           r.write == req.write && r.issue == req.issue;
+  }
 
  private:
   // Elements in fixed chunks: appending never moves what the reader may be reading, and the
-  // writer only ever writes elements the reader has not been told of.
+  // writer only ever writes elements the reader has not been told of. Chunks are left
+  // uninitialised: every element is written before it is published.
   template <typename T>
   class Chunked {
    public:
@@ -77,10 +95,11 @@ class MemoryCallLog {
     static constexpr std::uint64_t kMaxChunks = 4096;  // 16 M elements
     Chunked() : m_chunks(kMaxChunks) {}
     bool full() const { return m_n == kChunk * kMaxChunks; }
-    void push(T v) {
-      if (m_n % kChunk == 0) m_chunks[m_n / kChunk] = std::make_unique<T[]>(kChunk);
-      m_chunks[m_n / kChunk][m_n % kChunk] = std::move(v);
+    T& push() {
+      if (m_n % kChunk == 0) m_chunks[m_n / kChunk] = std::make_unique_for_overwrite<T[]>(kChunk);
+      T& v = m_chunks[m_n / kChunk][m_n % kChunk];
       ++m_n;
+      return v;
     }
     std::uint64_t written() const { return m_n; }
     const T& operator[](std::uint64_t i) const { return m_chunks[i / kChunk][i % kChunk]; }
@@ -89,9 +108,12 @@ class MemoryCallLog {
     std::vector<std::unique_ptr<T[]>> m_chunks;  // sized up front: never resized
     std::uint64_t m_n = 0;
   };
+  /// Logs and publishes a call with the responses since the previous one.
+  void push_call(Kind kind, bool accepted, Time now, Time next_event);
 
   Chunked<Call> m_calls;
-  Chunked<MemResponse> m_responses;
+  Chunked<Request> m_requests;
+  Chunked<Response> m_responses;
   std::uint64_t m_call_responses = 0;  // responses before those of the call being made
   std::atomic<std::uint64_t> m_published_calls{0};
   Time m_initial_next_event = kNever;
@@ -155,7 +177,10 @@ class ReplayMemory final : public MemoryTarget {
 
   const MemoryCallLog& m_log;
   std::unique_ptr<MemoryTarget> m_real;
-  std::uint64_t m_pos = 0;
+  std::uint64_t m_pos = 0;           // calls answered
+  std::uint64_t m_request_pos = 0;   // sends among them
+  std::uint64_t m_response_pos = 0;  // completions delivered
+  MemResponse m_response;            // a logged completion as delivered (no data)
   Time m_next_event;
   bool m_diverged = false;
   bool m_rebuilding = false;  // completions of the rebuild were delivered from the log already
