@@ -39,7 +39,7 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
     throw std::invalid_argument("a split run needs two or more chips and a link to the other processes");
   hbm::MemoryConfig hbm_cfg;
   if (cfg.memory == "hbm") {
-    hbm_cfg = hbm::load_memory_config(cfg.hbm_config);
+    hbm_cfg = opts.hbm_preset ? *opts.hbm_preset : hbm::load_memory_config(cfg.hbm_config);
     hbm_cfg.check_timing = opts.check_memory_timing && (hbm_cfg.check_timing || cfg.hbm_timing_check);
   }
   for (std::uint32_t c = 0; c < cfg.chips; ++c) {

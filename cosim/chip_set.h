@@ -28,6 +28,7 @@ namespace mxc {
 
 namespace hbm {
 class HbmModel;
+struct MemoryConfig;
 }
 
 /// Makes chip `chip`'s memory or the fabric in place of the configured local
@@ -47,6 +48,9 @@ struct ChipSetOptions {
   /// Per chip, a log of the design's memory to answer from while the calls agree (the shadow);
   /// empty or null = simulate the memory.
   std::vector<const MemoryCallLog*> replay_memory;
+  /// The system's HBM preset (SystemConfig::hbm_config) already loaded, shared by the
+  /// design's and the shadow's chip sets; null: the chip set loads it.
+  const hbm::MemoryConfig* hbm_preset = nullptr;
   std::uint64_t seed = 1;
   std::string waveform;                ///< FST of RTL tile 0 of chip 0; empty = none.
   std::uint64_t waveform_from_cycle = 0;

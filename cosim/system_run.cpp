@@ -25,6 +25,7 @@
 #include "cosim/result_parts.h"
 #include "cosim/timeline.h"
 #include "cosim/trace_writer.h"
+#include "models/hbm/config_loader.h"
 #include "models/mxu/functional_system.h"
 #include "models/mxu/functional_tile.h"
 
@@ -347,6 +348,11 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
 
   ChipSetOptions dut_opts;
   dut_opts.prefix = "dut";
+  std::optional<hbm::MemoryConfig> hbm_preset;  // parsed once for both chip sets
+  if (cfg.memory == "hbm" && (!opts.make_memory || cfg.compare_model)) {
+    hbm_preset = hbm::load_memory_config(cfg.hbm_config);
+    dut_opts.hbm_preset = &*hbm_preset;
+  }
   dut_opts.seed = opts.seed;
   dut_opts.waveform = opts.waveform;
   dut_opts.waveform_from_cycle = opts.waveform_from_cycle;
