@@ -16,10 +16,18 @@ MemoryMonitor::~MemoryMonitor() { m_inner.set_completion(nullptr); }
 bool MemoryMonitor::send(const MemRequest& req, Time now) {
   if (!m_inner.send(req, now)) return false;
   const std::size_t index = m_log.size();
-  const auto [it, inserted] = m_pending.try_emplace(Key{req.source, req.id}, Chain{index, index});
-  if (!inserted) {
+  const Key key{req.source, req.id};
+  if (const auto it = m_pending.find(key); it != m_pending.end()) {
     m_next_same[it->second.newest] = index;
     it->second.newest = index;
+  } else if (!m_spare.empty()) {
+    PendingMap::node_type node = std::move(m_spare.back());
+    m_spare.pop_back();
+    node.key() = key;
+    node.mapped() = Chain{index, index};
+    m_pending.insert(std::move(node));
+  } else {
+    m_pending.emplace(key, Chain{index, index});
   }
   m_next_same.push_back(kNoEntry);
   m_log.push_back({req.id, req.source, req.addr, req.bytes, req.write, req.issue, now, kNever});
@@ -35,7 +43,7 @@ void MemoryMonitor::on_complete(const MemResponse& resp) {
     Chain& chain = it->second;
     m_log[chain.oldest].complete = resp.complete;  // the oldest with this key
     if (chain.oldest == chain.newest)
-      m_pending.erase(it);
+      m_spare.push_back(m_pending.extract(it));
     else
       chain.oldest = m_next_same[chain.oldest];
     --m_outstanding;

@@ -77,7 +77,10 @@ class MemoryMonitor : public MemoryTarget {
   struct Chain {
     std::size_t oldest, newest;  // log indices
   };
-  std::unordered_map<Key, Chain, KeyHash> m_pending;
+  using PendingMap = std::unordered_map<Key, Chain, KeyHash>;
+  PendingMap m_pending;
+  // Nodes of erased keys, reused by the next inserts: no allocation per request.
+  std::vector<PendingMap::node_type> m_spare;
   std::vector<std::size_t> m_next_same;  // per log entry: the next outstanding one with its key
   std::size_t m_outstanding = 0;
   std::uint64_t s_unmatched = 0;
