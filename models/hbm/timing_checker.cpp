@@ -21,10 +21,9 @@ void TimingChecker::fail(std::uint32_t pc, const DramCommand& c, const std::stri
                            std::string(cmd_name(c.cmd)) + " bank " + std::to_string(c.bank) + ": " + what);
 }
 
-void TimingChecker::need(std::uint32_t pc, const DramCommand& c, const char* rule, std::int64_t since,
-                         std::int64_t gap) {
-  const std::int64_t got = static_cast<std::int64_t>(c.cycle) - since;
-  if (got < gap) fail(pc, c, std::string(rule) + " needs " + std::to_string(gap) + ", got " + std::to_string(got));
+void TimingChecker::fail_gap(std::uint32_t pc, const DramCommand& c, const char* rule, std::int64_t gap,
+                             std::int64_t got) {
+  fail(pc, c, std::string(rule) + " needs " + std::to_string(gap) + ", got " + std::to_string(got));
 }
 
 void TimingChecker::close_row(Bank& b, std::int64_t at) {
