@@ -42,6 +42,17 @@ void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstT
   const std::uint64_t il = m_cfg.stack_interleave_bytes;  // a multiple of bb (validated)
   const std::uint32_t per_stack = m_cfg.device.org.pcs();
   const std::uint64_t end = addr + std::max<std::uint32_t>(bytes, 1);
+  if (m_cfg.stacks == 1) {
+    // One stack: every interleave block is local as it is, so the bursts are one run (and
+    // the tile's one-burst requests cost no divisions by the block size).
+    const std::uint64_t first = addr / bb, n = (end - 1) / bb - first + 1;
+    out.resize(n);
+    BurstTarget* const run = out.data();
+    m_mapper.decode_run(first * bb, static_cast<std::uint32_t>(n),
+                        [&](std::uint32_t i, std::uint32_t pc, std::uint32_t bank, std::uint32_t row,
+                            std::uint32_t col) { run[i] = BurstTarget{pc, bank, row, col}; });
+    return;
+  }
   // One run of consecutive stack-local bursts per interleave block.
   for (std::uint64_t a = addr / bb * bb; a < end;) {
     const std::uint64_t block = a / il;
@@ -184,7 +195,9 @@ void HbmModel::advance_to(Time now) {
   // Controllers do not interact until then (burst_issued only records a
   // completion time), so without an observer, which sees the commands in
   // cycle order, each one runs to the limit on its own.
-  if (!m_observer) {
+  if (m_pc_min > limit) {
+    // Only completions are due (m_pc_min is never above the controllers' minimum).
+  } else if (!m_observer) {
     std::uint64_t first = kNoCycle;
     for (std::size_t i = 0; i < m_pcs.size(); ++i) {
       if (m_pc_next[i] <= limit) {

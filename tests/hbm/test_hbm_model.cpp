@@ -2,6 +2,8 @@
 // backpressure, event-driven sleep, multi-stack interleaving, determinism.
 #include <catch2/catch.hpp>
 
+#include <random>
+
 #include "models/hbm/closed_loop.h"
 #include "models/hbm/pattern_source.h"
 #include "tests/hbm/hbm_test_util.h"
@@ -117,6 +119,45 @@ TEST_CASE("stacks interleave in blocks of stack_interleave_bytes") {
   const double gbps = static_cast<double>(m.bytes_read()) / (r.sim_time_ps / 1000.0);
   CHECK(gbps > 0.9 * 4 * 256);
   CHECK(gbps <= 4 * 256);
+}
+
+TEST_CASE("a request is split into its bursts, each decoded by the address mapping") {
+  // Against AddressMapper::decode of every burst address in turn (one stack: the interleave
+  // blocks are local as they are; four stacks: block k goes to stack k % 4 at local block k / 4).
+  for (const std::uint32_t stacks : {1u, 4u}) {
+    INFO(stacks << " stacks");
+    MemoryConfig cfg = test::preset("hbm2.yaml");
+    cfg.stacks = stacks;
+    cfg.stack_interleave_bytes = 1024;
+    const HbmModel m("hbm", cfg);
+    const HbmOrg& o = cfg.device.org;
+    const AddressMapper mapper(o, cfg.controller.address_mapping, cfg.controller.xor_bank_hash);
+    const std::uint64_t bb = o.burst_bytes(), il = cfg.stack_interleave_bytes;
+    std::mt19937_64 rng(7);
+    std::vector<BurstTarget> got;
+    for (int k = 0; k < 2000; ++k) {
+      const std::uint64_t addr = rng() % (std::uint64_t{1} << 30);
+      const auto bytes = static_cast<std::uint32_t>(1 + rng() % (k % 4 == 0 ? 5000 : 100));
+      m.split(addr, bytes, got);
+      std::vector<BurstTarget> want;
+      for (std::uint64_t a = addr / bb * bb; a < addr + bytes; a += bb) {
+        const std::uint64_t block = a / il;
+        const auto stack = static_cast<std::uint32_t>(block % stacks);
+        const BurstAddr d = mapper.decode(block / stacks * il + a % il);
+        want.push_back({stack * o.pcs() + d.channel * o.pseudo_channels + d.pc,
+                        d.bank_group * o.banks_per_group + d.bank, d.row, d.col});
+      }
+      INFO("request 0x" << std::hex << addr << std::dec << ", " << bytes << " bytes");
+      REQUIRE(got.size() == want.size());
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        INFO("burst " << i);
+        CHECK(got[i].pc == want[i].pc);
+        CHECK(got[i].bank == want[i].bank);
+        CHECK(got[i].row == want[i].row);
+        CHECK(got[i].col == want[i].col);
+      }
+    }
+  }
 }
 
 TEST_CASE("same seed and config give identical results") {
