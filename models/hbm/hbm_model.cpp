@@ -78,6 +78,10 @@ std::uint32_t HbmModel::lacking_room(const MemRequest& req) const {
     m_scratch_bytes = req.bytes;
     m_scratch_valid = true;
   }
+  if (m_scratch.size() == 1) {  // a tile's request is usually one burst
+    const std::uint32_t pc = m_scratch[0].pc;
+    return m_pcs[pc]->can_accept(req.write, 1) ? static_cast<std::uint32_t>(m_pcs.size()) : pc;
+  }
   auto& count = req.write ? m_count_w : m_count_r;
   auto full = static_cast<std::uint32_t>(m_pcs.size());
   for (const BurstTarget& t : m_scratch) ++count[t.pc];
