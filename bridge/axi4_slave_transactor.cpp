@@ -62,9 +62,23 @@ void Axi4SlaveTransactor::erase_burst(std::uint64_t serial) {
   burst(serial).live = false;
   --m_live_bursts;
   while (!m_bursts.empty() && !m_bursts.front().live) {
+    if (m_spare.size() < 64) m_spare.push_back(std::move(m_bursts.front()));
     m_bursts.pop_front();
     ++m_burst_base;
   }
+}
+
+Axi4SlaveTransactor::Burst& Axi4SlaveTransactor::new_burst() {
+  if (m_spare.empty()) return m_bursts.emplace_back();
+  Burst fresh;
+  fresh.data = std::move(m_spare.back().data);
+  fresh.strb = std::move(m_spare.back().strb);
+  fresh.beat_ready = std::move(m_spare.back().beat_ready);
+  m_spare.pop_back();
+  fresh.data.clear();
+  fresh.strb.clear();
+  fresh.beat_ready.clear();
+  return m_bursts.emplace_back(std::move(fresh));
 }
 
 void Axi4SlaveTransactor::IdQueues::push(std::uint32_t id, Burst* burst) {
@@ -164,7 +178,7 @@ void Axi4SlaveTransactor::check_burst(const char* ch, std::uint32_t id, std::uin
 std::uint64_t Axi4SlaveTransactor::accept_burst(bool write, std::uint32_t id, std::uint64_t addr, std::uint32_t len,
                                                 Time now) {
   const std::uint64_t serial = m_next_serial++;
-  Burst& b = m_bursts.emplace_back();  // serial - m_burst_base == its index
+  Burst& b = new_burst();  // serial - m_burst_base == its index
   b.serial = serial;
   b.live = true;
   ++m_live_bursts;
@@ -195,21 +209,25 @@ void Axi4SlaveTransactor::make_requests(std::uint64_t serial, Time now) {
   const std::uint32_t step = m_cfg.request_bytes == 0 ? total : m_cfg.request_bytes;
   for (std::uint32_t off = 0; off < total; off += step) {
     const std::uint32_t n = std::min(step, total - off);
-    MemRequest req;
+    // Filled in place in its queue's reused slot.
+    MemRequest& req = (b.write ? m_write_queue : m_read_queue).push_back();
+    req.id = m_next_req;
+    req.addr = b.addr + off;
+    req.bytes = n;
+    req.write = b.write;
+    req.byte_enable.clear();
     if (b.write) {
-      req = MemRequest::make_write(m_next_req, b.addr + off,
-                                   std::vector<std::uint8_t>(b.data.begin() + off, b.data.begin() + off + n));
+      req.data.assign(b.data.begin() + off, b.data.begin() + off + n);
       const auto sb = b.strb.begin() + off, se = sb + n;
       if (!std::all_of(sb, se, [](std::uint8_t e) { return e != 0; })) req.byte_enable.assign(sb, se);
     } else {
-      req = MemRequest::make_read(m_next_req, b.addr + off, n);
+      req.data.clear();
     }
     req.source = m_cfg.source;
     req.issue = now;
     m_pieces.push_back(Piece{serial, off, true});  // index m_next_req - m_piece_base
     ++m_next_req;
     ++b.pieces;
-    (b.write ? m_write_queue : m_read_queue).push_back(std::move(req));
   }
 }
 

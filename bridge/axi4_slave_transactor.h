@@ -37,6 +37,7 @@
 
 #include "bridge/axi4_signals.h"
 #include "models/core/memory_target.h"
+#include "models/core/request_ring.h"
 
 namespace mxc {
 
@@ -140,6 +141,10 @@ class Axi4SlaveTransactor {
   // Bursts finish out of order; finished ones leave from the front. Lookups
   // are O(1) however many bursts are in flight (a slow memory keeps dozens).
   std::deque<Burst> m_bursts;
+  // Finished bursts kept for their buffers: a new burst takes one, so bursts
+  // do not allocate their data, strobes and beat flags each time.
+  std::vector<Burst> m_spare;
+  Burst& new_burst();
   std::uint64_t m_burst_base = 0;
   std::size_t m_live_bursts = 0;
   Burst& burst(std::uint64_t serial) { return m_bursts[serial - m_burst_base]; }
@@ -153,7 +158,7 @@ class Axi4SlaveTransactor {
     bool last = false;
   };
   std::deque<WBeat> m_early_w;
-  std::deque<MemRequest> m_read_queue, m_write_queue;  // not yet accepted by the target
+  RequestRing m_read_queue, m_write_queue;  // not yet accepted by the target
   // MemRequests by id, handed out in order: id i is m_pieces[i - m_piece_base];
   // completed ones leave from the front.
   std::deque<Piece> m_pieces;

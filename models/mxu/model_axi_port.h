@@ -12,6 +12,7 @@
 
 #include "models/core/clock_domain.h"
 #include "models/core/memory_target.h"
+#include "models/core/request_ring.h"
 
 namespace mxc {
 
@@ -150,32 +151,7 @@ class ModelAxiPort {
   std::deque<std::uint64_t> m_w_order;
   std::deque<std::uint16_t> m_early_bytes;
   std::size_t m_early_w = 0;
-  /// Requests waiting to be offered, in a ring of reused slots (no
-  /// allocation per request; a write's buffers keep their capacity).
-  class RequestQueue {
-   public:
-    bool empty() const { return m_n == 0; }
-    MemRequest& front() { return m_slots[m_head]; }
-    void pop_front() {
-      m_head = (m_head + 1) & (m_slots.size() - 1);
-      --m_n;
-    }
-    /// A slot at the back holding a previous request's values: set every field.
-    MemRequest& push_back() {
-      if (m_n == m_slots.size()) {  // full: double, oldest first
-        std::vector<MemRequest> grown(m_slots.size() * 2);
-        for (std::size_t i = 0; i < m_n; ++i) grown[i] = std::move(m_slots[(m_head + i) & (m_slots.size() - 1)]);
-        m_slots = std::move(grown);
-        m_head = 0;
-      }
-      return m_slots[(m_head + m_n++) & (m_slots.size() - 1)];
-    }
-
-   private:
-    std::vector<MemRequest> m_slots = std::vector<MemRequest>(4);
-    std::size_t m_head = 0, m_n = 0;
-  };
-  RequestQueue m_read_queue, m_write_queue;
+  RequestRing m_read_queue, m_write_queue;  // waiting to be offered
   // Burst serial of request id r (kNone once completed) for ids in
   // [m_req_base, m_next_req): ids are sequential, so a ring indexed by
   // id & mask (grown when full) replaces a map.
