@@ -1,11 +1,12 @@
 #pragma once
 // Byte-addressable backing store over a 64-bit address space, allocated in
 // 4 KiB pages on first write; unwritten bytes read as zero.
+#include <algorithm>
 #include <array>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 namespace mxc {
@@ -25,7 +26,12 @@ class SparseMemory {
   /// Calls fn(address, bytes) for every allocated page in address order.
   template <typename Fn>
   void for_each_page(Fn&& fn) const {
-    for (const auto& [index, page] : m_pages) fn(index * kPageBytes, std::span<const std::uint8_t>(*page));
+    std::vector<std::uint64_t> order;
+    order.reserve(m_pages.size());
+    for (const auto& entry : m_pages) order.push_back(entry.first);
+    std::sort(order.begin(), order.end());
+    for (const std::uint64_t index : order)
+      fn(index * kPageBytes, std::span<const std::uint8_t>(*m_pages.find(index)->second));
   }
   /// A deep copy.
   SparseMemory clone() const {
@@ -38,8 +44,9 @@ class SparseMemory {
   using Page = std::array<std::uint8_t, kPageBytes>;
   Page& page_for_write(std::uint64_t page_index);
 
-  // Ordered map: iteration order is deterministic (image dumps, hashes).
-  std::map<std::uint64_t, std::unique_ptr<Page>> m_pages;
+  // Hashed: every memory request looks its page up. for_each_page sorts the
+  // indices, so iteration stays in address order (image dumps, hashes).
+  std::unordered_map<std::uint64_t, std::unique_ptr<Page>> m_pages;
 };
 
 }  // namespace mxc
