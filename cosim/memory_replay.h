@@ -30,7 +30,7 @@ namespace mxc {
 /// streams, each read in order: calls (kind, time, answer), the requests of
 /// the sends among them, and the completions delivered during them. Kept
 /// compact (24, 40 and 56 bytes an entry): the log grows by every call of
-/// the run, and its pages cost more to fault in than to fill.
+/// the run, and faulting in its fresh pages is much of what it costs.
 class MemoryCallLog {
  public:
   enum class Kind : std::uint8_t { kSend, kAdvance };
