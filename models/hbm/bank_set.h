@@ -11,6 +11,11 @@ namespace mxc::hbm {
 /// others a word at a time, with no set built.
 template <class Word, class F>
 inline void for_each_bank_of(std::size_t words, Word&& word, F&& f) {
+  if (words == 1) {  // up to 64 banks (every preset): no word loop to keep registers for
+    for (std::uint64_t m = word(0); m; m &= m - 1)
+      if (!f(static_cast<std::uint32_t>(std::countr_zero(m)))) return;
+    return;
+  }
   for (std::size_t w = 0; w < words; ++w)
     for (std::uint64_t m = word(w); m; m &= m - 1)
       if (!f(static_cast<std::uint32_t>(w * 64 + std::countr_zero(m)))) return;
