@@ -55,7 +55,9 @@ class BankState {
   std::uint32_t bank_group(std::uint32_t bank) const { return bank / m_banks_per_group; }
 
  private:
-  struct Next {
+  // 128 bytes (81 used): a bank's slot is found by a shift, where 88 bytes
+  // took three address instructions per lookup in the scheduler's bank loops.
+  struct alignas(128) Next {
     std::array<std::uint64_t, kNumCmds> at{};
     std::array<Constraint, kNumCmds> why{};
   };
