@@ -111,17 +111,22 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
   const BankState::BankTimes col_time = state.bank_times(col);
   const std::span<const std::uint64_t> hit_set = q.hit_banks(), miss_set = q.miss_banks();
   // The best so far in locals (seq ~0: none; a store to `plan` might alias
-  // the queue and the bank state).
+  // the queue and the bank state), updated by selects rather than branches:
+  // which bank wins is data, and mispredicted branches cost more than the
+  // work they skip.
   std::uint64_t col_at = kNoCycle, col_seq = ~std::uint64_t{0};
   Index col_i = kNone;
   for_each_bank_of(
       hit_set.size(), [&](std::size_t w) { return refresh.unblocked(hit_set, w); },
       [&](std::uint32_t b) {
         const std::uint64_t t = std::max(col_time(b), col_floor);
-        if (t > col_at) return true;
-        if (t < col_at) col_at = t, col_seq = ~std::uint64_t{0}, col_i = kNone;
         const Index i = q.bank_oldest(b, state.open_row(b), true);
-        if (q[i].arrival <= t && q[i].seq < col_seq) col_seq = q[i].seq, col_i = i;
+        const bool earlier = t < col_at;  // a new earliest time: forget the candidate of the old one
+        const std::uint64_t seq = earlier ? ~std::uint64_t{0} : col_seq;
+        const bool take = (t <= col_at) & (q[i].arrival <= t) & (q[i].seq < seq);
+        col_at = std::min(col_at, t);
+        col_seq = take ? q[i].seq : seq;
+        col_i = take ? i : earlier ? kNone : col_i;
         return true;
       });
   plan.col_at = col_at, plan.col = col_i;
@@ -143,13 +148,14 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
       miss_set.size(), [&](std::size_t w) { return refresh.unblocked(miss_set, w) & ~hit_set[w]; },
       [&](std::uint32_t b) {
         const bool closed = state.open_row(b) == BankState::kClosed;
-        std::uint64_t t = closed ? std::max(act_time(b), act_floor) : std::max(pre_time(b), pre_floor);
-        if (t > row_at) return true;
+        const std::uint64_t act = std::max(act_time(b), act_floor), pre = std::max(pre_time(b), pre_floor);
         const Index i = q.bank_front(b);
-        t = std::max(t, q[i].arrival);
-        if (t > row_at) return true;
-        if (t < row_at || q[i].seq < row_seq)
-          row_at = t, row_seq = q[i].seq, row_i = i, row_cmd = closed ? Cmd::kAct : Cmd::kPre;
+        const std::uint64_t t = std::max(closed ? act : pre, q[i].arrival), seq = q[i].seq;
+        const bool take = (t < row_at) | ((t == row_at) & (seq < row_seq));
+        row_at = take ? t : row_at;
+        row_seq = take ? seq : row_seq;
+        row_i = take ? i : row_i;
+        row_cmd = take ? (closed ? Cmd::kAct : Cmd::kPre) : row_cmd;
         return true;
       });
   plan.row_at = row_at, plan.row = row_i, plan.row_cmd = row_cmd;
