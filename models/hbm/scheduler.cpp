@@ -147,9 +147,10 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
   for_each_bank_of(
       miss_set.size(), [&](std::size_t w) { return refresh.unblocked(miss_set, w) & ~hit_set[w]; },
       [&](std::uint32_t b) {
+        // Both the ACT and the PRE time are read: whether the row is open is data too.
         const bool closed = state.open_row(b) == BankState::kClosed;
         const std::uint64_t act = std::max(act_time(b), act_floor), pre = std::max(pre_time(b), pre_floor);
-        const Index i = q.bank_front(b);
+        const Index i = q.bank_front(b);  // no burst of the bank hits: its oldest misses
         const std::uint64_t t = std::max(closed ? act : pre, q[i].arrival), seq = q[i].seq;
         const bool take = (t < row_at) | ((t == row_at) & (seq < row_seq));
         row_at = take ? t : row_at;
