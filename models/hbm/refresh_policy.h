@@ -3,6 +3,7 @@
 // all-bank (REFab every tREFI, after precharging every bank) or per-bank
 // (REFsb to one bank every tREFIsb, round robin, others keep working).
 #include <cstdint>
+#include <span>
 
 #include "models/hbm/bank_state.h"
 #include "models/hbm/hbm_config.h"
@@ -27,6 +28,13 @@ class RefreshPolicy {
   /// Whether requests to `bank` must wait for the pending refresh.
   bool blocks(std::uint32_t bank) const {
     return m_pending && (m_mode == RefreshMode::kAllBank || bank == m_bank);
+  }
+  /// Word `w` of bank set `set` (bank_set.h) without the banks that must
+  /// wait for the pending refresh: blocks() for 64 banks at once.
+  std::uint64_t unblocked(std::span<const std::uint64_t> set, std::size_t w) const {
+    if (!m_pending) return set[w];
+    if (m_mode == RefreshMode::kAllBank) return 0;
+    return w == m_bank / 64 ? set[w] & ~(std::uint64_t{1} << (m_bank % 64)) : set[w];
   }
   /// The command refresh needs next (given the open rows).
   void wanted(const BankState& state, Cmd* cmd, std::uint32_t* bank) const;

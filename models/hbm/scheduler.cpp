@@ -1,6 +1,7 @@
 #include "models/hbm/scheduler.h"
 
 #include <algorithm>
+#include <span>
 
 namespace mxc::hbm {
 
@@ -107,38 +108,59 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
   // is harmless; it is not planned then).
   const Cmd col = f.write ? Cmd::kWr : Cmd::kRd;
   const std::uint64_t col_floor = std::max(state.earliest_floor(col), lo);
-  for_each_bank(q.hit_banks(), [&](std::uint32_t b) {
-    if (refresh.blocks(b)) return true;
-    const std::uint64_t t = std::max(state.earliest_bank(col, b), col_floor);
-    if (t > plan.col_at) return true;
-    if (t < plan.col_at) plan.col_at = t, plan.col = kNone;
-    const Index i = q.bank_oldest(b, state.open_row(b), true);
-    if (q[i].arrival <= t && (plan.col == kNone || q[i].seq < q[plan.col].seq)) plan.col = i;
-    return true;
-  });
-  if (q.total_hits() >= q.size()) return plan.col_at;  // every queued burst is a row hit
+  const BankState::BankTimes col_time = state.bank_times(col);
+  const std::span<const std::uint64_t> hit_set = q.hit_banks(), miss_set = q.miss_banks();
+  // The best so far in locals (seq ~0: none; a store to `plan` might alias
+  // the queue and the bank state), updated by selects rather than branches:
+  // which bank wins is data, and mispredicted branches cost more than the
+  // work they skip.
+  std::uint64_t col_at = kNoCycle, col_seq = ~std::uint64_t{0};
+  Index col_i = kNone;
+  for_each_bank_of(
+      hit_set.size(), [&](std::size_t w) { return refresh.unblocked(hit_set, w); },
+      [&](std::uint32_t b) {
+        const std::uint64_t t = std::max(col_time(b), col_floor);
+        const Index i = q.bank_oldest(b, state.open_row(b), true);
+        const bool earlier = t < col_at;  // a new earliest time: forget the candidate of the old one
+        const std::uint64_t seq = earlier ? ~std::uint64_t{0} : col_seq;
+        const bool take = (t <= col_at) & (q[i].arrival <= t) & (q[i].seq < seq);
+        col_at = std::min(col_at, t);
+        col_seq = take ? q[i].seq : seq;
+        col_i = take ? i : earlier ? kNone : col_i;
+        return true;
+      });
+  plan.col_at = col_at, plan.col = col_i;
+  if (q.total_hits() >= q.size()) return col_at;  // every queued burst is a row hit
   // Each bank's row command for its oldest miss (as needed(), the common
   // part of the time once), at the later of its legal time and its
   // arrival. A burst still in the frontend wakes the controller at its
   // arrival whatever its command's time (the bursts behind it arrive no
-  // earlier).
+  // earlier). A bank with hits has its row open and the misses wait (a
+  // conflict waits while the row has hits); without, its oldest burst
+  // misses.
   const std::uint64_t act_floor = std::max(state.earliest_floor(Cmd::kAct), lo);
   const std::uint64_t pre_floor = std::max(state.earliest_floor(Cmd::kPre), lo);
-  for_each_bank(q.miss_banks(), [&](std::uint32_t b) {
-    const std::int64_t open = state.open_row(b);
-    const bool closed = open == BankState::kClosed;
-    if (!closed && q.hits(b)) return true;  // a conflict waits while the row has hits
-    if (refresh.blocks(b)) return true;
-    const Cmd cmd = closed ? Cmd::kAct : Cmd::kPre;
-    std::uint64_t t = std::max(state.earliest_bank(cmd, b), closed ? act_floor : pre_floor);
-    if (t > plan.row_at) return true;
-    const Index i = q.bank_front(b);  // no burst of the bank hits: its oldest misses
-    t = std::max(t, q[i].arrival);
-    if (t > plan.row_at) return true;
-    if (t < plan.row_at || plan.row == kNone || q[i].seq < q[plan.row].seq) plan.row_at = t, plan.row = i, plan.row_cmd = cmd;
-    return true;
-  });
-  return std::min({plan.col_at, plan.row_at, q.first_pending_arrival(now)});
+  const BankState::BankTimes act_time = state.bank_times(Cmd::kAct), pre_time = state.bank_times(Cmd::kPre);
+  std::uint64_t row_at = kNoCycle, row_seq = ~std::uint64_t{0};
+  Index row_i = kNone;
+  Cmd row_cmd = Cmd::kAct;
+  for_each_bank_of(
+      miss_set.size(), [&](std::size_t w) { return refresh.unblocked(miss_set, w) & ~hit_set[w]; },
+      [&](std::uint32_t b) {
+        // Both the ACT and the PRE time are read: whether the row is open is data too.
+        const bool closed = state.open_row(b) == BankState::kClosed;
+        const std::uint64_t act = std::max(act_time(b), act_floor), pre = std::max(pre_time(b), pre_floor);
+        const Index i = q.bank_front(b);  // no burst of the bank hits: its oldest misses
+        const std::uint64_t t = std::max(closed ? act : pre, q[i].arrival), seq = q[i].seq;
+        const bool take = (t < row_at) | ((t == row_at) & (seq < row_seq));
+        row_at = take ? t : row_at;
+        row_seq = take ? seq : row_seq;
+        row_i = take ? i : row_i;
+        row_cmd = take ? (closed ? Cmd::kAct : Cmd::kPre) : row_cmd;
+        return true;
+      });
+  plan.row_at = row_at, plan.row = row_i, plan.row_cmd = row_cmd;
+  return std::min({col_at, row_at, q.first_pending_arrival(now)});
 }
 
 }  // namespace mxc::hbm

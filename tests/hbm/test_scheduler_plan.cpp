@@ -16,7 +16,7 @@ TEST_CASE("the scheduler's plan chooses what pick chooses at the planned cycle")
   const MemoryConfig cfg = test::preset("hbm2.yaml");
   const HbmOrg& org = cfg.device.org;
   std::uint64_t compared = 0, planned_commands = 0;
-  for (const RefreshMode mode : {RefreshMode::kNone, RefreshMode::kPerBank}) {
+  for (const RefreshMode mode : {RefreshMode::kNone, RefreshMode::kAllBank, RefreshMode::kPerBank}) {
     for (const std::uint32_t cap : {2u, 16u}) {
       std::mt19937_64 rng(7 + cap);
       BankState state(org, cfg.device.t, true);
