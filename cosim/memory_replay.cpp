@@ -12,27 +12,13 @@ void MemoryCallLog::add_response(const MemResponse& r) {
   // A call whose responses do not all fit is never published: the log ends before it.
   m_truncated = m_truncated || m_responses.full();
   if (m_truncated) return;
-  Response& k = m_responses.push();
-  k.id = r.id;
-  k.addr = r.addr;
-  k.issue = r.issue;
-  k.accept = r.accept;
-  k.complete = r.complete;
-  k.bytes = r.bytes;
-  k.source = r.source;
-  k.write = r.write;
+  m_responses.push() = Response{r.id, r.addr, r.issue, r.accept, r.complete, r.bytes, r.source, r.write};
 }
 
 void MemoryCallLog::add_send(const MemRequest& req, Time now, bool accepted, Time next_event) {
   m_truncated = m_truncated || m_requests.full();
   if (m_truncated) return;
-  Request& k = m_requests.push();
-  k.id = req.id;
-  k.addr = req.addr;
-  k.issue = req.issue;
-  k.bytes = req.bytes;
-  k.source = req.source;
-  k.write = req.write;
+  m_requests.push() = Request{req.id, req.addr, req.issue, req.bytes, req.source, req.write};
   push_call(Kind::kSend, accepted, now, next_event);
 }
 
@@ -40,12 +26,8 @@ void MemoryCallLog::add_advance(Time now, Time next_event) { push_call(Kind::kAd
 
 void MemoryCallLog::push_call(Kind kind, bool accepted, Time now, Time next_event) {
   if (m_truncated) return;
-  Call& c = m_calls.push();
-  c.now = now;
-  c.next_event = next_event;
-  c.responses = static_cast<std::uint32_t>(m_responses.written() - m_call_responses);
-  c.kind = kind;
-  c.accepted = accepted;
+  const auto responses = static_cast<std::uint32_t>(m_responses.written() - m_call_responses);
+  m_calls.push() = Call{now, next_event, responses, kind, accepted};
   m_call_responses = m_responses.written();
   m_published_calls.store(m_calls.written(), std::memory_order_release);
   m_truncated = m_calls.full() || m_requests.full() || m_responses.full();
