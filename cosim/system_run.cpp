@@ -187,16 +187,10 @@ class ShadowRun {
   }
 
   /// The design under test has run every step before `now` (call after each of its steps).
+  /// Only a store: the shadow's thread looks for it when it wakes (work()), so the design's
+  /// thread, which sets the wall time, never makes a wake-up system call while it runs.
   void dut_at(Time now) {
-    if (!m_threaded) return;
-    // Release and acquire, not sequentially consistent (an exchange on every step): a wake-up
-    // missed through the store buffer is made at the next step, or by end().
-    m_dut_time.store(now, std::memory_order_release);
-    if (now >= m_wanted.load(std::memory_order_acquire)) {
-      std::lock_guard lock(m_mutex);
-      m_wanted.store(kNever);
-      m_wake.notify_all();
-    }
+    if (m_threaded) m_dut_time.store(now, std::memory_order_release);
   }
   /// The shadow's thread stopped on an exception: the design side may stop too; end() rethrows it.
   bool failed() const { return m_failed.load(std::memory_order_relaxed); }
@@ -252,9 +246,10 @@ class ShadowRun {
         if (m_abort.load()) return;
         lock.lock();
       }
+      // Sleep until the design should be a piece further on at its pace so far, then look
+      // again; end() and the destructor wake it at once.
       const Time want = m_ran_to + m_chunk;
-      m_wanted.store(want);
-      m_wake.wait(lock, [&] { return m_abort.load() || m_ended || m_dut_time.load() >= want; });
+      m_wake.wait_for(lock, pace_until(want), [&] { return m_abort.load() || m_ended || m_dut_time.load() >= want; });
     }
     // To the design's last step, inclusive.
     if (m_dut_end.stepped) {
@@ -279,16 +274,26 @@ class ShadowRun {
     m_outcome.last = last_step(m_kernel);
   }
 
+  /// How long the design should take from its time now to `want`, at its pace since the start
+  /// (bounded: a first look soon, and none rarer than every 20 ms).
+  std::chrono::microseconds pace_until(Time want) const {
+    const Time now = m_dut_time.load(std::memory_order_acquire);
+    const auto spent = std::chrono::steady_clock::now() - m_start;
+    const double us_per_ps =
+        now ? std::chrono::duration<double, std::micro>(spent).count() / static_cast<double>(now) : 0.0;
+    const double us = want > now ? static_cast<double>(want - now) * us_per_ps : 0.0;
+    return std::chrono::microseconds(static_cast<std::int64_t>(std::clamp(us, 20.0, 20'000.0)));
+  }
+
   ChipSet& m_set;
   Kernel m_kernel;
   Watchdog m_watchdog;
+  const std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
   Time m_chunk;
   bool m_threaded;
   std::thread m_thread;
-  // Shared with the design's thread: its time (every step), the time the shadow waits for, and,
-  // under m_mutex, its end.
+  // Shared with the design's thread: its time (every step) and, under m_mutex, its end.
   std::atomic<Time> m_dut_time{0};
-  std::atomic<Time> m_wanted{kNever};
   std::mutex m_mutex;
   std::condition_variable m_wake;
   std::atomic<bool> m_abort{false};  // set under m_mutex
