@@ -42,13 +42,13 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
     hbm_cfg = opts.hbm_preset ? *opts.hbm_preset : hbm::load_memory_config(cfg.hbm_config);
     hbm_cfg.check_timing = opts.check_memory_timing && (hbm_cfg.check_timing || cfg.hbm_timing_check);
   }
+  // Performance-model tiles carry no data: a memory only they use keeps the timing alone.
+  bool any_rtl = false;
+  for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) any_rtl = any_rtl || kind(t) == TileKind::kRtl;
   for (std::uint32_t c = 0; c < cfg.chips; ++c) {
     if (!m_local[c]) continue;
     Chip& chip = m_chips[c];
     const std::string chip_name = opts.prefix + ".chip" + std::to_string(c);
-    // Performance-model tiles carry no data: a memory only they use keeps the timing alone.
-    bool any_rtl = false;
-    for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) any_rtl = any_rtl || kind(t) == TileKind::kRtl;
     if (opts.make_memory) {
       chip.memory = opts.make_memory(c, chip_name + ".mem");
       chip.memory->set_timing_only(!any_rtl);

@@ -140,11 +140,13 @@ bool HbmModel::send(const MemRequest& req, Time now) {
   r.issue = req.issue;
   r.accept = now;
   r.complete = m_seq++;  // acceptance order until the real time is known
-  if (!timing_only() && req.write) {
-    m_store.write_masked(req.addr, req.data, req.byte_enable);
-  } else if (!timing_only()) {
-    r.data.resize(req.bytes);
-    m_store.read(req.addr, std::span<std::uint8_t>(r.data));
+  if (!timing_only()) {
+    if (req.write) {
+      m_store.write_masked(req.addr, req.data, req.byte_enable);
+    } else {
+      r.data.resize(req.bytes);
+      m_store.read(req.addr, std::span<std::uint8_t>(r.data));
+    }
   }
 
   const std::uint64_t cycle = m_clock.cycle_at_or_after(now);
@@ -192,16 +194,11 @@ void HbmModel::deliver_until(Time now) {
   }
 }
 
-void HbmModel::advance_to(Time now) {
-  const std::uint64_t limit = floor_cycle(now);
-  // Controllers in cycle order, then the completions due: a completion is
-  // known before its time (at its last burst's issue), so none is missed.
-  // Controllers do not interact until then (burst_issued only records a
-  // completion time), so without an observer, which sees the commands in
-  // cycle order, each one runs to the limit on its own.
-  if (m_pc_min > limit) {
-    // Only completions are due (m_pc_min is never above the controllers' minimum).
-  } else if (!m_observer) {
+void HbmModel::run_controllers(std::uint64_t limit) {
+  // Controllers do not interact until their completions are delivered
+  // (burst_issued only records a completion time), so without an observer,
+  // which sees the commands in cycle order, each one runs to the limit on its own.
+  if (!m_observer) {
     std::uint64_t first = kNoCycle;
     for (std::size_t i = 0; i < m_pcs.size(); ++i) {
       if (m_pc_next[i] <= limit) {
@@ -211,17 +208,26 @@ void HbmModel::advance_to(Time now) {
       first = std::min(first, m_pc_next[i]);
     }
     m_pc_min = first;  // all beyond the limit now
-  } else {
-    for (;;) {
-      const std::uint64_t n = m_pc_min = next_pc_cycle();
-      if (n > limit) break;
-      for (std::size_t i = 0; i < m_pcs.size(); ++i) {
-        if (m_pc_next[i] != n) continue;
-        m_pcs[i]->advance_to(n);
-        m_pc_next[i] = m_pcs[i]->next_cycle();
-      }
+    return;
+  }
+  for (;;) {
+    const std::uint64_t n = m_pc_min = next_pc_cycle();
+    if (n > limit) return;
+    for (std::size_t i = 0; i < m_pcs.size(); ++i) {
+      if (m_pc_next[i] != n) continue;
+      m_pcs[i]->advance_to(n);
+      m_pc_next[i] = m_pcs[i]->next_cycle();
     }
   }
+}
+
+void HbmModel::advance_to(Time now) {
+  const std::uint64_t limit = floor_cycle(now);
+  // Controllers in cycle order, then the completions due: a completion is
+  // known before its time (at its last burst's issue), so none is missed.
+  // m_pc_min is never above the controllers' minimum: above the limit, only
+  // completions are due.
+  if (m_pc_min <= limit) run_controllers(limit);
   deliver_until(now);
   update_next_event();
   if (m_checker && m_checker->violation_count())

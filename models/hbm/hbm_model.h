@@ -98,6 +98,8 @@ class HbmModel : public MemoryTarget, public BurstSink {
     bool operator>(const Finished& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
   void deliver_until(Time now);
+  /// Runs every controller with work at or before cycle `limit` up to it.
+  void run_controllers(std::uint64_t limit);
   /// Splits `req` into m_scratch and returns the first pseudo-channel whose
   /// queue lacks room for its bursts there, or num_pcs() when all have room.
   std::uint32_t lacking_room(const MemRequest& req) const;

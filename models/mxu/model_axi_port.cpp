@@ -269,11 +269,8 @@ bool ModelAxiPort::begin_stream(std::uint64_t from, bool one_burst) {
       const Burst& b = burst(r.serial);
       st.pending.push_back({r.visible, b.beats - b.beats_done});
     }
-    std::sort(st.pending.begin(), st.pending.end(),
-              [](const Pending& a, const Pending& b) { return a.visible < b.visible; });
-    std::size_t k = 0;
-    for (; k < st.pending.size() && st.pending[k].visible <= st.end; ++k) st.end += st.pending[k].beats;
-    st.pending.erase(st.pending.begin(), st.pending.begin() + static_cast<std::ptrdiff_t>(k));
+    std::sort(st.pending.begin(), st.pending.end(), Pending::earlier);
+    st.absorb();
   }
   // A drain whose next beat is not known yet still sleeps: the completion
   // making it visible in cycle `from` arrives after this edge (the memory runs
@@ -290,12 +287,14 @@ void ModelAxiPort::stream_arrival(std::uint64_t serial, std::uint64_t visible) {
   }
   const Burst& b = burst(serial);
   const Pending n{visible, b.beats - b.beats_done};
-  auto at = std::upper_bound(st.pending.begin(), st.pending.end(), n,
-                             [](const Pending& a, const Pending& c) { return a.visible < c.visible; });
-  st.pending.insert(at, n);
+  st.pending.insert(std::upper_bound(st.pending.begin(), st.pending.end(), n, Pending::earlier), n);
+  st.absorb();
+}
+
+void ModelAxiPort::Stream::absorb() {
   std::size_t k = 0;
-  for (; k < st.pending.size() && st.pending[k].visible <= st.end; ++k) st.end += st.pending[k].beats;
-  st.pending.erase(st.pending.begin(), st.pending.begin() + static_cast<std::ptrdiff_t>(k));
+  for (; k < pending.size() && pending[k].visible <= end; ++k) end += pending[k].beats;
+  pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(k));
 }
 
 bool ModelAxiPort::pop_id(ById& by_id, std::uint32_t id) {

@@ -171,12 +171,15 @@ class ModelAxiPort {
   struct Pending {
     std::uint64_t visible;
     std::uint32_t beats;
+    static bool earlier(const Pending& a, const Pending& b) { return a.visible < b.visible; }
   };
   struct Stream {
     bool on = false, one_burst = false;
     std::uint64_t from = 0, end = kNone;
     std::uint64_t serial = 0;        // one_burst: the burst streaming
     std::vector<Pending> pending;    // otherwise: responded bursts visible after `end`, by visibility
+    /// The stream goes on through the beats of the bursts visible by its end.
+    void absorb();
   } m_stream;
   std::uint64_t s_bytes_read = 0, s_bytes_written = 0;
 };

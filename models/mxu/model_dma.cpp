@@ -45,12 +45,11 @@ void ModelDma::edge(const Comb& c, const ModelAxiOut& s, bool desc_fire, const I
   // Every register update below is guarded by one of these (or is a no-op
   // without them): when none holds, the edge changes nothing.
   const bool r_in = c.r_fire && c.r_known, sp_out = c.sp_wr_valid && sp_wr_ready;
-  const bool other = desc_fire || c.done || c.ax_load || c.ax_fire || (c.b_fire && m_r.store) || c.w_take ||
-                     c.w_issue || m_r.rd_pend || c.w_pop;
-  m_changed = other || r_in || sp_out;
-  m_beat_only = !other && r_in && sp_out && !m_r.ax_valid && (!s.rlast || !m_r.ag.valid());
-  m_w_beat_only = c.w_issue && m_r.rd_pend && c.w_pop && !c.w_take && m_r.wb_left != 1 && !desc_fire && !c.done &&
-                  !c.ax_load && !c.ax_fire && !(c.b_fire && m_r.store) && !r_in && !sp_out;
+  const bool control = desc_fire || c.done || c.ax_load || c.ax_fire || (c.b_fire && m_r.store) || c.w_take;
+  const bool w_path = c.w_issue || m_r.rd_pend || c.w_pop;
+  m_changed = control || w_path || r_in || sp_out;
+  m_beat_only = !control && !w_path && r_in && sp_out && !m_r.ax_valid && (!s.rlast || !m_r.ag.valid());
+  m_w_beat_only = !control && !r_in && !sp_out && c.w_issue && m_r.rd_pend && c.w_pop && m_r.wb_left != 1;
   if (!m_changed) return;
   Regs& r = m_r;
   // The values before the edge that the updates below overwrite (copied one
