@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/core/chunked_log.h"
 #include "models/core/memory_target.h"
 
 namespace mxc {
@@ -27,6 +28,11 @@ struct MemoryLogEntry {
   Time accept = 0;             ///< When the inner target took it.
   Time complete = kNever;      ///< When its response was delivered.
 };
+
+/// A monitor's requests in acceptance order. In chunks: the log grows by every
+/// request of the run, and a doubling vector's copies and fresh pages cost
+/// more than the logging itself.
+using MemoryLog = ChunkedLog<MemoryLogEntry>;
 
 class MemoryMonitor : public MemoryTarget {
  public:
@@ -49,7 +55,7 @@ class MemoryMonitor : public MemoryTarget {
   void backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const override { m_inner.backdoor_read(addr, out); }
 
   /// Accepted requests in acceptance order.
-  const std::vector<MemoryLogEntry>& log() const { return m_log; }
+  const MemoryLog& log() const { return m_log; }
   /// Requests accepted but not yet completed.
   std::size_t outstanding() const { return m_outstanding; }
   /// Completions that matched no logged request (a target bug; forwarded anyway).
@@ -60,7 +66,7 @@ class MemoryMonitor : public MemoryTarget {
 
   MemoryTarget& m_inner;
   std::string m_name;
-  std::vector<MemoryLogEntry> m_log;
+  MemoryLog m_log;
   // (source, id) -> the outstanding requests with that key, oldest first. A
   // sender may reuse an id once, or while, earlier ones are in flight: the
   // later ones are chained through m_next_same (by log index) behind the
@@ -81,7 +87,7 @@ class MemoryMonitor : public MemoryTarget {
   PendingMap m_pending;
   // Nodes of erased keys, reused by the next inserts: no allocation per request.
   std::vector<PendingMap::node_type> m_spare;
-  std::vector<std::size_t> m_next_same;  // per log entry: the next outstanding one with its key
+  ChunkedLog<std::size_t> m_next_same;  // per log entry: the next outstanding one with its key
   std::size_t m_outstanding = 0;
   std::uint64_t s_unmatched = 0;
 };

@@ -54,7 +54,7 @@ void TimingCorrelator::compare_instructions(const Program& program, const std::v
   }
 }
 
-void TimingCorrelator::compare_memory(const std::vector<MemoryLogEntry>& rtl, const std::vector<MemoryLogEntry>& model,
+void TimingCorrelator::compare_memory(const MemoryLog& rtl, const MemoryLog& model,
                                       const ClockDomain& clk, TrafficScope scope) {
   // Channel key (source, write) -> entries in acceptance order; std::map keeps the report order stable.
   using Key = std::pair<std::uint32_t, bool>;

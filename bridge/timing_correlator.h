@@ -72,7 +72,7 @@ class TimingCorrelator : public Checker {
   void compare_instructions(const Program& program, const std::vector<InstrEvent>& rtl,
                             const std::vector<InstrEvent>& model, const ClockDomain& clk);
   /// Per channel (source, read/write): request count, and each request's issue cycle and address.
-  void compare_memory(const std::vector<MemoryLogEntry>& rtl, const std::vector<MemoryLogEntry>& model,
+  void compare_memory(const MemoryLog& rtl, const MemoryLog& model,
                       const ClockDomain& clk, TrafficScope scope = TrafficScope::kAll);
 
   /// One tile's ICI rows, in send order: count, and each row's destination

@@ -104,7 +104,7 @@ class ChipSet {
   /// Whether chip c's memory answered everything from the design's log (replay_memory).
   bool memory_replayed(std::uint32_t chip) const;
   /// Every request tile t of chip c made, with its times.
-  const std::vector<MemoryLogEntry>& memory_log(std::uint32_t chip, std::uint32_t t) const {
+  const MemoryLog& memory_log(std::uint32_t chip, std::uint32_t t) const {
     return m_chips.at(chip).monitors.at(t)->log();
   }
   /// DRAM commands chip c's HBM issued (record_hbm_commands), and its command clock.

@@ -12,13 +12,13 @@ void MemoryCallLog::add_response(const MemResponse& r) {
   // A call whose responses do not all fit is never published: the log ends before it.
   m_truncated = m_truncated || m_responses.full();
   if (m_truncated) return;
-  m_responses.push() = Response{r.id, r.addr, r.issue, r.accept, r.complete, r.bytes, r.source, r.write};
+  m_responses.push_back(Response{r.id, r.addr, r.issue, r.accept, r.complete, r.bytes, r.source, r.write});
 }
 
 void MemoryCallLog::add_send(const MemRequest& req, Time now, bool accepted, Time next_event) {
   m_truncated = m_truncated || m_requests.full();
   if (m_truncated) return;
-  m_requests.push() = Request{req.id, req.addr, req.issue, req.bytes, req.source, req.write};
+  m_requests.push_back(Request{req.id, req.addr, req.issue, req.bytes, req.source, req.write});
   push_call(Kind::kSend, accepted, now, next_event);
 }
 
@@ -26,10 +26,10 @@ void MemoryCallLog::add_advance(Time now, Time next_event) { push_call(Kind::kAd
 
 void MemoryCallLog::push_call(Kind kind, bool accepted, Time now, Time next_event) {
   if (m_truncated) return;
-  const auto responses = static_cast<std::uint32_t>(m_responses.written() - m_call_responses);
-  m_calls.push() = Call{now, next_event, responses, kind, accepted};
-  m_call_responses = m_responses.written();
-  m_published_calls.store(m_calls.written(), std::memory_order_release);
+  const auto responses = static_cast<std::uint32_t>(m_responses.size() - m_call_responses);
+  m_calls.push_back(Call{now, next_event, responses, kind, accepted});
+  m_call_responses = m_responses.size();
+  m_published_calls.store(m_calls.size(), std::memory_order_release);
   m_truncated = m_calls.full() || m_requests.full() || m_responses.full();
 }
 

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/core/chunked_log.h"
 #include "models/core/memory_target.h"
 
 namespace mxc {
@@ -85,35 +86,15 @@ class MemoryCallLog {
   }
 
  private:
-  // Elements in fixed chunks: appending never moves what the reader may be reading, and the
-  // writer only ever writes elements the reader has not been told of. Chunks are left
-  // uninitialised: every element is written before it is published.
-  template <typename T>
-  class Chunked {
-   public:
-    static constexpr std::uint64_t kChunk = 4096;
-    static constexpr std::uint64_t kMaxChunks = 4096;  // 16 M elements
-    Chunked() : m_chunks(kMaxChunks) {}
-    bool full() const { return m_n == kChunk * kMaxChunks; }
-    T& push() {
-      if (m_n % kChunk == 0) m_chunks[m_n / kChunk] = std::make_unique_for_overwrite<T[]>(kChunk);
-      T& v = m_chunks[m_n / kChunk][m_n % kChunk];
-      ++m_n;
-      return v;
-    }
-    std::uint64_t written() const { return m_n; }
-    const T& operator[](std::uint64_t i) const { return m_chunks[i / kChunk][i % kChunk]; }
-
-   private:
-    std::vector<std::unique_ptr<T[]>> m_chunks;  // sized up front: never resized
-    std::uint64_t m_n = 0;
-  };
+  // 16 M elements each at most. Bounded, so a stream's chunk table never moves (ChunkedLog): the
+  // reader indexes published elements while the writer appends.
+  static constexpr std::size_t kCapacity = std::size_t{1} << 24;
   /// Logs and publishes a call with the responses since the previous one.
   void push_call(Kind kind, bool accepted, Time now, Time next_event);
 
-  Chunked<Call> m_calls;
-  Chunked<Request> m_requests;
-  Chunked<Response> m_responses;
+  ChunkedLog<Call> m_calls{kCapacity};
+  ChunkedLog<Request> m_requests{kCapacity};
+  ChunkedLog<Response> m_responses{kCapacity};
   std::uint64_t m_call_responses = 0;  // responses before those of the call being made
   std::atomic<std::uint64_t> m_published_calls{0};
   Time m_initial_next_event = kNever;

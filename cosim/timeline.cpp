@@ -97,7 +97,7 @@ void trace_instructions(TraceWriter& out, int pid, const Program& program, const
   }
 }
 
-void trace_memory(TraceWriter& out, int pid, const std::vector<MemoryLogEntry>& log) {
+void trace_memory(TraceWriter& out, int pid, const MemoryLog& log) {
   // Channels in (source, read before write) order, so track ids do not depend on traffic order.
   std::map<std::pair<std::uint32_t, bool>, std::vector<std::size_t>> channels;
   for (std::size_t i = 0; i < log.size(); ++i) channels[{log[i].source, log[i].write}].push_back(i);

@@ -36,7 +36,7 @@ void trace_instructions(TraceWriter& out, int pid, const Program& program, const
 
 /// Memory requests as slices from issue to completion, one track per (source,
 /// read/write); requests never completed as instants at acceptance.
-void trace_memory(TraceWriter& out, int pid, const std::vector<MemoryLogEntry>& log);
+void trace_memory(TraceWriter& out, int pid, const MemoryLog& log);
 
 /// Delivered ICI packets as slices from injection to delivery, one track per (src, dst) route.
 void trace_ici(TraceWriter& out, int pid, const std::vector<IciPacket>& delivered);

@@ -109,7 +109,7 @@ TEST_CASE("memory: one track per source and direction, lanes for requests in fli
     m.complete = complete;
     return m;
   };
-  const std::vector<MemoryLogEntry> log = {e(0, 1, true, 0, 0, 5000), e(1, 0, false, 100, 200, 3000),
+  const MemoryLog log = {e(0, 1, true, 0, 0, 5000), e(1, 0, false, 100, 200, 3000),
                                            e(2, 0, false, 1000, 1000, 4000), e(3, 0, false, 3000, 3000, 6000),
                                            e(4, 0, false, 3500, 3500, kNever)};
   const json out = written("mem", [&](TraceWriter& t) { trace_memory(t, 7, log); });

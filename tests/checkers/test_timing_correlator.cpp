@@ -131,7 +131,7 @@ TEST_CASE("missing instruction events are a count mismatch", "[timing]") {
 
 TEST_CASE("memory: per channel count, issue cycle and address", "[timing]") {
   // Issue times are edges: cycle n at 500 + 1000 n ps.
-  const std::vector<MemoryLogEntry> model = {entry(0, false, 0x100, 2500), entry(0, true, 0x800, 3500),
+  const MemoryLog model = {entry(0, false, 0x100, 2500), entry(0, true, 0x800, 3500),
                                              entry(0, false, 0x140, 4500), entry(1, false, 0x0, 1500)};
   SECTION("identical") {
     TimingCorrelator t;
@@ -145,7 +145,7 @@ TEST_CASE("memory: per channel count, issue cycle and address", "[timing]") {
     CHECK(t.memory_channels()[2].source == 1);
   }
   SECTION("one late read, one wrong address, one extra write") {
-    std::vector<MemoryLogEntry> rtl = model;
+    MemoryLog rtl = model;
     rtl[2].issue = 6500;  // cycle 6 instead of 4
     rtl[3].addr = 0x40;
     rtl.push_back(entry(0, true, 0x840, 7500));
@@ -174,7 +174,7 @@ TEST_CASE("memory: per channel count, issue cycle and address", "[timing]") {
     CHECK(t.memory_channels()[0].max_abs_issue_error == 2);
   }
   SECTION("an issue tolerance of two cycles") {
-    std::vector<MemoryLogEntry> rtl = model;
+    MemoryLog rtl = model;
     rtl[2].issue = 6500;
     TimingCorrelator t({}, TimingTolerance{2, 0});
     t.compare_memory(rtl, model, kClk);
@@ -183,11 +183,11 @@ TEST_CASE("memory: per channel count, issue cycle and address", "[timing]") {
 }
 
 TEST_CASE("memory: a run cut short compares only the requests both sides made", "[timing]") {
-  const std::vector<MemoryLogEntry> model = {entry(0, false, 0x100, 2500), entry(0, false, 0x140, 3500),
+  const MemoryLog model = {entry(0, false, 0x100, 2500), entry(0, false, 0x140, 3500),
                                              entry(0, true, 0x800, 4500)};
   // The RTL stopped after one read, whose address is wrong: that is the one
   // record; the missing read and write are not counted against it.
-  std::vector<MemoryLogEntry> rtl = {entry(0, false, 0x180, 2500)};
+  MemoryLog rtl = {entry(0, false, 0x180, 2500)};
   TimingCorrelator t;
   t.compare_memory(rtl, model, kClk, TrafficScope::kCommonPrefix);
   REQUIRE(t.mismatch_count() == 1);
