@@ -13,8 +13,11 @@
 // overlaps the RTL's when a core is free. On an idle machine the bare wall rate
 // equals its CPU rate; other processes sharing the cores lower both wall rates.
 // Usage: tile_bench [--m M] [--k K] [--n N] [--repeat R] [--size RxC] [--dtype int8|bf16] [--only bare|full]
-//                   [--threads 1|2] [--shadow-memory auto|replay|simulate]
+//                   [--threads 1|2] [--shadow-memory auto|replay|simulate] [--bare-memory ideal|hbm]
 //   --shadow-memory: how the full run's shadow works out its memories (SystemRunOptions).
+//   --bare-memory hbm: the bare run on the full run's HBM (still no model, no timing
+//     correlation), so that full/bare is what the model and its checks cost alone, without
+//     the HBM model and the tile's own slower run on a memory of varying latency.
 //   --size, --dtype and --only restrict the run (for a profiler); the ratio needs both runs.
 #include <algorithm>
 #include <chrono>
@@ -60,6 +63,7 @@ int main(int argc, char** argv) {
   int repeat = 3;
   int threads = 2;
   std::string shadow_memory = "auto";
+  std::string bare_memory = "ideal";
   std::string size, only, dtype_only;
   if (argc % 2 == 0) {
     std::fprintf(stderr, "tile_bench: option '%s' needs a value\n", argv[argc - 1]);
@@ -75,6 +79,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--only")) only = argv[i + 1];
     else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--shadow-memory")) shadow_memory = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--bare-memory")) bare_memory = argv[i + 1];
     else {
       std::fprintf(stderr, "tile_bench: unknown option '%s'\n", argv[i]);
       return 2;
@@ -93,11 +98,16 @@ int main(int argc, char** argv) {
                  shadow_memory.c_str());
     return 2;
   }
+  if (bare_memory != "ideal" && bare_memory != "hbm") {
+    std::fprintf(stderr, "tile_bench: --bare-memory must be ideal or hbm, not '%s'\n", bare_memory.c_str());
+    return 2;
+  }
   if (threads != 1 && threads != 2) {
     std::fprintf(stderr, "tile_bench: --threads must be 1 or 2, not %d\n", threads);
     return 2;
   }
-  std::printf("rates per CPU second of this process (wall: per wall-clock second)\n");
+  std::printf("rates per CPU second of this process (wall: per wall-clock second); bare run on %s memory\n",
+              bare_memory == "hbm" ? "the HBM2" : "an ideal");
   std::printf("%-7s %-5s %10s %14s %16s %14s %10s %16s %16s %10s\n", "array", "dtype", "cycles", "bare cyc/s",
               "bare PE upd/s", "full cyc/s", "full/bare", "bare wall cyc/s", "full wall cyc/s", "wall f/b");
   for (const auto& [rows, cols] : rtl_tile_sizes()) {
@@ -114,6 +124,10 @@ int main(int argc, char** argv) {
       full.system.memory = "hbm";
       full.system.hbm_config = std::string(MXCOSIM_SOURCE_DIR) + "/configs/hbm/hbm2.yaml";
       full.system.compare_model = true;
+      if (bare_memory == "hbm") {
+        bare.system.memory = full.system.memory;
+        bare.system.hbm_config = full.system.hbm_config;
+      }
       full.shadow_thread = threads == 2;
       full.shadow_memory = shadow_memory == "replay"     ? SystemRunOptions::ShadowMemory::kReplay
                            : shadow_memory == "simulate" ? SystemRunOptions::ShadowMemory::kSimulate
