@@ -17,9 +17,18 @@ bool MemoryMonitor::send(const MemRequest& req, Time now) {
   if (!m_inner.send(req, now)) return false;
   const std::size_t index = m_log.size();
   const Key key{req.source, req.id};
-  if (const auto it = m_pending.find(key); it != m_pending.end()) {
-    m_next_same[it->second.newest] = index;
-    it->second.newest = index;
+  Slot& slot = m_ring[req.id & (kSlots - 1)];
+  const auto chain_behind = [&](Chain& chain) {
+    m_next_same[chain.newest] = index;
+    chain.newest = index;
+  };
+  const auto it = m_pending.empty() ? m_pending.end() : m_pending.find(key);
+  if (slot.used && slot.key == key) {
+    chain_behind(slot.chain);
+  } else if (it != m_pending.end()) {
+    chain_behind(it->second);
+  } else if (!slot.used) {
+    slot = Slot{key, Chain{index, index}, true};
   } else if (!m_spare.empty()) {
     PendingMap::node_type node = std::move(m_spare.back());
     m_spare.pop_back();
@@ -35,18 +44,23 @@ bool MemoryMonitor::send(const MemRequest& req, Time now) {
   return true;
 }
 
+bool MemoryMonitor::complete_oldest(Chain& chain, Time complete) {
+  m_log[chain.oldest].complete = complete;
+  --m_outstanding;
+  if (chain.oldest == chain.newest) return true;
+  chain.oldest = m_next_same[chain.oldest];
+  return false;
+}
+
 void MemoryMonitor::on_complete(const MemResponse& resp) {
-  const auto it = m_pending.find(Key{resp.source, resp.id});
-  if (it == m_pending.end()) {
-    ++s_unmatched;
+  const Key key{resp.source, resp.id};
+  Slot& slot = m_ring[resp.id & (kSlots - 1)];
+  if (slot.used && slot.key == key) {
+    if (complete_oldest(slot.chain, resp.complete)) slot.used = false;
+  } else if (const auto it = m_pending.find(key); it != m_pending.end()) {
+    if (complete_oldest(it->second, resp.complete)) m_spare.push_back(m_pending.extract(it));
   } else {
-    Chain& chain = it->second;
-    m_log[chain.oldest].complete = resp.complete;  // the oldest with this key
-    if (chain.oldest == chain.newest)
-      m_spare.push_back(m_pending.extract(it));
-    else
-      chain.oldest = m_next_same[chain.oldest];
-    --m_outstanding;
+    ++s_unmatched;
   }
   complete(resp);
 }

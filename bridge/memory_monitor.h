@@ -70,8 +70,12 @@ class MemoryMonitor : public MemoryTarget {
   // (source, id) -> the outstanding requests with that key, oldest first. A
   // sender may reuse an id once, or while, earlier ones are in flight: the
   // later ones are chained through m_next_same (by log index) behind the
-  // oldest. A hash map: a slow memory keeps dozens of requests in flight,
-  // and this runs for every request and completion.
+  // oldest. This runs for every request and completion, so a key is looked
+  // up first in a direct-mapped ring (slot = id modulo its size), where a
+  // sender numbering its requests in order, as the transactors do, always
+  // finds it; a key whose slot another key holds goes to a hash map. A key
+  // is in one of the two, never both: while the map holds any key, a new key
+  // is looked up there before it may take a free slot.
   struct Key {
     std::uint32_t source;
     std::uint64_t id;
@@ -83,10 +87,19 @@ class MemoryMonitor : public MemoryTarget {
   struct Chain {
     std::size_t oldest, newest;  // log indices
   };
+  struct Slot {
+    Key key{0, 0};
+    Chain chain{0, 0};
+    bool used = false;
+  };
+  static constexpr std::size_t kSlots = 256;  // a power of two, above any sender's requests in flight
+  std::vector<Slot> m_ring = std::vector<Slot>(kSlots);
   using PendingMap = std::unordered_map<Key, Chain, KeyHash>;
   PendingMap m_pending;
   // Nodes of erased keys, reused by the next inserts: no allocation per request.
   std::vector<PendingMap::node_type> m_spare;
+  /// Logs a completion of the oldest request in `chain`; returns whether it was the last.
+  bool complete_oldest(Chain& chain, Time complete);
   ChunkedLog<std::size_t> m_next_same;  // per log entry: the next outstanding one with its key
   std::size_t m_outstanding = 0;
   std::uint64_t s_unmatched = 0;

@@ -3,6 +3,11 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <deque>
+#include <map>
+#include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "bridge/memory_monitor.h"
@@ -107,5 +112,81 @@ TEST_CASE("requests sharing an id complete in sending order, between others, and
   REQUIRE(mon.send(MemRequest::make_read(7, 0x400, 8), 100));
   mon.advance_to(150);
   CHECK(mon.log()[5].complete == 150);
+  CHECK(mon.unmatched_completions() == 0);
+}
+
+namespace {
+
+// Completes whichever accepted request the test names, in any order.
+class ManualMemory final : public MemoryTarget {
+ public:
+  std::string name() const override { return "manual"; }
+  Time next_event_time() const override { return kNever; }
+  void advance_to(Time) override {}
+  bool can_accept(const MemRequest&) const override { return true; }
+  bool send(const MemRequest& req, Time) override {
+    m_pending.push_back(req);
+    return true;
+  }
+  void backdoor_write(std::uint64_t, std::span<const std::uint8_t>) override {}
+  void backdoor_read(std::uint64_t, std::span<std::uint8_t>) const override {}
+
+  std::size_t pending() const { return m_pending.size(); }
+  /// Completes the i-th pending request at `t`.
+  void finish(std::size_t i, Time t) {
+    const MemRequest req = m_pending[i];
+    m_pending.erase(m_pending.begin() + static_cast<std::ptrdiff_t>(i));
+    MemResponse r;
+    r.id = req.id;
+    r.source = req.source;
+    r.addr = req.addr;
+    r.complete = t;
+    complete(r);
+  }
+
+ private:
+  std::vector<MemRequest> m_pending;
+};
+
+}  // namespace
+
+TEST_CASE("with ids that share ring slots, each completion goes to the oldest outstanding request with its key",
+          "[monitor]") {
+  // Ids 5, 261, 517 share a slot of the monitor's 256-slot ring, as do 0 and 256;
+  // two sources reuse the same ids. The expectation is kept independently: per
+  // key, the log indices of its outstanding requests, oldest first.
+  ManualMemory mem;
+  MemoryMonitor mon(mem);
+  std::mt19937_64 rng(11);
+  const std::uint64_t ids[] = {5, 261, 517, 0, 256, 7};
+  std::map<std::pair<std::uint32_t, std::uint64_t>, std::deque<std::size_t>> outstanding;
+  std::vector<Time> want_complete;
+  Time t = 0;
+  for (int step = 0; step < 4000; ++step) {
+    ++t;
+    if (mem.pending() == 0 || (mem.pending() < 40 && rng() % 2 == 0)) {
+      MemRequest req = MemRequest::make_read(ids[rng() % 6], 0x40 * want_complete.size(), 8);
+      req.source = static_cast<std::uint32_t>(rng() % 2);
+      REQUIRE(mon.send(req, t));
+      outstanding[{req.source, req.id}].push_back(want_complete.size());
+      want_complete.push_back(kNever);
+    } else {
+      // The memory completes a random pending request; the monitor learns only its key.
+      const std::size_t i = rng() % mem.pending();
+      MemResponse seen;
+      mon.set_completion([&](const MemResponse& r) { seen = r; });
+      mem.finish(i, t);
+      auto& q = outstanding[{seen.source, seen.id}];
+      REQUIRE_FALSE(q.empty());
+      want_complete[q.front()] = t;
+      q.pop_front();
+    }
+  }
+  REQUIRE(mon.log().size() == want_complete.size());
+  for (std::size_t k = 0; k < want_complete.size(); ++k) {
+    INFO("log entry " << k);
+    REQUIRE(mon.log()[k].complete == want_complete[k]);
+  }
+  CHECK(mon.outstanding() == mem.pending());
   CHECK(mon.unmatched_completions() == 0);
 }
