@@ -82,26 +82,28 @@ Axi4SlaveTransactor::Burst& Axi4SlaveTransactor::new_burst() {
 }
 
 void Axi4SlaveTransactor::IdQueues::push(std::uint32_t id, Burst* burst) {
-  if (id >= by_id.size()) by_id.resize(std::size_t{id} + 1);
-  std::deque<Burst*>& q = by_id[id];
-  if (q.empty()) active.insert(std::lower_bound(active.begin(), active.end(), id), id);
-  q.push_back(burst);
+  if (id >= by_id.size()) {
+    by_id.resize(std::size_t{id} + 1);
+    active.resize(std::size_t{id} / 64 + 1);
+  }
+  by_id[id].push_back(burst);
+  active[id / 64] |= std::uint64_t{1} << (id % 64);
 }
 
 void Axi4SlaveTransactor::IdQueues::pop(std::uint32_t id) {
   std::deque<Burst*>& q = by_id.at(id);
   q.pop_front();
-  if (q.empty()) active.erase(std::find(active.begin(), active.end(), id));
+  if (q.empty()) active[id / 64] &= ~(std::uint64_t{1} << (id % 64));
 }
 
 template <class Ready>
 std::uint64_t Axi4SlaveTransactor::pick(const IdQueues& queues, Ready ready) {
   std::vector<std::uint64_t>& candidates = m_candidates;  // in ID order: deterministic
   candidates.clear();
-  for (const std::uint32_t id : queues.active) {
+  queues.for_each_active([&](std::uint32_t id) {
     const Burst& head = *queues.by_id[id].front();
     if (ready(head)) candidates.push_back(head.serial);
-  }
+  });
   if (candidates.empty()) return kNone;
   if (candidates.size() == 1) return candidates.front();
   if (!m_cfg.random_interleave) return *std::min_element(candidates.begin(), candidates.end());

@@ -29,6 +29,7 @@
 // record): a burst crossing 4 KiB, AxLEN > 255, a burst type other than
 // INCR, a size other than the bus width, an unaligned address, WLAST not on
 // beat AWLEN+1.
+#include <bit>
 #include <cstdint>
 #include <deque>
 #include <random>
@@ -119,9 +120,18 @@ class Axi4SlaveTransactor {
     // Indexed by ID (IDs are a few bits wide): one load, where a tree walk's branches were
     // mispredicted on every burst. Queues are kept once made (no allocation per burst).
     std::vector<std::deque<Burst*>> by_id;
-    std::vector<std::uint32_t> active;  // IDs with bursts queued, ascending
+    // IDs with bursts queued, as a bit set (bit id % 64 of word id / 64): setting and
+    // clearing a bit, where a sorted list's insert and erase branched on the data.
+    std::vector<std::uint64_t> active;
     void push(std::uint32_t id, Burst* burst);
     void pop(std::uint32_t id);
+    /// Calls f(id) for each ID with bursts queued, in ascending order.
+    template <class F>
+    void for_each_active(F f) const {
+      for (std::size_t w = 0; w < active.size(); ++w)
+        for (std::uint64_t bits = active[w]; bits != 0; bits &= bits - 1)
+          f(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
+    }
   };
 
   void check_burst(const char* ch, std::uint32_t id, std::uint64_t addr, std::uint32_t len, std::uint32_t size,
