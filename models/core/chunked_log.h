@@ -1,5 +1,5 @@
 #pragma once
-// An append-only sequence stored in fixed chunks of about 64 KiB. Appending
+// An append-only sequence stored in fixed chunks of at most 64 KiB. Appending
 // never moves or copies what is stored, and memory is taken a chunk at a
 // time: a doubling vector copies its contents at each growth and faults in
 // fresh pages for about twice its final size, which in a co-simulation's
@@ -11,6 +11,7 @@
 // it: a reader on another thread may then index elements it has been told
 // of (published with release/acquire order by the owner) while the writer
 // appends.
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -30,7 +31,8 @@ class ChunkedLog {
   static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "chunks are plain byte arrays");
 
  public:
-  static constexpr std::size_t kChunk = sizeof(T) >= 65536 ? 1 : 65536 / sizeof(T);  ///< Elements per chunk.
+  /// Elements per chunk: a power of two (an index splits by shift and mask), at most 64 KiB.
+  static constexpr std::size_t kChunk = sizeof(T) >= 65536 ? 1 : std::bit_floor(65536 / sizeof(T));
   static constexpr std::size_t kUnbounded = std::numeric_limits<std::size_t>::max();
 
   /// Holds at most `capacity` elements (rounded up to whole chunks); unbounded by default.
