@@ -1,6 +1,7 @@
 #include "bridge/timing_correlator.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <sstream>
 #include <utility>
@@ -56,31 +57,60 @@ void TimingCorrelator::compare_instructions(const Program& program, const std::v
 
 void TimingCorrelator::compare_memory(const MemoryLog& rtl, const MemoryLog& model,
                                       const ClockDomain& clk, TrafficScope scope) {
-  // Channel key (source, write) -> entries in acceptance order; std::map keeps the report order stable.
-  using Key = std::pair<std::uint32_t, bool>;
-  std::map<Key, std::pair<std::vector<const MemoryLogEntry*>, std::vector<const MemoryLogEntry*>>> channels;
-  for (const MemoryLogEntry& e : rtl) channels[{e.source, e.write}].first.push_back(&e);
-  for (const MemoryLogEntry& e : model) channels[{e.source, e.write}].second.push_back(&e);
-  for (const auto& [key, sides] : channels) {
-    const auto& [r, m] = sides;
-    MemoryChannelTiming t{key.first, key.second, r.size(), m.size(), 0};
-    const std::string where = channel_name(key.first, key.second);
-    if (scope == TrafficScope::kAll && r.size() != m.size()) {
-      const Time at = r.empty() ? (m.empty() ? 0 : m.back()->accept) : r.back()->accept;
-      note({at, where, "all requests", "request count", std::to_string(m.size()), std::to_string(r.size())});
+  // Channels (source, read/write) -> each side's entries in acceptance order; std::map keeps the
+  // report order stable: by source, reads before writes. A log is mostly one source's (a tile's
+  // monitor), so the source's channels are looked up only when it changes.
+  using Entries = std::vector<const MemoryLogEntry*>;
+  struct Sides {
+    Entries rtl, model;
+  };
+  std::map<std::uint32_t, std::array<Sides, 2>> channels;  // [write]
+  const auto group = [&channels](const MemoryLog& log, Entries Sides::* side) {
+    std::array<Sides, 2>* of_source = nullptr;
+    std::uint32_t source = 0;
+    for (const MemoryLogEntry& e : log) {
+      if (!of_source || e.source != source) {
+        source = e.source;
+        of_source = &channels[source];
+      }
+      ((*of_source)[e.write].*side).push_back(&e);
     }
-    for (std::size_t i = 0; i < std::min(r.size(), m.size()); ++i) {
-      const std::uint64_t rc = clk.cycle_at_or_after(r[i]->issue);
-      const std::uint64_t mc = clk.cycle_at_or_after(m[i]->issue);
-      t.max_abs_issue_error = std::max(t.max_abs_issue_error, rc > mc ? rc - mc : mc - rc);
-      // Every request passes here: its name is built only for a mismatch.
-      const auto id = [&] { return "request " + std::to_string(i) + " (id " + std::to_string(r[i]->id) + ")"; };
-      if (r[i]->addr != m[i]->addr) note({clk.edge(rc), where, id(), "address", hex(m[i]->addr), hex(r[i]->addr)});
-      if (!m_mem_tol.within(mc, rc))
-        note({clk.edge(rc), where, id(), "issue cycle", std::to_string(mc), std::to_string(rc)});
+  };
+  group(rtl, &Sides::rtl);
+  group(model, &Sides::model);
+  for (const auto& [source, of_source] : channels) {
+    for (const bool write : {false, true}) {
+      const Entries& r = of_source[write].rtl;
+      const Entries& m = of_source[write].model;
+      if (!r.empty() || !m.empty()) compare_channel(r, m, source, write, clk, scope);
     }
-    m_channels.push_back(t);
   }
+}
+
+void TimingCorrelator::compare_channel(const std::vector<const MemoryLogEntry*>& r,
+                                       const std::vector<const MemoryLogEntry*>& m, std::uint32_t source, bool write,
+                                       const ClockDomain& clk, TrafficScope scope) {
+  MemoryChannelTiming t{source, write, r.size(), m.size(), 0};
+  const std::string where = channel_name(source, write);
+  if (scope == TrafficScope::kAll && r.size() != m.size()) {
+    const Time at = r.empty() ? m.back()->accept : r.back()->accept;
+    note({at, where, "all requests", "request count", std::to_string(m.size()), std::to_string(r.size())});
+  }
+  for (std::size_t i = 0; i < std::min(r.size(), m.size()); ++i) {
+    // Every request passes here: equal issue times are equal cycles, no error, within any
+    // tolerance, so the divisions that turn times into cycles (and the name, built only for a
+    // mismatch) are left to the requests that differ.
+    const bool same_time = r[i]->issue == m[i]->issue;
+    if (same_time && r[i]->addr == m[i]->addr) continue;
+    const std::uint64_t rc = clk.cycle_at_or_after(r[i]->issue);
+    const std::uint64_t mc = same_time ? rc : clk.cycle_at_or_after(m[i]->issue);
+    t.max_abs_issue_error = std::max(t.max_abs_issue_error, rc > mc ? rc - mc : mc - rc);
+    const auto id = [&] { return "request " + std::to_string(i) + " (id " + std::to_string(r[i]->id) + ")"; };
+    if (r[i]->addr != m[i]->addr) note({clk.edge(rc), where, id(), "address", hex(m[i]->addr), hex(r[i]->addr)});
+    if (!m_mem_tol.within(mc, rc))
+      note({clk.edge(rc), where, id(), "issue cycle", std::to_string(mc), std::to_string(rc)});
+  }
+  m_channels.push_back(t);
 }
 
 void TimingCorrelator::compare_ici(const std::vector<IciSendEntry>& rtl, const std::vector<IciSendEntry>& model,

@@ -100,6 +100,9 @@ class TimingCorrelator : public Checker {
 
  private:
   void note(Mismatch m);
+  /// One memory channel: its entries on each side, in acceptance order.
+  void compare_channel(const std::vector<const MemoryLogEntry*>& rtl, const std::vector<const MemoryLogEntry*>& model,
+                       std::uint32_t source, bool write, const ClockDomain& clk, TrafficScope scope);
 
   TimingTolerance m_instr_tol, m_mem_tol;
   std::optional<Mismatch> m_first;
