@@ -34,7 +34,7 @@ struct BurstTarget {
   std::uint32_t row = 0, col = 0;
 };
 
-class HbmModel : public MemoryTarget, public BurstSink {
+class HbmModel : public MemoryTarget {
  public:
   /// Validates `cfg`; the timing checker runs when cfg.check_timing is set.
   HbmModel(std::string name, MemoryConfig cfg);
@@ -78,8 +78,6 @@ class HbmModel : public MemoryTarget, public BurstSink {
     const PcStats& s = m_pcs[m_refused_pc]->stats();
     return m_refused_write ? s.write_bursts : s.read_bursts;
   }
-  /// Called by the controllers when a burst's column command issues.
-  void burst_issued(std::uint32_t slot, std::uint64_t done_cycle) override;
   /// Calls fn(global pseudo-channel, command) for every DRAM command issued.
   void set_command_observer(PcController::CommandObserver fn);
   /// The timing checker, or nullptr when off.
@@ -87,9 +85,7 @@ class HbmModel : public MemoryTarget, public BurstSink {
 
  private:
   struct Pending {
-    MemResponse resp;
-    std::uint32_t remaining = 0;  // bursts not yet issued
-    std::uint64_t done_cycle = 0;  // latest data-delivered cycle so far
+    MemResponse resp;  // complete holds the acceptance number until the request finishes
   };
   struct Finished {  // a request whose completion time is known
     Time at;
@@ -98,6 +94,8 @@ class HbmModel : public MemoryTarget, public BurstSink {
     bool operator>(const Finished& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
   void deliver_until(Time now);
+  /// Queues the requests whose last burst issued (m_sink) for delivery.
+  void collect_finished();
   /// Runs every controller with work at or before cycle `limit` up to it.
   void run_controllers(std::uint64_t limit);
   /// Splits `req` into m_scratch and returns the first pseudo-channel whose
@@ -117,6 +115,7 @@ class HbmModel : public MemoryTarget, public BurstSink {
   AddressMapper m_mapper;
   std::unique_ptr<TimingChecker> m_checker;
   PcController::CommandObserver m_observer;
+  BurstSink m_sink;  // before m_pcs: the controllers report to it
   std::vector<std::unique_ptr<PcController>> m_pcs;
   SparseMemory m_store;
   std::vector<Pending> m_slots;

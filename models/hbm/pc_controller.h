@@ -21,13 +21,37 @@ namespace mxc::hbm {
 
 class TimingChecker;
 
-/// Told when each burst's column command issues and in which cycle its
-/// data will have been delivered (HbmModel). Completion times are known at
-/// issue, so only whole requests become events, never single bursts.
+/// Counts, per request (HbmModel's slot), the bursts whose column command
+/// has not issued yet and the cycle by which the issued ones' data will have
+/// been delivered; completion times are known at issue, so only whole
+/// requests become events, never single bursts. HbmModel owns it and
+/// collects the finished requests after running the controllers. Not
+/// virtual and inline: every column command reports here.
 class BurstSink {
  public:
-  virtual ~BurstSink() = default;
-  virtual void burst_issued(std::uint32_t slot, std::uint64_t done_cycle) = 0;
+  /// Request `slot` was accepted with `bursts` bursts.
+  void start(std::uint32_t slot, std::uint32_t bursts) {
+    if (slot >= m_track.size()) m_track.resize(slot + 1);
+    m_track[slot] = Track{0, bursts};
+  }
+  void burst_issued(std::uint32_t slot, std::uint64_t done_cycle) {
+    Track& t = m_track[slot];
+    t.done_cycle = std::max(t.done_cycle, done_cycle);
+    if (--t.remaining == 0) m_finished.push_back(slot);
+  }
+  /// Requests whose last burst issued since the last clear, in issue order.
+  const std::vector<std::uint32_t>& finished() const { return m_finished; }
+  void clear_finished() { m_finished.clear(); }
+  /// When request `slot`'s last burst's data will have been delivered.
+  std::uint64_t done_cycle(std::uint32_t slot) const { return m_track[slot].done_cycle; }
+
+ private:
+  struct Track {
+    std::uint64_t done_cycle;  // latest data-delivered cycle so far
+    std::uint32_t remaining;   // bursts not yet issued
+  };
+  std::vector<Track> m_track;
+  std::vector<std::uint32_t> m_finished;
 };
 
 class PcController {
@@ -45,10 +69,10 @@ class PcController {
   }
   /// Queue depth of one direction.
   std::uint32_t capacity(bool write) const { return write ? m_write_cap : m_read_cap; }
-  /// Queue a burst of request `slot` offered at `cycle` (schedulable
-  /// frontend_cycles later).
-  void enqueue(std::uint32_t slot, std::uint32_t bank, std::uint32_t row, std::uint32_t col, bool write,
-               std::uint64_t cycle);
+  /// Queue bursts [first, last) of request `slot` (anything with bank, row
+  /// and col), offered at `cycle` (schedulable frontend_cycles later).
+  template <class It>
+  void enqueue_run(std::uint32_t slot, It first, It last, bool write, std::uint64_t cycle);
   /// Process every event up to and including `cycle`.
   void advance_to(std::uint64_t cycle);
   /// Process events up to and including `cycle` while it has bursts
@@ -114,21 +138,28 @@ class PcController {
   PcStats s_stats;
 };
 
-// Inline: HbmModel::send calls it for every burst.
-inline void PcController::enqueue(std::uint32_t slot, std::uint32_t bank, std::uint32_t row, std::uint32_t col,
-                                  bool write, std::uint64_t cycle) {
-  // Filled in place: building an entry elsewhere and copying it stalls on
-  // store forwarding.
-  QueueEntry& e = (write ? m_writes : m_reads)
-                      .push_back(bank, row, std::max(cycle, m_clk) + m_cfg.frontend_cycles,
-                                 m_state.open_row(bank) == static_cast<std::int64_t>(row));
-  e.slot = slot;
-  e.col = static_cast<std::uint16_t>(col);
-  e.bypassed = 0;
-  e.write = write;
-  e.outcome = RowOutcome::kUnknown;
-  e.waiting_since = e.arrival;
-  m_next = std::min(m_next, e.arrival);
+// Inline: HbmModel::send calls it for every request. The arrival and the
+// wake-up are worked out once for the run.
+template <class It>
+void PcController::enqueue_run(std::uint32_t slot, It first, It last, bool write, std::uint64_t cycle) {
+  BurstQueue& q = write ? m_writes : m_reads;
+  const std::uint64_t arrival = std::max(cycle, m_clk) + m_cfg.frontend_cycles;
+  // push_back raises the arrival to the queue's last one: the run's first
+  // burst has the earliest.
+  std::uint64_t wake = kNoCycle;
+  for (It t = first; t != last; ++t) {
+    // Filled in place: building an entry elsewhere and copying it stalls on
+    // store forwarding.
+    QueueEntry& e = q.push_back(t->bank, t->row, arrival, m_state.open_row(t->bank) == static_cast<std::int64_t>(t->row));
+    e.slot = slot;
+    e.col = static_cast<std::uint16_t>(t->col);
+    e.bypassed = 0;
+    e.write = write;
+    e.outcome = RowOutcome::kUnknown;
+    e.waiting_since = e.arrival;
+    if (t == first) wake = e.arrival;
+  }
+  m_next = std::min(m_next, wake);
   m_plan.valid = false;
 }
 
