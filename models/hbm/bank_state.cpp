@@ -21,14 +21,14 @@ bool same_constraints(const TimingTable& table, Cmd a, Cmd b) {
 }  // namespace
 
 BankState::BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command)
-    : m_table(t),
-      m_banks_per_group(org.banks_per_group),
-      m_faw(t.FAW),
-      m_dual(dual_command),
+    : m_dual(dual_command),
       m_bank(org.banks()),
       m_group(org.bank_groups),
-      m_open(org.banks(), kClosed) {
-  const bool alias = same_constraints(m_table, Cmd::kRd, Cmd::kRdA) && same_constraints(m_table, Cmd::kWr, Cmd::kWrA);
+      m_open(org.banks(), kClosed),
+      m_banks_per_group(org.banks_per_group),
+      m_faw(t.FAW) {
+  const TimingTable table(t);  // only needed to build the rules
+  const bool alias = same_constraints(table, Cmd::kRd, Cmd::kRdA) && same_constraints(table, Cmd::kWr, Cmd::kWrA);
   for (int c = 0; c < kNumCmds; ++c) {
     m_slot[c] = static_cast<std::uint8_t>(c);
     if (alias && c == static_cast<int>(Cmd::kRdA)) m_slot[c] = static_cast<std::uint8_t>(Cmd::kRd);
@@ -37,7 +37,7 @@ BankState::BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command)
   for (int c = 0; c < kNumCmds; ++c) {
     for (int scope = 0; scope < 3; ++scope) {
       m_rule_at[c][scope] = static_cast<std::uint16_t>(m_rules.size());
-      for (const TimingEntry& e : m_table.after(static_cast<Cmd>(c))) {
+      for (const TimingEntry& e : table.after(static_cast<Cmd>(c))) {
         if (static_cast<int>(e.scope) != scope || m_slot[static_cast<int>(e.next)] != static_cast<std::uint8_t>(e.next))
           continue;
         // Entries of one scope for the same next command fold into one: the

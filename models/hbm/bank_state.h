@@ -55,42 +55,48 @@ class BankState {
   std::uint32_t bank_group(std::uint32_t bank) const { return bank / m_banks_per_group; }
 
  private:
-  // 128 bytes (81 used): a bank's slot is found by a shift, where 88 bytes
-  // took three address instructions per lookup in the scheduler's bank loops.
-  struct alignas(128) Next {
+  // One scope's earliest cycle of each command and the constraint that set it.
+  struct Times {
     std::array<std::uint64_t, kNumCmds> at{};
     std::array<Constraint, kNumCmds> why{};
   };
+  // Banks' and groups' slots take 128 bytes (81 used): a bank's slot is
+  // found by a shift, where 88 bytes took three address instructions per
+  // lookup in the scheduler's bank loops.
+  struct alignas(128) Next : Times {};
   struct Rule {  // one TimingTable entry, flattened
     std::uint8_t next;
     Constraint why;
     std::uint32_t cycles;
   };
   /// Applies rules [first, last) to one scope's earliest cycles.
-  static void raise(Next& n, const Rule* first, const Rule* last, std::uint64_t cycle);
+  static void raise(Times& n, const Rule* first, const Rule* last, std::uint64_t cycle);
 
-  TimingTable m_table;
-  // m_table's entries grouped by command, then by scope (bank, bank group,
+  // Members in the order a step reads them: the pseudo-channel scope, the
+  // command buses and the per-bank arrays first, in as few cache lines as
+  // they fit (16 controllers' state does not fit in L1, and a step usually
+  // starts on a controller whose lines have been evicted).
+  Times m_pc;
+  std::uint64_t m_row_bus = 0, m_col_bus = 0;  // next free cycle of each command bus
+  // Where each command's earliest cycle is kept: RDA / WRA share RD / WR's
+  // when the table constrains them identically (it lists reads and writes
+  // together), which halves the column rules applied per command.
+  std::array<std::uint8_t, kNumCmds> m_slot{};
+  bool m_dual;
+  std::vector<Next> m_bank, m_group;
+  std::vector<std::uint32_t> m_group_of;  // bank -> bank group (no division in the hot path)
+  std::vector<std::int64_t> m_open;
+  // The TimingTable's entries grouped by command, then by scope (bank, bank group,
   // pseudo-channel; table order within a scope, which decides the reported
   // constraint on ties): one short loop per scope and no scope lookup.
   std::vector<Rule> m_rules;
   // [command][scope]: first rule of that scope; [command][3]: end.
   std::array<std::array<std::uint16_t, 4>, kNumCmds> m_rule_at{};
-  // Where each command's earliest cycle is kept: RDA / WRA share RD / WR's
-  // when the table constrains them identically (it lists reads and writes
-  // together), which halves the column rules applied per command.
-  std::array<std::uint8_t, kNumCmds> m_slot{};
-  std::uint32_t m_banks_per_group;
-  std::vector<std::uint32_t> m_group_of;  // bank -> bank group (no division in the hot path)
-  std::uint32_t m_faw;
-  bool m_dual;
-  std::vector<Next> m_bank, m_group;
-  Next m_pc;
-  std::vector<std::int64_t> m_open;
   std::uint32_t m_open_count = 0;
-  std::array<std::uint64_t, 4> m_acts{};  // last four ACT cycles (ring), for tFAW
+  std::uint32_t m_banks_per_group;
+  std::uint32_t m_faw;
   std::uint32_t m_act_count = 0;
-  std::uint64_t m_row_bus = 0, m_col_bus = 0;  // next free cycle of each command bus
+  std::array<std::uint64_t, 4> m_acts{};  // last four ACT cycles (ring), for tFAW
 
  public:
   /// earliest_bank() of one command as a function of the bank, with the
@@ -133,7 +139,7 @@ inline std::uint64_t BankState::earliest(Cmd cmd, std::uint32_t bank, Constraint
 }
 
 // Inline: every column command goes through it.
-inline void BankState::raise(Next& n, const Rule* first, const Rule* last, std::uint64_t cycle) {
+inline void BankState::raise(Times& n, const Rule* first, const Rule* last, std::uint64_t cycle) {
   for (const Rule* r = first; r != last; ++r) {
     const std::uint64_t at = cycle + r->cycles;
     if (at > n.at[r->next]) {

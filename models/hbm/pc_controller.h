@@ -113,29 +113,37 @@ class PcController {
   BurstQueue& active() { return m_write_mode ? m_writes : m_reads; }
   const BurstQueue& active() const { return m_write_mode ? m_writes : m_reads; }
 
-  std::uint32_t m_id;
-  BurstSink& m_sink;
-  TimingChecker* m_checker;
-  const CommandObserver* m_observer = nullptr;
-  const HbmTiming m_t;
-  const ControllerConfig m_cfg;
-  std::uint32_t m_read_cap, m_write_cap;
-  BankState m_state;
-  RefreshPolicy m_refresh;
-  FrFcfsScheduler m_sched;
-  BurstQueue m_reads, m_writes;
-  bool m_fast;  // shortcuts on (MemoryConfig::fast_path): streaming steps, planned picks
-  bool m_write_mode = false;
-  // The scheduler's plan for m_next (valid until a burst is queued), made
-  // with refresh pending or not as m_plan_refresh says.
-  SchedulePlan m_plan;
-  bool m_plan_refresh = false;
-  std::uint64_t m_streaming_steps = 0, m_planned_steps = 0;
+  // Members in the order a step reads them, the per-step ones together:
+  // 16 controllers' state does not fit in L1, and a step usually starts on
+  // a controller whose lines have been evicted.
   std::uint64_t m_clk = 0;   // last processed cycle
   std::uint64_t m_next = 0;  // next cycle with an event (refresh included)
   std::uint64_t m_bus_free = 0;  // cycle after the last column command's data-bus slot
   std::uint64_t m_refresh_end = 0;  // end of the last refresh's blocking (statistics)
+  std::uint64_t m_streaming_steps = 0, m_planned_steps = 0;
+  BurstSink& m_sink;
+  TimingChecker* m_checker;
+  const CommandObserver* m_observer = nullptr;
+  // m_cfg's and m_t's figures a step uses: starvation cap, write
+  // watermarks, frontend and burst cycles, and a read's or write's column
+  // command to its data delivered (latency + burst + backend).
+  std::uint32_t m_cap, m_high, m_low, m_frontend, m_burst, m_read_done, m_write_done;
+  bool m_fast;  // shortcuts on (MemoryConfig::fast_path): streaming steps, planned picks
+  bool m_closed_page, m_dual;
+  bool m_write_mode = false;
+  // The scheduler's plan for m_next (valid until a burst is queued), made
+  // with refresh pending or not as m_plan_refresh says.
+  bool m_plan_refresh = false;
+  SchedulePlan m_plan;
+  BurstQueue m_reads, m_writes;
+  RefreshPolicy m_refresh;
+  BankState m_state;
   PcStats s_stats;
+  // Not needed on every step.
+  std::uint32_t m_id;
+  std::uint32_t m_rfc;  // tRFC (statistics of all-bank refresh)
+  std::uint32_t m_read_cap, m_write_cap;
+  FrFcfsScheduler m_sched;
 };
 
 // Inline: HbmModel::send calls it for every request. The arrival and the
@@ -143,7 +151,7 @@ class PcController {
 template <class It>
 void PcController::enqueue_run(std::uint32_t slot, It first, It last, bool write, std::uint64_t cycle) {
   BurstQueue& q = write ? m_writes : m_reads;
-  const std::uint64_t arrival = std::max(cycle, m_clk) + m_cfg.frontend_cycles;
+  const std::uint64_t arrival = std::max(cycle, m_clk) + m_frontend;
   // push_back raises the arrival to the queue's last one: the run's first
   // burst has the earliest.
   std::uint64_t wake = kNoCycle;
