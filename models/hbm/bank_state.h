@@ -55,12 +55,15 @@ class BankState {
   std::uint32_t bank_group(std::uint32_t bank) const { return bank / m_banks_per_group; }
 
  private:
-  // One scope's earliest cycle of each command and the constraint that set it.
+  // One scope's earliest cycle of each command and the constraint that set
+  // it. The constraints first: then the first cache line holds them and the
+  // times of ACT, PRE, PREA, RD, WR and RDA, all a command's issue and the
+  // scheduler usually read (the times after it: a second line).
   struct Times {
-    std::array<std::uint64_t, kNumCmds> at{};
     std::array<Constraint, kNumCmds> why{};
+    std::array<std::uint64_t, kNumCmds> at{};
   };
-  // Banks' and groups' slots take 128 bytes (81 used): a bank's slot is
+  // Banks' and groups' slots take 128 bytes (88 used): a bank's slot is
   // found by a shift, where 88 bytes took three address instructions per
   // lookup in the scheduler's bank loops.
   struct alignas(128) Next : Times {};
