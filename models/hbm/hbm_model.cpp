@@ -37,7 +37,6 @@ HbmModel::~HbmModel() = default;
 std::uint64_t HbmModel::floor_cycle(Time t) const { return t / m_clock.period(); }
 
 void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstTarget>& out) const {
-  out.clear();
   const std::uint64_t bb = m_cfg.device.org.burst_bytes();
   const std::uint64_t il = m_cfg.stack_interleave_bytes;  // a multiple of bb (validated)
   const std::uint32_t per_stack = m_cfg.device.org.pcs();
@@ -46,6 +45,8 @@ void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstT
     // One stack: every interleave block is local as it is, so the bursts are one run (and
     // the tile's one-burst requests cost no divisions by the block size).
     const std::uint64_t first = addr / bb, n = (end - 1) / bb - first + 1;
+    // Every element is overwritten below: no clear() first, so a request of
+    // the last one's size zeroes nothing.
     out.resize(n);
     BurstTarget* const run = out.data();
     m_mapper.decode_run(first * bb, static_cast<std::uint32_t>(n),
@@ -54,6 +55,7 @@ void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstT
     return;
   }
   // One run of consecutive stack-local bursts per interleave block.
+  out.clear();
   for (std::uint64_t a = addr / bb * bb; a < end;) {
     const std::uint64_t block = a / il;
     const auto stack = static_cast<std::uint32_t>(block % m_cfg.stacks);
