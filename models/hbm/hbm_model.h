@@ -11,7 +11,6 @@
 // where frontend = backend = 1 tCK by default (the fixed controller overhead).
 #include <cstdint>
 #include <memory>
-#include <queue>
 #include <string>
 #include <vector>
 
@@ -93,6 +92,33 @@ class HbmModel : public MemoryTarget {
     std::uint32_t slot;
     bool operator>(const Finished& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
+  /// The finished requests in delivery order (time, then acceptance). Kept
+  /// sorted, inserting from the back: requests mostly finish in about the
+  /// order they were accepted, so an insertion is usually an append or a
+  /// short move, where a heap paid a sift on every push and pop.
+  class DeliveryQueue {
+   public:
+    bool empty() const { return m_head == m_items.size(); }
+    const Finished& top() const { return m_items[m_head]; }
+    void push(const Finished& f) {
+      auto at = m_items.end();
+      const auto first = m_items.begin() + static_cast<std::ptrdiff_t>(m_head);
+      while (at != first && *(at - 1) > f) --at;
+      m_items.insert(at, f);
+    }
+    void pop() {
+      if (++m_head == m_items.size()) {
+        m_items.clear(), m_head = 0;
+      } else if (m_head >= 64 && 2 * m_head >= m_items.size()) {  // drop the delivered front now and then
+        m_items.erase(m_items.begin(), m_items.begin() + static_cast<std::ptrdiff_t>(m_head));
+        m_head = 0;
+      }
+    }
+
+   private:
+    std::vector<Finished> m_items;
+    std::size_t m_head = 0;  // m_items before it have been delivered
+  };
   void deliver_until(Time now);
   /// Queues the requests whose last burst issued (m_sink) for delivery.
   void collect_finished();
@@ -120,7 +146,7 @@ class HbmModel : public MemoryTarget {
   SparseMemory m_store;
   std::vector<Pending> m_slots;
   std::vector<std::uint32_t> m_free;
-  std::priority_queue<Finished, std::vector<Finished>, std::greater<Finished>> m_finished;
+  DeliveryQueue m_finished;
   std::uint64_t m_seq = 0;
   std::vector<std::uint64_t> m_pc_next;  // each controller's next_cycle(), kept current
   std::uint64_t m_pc_min = kNoCycle;     // their minimum, kept current
