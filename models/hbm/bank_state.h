@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -72,6 +73,18 @@ class BankState {
     Constraint why;
     std::uint32_t cycles;
   };
+  // The TimingTable's entries grouped by command, then by scope (bank, bank
+  // group, pseudo-channel; table order within a scope, which decides the
+  // reported constraint on ties): one short loop per scope and no scope
+  // lookup. One copy per distinct table in the process (intern()): every
+  // controller of a model has the same, and one copy stays in L1 where 16
+  // were evicted in turn.
+  struct Rules {
+    std::vector<Rule> rules;
+    // [command][scope]: first rule of that scope; [command][3]: end.
+    std::array<std::array<std::uint16_t, 4>, kNumCmds> at{};
+  };
+  static std::shared_ptr<const Rules> intern(Rules rules);
   /// Applies rules [first, last) to one scope's earliest cycles.
   static void raise(Times& n, const Rule* first, const Rule* last, std::uint64_t cycle);
 
@@ -89,17 +102,14 @@ class BankState {
   std::vector<Next> m_bank, m_group;
   std::vector<std::uint32_t> m_group_of;  // bank -> bank group (no division in the hot path)
   std::vector<std::int64_t> m_open;
-  // The TimingTable's entries grouped by command, then by scope (bank, bank group,
-  // pseudo-channel; table order within a scope, which decides the reported
-  // constraint on ties): one short loop per scope and no scope lookup.
-  std::vector<Rule> m_rules;
-  // [command][scope]: first rule of that scope; [command][3]: end.
-  std::array<std::array<std::uint16_t, 4>, kNumCmds> m_rule_at{};
+  const Rule* m_rules;  // m_shared->rules.data()
+  const std::array<std::uint16_t, 4>* m_rule_at;  // m_shared->at.data()
   std::uint32_t m_open_count = 0;
   std::uint32_t m_banks_per_group;
   std::uint32_t m_faw;
   std::uint32_t m_act_count = 0;
   std::array<std::uint64_t, 4> m_acts{};  // last four ACT cycles (ring), for tFAW
+  std::shared_ptr<const Rules> m_shared;
 
  public:
   /// earliest_bank() of one command as a function of the bank, with the
@@ -154,7 +164,7 @@ inline void BankState::raise(Times& n, const Rule* first, const Rule* last, std:
 
 inline void BankState::issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint64_t cycle) {
   const auto& at = m_rule_at[static_cast<int>(cmd)];
-  const Rule* const rules = m_rules.data();
+  const Rule* const rules = m_rules;
   raise(m_bank[bank], rules + at[0], rules + at[1], cycle);
   raise(m_group[m_group_of[bank]], rules + at[1], rules + at[2], cycle);
   raise(m_pc, rules + at[2], rules + at[3], cycle);
