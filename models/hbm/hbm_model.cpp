@@ -25,7 +25,8 @@ HbmModel::HbmModel(std::string name, MemoryConfig cfg)
     m_checker = std::make_unique<TimingChecker>(m_cfg.device, n, m_cfg.controller.dual_command);
     m_checker->set_check_refresh(m_cfg.controller.refresh != RefreshMode::kNone);
   }
-  for (std::uint32_t i = 0; i < n; ++i) m_pcs.push_back(std::make_unique<PcController>(i, m_cfg, m_sink, m_checker.get()));
+  for (std::uint32_t i = 0; i < n; ++i)
+    m_pcs.push_back(std::make_unique<PcController>(i, m_cfg, m_sink, m_checker.get()));
   for (auto& pc : m_pcs) pc->set_observer(&m_observer);
   m_count_r.assign(n, 0);
   m_pc_next.assign(n, kNoCycle);

@@ -158,7 +158,8 @@ void PcController::enqueue_run(std::uint32_t slot, It first, It last, bool write
   for (It t = first; t != last; ++t) {
     // Filled in place: building an entry elsewhere and copying it stalls on
     // store forwarding.
-    QueueEntry& e = q.push_back(t->bank, t->row, arrival, m_state.open_row(t->bank) == static_cast<std::int64_t>(t->row));
+    const bool hit = m_state.open_row(t->bank) == static_cast<std::int64_t>(t->row);
+    QueueEntry& e = q.push_back(t->bank, t->row, arrival, hit);
     e.slot = slot;
     e.col = static_cast<std::uint16_t>(t->col);
     e.bypassed = 0;
