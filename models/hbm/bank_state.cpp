@@ -1,7 +1,10 @@
 #include "models/hbm/bank_state.h"
 
 #include <algorithm>
+#include <limits>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 
 namespace mxc::hbm {
@@ -43,9 +46,12 @@ BankState::BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command)
     : m_dual(dual_command),
       m_bank(org.banks()),
       m_group(org.bank_groups),
-      m_open(org.banks(), kClosed),
+      m_open(org.banks(), static_cast<std::int32_t>(kClosed)),
       m_banks_per_group(org.banks_per_group),
       m_faw(t.FAW) {
+  if (org.rows > static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max()))
+    throw std::invalid_argument("BankState: " + std::to_string(org.rows) +
+                                " rows per bank do not fit its 31-bit row numbers");
   const TimingTable table(t);  // only needed to build the rules
   const bool alias = same_constraints(table, Cmd::kRd, Cmd::kRdA) && same_constraints(table, Cmd::kWr, Cmd::kWrA);
   for (int c = 0; c < kNumCmds; ++c) {

@@ -101,7 +101,10 @@ class BankState {
   bool m_dual;
   std::vector<Next> m_bank, m_group;
   std::vector<std::uint32_t> m_group_of;  // bank -> bank group (no division in the hot path)
-  std::vector<std::int64_t> m_open;
+  // Open row per bank (kClosed when closed) in 4 bytes, so 16 banks' rows
+  // share one cache line (the config loader caps rows at 2^30; the
+  // constructor checks they fit).
+  std::vector<std::int32_t> m_open;
   const Rule* m_rules;  // m_shared->rules.data()
   const std::array<std::uint16_t, 4>* m_rule_at;  // m_shared->at.data()
   std::uint32_t m_open_count = 0;
@@ -180,7 +183,7 @@ inline void BankState::issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std
       m_acts[m_act_count % 4] = cycle;
       ++m_act_count;
       if (m_open[bank] == kClosed) ++m_open_count;
-      m_open[bank] = row;
+      m_open[bank] = static_cast<std::int32_t>(row);
       break;
     case Cmd::kPre:
     case Cmd::kRdA:
@@ -189,7 +192,7 @@ inline void BankState::issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std
       m_open[bank] = kClosed;
       break;
     case Cmd::kPreA:
-      std::fill(m_open.begin(), m_open.end(), kClosed);
+      std::fill(m_open.begin(), m_open.end(), static_cast<std::int32_t>(kClosed));
       m_open_count = 0;
       break;
     default: break;
