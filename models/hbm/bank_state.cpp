@@ -1,6 +1,10 @@
 #include "models/hbm/bank_state.h"
 
 #include <algorithm>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 
 namespace mxc::hbm {
@@ -20,38 +24,63 @@ bool same_constraints(const TimingTable& table, Cmd a, Cmd b) {
 }
 }  // namespace
 
+std::shared_ptr<const BankState::Rules> BankState::intern(Rules rules) {
+  // Models may be built on several threads (co-simulation); the list only
+  // grows by one entry per distinct timing table.
+  static std::mutex mutex;
+  static std::vector<std::shared_ptr<const Rules>> known;
+  const auto same = [&](const Rules& k) {
+    return k.at == rules.at && k.rules.size() == rules.rules.size() &&
+           std::equal(k.rules.begin(), k.rules.end(), rules.rules.begin(), [](const Rule& a, const Rule& b) {
+             return a.next == b.next && a.why == b.why && a.cycles == b.cycles;
+           });
+  };
+  const std::lock_guard<std::mutex> lock(mutex);
+  for (const auto& k : known)
+    if (same(*k)) return k;
+  known.push_back(std::make_shared<const Rules>(std::move(rules)));
+  return known.back();
+}
+
 BankState::BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command)
-    : m_table(t),
-      m_banks_per_group(org.banks_per_group),
-      m_faw(t.FAW),
-      m_dual(dual_command),
+    : m_dual(dual_command),
       m_bank(org.banks()),
       m_group(org.bank_groups),
-      m_open(org.banks(), kClosed) {
-  const bool alias = same_constraints(m_table, Cmd::kRd, Cmd::kRdA) && same_constraints(m_table, Cmd::kWr, Cmd::kWrA);
+      m_open(org.banks(), static_cast<std::int32_t>(kClosed)),
+      m_banks_per_group(org.banks_per_group),
+      m_faw(t.FAW) {
+  if (org.rows > static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max()))
+    throw std::invalid_argument("BankState: " + std::to_string(org.rows) +
+                                " rows per bank do not fit its 31-bit row numbers");
+  const TimingTable table(t);  // only needed to build the rules
+  const bool alias = same_constraints(table, Cmd::kRd, Cmd::kRdA) && same_constraints(table, Cmd::kWr, Cmd::kWrA);
   for (int c = 0; c < kNumCmds; ++c) {
     m_slot[c] = static_cast<std::uint8_t>(c);
     if (alias && c == static_cast<int>(Cmd::kRdA)) m_slot[c] = static_cast<std::uint8_t>(Cmd::kRd);
     if (alias && c == static_cast<int>(Cmd::kWrA)) m_slot[c] = static_cast<std::uint8_t>(Cmd::kWr);
   }
+  Rules r;
   for (int c = 0; c < kNumCmds; ++c) {
     for (int scope = 0; scope < 3; ++scope) {
-      m_rule_at[c][scope] = static_cast<std::uint16_t>(m_rules.size());
-      for (const TimingEntry& e : m_table.after(static_cast<Cmd>(c))) {
+      r.at[c][scope] = static_cast<std::uint16_t>(r.rules.size());
+      for (const TimingEntry& e : table.after(static_cast<Cmd>(c))) {
         if (static_cast<int>(e.scope) != scope || m_slot[static_cast<int>(e.next)] != static_cast<std::uint8_t>(e.next))
           continue;
         // Entries of one scope for the same next command fold into one: the
         // longest wait, the first listed on ties (raise() applied them in
         // turn with the same outcome).
-        const auto first = m_rules.begin() + m_rule_at[c][scope];
+        const auto first = r.rules.begin() + r.at[c][scope];
         const auto next = static_cast<std::uint8_t>(e.next);
-        const auto same = std::find_if(first, m_rules.end(), [&](const Rule& r) { return r.next == next; });
-        if (same == m_rules.end()) m_rules.push_back({next, e.why, e.cycles});
+        const auto same = std::find_if(first, r.rules.end(), [&](const Rule& x) { return x.next == next; });
+        if (same == r.rules.end()) r.rules.push_back({next, e.why, e.cycles});
         else if (e.cycles > same->cycles) same->cycles = e.cycles, same->why = e.why;
       }
     }
-    m_rule_at[c][3] = static_cast<std::uint16_t>(m_rules.size());
+    r.at[c][3] = static_cast<std::uint16_t>(r.rules.size());
   }
+  m_shared = intern(std::move(r));
+  m_rules = m_shared->rules.data();
+  m_rule_at = m_shared->at.data();
   for (std::uint32_t b = 0; b < org.banks(); ++b) m_group_of.push_back(b / m_banks_per_group);
 }
 

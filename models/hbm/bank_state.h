@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -55,42 +56,63 @@ class BankState {
   std::uint32_t bank_group(std::uint32_t bank) const { return bank / m_banks_per_group; }
 
  private:
-  // 128 bytes (81 used): a bank's slot is found by a shift, where 88 bytes
-  // took three address instructions per lookup in the scheduler's bank loops.
-  struct alignas(128) Next {
-    std::array<std::uint64_t, kNumCmds> at{};
+  // One scope's earliest cycle of each command and the constraint that set
+  // it. The constraints first: then the first cache line holds them and the
+  // times of ACT, PRE, PREA, RD, WR and RDA, all a command's issue and the
+  // scheduler usually read (the times after it: a second line).
+  struct Times {
     std::array<Constraint, kNumCmds> why{};
+    std::array<std::uint64_t, kNumCmds> at{};
   };
+  // Banks' and groups' slots take 128 bytes (88 used): a bank's slot is
+  // found by a shift, where 88 bytes took three address instructions per
+  // lookup in the scheduler's bank loops.
+  struct alignas(128) Next : Times {};
   struct Rule {  // one TimingTable entry, flattened
     std::uint8_t next;
     Constraint why;
     std::uint32_t cycles;
   };
+  // The TimingTable's entries grouped by command, then by scope (bank, bank
+  // group, pseudo-channel; table order within a scope, which decides the
+  // reported constraint on ties): one short loop per scope and no scope
+  // lookup. One copy per distinct table in the process (intern()): every
+  // controller of a model has the same, and one copy stays in L1 where 16
+  // were evicted in turn.
+  struct Rules {
+    std::vector<Rule> rules;
+    // [command][scope]: first rule of that scope; [command][3]: end.
+    std::array<std::array<std::uint16_t, 4>, kNumCmds> at{};
+  };
+  static std::shared_ptr<const Rules> intern(Rules rules);
   /// Applies rules [first, last) to one scope's earliest cycles.
-  static void raise(Next& n, const Rule* first, const Rule* last, std::uint64_t cycle);
+  static void raise(Times& n, const Rule* first, const Rule* last, std::uint64_t cycle);
 
-  TimingTable m_table;
-  // m_table's entries grouped by command, then by scope (bank, bank group,
-  // pseudo-channel; table order within a scope, which decides the reported
-  // constraint on ties): one short loop per scope and no scope lookup.
-  std::vector<Rule> m_rules;
-  // [command][scope]: first rule of that scope; [command][3]: end.
-  std::array<std::array<std::uint16_t, 4>, kNumCmds> m_rule_at{};
+  // Members in the order a step reads them: the pseudo-channel scope, the
+  // command buses and the per-bank arrays first, in as few cache lines as
+  // they fit (16 controllers' state does not fit in L1, and a step usually
+  // starts on a controller whose lines have been evicted).
+  Times m_pc;
+  std::uint64_t m_row_bus = 0, m_col_bus = 0;  // next free cycle of each command bus
   // Where each command's earliest cycle is kept: RDA / WRA share RD / WR's
   // when the table constrains them identically (it lists reads and writes
   // together), which halves the column rules applied per command.
   std::array<std::uint8_t, kNumCmds> m_slot{};
-  std::uint32_t m_banks_per_group;
-  std::vector<std::uint32_t> m_group_of;  // bank -> bank group (no division in the hot path)
-  std::uint32_t m_faw;
   bool m_dual;
   std::vector<Next> m_bank, m_group;
-  Next m_pc;
-  std::vector<std::int64_t> m_open;
+  std::vector<std::uint32_t> m_group_of;  // bank -> bank group (no division in the hot path)
+  // Open row per bank (kClosed when closed) in 4 bytes, so 16 banks' rows
+  // share one cache line (the config loader caps rows at 2^30; the
+  // constructor checks they fit).
+  std::vector<std::int32_t> m_open;
+  const Rule* m_rules;  // m_shared->rules.data()
+  const std::array<std::uint16_t, 4>* m_rule_at;  // m_shared->at.data()
   std::uint32_t m_open_count = 0;
-  std::array<std::uint64_t, 4> m_acts{};  // last four ACT cycles (ring), for tFAW
+  std::uint32_t m_banks_per_group;
+  std::uint32_t m_faw;
   std::uint32_t m_act_count = 0;
-  std::uint64_t m_row_bus = 0, m_col_bus = 0;  // next free cycle of each command bus
+  std::array<std::uint64_t, 4> m_acts{};  // last four ACT cycles (ring), for tFAW
+  std::shared_ptr<const Rules> m_shared;
 
  public:
   /// earliest_bank() of one command as a function of the bank, with the
@@ -133,7 +155,7 @@ inline std::uint64_t BankState::earliest(Cmd cmd, std::uint32_t bank, Constraint
 }
 
 // Inline: every column command goes through it.
-inline void BankState::raise(Next& n, const Rule* first, const Rule* last, std::uint64_t cycle) {
+inline void BankState::raise(Times& n, const Rule* first, const Rule* last, std::uint64_t cycle) {
   for (const Rule* r = first; r != last; ++r) {
     const std::uint64_t at = cycle + r->cycles;
     if (at > n.at[r->next]) {
@@ -145,7 +167,7 @@ inline void BankState::raise(Next& n, const Rule* first, const Rule* last, std::
 
 inline void BankState::issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint64_t cycle) {
   const auto& at = m_rule_at[static_cast<int>(cmd)];
-  const Rule* const rules = m_rules.data();
+  const Rule* const rules = m_rules;
   raise(m_bank[bank], rules + at[0], rules + at[1], cycle);
   raise(m_group[m_group_of[bank]], rules + at[1], rules + at[2], cycle);
   raise(m_pc, rules + at[2], rules + at[3], cycle);
@@ -161,7 +183,7 @@ inline void BankState::issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std
       m_acts[m_act_count % 4] = cycle;
       ++m_act_count;
       if (m_open[bank] == kClosed) ++m_open_count;
-      m_open[bank] = row;
+      m_open[bank] = static_cast<std::int32_t>(row);
       break;
     case Cmd::kPre:
     case Cmd::kRdA:
@@ -170,7 +192,7 @@ inline void BankState::issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std
       m_open[bank] = kClosed;
       break;
     case Cmd::kPreA:
-      std::fill(m_open.begin(), m_open.end(), kClosed);
+      std::fill(m_open.begin(), m_open.end(), static_cast<std::int32_t>(kClosed));
       m_open_count = 0;
       break;
     default: break;

@@ -25,7 +25,8 @@ HbmModel::HbmModel(std::string name, MemoryConfig cfg)
     m_checker = std::make_unique<TimingChecker>(m_cfg.device, n, m_cfg.controller.dual_command);
     m_checker->set_check_refresh(m_cfg.controller.refresh != RefreshMode::kNone);
   }
-  for (std::uint32_t i = 0; i < n; ++i) m_pcs.push_back(std::make_unique<PcController>(i, m_cfg, *this, m_checker.get()));
+  for (std::uint32_t i = 0; i < n; ++i)
+    m_pcs.push_back(std::make_unique<PcController>(i, m_cfg, m_sink, m_checker.get()));
   for (auto& pc : m_pcs) pc->set_observer(&m_observer);
   m_count_r.assign(n, 0);
   m_pc_next.assign(n, kNoCycle);
@@ -37,7 +38,6 @@ HbmModel::~HbmModel() = default;
 std::uint64_t HbmModel::floor_cycle(Time t) const { return t / m_clock.period(); }
 
 void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstTarget>& out) const {
-  out.clear();
   const std::uint64_t bb = m_cfg.device.org.burst_bytes();
   const std::uint64_t il = m_cfg.stack_interleave_bytes;  // a multiple of bb (validated)
   const std::uint32_t per_stack = m_cfg.device.org.pcs();
@@ -46,6 +46,8 @@ void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstT
     // One stack: every interleave block is local as it is, so the bursts are one run (and
     // the tile's one-burst requests cost no divisions by the block size).
     const std::uint64_t first = addr / bb, n = (end - 1) / bb - first + 1;
+    // Every element is overwritten below: no clear() first, so a request of
+    // the last one's size zeroes nothing.
     out.resize(n);
     BurstTarget* const run = out.data();
     m_mapper.decode_run(first * bb, static_cast<std::uint32_t>(n),
@@ -54,6 +56,7 @@ void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstT
     return;
   }
   // One run of consecutive stack-local bursts per interleave block.
+  out.clear();
   for (std::uint64_t a = addr / bb * bb; a < end;) {
     const std::uint64_t block = a / il;
     const auto stack = static_cast<std::uint32_t>(block % m_cfg.stacks);
@@ -78,9 +81,14 @@ std::uint32_t HbmModel::lacking_room(const MemRequest& req) const {
     m_scratch_bytes = req.bytes;
     m_scratch_valid = true;
   }
-  if (m_scratch.size() == 1) {  // a tile's request is usually one burst
-    const std::uint32_t pc = m_scratch[0].pc;
-    return m_pcs[pc]->can_accept(req.write, 1) ? static_cast<std::uint32_t>(m_pcs.size()) : pc;
+  // All bursts in one pseudo-channel (a tile's one-burst request, a 256 B
+  // request on the default mapping): one queue's room, nothing to count.
+  const std::uint32_t first = m_scratch[0].pc;
+  bool one = true;
+  for (const BurstTarget& t : m_scratch) one &= t.pc == first;
+  if (one) {
+    const auto n = static_cast<std::uint32_t>(m_scratch.size());
+    return m_pcs[first]->can_accept(req.write, n) ? static_cast<std::uint32_t>(m_pcs.size()) : first;
   }
   auto& count = req.write ? m_count_w : m_count_r;
   auto full = static_cast<std::uint32_t>(m_pcs.size());
@@ -125,8 +133,7 @@ bool HbmModel::send(const MemRequest& req, Time now) {
     m_free.pop_back();
   }
   Pending& p = m_slots[slot];
-  p.remaining = static_cast<std::uint32_t>(m_scratch.size());
-  p.done_cycle = 0;
+  m_sink.start(slot, static_cast<std::uint32_t>(m_scratch.size()));
   MemResponse& r = p.resp;
   std::vector<std::uint8_t> buffer = std::move(r.data);  // the slot's last buffer, reused
   r = MemResponse{};
@@ -151,13 +158,20 @@ bool HbmModel::send(const MemRequest& req, Time now) {
 
   const std::uint64_t cycle = m_clock.cycle_at_or_after(now);
   const std::uint64_t floor = floor_cycle(now);
-  for (const BurstTarget& t : m_scratch) {
-    PcController& pc = *m_pcs[t.pc];
+  // One run per stretch of bursts to the same pseudo-channel (a 256 B
+  // request is usually one).
+  const BurstTarget* const end = m_scratch.data() + m_scratch.size();
+  for (const BurstTarget* t = m_scratch.data(); t != end;) {
+    const std::uint32_t id = t->pc;
+    const BurstTarget* run_end = t + 1;
+    while (run_end != end && run_end->pc == id) ++run_end;
+    PcController& pc = *m_pcs[id];
     // A sleeping controller first replays the refreshes it skipped.
     if (!pc.busy()) pc.advance_to(floor);
-    pc.enqueue(slot, t.bank, t.row, t.col, req.write, cycle);
-    m_pc_next[t.pc] = pc.next_cycle();
-    m_pc_min = std::min(m_pc_min, m_pc_next[t.pc]);  // enqueue only brings a controller's next cycle forward
+    pc.enqueue_run(slot, t, run_end, req.write, cycle);
+    m_pc_next[id] = pc.next_cycle();
+    m_pc_min = std::min(m_pc_min, m_pc_next[id]);  // enqueue only brings a controller's next cycle forward
+    t = run_end;
   }
   update_next_event();
   if (m_checker && m_checker->violation_count())
@@ -227,20 +241,24 @@ void HbmModel::advance_to(Time now) {
   // known before its time (at its last burst's issue), so none is missed.
   // m_pc_min is never above the controllers' minimum: above the limit, only
   // completions are due.
-  if (m_pc_min <= limit) run_controllers(limit);
+  if (m_pc_min <= limit) {
+    run_controllers(limit);
+    collect_finished();
+  }
   deliver_until(now);
   update_next_event();
   if (m_checker && m_checker->violation_count())
     throw std::logic_error(m_name + ": timing violation: " + m_checker->violations().front());
 }
 
-void HbmModel::burst_issued(std::uint32_t slot, std::uint64_t done_cycle) {
-  Pending& p = m_slots[slot];
-  p.done_cycle = std::max(p.done_cycle, done_cycle);
-  if (--p.remaining) return;
-  const std::uint64_t seq = p.resp.complete;
-  p.resp.complete = m_clock.edge(p.done_cycle);
-  m_finished.push({p.resp.complete, seq, slot});
+void HbmModel::collect_finished() {
+  for (const std::uint32_t slot : m_sink.finished()) {
+    MemResponse& r = m_slots[slot].resp;
+    const std::uint64_t seq = r.complete;
+    r.complete = m_clock.edge(m_sink.done_cycle(slot));
+    m_finished.push({r.complete, seq, slot});
+  }
+  m_sink.clear_finished();
 }
 
 void HbmModel::finish(Time now) {

@@ -11,7 +11,6 @@
 // where frontend = backend = 1 tCK by default (the fixed controller overhead).
 #include <cstdint>
 #include <memory>
-#include <queue>
 #include <string>
 #include <vector>
 
@@ -34,7 +33,7 @@ struct BurstTarget {
   std::uint32_t row = 0, col = 0;
 };
 
-class HbmModel : public MemoryTarget, public BurstSink {
+class HbmModel : public MemoryTarget {
  public:
   /// Validates `cfg`; the timing checker runs when cfg.check_timing is set.
   HbmModel(std::string name, MemoryConfig cfg);
@@ -78,8 +77,6 @@ class HbmModel : public MemoryTarget, public BurstSink {
     const PcStats& s = m_pcs[m_refused_pc]->stats();
     return m_refused_write ? s.write_bursts : s.read_bursts;
   }
-  /// Called by the controllers when a burst's column command issues.
-  void burst_issued(std::uint32_t slot, std::uint64_t done_cycle) override;
   /// Calls fn(global pseudo-channel, command) for every DRAM command issued.
   void set_command_observer(PcController::CommandObserver fn);
   /// The timing checker, or nullptr when off.
@@ -87,9 +84,7 @@ class HbmModel : public MemoryTarget, public BurstSink {
 
  private:
   struct Pending {
-    MemResponse resp;
-    std::uint32_t remaining = 0;  // bursts not yet issued
-    std::uint64_t done_cycle = 0;  // latest data-delivered cycle so far
+    MemResponse resp;  // complete holds the acceptance number until the request finishes
   };
   struct Finished {  // a request whose completion time is known
     Time at;
@@ -97,7 +92,36 @@ class HbmModel : public MemoryTarget, public BurstSink {
     std::uint32_t slot;
     bool operator>(const Finished& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
+  /// The finished requests in delivery order (time, then acceptance). Kept
+  /// sorted, inserting from the back: requests mostly finish in about the
+  /// order they were accepted, so an insertion is usually an append or a
+  /// short move, where a heap paid a sift on every push and pop.
+  class DeliveryQueue {
+   public:
+    bool empty() const { return m_head == m_items.size(); }
+    const Finished& top() const { return m_items[m_head]; }
+    void push(const Finished& f) {
+      auto at = m_items.end();
+      const auto first = m_items.begin() + static_cast<std::ptrdiff_t>(m_head);
+      while (at != first && *(at - 1) > f) --at;
+      m_items.insert(at, f);
+    }
+    void pop() {
+      if (++m_head == m_items.size()) {
+        m_items.clear(), m_head = 0;
+      } else if (m_head >= 64 && 2 * m_head >= m_items.size()) {  // drop the delivered front now and then
+        m_items.erase(m_items.begin(), m_items.begin() + static_cast<std::ptrdiff_t>(m_head));
+        m_head = 0;
+      }
+    }
+
+   private:
+    std::vector<Finished> m_items;
+    std::size_t m_head = 0;  // m_items before it have been delivered
+  };
   void deliver_until(Time now);
+  /// Queues the requests whose last burst issued (m_sink) for delivery.
+  void collect_finished();
   /// Runs every controller with work at or before cycle `limit` up to it.
   void run_controllers(std::uint64_t limit);
   /// Splits `req` into m_scratch and returns the first pseudo-channel whose
@@ -117,11 +141,12 @@ class HbmModel : public MemoryTarget, public BurstSink {
   AddressMapper m_mapper;
   std::unique_ptr<TimingChecker> m_checker;
   PcController::CommandObserver m_observer;
+  BurstSink m_sink;  // before m_pcs: the controllers report to it
   std::vector<std::unique_ptr<PcController>> m_pcs;
   SparseMemory m_store;
   std::vector<Pending> m_slots;
   std::vector<std::uint32_t> m_free;
-  std::priority_queue<Finished, std::vector<Finished>, std::greater<Finished>> m_finished;
+  DeliveryQueue m_finished;
   std::uint64_t m_seq = 0;
   std::vector<std::uint64_t> m_pc_next;  // each controller's next_cycle(), kept current
   std::uint64_t m_pc_min = kNoCycle;     // their minimum, kept current

@@ -7,19 +7,27 @@
 namespace mxc::hbm {
 
 PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink& sink, TimingChecker* checker)
-    : m_id(id),
-      m_sink(sink),
+    : m_sink(sink),
       m_checker(checker),
-      m_t(cfg.device.t),
-      m_cfg(cfg.controller),
-      m_read_cap(cfg.controller.read_queue),
-      m_write_cap(cfg.controller.write_queue),
-      m_state(cfg.device.org, cfg.device.t, cfg.controller.dual_command),
-      m_refresh(cfg.controller.refresh, cfg.device.t, cfg.device.org.banks()),
-      m_sched(cfg.controller.starvation_cap),
+      m_cap(cfg.controller.starvation_cap),
+      m_high(cfg.controller.write_high_watermark),
+      m_low(cfg.controller.write_low_watermark),
+      m_frontend(cfg.controller.frontend_cycles),
+      m_burst(cfg.device.t.burst_cycles),
+      m_read_done(cfg.device.t.CL + cfg.device.t.burst_cycles + cfg.controller.backend_cycles),
+      m_write_done(cfg.device.t.CWL + cfg.device.t.burst_cycles + cfg.controller.backend_cycles),
+      m_fast(cfg.fast_path),
+      m_closed_page(cfg.controller.page_policy == PagePolicy::kClosed),
+      m_dual(cfg.controller.dual_command),
       m_reads(cfg.device.org.banks()),
       m_writes(cfg.device.org.banks()),
-      m_fast(cfg.fast_path) {
+      m_refresh(cfg.controller.refresh, cfg.device.t, cfg.device.org.banks()),
+      m_state(cfg.device.org, cfg.device.t, cfg.controller.dual_command),
+      m_id(id),
+      m_rfc(cfg.device.t.RFC),
+      m_read_cap(cfg.controller.read_queue),
+      m_write_cap(cfg.controller.write_queue),
+      m_sched(cfg.controller.starvation_cap) {
   s_stats.bank_acts.assign(cfg.device.org.banks(), 0);
   m_next = m_refresh.next_due();
 }
@@ -72,7 +80,7 @@ void PcController::issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32
     case Cmd::kRefSb:
       ++s_stats.refreshes;
       s_stats.refresh_bank_cycles += m_refresh.on_issue(cmd, c);
-      if (cmd == Cmd::kRefAb) m_refresh_end = c + m_t.RFC;
+      if (cmd == Cmd::kRefAb) m_refresh_end = c + m_rfc;
       break;
     default: break;
   }
@@ -86,7 +94,7 @@ inline BurstQueue::Index PcController::streaming_pick(const BurstQueue& q, std::
   // visited in arrival order: the first ones are usually ready.
   if (q.empty()) return BurstQueue::kNone;
   const QueueEntry& f = q[q.front()];
-  const bool starving = f.bypassed >= m_cfg.starvation_cap && f.arrival <= c;
+  const bool starving = f.bypassed >= m_cap && f.arrival <= c;
   // The queue holds one direction, so the pseudo-channel and command-bus
   // part of earliest() is common to all its bursts.
   const Cmd cmd = f.write ? Cmd::kWr : Cmd::kRd;
@@ -110,15 +118,15 @@ inline std::uint64_t PcController::streaming_next(std::uint64_t c) {
   const std::uint64_t due = m_refresh.next_due();
   const std::uint64_t n = due == kNoCycle ? kNoCycle : std::max(due, c + 1);
   const bool switch_to_write = !m_write_mode && !m_writes.empty() &&
-                               (m_writes.size() >= m_cfg.write_high_watermark || m_reads.empty());
+                               (m_writes.size() >= m_high || m_reads.empty());
   const bool switch_to_read = m_write_mode && (m_writes.empty() ||
-                                               (m_writes.size() <= m_cfg.write_low_watermark && !m_reads.empty()));
+                                               (m_writes.size() <= m_low && !m_reads.empty()));
   if (switch_to_write || switch_to_read) return std::min(n, c + 1);
   if (q.empty()) return n;
   const QueueEntry& f = q[q.front()];
   const Cmd col = f.write ? Cmd::kWr : Cmd::kRd;
   std::uint64_t next;
-  if (f.bypassed >= m_cfg.starvation_cap && f.arrival <= c + 1) {
+  if (f.bypassed >= m_cap && f.arrival <= c + 1) {
     next = f.arrival > c ? f.arrival : std::max(m_state.earliest(col, f.bank), c + 1);
   } else {
     const std::uint64_t at = m_state.earliest_column(col, q.hit_banks(), [](std::uint32_t) { return false; });
@@ -138,8 +146,8 @@ void PcController::step(std::uint64_t c) {
 
   // Write draining between watermarks; an otherwise idle controller drains all.
   if (m_write_mode) {
-    if (m_writes.empty() || (m_writes.size() <= m_cfg.write_low_watermark && !m_reads.empty())) m_write_mode = false;
-  } else if (!m_writes.empty() && (m_writes.size() >= m_cfg.write_high_watermark || m_reads.empty())) {
+    if (m_writes.empty() || (m_writes.size() <= m_low && !m_reads.empty())) m_write_mode = false;
+  } else if (!m_writes.empty() && (m_writes.size() >= m_high || m_reads.empty())) {
     m_write_mode = true;
   }
 
@@ -177,8 +185,8 @@ void PcController::step(std::uint64_t c) {
     p = m_sched.pick(q, m_state, m_refresh, c);
   }
   if (row_used) p.row = BurstQueue::kNone;
-  if (!m_cfg.dual_command && p.col != BurstQueue::kNone) p.row = BurstQueue::kNone;  // one command bus
-  if (row_used && !m_cfg.dual_command) p.col = BurstQueue::kNone;
+  if (!m_dual && p.col != BurstQueue::kNone) p.row = BurstQueue::kNone;  // one command bus
+  if (row_used && !m_dual) p.col = BurstQueue::kNone;
   if (p.row != BurstQueue::kNone) {
     QueueEntry& e = q[p.row];
     issue(p.row_cmd, &e, e.bank, e.row, e.col, c);
@@ -191,7 +199,7 @@ void PcController::issue_column(BurstQueue& q, BurstQueue::Index index, std::uin
   QueueEntry& e = q[index];
   // Closed page: auto-precharge unless another queued burst (either
   // direction) wants the row; those are exactly the bank's other row hits.
-  const bool ap = m_cfg.page_policy == PagePolicy::kClosed && m_reads.hits(e.bank) + m_writes.hits(e.bank) == 1;
+  const bool ap = m_closed_page && m_reads.hits(e.bank) + m_writes.hits(e.bank) == 1;
   const Cmd cmd = e.write ? (ap ? Cmd::kWrA : Cmd::kWr) : (ap ? Cmd::kRdA : Cmd::kRd);
   Constraint why = Constraint::kNone;
   const std::uint64_t legal = m_state.earliest(cmd, e.bank, &why);
@@ -210,7 +218,7 @@ void PcController::issue_column(BurstQueue& q, BurstQueue::Index index, std::uin
   else if (e.outcome == RowOutcome::kConflict) s_stats.conflict_idle_cycles += held - ready;
   else s_stats.bus_idle_cycles[static_cast<int>(why)] += held - ready;
   s_stats.bus_idle_cycles[0] += c - held;
-  m_bus_free = c + m_t.burst_cycles;
+  m_bus_free = c + m_burst;
   if (e.outcome == RowOutcome::kUnknown) {
     e.outcome = RowOutcome::kHit;
     ++s_stats.row_hits;
@@ -220,10 +228,10 @@ void PcController::issue_column(BurstQueue& q, BurstQueue::Index index, std::uin
   observe(cmd, e.bank, e.row, e.col, c);
   if (e.write) {
     ++s_stats.write_bursts;
-    m_sink.burst_issued(e.slot, c + m_t.CWL + m_t.burst_cycles + m_cfg.backend_cycles);
+    m_sink.burst_issued(e.slot, c + m_write_done);
   } else {
     ++s_stats.read_bursts;
-    m_sink.burst_issued(e.slot, c + m_t.CL + m_t.burst_cycles + m_cfg.backend_cycles);
+    m_sink.burst_issued(e.slot, c + m_read_done);
   }
   if (index != q.front()) {
     QueueEntry& f = q[q.front()];
@@ -246,9 +254,9 @@ std::uint64_t PcController::compute_next(std::uint64_t c) {
   }
   // A mode switch is decided at the next step; wake for it.
   const bool switch_to_write = !m_write_mode && !m_writes.empty() &&
-                               (m_writes.size() >= m_cfg.write_high_watermark || m_reads.empty());
+                               (m_writes.size() >= m_high || m_reads.empty());
   const bool switch_to_read = m_write_mode && (m_writes.empty() ||
-                                               (m_writes.size() <= m_cfg.write_low_watermark && !m_reads.empty()));
+                                               (m_writes.size() <= m_low && !m_reads.empty()));
   if (switch_to_write || switch_to_read) return std::min(n, c + 1);
   m_plan_refresh = m_refresh.pending();
   return std::min(n, m_sched.next_ready(active(), m_state, m_refresh, c, m_plan));

@@ -21,13 +21,37 @@ namespace mxc::hbm {
 
 class TimingChecker;
 
-/// Told when each burst's column command issues and in which cycle its
-/// data will have been delivered (HbmModel). Completion times are known at
-/// issue, so only whole requests become events, never single bursts.
+/// Counts, per request (HbmModel's slot), the bursts whose column command
+/// has not issued yet and the cycle by which the issued ones' data will have
+/// been delivered; completion times are known at issue, so only whole
+/// requests become events, never single bursts. HbmModel owns it and
+/// collects the finished requests after running the controllers. Not
+/// virtual and inline: every column command reports here.
 class BurstSink {
  public:
-  virtual ~BurstSink() = default;
-  virtual void burst_issued(std::uint32_t slot, std::uint64_t done_cycle) = 0;
+  /// Request `slot` was accepted with `bursts` bursts.
+  void start(std::uint32_t slot, std::uint32_t bursts) {
+    if (slot >= m_track.size()) m_track.resize(slot + 1);
+    m_track[slot] = Track{0, bursts};
+  }
+  void burst_issued(std::uint32_t slot, std::uint64_t done_cycle) {
+    Track& t = m_track[slot];
+    t.done_cycle = std::max(t.done_cycle, done_cycle);
+    if (--t.remaining == 0) m_finished.push_back(slot);
+  }
+  /// Requests whose last burst issued since the last clear, in issue order.
+  const std::vector<std::uint32_t>& finished() const { return m_finished; }
+  void clear_finished() { m_finished.clear(); }
+  /// When request `slot`'s last burst's data will have been delivered.
+  std::uint64_t done_cycle(std::uint32_t slot) const { return m_track[slot].done_cycle; }
+
+ private:
+  struct Track {
+    std::uint64_t done_cycle;  // latest data-delivered cycle so far
+    std::uint32_t remaining;   // bursts not yet issued
+  };
+  std::vector<Track> m_track;
+  std::vector<std::uint32_t> m_finished;
 };
 
 class PcController {
@@ -45,10 +69,10 @@ class PcController {
   }
   /// Queue depth of one direction.
   std::uint32_t capacity(bool write) const { return write ? m_write_cap : m_read_cap; }
-  /// Queue a burst of request `slot` offered at `cycle` (schedulable
-  /// frontend_cycles later).
-  void enqueue(std::uint32_t slot, std::uint32_t bank, std::uint32_t row, std::uint32_t col, bool write,
-               std::uint64_t cycle);
+  /// Queue bursts [first, last) of request `slot` (anything with bank, row
+  /// and col), offered at `cycle` (schedulable frontend_cycles later).
+  template <class It>
+  void enqueue_run(std::uint32_t slot, It first, It last, bool write, std::uint64_t cycle);
   /// Process every event up to and including `cycle`.
   void advance_to(std::uint64_t cycle);
   /// Process events up to and including `cycle` while it has bursts
@@ -89,46 +113,62 @@ class PcController {
   BurstQueue& active() { return m_write_mode ? m_writes : m_reads; }
   const BurstQueue& active() const { return m_write_mode ? m_writes : m_reads; }
 
-  std::uint32_t m_id;
-  BurstSink& m_sink;
-  TimingChecker* m_checker;
-  const CommandObserver* m_observer = nullptr;
-  const HbmTiming m_t;
-  const ControllerConfig m_cfg;
-  std::uint32_t m_read_cap, m_write_cap;
-  BankState m_state;
-  RefreshPolicy m_refresh;
-  FrFcfsScheduler m_sched;
-  BurstQueue m_reads, m_writes;
-  bool m_fast;  // shortcuts on (MemoryConfig::fast_path): streaming steps, planned picks
-  bool m_write_mode = false;
-  // The scheduler's plan for m_next (valid until a burst is queued), made
-  // with refresh pending or not as m_plan_refresh says.
-  SchedulePlan m_plan;
-  bool m_plan_refresh = false;
-  std::uint64_t m_streaming_steps = 0, m_planned_steps = 0;
+  // Members in the order a step reads them, the per-step ones together:
+  // 16 controllers' state does not fit in L1, and a step usually starts on
+  // a controller whose lines have been evicted.
   std::uint64_t m_clk = 0;   // last processed cycle
   std::uint64_t m_next = 0;  // next cycle with an event (refresh included)
   std::uint64_t m_bus_free = 0;  // cycle after the last column command's data-bus slot
   std::uint64_t m_refresh_end = 0;  // end of the last refresh's blocking (statistics)
+  std::uint64_t m_streaming_steps = 0, m_planned_steps = 0;
+  BurstSink& m_sink;
+  TimingChecker* m_checker;
+  const CommandObserver* m_observer = nullptr;
+  // m_cfg's and m_t's figures a step uses: starvation cap, write
+  // watermarks, frontend and burst cycles, and a read's or write's column
+  // command to its data delivered (latency + burst + backend).
+  std::uint32_t m_cap, m_high, m_low, m_frontend, m_burst, m_read_done, m_write_done;
+  bool m_fast;  // shortcuts on (MemoryConfig::fast_path): streaming steps, planned picks
+  bool m_closed_page, m_dual;
+  bool m_write_mode = false;
+  // The scheduler's plan for m_next (valid until a burst is queued), made
+  // with refresh pending or not as m_plan_refresh says.
+  bool m_plan_refresh = false;
+  SchedulePlan m_plan;
+  BurstQueue m_reads, m_writes;
+  RefreshPolicy m_refresh;
+  BankState m_state;
   PcStats s_stats;
+  // Not needed on every step.
+  std::uint32_t m_id;
+  std::uint32_t m_rfc;  // tRFC (statistics of all-bank refresh)
+  std::uint32_t m_read_cap, m_write_cap;
+  FrFcfsScheduler m_sched;
 };
 
-// Inline: HbmModel::send calls it for every burst.
-inline void PcController::enqueue(std::uint32_t slot, std::uint32_t bank, std::uint32_t row, std::uint32_t col,
-                                  bool write, std::uint64_t cycle) {
-  // Filled in place: building an entry elsewhere and copying it stalls on
-  // store forwarding.
-  QueueEntry& e = (write ? m_writes : m_reads)
-                      .push_back(bank, row, std::max(cycle, m_clk) + m_cfg.frontend_cycles,
-                                 m_state.open_row(bank) == static_cast<std::int64_t>(row));
-  e.slot = slot;
-  e.col = static_cast<std::uint16_t>(col);
-  e.bypassed = 0;
-  e.write = write;
-  e.outcome = RowOutcome::kUnknown;
-  e.waiting_since = e.arrival;
-  m_next = std::min(m_next, e.arrival);
+// Inline: HbmModel::send calls it for every request. The arrival and the
+// wake-up are worked out once for the run.
+template <class It>
+void PcController::enqueue_run(std::uint32_t slot, It first, It last, bool write, std::uint64_t cycle) {
+  BurstQueue& q = write ? m_writes : m_reads;
+  const std::uint64_t arrival = std::max(cycle, m_clk) + m_frontend;
+  // push_back raises the arrival to the queue's last one: the run's first
+  // burst has the earliest.
+  std::uint64_t wake = kNoCycle;
+  for (It t = first; t != last; ++t) {
+    // Filled in place: building an entry elsewhere and copying it stalls on
+    // store forwarding.
+    const bool hit = m_state.open_row(t->bank) == static_cast<std::int64_t>(t->row);
+    QueueEntry& e = q.push_back(t->bank, t->row, arrival, hit);
+    e.slot = slot;
+    e.col = static_cast<std::uint16_t>(t->col);
+    e.bypassed = 0;
+    e.write = write;
+    e.outcome = RowOutcome::kUnknown;
+    e.waiting_since = e.arrival;
+    if (t == first) wake = e.arrival;
+  }
+  m_next = std::min(m_next, wake);
   m_plan.valid = false;
 }
 
