@@ -63,6 +63,9 @@ class MemoryMonitor : public MemoryTarget {
 
  private:
   void on_complete(const MemResponse& resp);
+  struct Chain;
+  /// Logs a completion of the oldest request in `chain`; returns whether it was the last.
+  bool complete_oldest(Chain& chain, Time complete);
 
   MemoryTarget& m_inner;
   std::string m_name;
@@ -98,8 +101,6 @@ class MemoryMonitor : public MemoryTarget {
   PendingMap m_pending;
   // Nodes of erased keys, reused by the next inserts: no allocation per request.
   std::vector<PendingMap::node_type> m_spare;
-  /// Logs a completion of the oldest request in `chain`; returns whether it was the last.
-  bool complete_oldest(Chain& chain, Time complete);
   ChunkedLog<std::size_t> m_next_same;  // per log entry: the next outstanding one with its key
   std::size_t m_outstanding = 0;
   std::uint64_t s_unmatched = 0;
