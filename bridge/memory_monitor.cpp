@@ -22,10 +22,9 @@ bool MemoryMonitor::send(const MemRequest& req, Time now) {
     m_next_same[chain.newest] = index;
     chain.newest = index;
   };
-  const auto it = m_pending.empty() ? m_pending.end() : m_pending.find(key);
   if (slot.used && slot.key == key) {
     chain_behind(slot.chain);
-  } else if (it != m_pending.end()) {
+  } else if (const auto it = m_pending.empty() ? m_pending.end() : m_pending.find(key); it != m_pending.end()) {
     chain_behind(it->second);
   } else if (!slot.used) {
     slot = Slot{key, Chain{index, index}, true};

@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace mxc {
@@ -26,12 +27,11 @@ class SparseMemory {
   /// Calls fn(address, bytes) for every allocated page in address order.
   template <typename Fn>
   void for_each_page(Fn&& fn) const {
-    std::vector<std::uint64_t> order;
+    std::vector<std::pair<std::uint64_t, const Page*>> order;
     order.reserve(m_pages.size());
-    for (const auto& entry : m_pages) order.push_back(entry.first);
+    for (const auto& [index, page] : m_pages) order.emplace_back(index, page.get());
     std::sort(order.begin(), order.end());
-    for (const std::uint64_t index : order)
-      fn(index * kPageBytes, std::span<const std::uint8_t>(*m_pages.find(index)->second));
+    for (const auto& [index, page] : order) fn(index * kPageBytes, std::span<const std::uint8_t>(*page));
   }
   /// A deep copy.
   SparseMemory clone() const {

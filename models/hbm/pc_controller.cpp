@@ -117,11 +117,7 @@ inline std::uint64_t PcController::streaming_next(std::uint64_t c) {
   const BurstQueue& q = active();
   const std::uint64_t due = m_refresh.next_due();
   const std::uint64_t n = due == kNoCycle ? kNoCycle : std::max(due, c + 1);
-  const bool switch_to_write = !m_write_mode && !m_writes.empty() &&
-                               (m_writes.size() >= m_high || m_reads.empty());
-  const bool switch_to_read = m_write_mode && (m_writes.empty() ||
-                                               (m_writes.size() <= m_low && !m_reads.empty()));
-  if (switch_to_write || switch_to_read) return std::min(n, c + 1);
+  if (mode_switch_due()) return std::min(n, c + 1);
   if (q.empty()) return n;
   const QueueEntry& f = q[q.front()];
   const Cmd col = f.write ? Cmd::kWr : Cmd::kRd;
@@ -145,11 +141,7 @@ void PcController::step(std::uint64_t c) {
   m_plan.valid = false;
 
   // Write draining between watermarks; an otherwise idle controller drains all.
-  if (m_write_mode) {
-    if (m_writes.empty() || (m_writes.size() <= m_low && !m_reads.empty())) m_write_mode = false;
-  } else if (!m_writes.empty() && (m_writes.size() >= m_high || m_reads.empty())) {
-    m_write_mode = true;
-  }
+  if (mode_switch_due()) m_write_mode = !m_write_mode;
 
   m_refresh.update(c);
   bool row_used = false;
@@ -253,11 +245,7 @@ std::uint64_t PcController::compute_next(std::uint64_t c) {
     n = std::min(n, std::max(m_refresh.next_due(), c + 1));
   }
   // A mode switch is decided at the next step; wake for it.
-  const bool switch_to_write = !m_write_mode && !m_writes.empty() &&
-                               (m_writes.size() >= m_high || m_reads.empty());
-  const bool switch_to_read = m_write_mode && (m_writes.empty() ||
-                                               (m_writes.size() <= m_low && !m_reads.empty()));
-  if (switch_to_write || switch_to_read) return std::min(n, c + 1);
+  if (mode_switch_due()) return std::min(n, c + 1);
   m_plan_refresh = m_refresh.pending();
   return std::min(n, m_sched.next_ready(active(), m_state, m_refresh, c, m_plan));
 }

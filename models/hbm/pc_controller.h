@@ -112,6 +112,13 @@ class PcController {
   std::uint64_t streaming_next(std::uint64_t c);
   BurstQueue& active() { return m_write_mode ? m_writes : m_reads; }
   const BurstQueue& active() const { return m_write_mode ? m_writes : m_reads; }
+  /// Whether write draining starts (the write queue at the high watermark, or
+  /// reads run out) or stops (writes run out, or at the low watermark with
+  /// reads waiting).
+  bool mode_switch_due() const {
+    if (m_write_mode) return m_writes.empty() || (m_writes.size() <= m_low && !m_reads.empty());
+    return !m_writes.empty() && (m_writes.size() >= m_high || m_reads.empty());
+  }
 
   // Members in the order a step reads them, the per-step ones together:
   // 16 controllers' state does not fit in L1, and a step usually starts on
