@@ -169,11 +169,7 @@ void ChipSet::load_program(std::uint32_t chip, std::uint32_t tile, Program progr
   m_chips.at(chip).tiles.at(tile)->load_program(std::move(program));
 }
 
-void ChipSet::pump(Time now) {
-  const auto has_rows = [](const auto* q) { return !q->empty(); };
-  if (std::none_of(m_all_outbound.begin(), m_all_outbound.end(), has_rows) &&
-      std::none_of(m_all_pending.begin(), m_all_pending.end(), has_rows))
-    return;
+void ChipSet::move_rows(Time now) {
   for (std::uint32_t c = 0; c < m_chips.size(); ++c) {
     if (!m_local[c]) continue;
     Chip& chip = m_chips[c];

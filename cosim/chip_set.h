@@ -78,8 +78,14 @@ class ChipSet {
   void load_image(std::uint32_t chip, const SparseMemory& image);
   void load_program(std::uint32_t chip, std::uint32_t tile, Program program);
 
-  /// Moves ICI rows between tiles and the fabric; call after every kernel step.
-  void pump(Time now);
+  /// Moves ICI rows between tiles and the fabric; call after every kernel step. Inline: most
+  /// steps move nothing, and the call runs after every step of the design and of the shadow.
+  void pump(Time now) {
+    for (const auto* q : m_all_outbound)
+      if (!q->empty()) return move_rows(now);
+    for (const auto* q : m_all_pending)
+      if (!q->empty()) return move_rows(now);
+  }
   /// Every tile finished, no row waiting and the fabric idle; in a split run, the chips built here.
   bool finished() const;
   /// The earliest next event of the tiles and memories built here (a split run's WINDOW.next).
@@ -139,6 +145,8 @@ class ChipSet {
     std::vector<std::vector<IciSendEntry>> ici_sends;  // per tile
     std::vector<HbmCommandRecord> commands;
   };
+
+  void move_rows(Time now);
 
   SystemConfig m_cfg;
   TileGeometry m_geo;
