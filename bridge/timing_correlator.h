@@ -100,6 +100,9 @@ class TimingCorrelator : public Checker {
 
  private:
   void note(Mismatch m);
+  /// Both logs request by request the same (source, direction, issue time, address): records
+  /// each channel as matching and returns true; otherwise records nothing.
+  bool same_traffic(const MemoryLog& rtl, const MemoryLog& model);
   /// One memory channel: its entries on each side, in acceptance order.
   void compare_channel(const std::vector<const MemoryLogEntry*>& rtl, const std::vector<const MemoryLogEntry*>& model,
                        std::uint32_t source, bool write, const ClockDomain& clk, TrafficScope scope);
