@@ -116,8 +116,9 @@ void ModelAxiPort::make_request(std::uint64_t serial, Time now) {
     for (std::uint16_t v : b.beat_bytes) partial = partial || v != m_cfg.beat_bytes;
     if (partial) {
       req.byte_enable.assign(bytes, false);
+      // The model knows how many bytes of a beat WSTRB enables: the DMA's strobe is a prefix.
       for (std::uint32_t k = 0; k < b.beats; ++k)
-        for (std::uint32_t i = 0; i < b.beat_bytes[k]; ++i) req.byte_enable[k * m_cfg.beat_bytes + i] = true;
+        std::fill_n(req.byte_enable.begin() + std::ptrdiff_t{k} * m_cfg.beat_bytes, b.beat_bytes[k], true);
     }
   } else {
     req.data.clear();
