@@ -93,7 +93,7 @@ bool TimingCorrelator::same_traffic(const MemoryLog& rtl, const MemoryLog& model
   // order. Then every channel's two sides are equal too, and all compare_channel would find is
   // each channel's request count; one walk over both logs gives those, without grouping.
   if (rtl.size() != model.size()) return false;
-  std::map<std::uint32_t, std::array<std::uint64_t, 2>> counts;  // [write]; report order as below
+  std::map<std::uint32_t, std::array<std::uint64_t, 2>> counts;  // [write]; the report order of compare_memory
   std::array<std::uint64_t, 2>* of_source = nullptr;
   std::uint32_t source = 0;
   for (auto r = rtl.begin(), m = model.begin(); r != rtl.end(); ++r, ++m) {
