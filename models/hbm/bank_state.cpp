@@ -53,24 +53,20 @@ BankState::BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command)
     throw std::invalid_argument("BankState: " + std::to_string(org.rows) +
                                 " rows per bank do not fit its 31-bit row numbers");
   const TimingTable table(t);  // only needed to build the rules
-  const bool alias = same_constraints(table, Cmd::kRd, Cmd::kRdA) && same_constraints(table, Cmd::kWr, Cmd::kWrA);
-  for (int c = 0; c < kNumCmds; ++c) {
-    m_slot[c] = static_cast<std::uint8_t>(c);
-    if (alias && c == static_cast<int>(Cmd::kRdA)) m_slot[c] = static_cast<std::uint8_t>(Cmd::kRd);
-    if (alias && c == static_cast<int>(Cmd::kWrA)) m_slot[c] = static_cast<std::uint8_t>(Cmd::kWr);
-  }
+  if (!same_constraints(table, Cmd::kRd, Cmd::kRdA) || !same_constraints(table, Cmd::kWr, Cmd::kWrA))
+    throw std::logic_error("BankState: the timing table constrains RDA / WRA unlike RD / WR");
   Rules r;
   for (int c = 0; c < kNumCmds; ++c) {
     for (int scope = 0; scope < 3; ++scope) {
       r.at[c][scope] = static_cast<std::uint16_t>(r.rules.size());
       for (const TimingEntry& e : table.after(static_cast<Cmd>(c))) {
-        if (static_cast<int>(e.scope) != scope || m_slot[static_cast<int>(e.next)] != static_cast<std::uint8_t>(e.next))
-          continue;
+        // RDA / WRA share RD / WR's slot and rules.
+        if (static_cast<int>(e.scope) != scope || e.next == Cmd::kRdA || e.next == Cmd::kWrA) continue;
         // Entries of one scope for the same next command fold into one: the
         // longest wait, the first listed on ties (raise() applied them in
         // turn with the same outcome).
         const auto first = r.rules.begin() + r.at[c][scope];
-        const auto next = static_cast<std::uint8_t>(e.next);
+        const auto next = kSlot[static_cast<int>(e.next)];
         const auto same = std::find_if(first, r.rules.end(), [&](const Rule& x) { return x.next == next; });
         if (same == r.rules.end()) r.rules.push_back({next, e.why, e.cycles});
         else if (e.cycles > same->cycles) same->cycles = e.cycles, same->why = e.why;

@@ -29,7 +29,7 @@ class BankState {
   /// `want` (bank_set.h) with `!blocked(b)`; ~0 when there are none.
   template <class Blocked>
   std::uint64_t earliest_column(Cmd cmd, std::span<const std::uint64_t> want, Blocked blocked) const {
-    const int i = m_slot[static_cast<int>(cmd)];
+    const int i = kSlot[static_cast<int>(cmd)];
     const std::uint64_t floor = std::max(m_pc.at[i], m_col_bus);
     std::uint64_t best = ~std::uint64_t{0};
     for_each_bank(want, [&](std::uint32_t b) {
@@ -42,7 +42,7 @@ class BankState {
   /// earliest() split in two, max of both parts. The part common to every
   /// bank: pseudo-channel scope, tFAW for ACT, the command bus ...
   std::uint64_t earliest_floor(Cmd cmd) const {
-    std::uint64_t at = std::max(m_pc.at[m_slot[static_cast<int>(cmd)]], is_column(cmd) ? m_col_bus : m_row_bus);
+    std::uint64_t at = std::max(m_pc.at[kSlot[static_cast<int>(cmd)]], is_column(cmd) ? m_col_bus : m_row_bus);
     if (cmd == Cmd::kAct && m_act_count >= 4) at = std::max(at, m_acts[m_act_count % 4] + m_faw);
     return at;
   }
@@ -56,18 +56,23 @@ class BankState {
   std::uint32_t bank_group(std::uint32_t bank) const { return bank / m_banks_per_group; }
 
  private:
-  // One scope's earliest cycle of each command and the constraint that set
-  // it. The constraints first: then the first cache line holds them and the
-  // times of ACT, PRE, PREA, RD, WR and RDA, all a command's issue and the
-  // scheduler usually read (the times after it: a second line).
+  // Where each command's earliest cycle is kept: RDA / WRA share RD / WR's
+  // (the timing table lists reads and writes together, so it constrains
+  // them identically; the constructor checks), which halves the column
+  // rules applied per command and leaves 7 slots.
+  static constexpr int kSlots = 7;
+  static constexpr std::array<std::uint8_t, kNumCmds> kSlot = {0, 1, 2, 3, 4, 3, 4, 5, 6};
+  // One scope's earliest cycle of each slot and the constraint that set it:
+  // 64 bytes, one cache line.
   struct Times {
-    std::array<Constraint, kNumCmds> why{};
-    std::array<std::uint64_t, kNumCmds> at{};
+    std::array<Constraint, kSlots> why{};
+    std::array<std::uint64_t, kSlots> at{};
   };
-  // Banks' and groups' slots take 128 bytes (88 used): a bank's slot is
-  // found by a shift, where 88 bytes took three address instructions per
-  // lookup in the scheduler's bank loops.
-  struct alignas(128) Next : Times {};
+  // Banks' and groups' slots one cache line each (a slot found by a shift).
+  // They took 128 bytes (88 used, 9 slots) before: then every slot's first
+  // line fell in the even half of L1's sets.
+  struct alignas(64) Next : Times {};
+  static_assert(sizeof(Next) == 64);
   struct Rule {  // one TimingTable entry, flattened
     std::uint8_t next;
     Constraint why;
@@ -94,10 +99,6 @@ class BankState {
   // starts on a controller whose lines have been evicted).
   Times m_pc;
   std::uint64_t m_row_bus = 0, m_col_bus = 0;  // next free cycle of each command bus
-  // Where each command's earliest cycle is kept: RDA / WRA share RD / WR's
-  // when the table constrains them identically (it lists reads and writes
-  // together), which halves the column rules applied per command.
-  std::array<std::uint8_t, kNumCmds> m_slot{};
   bool m_dual;
   std::vector<Next> m_bank, m_group;
   std::vector<std::uint32_t> m_group_of;  // bank -> bank group (no division in the hot path)
@@ -127,7 +128,7 @@ class BankState {
     friend class BankState;
     BankTimes(const BankState& s, Cmd cmd)
         : m_bank(s.m_bank.data()), m_group(s.m_group.data()), m_group_of(s.m_group_of.data()),
-          m_slot(s.m_slot[static_cast<int>(cmd)]) {}
+          m_slot(kSlot[static_cast<int>(cmd)]) {}
     const Next* m_bank;
     const Next* m_group;
     const std::uint32_t* m_group_of;
@@ -137,7 +138,7 @@ class BankState {
 };
 
 inline std::uint64_t BankState::earliest(Cmd cmd, std::uint32_t bank, Constraint* why) const {
-  const int i = m_slot[static_cast<int>(cmd)];
+  const int i = kSlot[static_cast<int>(cmd)];
   const Next& b = m_bank[bank];
   const Next& g = m_group[m_group_of[bank]];
   std::uint64_t at = b.at[i];

@@ -2,8 +2,8 @@
 
 namespace mxc::hbm {
 
-BurstQueue::BurstQueue(std::uint32_t banks)
-    : m_bank(banks), m_hit_set((banks + 63) / 64, 0), m_miss_set((banks + 63) / 64, 0) {}
+BurstQueue::BurstQueue(std::uint32_t banks, bool write)
+    : m_bank(banks), m_hit_set((banks + 63) / 64, 0), m_miss_set((banks + 63) / 64, 0), m_write(write) {}
 
 void BurstQueue::set_hits(std::uint32_t bank, std::uint32_t hits) {
   Bank& b = m_bank[bank];

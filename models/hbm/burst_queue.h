@@ -19,12 +19,19 @@ class BurstQueue {
   using Index = std::uint32_t;
   static constexpr Index kNone = ~Index{0};
 
-  explicit BurstQueue(std::uint32_t banks);
+  /// A queue of reads, or of writes (`write`).
+  explicit BurstQueue(std::uint32_t banks, bool write = false);
 
   std::size_t size() const { return m_size; }
   bool empty() const { return m_size == 0; }
+  bool write() const { return m_write; }
   QueueEntry& operator[](Index i) { return m_pool[i]; }
   const QueueEntry& operator[](Index i) const { return m_pool[i]; }
+  /// Younger bursts served before the oldest one (saturating): only the
+  /// oldest is ever counted, so the count is the queue's and restarts at 0
+  /// whenever the oldest burst changes.
+  std::uint16_t front_bypassed() const { return m_front_bypassed; }
+  void bypass_front() { m_front_bypassed += m_front_bypassed < 0xffff; }
   /// The oldest burst, and each burst's next younger one (kNone at the end).
   Index front() const { return m_head; }
   Index back() const { return m_tail; }
@@ -48,10 +55,11 @@ class BurstQueue {
   std::span<const std::uint64_t> hit_banks() const { return m_hit_set; }
   std::span<const std::uint64_t> miss_banks() const { return m_miss_set; }
 
-  /// Appends a burst (`hit`: it hits its bank's open row) and returns it for
-  /// the caller to fill in the fields not given here. Its arrival is raised
-  /// to the previous burst's, so arrivals never decrease along the queue.
-  QueueEntry& push_back(std::uint32_t bank, std::uint32_t row, std::uint64_t arrival, bool hit);
+  /// Appends a burst (`hit`: it hits its bank's open row) and returns its
+  /// index, for the caller to fill in the fields not given here. Its
+  /// arrival is raised to the previous burst's, so arrivals never decrease
+  /// along the queue.
+  Index push_back(std::uint32_t bank, std::uint32_t row, std::uint64_t arrival, bool hit);
   /// Removes entry i, an arrived row hit (column commands serve only those).
   void erase_hit(Index i);
   /// Bank `bank` opened `row`, closed its row, or every bank closed.
@@ -79,16 +87,21 @@ class BurstQueue {
   void set_hits(std::uint32_t bank, std::uint32_t hits);
 
   std::vector<QueueEntry> m_pool;
-  Index m_free = kNone;  // unused entries, linked by `next`
+  // Unused entries, linked by `next`, the last freed first: its line was
+  // touched most recently (first in, first out took more L1 misses).
+  Index m_free = kNone;
   std::vector<Bank> m_bank;
   std::vector<std::uint64_t> m_hit_set, m_miss_set;
   Index m_head = kNone, m_tail = kNone;
   Index m_pending = kNone;  // no burst before it is still to arrive
+  std::uint16_t m_front_bypassed = 0;
+  bool m_write;
   std::size_t m_size = 0, m_hits = 0;
   std::uint64_t m_seq = 0;
 };
 
-inline QueueEntry& BurstQueue::push_back(std::uint32_t bank, std::uint32_t row, std::uint64_t arrival, bool hit) {
+inline BurstQueue::Index BurstQueue::push_back(std::uint32_t bank, std::uint32_t row, std::uint64_t arrival,
+                                               bool hit) {
   if (m_free == kNone) {  // grow: the pool only ever holds the deepest occupancy
     m_free = static_cast<Index>(m_pool.size());
     m_pool.emplace_back().next = kNone;
@@ -104,7 +117,7 @@ inline QueueEntry& BurstQueue::push_back(std::uint32_t bank, std::uint32_t row, 
   e.next = kNone;
   e.prev = m_tail;
   if (m_tail != kNone) m_pool[m_tail].next = i;
-  else m_head = i;
+  else m_head = i, m_front_bypassed = 0;
   m_tail = i;
   e.bank_next = kNone;
   e.bank_prev = b.tail;
@@ -120,21 +133,34 @@ inline QueueEntry& BurstQueue::push_back(std::uint32_t bank, std::uint32_t row, 
   } else {
     set_bit(m_miss_set, bank, true);
   }
-  return e;
+  return i;
 }
 
+// The first entry of a list (the queue's, a bank's) has no valid prev /
+// bank_prev link: it stays first until it leaves (bursts join at the back),
+// so its successor's back link is not written when it leaves. Most column
+// commands serve the oldest burst of the queue and of its bank, and this
+// spares writing two other entries' cache lines.
 inline void BurstQueue::erase_hit(Index i) {
   QueueEntry& e = m_pool[i];
-  if (e.prev != kNone) m_pool[e.prev].next = e.next;
-  else m_head = e.next;
-  if (e.next != kNone) m_pool[e.next].prev = e.prev;
-  else m_tail = e.prev;
+  if (i == m_head) {
+    m_head = e.next, m_front_bypassed = 0;
+    if (e.next == kNone) m_tail = kNone;
+  } else {
+    m_pool[e.prev].next = e.next;
+    if (e.next != kNone) m_pool[e.next].prev = e.prev;
+    else m_tail = e.prev;
+  }
   if (m_pending == i) m_pending = e.next;
   Bank& b = m_bank[e.bank];
-  if (e.bank_prev != kNone) m_pool[e.bank_prev].bank_next = e.bank_next;
-  else b.head = e.bank_next;
-  if (e.bank_next != kNone) m_pool[e.bank_next].bank_prev = e.bank_prev;
-  else b.tail = e.bank_prev;
+  if (i == b.head) {
+    b.head = e.bank_next;
+    if (e.bank_next == kNone) b.tail = kNone;
+  } else {
+    m_pool[e.bank_prev].bank_next = e.bank_next;
+    if (e.bank_next != kNone) m_pool[e.bank_next].bank_prev = e.bank_prev;
+    else b.tail = e.bank_prev;
+  }
   --m_size;
   --b.count;
   --m_hits;

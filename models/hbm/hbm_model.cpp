@@ -138,7 +138,6 @@ bool HbmModel::send(const MemRequest& req, Time now) {
   std::vector<std::uint8_t> buffer = std::move(r.data);  // the slot's last buffer, reused
   r = MemResponse{};
   r.data = std::move(buffer);
-  r.data.clear();
   r.id = req.id;
   r.addr = req.addr;
   r.bytes = req.bytes;
@@ -147,13 +146,14 @@ bool HbmModel::send(const MemRequest& req, Time now) {
   r.issue = req.issue;
   r.accept = now;
   r.complete = m_seq++;  // acceptance order until the real time is known
-  if (!timing_only()) {
-    if (req.write) {
-      m_store.write_masked(req.addr, req.data, req.byte_enable);
-    } else {
-      r.data.resize(req.bytes);
-      m_store.read(req.addr, std::span<std::uint8_t>(r.data));
-    }
+  if (!timing_only() && !req.write) {
+    // The read overwrites every byte: the buffer's old contents need not
+    // be cleared first (resize to the same size writes nothing).
+    r.data.resize(req.bytes);
+    m_store.read(req.addr, std::span<std::uint8_t>(r.data));
+  } else {
+    r.data.clear();
+    if (!timing_only()) m_store.write_masked(req.addr, req.data, req.byte_enable);
   }
 
   const std::uint64_t cycle = m_clock.cycle_at_or_after(now);

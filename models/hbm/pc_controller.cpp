@@ -19,8 +19,8 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
       m_fast(cfg.fast_path),
       m_closed_page(cfg.controller.page_policy == PagePolicy::kClosed),
       m_dual(cfg.controller.dual_command),
-      m_reads(cfg.device.org.banks()),
-      m_writes(cfg.device.org.banks()),
+      m_reads(cfg.device.org.banks(), false),
+      m_writes(cfg.device.org.banks(), true),
       m_refresh(cfg.controller.refresh, cfg.device.t, cfg.device.org.banks()),
       m_state(cfg.device.org, cfg.device.t, cfg.controller.dual_command),
       m_id(id),
@@ -36,7 +36,7 @@ void PcController::advance_to(std::uint64_t cycle) {
   while (m_next <= cycle) step(m_next);
 }
 
-void PcController::charge_stall(QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c) {
+void PcController::charge_stall(const QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c) {
   // Charge the wait to the constraint that made the command late.
   if (legal > e.waiting_since) s_stats.stall_cycles[static_cast<int>(why)] += legal - e.waiting_since;
   s_stats.stall_cycles[0] += c - std::max(legal, e.waiting_since);
@@ -94,10 +94,10 @@ inline BurstQueue::Index PcController::streaming_pick(const BurstQueue& q, std::
   // visited in arrival order: the first ones are usually ready.
   if (q.empty()) return BurstQueue::kNone;
   const QueueEntry& f = q[q.front()];
-  const bool starving = f.bypassed >= m_cap && f.arrival <= c;
+  const bool starving = q.front_bypassed() >= m_cap && f.arrival <= c;
   // The queue holds one direction, so the pseudo-channel and command-bus
   // part of earliest() is common to all its bursts.
-  const Cmd cmd = f.write ? Cmd::kWr : Cmd::kRd;
+  const Cmd cmd = q.write() ? Cmd::kWr : Cmd::kRd;
   if (m_state.earliest_floor(cmd) > c) return BurstQueue::kNone;
   for (BurstQueue::Index i = q.front(); i != BurstQueue::kNone; i = q.next(i)) {
     const QueueEntry& e = q[i];
@@ -120,9 +120,9 @@ inline std::uint64_t PcController::streaming_next(std::uint64_t c) {
   if (mode_switch_due()) return std::min(n, c + 1);
   if (q.empty()) return n;
   const QueueEntry& f = q[q.front()];
-  const Cmd col = f.write ? Cmd::kWr : Cmd::kRd;
+  const Cmd col = q.write() ? Cmd::kWr : Cmd::kRd;
   std::uint64_t next;
-  if (f.bypassed >= m_cap && f.arrival <= c + 1) {
+  if (q.front_bypassed() >= m_cap && f.arrival <= c + 1) {
     next = f.arrival > c ? f.arrival : std::max(m_state.earliest(col, f.bank), c + 1);
   } else {
     const std::uint64_t at = m_state.earliest_column(col, q.hit_banks(), [](std::uint32_t) { return false; });
@@ -189,12 +189,14 @@ void PcController::step(std::uint64_t c) {
 
 void PcController::issue_column(BurstQueue& q, BurstQueue::Index index, std::uint64_t c) {
   QueueEntry& e = q[index];
+  const std::uint32_t bank = e.bank;
+  const bool write = q.write();
   // Closed page: auto-precharge unless another queued burst (either
   // direction) wants the row; those are exactly the bank's other row hits.
-  const bool ap = m_closed_page && m_reads.hits(e.bank) + m_writes.hits(e.bank) == 1;
-  const Cmd cmd = e.write ? (ap ? Cmd::kWrA : Cmd::kWr) : (ap ? Cmd::kRdA : Cmd::kRd);
+  const bool ap = m_closed_page && m_reads.hits(bank) + m_writes.hits(bank) == 1;
+  const Cmd cmd = write ? (ap ? Cmd::kWrA : Cmd::kWr) : (ap ? Cmd::kRdA : Cmd::kRd);
   Constraint why = Constraint::kNone;
-  const std::uint64_t legal = m_state.earliest(cmd, e.bank, &why);
+  const std::uint64_t legal = m_state.earliest(cmd, bank, &why);
   charge_stall(e, legal, why, c);
   // Why the data bus sat idle before this burst: refresh, no burst
   // waiting, or the constraint that made this one late.
@@ -216,19 +218,16 @@ void PcController::issue_column(BurstQueue& q, BurstQueue::Index index, std::uin
     ++s_stats.row_hits;
   }
 
-  m_state.issue(cmd, e.bank, e.row, c);
-  observe(cmd, e.bank, e.row, e.col, c);
-  if (e.write) {
+  m_state.issue(cmd, bank, e.row, c);
+  observe(cmd, bank, e.row, e.col, c);
+  if (write) {
     ++s_stats.write_bursts;
     m_sink.burst_issued(e.slot, c + m_write_done);
   } else {
     ++s_stats.read_bursts;
     m_sink.burst_issued(e.slot, c + m_read_done);
   }
-  if (index != q.front()) {
-    QueueEntry& f = q[q.front()];
-    if (f.arrival <= c && f.bypassed < 0xffff) ++f.bypassed;
-  }
+  if (index != q.front() && q[q.front()].arrival <= c) q.bypass_front();
   // With auto-precharge this was the row's only hit: no hit counts change
   // but its own.
   q.erase_hit(index);

@@ -96,7 +96,7 @@ class PcController {
   void step(std::uint64_t c);
   /// A row command or refresh (e = the burst it serves, or nullptr).
   void issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c);
-  void charge_stall(QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c);
+  void charge_stall(const QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c);
   /// Shows a command to the timing checker and the observer, if any (the
   /// check inline: usually there are none).
   void observe(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c) {
@@ -166,11 +166,9 @@ void PcController::enqueue_run(std::uint32_t slot, It first, It last, bool write
     // Filled in place: building an entry elsewhere and copying it stalls on
     // store forwarding.
     const bool hit = m_state.open_row(t->bank) == static_cast<std::int64_t>(t->row);
-    QueueEntry& e = q.push_back(t->bank, t->row, arrival, hit);
+    QueueEntry& e = q[q.push_back(t->bank, t->row, arrival, hit)];
     e.slot = slot;
     e.col = static_cast<std::uint16_t>(t->col);
-    e.bypassed = 0;
-    e.write = write;
     e.outcome = RowOutcome::kUnknown;
     e.waiting_since = e.arrival;
     if (t == first) wake = e.arrival;

@@ -10,7 +10,7 @@ inline bool FrFcfsScheduler::needed(const QueueEntry& e, const BurstQueue& q, co
   if (refresh.blocks(e.bank)) return false;
   const std::int64_t open = state.open_row(e.bank);
   if (open == static_cast<std::int64_t>(e.row)) {
-    *cmd = e.write ? Cmd::kWr : Cmd::kRd;
+    *cmd = q.write() ? Cmd::kWr : Cmd::kRd;
     return true;
   }
   if (open == BankState::kClosed) {
@@ -30,7 +30,7 @@ SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, const BankState& state, 
   SchedulePick p;
   if (q.empty()) return p;
   const QueueEntry& f = q[q.front()];
-  if (f.bypassed >= m_cap && f.arrival <= now) {
+  if (q.front_bypassed() >= m_cap && f.arrival <= now) {
     // Starving: only the oldest burst may issue.
     Cmd cmd;
     if (needed(f, q, state, refresh, true, &cmd) && state.earliest(cmd, f.bank) <= now) {
@@ -44,7 +44,7 @@ SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, const BankState& state, 
   // of the time is common to all banks. Arrivals never decrease along the
   // queue, so a bank's oldest hit is the only one of its hits that may
   // have arrived when a younger one has.
-  const Cmd col = f.write ? Cmd::kWr : Cmd::kRd;
+  const Cmd col = q.write() ? Cmd::kWr : Cmd::kRd;
   if (state.earliest_floor(col) <= now) {
     for_each_bank(q.hit_banks(), [&](std::uint32_t b) {
       if (refresh.blocks(b) || state.earliest_bank(col, b) > now) return true;
@@ -85,7 +85,7 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
   plan = SchedulePlan{};
   if (q.empty()) return kNoCycle;
   const QueueEntry& f = q[q.front()];
-  if (f.bypassed >= m_cap) {
+  if (q.front_bypassed() >= m_cap) {
     if (f.arrival <= now + 1) {
       // Starving (or about to be): only the oldest burst counts.
       if (f.arrival > now) return f.arrival;
@@ -106,7 +106,7 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
   // Row hits: one column-command time per bank, the bank's oldest hit (a
   // hit still in the frontend may make this wake-up one cycle early, which
   // is harmless; it is not planned then).
-  const Cmd col = f.write ? Cmd::kWr : Cmd::kRd;
+  const Cmd col = q.write() ? Cmd::kWr : Cmd::kRd;
   const std::uint64_t col_floor = std::max(state.earliest_floor(col), lo);
   const BankState::BankTimes col_time = state.bank_times(col);
   const std::span<const std::uint64_t> hit_set = q.hit_banks(), miss_set = q.miss_banks();

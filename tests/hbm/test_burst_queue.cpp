@@ -92,11 +92,11 @@ TEST_CASE("the burst queue keeps arrival order, bank order and hit counts as a r
         const auto row = static_cast<std::uint32_t>(rng() % 3);
         const std::uint64_t arrival = now + rng() % 4;
         const bool hit = open[bank] == static_cast<std::int64_t>(row);
-        const QueueEntry& e = q.push_back(bank, row, arrival, hit);
+        const BurstQueue::Index i = q.push_back(bank, row, arrival, hit);
         // Arrivals never decrease along the queue.
         last_arrival = std::max(last_arrival, arrival);
-        CHECK(e.arrival == last_arrival);
-        REQUIRE(&q[q.back()] == &e);
+        CHECK(q[i].arrival == last_arrival);
+        REQUIRE(q.back() == i);
         ref.push_back({q.back(), bank, row, last_arrival});
       } else if (op < 7) {
         // An arrived row hit leaves (any one, as FR-FCFS may serve any).

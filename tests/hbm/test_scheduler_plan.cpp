@@ -32,8 +32,7 @@ TEST_CASE("the scheduler's plan chooses what pick chooses at the planned cycle")
             const auto bank = static_cast<std::uint32_t>(rng() % org.banks());
             const auto row = static_cast<std::uint32_t>(rng() % 3);
             const bool hit = state.open_row(bank) == static_cast<std::int64_t>(row);
-            QueueEntry& e = q.push_back(bank, row, now + rng() % 4, hit);
-            e.bypassed = 0;
+            q.push_back(bank, row, now + rng() % 4, hit);
           }
         }
         refresh.update(now);  // per-bank refresh falls due and then blocks its bank for good
@@ -69,7 +68,7 @@ TEST_CASE("the scheduler's plan chooses what pick chooses at the planned cycle")
           const QueueEntry& e = q[p.col];
           REQUIRE(state.earliest(Cmd::kRd, e.bank) <= now);
           state.issue(Cmd::kRd, e.bank, e.row, now);
-          if (p.col != q.front() && q[q.front()].arrival <= now) ++q[q.front()].bypassed;
+          if (p.col != q.front() && q[q.front()].arrival <= now) q.bypass_front();
           q.erase_hit(p.col);
         }
       }
