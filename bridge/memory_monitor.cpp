@@ -15,9 +15,15 @@ MemoryMonitor::~MemoryMonitor() { m_inner.set_completion(nullptr); }
 
 bool MemoryMonitor::send(const MemRequest& req, Time now) {
   if (!m_inner.send(req, now)) return false;
+  // Checked after the call: a monitor standing in may have resumed during it.
+  if (!m_paused) record_accepted({req.id, req.source, req.addr, req.bytes, req.write, req.issue, now, kNever});
+  return true;
+}
+
+void MemoryMonitor::record_accepted(const MemoryLogEntry& e) {
   const std::size_t index = m_log.size();
-  const Key key{req.source, req.id};
-  Slot& slot = m_ring[req.id & (kSlots - 1)];
+  const Key key{e.source, e.id};
+  Slot& slot = m_ring[e.id & (kSlots - 1)];
   const auto chain_behind = [&](Chain& chain) {
     m_next_same[chain.newest] = index;
     chain.newest = index;
@@ -38,9 +44,8 @@ bool MemoryMonitor::send(const MemRequest& req, Time now) {
     m_pending.emplace(key, Chain{index, index});
   }
   m_next_same.push_back(kNoEntry);
-  m_log.push_back({req.id, req.source, req.addr, req.bytes, req.write, req.issue, now, kNever});
+  m_log.push_back(e).complete = kNever;
   ++m_outstanding;
-  return true;
 }
 
 bool MemoryMonitor::complete_oldest(Chain& chain, Time complete) {
@@ -52,16 +57,20 @@ bool MemoryMonitor::complete_oldest(Chain& chain, Time complete) {
 }
 
 void MemoryMonitor::on_complete(const MemResponse& resp) {
-  const Key key{resp.source, resp.id};
-  Slot& slot = m_ring[resp.id & (kSlots - 1)];
+  if (!m_paused) record_completion(resp.source, resp.id, resp.complete);
+  complete(resp);
+}
+
+void MemoryMonitor::record_completion(std::uint32_t source, std::uint64_t id, Time complete) {
+  const Key key{source, id};
+  Slot& slot = m_ring[id & (kSlots - 1)];
   if (slot.used && slot.key == key) {
-    if (complete_oldest(slot.chain, resp.complete)) slot.used = false;
+    if (complete_oldest(slot.chain, complete)) slot.used = false;
   } else if (const auto it = m_pending.find(key); it != m_pending.end()) {
-    if (complete_oldest(it->second, resp.complete)) m_spare.push_back(m_pending.extract(it));
+    if (complete_oldest(it->second, complete)) m_spare.push_back(m_pending.extract(it));
   } else {
     ++s_unmatched;
   }
-  complete(resp);
 }
 
 }  // namespace mxc

@@ -56,8 +56,20 @@ class MemoryMonitor : public MemoryTarget {
 
   /// Accepted requests in acceptance order.
   const MemoryLog& log() const { return m_log; }
-  /// Requests accepted but not yet completed.
+  /// Requests logged and not yet completed.
   std::size_t outstanding() const { return m_outstanding; }
+
+  /// Logging paused: requests and completions pass through unrecorded, for a
+  /// monitor whose log another one can stand for (the shadow's, while its memory
+  /// answers from the design's log: cosim/chip_set.h). Whoever pauses it brings
+  /// the log up to date with record_accepted() / record_completion() in the
+  /// order the monitor would have seen them, then resumes, when it can no
+  /// longer stand in.
+  void pause_logging() { m_paused = true; }
+  void resume_logging() { m_paused = false; }
+  /// What send() logs for a request `inner` accepted (`e.complete` unused), and on_complete() for a completion.
+  void record_accepted(const MemoryLogEntry& e);
+  void record_completion(std::uint32_t source, std::uint64_t id, Time complete);
   /// Completions that matched no logged request (a target bug; forwarded anyway).
   std::uint64_t unmatched_completions() const { return s_unmatched; }
 
@@ -104,6 +116,7 @@ class MemoryMonitor : public MemoryTarget {
   ChunkedLog<std::size_t> m_next_same;  // per log entry: the next outstanding one with its key
   std::size_t m_outstanding = 0;
   std::uint64_t s_unmatched = 0;
+  bool m_paused = false;
 };
 
 }  // namespace mxc

@@ -102,6 +102,12 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
       m_all_outbound.push_back(chip.outbound.back());
       chip.ici_sends.emplace_back();
     }
+    if (chip.replay && c < opts.replay_request_logs.size()) {
+      if (opts.replay_request_logs[c].size() != cfg.tiles_per_chip)
+        throw std::invalid_argument("replay_request_logs: chip " + std::to_string(c) + " needs one log per tile");
+      for (auto& m : chip.monitors) m->pause_logging();
+      chip.replay->set_on_diverge([this, c](std::uint64_t calls) { catch_up_monitors(c, calls); });
+    }
     m_all_pending.push_back(&chip.pending);
   }
   if (cfg.chips > 1) {
@@ -234,6 +240,30 @@ std::uint64_t ChipSet::max_tile_cycles() const {
 void ChipSet::finish(Time now) {
   for (auto& chip : m_chips)
     if (chip.hbm && (!chip.replay || chip.replay->diverged())) chip.hbm->finish(now);
+  for (std::uint32_t c = 0; c < m_chips.size(); ++c) {
+    Chip& chip = m_chips[c];
+    if (!chip.replay || chip.replay->diverged() || c >= m_opts.replay_request_logs.size()) continue;
+    // Every call the design's memory took, answered alike: each tile's requests are the design
+    // tile's, if that one stamped its requests with its own source as this one does.
+    const std::vector<const MemoryLog*>& design = m_opts.replay_request_logs[c];
+    bool same = chip.replay->replayed_calls() == chip.replay->log().published_calls();
+    for (std::uint32_t t = 0; same && t < design.size(); ++t)
+      for (const MemoryLogEntry& e : *design[t]) same = same && e.source == t;
+    if (same)
+      chip.stand_in_logs = design;
+    else
+      catch_up_monitors(c, chip.replay->replayed_calls());
+  }
+}
+
+void ChipSet::catch_up_monitors(std::uint32_t c, std::uint64_t calls) {
+  Chip& chip = m_chips[c];
+  // The shared memory hands each completion to the port of its source, and a tile's requests
+  // carry its port's source (ModelTile stamps its own).
+  log_replayed_calls(chip.replay->log(), calls, [&](std::uint32_t source) -> MemoryMonitor& {
+    return *chip.monitors.at(source);
+  });
+  for (auto& m : chip.monitors) m->resume_logging();
 }
 
 const ClockDomain* ChipSet::hbm_clock(std::uint32_t chip) const {

@@ -48,6 +48,11 @@ struct ChipSetOptions {
   /// Per chip, a log of the design's memory to answer from while the calls agree (the shadow);
   /// empty or null = simulate the memory.
   std::vector<const MemoryCallLog*> replay_memory;
+  /// Per chip and tile, the design's request log (memory_log) for the chips in replay_memory.
+  /// A tile's monitor then logs nothing while its memory answers from the log: if the
+  /// memory replays every call the design's made, the design's log is the tile's (the same
+  /// calls with the same answers), else the monitor catches up from the call log.
+  std::vector<std::vector<const MemoryLog*>> replay_request_logs;
   /// The system's HBM preset (SystemConfig::hbm_config) already loaded, shared by the
   /// design's and the shadow's chip sets; null: the chip set loads it.
   const hbm::MemoryConfig* hbm_preset = nullptr;
@@ -109,9 +114,10 @@ class ChipSet {
   const MemoryCallLog* memory_calls(std::uint32_t chip) const;
   /// Whether chip c's memory answered everything from the design's log (replay_memory).
   bool memory_replayed(std::uint32_t chip) const;
-  /// Every request tile t of chip c made, with its times.
+  /// Every request tile t of chip c made, with its times (after finish()).
   const MemoryLog& memory_log(std::uint32_t chip, std::uint32_t t) const {
-    return m_chips.at(chip).monitors.at(t)->log();
+    const Chip& c = m_chips.at(chip);
+    return c.stand_in_logs.empty() ? c.monitors.at(t)->log() : *c.stand_in_logs.at(t);
   }
   /// DRAM commands chip c's HBM issued (record_hbm_commands), and its command clock.
   const std::vector<HbmCommandRecord>& hbm_commands(std::uint32_t chip) const { return m_chips.at(chip).commands; }
@@ -139,6 +145,7 @@ class ChipSet {
     ReplayMemory* replay = nullptr;
     std::unique_ptr<SharedMemory> ports;
     std::vector<std::unique_ptr<MemoryMonitor>> monitors;  // one per tile, around its port
+    std::vector<const MemoryLog*> stand_in_logs;  // the design's, standing for the monitors' (replay_request_logs)
     std::vector<std::unique_ptr<Tile>> tiles;
     std::vector<std::deque<IciRow>*> outbound;  // each tile's outbound(), looked at after every step
     std::deque<IciPacket> pending;     // rows waiting for the fabric to accept them
@@ -147,6 +154,8 @@ class ChipSet {
   };
 
   void move_rows(Time now);
+  /// Brings chip c's paused monitors up to the first `calls` replayed calls and resumes them.
+  void catch_up_monitors(std::uint32_t c, std::uint64_t calls);
 
   SystemConfig m_cfg;
   TileGeometry m_geo;

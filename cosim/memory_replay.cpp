@@ -115,6 +115,7 @@ bool ReplayMemory::can_accept(const MemRequest& req) const {
 
 void ReplayMemory::diverge() {
   m_diverged = true;
+  if (m_on_diverge) m_on_diverge(m_pos);
   m_rebuilding = true;
   for (std::uint64_t i = 0, sends = 0; i < m_pos; ++i) {
     const MemoryCallLog::Call& c = m_log.call(i);

@@ -17,11 +17,13 @@
 // not find yet is one the design never made at that time.
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "bridge/memory_monitor.h"
 #include "models/core/chunked_log.h"
 #include "models/core/memory_target.h"
 
@@ -79,6 +81,20 @@ class MemoryCallLog {
   /// The i-th kSend call's request, and the i-th completion.
   const Request& request(std::uint64_t i) const { return m_requests[i]; }
   const Response& response(std::uint64_t i) const { return m_responses[i]; }
+
+  /// The first `calls` calls as a monitor above the memory saw them: each call's completions
+  /// (delivered during it) to `completed`, then an accepted send's request, with the call's
+  /// time, to `accepted`. Reader side; the calls must be published.
+  template <class Completed, class Accepted>
+  void for_each_seen(std::uint64_t calls, Completed&& completed, Accepted&& accepted) const {
+    for (std::uint64_t i = 0, sends = 0, responses = 0; i < calls; ++i) {
+      const Call& c = m_calls[i];
+      for (std::uint32_t k = 0; k < c.responses; ++k) completed(m_responses[responses++]);
+      if (c.kind != Kind::kSend) continue;
+      const Request& r = m_requests[sends++];
+      if (c.accepted) accepted(r, c.now);
+    }
+  }
 
   static bool same_request(const Request& r, const MemRequest& req) {
     return r.id == req.id && r.addr == req.addr && r.bytes == req.bytes && r.source == req.source &&
@@ -146,6 +162,10 @@ class ReplayMemory final : public MemoryTarget {
   bool diverged() const { return m_diverged; }
   /// Calls answered from the log.
   std::uint64_t replayed_calls() const { return m_pos; }
+  const MemoryCallLog& log() const { return m_log; }
+  /// Called once, when the calls stop agreeing, with the number answered from the log, before
+  /// the real memory takes the call that differs.
+  void set_on_diverge(std::function<void(std::uint64_t replayed_calls)> f) { m_on_diverge = std::move(f); }
 
  private:
   /// The next logged call, if published; null at the end of what is known.
@@ -165,6 +185,20 @@ class ReplayMemory final : public MemoryTarget {
   Time m_next_event;
   bool m_diverged = false;
   bool m_rebuilding = false;  // completions of the rebuild were delivered from the log already
+  std::function<void(std::uint64_t)> m_on_diverge;
 };
+
+/// Logs the first `calls` calls of `log` in the monitors whose logging was paused above the
+/// memory replaying it, as they would have logged them live: `monitor_of(source)` is the
+/// monitor that sees the requests and completions of `source`. The caller resumes them.
+template <class MonitorOf>
+void log_replayed_calls(const MemoryCallLog& log, std::uint64_t calls, MonitorOf&& monitor_of) {
+  log.for_each_seen(
+      calls,
+      [&](const MemoryCallLog::Response& r) { monitor_of(r.source).record_completion(r.source, r.id, r.complete); },
+      [&](const MemoryCallLog::Request& r, Time now) {
+        monitor_of(r.source).record_accepted({r.id, r.source, r.addr, r.bytes, r.write, r.issue, now, kNever});
+      });
+}
 
 }  // namespace mxc

@@ -389,7 +389,11 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
     s.check_memory_timing = false;
     s.record_memory_calls = false;
     if (dut_opts.record_memory_calls)
-      for (std::uint32_t c = 0; c < cfg.chips; ++c) s.replay_memory.push_back(dut.memory_calls(c));
+      for (std::uint32_t c = 0; c < cfg.chips; ++c) {
+        s.replay_memory.push_back(dut.memory_calls(c));
+        s.replay_request_logs.emplace_back();
+        for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) s.replay_request_logs.back().push_back(&dut.memory_log(c, t));
+      }
     s.waveform.clear();
     s.make_memory = nullptr;
     s.make_fabric = nullptr;

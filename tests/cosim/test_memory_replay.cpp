@@ -98,7 +98,54 @@ bool check_replay(Factory make, std::uint32_t design_requests, std::uint32_t sha
   return replay.diverged();
 }
 
+using Logged = std::tuple<std::uint64_t, std::uint32_t, std::uint64_t, std::uint32_t, bool, Time, Time, Time>;
+
+std::vector<Logged> entries(const MemoryLog& log) {
+  std::vector<Logged> out;
+  for (const MemoryLogEntry& e : log) out.emplace_back(e.id, e.source, e.addr, e.bytes, e.write, e.issue, e.accept, e.complete);
+  return out;
+}
+
+// A monitor above a replayed memory logs nothing while the replay holds and catches up from the
+// call log where it stops or at the end (cosim/chip_set.cpp). Its log must be the one a monitor
+// above the shadow's own memory keeps; and where the shadow replayed every call, the log of the
+// design's monitor stands for it.
+void check_monitor_catch_up(Factory make, std::uint32_t design_requests, std::uint32_t shadow_requests,
+                            std::uint32_t change_at) {
+  RecordingMemory design(make());
+  MemoryMonitor design_monitor(design);
+  drive(design_monitor, ~0u, design_requests);
+  auto own = make();
+  MemoryMonitor own_monitor(*own);
+  drive(own_monitor, change_at, shadow_requests);
+  const std::vector<Logged> expected = entries(own_monitor.log());
+
+  ReplayMemory replay(design.log(), make());
+  MemoryMonitor monitor(replay);
+  const auto catch_up = [&](std::uint64_t calls) {
+    log_replayed_calls(design.log(), calls, [&](std::uint32_t) -> MemoryMonitor& { return monitor; });
+    monitor.resume_logging();
+  };
+  monitor.pause_logging();
+  replay.set_on_diverge(catch_up);
+  drive(monitor, change_at, shadow_requests);
+  const bool stands_in = !replay.diverged() && replay.replayed_calls() == design.log().published_calls();
+  if (!replay.diverged()) catch_up(replay.replayed_calls());
+  CHECK(entries(monitor.log()) == expected);
+  if (stands_in) CHECK(entries(design_monitor.log()) == expected);
+}
+
 }  // namespace
+
+TEST_CASE("a monitor above a replayed memory keeps the log of one above the shadow's own memory") {
+  for (const Factory make : {&make_hbm, &make_ideal})
+    for (const std::uint32_t change_at : {0u, 1u, 40u, 150u, 299u, ~0u}) {
+      INFO("diverging at request " << change_at);
+      check_monitor_catch_up(make, 300, 300, change_at);
+    }
+  check_monitor_catch_up(&make_hbm, 200, 120, ~0u);  // stops short of the design's calls
+  check_monitor_catch_up(&make_ideal, 50, 80, ~0u);  // outruns the log
+}
 
 TEST_CASE("a replayed memory answers as its own memory would, wherever the calls diverge") {
   for (const Factory make : {&make_hbm, &make_ideal})

@@ -31,6 +31,11 @@ SystemRunOptions gemm_run(const std::string& config, GemmShape shape, double bac
   return o;
 }
 
+std::string read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 }  // namespace
 
 TEST_CASE("system config: a full file sets every field and resolves paths beside it") {
@@ -155,10 +160,6 @@ TEST_CASE("RTL and model tiles mix freely; model tiles' results are timing only 
 }
 
 TEST_CASE("the timeline of the same run is byte-identical, and names instructions, requests and DRAM commands") {
-  const auto read = [](const std::string& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
   SystemRunOptions o;
   o.system = load_system_config(kConfigs + "/tile8_hbm2.yaml");
   o.system.rows = o.system.cols = 4;  // the HBM system of that config, on the size every test build holds
@@ -182,10 +183,6 @@ TEST_CASE("the model shadow on a thread of its own and on the calling thread giv
   // The shadow runs in a kernel of its own: on its own thread it follows the design step by step
   // behind it, on the calling thread it runs after it. Both must stop where one kernel holding
   // both sets stops (tests/transport checks that order against a split run's single kernel).
-  const auto read = [](const std::string& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
   struct Case {
     std::string config;
     GemmShape shape;
@@ -237,23 +234,32 @@ TEST_CASE("the shadow's memories replayed from the design's and simulated give b
       // The design hangs early; the shadow, run to the same step, made the same calls till then.
       {"chip2x2_rtl.yaml", {8, 8, 8, DType::kInt8}, 0, 30, true},
   };
+  // The traces hold every request of both sets with its times: the shadow's monitors log
+  // nothing while the replay holds, and stand in for or catch up with the design's log.
+  const std::string trace = (std::filesystem::temp_directory_path() / "mxcosim_shadow_replay.json").string();
   for (const Case& c : cases) {
     for (const bool threaded : {true, false}) {
       SystemRunOptions o = gemm_run(c.config, c.shape, c.backpressure, c.watchdog);
+      o.trace = trace;
       o.shadow_thread = threaded;
       o.shadow_memory = SystemRunOptions::ShadowMemory::kReplay;
       const SystemRunResult replayed = run_system(o);
+      const std::string replayed_trace = read(trace);
       o.shadow_memory = SystemRunOptions::ShadowMemory::kSimulate;
       const SystemRunResult simulated = run_system(o);
+      const std::string simulated_trace = read(trace);
       o.shadow_memory = SystemRunOptions::ShadowMemory::kAuto;
       const SystemRunResult automatic = run_system(o);
       INFO(c.config << " backpressure " << c.backpressure << (threaded ? " threaded" : " one thread"));
       CHECK(results_json(o, replayed).dump(2) == results_json(o, simulated).dump(2));
       CHECK(results_json(o, automatic).dump(2) == results_json(o, simulated).dump(2));
+      CHECK(replayed_trace == simulated_trace);
+      CHECK(replayed_trace == read(trace));
       CHECK(replayed.shadow_memory_replayed == c.replayed);
       CHECK_FALSE(simulated.shadow_memory_replayed);
       // Automatic: replayed on the calling thread, simulated on a thread of its own.
       CHECK(automatic.shadow_memory_replayed == (c.replayed && !threaded));
     }
   }
+  std::filesystem::remove(trace);
 }
