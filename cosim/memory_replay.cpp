@@ -5,6 +5,8 @@
 
 namespace mxc {
 
+static_assert(sizeof(MemoryCallLog::Call) == 16);
+
 MemoryCallLog::MemoryCallLog() = default;
 MemoryCallLog::~MemoryCallLog() = default;
 
@@ -26,8 +28,20 @@ void MemoryCallLog::add_advance(Time now, Time next_event) { push_call(Kind::kAd
 
 void MemoryCallLog::push_call(Kind kind, bool accepted, Time now, Time next_event) {
   if (m_truncated) return;
-  const auto responses = static_cast<std::uint32_t>(m_responses.size() - m_call_responses);
-  m_calls.push_back(Call{now, next_event, responses, kind, accepted});
+  const std::uint64_t responses = m_responses.size() - m_call_responses;
+  // A call the compact entry cannot hold ends the log like a full one.
+  const bool fits = responses < (std::uint64_t{1} << 30) &&
+                    (next_event == kNever || (next_event >= now && next_event - now < Call::kNoNext));
+  if (!fits) {
+    m_truncated = true;
+    return;
+  }
+  Call c;
+  c.now = now;
+  c.next_after = next_event == kNever ? Call::kNoNext : static_cast<std::uint32_t>(next_event - now);
+  c.packed = static_cast<std::uint32_t>(responses << 2) | std::uint32_t{accepted} << 1 |
+             std::uint32_t{kind == Kind::kSend};
+  m_calls.push_back(c);
   m_call_responses = m_responses.size();
   m_published_calls.store(m_calls.size(), std::memory_order_release);
   m_truncated = m_calls.full() || m_requests.full() || m_responses.full();
@@ -69,8 +83,8 @@ const MemoryCallLog::Call* ReplayMemory::next_call() const {
 
 void ReplayMemory::replay(const MemoryCallLog::Call& c) {
   ++m_pos;
-  m_next_event = c.next_event;
-  for (std::uint32_t i = 0; i < c.responses; ++i) {
+  m_next_event = c.next_event();
+  for (std::uint32_t i = 0; i < c.responses(); ++i) {
     const MemoryCallLog::Response& k = m_log.response(m_response_pos++);
     m_response.id = k.id;
     m_response.addr = k.addr;
@@ -87,7 +101,7 @@ void ReplayMemory::replay(const MemoryCallLog::Call& c) {
 void ReplayMemory::advance_to(Time now) {
   if (!m_diverged) {
     const MemoryCallLog::Call* c = next_call();
-    if (c && c->kind == MemoryCallLog::Kind::kAdvance && c->now == now) return replay(*c);
+    if (c && c->kind() == MemoryCallLog::Kind::kAdvance && c->now == now) return replay(*c);
     diverge();
   }
   m_real->advance_to(now);
@@ -96,11 +110,11 @@ void ReplayMemory::advance_to(Time now) {
 bool ReplayMemory::send(const MemRequest& req, Time now) {
   if (!m_diverged) {
     const MemoryCallLog::Call* c = next_call();
-    if (c && c->kind == MemoryCallLog::Kind::kSend && c->now == now &&
+    if (c && c->kind() == MemoryCallLog::Kind::kSend && c->now == now &&
         MemoryCallLog::same_request(m_log.request(m_request_pos), req)) {
       ++m_request_pos;
       replay(*c);
-      return c->accepted;
+      return c->accepted();
     }
     diverge();
   }
@@ -120,7 +134,7 @@ void ReplayMemory::diverge() {
   for (std::uint64_t i = 0, sends = 0; i < m_pos; ++i) {
     const MemoryCallLog::Call& c = m_log.call(i);
     bool same = true;
-    if (c.kind == MemoryCallLog::Kind::kAdvance) {
+    if (c.kind() == MemoryCallLog::Kind::kAdvance) {
       m_real->advance_to(c.now);
     } else {
       const MemoryCallLog::Request& r = m_log.request(sends++);
@@ -132,10 +146,10 @@ void ReplayMemory::diverge() {
       req.write = r.write;
       req.issue = r.issue;
       if (req.write) req.data.assign(req.bytes, 0);  // no data was logged; the timing needs none
-      same = m_real->send(req, c.now) == c.accepted;
+      same = m_real->send(req, c.now) == c.accepted();
     }
     // The memory must be deterministic for the replay to stand for it.
-    if (!same || m_real->next_event_time() != c.next_event)
+    if (!same || m_real->next_event_time() != c.next_event())
       throw std::logic_error(m_real->name() + ": the memory answered logged call " + std::to_string(i) +
                              " differently when it was replayed");
   }

@@ -32,17 +32,24 @@ namespace mxc {
 /// The calls a memory received and what it answered, in call order. Three
 /// streams, each read in order: calls (kind, time, answer), the requests of
 /// the sends among them, and the completions delivered during them. Kept
-/// compact (24, 40 and 56 bytes an entry): the log grows by every call of
+/// compact (16, 40 and 56 bytes an entry): the log grows by every call of
 /// the run, and faulting in its fresh pages is much of what it costs.
 class MemoryCallLog {
  public:
   enum class Kind : std::uint8_t { kSend, kAdvance };
+  /// 16 bytes: one is logged for every call of the run.
   struct Call {
+    static constexpr std::uint32_t kNoNext = ~std::uint32_t{0};
     Time now = 0;
-    Time next_event = kNever;     ///< The memory's next_event_time() after the call.
-    std::uint32_t responses = 0;  ///< Completions delivered during the call, next in the response stream.
-    Kind kind = Kind::kSend;
-    bool accepted = false;        ///< kSend: what send() returned.
+    std::uint32_t next_after = kNoNext;  ///< next_event() - now; kNoNext: kNever.
+    std::uint32_t packed = 0;            ///< responses() << 2 | accepted() << 1 | (kind() == kSend).
+    /// The memory's next_event_time() after the call.
+    Time next_event() const { return next_after == kNoNext ? kNever : now + next_after; }
+    /// Completions delivered during the call, next in the response stream.
+    std::uint32_t responses() const { return packed >> 2; }
+    /// kSend: what send() returned.
+    bool accepted() const { return (packed >> 1 & 1) != 0; }
+    Kind kind() const { return (packed & 1) != 0 ? Kind::kSend : Kind::kAdvance; }
   };
   /// A kSend call's request: every field but the data and the byte mask.
   struct Request {
@@ -89,10 +96,10 @@ class MemoryCallLog {
   void for_each_seen(std::uint64_t calls, Completed&& completed, Accepted&& accepted) const {
     for (std::uint64_t i = 0, sends = 0, responses = 0; i < calls; ++i) {
       const Call& c = m_calls[i];
-      for (std::uint32_t k = 0; k < c.responses; ++k) completed(m_responses[responses++]);
-      if (c.kind != Kind::kSend) continue;
+      for (std::uint32_t k = 0; k < c.responses(); ++k) completed(m_responses[responses++]);
+      if (c.kind() != Kind::kSend) continue;
       const Request& r = m_requests[sends++];
-      if (c.accepted) accepted(r, c.now);
+      if (c.accepted()) accepted(r, c.now);
     }
   }
 

@@ -82,6 +82,13 @@ std::unique_ptr<MemoryTarget> make_ideal() {
   return m;
 }
 
+// A latency beyond the 2^32 ps a logged call holds to the memory's next event.
+std::unique_ptr<MemoryTarget> make_slow_ideal() {
+  auto m = std::make_unique<IdealMemory>("mem", 5'000'000'000ull, 8);
+  m->set_timing_only(true);
+  return m;
+}
+
 // The design's memory sees `design_requests` of the stream; the shadow's, `shadow_requests`,
 // changed from request `change_at` on. The replay must answer as the shadow's own memory does.
 // Returns whether it diverged.
@@ -165,4 +172,9 @@ TEST_CASE("a replay that outruns the log diverges") {
   // The design stopped (its run ended) before the shadow: calls past the log's end are the real
   // memory's.
   CHECK(check_replay(&make_ideal, 50, 80, ~0u));
+}
+
+TEST_CASE("a call whose next event the log cannot hold ends the log, and the replay diverges there") {
+  CHECK(check_replay(&make_slow_ideal, 20, 20, ~0u));
+  check_monitor_catch_up(&make_slow_ideal, 20, 20, ~0u);
 }
