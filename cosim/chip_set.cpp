@@ -246,7 +246,8 @@ void ChipSet::finish(Time now) {
     // Every call the design's memory took, answered alike: each tile's requests are the design
     // tile's, if that one stamped its requests with its own source as this one does.
     const std::vector<const MemoryLog*>& design = m_opts.replay_request_logs[c];
-    bool same = chip.replay->replayed_calls() == chip.replay->log().published_calls();
+    const MemoryCallLog& log = chip.replay->log();
+    bool same = !log.truncated() && chip.replay->replayed_calls() == log.published_calls();
     for (std::uint32_t t = 0; same && t < design.size(); ++t)
       for (const MemoryLogEntry& e : *design[t]) same = same && e.source == t;
     if (same)

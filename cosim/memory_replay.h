@@ -81,6 +81,10 @@ class MemoryCallLog {
   void add_advance(Time now, Time next_event);
   void add_response(const MemResponse& r);
 
+  /// Whether calls were left out (a stream was full, or a call did not fit): writer side, or
+  /// once the writer is done.
+  bool truncated() const { return m_truncated; }
+
   // Reader side (one thread).
   /// Calls published so far.
   std::uint64_t published_calls() const { return m_published_calls.load(std::memory_order_acquire); }
