@@ -84,26 +84,17 @@ Axi4SlaveTransactor::Burst& Axi4SlaveTransactor::new_burst() {
 void Axi4SlaveTransactor::IdQueues::push(std::uint32_t id, Burst* burst) {
   if (id >= by_id.size()) {
     by_id.resize(std::size_t{id} + 1);
-    active.resize(std::size_t{id} / 64 + 1);
+    ready.resize(std::size_t{id} / 64 + 1);
   }
   by_id[id].push_back(burst);
-  active[id / 64] |= std::uint64_t{1} << (id % 64);
 }
 
-void Axi4SlaveTransactor::IdQueues::pop(std::uint32_t id) {
-  std::deque<Burst*>& q = by_id.at(id);
-  q.pop_front();
-  if (q.empty()) active[id / 64] &= ~(std::uint64_t{1} << (id % 64));
-}
+void Axi4SlaveTransactor::IdQueues::pop(std::uint32_t id) { by_id.at(id).pop_front(); }
 
-template <class Ready>
-std::uint64_t Axi4SlaveTransactor::pick(const IdQueues& queues, Ready ready) {
+std::uint64_t Axi4SlaveTransactor::pick(const IdQueues& queues) {
   std::vector<std::uint64_t>& candidates = m_candidates;  // in ID order: deterministic
   candidates.clear();
-  queues.for_each_active([&](std::uint32_t id) {
-    const Burst& head = *queues.by_id[id].front();
-    if (ready(head)) candidates.push_back(head.serial);
-  });
+  queues.for_each_ready([&](std::uint32_t id) { candidates.push_back(queues.by_id[id].front()->serial); });
   if (candidates.empty()) return kNone;
   if (candidates.size() == 1) return candidates.front();
   if (!m_cfg.random_interleave) return *std::min_element(candidates.begin(), candidates.end());
@@ -121,8 +112,8 @@ void Axi4SlaveTransactor::drive(Axi4SlaveSignals& out) {
 
   // R: a beat once offered stays offered, unchanged, until taken.
   // The counters skip the search in the many cycles where nothing can be offered.
-  if (m_r_current == kNone && !chance(m_rng_r, bp.rvalid_gap) && m_read_beats_ready > 0)
-    m_r_current = pick(m_reads_by_id, [](const Burst& b) { return b.beat_ready[b.beats_done]; });
+  if (m_r_current == kNone && !chance(m_rng_r, bp.rvalid_gap) && m_reads_by_id.any_ready())
+    m_r_current = pick(m_reads_by_id);
   out.rvalid = m_r_current != kNone;
   out.rresp = kAxiRespOkay;
   // Between beats R carries zeros; refilled only when a beat was on it.
@@ -142,8 +133,8 @@ void Axi4SlaveTransactor::drive(Axi4SlaveSignals& out) {
     out.rlast = false;
   }
 
-  if (m_b_current == kNone && !chance(m_rng_b, bp.bvalid_gap) && m_writes_answerable > 0)
-    m_b_current = pick(m_writes_by_id, [](const Burst& b) { return b.beats_done == b.beats && b.pieces_done == b.pieces; });
+  if (m_b_current == kNone && !chance(m_rng_b, bp.bvalid_gap) && m_writes_by_id.any_ready())
+    m_b_current = pick(m_writes_by_id);
   out.bvalid = m_b_current != kNone;
   out.bid = out.bvalid ? burst(m_b_current).id : 0;
   out.bresp = kAxiRespOkay;
@@ -192,12 +183,14 @@ std::uint64_t Axi4SlaveTransactor::accept_burst(bool write, std::uint32_t id, st
   if (write) {
     b.strb.assign(b.data.size(), 0);
     m_writes_by_id.push(id, &b);
+    m_writes_by_id.update_ready(id, answerable);
     m_w_order.push_back(serial);
     ++m_open_writes;
     ++s_write_bursts;
   } else {
     b.beat_ready.assign(b.beats, false);
     m_reads_by_id.push(id, &b);
+    m_reads_by_id.update_ready(id, beat_ready);
     ++m_open_reads;
     ++s_read_bursts;
     make_requests(serial, now);
@@ -262,6 +255,7 @@ void Axi4SlaveTransactor::take_w_beat(const std::vector<std::uint8_t>& data, con
     m_w_order.pop_front();
     make_requests(serial, now);  // the burst's data is complete: to memory
   }
+  m_writes_by_id.update_ready(b.id, answerable);
 }
 
 void Axi4SlaveTransactor::on_edge(const Axi4MasterSignals& m, const Axi4SlaveSignals& s, Time now) {
@@ -290,25 +284,27 @@ void Axi4SlaveTransactor::on_edge(const Axi4MasterSignals& m, const Axi4SlaveSig
   if (s.rvalid && m.rready && m_r_current != kNone) {
     const std::uint64_t serial = m_r_current;
     Burst& b = burst(serial);
+    const std::uint32_t id = b.id;
     if (m_r_last != kNone && m_r_last != serial && live(m_r_last)) ++s_read_interleavings;
     ++b.beats_done;
-    --m_read_beats_ready;
     ++s_read_beats;
     s_bytes_read += m_cfg.beat_bytes;
     m_r_current = kNone;
     m_r_last = serial;
     if (b.beats_done == b.beats) {
-      m_reads_by_id.pop(b.id);
+      m_reads_by_id.pop(id);
       erase_burst(serial);
       --m_open_reads;
     }
+    m_reads_by_id.update_ready(id, beat_ready);
   }
   if (s.bvalid && m.bready && m_b_current != kNone) {
     const std::uint64_t serial = m_b_current;
-    m_writes_by_id.pop(burst(serial).id);
+    const std::uint32_t id = burst(serial).id;
+    m_writes_by_id.pop(id);
     erase_burst(serial);
     --m_open_writes;
-    --m_writes_answerable;
+    m_writes_by_id.update_ready(id, answerable);
     m_b_current = kNone;
   }
 
@@ -339,12 +335,11 @@ void Axi4SlaveTransactor::on_response(const MemResponse& r) {
       throw std::logic_error(m_cfg.name + ": read completion " + std::to_string(r.id) + " carries " +
                              std::to_string(r.data.size()) + " bytes, expected " + std::to_string(r.bytes));
     std::copy(r.data.begin(), r.data.end(), b.data.begin() + piece.offset);
-    for (std::uint32_t k = piece.offset / m_cfg.beat_bytes; k < (piece.offset + r.bytes) / m_cfg.beat_bytes; ++k) {
+    for (std::uint32_t k = piece.offset / m_cfg.beat_bytes; k < (piece.offset + r.bytes) / m_cfg.beat_bytes; ++k)
       b.beat_ready[k] = true;
-      ++m_read_beats_ready;
-    }
-  } else if (b.pieces_done == b.pieces) {
-    ++m_writes_answerable;  // every beat came in before its pieces were made
+    m_reads_by_id.update_ready(b.id, beat_ready);
+  } else {
+    m_writes_by_id.update_ready(b.id, answerable);
   }
 }
 

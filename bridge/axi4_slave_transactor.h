@@ -113,26 +113,47 @@ class Axi4SlaveTransactor {
 
   // Bursts per AXI ID in acceptance order (in m_bursts, whose elements do
   // not move). pick() runs in every cycle a beat or response waits: it walks only
-  // the IDs with a burst in flight (`active`, by ID), where walking every ID
-  // ever used and looking each head burst up cost more than the rest of the
-  // cycle's AXI work.
+  // the IDs whose head burst can go out (`ready`, by ID). Walking every ID with a
+  // burst in flight and testing its head cost more on a slow memory, which keeps
+  // many in flight and makes which of them is ready a branch on the data.
   struct IdQueues {
     // Indexed by ID (IDs are a few bits wide): one load, where a tree walk's branches were
     // mispredicted on every burst. Queues are kept once made (no allocation per burst).
     std::vector<std::deque<Burst*>> by_id;
-    // IDs with bursts queued, as a bit set (bit id % 64 of word id / 64): setting and
-    // clearing a bit, where a sorted list's insert and erase branched on the data.
-    std::vector<std::uint64_t> active;
+    // IDs whose head burst can go out now (a read's next beat arrived, a write's response is
+    // due), as a bit set (bit id % 64 of word id / 64). Kept by update_ready() at every event
+    // that may change a head or its readiness: a burst queued or finished, data or a
+    // response arriving, a beat taken.
+    std::vector<std::uint64_t> ready;
     void push(std::uint32_t id, Burst* burst);
     void pop(std::uint32_t id);
-    /// Calls f(id) for each ID with bursts queued, in ascending order.
+    /// Sets or clears id's bit in `ready`: whether its head burst satisfies is_ready.
+    template <class Ready>
+    void update_ready(std::uint32_t id, Ready is_ready) {
+      const std::deque<Burst*>& q = by_id[id];
+      const std::uint64_t bit = std::uint64_t{1} << (id % 64);
+      if (!q.empty() && is_ready(*q.front()))
+        ready[id / 64] |= bit;
+      else
+        ready[id / 64] &= ~bit;
+    }
+    bool any_ready() const {
+      for (std::uint64_t w : ready)
+        if (w != 0) return true;
+      return false;
+    }
+    /// Calls f(id) for each ID whose head burst can go out, in ascending order.
     template <class F>
-    void for_each_active(F f) const {
-      for (std::size_t w = 0; w < active.size(); ++w)
-        for (std::uint64_t bits = active[w]; bits != 0; bits &= bits - 1)
+    void for_each_ready(F f) const {
+      for (std::size_t w = 0; w < ready.size(); ++w)
+        for (std::uint64_t bits = ready[w]; bits != 0; bits &= bits - 1)
           f(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits))));
     }
   };
+  /// A read burst's next beat may go out on R: its data arrived.
+  static bool beat_ready(const Burst& b) { return b.beat_ready[b.beats_done]; }
+  /// A write burst's response may go out on B: every beat came in and every piece was written.
+  static bool answerable(const Burst& b) { return b.beats_done == b.beats && b.pieces_done == b.pieces; }
 
   void check_burst(const char* ch, std::uint32_t id, std::uint64_t addr, std::uint32_t len, std::uint32_t size,
                    std::uint32_t burst, Time now) const;
@@ -141,9 +162,8 @@ class Axi4SlaveTransactor {
   void make_requests(std::uint64_t serial, Time now);
   void on_response(const MemResponse& r);
   bool chance(std::mt19937_64& rng, double p);
-  /// Serial of a burst, chosen among the IDs whose head burst in `queues` satisfies ready().
-  template <class Ready>
-  std::uint64_t pick(const IdQueues& queues, Ready ready);
+  /// Serial of a burst, chosen among the IDs whose head burst in `queues` is ready.
+  std::uint64_t pick(const IdQueues& queues);
 
   Axi4SlaveConfig m_cfg;
   MemoryTarget& m_mem;
@@ -177,8 +197,6 @@ class Axi4SlaveTransactor {
   std::uint32_t m_open_reads = 0, m_open_writes = 0;
   std::uint64_t m_r_current = kNone, m_b_current = kNone;  // offered, awaiting ready
   std::uint64_t m_r_last = kNone;                          // burst of the previous R beat
-  std::uint64_t m_read_beats_ready = 0;   // R beats whose data arrived and that are not yet sent
-  std::uint64_t m_writes_answerable = 0;  // write bursts fully written to memory, B not yet sent
   bool m_rdata_dirty = true;              // the last drive() put a beat's data on R
   std::vector<std::uint64_t> m_candidates;  // pick()'s scratch list, kept to avoid an allocation per cycle
   std::mt19937_64 m_rng_ar, m_rng_aw, m_rng_w, m_rng_r, m_rng_b, m_rng_pick;
