@@ -26,20 +26,20 @@ void Kernel::set_end(Time time, ComponentId global) {
 Kernel::StopReason Kernel::run(const std::function<bool()>& done, Time limit) {
   while (!done()) {
     // A linear scan: systems hold tens of components, and the scan order is
-    // the tie-break (lowest id first at equal times).
-    Component* next = nullptr;
+    // the tie-break (lowest id first at equal times). Selects, not branches:
+    // which component comes next follows the simulated timing, which a branch
+    // predictor cannot learn (a tile and its memory take turns irregularly).
     std::size_t index = 0;
     Time t = kNever;
     for (std::size_t i = 0; i < m_components.size(); ++i) {
       const Time ct = m_components[i]->next_event_time();
-      if (ct < t) {
-        t = ct;
-        next = m_components[i];
-        index = i;
-      }
+      const bool earlier = ct < t;
+      t = earlier ? ct : t;
+      index = earlier ? i : index;
     }
     if (m_has_end && (t > m_end_time || (t == m_end_time && m_global[index] > m_end_id))) return StopReason::kEnd;
-    if (!next) return StopReason::kIdle;
+    if (t == kNever) return StopReason::kIdle;
+    Component* const next = m_components[index];
     if (t > limit) return StopReason::kTimeLimit;
     if (t < m_now)
       throw std::logic_error("component '" + next->name() + "' asked to run in the past (" + std::to_string(t) +
