@@ -44,8 +44,8 @@ ModelDma::ModelDma(std::uint32_t beat_bytes, std::uint32_t sp_banks, std::uint32
 void ModelDma::edge(const Comb& c, const ModelAxiOut& s, bool desc_fire, const Instr* desc, bool sp_wr_ready) {
   // Every register update below is guarded by one of these (or is a no-op
   // without them): when none holds, the edge changes nothing.
-  const bool r_in = c.r_fire && c.r_known, sp_out = c.sp_wr_valid && sp_wr_ready;
-  const bool control = desc_fire || c.done || c.ax_load || c.ax_fire || (c.b_fire && m_r.store) || c.w_take;
+  const bool r_in = c.r_fire & c.r_known, sp_out = c.sp_wr_valid & sp_wr_ready;  // bitwise: as in comb()
+  const bool control = desc_fire | c.done | c.ax_load | c.ax_fire | (c.b_fire & m_r.store) | c.w_take;
   const bool w_path = c.w_issue || m_r.rd_pend || c.w_pop;
   m_changed = control || w_path || r_in || sp_out;
   m_beat_only = !control && !w_path && r_in && sp_out && !m_r.ax_valid && (!s.rlast || !m_r.ag.valid());
@@ -84,7 +84,8 @@ void ModelDma::edge(const Comb& c, const ModelAxiOut& s, bool desc_fire, const I
   } else if (c.ax_fire) {
     r.ax_valid = false;
   }
-  if (r_in && s.rlast) r.id_busy &= ~(std::uint64_t{1} << s.rid);
+  // The ID of an R beat with RLAST is free (a select: rid < MAX_OUTSTANDING <= 64).
+  r.id_busy &= ~((r_in & s.rlast) ? std::uint64_t{1} << s.rid : 0);
   if (c.b_fire && o_store) r.id_busy &= ~(std::uint64_t{1} << s.bid);
   r.rf_count = r.rf_count + (r_in ? 1 : 0) - (sp_out ? 1 : 0);
 

@@ -109,8 +109,10 @@ inline void ModelDma::comb(const ModelAxiOut& s, Comb& c) const {
   const bool id_avail = lowest_free < m_nid;
   c.free_id = id_avail ? lowest_free : 0;
   const bool ax_ready = r.store ? s.awready : s.arready;
-  c.ax_fire = r.ax_valid && ax_ready;
-  c.ax_load = r.busy && ag_valid && id_avail && (!r.ax_valid || c.ax_fire);
+  // Bitwise on bools where the value follows the memory's timing: a
+  // short-circuit's branch would be mispredicted.
+  c.ax_fire = r.ax_valid & ax_ready;
+  c.ax_load = r.busy & ag_valid & id_avail & ((!r.ax_valid) | c.ax_fire);
   const bool rready = r.rf_count < 2;
   c.r_fire = s.rvalid && rready;
   c.r_known = ((r.id_busy >> s.rid) & 1) && !r.store;
@@ -124,8 +126,8 @@ inline void ModelDma::comb(const ModelAxiOut& s, Comb& c) const {
   const bool w_done = !r.wg.valid() && !r.wb_active && !r.rd_pend && r.wf_count == 0 && r.aw_ahead == 0;
   const bool wait_b = addr_done && w_done && r.id_busy != 0;
   c.done = r.busy && addr_done && r.id_busy == 0 && (r.store ? w_done : r.rf_count == 0);
-  c.stall_mem = r.busy && ((r.ax_valid && !ax_ready) || (wvalid && !s.wready) ||
-                           (!r.store && r.id_busy != 0 && rready && !s.rvalid) || (r.store && wait_b));
+  c.stall_mem = r.busy & ((r.ax_valid & !ax_ready) | (wvalid & !s.wready) |
+                          ((!r.store) & (r.id_busy != 0) & rready & !s.rvalid) | (r.store & wait_b));
   c.axi.ar = r.ax_valid && !r.store;
   c.axi.aw = r.ax_valid && r.store;
   c.axi.ax_id = r.ax_id;
