@@ -1,6 +1,7 @@
 #include "models/hbm/hbm_model.h"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 #include <string>
 
@@ -30,6 +31,7 @@ HbmModel::HbmModel(std::string name, MemoryConfig cfg)
   for (auto& pc : m_pcs) pc->set_observer(&m_observer);
   m_count_r.assign(n, 0);
   m_pc_next.assign(n, kNoCycle);
+  m_busy.assign((n + 63) / 64, 0);
   m_count_w.assign(n, 0);
 }
 
@@ -169,7 +171,8 @@ bool HbmModel::send(const MemRequest& req, Time now) {
     // A sleeping controller first replays the refreshes it skipped.
     if (!pc.busy()) pc.advance_to(floor);
     pc.enqueue_run(slot, t, run_end, req.write, cycle);
-    m_pc_next[id] = pc.next_cycle();
+    m_pc_next[id] = pc.next_cycle();  // a cycle: the controller has bursts now
+    m_busy[id / 64] |= std::uint64_t{1} << (id % 64);
     m_pc_min = std::min(m_pc_min, m_pc_next[id]);  // enqueue only brings a controller's next cycle forward
     t = run_end;
   }
@@ -212,14 +215,18 @@ void HbmModel::run_controllers(std::uint64_t limit) {
   // Controllers do not interact until their completions are delivered
   // (burst_issued only records a completion time), so without an observer,
   // which sees the commands in cycle order, each one runs to the limit on its own.
+  // Only the controllers with bursts have a next cycle (m_busy).
   if (!m_observer) {
     std::uint64_t first = kNoCycle;
-    for (std::size_t i = 0; i < m_pcs.size(); ++i) {
-      if (m_pc_next[i] <= limit) {
-        m_pcs[i]->run_while_busy(limit);
-        m_pc_next[i] = m_pcs[i]->next_cycle();
+    for (std::size_t w = 0; w < m_busy.size(); ++w) {
+      for (std::uint64_t m = m_busy[w]; m; m &= m - 1) {
+        const std::size_t i = w * 64 + static_cast<std::size_t>(std::countr_zero(m));
+        if (m_pc_next[i] <= limit) {
+          m_pcs[i]->run_while_busy(limit);
+          set_pc_next(i, m_pcs[i]->next_cycle());
+        }
+        first = std::min(first, m_pc_next[i]);
       }
-      first = std::min(first, m_pc_next[i]);
     }
     m_pc_min = first;  // all beyond the limit now
     return;
@@ -230,7 +237,7 @@ void HbmModel::run_controllers(std::uint64_t limit) {
     for (std::size_t i = 0; i < m_pcs.size(); ++i) {
       if (m_pc_next[i] != n) continue;
       m_pcs[i]->advance_to(n);
-      m_pc_next[i] = m_pcs[i]->next_cycle();
+      set_pc_next(i, m_pcs[i]->next_cycle());
     }
   }
 }
@@ -266,7 +273,7 @@ void HbmModel::finish(Time now) {
   const std::uint64_t limit = floor_cycle(now);
   for (std::size_t i = 0; i < m_pcs.size(); ++i) {
     if (!m_pcs[i]->busy()) m_pcs[i]->advance_to(limit);
-    m_pc_next[i] = m_pcs[i]->next_cycle();
+    set_pc_next(i, m_pcs[i]->next_cycle());
   }
   m_pc_min = next_pc_cycle();
   update_next_event();

@@ -128,6 +128,13 @@ class HbmModel : public MemoryTarget {
   /// queue lacks room for its bursts there, or num_pcs() when all have room.
   std::uint32_t lacking_room(const MemRequest& req) const;
   std::uint64_t next_pc_cycle() const;
+  /// Sets m_pc_next[i] and its bit in m_busy.
+  void set_pc_next(std::size_t i, std::uint64_t next) {
+    m_pc_next[i] = next;
+    const std::uint64_t bit = std::uint64_t{1} << (i % 64);
+    if (next != kNoCycle) m_busy[i / 64] |= bit;
+    else m_busy[i / 64] &= ~bit;
+  }
   /// Recomputes m_next_event from m_pc_min; called wherever a controller's
   /// next cycle or the pending completions may have changed (send,
   /// advance_to, finish), so the kernel's per-step query costs nothing.
@@ -149,6 +156,9 @@ class HbmModel : public MemoryTarget {
   DeliveryQueue m_finished;
   std::uint64_t m_seq = 0;
   std::vector<std::uint64_t> m_pc_next;  // each controller's next_cycle(), kept current
+  // Bit i set when m_pc_next[i] != kNoCycle (a controller with bursts): a
+  // tile keeps few requests in flight, and run_controllers visits only these.
+  std::vector<std::uint64_t> m_busy;
   std::uint64_t m_pc_min = kNoCycle;     // their minimum, kept current
   Time m_next_event = kNever;            // next_event_time(), kept current
   LatencyHistogram m_latency;
