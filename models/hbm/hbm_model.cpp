@@ -1,6 +1,7 @@
 #include "models/hbm/hbm_model.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <stdexcept>
 #include <string>
@@ -78,7 +79,17 @@ void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstT
 std::uint32_t HbmModel::lacking_room(const MemRequest& req) const {
   // A refused request is usually offered again as it is: split it once.
   if (!m_scratch_valid || req.addr != m_scratch_addr || req.bytes != m_scratch_bytes) {
-    split(req.addr, req.bytes, m_scratch);
+    const std::uint32_t shift = m_mapper.offset_bits();  // bursts are 1 << shift bytes
+    if (m_cfg.stacks == 1 && req.addr >> shift == (req.addr + std::max<std::uint32_t>(req.bytes, 1) - 1) >> shift) {
+      // One burst on one stack (a tile's request): split's run of one,
+      // without its set-up.
+      m_scratch.resize(1);
+      BurstTarget& t = m_scratch[0];
+      m_mapper.decode_one(req.addr, m_high, [&](std::uint32_t, std::uint32_t pc, std::uint32_t bank,
+                                                std::uint32_t row, std::uint32_t col) { t = {pc, bank, row, col}; });
+    } else {
+      split(req.addr, req.bytes, m_scratch);
+    }
     m_scratch_addr = req.addr;
     m_scratch_bytes = req.bytes;
     m_scratch_valid = true;
@@ -155,11 +166,13 @@ bool HbmModel::send(const MemRequest& req, Time now) {
     m_store.read(req.addr, std::span<std::uint8_t>(r.data));
   } else {
     r.data.clear();
-    if (!timing_only()) m_store.write_masked(req.addr, req.data, req.byte_enable);
+    if (!timing_only()) write_masked(req.addr, req.data, req.byte_enable);
   }
 
-  const std::uint64_t cycle = m_clock.cycle_at_or_after(now);
+  // The first edge at or after now (m_clock.cycle_at_or_after: its phase
+  // is 0) from the one at or before, with one division.
   const std::uint64_t floor = floor_cycle(now);
+  const std::uint64_t cycle = floor + (m_clock.edge(floor) != now);
   // One run per stretch of bursts to the same pseudo-channel (a 256 B
   // request is usually one).
   const BurstTarget* const end = m_scratch.data() + m_scratch.size();
@@ -180,6 +193,43 @@ bool HbmModel::send(const MemRequest& req, Time now) {
   if (m_checker && m_checker->violation_count())
     throw std::logic_error(m_name + ": timing violation: " + m_checker->violations().front());
   return true;
+}
+
+void HbmModel::write_masked(std::uint64_t addr, std::span<const std::uint8_t> data,
+                            const std::vector<bool>& enable) {
+  // SparseMemory::write_masked stores byte by byte into the page. A burst's
+  // strobes are usually one stretch of bytes: one pass over the enables
+  // finds the first, the last and their count, and a stretch is one plain
+  // write; otherwise the bytes between the first and the last are read,
+  // merged and written back.
+  if (enable.empty()) return m_store.write(addr, data);
+  constexpr std::uint64_t kPage = SparseMemory::kPageBytes;
+  const std::size_t bytes = std::min(data.size(), enable.size());
+  for (std::size_t done = 0; done < bytes;) {
+    const std::uint64_t a = addr + done;
+    const std::size_t n = std::min<std::size_t>(kPage - a % kPage, bytes - done);
+    std::size_t first = n, last = 0, on = 0;
+    auto en = enable.begin() + static_cast<std::ptrdiff_t>(done);
+    for (std::size_t i = 0; i < n; ++i, ++en) {
+      if (!*en) continue;
+      first = std::min(first, i);
+      last = i;
+      ++on;
+    }
+    // A page is allocated only when one of its bytes is enabled, as there.
+    if (on != 0 && on == last - first + 1) {
+      m_store.write(a + first, data.subspan(done + first, on));
+    } else if (on != 0) {
+      std::array<std::uint8_t, kPage> buf;
+      const std::span<std::uint8_t> merged(buf.data(), last - first + 1);
+      m_store.read(a + first, merged);
+      en = enable.begin() + static_cast<std::ptrdiff_t>(done + first);
+      for (std::size_t i = 0; i < merged.size(); ++i, ++en)
+        if (*en) merged[i] = data[done + first + i];
+      m_store.write(a + first, merged);
+    }
+    done += n;
+  }
 }
 
 std::uint64_t HbmModel::next_pc_cycle() const {

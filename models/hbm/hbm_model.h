@@ -141,6 +141,9 @@ class HbmModel : public MemoryTarget {
   void update_next_event();
 
   std::uint64_t floor_cycle(Time t) const;
+  /// m_store.write_masked(addr, data, enable), the same bytes written and
+  /// pages allocated, by read, merge and write per page.
+  void write_masked(std::uint64_t addr, std::span<const std::uint8_t> data, const std::vector<bool>& enable);
 
   std::string m_name;
   MemoryConfig m_cfg;
@@ -166,6 +169,7 @@ class HbmModel : public MemoryTarget {
   mutable std::uint64_t m_scratch_addr = 0;
   mutable std::uint32_t m_scratch_bytes = 0;
   mutable bool m_scratch_valid = false;
+  mutable AddressMapper::HighCache m_high;  // one-burst requests' decoding
   mutable std::vector<std::uint32_t> m_count_r, m_count_w;
   std::uint32_t m_refused_pc = 0;  // a queue that lacked room for the last refused request
   bool m_refused_write = false;
