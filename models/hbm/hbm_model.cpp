@@ -147,10 +147,9 @@ bool HbmModel::send(const MemRequest& req, Time now) {
   }
   Pending& p = m_slots[slot];
   m_sink.start(slot, static_cast<std::uint32_t>(m_scratch.size()));
+  // Every field is set here (the slot's last data buffer is reused), so
+  // the response is not reset first.
   MemResponse& r = p.resp;
-  std::vector<std::uint8_t> buffer = std::move(r.data);  // the slot's last buffer, reused
-  r = MemResponse{};
-  r.data = std::move(buffer);
   r.id = req.id;
   r.addr = req.addr;
   r.bytes = req.bytes;

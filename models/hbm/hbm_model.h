@@ -104,7 +104,8 @@ class HbmModel : public MemoryTarget {
       auto at = m_items.end();
       const auto first = m_items.begin() + static_cast<std::ptrdiff_t>(m_head);
       while (at != first && *(at - 1) > f) --at;
-      m_items.insert(at, f);
+      if (at == m_items.end()) m_items.push_back(f);  // the usual case, inline
+      else m_items.insert(at, f);
     }
     void pop() {
       if (++m_head == m_items.size()) {
