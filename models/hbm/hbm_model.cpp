@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <stdexcept>
 #include <string>
 
@@ -267,16 +266,18 @@ void HbmModel::run_controllers(std::uint64_t limit) {
   // Only the controllers with bursts have a next cycle (m_busy).
   if (!m_observer) {
     std::uint64_t first = kNoCycle;
-    for (std::size_t w = 0; w < m_busy.size(); ++w) {
-      for (std::uint64_t m = m_busy[w]; m; m &= m - 1) {
-        const std::size_t i = w * 64 + static_cast<std::size_t>(std::countr_zero(m));
-        if (m_pc_next[i] <= limit) {
-          m_pcs[i]->run_while_busy(limit);
-          set_pc_next(i, m_pcs[i]->next_cycle());
-        }
-        first = std::min(first, m_pc_next[i]);
+    // bank_set.h's loop over set bits serves controllers as well as banks.
+    for_each_bank_of(m_busy.size(), [&](std::size_t w) { return m_busy[w]; }, [&](std::uint32_t i) {
+      std::uint64_t next = m_pc_next[i];
+      if (next <= limit) {
+        PcController& pc = *m_pcs[i];
+        pc.run_while_busy(limit);
+        m_pc_next[i] = next = pc.next_cycle();
+        if (next == kNoCycle) m_busy[i / 64] &= ~(std::uint64_t{1} << (i % 64));
       }
-    }
+      first = std::min(first, next);
+      return true;
+    });
     m_pc_min = first;  // all beyond the limit now
     return;
   }
