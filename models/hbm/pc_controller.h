@@ -78,7 +78,7 @@ class PcController {
   /// Process events up to and including `cycle` while it has bursts
   /// (stops, as next_cycle() does, once the queues are empty).
   void run_while_busy(std::uint64_t cycle) {
-    while (busy() && m_next <= cycle) step(m_next);
+    while (m_next <= cycle && busy()) step(m_next);  // the cycle first: it usually ends the loop
   }
   /// Next cycle with work, kNoCycle while it has no bursts (refresh then
   /// waits until the next enqueue or finish(), which replay it).
