@@ -153,10 +153,11 @@ class PcController {
   FrFcfsScheduler m_sched;
 };
 
-// Inline: HbmModel::send calls it for every request. The arrival and the
-// wake-up are worked out once for the run.
+// Always inline (GCC kept it out of line): HbmModel::send calls it for
+// every request. The arrival and the wake-up are worked out once for the run.
 template <class It>
-[[gnu::always_inline]] inline void PcController::enqueue_run(std::uint32_t slot, It first, It last, bool write, std::uint64_t cycle) {
+[[gnu::always_inline]] inline void PcController::enqueue_run(std::uint32_t slot, It first, It last, bool write,
+                                                             std::uint64_t cycle) {
   BurstQueue& q = write ? m_writes : m_reads;
   const std::uint64_t arrival = std::max(cycle, m_clk) + m_frontend;
   // push_back raises the arrival to the queue's last one: the run's first
