@@ -40,21 +40,26 @@ class AddressMapper {
     }
     std::uint64_t a = stack_addr >> m_offset_bits;
     std::uint64_t high = packed_high(a);
-    // The table packs pc below ch and ba below bg, so each pair reads as
-    // one flat number; the XOR hash on the flat bank is the same as on ba
-    // and bg apart (banks_per_group is a power of two).
-    const std::uint32_t pc_mask = (1u << (m_field_bits[kPc] + m_field_bits[kCh])) - 1;
-    const std::uint32_t bank_mask = (1u << (m_field_bits[kBa] + m_field_bits[kBg])) - 1;
-    const std::uint32_t bank_shift = m_pack_shift[kBa], row_shift = m_pack_shift[kRo], col_shift = m_pack_shift[kCo];
-    const std::uint64_t row_mask = m_field_mask[kRo], col_mask = m_field_mask[kCo];
+    const Unpack u = m_unpack;  // in locals: the stores to out() might alias the members
     for (std::uint32_t i = 0; i < n; ++i, ++a) {
       if (i && (a & 0xff) == 0) high = packed_high(a);
-      const std::uint64_t p = high | m_table[a & 0xff];
-      const auto row = static_cast<std::uint32_t>((p >> row_shift) & row_mask);
-      auto bank = static_cast<std::uint32_t>(p >> bank_shift) & bank_mask;
-      if (m_xor) bank ^= row & bank_mask;
-      out(i, static_cast<std::uint32_t>(p) & pc_mask, bank, row, static_cast<std::uint32_t>((p >> col_shift) & col_mask));
+      u.emit(i, high | m_table[a & 0xff], out);
     }
+  }
+  /// The bits of a burst address above its lowest byte, as last looked up.
+  struct HighCache {
+    std::uint64_t key = ~std::uint64_t{0};  // burst address >> 8
+    std::uint64_t packed = 0;
+  };
+  /// decode_run of the one burst at `stack_addr`; `cache` keeps the lookup
+  /// of its address above the lowest byte for the next call (a tile's
+  /// one-burst requests are mostly near each other).
+  template <class Out>
+  void decode_one(std::uint64_t stack_addr, HighCache& cache, Out&& out) const {
+    if (m_table.empty()) return decode_run(stack_addr, 1, out);
+    const std::uint64_t a = stack_addr >> m_offset_bits;
+    if (a >> 8 != cache.key) cache.key = a >> 8, cache.packed = packed_high(a);
+    m_unpack.emit(0, cache.packed | m_table[a & 0xff], out);
   }
   /// Inverse of decode (the burst's first byte); used by tests and generators.
   std::uint64_t encode(const BurstAddr& a) const;
@@ -74,6 +79,22 @@ class AddressMapper {
     for (std::size_t k = 256; k < m_table.size(); k += 256, a >>= 8) packed |= m_table[k + (a & 0xff)];
     return packed;
   }
+  /// Packed fields -> out(i, flat pseudo-channel, flat bank, row, col). The
+  /// table packs pc below ch and ba below bg, so each pair reads as one flat
+  /// number; the XOR hash on the flat bank is the same as on ba and bg apart
+  /// (banks_per_group is a power of two).
+  struct Unpack {
+    std::uint32_t pc_mask, bank_mask, bank_shift, row_shift, col_shift;
+    std::uint64_t row_mask, col_mask;
+    bool xor_hash;
+    template <class Out>
+    void emit(std::uint32_t i, std::uint64_t p, Out& out) const {
+      const auto row = static_cast<std::uint32_t>((p >> row_shift) & row_mask);
+      auto bank = static_cast<std::uint32_t>(p >> bank_shift) & bank_mask;
+      if (xor_hash) bank ^= row & bank_mask;
+      out(i, static_cast<std::uint32_t>(p) & pc_mask, bank, row, static_cast<std::uint32_t>((p >> col_shift) & col_mask));
+    }
+  };
   /// Packed fields -> coordinates (with the XOR hash when on); inline, so
   /// the coordinates stay in registers.
   BurstAddr unpack(std::uint64_t packed) const {
@@ -97,6 +118,7 @@ class AddressMapper {
   // m_slices), from the bottom: pc, ch, ba, bg, ro, co.
   std::uint32_t m_pack_shift[kNumFields]{};
   std::uint64_t m_field_mask[kNumFields]{};
+  Unpack m_unpack{};  // the same figures for decode_run
   std::uint32_t m_addr_bits = 0;                // bits of the burst address that map
   std::vector<std::uint64_t> m_table;           // [byte index * 256 + byte value]
 };

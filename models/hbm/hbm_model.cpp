@@ -1,6 +1,7 @@
 #include "models/hbm/hbm_model.h"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <string>
 
@@ -30,6 +31,7 @@ HbmModel::HbmModel(std::string name, MemoryConfig cfg)
   for (auto& pc : m_pcs) pc->set_observer(&m_observer);
   m_count_r.assign(n, 0);
   m_pc_next.assign(n, kNoCycle);
+  m_busy.assign((n + 63) / 64, 0);
   m_count_w.assign(n, 0);
 }
 
@@ -76,7 +78,17 @@ void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstT
 std::uint32_t HbmModel::lacking_room(const MemRequest& req) const {
   // A refused request is usually offered again as it is: split it once.
   if (!m_scratch_valid || req.addr != m_scratch_addr || req.bytes != m_scratch_bytes) {
-    split(req.addr, req.bytes, m_scratch);
+    const std::uint32_t shift = m_mapper.offset_bits();  // bursts are 1 << shift bytes
+    if (m_cfg.stacks == 1 && req.addr >> shift == (req.addr + std::max<std::uint32_t>(req.bytes, 1) - 1) >> shift) {
+      // One burst on one stack (a tile's request): split's run of one,
+      // without its set-up.
+      m_scratch.resize(1);
+      BurstTarget& t = m_scratch[0];
+      m_mapper.decode_one(req.addr, m_high, [&](std::uint32_t, std::uint32_t pc, std::uint32_t bank,
+                                                std::uint32_t row, std::uint32_t col) { t = {pc, bank, row, col}; });
+    } else {
+      split(req.addr, req.bytes, m_scratch);
+    }
     m_scratch_addr = req.addr;
     m_scratch_bytes = req.bytes;
     m_scratch_valid = true;
@@ -134,10 +146,9 @@ bool HbmModel::send(const MemRequest& req, Time now) {
   }
   Pending& p = m_slots[slot];
   m_sink.start(slot, static_cast<std::uint32_t>(m_scratch.size()));
+  // Every field is set here (the slot's last data buffer is reused), so
+  // the response is not reset first.
   MemResponse& r = p.resp;
-  std::vector<std::uint8_t> buffer = std::move(r.data);  // the slot's last buffer, reused
-  r = MemResponse{};
-  r.data = std::move(buffer);
   r.id = req.id;
   r.addr = req.addr;
   r.bytes = req.bytes;
@@ -153,11 +164,13 @@ bool HbmModel::send(const MemRequest& req, Time now) {
     m_store.read(req.addr, std::span<std::uint8_t>(r.data));
   } else {
     r.data.clear();
-    if (!timing_only()) m_store.write_masked(req.addr, req.data, req.byte_enable);
+    if (!timing_only()) write_masked(req.addr, req.data, req.byte_enable);
   }
 
-  const std::uint64_t cycle = m_clock.cycle_at_or_after(now);
+  // The first edge at or after now (m_clock.cycle_at_or_after: its phase
+  // is 0) from the one at or before, with one division.
   const std::uint64_t floor = floor_cycle(now);
+  const std::uint64_t cycle = floor + (m_clock.edge(floor) != now);
   // One run per stretch of bursts to the same pseudo-channel (a 256 B
   // request is usually one).
   const BurstTarget* const end = m_scratch.data() + m_scratch.size();
@@ -169,7 +182,8 @@ bool HbmModel::send(const MemRequest& req, Time now) {
     // A sleeping controller first replays the refreshes it skipped.
     if (!pc.busy()) pc.advance_to(floor);
     pc.enqueue_run(slot, t, run_end, req.write, cycle);
-    m_pc_next[id] = pc.next_cycle();
+    m_pc_next[id] = pc.next_cycle();  // a cycle: the controller has bursts now
+    m_busy[id / 64] |= std::uint64_t{1} << (id % 64);
     m_pc_min = std::min(m_pc_min, m_pc_next[id]);  // enqueue only brings a controller's next cycle forward
     t = run_end;
   }
@@ -177,6 +191,43 @@ bool HbmModel::send(const MemRequest& req, Time now) {
   if (m_checker && m_checker->violation_count())
     throw std::logic_error(m_name + ": timing violation: " + m_checker->violations().front());
   return true;
+}
+
+void HbmModel::write_masked(std::uint64_t addr, std::span<const std::uint8_t> data,
+                            const std::vector<bool>& enable) {
+  // SparseMemory::write_masked stores byte by byte into the page. A burst's
+  // strobes are usually one stretch of bytes: one pass over the enables
+  // finds the first, the last and their count, and a stretch is one plain
+  // write; otherwise the bytes between the first and the last are read,
+  // merged and written back.
+  if (enable.empty()) return m_store.write(addr, data);
+  constexpr std::uint64_t kPage = SparseMemory::kPageBytes;
+  const std::size_t bytes = std::min(data.size(), enable.size());
+  for (std::size_t done = 0; done < bytes;) {
+    const std::uint64_t a = addr + done;
+    const std::size_t n = std::min<std::size_t>(kPage - a % kPage, bytes - done);
+    std::size_t first = n, last = 0, on = 0;
+    auto en = enable.begin() + static_cast<std::ptrdiff_t>(done);
+    for (std::size_t i = 0; i < n; ++i, ++en) {
+      if (!*en) continue;
+      first = std::min(first, i);
+      last = i;
+      ++on;
+    }
+    // A page is allocated only when one of its bytes is enabled, as there.
+    if (on != 0 && on == last - first + 1) {
+      m_store.write(a + first, data.subspan(done + first, on));
+    } else if (on != 0) {
+      std::array<std::uint8_t, kPage> buf;
+      const std::span<std::uint8_t> merged(buf.data(), last - first + 1);
+      m_store.read(a + first, merged);
+      en = enable.begin() + static_cast<std::ptrdiff_t>(done + first);
+      for (std::size_t i = 0; i < merged.size(); ++i, ++en)
+        if (*en) merged[i] = data[done + first + i];
+      m_store.write(a + first, merged);
+    }
+    done += n;
+  }
 }
 
 std::uint64_t HbmModel::next_pc_cycle() const {
@@ -212,15 +263,21 @@ void HbmModel::run_controllers(std::uint64_t limit) {
   // Controllers do not interact until their completions are delivered
   // (burst_issued only records a completion time), so without an observer,
   // which sees the commands in cycle order, each one runs to the limit on its own.
+  // Only the controllers with bursts have a next cycle (m_busy).
   if (!m_observer) {
     std::uint64_t first = kNoCycle;
-    for (std::size_t i = 0; i < m_pcs.size(); ++i) {
-      if (m_pc_next[i] <= limit) {
-        m_pcs[i]->run_while_busy(limit);
-        m_pc_next[i] = m_pcs[i]->next_cycle();
+    // bank_set.h's loop over set bits serves controllers as well as banks.
+    for_each_bank_of(m_busy.size(), [&](std::size_t w) { return m_busy[w]; }, [&](std::uint32_t i) {
+      std::uint64_t next = m_pc_next[i];
+      if (next <= limit) {
+        PcController& pc = *m_pcs[i];
+        pc.run_while_busy(limit);
+        m_pc_next[i] = next = pc.next_cycle();
+        if (next == kNoCycle) m_busy[i / 64] &= ~(std::uint64_t{1} << (i % 64));
       }
-      first = std::min(first, m_pc_next[i]);
-    }
+      first = std::min(first, next);
+      return true;
+    });
     m_pc_min = first;  // all beyond the limit now
     return;
   }
@@ -230,7 +287,7 @@ void HbmModel::run_controllers(std::uint64_t limit) {
     for (std::size_t i = 0; i < m_pcs.size(); ++i) {
       if (m_pc_next[i] != n) continue;
       m_pcs[i]->advance_to(n);
-      m_pc_next[i] = m_pcs[i]->next_cycle();
+      set_pc_next(i, m_pcs[i]->next_cycle());
     }
   }
 }
@@ -266,7 +323,7 @@ void HbmModel::finish(Time now) {
   const std::uint64_t limit = floor_cycle(now);
   for (std::size_t i = 0; i < m_pcs.size(); ++i) {
     if (!m_pcs[i]->busy()) m_pcs[i]->advance_to(limit);
-    m_pc_next[i] = m_pcs[i]->next_cycle();
+    set_pc_next(i, m_pcs[i]->next_cycle());
   }
   m_pc_min = next_pc_cycle();
   update_next_event();

@@ -104,7 +104,8 @@ class HbmModel : public MemoryTarget {
       auto at = m_items.end();
       const auto first = m_items.begin() + static_cast<std::ptrdiff_t>(m_head);
       while (at != first && *(at - 1) > f) --at;
-      m_items.insert(at, f);
+      if (at == m_items.end()) m_items.push_back(f);  // the usual case, inline
+      else m_items.insert(at, f);
     }
     void pop() {
       if (++m_head == m_items.size()) {
@@ -128,12 +129,23 @@ class HbmModel : public MemoryTarget {
   /// queue lacks room for its bursts there, or num_pcs() when all have room.
   std::uint32_t lacking_room(const MemRequest& req) const;
   std::uint64_t next_pc_cycle() const;
+  /// Sets m_pc_next[i] and its bit in m_busy.
+  void set_pc_next(std::size_t i, std::uint64_t next) {
+    m_pc_next[i] = next;
+    const std::uint64_t bit = std::uint64_t{1} << (i % 64);
+    if (next != kNoCycle) m_busy[i / 64] |= bit;
+    else m_busy[i / 64] &= ~bit;
+  }
   /// Recomputes m_next_event from m_pc_min; called wherever a controller's
   /// next cycle or the pending completions may have changed (send,
   /// advance_to, finish), so the kernel's per-step query costs nothing.
   void update_next_event();
 
   std::uint64_t floor_cycle(Time t) const;
+  /// m_store.write_masked(addr, data, enable): the same bytes written and
+  /// pages allocated, with one plain write per page when the enabled bytes
+  /// there are one stretch.
+  void write_masked(std::uint64_t addr, std::span<const std::uint8_t> data, const std::vector<bool>& enable);
 
   std::string m_name;
   MemoryConfig m_cfg;
@@ -149,6 +161,9 @@ class HbmModel : public MemoryTarget {
   DeliveryQueue m_finished;
   std::uint64_t m_seq = 0;
   std::vector<std::uint64_t> m_pc_next;  // each controller's next_cycle(), kept current
+  // Bit i set when m_pc_next[i] != kNoCycle (a controller with bursts): a
+  // tile keeps few requests in flight, and run_controllers visits only these.
+  std::vector<std::uint64_t> m_busy;
   std::uint64_t m_pc_min = kNoCycle;     // their minimum, kept current
   Time m_next_event = kNever;            // next_event_time(), kept current
   LatencyHistogram m_latency;
@@ -156,6 +171,7 @@ class HbmModel : public MemoryTarget {
   mutable std::uint64_t m_scratch_addr = 0;
   mutable std::uint32_t m_scratch_bytes = 0;
   mutable bool m_scratch_valid = false;
+  mutable AddressMapper::HighCache m_high;  // one-burst requests' decoding
   mutable std::vector<std::uint32_t> m_count_r, m_count_w;
   std::uint32_t m_refused_pc = 0;  // a queue that lacked room for the last refused request
   bool m_refused_write = false;

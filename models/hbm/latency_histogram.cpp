@@ -5,14 +5,6 @@
 
 namespace mxc::hbm {
 
-void LatencyHistogram::add(Time latency_ps) {
-  const std::size_t bin = std::min<std::size_t>(latency_ps / kPsPerNs, kBins - 1);
-  ++m_bins[bin];
-  ++m_count;
-  m_sum_ps += latency_ps;
-  m_max_ps = std::max(m_max_ps, latency_ps);
-}
-
 double LatencyHistogram::percentile_ns(double p) const {
   if (m_count == 0) return 0.0;
   const auto rank = static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(m_count)));

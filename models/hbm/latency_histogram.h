@@ -1,6 +1,7 @@
 #pragma once
 // Request latencies in 1 ns bins up to 16 us (exact count and sum beyond),
 // with percentiles read from the bins.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -11,7 +12,12 @@ namespace mxc::hbm {
 class LatencyHistogram {
  public:
   LatencyHistogram() : m_bins(kBins, 0) {}
-  void add(Time latency_ps);
+  void add(Time latency_ps) {  // inline: once per request
+    ++m_bins[std::min<std::size_t>(latency_ps / kPsPerNs, kBins - 1)];
+    ++m_count;
+    m_sum_ps += latency_ps;
+    m_max_ps = std::max(m_max_ps, latency_ps);
+  }
   std::uint64_t count() const { return m_count; }
   double mean_ns() const { return m_count ? static_cast<double>(m_sum_ps) / m_count / 1000.0 : 0.0; }
   double max_ns() const { return static_cast<double>(m_max_ps) / 1000.0; }

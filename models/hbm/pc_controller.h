@@ -78,7 +78,7 @@ class PcController {
   /// Process events up to and including `cycle` while it has bursts
   /// (stops, as next_cycle() does, once the queues are empty).
   void run_while_busy(std::uint64_t cycle) {
-    while (busy() && m_next <= cycle) step(m_next);
+    while (m_next <= cycle && busy()) step(m_next);  // the cycle first: it usually ends the loop
   }
   /// Next cycle with work, kNoCycle while it has no bursts (refresh then
   /// waits until the next enqueue or finish(), which replay it).
@@ -153,10 +153,11 @@ class PcController {
   FrFcfsScheduler m_sched;
 };
 
-// Inline: HbmModel::send calls it for every request. The arrival and the
-// wake-up are worked out once for the run.
+// Always inline (GCC kept it out of line): HbmModel::send calls it for
+// every request. The arrival and the wake-up are worked out once for the run.
 template <class It>
-void PcController::enqueue_run(std::uint32_t slot, It first, It last, bool write, std::uint64_t cycle) {
+[[gnu::always_inline]] inline void PcController::enqueue_run(std::uint32_t slot, It first, It last, bool write,
+                                                             std::uint64_t cycle) {
   BurstQueue& q = write ? m_writes : m_reads;
   const std::uint64_t arrival = std::max(cycle, m_clk) + m_frontend;
   // push_back raises the arrival to the queue's last one: the run's first

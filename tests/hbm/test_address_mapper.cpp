@@ -63,7 +63,7 @@ TEST_CASE("decode inverts encode for every preset and mapping, and ignores bits 
   }
 }
 
-TEST_CASE("decode_run gives decode's coordinates in flat pseudo-channel and bank numbers") {
+TEST_CASE("decode_run and decode_one give decode's coordinates in flat pseudo-channel and bank numbers") {
   // decode_run reads the flat numbers straight from its table; decode()
   // extracts each field apart. Runs start anywhere and cross the points
   // where the table's low byte wraps (every 256 bursts).
@@ -88,6 +88,26 @@ TEST_CASE("decode_run gives decode's coordinates in flat pseudo-channel and bank
             CHECK(col == d.col);
           });
           CHECK(seen == n);
+        }
+        // decode_one with its cache of the address above the lowest byte:
+        // bursts near each other (cache hits) and far apart (misses).
+        AddressMapper::HighCache cache;
+        for (int i = 0; i < 2000; ++i) {
+          x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+          const std::uint64_t a =
+              i % 3 == 0 ? (x & ((std::uint64_t{1} << 34) - 1)) : (cache.key << 13) + (x & 0x1fff);
+          const BurstAddr d = m.decode(a);
+          int calls = 0;
+          m.decode_one(a, cache, [&](std::uint32_t i0, std::uint32_t pc, std::uint32_t bank, std::uint32_t row,
+                                     std::uint32_t col) {
+            ++calls;
+            CHECK(i0 == 0);
+            CHECK(pc == d.channel * org.pseudo_channels + d.pc);
+            CHECK(bank == d.bank_group * org.banks_per_group + d.bank);
+            CHECK(row == d.row);
+            CHECK(col == d.col);
+          });
+          CHECK(calls == 1);
         }
       }
   }
