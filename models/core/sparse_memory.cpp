@@ -25,20 +25,34 @@ void SparseMemory::write(std::uint64_t addr, std::span<const std::uint8_t> data)
 void SparseMemory::write_masked(std::uint64_t addr, std::span<const std::uint8_t> data,
                                 const std::vector<bool>& enable) {
   if (enable.empty()) return write(addr, data);
-  // One page lookup per page touched, not per byte (a memory model writes
-  // every partial-strobe burst through here). A page is allocated only when
-  // one of its bytes is enabled, as a byte-by-byte write would.
+  // Per page: one pass over the enables finds the first, the last and their
+  // count. A burst's strobes are usually one stretch of bytes, stored by one
+  // copy; otherwise the bytes between the first and the last are merged in
+  // place. A page is allocated only when one of its bytes is enabled, as a
+  // byte-by-byte write would.
   const std::size_t bytes = std::min(data.size(), enable.size());
   std::size_t done = 0;
   while (done < bytes) {
     const std::uint64_t a = addr + done;
     const std::size_t offset = a % kPageBytes;
     const std::size_t n = std::min<std::size_t>(kPageBytes - offset, bytes - done);
-    Page* page = nullptr;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!enable[done + i]) continue;
-      if (!page) page = &page_for_write(a / kPageBytes);
-      (*page)[offset + i] = data[done + i];
+    std::size_t first = n, last = 0, on = 0;
+    auto en = enable.begin() + static_cast<std::ptrdiff_t>(done);
+    for (std::size_t i = 0; i < n; ++i, ++en) {
+      if (!*en) continue;
+      first = std::min(first, i);
+      last = i;
+      ++on;
+    }
+    if (on != 0) {
+      std::uint8_t* const page = page_for_write(a / kPageBytes).data() + offset;
+      if (on == last - first + 1) {
+        std::memcpy(page + first, data.data() + done + first, on);
+      } else {
+        en = enable.begin() + static_cast<std::ptrdiff_t>(done + first);
+        for (std::size_t i = first; i <= last; ++i, ++en)
+          if (*en) page[i] = data[done + i];
+      }
     }
     done += n;
   }

@@ -1,7 +1,6 @@
 #include "models/hbm/hbm_model.h"
 
 #include <algorithm>
-#include <array>
 #include <stdexcept>
 #include <string>
 
@@ -164,7 +163,7 @@ bool HbmModel::send(const MemRequest& req, Time now) {
     m_store.read(req.addr, std::span<std::uint8_t>(r.data));
   } else {
     r.data.clear();
-    if (!timing_only()) write_masked(req.addr, req.data, req.byte_enable);
+    if (!timing_only()) m_store.write_masked(req.addr, req.data, req.byte_enable);
   }
 
   // The first edge at or after now (m_clock.cycle_at_or_after: its phase
@@ -191,43 +190,6 @@ bool HbmModel::send(const MemRequest& req, Time now) {
   if (m_checker && m_checker->violation_count())
     throw std::logic_error(m_name + ": timing violation: " + m_checker->violations().front());
   return true;
-}
-
-void HbmModel::write_masked(std::uint64_t addr, std::span<const std::uint8_t> data,
-                            const std::vector<bool>& enable) {
-  // SparseMemory::write_masked stores byte by byte into the page. A burst's
-  // strobes are usually one stretch of bytes: one pass over the enables
-  // finds the first, the last and their count, and a stretch is one plain
-  // write; otherwise the bytes between the first and the last are read,
-  // merged and written back.
-  if (enable.empty()) return m_store.write(addr, data);
-  constexpr std::uint64_t kPage = SparseMemory::kPageBytes;
-  const std::size_t bytes = std::min(data.size(), enable.size());
-  for (std::size_t done = 0; done < bytes;) {
-    const std::uint64_t a = addr + done;
-    const std::size_t n = std::min<std::size_t>(kPage - a % kPage, bytes - done);
-    std::size_t first = n, last = 0, on = 0;
-    auto en = enable.begin() + static_cast<std::ptrdiff_t>(done);
-    for (std::size_t i = 0; i < n; ++i, ++en) {
-      if (!*en) continue;
-      first = std::min(first, i);
-      last = i;
-      ++on;
-    }
-    // A page is allocated only when one of its bytes is enabled, as there.
-    if (on != 0 && on == last - first + 1) {
-      m_store.write(a + first, data.subspan(done + first, on));
-    } else if (on != 0) {
-      std::array<std::uint8_t, kPage> buf;
-      const std::span<std::uint8_t> merged(buf.data(), last - first + 1);
-      m_store.read(a + first, merged);
-      en = enable.begin() + static_cast<std::ptrdiff_t>(done + first);
-      for (std::size_t i = 0; i < merged.size(); ++i, ++en)
-        if (*en) merged[i] = data[done + first + i];
-      m_store.write(a + first, merged);
-    }
-    done += n;
-  }
 }
 
 std::uint64_t HbmModel::next_pc_cycle() const {

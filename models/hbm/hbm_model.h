@@ -142,10 +142,6 @@ class HbmModel : public MemoryTarget {
   void update_next_event();
 
   std::uint64_t floor_cycle(Time t) const;
-  /// m_store.write_masked(addr, data, enable): the same bytes written and
-  /// pages allocated, with one plain write per page when the enabled bytes
-  /// there are one stretch.
-  void write_masked(std::uint64_t addr, std::span<const std::uint8_t> data, const std::vector<bool>& enable);
 
   std::string m_name;
   MemoryConfig m_cfg;
