@@ -110,8 +110,8 @@ void Axi4SlaveTransactor::drive(Axi4SlaveSignals& out) {
   out.awready = !aw_low && m_open_writes < m_cfg.max_write_bursts;
   out.wready = !w_low && (!m_w_order.empty() || m_early_w.size() < m_cfg.max_early_w_beats);
 
-  // R: a beat once offered stays offered, unchanged, until taken.
-  // The counters skip the search in the many cycles where nothing can be offered.
+  // R: a beat once offered stays offered, unchanged, until taken. The ready
+  // sets skip the search in the many cycles where nothing can be offered.
   if (m_r_current == kNone && !chance(m_rng_r, bp.rvalid_gap) && m_reads_by_id.any_ready())
     m_r_current = pick(m_reads_by_id);
   out.rvalid = m_r_current != kNone;
