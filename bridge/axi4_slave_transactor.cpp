@@ -255,7 +255,7 @@ void Axi4SlaveTransactor::take_w_beat(const std::vector<std::uint8_t>& data, con
     m_w_order.pop_front();
     make_requests(serial, now);  // the burst's data is complete: to memory
   }
-  m_writes_by_id.update_ready(b.id, answerable);
+  // Not answerable yet: its pieces were only now made (on_response marks it).
 }
 
 void Axi4SlaveTransactor::on_edge(const Axi4MasterSignals& m, const Axi4SlaveSignals& s, Time now) {

@@ -93,20 +93,6 @@ class MemoryCallLog {
   const Request& request(std::uint64_t i) const { return m_requests[i]; }
   const Response& response(std::uint64_t i) const { return m_responses[i]; }
 
-  /// The first `calls` calls as a monitor above the memory saw them: each call's completions
-  /// (delivered during it) to `completed`, then an accepted send's request, with the call's
-  /// time, to `accepted`. Reader side; the calls must be published.
-  template <class Completed, class Accepted>
-  void for_each_seen(std::uint64_t calls, Completed&& completed, Accepted&& accepted) const {
-    for (std::uint64_t i = 0, sends = 0, responses = 0; i < calls; ++i) {
-      const Call& c = m_calls[i];
-      for (std::uint32_t k = 0; k < c.responses(); ++k) completed(m_responses[responses++]);
-      if (c.kind() != Kind::kSend) continue;
-      const Request& r = m_requests[sends++];
-      if (c.accepted()) accepted(r, c.now);
-    }
-  }
-
   static bool same_request(const Request& r, const MemRequest& req) {
     return r.id == req.id && r.addr == req.addr && r.bytes == req.bytes && r.source == req.source &&
            r.write == req.write && r.issue == req.issue;
@@ -204,12 +190,18 @@ class ReplayMemory final : public MemoryTarget {
 /// monitor that sees the requests and completions of `source`. The caller resumes them.
 template <class MonitorOf>
 void log_replayed_calls(const MemoryCallLog& log, std::uint64_t calls, MonitorOf&& monitor_of) {
-  log.for_each_seen(
-      calls,
-      [&](const MemoryCallLog::Response& r) { monitor_of(r.source).record_completion(r.source, r.id, r.complete); },
-      [&](const MemoryCallLog::Request& r, Time now) {
-        monitor_of(r.source).record_accepted({r.id, r.source, r.addr, r.bytes, r.write, r.issue, now, kNever});
-      });
+  // As a monitor above the memory saw them: each call's completions (delivered during it), then
+  // an accepted send's request.
+  for (std::uint64_t i = 0, sends = 0, responses = 0; i < calls; ++i) {
+    const MemoryCallLog::Call& c = log.call(i);
+    for (std::uint32_t k = 0; k < c.responses(); ++k) {
+      const MemoryCallLog::Response& r = log.response(responses++);
+      monitor_of(r.source).record_completion(r.source, r.id, r.complete);
+    }
+    if (c.kind() != MemoryCallLog::Kind::kSend) continue;
+    const MemoryCallLog::Request& r = log.request(sends++);
+    if (c.accepted()) monitor_of(r.source).record_accepted({r.id, r.source, r.addr, r.bytes, r.write, r.issue, c.now, kNever});
+  }
 }
 
 }  // namespace mxc
