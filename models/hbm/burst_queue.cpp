@@ -14,19 +14,31 @@ void BurstQueue::set_hits(std::uint32_t bank, std::uint32_t hits) {
 }
 
 void BurstQueue::row_opened(std::uint32_t bank, std::uint32_t row) {
-  if (!m_bank[bank].count) return;  // nothing queued: no hits before or after
+  Bank& b = m_bank[bank];
+  if (!b.count) return;  // nothing queued: no hits before or after
   std::uint32_t hits = 0;
-  for (Index i = m_bank[bank].head; i != kNone; i = m_pool[i].bank_next) hits += m_pool[i].row == row;
+  Index first = kNone;
+  for (Index i = b.head; i != kNone; i = m_pool[i].bank_next) {
+    const bool hit = m_pool[i].row == row;
+    if (hit && !hits) first = i;
+    hits += hit;
+  }
   set_hits(bank, hits);
+  set_candidate(b, hits ? first : b.head);
 }
 
 void BurstQueue::row_closed(std::uint32_t bank) {
-  if (m_bank[bank].hits) set_hits(bank, 0);
+  Bank& b = m_bank[bank];
+  if (b.hits) {
+    set_hits(bank, 0);
+    set_candidate(b, b.head);
+  }
 }
 
 void BurstQueue::all_closed() {
   for_each_bank(hit_banks(), [&](std::uint32_t b) {
     set_hits(b, 0);
+    set_candidate(m_bank[b], m_bank[b].head);
     return true;
   });
 }

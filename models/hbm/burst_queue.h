@@ -46,6 +46,15 @@ class BurstQueue {
     while ((static_cast<std::int64_t>(m_pool[i].row) == open) != hit) i = m_pool[i].bank_next;
     return i;
   }
+  /// The burst of a bank the scheduler considers: its oldest row hit, or
+  /// its oldest burst when none hits (that one misses). Kept current with
+  /// its arrival and age, so the scheduler's bank scans read one small
+  /// record per bank and no queue entry.
+  struct Candidate {
+    Index index = kNone;  ///< kNone: the bank has no bursts.
+    std::uint64_t arrival = 0, seq = 0;
+  };
+  const Candidate& candidate(std::uint32_t bank) const { return m_bank[bank].cand; }
 
   /// Queued bursts that hit `bank`'s open row, and over all banks.
   std::uint32_t hits(std::uint32_t bank) const { return m_bank[bank].hits; }
@@ -78,7 +87,12 @@ class BurstQueue {
   struct Bank {
     Index head = kNone, tail = kNone;
     std::uint32_t count = 0, hits = 0;
+    Candidate cand;
   };
+  void set_candidate(Bank& b, Index i) {
+    b.cand.index = i;
+    if (i != kNone) b.cand.arrival = m_pool[i].arrival, b.cand.seq = m_pool[i].seq;
+  }
   void set_bit(std::vector<std::uint64_t>& set, std::uint32_t bank, bool on) {
     const std::uint64_t bit = std::uint64_t{1} << (bank % 64);
     if (on) set[bank / 64] |= bit;
@@ -126,7 +140,8 @@ inline BurstQueue::Index BurstQueue::push_back(std::uint32_t bank, std::uint32_t
   b.tail = i;
   if (m_pending == kNone) m_pending = i;
   ++m_size;
-  ++b.count;
+  // The first burst of the bank, or its first hit, becomes its candidate.
+  if (b.count++ == 0 || (hit && b.hits == 0)) set_candidate(b, i);
   if (hit) {
     ++b.hits, ++m_hits;
     set_bit(m_hit_set, bank, true);
@@ -164,7 +179,15 @@ inline void BurstQueue::erase_hit(Index i) {
   --m_size;
   --b.count;
   --m_hits;
-  if (--b.hits == 0) set_bit(m_hit_set, e.bank, false);
+  if (--b.hits == 0) {
+    set_bit(m_hit_set, e.bank, false);
+    if (b.cand.index == i) set_candidate(b, b.head);  // none hits now: the oldest misses
+  } else if (b.cand.index == i) {
+    // The next hit: the bank's other hits are younger and on the same row.
+    Index k = e.bank_next;
+    while (m_pool[k].row != e.row) k = m_pool[k].bank_next;
+    set_candidate(b, k);
+  }
   e.next = m_free;
   m_free = i;
 }

@@ -48,8 +48,8 @@ SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, const BankState& state, 
   if (state.earliest_floor(col) <= now) {
     for_each_bank(q.hit_banks(), [&](std::uint32_t b) {
       if (refresh.blocks(b) || state.earliest_bank(col, b) > now) return true;
-      const Index i = q.bank_oldest(b, state.open_row(b), true);
-      if (q[i].arrival <= now && (p.col == kNone || q[i].seq < q[p.col].seq)) p.col = i;
+      const BurstQueue::Candidate& k = q.candidate(b);  // the bank's oldest hit
+      if (k.arrival <= now && (p.col == kNone || k.seq < q[p.col].seq)) p.col = k.index;
       return true;
     });
   }
@@ -64,11 +64,10 @@ SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, const BankState& state, 
       // A conflict waits while the row still has hits.
       if (closed ? act_floor > now : q.hits(b) || pre_floor > now) return true;
       if (refresh.blocks(b)) return true;
-      const Index i = closed ? q.bank_front(b) : q.bank_oldest(b, open, false);
-      const QueueEntry& e = q[i];
-      if (e.arrival > now || (p.row != kNone && e.seq > q[p.row].seq)) return true;
+      const BurstQueue::Candidate& k = q.candidate(b);  // no hits: the bank's oldest burst misses
+      if (k.arrival > now || (p.row != kNone && k.seq > q[p.row].seq)) return true;
       const Cmd cmd = closed ? Cmd::kAct : Cmd::kPre;
-      if (state.earliest_bank(cmd, b) <= now) p.row = i, p.row_cmd = cmd;
+      if (state.earliest_bank(cmd, b) <= now) p.row = k.index, p.row_cmd = cmd;
       return true;
     });
   }
@@ -120,13 +119,13 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
       hit_set.size(), [&](std::size_t w) { return refresh.unblocked(hit_set, w); },
       [&](std::uint32_t b) {
         const std::uint64_t t = std::max(col_time(b), col_floor);
-        const Index i = q.bank_oldest(b, state.open_row(b), true);
+        const BurstQueue::Candidate& k = q.candidate(b);  // the bank's oldest hit
         const bool earlier = t < col_at;  // a new earliest time: forget the candidate of the old one
         const std::uint64_t seq = earlier ? ~std::uint64_t{0} : col_seq;
-        const bool take = (t <= col_at) & (q[i].arrival <= t) & (q[i].seq < seq);
+        const bool take = (t <= col_at) & (k.arrival <= t) & (k.seq < seq);
         col_at = std::min(col_at, t);
-        col_seq = take ? q[i].seq : seq;
-        col_i = take ? i : earlier ? kNone : col_i;
+        col_seq = take ? k.seq : seq;
+        col_i = take ? k.index : earlier ? kNone : col_i;
         return true;
       });
   plan.col_at = col_at, plan.col = col_i;
@@ -150,12 +149,12 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
         // Both the ACT and the PRE time are read: whether the row is open is data too.
         const bool closed = state.open_row(b) == BankState::kClosed;
         const std::uint64_t act = std::max(act_time(b), act_floor), pre = std::max(pre_time(b), pre_floor);
-        const Index i = q.bank_front(b);  // no burst of the bank hits: its oldest misses
-        const std::uint64_t t = std::max(closed ? act : pre, q[i].arrival), seq = q[i].seq;
+        const BurstQueue::Candidate& k = q.candidate(b);  // no burst of the bank hits: its oldest misses
+        const std::uint64_t t = std::max(closed ? act : pre, k.arrival), seq = k.seq;
         const bool take = (t < row_at) | ((t == row_at) & (seq < row_seq));
         row_at = take ? t : row_at;
         row_seq = take ? seq : row_seq;
-        row_i = take ? i : row_i;
+        row_i = take ? k.index : row_i;
         row_cmd = take ? (closed ? Cmd::kAct : Cmd::kPre) : row_cmd;
         return true;
       });

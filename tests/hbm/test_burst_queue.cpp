@@ -63,6 +63,19 @@ void check_against(BurstQueue& q, const std::vector<Ref>& ref, const std::vector
         }
       }
     }
+    // The scheduler's candidate: the oldest hit, else the oldest burst.
+    BurstQueue::Index want = mine.empty() ? BurstQueue::kNone : mine.front();
+    for (const BurstQueue::Index k : mine)
+      if (static_cast<std::int64_t>(q[k].row) == open[b]) {
+        want = k;
+        break;
+      }
+    const BurstQueue::Candidate& c = q.candidate(b);
+    REQUIRE(c.index == want);
+    if (want != BurstQueue::kNone) {
+      CHECK(c.arrival == q[want].arrival);
+      CHECK(c.seq == q[want].seq);
+    }
   }
   CHECK(q.total_hits() == total);
   std::uint64_t pending = ~std::uint64_t{0};
