@@ -19,6 +19,8 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
       m_fast(cfg.fast_path),
       m_closed_page(cfg.controller.page_policy == PagePolicy::kClosed),
       m_dual(cfg.controller.dual_command),
+      m_keep_plans(cfg.controller.dual_command &&
+                   FrFcfsScheduler::rows_and_columns_meet_in_banks(TimingTable(cfg.device.t))),
       m_reads(cfg.device.org.banks(), false),
       m_writes(cfg.device.org.banks(), true),
       m_refresh(cfg.controller.refresh, cfg.device.t, cfg.device.org.banks()),
@@ -170,7 +172,8 @@ void PcController::step(std::uint64_t c) {
   // or issued a command). The direction cannot have changed: compute_next
   // plans nothing when it is about to.
   SchedulePick p;
-  if (m_fast && plan && !row_used && m_refresh.pending() == m_plan_refresh) {
+  const bool planned = m_fast && plan && !row_used && m_refresh.pending() == m_plan_refresh;
+  if (planned) {
     ++m_planned_steps;
     p = FrFcfsScheduler::planned(m_plan, q, c);
   } else {
@@ -179,12 +182,22 @@ void PcController::step(std::uint64_t c) {
   if (row_used) p.row = BurstQueue::kNone;
   if (!m_dual && p.col != BurstQueue::kNone) p.row = BurstQueue::kNone;  // one command bus
   if (row_used && !m_dual) p.col = BurstQueue::kNone;
+  // A planned step that issued one class of command leaves the plan of the
+  // other class standing (PlanKept) when that one was not due yet.
+  PlanKept kept = PlanKept::kNothing;
+  std::uint32_t bank = 0;
   if (p.row != BurstQueue::kNone) {
     QueueEntry& e = q[p.row];
+    bank = e.bank;
+    if (planned && m_keep_plans && p.col == BurstQueue::kNone && m_plan.col_at > c) kept = PlanKept::kColumns;
     issue(p.row_cmd, &e, e.bank, e.row, e.col, c);
   }
-  if (p.col != BurstQueue::kNone) issue_column(q, p.col, c);
-  m_next = compute_next(c);
+  if (p.col != BurstQueue::kNone) {
+    bank = q[p.col].bank;
+    if (planned && m_keep_plans && p.row == BurstQueue::kNone && m_plan.row_at > c) kept = PlanKept::kRows;
+    issue_column(q, p.col, c);
+  }
+  m_next = compute_next(c, kept, bank);
 }
 
 void PcController::issue_column(BurstQueue& q, BurstQueue::Index index, std::uint64_t c) {
@@ -233,7 +246,7 @@ void PcController::issue_column(BurstQueue& q, BurstQueue::Index index, std::uin
   q.erase_hit(index);
 }
 
-std::uint64_t PcController::compute_next(std::uint64_t c) {
+std::uint64_t PcController::compute_next(std::uint64_t c, PlanKept kept, std::uint32_t bank) {
   std::uint64_t n = kNoCycle;
   if (m_refresh.pending()) {
     Cmd cmd;
@@ -246,7 +259,7 @@ std::uint64_t PcController::compute_next(std::uint64_t c) {
   // A mode switch is decided at the next step; wake for it.
   if (mode_switch_due()) return std::min(n, c + 1);
   m_plan_refresh = m_refresh.pending();
-  return std::min(n, m_sched.next_ready(active(), m_state, m_refresh, c, m_plan));
+  return std::min(n, m_sched.next_ready(active(), m_state, m_refresh, c, m_plan, kept, bank));
 }
 
 }  // namespace mxc::hbm

@@ -103,7 +103,9 @@ class PcController {
     if (m_checker || (m_observer && *m_observer)) notify(DramCommand{cmd, bank, row, col, c});
   }
   void notify(const DramCommand& cmd);
-  std::uint64_t compute_next(std::uint64_t c);
+  /// The next cycle with work; plans the scheduler's picks for it, taking
+  /// over what `kept` says still holds after a command to `bank`.
+  std::uint64_t compute_next(std::uint64_t c, PlanKept kept = PlanKept::kNothing, std::uint32_t bank = 0);
   /// The column command of active-queue entry `i`, and its bookkeeping.
   void issue_column(BurstQueue& q, BurstQueue::Index i, std::uint64_t c);
   /// Shortcuts of the scheduler and compute_next, exact while every queued
@@ -137,6 +139,7 @@ class PcController {
   std::uint32_t m_cap, m_high, m_low, m_frontend, m_burst, m_read_done, m_write_done;
   bool m_fast;  // shortcuts on (MemoryConfig::fast_path): streaming steps, planned picks
   bool m_closed_page, m_dual;
+  bool m_keep_plans;  // a step may keep one class's plan (PlanKept): separate buses, and the timing table allows it
   bool m_write_mode = false;
   // The scheduler's plan for m_next (valid until a burst is queued), made
   // with refresh pending or not as m_plan_refresh says.

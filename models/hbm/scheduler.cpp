@@ -77,10 +77,62 @@ SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, const BankState& state, 
   return p;
 }
 
+namespace {
+
+using Index = BurstQueue::Index;
+
+// The running choices of next_ready's bank scans, updated by selects
+// rather than branches: which bank wins is data, and mispredicted branches
+// cost more than the work they skip. Offering a bank twice with the same
+// values changes nothing.
+
+/// The earliest column-command time over the banks offered, and the
+/// oldest burst that has arrived by then among the banks with that time.
+struct ColumnChoice {
+  std::uint64_t at = kNoCycle, seq = ~std::uint64_t{0};
+  Index i = BurstQueue::kNone;
+  void offer(std::uint64_t t, const BurstQueue::Candidate& k) {
+    const bool earlier = t < at;  // a new earliest time: forget the candidate of the old one
+    const std::uint64_t best = earlier ? ~std::uint64_t{0} : seq;
+    const bool take = (t <= at) & (k.arrival <= t) & (k.seq < best);
+    at = std::min(at, t);
+    seq = take ? k.seq : best;
+    i = take ? k.index : earlier ? BurstQueue::kNone : i;
+  }
+};
+
+/// The earliest row-command time over the banks offered (each at the later
+/// of its command's time and its burst's arrival), oldest first on ties.
+struct RowChoice {
+  std::uint64_t at = kNoCycle, seq = ~std::uint64_t{0};
+  Index i = BurstQueue::kNone;
+  Cmd cmd = Cmd::kAct;
+  void offer(std::uint64_t t, const BurstQueue::Candidate& k, Cmd c) {
+    const bool take = (t < at) | ((t == at) & (k.seq < seq));
+    at = take ? t : at;
+    seq = take ? k.seq : seq;
+    i = take ? k.index : i;
+    cmd = take ? c : cmd;
+  }
+};
+
+}  // namespace
+
+bool FrFcfsScheduler::rows_and_columns_meet_in_banks(const TimingTable& table) {
+  const auto row = [](Cmd c) { return c == Cmd::kAct || c == Cmd::kPre; };
+  for (int p = 0; p < kNumCmds; ++p) {
+    const Cmd prev = static_cast<Cmd>(p);
+    if (!row(prev) && !is_column(prev)) continue;
+    for (const TimingEntry& e : table.after(prev))
+      if (e.scope != Scope::kBank && (row(prev) ? is_column(e.next) : row(e.next))) return false;
+  }
+  return true;
+}
+
 std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state, const RefreshPolicy& refresh,
-                                          std::uint64_t now, SchedulePlan& plan) const {
-  using Index = BurstQueue::Index;
-  constexpr Index kNone = BurstQueue::kNone;
+                                          std::uint64_t now, SchedulePlan& plan, PlanKept kept,
+                                          std::uint32_t bank) const {
+  const SchedulePlan before = plan;
   plan = SchedulePlan{};
   if (q.empty()) return kNoCycle;
   const QueueEntry& f = q[q.front()];
@@ -109,27 +161,22 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
   const std::uint64_t col_floor = std::max(state.earliest_floor(col), lo);
   const BankState::BankTimes col_time = state.bank_times(col);
   const std::span<const std::uint64_t> hit_set = q.hit_banks(), miss_set = q.miss_banks();
-  // The best so far in locals (seq ~0: none; a store to `plan` might alias
-  // the queue and the bank state), updated by selects rather than branches:
-  // which bank wins is data, and mispredicted branches cost more than the
-  // work they skip.
-  std::uint64_t col_at = kNoCycle, col_seq = ~std::uint64_t{0};
-  Index col_i = kNone;
-  for_each_bank_of(
-      hit_set.size(), [&](std::size_t w) { return refresh.unblocked(hit_set, w); },
-      [&](std::uint32_t b) {
-        const std::uint64_t t = std::max(col_time(b), col_floor);
-        const BurstQueue::Candidate& k = q.candidate(b);  // the bank's oldest hit
-        const bool earlier = t < col_at;  // a new earliest time: forget the candidate of the old one
-        const std::uint64_t seq = earlier ? ~std::uint64_t{0} : col_seq;
-        const bool take = (t <= col_at) & (k.arrival <= t) & (k.seq < seq);
-        col_at = std::min(col_at, t);
-        col_seq = take ? k.seq : seq;
-        col_i = take ? k.index : earlier ? kNone : col_i;
-        return true;
-      });
-  plan.col_at = col_at, plan.col = col_i;
-  if (q.total_hits() >= q.size()) return col_at;  // every queued burst is a row hit
+  ColumnChoice c;
+  if (kept == PlanKept::kColumns) {
+    // Only `bank` took a row command: it had no hits before and may have
+    // some now (an ACT); every other bank's column time is as it was.
+    c.at = before.col_at, c.seq = before.col_seq, c.i = before.col;
+    if (q.hits(bank) && !refresh.blocks(bank)) c.offer(std::max(col_time(bank), col_floor), q.candidate(bank));
+  } else {
+    for_each_bank_of(
+        hit_set.size(), [&](std::size_t w) { return refresh.unblocked(hit_set, w); },
+        [&](std::uint32_t b) {
+          c.offer(std::max(col_time(b), col_floor), q.candidate(b));  // the bank's oldest hit
+          return true;
+        });
+  }
+  plan.col_at = c.at, plan.col = c.i, plan.col_seq = c.seq;
+  if (q.total_hits() >= q.size()) return c.at;  // every queued burst is a row hit
   // Each bank's row command for its oldest miss (as needed(), the common
   // part of the time once), at the later of its legal time and its
   // arrival. A burst still in the frontend wakes the controller at its
@@ -140,26 +187,29 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
   const std::uint64_t act_floor = std::max(state.earliest_floor(Cmd::kAct), lo);
   const std::uint64_t pre_floor = std::max(state.earliest_floor(Cmd::kPre), lo);
   const BankState::BankTimes act_time = state.bank_times(Cmd::kAct), pre_time = state.bank_times(Cmd::kPre);
-  std::uint64_t row_at = kNoCycle, row_seq = ~std::uint64_t{0};
-  Index row_i = kNone;
-  Cmd row_cmd = Cmd::kAct;
-  for_each_bank_of(
-      miss_set.size(), [&](std::size_t w) { return refresh.unblocked(miss_set, w) & ~hit_set[w]; },
-      [&](std::uint32_t b) {
-        // Both the ACT and the PRE time are read: whether the row is open is data too.
-        const bool closed = state.open_row(b) == BankState::kClosed;
-        const std::uint64_t act = std::max(act_time(b), act_floor), pre = std::max(pre_time(b), pre_floor);
-        const BurstQueue::Candidate& k = q.candidate(b);  // no burst of the bank hits: its oldest misses
-        const std::uint64_t t = std::max(closed ? act : pre, k.arrival), seq = k.seq;
-        const bool take = (t < row_at) | ((t == row_at) & (seq < row_seq));
-        row_at = take ? t : row_at;
-        row_seq = take ? seq : row_seq;
-        row_i = take ? k.index : row_i;
-        row_cmd = take ? (closed ? Cmd::kAct : Cmd::kPre) : row_cmd;
-        return true;
-      });
-  plan.row_at = row_at, plan.row = row_i, plan.row_cmd = row_cmd;
-  return std::min({col_at, row_at, q.first_pending_arrival(now)});
+  const auto offer_row = [&](RowChoice& r, std::uint32_t b) {
+    // Both the ACT and the PRE time are read: whether the row is open is data too.
+    const bool closed = state.open_row(b) == BankState::kClosed;
+    const std::uint64_t act = std::max(act_time(b), act_floor), pre = std::max(pre_time(b), pre_floor);
+    const BurstQueue::Candidate& k = q.candidate(b);  // no burst of the bank hits: its oldest misses
+    r.offer(std::max(closed ? act : pre, k.arrival), k, closed ? Cmd::kAct : Cmd::kPre);
+  };
+  RowChoice r;
+  if (kept == PlanKept::kRows) {
+    // Only `bank` took a column command: it had hits, so it was not
+    // offered; its last hit may have gone, leaving bursts that miss.
+    r.at = before.row_at, r.seq = before.row_seq, r.i = before.row, r.cmd = before.row_cmd;
+    if (!q.hits(bank) && q.candidate(bank).index != BurstQueue::kNone && !refresh.blocks(bank)) offer_row(r, bank);
+  } else {
+    for_each_bank_of(
+        miss_set.size(), [&](std::size_t w) { return refresh.unblocked(miss_set, w) & ~hit_set[w]; },
+        [&](std::uint32_t b) {
+          offer_row(r, b);
+          return true;
+        });
+  }
+  plan.row_at = r.at, plan.row = r.i, plan.row_cmd = r.cmd, plan.row_seq = r.seq;
+  return std::min({c.at, r.at, q.first_pending_arrival(now)});
 }
 
 }  // namespace mxc::hbm

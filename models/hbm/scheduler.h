@@ -13,6 +13,7 @@
 #include "models/hbm/bank_state.h"
 #include "models/hbm/burst_queue.h"
 #include "models/hbm/refresh_policy.h"
+#include "models/hbm/timing_table.h"
 
 namespace mxc::hbm {
 
@@ -36,6 +37,22 @@ struct SchedulePlan {
   std::uint64_t col_at = kNoCycle, row_at = kNoCycle;
   BurstQueue::Index col = BurstQueue::kNone, row = BurstQueue::kNone;
   Cmd row_cmd = Cmd::kAct;
+  /// The ages of `col` and `row` (~0 when none), for next_ready to carry
+  /// one class's choice over to the next plan.
+  std::uint64_t col_seq = ~std::uint64_t{0}, row_seq = ~std::uint64_t{0};
+};
+
+/// What next_ready may take over from the plan it made the call before
+/// (the one in its `plan` argument), rather than scan every bank for it.
+/// Row commands (ACT, PRE) and column commands constrain each other only
+/// within a bank (rows_and_columns_meet_in_banks() checks the timing
+/// table), and the scheduler gives a row command only to a bank without
+/// row hits: so after a step that issued one class of command to one bank,
+/// the other class's choice over all the other banks still holds.
+enum class PlanKept : std::uint8_t {
+  kNothing,
+  kColumns,  ///< Only a row command issued since, to the bank given.
+  kRows,     ///< Only a column command issued since, to the bank given.
 };
 
 class FrFcfsScheduler {
@@ -48,8 +65,16 @@ class FrFcfsScheduler {
                     std::uint64_t now) const;
   /// Earliest cycle > `now` at which some burst's next command may issue;
   /// `now` must not decrease from call to call. Fills `plan` for that cycle.
+  /// With `kept` other than kNothing, `plan` holds the last call's plan,
+  /// which was valid; since that call the queue changed only by the
+  /// command, issued to `bank` at `now`, and the kept class's planned
+  /// cycle is after `now`; the refresh state is unchanged, and the command
+  /// buses are separate.
   std::uint64_t next_ready(BurstQueue& q, const BankState& state, const RefreshPolicy& refresh, std::uint64_t now,
-                           SchedulePlan& plan) const;
+                           SchedulePlan& plan, PlanKept kept = PlanKept::kNothing, std::uint32_t bank = 0) const;
+  /// Whether `table` has row commands (ACT, PRE) and column commands delay
+  /// each other only within a bank, as PlanKept needs.
+  static bool rows_and_columns_meet_in_banks(const TimingTable& table);
   /// pick() at cycle `now` <= the cycle next_ready() returned with `plan`,
   /// nothing having changed since but the time.
   static SchedulePick planned(const SchedulePlan& plan, const BurstQueue& q, std::uint64_t now) {

@@ -2,6 +2,8 @@
 // returns n, planned() at n must choose what a fresh pick() at n chooses,
 // over random queues, row states, refresh blocking and starvation. The
 // commands chosen are issued, so the states are those a controller meets.
+// A plan that keeps one class of command from the plan before (PlanKept)
+// must equal the plan made from scratch.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -15,7 +17,8 @@ using namespace mxc::hbm;
 TEST_CASE("the scheduler's plan chooses what pick chooses at the planned cycle") {
   const MemoryConfig cfg = test::preset("hbm2.yaml");
   const HbmOrg& org = cfg.device.org;
-  std::uint64_t compared = 0, planned_commands = 0;
+  std::uint64_t compared = 0, planned_commands = 0, kept_columns = 0, kept_rows = 0;
+  REQUIRE(FrFcfsScheduler::rows_and_columns_meet_in_banks(TimingTable(cfg.device.t)));
   for (const RefreshMode mode : {RefreshMode::kNone, RefreshMode::kAllBank, RefreshMode::kPerBank}) {
     for (const std::uint32_t cap : {2u, 16u}) {
       std::mt19937_64 rng(7 + cap);
@@ -57,8 +60,10 @@ TEST_CASE("the scheduler's plan chooses what pick chooses at the planned cycle")
         }
         // Issue what pick chose, as the controller does.
         now = next;
+        std::uint32_t row_bank = 0, col_bank = 0;
         if (p.row != BurstQueue::kNone) {
           const QueueEntry& e = q[p.row];
+          row_bank = e.bank;
           REQUIRE(state.earliest(p.row_cmd, e.bank) <= now);
           state.issue(p.row_cmd, e.bank, e.row, now);
           if (p.row_cmd == Cmd::kAct) q.row_opened(e.bank, e.row);
@@ -66,15 +71,42 @@ TEST_CASE("the scheduler's plan chooses what pick chooses at the planned cycle")
         }
         if (p.col != BurstQueue::kNone) {
           const QueueEntry& e = q[p.col];
+          col_bank = e.bank;
           REQUIRE(state.earliest(Cmd::kRd, e.bank) <= now);
           state.issue(Cmd::kRd, e.bank, e.row, now);
           if (p.col != q.front() && q[q.front()].arrival <= now) q.bypass_front();
           q.erase_hit(p.col);
         }
+        // One class of command issued from a plan while the other class was
+        // not due: the next plan may keep that class's choice, and must
+        // then equal a plan made from scratch.
+        const bool one_row = p.row != BurstQueue::kNone && p.col == BurstQueue::kNone && plan.col_at > now;
+        const bool one_col = p.col != BurstQueue::kNone && p.row == BurstQueue::kNone && plan.row_at > now;
+        if (plan.valid && refresh.pending() == was_pending && (one_row || one_col)) {
+          const std::uint32_t bank = one_row ? row_bank : col_bank;
+          SchedulePlan kept = plan, fresh;
+          const std::uint64_t with_kept =
+              sched.next_ready(q, state, refresh, now, kept, one_row ? PlanKept::kColumns : PlanKept::kRows, bank);
+          const std::uint64_t from_scratch = sched.next_ready(q, state, refresh, now, fresh);
+          INFO("cycle " << now << ", round " << round << (one_row ? ", columns kept" : ", rows kept"));
+          REQUIRE(with_kept == from_scratch);
+          REQUIRE(kept.valid == fresh.valid);
+          REQUIRE(kept.col_at == fresh.col_at);
+          REQUIRE(kept.col == fresh.col);
+          REQUIRE(kept.col_seq == fresh.col_seq);
+          REQUIRE(kept.row_at == fresh.row_at);
+          REQUIRE(kept.row == fresh.row);
+          REQUIRE(kept.row_seq == fresh.row_seq);
+          if (fresh.row != BurstQueue::kNone) REQUIRE(kept.row_cmd == fresh.row_cmd);
+          ++(one_row ? kept_columns : kept_rows);
+        }
       }
     }
   }
-  // Both the plain and the planned choice were exercised, with commands.
+  // Both the plain and the planned choice were exercised, with commands,
+  // and plans keeping either class.
   CHECK(compared > 10000);
   CHECK(planned_commands > 10000);
+  CHECK(kept_columns > 1000);
+  CHECK(kept_rows > 1000);
 }
