@@ -158,16 +158,16 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
   // hit still in the frontend may make this wake-up one cycle early, which
   // is harmless; it is not planned then).
   const Cmd col = q.write() ? Cmd::kWr : Cmd::kRd;
-  const std::uint64_t col_floor = std::max(state.earliest_floor(col), lo);
-  const BankState::BankTimes col_time = state.bank_times(col);
   const std::span<const std::uint64_t> hit_set = q.hit_banks(), miss_set = q.miss_banks();
   ColumnChoice c;
   if (kept == PlanKept::kColumns) {
     // Only `bank` took a row command: it had no hits before and may have
     // some now (an ACT); every other bank's column time is as it was.
     c.at = before.col_at, c.seq = before.col_seq, c.i = before.col;
-    if (q.hits(bank) && !refresh.blocks(bank)) c.offer(std::max(col_time(bank), col_floor), q.candidate(bank));
+    if (q.hits(bank) && !refresh.blocks(bank)) c.offer(std::max(state.earliest(col, bank), lo), q.candidate(bank));
   } else {
+    const std::uint64_t col_floor = std::max(state.earliest_floor(col), lo);
+    const BankState::BankTimes col_time = state.bank_times(col);
     for_each_bank_of(
         hit_set.size(), [&](std::size_t w) { return refresh.unblocked(hit_set, w); },
         [&](std::uint32_t b) {
@@ -184,27 +184,28 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
   // earlier). A bank with hits has its row open and the misses wait (a
   // conflict waits while the row has hits); without, its oldest burst
   // misses.
-  const std::uint64_t act_floor = std::max(state.earliest_floor(Cmd::kAct), lo);
-  const std::uint64_t pre_floor = std::max(state.earliest_floor(Cmd::kPre), lo);
-  const BankState::BankTimes act_time = state.bank_times(Cmd::kAct), pre_time = state.bank_times(Cmd::kPre);
-  const auto offer_row = [&](RowChoice& r, std::uint32_t b) {
-    // Both the ACT and the PRE time are read: whether the row is open is data too.
-    const bool closed = state.open_row(b) == BankState::kClosed;
-    const std::uint64_t act = std::max(act_time(b), act_floor), pre = std::max(pre_time(b), pre_floor);
-    const BurstQueue::Candidate& k = q.candidate(b);  // no burst of the bank hits: its oldest misses
-    r.offer(std::max(closed ? act : pre, k.arrival), k, closed ? Cmd::kAct : Cmd::kPre);
-  };
   RowChoice r;
   if (kept == PlanKept::kRows) {
     // Only `bank` took a column command: it had hits, so it was not
     // offered; its last hit may have gone, leaving bursts that miss.
     r.at = before.row_at, r.seq = before.row_seq, r.i = before.row, r.cmd = before.row_cmd;
-    if (!q.hits(bank) && q.candidate(bank).index != BurstQueue::kNone && !refresh.blocks(bank)) offer_row(r, bank);
+    const BurstQueue::Candidate& k = q.candidate(bank);
+    if (!q.hits(bank) && k.index != BurstQueue::kNone && !refresh.blocks(bank)) {
+      const Cmd cmd = state.open_row(bank) == BankState::kClosed ? Cmd::kAct : Cmd::kPre;
+      r.offer(std::max({state.earliest(cmd, bank), lo, k.arrival}), k, cmd);
+    }
   } else {
+    const std::uint64_t act_floor = std::max(state.earliest_floor(Cmd::kAct), lo);
+    const std::uint64_t pre_floor = std::max(state.earliest_floor(Cmd::kPre), lo);
+    const BankState::BankTimes act_time = state.bank_times(Cmd::kAct), pre_time = state.bank_times(Cmd::kPre);
     for_each_bank_of(
         miss_set.size(), [&](std::size_t w) { return refresh.unblocked(miss_set, w) & ~hit_set[w]; },
         [&](std::uint32_t b) {
-          offer_row(r, b);
+          // Both the ACT and the PRE time are read: whether the row is open is data too.
+          const bool closed = state.open_row(b) == BankState::kClosed;
+          const std::uint64_t act = std::max(act_time(b), act_floor), pre = std::max(pre_time(b), pre_floor);
+          const BurstQueue::Candidate& k = q.candidate(b);  // no burst of the bank hits: its oldest misses
+          r.offer(std::max(closed ? act : pre, k.arrival), k, closed ? Cmd::kAct : Cmd::kPre);
           return true;
         });
   }
