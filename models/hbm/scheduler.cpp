@@ -132,22 +132,28 @@ bool FrFcfsScheduler::rows_and_columns_meet_in_banks(const TimingTable& table) {
 std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state, const RefreshPolicy& refresh,
                                           std::uint64_t now, SchedulePlan& plan, PlanKept kept,
                                           std::uint32_t bank) const {
-  const SchedulePlan before = plan;
-  plan = SchedulePlan{};
-  if (q.empty()) return kNoCycle;
-  const QueueEntry& f = q[q.front()];
-  if (q.front_bypassed() >= m_cap) {
-    if (f.arrival <= now + 1) {
-      // Starving (or about to be): only the oldest burst counts.
-      if (f.arrival > now) return f.arrival;
-      Cmd cmd;
-      if (!needed(f, q, state, refresh, true, &cmd)) return kNoCycle;
-      return std::max(state.earliest(cmd, f.bank), now + 1);
-    }
-    // It may start starving before the cycle returned: no plan.
-  } else {
-    plan.valid = true;
+  // The class `kept` keeps starts from the last plan's choice; every field
+  // of the plan is written below (no copy of the old one, no reset first).
+  ColumnChoice c;
+  RowChoice r;
+  if (kept == PlanKept::kColumns) c = ColumnChoice{plan.col_at, plan.col_seq, plan.col};
+  else if (kept == PlanKept::kRows) r = RowChoice{plan.row_at, plan.row_seq, plan.row, plan.row_cmd};
+  if (q.empty()) {
+    plan = SchedulePlan{};
+    return kNoCycle;
   }
+  const QueueEntry& f = q[q.front()];
+  plan.valid = q.front_bypassed() < m_cap;
+  if (!plan.valid && f.arrival <= now + 1) {
+    // Starving (or about to be): only the oldest burst counts.
+    plan = SchedulePlan{};
+    if (f.arrival > now) return f.arrival;
+    Cmd cmd;
+    if (!needed(f, q, state, refresh, true, &cmd)) return kNoCycle;
+    return std::max(state.earliest(cmd, f.bank), now + 1);
+  }
+  // Otherwise, if not valid, it may start starving before the cycle
+  // returned: no plan.
   // Every bank's next command is timed in full: the earliest time of each
   // class is the next event, and the oldest burst that may issue at it is
   // what pick() will choose then (pick() at a cycle t needs a burst's
@@ -159,11 +165,9 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
   // is harmless; it is not planned then).
   const Cmd col = q.write() ? Cmd::kWr : Cmd::kRd;
   const std::span<const std::uint64_t> hit_set = q.hit_banks(), miss_set = q.miss_banks();
-  ColumnChoice c;
   if (kept == PlanKept::kColumns) {
     // Only `bank` took a row command: it had no hits before and may have
     // some now (an ACT); every other bank's column time is as it was.
-    c.at = before.col_at, c.seq = before.col_seq, c.i = before.col;
     if (q.hits(bank) && !refresh.blocks(bank)) c.offer(std::max(state.earliest(col, bank), lo), q.candidate(bank));
   } else {
     const std::uint64_t col_floor = std::max(state.earliest_floor(col), lo);
@@ -176,7 +180,10 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
         });
   }
   plan.col_at = c.at, plan.col = c.i, plan.col_seq = c.seq;
-  if (q.total_hits() >= q.size()) return c.at;  // every queued burst is a row hit
+  if (q.total_hits() >= q.size()) {  // every queued burst is a row hit
+    plan.row_at = kNoCycle, plan.row = BurstQueue::kNone, plan.row_cmd = Cmd::kAct, plan.row_seq = ~std::uint64_t{0};
+    return c.at;
+  }
   // Each bank's row command for its oldest miss (as needed(), the common
   // part of the time once), at the later of its legal time and its
   // arrival. A burst still in the frontend wakes the controller at its
@@ -184,11 +191,9 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
   // earlier). A bank with hits has its row open and the misses wait (a
   // conflict waits while the row has hits); without, its oldest burst
   // misses.
-  RowChoice r;
   if (kept == PlanKept::kRows) {
     // Only `bank` took a column command: it had hits, so it was not
     // offered; its last hit may have gone, leaving bursts that miss.
-    r.at = before.row_at, r.seq = before.row_seq, r.i = before.row, r.cmd = before.row_cmd;
     const BurstQueue::Candidate& k = q.candidate(bank);
     if (!q.hits(bank) && k.index != BurstQueue::kNone && !refresh.blocks(bank)) {
       const Cmd cmd = state.open_row(bank) == BankState::kClosed ? Cmd::kAct : Cmd::kPre;
