@@ -13,7 +13,7 @@ void BurstQueue::set_hits(std::uint32_t bank, std::uint32_t hits) {
   set_bit(m_miss_set, bank, hits != b.count);
 }
 
-void BurstQueue::row_opened(std::uint32_t bank, std::uint32_t row) {
+void BurstQueue::recount_hits(std::uint32_t bank, std::uint32_t row) {
   Bank& b = m_bank[bank];
   if (!b.count) return;  // nothing queued: no hits before or after
   std::uint32_t hits = 0;
@@ -27,7 +27,7 @@ void BurstQueue::row_opened(std::uint32_t bank, std::uint32_t row) {
   set_candidate(b, hits ? first : b.head);
 }
 
-void BurstQueue::row_closed(std::uint32_t bank) {
+void BurstQueue::clear_hits(std::uint32_t bank) {
   Bank& b = m_bank[bank];
   if (b.hits) {
     set_hits(bank, 0);

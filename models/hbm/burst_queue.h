@@ -72,8 +72,15 @@ class BurstQueue {
   /// Removes entry i, an arrived row hit (column commands serve only those).
   void erase_hit(Index i);
   /// Bank `bank` opened `row`, closed its row, or every bank closed.
-  void row_opened(std::uint32_t bank, std::uint32_t row);
-  void row_closed(std::uint32_t bank);
+  /// The size is tested inline first: an empty queue (often the other
+  /// direction's) has nothing to recount, and its per-bank records stay
+  /// out of the cache.
+  void row_opened(std::uint32_t bank, std::uint32_t row) {
+    if (m_size) recount_hits(bank, row);
+  }
+  void row_closed(std::uint32_t bank) {
+    if (m_size) clear_hits(bank);
+  }
   void all_closed();
 
   /// Arrival of the oldest burst that has not arrived by `now`, or
@@ -99,6 +106,8 @@ class BurstQueue {
     else set[bank / 64] &= ~bit;
   }
   void set_hits(std::uint32_t bank, std::uint32_t hits);
+  void recount_hits(std::uint32_t bank, std::uint32_t row);
+  void clear_hits(std::uint32_t bank);
 
   std::vector<QueueEntry> m_pool;
   // Unused entries, linked by `next`, the last freed first: its line was
