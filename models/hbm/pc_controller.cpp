@@ -49,8 +49,11 @@ void PcController::notify(const DramCommand& cmd) {
   if (m_observer && *m_observer) (*m_observer)(m_id, cmd);
 }
 
-void PcController::issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32_t row, std::uint32_t col,
-                         std::uint64_t c) {
+// Inline, as issue_column and compute_next below: each runs once or more on
+// most steps, and as calls their prologues and epilogues (the controller's
+// state in many registers) cost more than their bodies' duplicates.
+[[gnu::always_inline]] inline void PcController::issue(Cmd cmd, QueueEntry* e, std::uint32_t bank,
+                                                       std::uint32_t row, std::uint32_t col, std::uint64_t c) {
   if (e) {
     Constraint why = Constraint::kNone;
     const std::uint64_t legal = m_state.earliest(cmd, bank, &why);
@@ -133,6 +136,70 @@ inline std::uint64_t PcController::streaming_next(std::uint64_t c) {
   return std::min(n, next);
 }
 
+[[gnu::always_inline]] inline void PcController::issue_column(BurstQueue& q, BurstQueue::Index index,
+                                                              std::uint64_t c) {
+  QueueEntry& e = q[index];
+  const std::uint32_t bank = e.bank;
+  const bool write = q.write();
+  // Closed page: auto-precharge unless another queued burst (either
+  // direction) wants the row; those are exactly the bank's other row hits.
+  const bool ap = m_closed_page && m_reads.hits(bank) + m_writes.hits(bank) == 1;
+  const Cmd cmd = write ? (ap ? Cmd::kWrA : Cmd::kWr) : (ap ? Cmd::kRdA : Cmd::kRd);
+  Constraint why = Constraint::kNone;
+  const std::uint64_t legal = m_state.earliest(cmd, bank, &why);
+  charge_stall(e, legal, why, c);
+  // Why the data bus sat idle before this burst: refresh, no burst
+  // waiting, or the constraint that made this one late.
+  const std::uint64_t from = std::max(m_bus_free, std::min(m_refresh_end, c));
+  if (m_refresh_end > m_bus_free) s_stats.refresh_idle_cycles += from - m_bus_free;
+  // A burst that had to open its row is charged to the miss or conflict
+  // from its arrival; a row hit to the constraint that held it.
+  const bool opened = e.outcome == RowOutcome::kMiss || e.outcome == RowOutcome::kConflict;
+  const std::uint64_t ready = std::min(std::max(opened ? e.arrival : e.waiting_since, from), c);
+  s_stats.bus_idle_cycles[0] += ready - from;
+  const std::uint64_t held = std::min(std::max(legal, ready), c);
+  if (e.outcome == RowOutcome::kMiss) s_stats.miss_idle_cycles += held - ready;
+  else if (e.outcome == RowOutcome::kConflict) s_stats.conflict_idle_cycles += held - ready;
+  else s_stats.bus_idle_cycles[static_cast<int>(why)] += held - ready;
+  s_stats.bus_idle_cycles[0] += c - held;
+  m_bus_free = c + m_burst;
+  if (e.outcome == RowOutcome::kUnknown) {
+    e.outcome = RowOutcome::kHit;
+    ++s_stats.row_hits;
+  }
+
+  m_state.issue(cmd, bank, e.row, c);
+  observe(cmd, bank, e.row, e.col, c);
+  if (write) {
+    ++s_stats.write_bursts;
+    m_sink.burst_issued(e.slot, c + m_write_done);
+  } else {
+    ++s_stats.read_bursts;
+    m_sink.burst_issued(e.slot, c + m_read_done);
+  }
+  if (index != q.front() && q[q.front()].arrival <= c) q.bypass_front();
+  // With auto-precharge this was the row's only hit: no hit counts change
+  // but its own.
+  q.erase_hit(index);
+}
+
+[[gnu::always_inline]] inline std::uint64_t PcController::compute_next(std::uint64_t c, PlanKept kept,
+                                                                      std::uint32_t bank) {
+  std::uint64_t n = kNoCycle;
+  if (m_refresh.pending()) {
+    Cmd cmd;
+    std::uint32_t refresh_bank;
+    m_refresh.wanted(m_state, &cmd, &refresh_bank);
+    n = std::min(n, std::max(m_state.earliest(cmd, refresh_bank), c + 1));
+  } else if (m_refresh.next_due() != kNoCycle) {
+    n = std::min(n, std::max(m_refresh.next_due(), c + 1));
+  }
+  // A mode switch is decided at the next step; wake for it.
+  if (mode_switch_due()) return std::min(n, c + 1);
+  m_plan_refresh = m_refresh.pending();
+  return std::min(n, m_sched.next_ready(active(), m_state, m_refresh, c, m_plan, kept, bank));
+}
+
 void PcController::step(std::uint64_t c) {
   s_stats.read_queue_integral += m_reads.size() * (c - m_clk);
   s_stats.write_queue_integral += m_writes.size() * (c - m_clk);
@@ -200,66 +267,5 @@ void PcController::step(std::uint64_t c) {
   m_next = compute_next(c, kept, bank);
 }
 
-void PcController::issue_column(BurstQueue& q, BurstQueue::Index index, std::uint64_t c) {
-  QueueEntry& e = q[index];
-  const std::uint32_t bank = e.bank;
-  const bool write = q.write();
-  // Closed page: auto-precharge unless another queued burst (either
-  // direction) wants the row; those are exactly the bank's other row hits.
-  const bool ap = m_closed_page && m_reads.hits(bank) + m_writes.hits(bank) == 1;
-  const Cmd cmd = write ? (ap ? Cmd::kWrA : Cmd::kWr) : (ap ? Cmd::kRdA : Cmd::kRd);
-  Constraint why = Constraint::kNone;
-  const std::uint64_t legal = m_state.earliest(cmd, bank, &why);
-  charge_stall(e, legal, why, c);
-  // Why the data bus sat idle before this burst: refresh, no burst
-  // waiting, or the constraint that made this one late.
-  const std::uint64_t from = std::max(m_bus_free, std::min(m_refresh_end, c));
-  if (m_refresh_end > m_bus_free) s_stats.refresh_idle_cycles += from - m_bus_free;
-  // A burst that had to open its row is charged to the miss or conflict
-  // from its arrival; a row hit to the constraint that held it.
-  const bool opened = e.outcome == RowOutcome::kMiss || e.outcome == RowOutcome::kConflict;
-  const std::uint64_t ready = std::min(std::max(opened ? e.arrival : e.waiting_since, from), c);
-  s_stats.bus_idle_cycles[0] += ready - from;
-  const std::uint64_t held = std::min(std::max(legal, ready), c);
-  if (e.outcome == RowOutcome::kMiss) s_stats.miss_idle_cycles += held - ready;
-  else if (e.outcome == RowOutcome::kConflict) s_stats.conflict_idle_cycles += held - ready;
-  else s_stats.bus_idle_cycles[static_cast<int>(why)] += held - ready;
-  s_stats.bus_idle_cycles[0] += c - held;
-  m_bus_free = c + m_burst;
-  if (e.outcome == RowOutcome::kUnknown) {
-    e.outcome = RowOutcome::kHit;
-    ++s_stats.row_hits;
-  }
-
-  m_state.issue(cmd, bank, e.row, c);
-  observe(cmd, bank, e.row, e.col, c);
-  if (write) {
-    ++s_stats.write_bursts;
-    m_sink.burst_issued(e.slot, c + m_write_done);
-  } else {
-    ++s_stats.read_bursts;
-    m_sink.burst_issued(e.slot, c + m_read_done);
-  }
-  if (index != q.front() && q[q.front()].arrival <= c) q.bypass_front();
-  // With auto-precharge this was the row's only hit: no hit counts change
-  // but its own.
-  q.erase_hit(index);
-}
-
-std::uint64_t PcController::compute_next(std::uint64_t c, PlanKept kept, std::uint32_t bank) {
-  std::uint64_t n = kNoCycle;
-  if (m_refresh.pending()) {
-    Cmd cmd;
-    std::uint32_t bank;
-    m_refresh.wanted(m_state, &cmd, &bank);
-    n = std::min(n, std::max(m_state.earliest(cmd, bank), c + 1));
-  } else if (m_refresh.next_due() != kNoCycle) {
-    n = std::min(n, std::max(m_refresh.next_due(), c + 1));
-  }
-  // A mode switch is decided at the next step; wake for it.
-  if (mode_switch_due()) return std::min(n, c + 1);
-  m_plan_refresh = m_refresh.pending();
-  return std::min(n, m_sched.next_ready(active(), m_state, m_refresh, c, m_plan, kept, bank));
-}
 
 }  // namespace mxc::hbm
