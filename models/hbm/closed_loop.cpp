@@ -30,6 +30,7 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
   std::uint64_t refused_at = ~std::uint64_t{0};  // refusal_stamp() when last refused
   for (;;) {
     // Offer as many requests as the window and the model take now.
+    bool blocked = false;  // the next request waits for room in a queue
     while (in_flight < outstanding && !ended) {
       if (!have) {
         const auto n = source.next(item);
@@ -48,16 +49,22 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
         else req.data.clear();
       }
       if (req.issue > now) break;
-      if (refused_at == model.refusal_stamp()) break;  // no room has appeared where it lacked
+      blocked = refused_at == model.refusal_stamp();  // no room has appeared where it lacked
+      if (blocked) break;
       if (!model.send(req, now)) {
         refused_at = model.refusal_stamp();
+        blocked = true;
         break;
       }
       refused_at = ~std::uint64_t{0};
       have = false;
       ++in_flight;
     }
-    const Time t_model = model.next_event_time();
+    // A blocked request can only be let in by the controller of the queue
+    // that lacked room: the model skips to that one's next cycle. The
+    // others' events before it run all the same (controllers do not
+    // interact), and completions delivered meanwhile cannot let it in.
+    const Time t_model = blocked ? model.refusal_wake() : model.next_event_time();
     const Time t_source = (have && in_flight < outstanding && req.issue > now) ? req.issue : kNever;
     const Time t = std::min(t_model, t_source);
     if (t == kNever) {

@@ -77,6 +77,13 @@ class HbmModel : public MemoryTarget {
     const PcStats& s = m_pcs[m_refused_pc]->stats();
     return m_refused_write ? s.write_bursts : s.read_bursts;
   }
+  /// After send() refused a request: the time of the next cycle at which
+  /// the queue that lacked room is served; refusal_stamp() cannot change
+  /// before it, whatever the other controllers do.
+  Time refusal_wake() const {
+    const std::uint64_t c = m_pc_next[m_refused_pc];
+    return c == kNoCycle ? kNever : m_clock.edge(c);
+  }
   /// Calls fn(global pseudo-channel, command) for every DRAM command issued.
   void set_command_observer(PcController::CommandObserver fn);
   /// The timing checker, or nullptr when off.
