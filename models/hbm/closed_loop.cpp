@@ -31,6 +31,7 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
   for (;;) {
     // Offer as many requests as the window and the model take now.
     bool blocked = false;  // the next request waits for room in a queue
+    bool waiting = false;  // the source waits for a completion
     while (in_flight < outstanding && !ended) {
       if (!have) {
         const auto n = source.next(item);
@@ -38,7 +39,10 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
           ended = true;
           break;
         }
-        if (n == RequestSource::Next::kWait) break;
+        if (n == RequestSource::Next::kWait) {
+          waiting = true;
+          break;
+        }
         have = true;
         req.id = id++;
         req.issue = std::max(item.at, now);
@@ -60,11 +64,16 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
       have = false;
       ++in_flight;
     }
-    // A blocked request can only be let in by the controller of the queue
-    // that lacked room: the model skips to that one's next cycle. The
-    // others' events before it run all the same (controllers do not
-    // interact), and completions delivered meanwhile cannot let it in.
-    const Time t_model = blocked ? model.refusal_wake() : model.next_event_time();
+    // The model skips ahead to the first time the loop can act at: a
+    // blocked request can only be let in by the controller of the queue
+    // that lacked room (its next cycle; completions delivered meanwhile
+    // cannot let it in), and a full window or a waiting source only by a
+    // completion. The events before run all the same, in one advance
+    // (controllers do not interact).
+    const bool completion_due = in_flight >= outstanding || waiting;
+    const Time t_model = blocked          ? model.refusal_wake()
+                         : completion_due ? model.earliest_completion()
+                                          : model.next_event_time();
     const Time t_source = (have && in_flight < outstanding && req.issue > now) ? req.issue : kNever;
     const Time t = std::min(t_model, t_source);
     if (t == kNever) {

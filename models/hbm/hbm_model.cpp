@@ -32,6 +32,8 @@ HbmModel::HbmModel(std::string name, MemoryConfig cfg)
   m_pc_next.assign(n, kNoCycle);
   m_busy.assign((n + 63) / 64, 0);
   m_count_w.assign(n, 0);
+  const HbmTiming& t = m_cfg.device.t;
+  m_min_done = std::min(t.CL, t.CWL) + t.burst_cycles + m_cfg.controller.backend_cycles;
 }
 
 HbmModel::~HbmModel() = default;
@@ -200,6 +202,13 @@ std::uint64_t HbmModel::next_pc_cycle() const {
 void HbmModel::update_next_event() {
   const Time t = m_pc_min == kNoCycle ? kNever : m_clock.edge(m_pc_min);
   m_next_event = m_finished.empty() ? t : std::min(t, m_finished.top().at);
+}
+
+Time HbmModel::earliest_completion() const {
+  // A request completes with its last burst's data, and no burst issues
+  // before its controller's next cycle.
+  const Time t = m_pc_min == kNoCycle ? kNever : m_clock.edge(m_pc_min + m_min_done);
+  return m_finished.empty() ? t : std::min(t, m_finished.top().at);
 }
 
 void HbmModel::deliver_until(Time now) {

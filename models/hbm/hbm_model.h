@@ -84,6 +84,10 @@ class HbmModel : public MemoryTarget {
     const std::uint64_t c = m_pc_next[m_refused_pc];
     return c == kNoCycle ? kNever : m_clock.edge(c);
   }
+  /// No request still to be delivered completes before this time: the
+  /// earliest completion known, or the data of a column command issued at
+  /// the controllers' next cycle; kNever when nothing is pending.
+  Time earliest_completion() const;
   /// Calls fn(global pseudo-channel, command) for every DRAM command issued.
   void set_command_observer(PcController::CommandObserver fn);
   /// The timing checker, or nullptr when off.
@@ -168,6 +172,9 @@ class HbmModel : public MemoryTarget {
   // tile keeps few requests in flight, and run_controllers visits only these.
   std::vector<std::uint64_t> m_busy;
   std::uint64_t m_pc_min = kNoCycle;     // their minimum, kept current
+  // Cycles from a column command to its data delivered, the shorter of a
+  // read's and a write's (PcController's completion offsets).
+  std::uint64_t m_min_done;
   Time m_next_event = kNever;            // next_event_time(), kept current
   LatencyHistogram m_latency;
   mutable std::vector<BurstTarget> m_scratch;  // split() of the last request offered (address, size)
