@@ -52,10 +52,7 @@ void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstT
     // Every element is overwritten below: no clear() first, so a request of
     // the last one's size zeroes nothing.
     out.resize(n);
-    BurstTarget* const run = out.data();
-    m_mapper.decode_run(first * bb, static_cast<std::uint32_t>(n),
-                        [&](std::uint32_t i, std::uint32_t pc, std::uint32_t bank, std::uint32_t row,
-                            std::uint32_t col) { run[i] = BurstTarget{pc, bank, row, col}; });
+    m_mapper.decode_run(first * bb, static_cast<std::uint32_t>(n), out.data());
     return;
   }
   // One run of consecutive stack-local bursts per interleave block.
@@ -69,9 +66,8 @@ void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstT
     const std::size_t first = out.size();
     out.resize(first + n);
     BurstTarget* const run = out.data() + first;
-    const std::uint32_t stack_pc = stack * per_stack;
-    m_mapper.decode_run(local, n, [&](std::uint32_t i, std::uint32_t pc, std::uint32_t bank, std::uint32_t row,
-                                      std::uint32_t col) { run[i] = BurstTarget{stack_pc + pc, bank, row, col}; });
+    m_mapper.decode_run(local, n, run);
+    for (std::uint32_t i = 0; i < n; ++i) run[i].pc += stack * per_stack;
     a += std::uint64_t{n} * bb;
   }
 }
@@ -84,24 +80,22 @@ std::uint32_t HbmModel::lacking_room(const MemRequest& req) const {
       // One burst on one stack (a tile's request): split's run of one,
       // without its set-up.
       m_scratch.resize(1);
-      BurstTarget& t = m_scratch[0];
-      m_mapper.decode_one(req.addr, m_high, [&](std::uint32_t, std::uint32_t pc, std::uint32_t bank,
-                                                std::uint32_t row, std::uint32_t col) { t = {pc, bank, row, col}; });
+      m_scratch[0] = m_mapper.decode_one(req.addr, m_high);
     } else {
       split(req.addr, req.bytes, m_scratch);
     }
     m_scratch_addr = req.addr;
     m_scratch_bytes = req.bytes;
     m_scratch_valid = true;
+    const std::uint32_t first = m_scratch[0].pc;
+    m_scratch_one_pc = std::all_of(m_scratch.begin(), m_scratch.end(), [&](const BurstTarget& t) { return t.pc == first; });
   }
   // All bursts in one pseudo-channel (a tile's one-burst request, a 256 B
   // request on the default mapping): one queue's room, nothing to count.
-  const std::uint32_t first = m_scratch[0].pc;
-  bool one = true;
-  for (const BurstTarget& t : m_scratch) one &= t.pc == first;
-  if (one) {
+  if (m_scratch_one_pc) {
+    const std::uint32_t pc = m_scratch[0].pc;
     const auto n = static_cast<std::uint32_t>(m_scratch.size());
-    return m_pcs[first]->can_accept(req.write, n) ? static_cast<std::uint32_t>(m_pcs.size()) : first;
+    return m_pcs[pc]->can_accept(req.write, n) ? static_cast<std::uint32_t>(m_pcs.size()) : pc;
   }
   auto& count = req.write ? m_count_w : m_count_r;
   auto full = static_cast<std::uint32_t>(m_pcs.size());
@@ -111,6 +105,20 @@ std::uint32_t HbmModel::lacking_room(const MemRequest& req) const {
     count[t.pc] = 0;
   }
   return full;
+}
+
+void HbmModel::check_fits(const MemRequest& req) const {
+  auto& count = req.write ? m_count_w : m_count_r;
+  for (const BurstTarget& t : m_scratch) ++count[t.pc];
+  std::string error;
+  for (const BurstTarget& t : m_scratch) {
+    if (count[t.pc] > m_pcs[t.pc]->capacity(req.write) && error.empty())
+      error = m_name + ": request " + std::to_string(req.id) + " needs " + std::to_string(count[t.pc]) +
+              " bursts in pseudo-channel " + std::to_string(t.pc) + " but its " + (req.write ? "write" : "read") +
+              " queue holds " + std::to_string(m_pcs[t.pc]->capacity(req.write)) + "; split the request or deepen the queue";
+    count[t.pc] = 0;
+  }
+  if (!error.empty()) throw std::invalid_argument(error);
 }
 
 bool HbmModel::can_accept(const MemRequest& req) const { return lacking_room(req) == m_pcs.size(); }
@@ -123,18 +131,10 @@ bool HbmModel::send(const MemRequest& req, Time now) {
   if (const std::uint32_t full = lacking_room(req); full != m_pcs.size()) {
     m_refused_pc = full;
     m_refused_write = req.write;
-    // Refuse, unless the request could never fit: that is a usage error.
-    auto& count = req.write ? m_count_w : m_count_r;
-    for (const BurstTarget& t : m_scratch) ++count[t.pc];
-    std::string error;
-    for (const BurstTarget& t : m_scratch) {
-      if (count[t.pc] > m_pcs[t.pc]->capacity(req.write) && error.empty())
-        error = m_name + ": request " + std::to_string(req.id) + " needs " + std::to_string(count[t.pc]) +
-                " bursts in pseudo-channel " + std::to_string(t.pc) + " but its " + (req.write ? "write" : "read") +
-                " queue holds " + std::to_string(m_pcs[t.pc]->capacity(req.write)) + "; split the request or deepen the queue";
-      count[t.pc] = 0;
-    }
-    if (!error.empty()) throw std::invalid_argument(error);
+    // Refuse, unless the request could never fit (a usage error): only one
+    // of more bursts than a queue holds may not (the queues are all of one
+    // depth).
+    if (m_scratch.size() > m_pcs[full]->capacity(req.write)) check_fits(req);
     return false;
   }
   std::uint32_t slot;
@@ -177,7 +177,7 @@ bool HbmModel::send(const MemRequest& req, Time now) {
   const BurstTarget* const end = m_scratch.data() + m_scratch.size();
   for (const BurstTarget* t = m_scratch.data(); t != end;) {
     const std::uint32_t id = t->pc;
-    const BurstTarget* run_end = t + 1;
+    const BurstTarget* run_end = m_scratch_one_pc ? end : t + 1;
     while (run_end != end && run_end->pc == id) ++run_end;
     PcController& pc = *m_pcs[id];
     // A sleeping controller first replays the refreshes it skipped.

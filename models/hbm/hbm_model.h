@@ -26,13 +26,6 @@
 
 namespace mxc::hbm {
 
-/// Where one burst of a request goes.
-struct BurstTarget {
-  std::uint32_t pc = 0;    ///< Global pseudo-channel: stack * pcs_per_stack + channel * pcs + pc.
-  std::uint32_t bank = 0;  ///< Flat bank index: bank_group * banks_per_group + bank.
-  std::uint32_t row = 0, col = 0;
-};
-
 class HbmModel : public MemoryTarget {
  public:
   /// Validates `cfg`; the timing checker runs when cfg.check_timing is set.
@@ -139,6 +132,10 @@ class HbmModel : public MemoryTarget {
   /// Splits `req` into m_scratch and returns the first pseudo-channel whose
   /// queue lacks room for its bursts there, or num_pcs() when all have room.
   std::uint32_t lacking_room(const MemRequest& req) const;
+  /// Throws std::invalid_argument when the request (split in m_scratch)
+  /// has more bursts in a pseudo-channel than its queue holds: it could
+  /// never be accepted.
+  void check_fits(const MemRequest& req) const;
   std::uint64_t next_pc_cycle() const;
   /// Sets m_pc_next[i] and its bit in m_busy.
   void set_pc_next(std::size_t i, std::uint64_t next) {
@@ -181,6 +178,7 @@ class HbmModel : public MemoryTarget {
   mutable std::uint64_t m_scratch_addr = 0;
   mutable std::uint32_t m_scratch_bytes = 0;
   mutable bool m_scratch_valid = false;
+  mutable bool m_scratch_one_pc = false;  // all of m_scratch in one pseudo-channel
   mutable AddressMapper::HighCache m_high;  // one-burst requests' decoding
   mutable std::vector<std::uint32_t> m_count_r, m_count_w;
   std::uint32_t m_refused_pc = 0;  // a queue that lacked room for the last refused request
