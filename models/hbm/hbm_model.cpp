@@ -41,20 +41,22 @@ HbmModel::~HbmModel() = default;
 std::uint64_t HbmModel::floor_cycle(Time t) const { return t / m_clock.period(); }
 
 void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstTarget>& out) const {
+  if (m_cfg.stacks > 1) return split_stacks(addr, bytes, out);
+  // One stack: every interleave block is local as it is, so the bursts are
+  // one run (and cost no divisions by the block size).
+  const std::uint32_t shift = m_mapper.offset_bits();  // bursts are 1 << shift bytes
+  const std::uint64_t first = addr >> shift, n = ((addr + std::max<std::uint32_t>(bytes, 1) - 1) >> shift) - first + 1;
+  // Every element is overwritten below: no clear() first, so a request of
+  // the last one's size zeroes nothing.
+  out.resize(n);
+  m_mapper.decode_run(first << shift, static_cast<std::uint32_t>(n), out.data());
+}
+
+void HbmModel::split_stacks(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstTarget>& out) const {
   const std::uint64_t bb = m_cfg.device.org.burst_bytes();
   const std::uint64_t il = m_cfg.stack_interleave_bytes;  // a multiple of bb (validated)
   const std::uint32_t per_stack = m_cfg.device.org.pcs();
   const std::uint64_t end = addr + std::max<std::uint32_t>(bytes, 1);
-  if (m_cfg.stacks == 1) {
-    // One stack: every interleave block is local as it is, so the bursts are one run (and
-    // the tile's one-burst requests cost no divisions by the block size).
-    const std::uint64_t first = addr / bb, n = (end - 1) / bb - first + 1;
-    // Every element is overwritten below: no clear() first, so a request of
-    // the last one's size zeroes nothing.
-    out.resize(n);
-    m_mapper.decode_run(first * bb, static_cast<std::uint32_t>(n), out.data());
-    return;
-  }
   // One run of consecutive stack-local bursts per interleave block.
   out.clear();
   for (std::uint64_t a = addr / bb * bb; a < end;) {
@@ -270,7 +272,7 @@ void HbmModel::advance_to(Time now) {
   // completions are due.
   if (m_pc_min <= limit) {
     run_controllers(limit);
-    collect_finished();
+    if (!m_sink.finished().empty()) collect_finished();  // most advances finish no request
   }
   deliver_until(now);
   update_next_event();

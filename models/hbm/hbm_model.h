@@ -148,6 +148,8 @@ class HbmModel : public MemoryTarget {
   /// next cycle or the pending completions may have changed (send,
   /// advance_to, finish), so the kernel's per-step query costs nothing.
   void update_next_event();
+  /// split() over several stacks.
+  void split_stacks(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstTarget>& out) const;
 
   std::uint64_t floor_cycle(Time t) const;
 
