@@ -65,15 +65,15 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
       ++in_flight;
     }
     // The model skips ahead to the first time the loop can act at: a
-    // blocked request can only be let in by the controller of the queue
-    // that lacked room (its next cycle; completions delivered meanwhile
-    // cannot let it in), and a full window or a waiting source only by a
-    // completion. The events before run all the same, in one advance
-    // (controllers do not interact).
-    const bool completion_due = in_flight >= outstanding || waiting;
-    const Time t_model = blocked          ? model.refusal_wake()
-                         : completion_due ? model.earliest_completion()
-                                          : model.next_event_time();
+    // blocked request can only be let in by room in the queue that lacked
+    // it (completions delivered meanwhile cannot let it in), and a full
+    // window or a waiting source only by a completion. The events before
+    // run all the same, in one advance (controllers do not interact).
+    if (blocked) {
+      now = std::max(now, model.advance_until_room());
+      continue;
+    }
+    const Time t_model = in_flight >= outstanding || waiting ? model.earliest_completion() : model.next_event_time();
     const Time t_source = (have && in_flight < outstanding && req.issue > now) ? req.issue : kNever;
     const Time t = std::min(t_model, t_source);
     if (t == kNever) {

@@ -280,6 +280,24 @@ void HbmModel::advance_to(Time now) {
     throw std::logic_error(m_name + ": timing violation: " + m_checker->violations().front());
 }
 
+Time HbmModel::advance_until_room() {
+  PcController& pc = *m_pcs[m_refused_pc];
+  const std::uint64_t stamp = refusal_stamp();
+  Time t = 0;
+  while (pc.busy() && refusal_stamp() == stamp) {
+    const std::uint64_t c = pc.next_cycle();
+    t = m_clock.edge(c);
+    // Without an observer (which sees the commands in cycle order) that
+    // controller runs ahead alone, a step at a time, and the others catch
+    // up below in one pass (controllers do not interact).
+    if (m_observer) advance_to(t);
+    else pc.run_while_busy(c);
+  }
+  set_pc_next(m_refused_pc, pc.next_cycle());
+  if (t) advance_to(t);
+  return t;
+}
+
 void HbmModel::collect_finished() {
   for (const std::uint32_t slot : m_sink.finished()) {
     MemResponse& r = m_slots[slot].resp;

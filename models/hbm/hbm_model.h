@@ -70,13 +70,11 @@ class HbmModel : public MemoryTarget {
     const PcStats& s = m_pcs[m_refused_pc]->stats();
     return m_refused_write ? s.write_bursts : s.read_bursts;
   }
-  /// After send() refused a request: the time of the next cycle at which
-  /// the queue that lacked room is served; refusal_stamp() cannot change
-  /// before it, whatever the other controllers do.
-  Time refusal_wake() const {
-    const std::uint64_t c = m_pc_next[m_refused_pc];
-    return c == kNoCycle ? kNever : m_clock.edge(c);
-  }
+  /// After send() refused a request: advances to the first cycle at which
+  /// a burst leaves the queue that lacked room (refusal_stamp() changes;
+  /// room cannot appear there before) and returns its time; 0, without
+  /// advancing, when that queue is empty.
+  Time advance_until_room();
   /// No request still to be delivered completes before this time: the
   /// earliest completion known, or the data of a column command issued at
   /// the controllers' next cycle; kNever when nothing is pending.
