@@ -78,14 +78,8 @@ AddressMapper::AddressMapper(const HbmOrg& org, const std::string& bit_order, bo
     m_field_mask[f] = (std::uint64_t{1} << m_field_bits[f]) - 1;
     pack += m_field_bits[f];
   }
-  m_unpack = {(1u << (m_field_bits[kPc] + m_field_bits[kCh])) - 1,
-              (1u << (m_field_bits[kBa] + m_field_bits[kBg])) - 1,
-              m_pack_shift[kBa],
-              m_pack_shift[kRo],
-              m_pack_shift[kCo],
-              m_field_mask[kRo],
-              m_field_mask[kCo],
-              m_xor};
+  m_flat_pc_mask = (1u << (m_field_bits[kPc] + m_field_bits[kCh])) - 1;
+  m_flat_bank_mask = (1u << (m_field_bits[kBa] + m_field_bits[kBg])) - 1;
   if (pack <= 64) {  // always with real organisations; otherwise decode() walks the slices
     const std::uint32_t bytes = (m_addr_bits + 7) / 8;
     m_table.assign(std::size_t{bytes} * 256, 0);
@@ -99,6 +93,7 @@ AddressMapper::AddressMapper(const HbmOrg& org, const std::string& bit_order, bo
         }
         m_table[k * 256 + v] = packed;
       }
+    for (std::uint32_t v = 0; v < 256; ++v) m_low.push_back(flat(m_table[v]));
   }
 }
 

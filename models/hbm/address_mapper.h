@@ -17,49 +17,58 @@ struct BurstAddr {
   std::uint32_t channel = 0, pc = 0, bank_group = 0, bank = 0, row = 0, col = 0;
 };
 
+/// Where one burst goes, in the controllers' flat numbering.
+struct BurstTarget {
+  std::uint32_t pc = 0;    ///< Global pseudo-channel: stack * pcs_per_stack + channel * pcs + pc.
+  std::uint32_t bank = 0;  ///< Flat bank index: bank_group * banks_per_group + bank.
+  std::uint32_t row = 0, col = 0;
+};
+
 class AddressMapper {
  public:
   /// Throws std::invalid_argument naming the offending field.
   AddressMapper(const HbmOrg& org, const std::string& bit_order, bool xor_bank_hash);
 
   BurstAddr decode(std::uint64_t stack_addr) const;
-  /// The `n` consecutive bursts from `stack_addr`, passed to
-  /// out(i, pc, bank, row, col) with pc = channel * pseudo_channels + pc and
-  /// bank = bank_group * banks_per_group + bank (what decode() gives, in the
-  /// controllers' flat numbering). The address bits above the lowest byte
-  /// are looked up once per 256 bursts instead of once per burst (a request
-  /// is split this way).
-  template <class Out>
-  void decode_run(std::uint64_t stack_addr, std::uint32_t n, Out&& out) const {
+  /// The `n` consecutive bursts from `stack_addr`, written to out[0, n):
+  /// what decode() gives, with pc = channel * pseudo_channels + pc and
+  /// bank = bank_group * banks_per_group + bank (the controllers' flat
+  /// numbering; pc within the stack). The address bits above the lowest
+  /// byte are looked up once per 256 bursts, and each burst is their
+  /// coordinates combined with its low byte's (a request is split this way).
+  void decode_run(std::uint64_t stack_addr, std::uint32_t n, BurstTarget* out) const {
     if (m_table.empty()) {
       for (std::uint32_t i = 0; i < n; ++i) {
         const BurstAddr d = decode(stack_addr + (std::uint64_t{i} << m_offset_bits));
-        out(i, (d.channel << m_field_bits[kPc]) | d.pc, (d.bank_group << m_field_bits[kBa]) | d.bank, d.row, d.col);
+        out[i] = {(d.channel << m_field_bits[kPc]) | d.pc, (d.bank_group << m_field_bits[kBa]) | d.bank, d.row, d.col};
       }
       return;
     }
     std::uint64_t a = stack_addr >> m_offset_bits;
-    std::uint64_t high = packed_high(a);
-    const Unpack u = m_unpack;  // in locals: the stores to out() might alias the members
+    BurstTarget high = flat_high(a);
     for (std::uint32_t i = 0; i < n; ++i, ++a) {
-      if (i && (a & 0xff) == 0) high = packed_high(a);
-      u.emit(i, high | m_table[a & 0xff], out);
+      if (i && (a & 0xff) == 0) high = flat_high(a);
+      out[i] = combine(high, m_low[a & 0xff]);
     }
   }
-  /// The bits of a burst address above its lowest byte, as last looked up.
+  /// The coordinates of a burst address's bits above its lowest byte, as
+  /// last looked up.
   struct HighCache {
     std::uint64_t key = ~std::uint64_t{0};  // burst address >> 8
-    std::uint64_t packed = 0;
+    BurstTarget high;
   };
   /// decode_run of the one burst at `stack_addr`; `cache` keeps the lookup
   /// of its address above the lowest byte for the next call (a tile's
   /// one-burst requests are mostly near each other).
-  template <class Out>
-  void decode_one(std::uint64_t stack_addr, HighCache& cache, Out&& out) const {
-    if (m_table.empty()) return decode_run(stack_addr, 1, out);
+  BurstTarget decode_one(std::uint64_t stack_addr, HighCache& cache) const {
+    BurstTarget t;
+    if (m_table.empty()) {
+      decode_run(stack_addr, 1, &t);
+      return t;
+    }
     const std::uint64_t a = stack_addr >> m_offset_bits;
-    if (a >> 8 != cache.key) cache.key = a >> 8, cache.packed = packed_high(a);
-    m_unpack.emit(0, cache.packed | m_table[a & 0xff], out);
+    if (a >> 8 != cache.key) cache.key = a >> 8, cache.high = flat_high(a);
+    return combine(cache.high, m_low[a & 0xff]);
   }
   /// Inverse of decode (the burst's first byte); used by tests and generators.
   std::uint64_t encode(const BurstAddr& a) const;
@@ -79,22 +88,26 @@ class AddressMapper {
     for (std::size_t k = 256; k < m_table.size(); k += 256, a >>= 8) packed |= m_table[k + (a & 0xff)];
     return packed;
   }
-  /// Packed fields -> out(i, flat pseudo-channel, flat bank, row, col). The
-  /// table packs pc below ch and ba below bg, so each pair reads as one flat
-  /// number; the XOR hash on the flat bank is the same as on ba and bg apart
-  /// (banks_per_group is a power of two).
-  struct Unpack {
-    std::uint32_t pc_mask, bank_mask, bank_shift, row_shift, col_shift;
-    std::uint64_t row_mask, col_mask;
-    bool xor_hash;
-    template <class Out>
-    void emit(std::uint32_t i, std::uint64_t p, Out& out) const {
-      const auto row = static_cast<std::uint32_t>((p >> row_shift) & row_mask);
-      auto bank = static_cast<std::uint32_t>(p >> bank_shift) & bank_mask;
-      if (xor_hash) bank ^= row & bank_mask;
-      out(i, static_cast<std::uint32_t>(p) & pc_mask, bank, row, static_cast<std::uint32_t>((p >> col_shift) & col_mask));
-    }
-  };
+  /// Packed fields -> flat coordinates, with the XOR hash on the flat bank
+  /// (the same as on ba and bg apart: banks_per_group is a power of two).
+  /// The table packs pc below ch and ba below bg, so each pair reads as one
+  /// flat number.
+  BurstTarget flat(std::uint64_t p) const {
+    BurstTarget t{static_cast<std::uint32_t>(p) & m_flat_pc_mask,
+                  static_cast<std::uint32_t>(p >> m_pack_shift[kBa]) & m_flat_bank_mask,
+                  static_cast<std::uint32_t>((p >> m_pack_shift[kRo]) & m_field_mask[kRo]),
+                  static_cast<std::uint32_t>((p >> m_pack_shift[kCo]) & m_field_mask[kCo])};
+    if (m_xor) t.bank ^= t.row & m_flat_bank_mask;
+    return t;
+  }
+  BurstTarget flat_high(std::uint64_t a) const { return flat(packed_high(a)); }
+  /// A burst's coordinates from those of its address's bits above and in
+  /// its lowest byte. Different address bits never feed the same bit of a
+  /// field, so the parts combine by XOR (as by OR), and so does the hash:
+  /// (bank ^ row & mask) of the whole is the XOR of the parts' own.
+  static BurstTarget combine(const BurstTarget& high, const BurstTarget& low) {
+    return {high.pc ^ low.pc, high.bank ^ low.bank, high.row ^ low.row, high.col ^ low.col};
+  }
   /// Packed fields -> coordinates (with the XOR hash when on); inline, so
   /// the coordinates stay in registers.
   BurstAddr unpack(std::uint64_t packed) const {
@@ -118,9 +131,10 @@ class AddressMapper {
   // m_slices), from the bottom: pc, ch, ba, bg, ro, co.
   std::uint32_t m_pack_shift[kNumFields]{};
   std::uint64_t m_field_mask[kNumFields]{};
-  Unpack m_unpack{};  // the same figures for decode_run
+  std::uint32_t m_flat_pc_mask = 0, m_flat_bank_mask = 0;  // flat pseudo-channel and bank bits
   std::uint32_t m_addr_bits = 0;                // bits of the burst address that map
   std::vector<std::uint64_t> m_table;           // [byte index * 256 + byte value]
+  std::vector<BurstTarget> m_low;               // flat(m_table[v]) for the lowest byte's values v
 };
 
 }  // namespace mxc::hbm

@@ -30,6 +30,8 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
   std::uint64_t refused_at = ~std::uint64_t{0};  // refusal_stamp() when last refused
   for (;;) {
     // Offer as many requests as the window and the model take now.
+    bool blocked = false;  // the next request waits for room in a queue
+    bool waiting = false;  // the source waits for a completion
     while (in_flight < outstanding && !ended) {
       if (!have) {
         const auto n = source.next(item);
@@ -37,7 +39,10 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
           ended = true;
           break;
         }
-        if (n == RequestSource::Next::kWait) break;
+        if (n == RequestSource::Next::kWait) {
+          waiting = true;
+          break;
+        }
         have = true;
         req.id = id++;
         req.issue = std::max(item.at, now);
@@ -48,16 +53,27 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
         else req.data.clear();
       }
       if (req.issue > now) break;
-      if (refused_at == model.refusal_stamp()) break;  // no room has appeared where it lacked
+      blocked = refused_at == model.refusal_stamp();  // no room has appeared where it lacked
+      if (blocked) break;
       if (!model.send(req, now)) {
         refused_at = model.refusal_stamp();
+        blocked = true;
         break;
       }
       refused_at = ~std::uint64_t{0};
       have = false;
       ++in_flight;
     }
-    const Time t_model = model.next_event_time();
+    // The model skips ahead to the first time the loop can act at: a
+    // blocked request can only be let in by room in the queue that lacked
+    // it (completions delivered meanwhile cannot let it in), and a full
+    // window or a waiting source only by a completion. The events before
+    // run all the same, in one advance (controllers do not interact).
+    if (blocked) {
+      now = std::max(now, model.advance_until_room());
+      continue;
+    }
+    const Time t_model = in_flight >= outstanding || waiting ? model.earliest_completion() : model.next_event_time();
     const Time t_source = (have && in_flight < outstanding && req.issue > now) ? req.issue : kNever;
     const Time t = std::min(t_model, t_source);
     if (t == kNever) {

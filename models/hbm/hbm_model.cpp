@@ -32,6 +32,8 @@ HbmModel::HbmModel(std::string name, MemoryConfig cfg)
   m_pc_next.assign(n, kNoCycle);
   m_busy.assign((n + 63) / 64, 0);
   m_count_w.assign(n, 0);
+  const HbmTiming& t = m_cfg.device.t;
+  m_min_done = std::min(t.CL, t.CWL) + t.burst_cycles + m_cfg.controller.backend_cycles;
 }
 
 HbmModel::~HbmModel() = default;
@@ -39,23 +41,22 @@ HbmModel::~HbmModel() = default;
 std::uint64_t HbmModel::floor_cycle(Time t) const { return t / m_clock.period(); }
 
 void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstTarget>& out) const {
+  if (m_cfg.stacks > 1) return split_stacks(addr, bytes, out);
+  // One stack: every interleave block is local as it is, so the bursts are
+  // one run (and cost no divisions by the block size).
+  const std::uint32_t shift = m_mapper.offset_bits();  // bursts are 1 << shift bytes
+  const std::uint64_t first = addr >> shift, n = ((addr + std::max<std::uint32_t>(bytes, 1) - 1) >> shift) - first + 1;
+  // Every element is overwritten below: no clear() first, so a request of
+  // the last one's size zeroes nothing.
+  out.resize(n);
+  m_mapper.decode_run(first << shift, static_cast<std::uint32_t>(n), out.data());
+}
+
+void HbmModel::split_stacks(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstTarget>& out) const {
   const std::uint64_t bb = m_cfg.device.org.burst_bytes();
   const std::uint64_t il = m_cfg.stack_interleave_bytes;  // a multiple of bb (validated)
   const std::uint32_t per_stack = m_cfg.device.org.pcs();
   const std::uint64_t end = addr + std::max<std::uint32_t>(bytes, 1);
-  if (m_cfg.stacks == 1) {
-    // One stack: every interleave block is local as it is, so the bursts are one run (and
-    // the tile's one-burst requests cost no divisions by the block size).
-    const std::uint64_t first = addr / bb, n = (end - 1) / bb - first + 1;
-    // Every element is overwritten below: no clear() first, so a request of
-    // the last one's size zeroes nothing.
-    out.resize(n);
-    BurstTarget* const run = out.data();
-    m_mapper.decode_run(first * bb, static_cast<std::uint32_t>(n),
-                        [&](std::uint32_t i, std::uint32_t pc, std::uint32_t bank, std::uint32_t row,
-                            std::uint32_t col) { run[i] = BurstTarget{pc, bank, row, col}; });
-    return;
-  }
   // One run of consecutive stack-local bursts per interleave block.
   out.clear();
   for (std::uint64_t a = addr / bb * bb; a < end;) {
@@ -67,9 +68,8 @@ void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstT
     const std::size_t first = out.size();
     out.resize(first + n);
     BurstTarget* const run = out.data() + first;
-    const std::uint32_t stack_pc = stack * per_stack;
-    m_mapper.decode_run(local, n, [&](std::uint32_t i, std::uint32_t pc, std::uint32_t bank, std::uint32_t row,
-                                      std::uint32_t col) { run[i] = BurstTarget{stack_pc + pc, bank, row, col}; });
+    m_mapper.decode_run(local, n, run);
+    for (std::uint32_t i = 0; i < n; ++i) run[i].pc += stack * per_stack;
     a += std::uint64_t{n} * bb;
   }
 }
@@ -82,24 +82,22 @@ std::uint32_t HbmModel::lacking_room(const MemRequest& req) const {
       // One burst on one stack (a tile's request): split's run of one,
       // without its set-up.
       m_scratch.resize(1);
-      BurstTarget& t = m_scratch[0];
-      m_mapper.decode_one(req.addr, m_high, [&](std::uint32_t, std::uint32_t pc, std::uint32_t bank,
-                                                std::uint32_t row, std::uint32_t col) { t = {pc, bank, row, col}; });
+      m_scratch[0] = m_mapper.decode_one(req.addr, m_high);
     } else {
       split(req.addr, req.bytes, m_scratch);
     }
     m_scratch_addr = req.addr;
     m_scratch_bytes = req.bytes;
     m_scratch_valid = true;
+    const std::uint32_t first = m_scratch[0].pc;
+    m_scratch_one_pc = std::all_of(m_scratch.begin(), m_scratch.end(), [&](const BurstTarget& t) { return t.pc == first; });
   }
   // All bursts in one pseudo-channel (a tile's one-burst request, a 256 B
   // request on the default mapping): one queue's room, nothing to count.
-  const std::uint32_t first = m_scratch[0].pc;
-  bool one = true;
-  for (const BurstTarget& t : m_scratch) one &= t.pc == first;
-  if (one) {
+  if (m_scratch_one_pc) {
+    const std::uint32_t pc = m_scratch[0].pc;
     const auto n = static_cast<std::uint32_t>(m_scratch.size());
-    return m_pcs[first]->can_accept(req.write, n) ? static_cast<std::uint32_t>(m_pcs.size()) : first;
+    return m_pcs[pc]->can_accept(req.write, n) ? static_cast<std::uint32_t>(m_pcs.size()) : pc;
   }
   auto& count = req.write ? m_count_w : m_count_r;
   auto full = static_cast<std::uint32_t>(m_pcs.size());
@@ -109,6 +107,20 @@ std::uint32_t HbmModel::lacking_room(const MemRequest& req) const {
     count[t.pc] = 0;
   }
   return full;
+}
+
+void HbmModel::check_fits(const MemRequest& req) const {
+  auto& count = req.write ? m_count_w : m_count_r;
+  for (const BurstTarget& t : m_scratch) ++count[t.pc];
+  std::string error;
+  for (const BurstTarget& t : m_scratch) {
+    if (count[t.pc] > m_pcs[t.pc]->capacity(req.write) && error.empty())
+      error = m_name + ": request " + std::to_string(req.id) + " needs " + std::to_string(count[t.pc]) +
+              " bursts in pseudo-channel " + std::to_string(t.pc) + " but its " + (req.write ? "write" : "read") +
+              " queue holds " + std::to_string(m_pcs[t.pc]->capacity(req.write)) + "; split the request or deepen the queue";
+    count[t.pc] = 0;
+  }
+  if (!error.empty()) throw std::invalid_argument(error);
 }
 
 bool HbmModel::can_accept(const MemRequest& req) const { return lacking_room(req) == m_pcs.size(); }
@@ -121,18 +133,10 @@ bool HbmModel::send(const MemRequest& req, Time now) {
   if (const std::uint32_t full = lacking_room(req); full != m_pcs.size()) {
     m_refused_pc = full;
     m_refused_write = req.write;
-    // Refuse, unless the request could never fit: that is a usage error.
-    auto& count = req.write ? m_count_w : m_count_r;
-    for (const BurstTarget& t : m_scratch) ++count[t.pc];
-    std::string error;
-    for (const BurstTarget& t : m_scratch) {
-      if (count[t.pc] > m_pcs[t.pc]->capacity(req.write) && error.empty())
-        error = m_name + ": request " + std::to_string(req.id) + " needs " + std::to_string(count[t.pc]) +
-                " bursts in pseudo-channel " + std::to_string(t.pc) + " but its " + (req.write ? "write" : "read") +
-                " queue holds " + std::to_string(m_pcs[t.pc]->capacity(req.write)) + "; split the request or deepen the queue";
-      count[t.pc] = 0;
-    }
-    if (!error.empty()) throw std::invalid_argument(error);
+    // Refuse, unless the request could never fit (a usage error): only one
+    // of more bursts than a queue holds may not (the queues are all of one
+    // depth).
+    if (m_scratch.size() > m_pcs[full]->capacity(req.write)) check_fits(req);
     return false;
   }
   std::uint32_t slot;
@@ -175,7 +179,7 @@ bool HbmModel::send(const MemRequest& req, Time now) {
   const BurstTarget* const end = m_scratch.data() + m_scratch.size();
   for (const BurstTarget* t = m_scratch.data(); t != end;) {
     const std::uint32_t id = t->pc;
-    const BurstTarget* run_end = t + 1;
+    const BurstTarget* run_end = m_scratch_one_pc ? end : t + 1;
     while (run_end != end && run_end->pc == id) ++run_end;
     PcController& pc = *m_pcs[id];
     // A sleeping controller first replays the refreshes it skipped.
@@ -200,6 +204,13 @@ std::uint64_t HbmModel::next_pc_cycle() const {
 void HbmModel::update_next_event() {
   const Time t = m_pc_min == kNoCycle ? kNever : m_clock.edge(m_pc_min);
   m_next_event = m_finished.empty() ? t : std::min(t, m_finished.top().at);
+}
+
+Time HbmModel::earliest_completion() const {
+  // A request completes with its last burst's data, and no burst issues
+  // before its controller's next cycle.
+  const Time t = m_pc_min == kNoCycle ? kNever : m_clock.edge(m_pc_min + m_min_done);
+  return m_finished.empty() ? t : std::min(t, m_finished.top().at);
 }
 
 void HbmModel::deliver_until(Time now) {
@@ -261,12 +272,30 @@ void HbmModel::advance_to(Time now) {
   // completions are due.
   if (m_pc_min <= limit) {
     run_controllers(limit);
-    collect_finished();
+    if (!m_sink.finished().empty()) collect_finished();  // most advances finish no request
   }
   deliver_until(now);
   update_next_event();
   if (m_checker && m_checker->violation_count())
     throw std::logic_error(m_name + ": timing violation: " + m_checker->violations().front());
+}
+
+Time HbmModel::advance_until_room() {
+  PcController& pc = *m_pcs[m_refused_pc];
+  const std::uint64_t stamp = refusal_stamp();
+  Time t = 0;
+  while (pc.busy() && refusal_stamp() == stamp) {
+    const std::uint64_t c = pc.next_cycle();
+    t = m_clock.edge(c);
+    // Without an observer (which sees the commands in cycle order) that
+    // controller runs ahead alone, a step at a time, and the others catch
+    // up below in one pass (controllers do not interact).
+    if (m_observer) advance_to(t);
+    else pc.run_while_busy(c);
+  }
+  set_pc_next(m_refused_pc, pc.next_cycle());
+  if (t) advance_to(t);
+  return t;
 }
 
 void HbmModel::collect_finished() {

@@ -26,13 +26,6 @@
 
 namespace mxc::hbm {
 
-/// Where one burst of a request goes.
-struct BurstTarget {
-  std::uint32_t pc = 0;    ///< Global pseudo-channel: stack * pcs_per_stack + channel * pcs + pc.
-  std::uint32_t bank = 0;  ///< Flat bank index: bank_group * banks_per_group + bank.
-  std::uint32_t row = 0, col = 0;
-};
-
 class HbmModel : public MemoryTarget {
  public:
   /// Validates `cfg`; the timing checker runs when cfg.check_timing is set.
@@ -77,6 +70,15 @@ class HbmModel : public MemoryTarget {
     const PcStats& s = m_pcs[m_refused_pc]->stats();
     return m_refused_write ? s.write_bursts : s.read_bursts;
   }
+  /// After send() refused a request: advances to the first cycle at which
+  /// a burst leaves the queue that lacked room (refusal_stamp() changes;
+  /// room cannot appear there before) and returns its time; 0, without
+  /// advancing, when that queue is empty.
+  Time advance_until_room();
+  /// No request still to be delivered completes before this time: the
+  /// earliest completion known, or the data of a column command issued at
+  /// the controllers' next cycle; kNever when nothing is pending.
+  Time earliest_completion() const;
   /// Calls fn(global pseudo-channel, command) for every DRAM command issued.
   void set_command_observer(PcController::CommandObserver fn);
   /// The timing checker, or nullptr when off.
@@ -128,6 +130,10 @@ class HbmModel : public MemoryTarget {
   /// Splits `req` into m_scratch and returns the first pseudo-channel whose
   /// queue lacks room for its bursts there, or num_pcs() when all have room.
   std::uint32_t lacking_room(const MemRequest& req) const;
+  /// Throws std::invalid_argument when the request (split in m_scratch)
+  /// has more bursts in a pseudo-channel than its queue holds: it could
+  /// never be accepted.
+  void check_fits(const MemRequest& req) const;
   std::uint64_t next_pc_cycle() const;
   /// Sets m_pc_next[i] and its bit in m_busy.
   void set_pc_next(std::size_t i, std::uint64_t next) {
@@ -140,6 +146,8 @@ class HbmModel : public MemoryTarget {
   /// next cycle or the pending completions may have changed (send,
   /// advance_to, finish), so the kernel's per-step query costs nothing.
   void update_next_event();
+  /// split() over several stacks.
+  void split_stacks(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstTarget>& out) const;
 
   std::uint64_t floor_cycle(Time t) const;
 
@@ -161,12 +169,16 @@ class HbmModel : public MemoryTarget {
   // tile keeps few requests in flight, and run_controllers visits only these.
   std::vector<std::uint64_t> m_busy;
   std::uint64_t m_pc_min = kNoCycle;     // their minimum, kept current
+  // Cycles from a column command to its data delivered, the shorter of a
+  // read's and a write's (PcController's completion offsets).
+  std::uint64_t m_min_done;
   Time m_next_event = kNever;            // next_event_time(), kept current
   LatencyHistogram m_latency;
   mutable std::vector<BurstTarget> m_scratch;  // split() of the last request offered (address, size)
   mutable std::uint64_t m_scratch_addr = 0;
   mutable std::uint32_t m_scratch_bytes = 0;
   mutable bool m_scratch_valid = false;
+  mutable bool m_scratch_one_pc = false;  // all of m_scratch in one pseudo-channel
   mutable AddressMapper::HighCache m_high;  // one-burst requests' decoding
   mutable std::vector<std::uint32_t> m_count_r, m_count_w;
   std::uint32_t m_refused_pc = 0;  // a queue that lacked room for the last refused request

@@ -1,5 +1,6 @@
 // Address mapping from a bit-order string, and XOR bank hashing.
 #include <catch2/catch.hpp>
+#include <vector>
 
 #include "models/hbm/address_mapper.h"
 #include "tests/hbm/hbm_test_util.h"
@@ -64,7 +65,7 @@ TEST_CASE("decode inverts encode for every preset and mapping, and ignores bits 
 }
 
 TEST_CASE("decode_run and decode_one give decode's coordinates in flat pseudo-channel and bank numbers") {
-  // decode_run reads the flat numbers straight from its table; decode()
+  // decode_run ORs the flat coordinates of an address's parts; decode()
   // extracts each field apart. Runs start anywhere and cross the points
   // where the table's low byte wraps (every 256 bursts).
   for (const char* preset : {"hbm2.yaml", "hbm3.yaml"}) {
@@ -77,17 +78,15 @@ TEST_CASE("decode_run and decode_one give decode's coordinates in flat pseudo-ch
           x ^= x << 13, x ^= x >> 7, x ^= x << 17;
           const std::uint64_t start = (x & ((std::uint64_t{1} << 34) - 1)) & ~std::uint64_t{31};
           const std::uint32_t n = 1 + static_cast<std::uint32_t>(x >> 54) % 600;
-          std::uint32_t seen = 0;
-          m.decode_run(start, n, [&](std::uint32_t i, std::uint32_t pc, std::uint32_t bank, std::uint32_t row,
-                                     std::uint32_t col) {
+          std::vector<BurstTarget> got(n);
+          m.decode_run(start, n, got.data());
+          for (std::uint32_t i = 0; i < n; ++i) {
             const BurstAddr d = m.decode(start + std::uint64_t{i} * 32);
-            CHECK(i == seen++);
-            CHECK(pc == d.channel * org.pseudo_channels + d.pc);
-            CHECK(bank == d.bank_group * org.banks_per_group + d.bank);
-            CHECK(row == d.row);
-            CHECK(col == d.col);
-          });
-          CHECK(seen == n);
+            CHECK(got[i].pc == d.channel * org.pseudo_channels + d.pc);
+            CHECK(got[i].bank == d.bank_group * org.banks_per_group + d.bank);
+            CHECK(got[i].row == d.row);
+            CHECK(got[i].col == d.col);
+          }
         }
         // decode_one with its cache of the address above the lowest byte:
         // bursts near each other (cache hits) and far apart (misses).
@@ -97,17 +96,11 @@ TEST_CASE("decode_run and decode_one give decode's coordinates in flat pseudo-ch
           const std::uint64_t a =
               i % 3 == 0 ? (x & ((std::uint64_t{1} << 34) - 1)) : (cache.key << 13) + (x & 0x1fff);
           const BurstAddr d = m.decode(a);
-          int calls = 0;
-          m.decode_one(a, cache, [&](std::uint32_t i0, std::uint32_t pc, std::uint32_t bank, std::uint32_t row,
-                                     std::uint32_t col) {
-            ++calls;
-            CHECK(i0 == 0);
-            CHECK(pc == d.channel * org.pseudo_channels + d.pc);
-            CHECK(bank == d.bank_group * org.banks_per_group + d.bank);
-            CHECK(row == d.row);
-            CHECK(col == d.col);
-          });
-          CHECK(calls == 1);
+          const BurstTarget t = m.decode_one(a, cache);
+          CHECK(t.pc == d.channel * org.pseudo_channels + d.pc);
+          CHECK(t.bank == d.bank_group * org.banks_per_group + d.bank);
+          CHECK(t.row == d.row);
+          CHECK(t.col == d.col);
         }
       }
   }
