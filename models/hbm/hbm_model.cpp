@@ -32,8 +32,7 @@ HbmModel::HbmModel(std::string name, MemoryConfig cfg)
   m_pc_next.assign(n, kNoCycle);
   m_busy.assign((n + 63) / 64, 0);
   m_count_w.assign(n, 0);
-  const HbmTiming& t = m_cfg.device.t;
-  m_min_done = std::min(t.CL, t.CWL) + t.burst_cycles + m_cfg.controller.backend_cycles;
+  m_min_done = std::min(m_pcs[0]->done_cycles(false), m_pcs[0]->done_cycles(true));
 }
 
 HbmModel::~HbmModel() = default;

@@ -170,7 +170,7 @@ class HbmModel : public MemoryTarget {
   std::vector<std::uint64_t> m_busy;
   std::uint64_t m_pc_min = kNoCycle;     // their minimum, kept current
   // Cycles from a column command to its data delivered, the shorter of a
-  // read's and a write's (PcController's completion offsets).
+  // read's and a write's (PcController::done_cycles).
   std::uint64_t m_min_done;
   Time m_next_event = kNever;            // next_event_time(), kept current
   LatencyHistogram m_latency;

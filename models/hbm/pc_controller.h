@@ -69,6 +69,9 @@ class PcController {
   }
   /// Queue depth of one direction.
   std::uint32_t capacity(bool write) const { return write ? m_write_cap : m_read_cap; }
+  /// Cycles from a read's or a write's column command to its data
+  /// delivered (latency + burst + backend).
+  std::uint32_t done_cycles(bool write) const { return write ? m_write_done : m_read_done; }
   /// Queue bursts [first, last) of request `slot` (anything with bank, row
   /// and col), offered at `cycle` (schedulable frontend_cycles later).
   template <class It>
