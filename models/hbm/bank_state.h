@@ -43,7 +43,7 @@ class BankState {
   /// bank: pseudo-channel scope, tFAW for ACT, the command bus ...
   std::uint64_t earliest_floor(Cmd cmd) const {
     std::uint64_t at = std::max(m_pc.at[kSlot[static_cast<int>(cmd)]], is_column(cmd) ? m_col_bus : m_row_bus);
-    if (cmd == Cmd::kAct && m_act_count >= 4) at = std::max(at, m_acts[m_act_count % 4] + m_faw);
+    if (cmd == Cmd::kAct) at = std::max(at, m_faw_at);
     return at;
   }
   /// ... and the bank and bank-group part.
@@ -73,25 +73,37 @@ class BankState {
   // line fell in the even half of L1's sets.
   struct alignas(64) Next : Times {};
   static_assert(sizeof(Next) == 64);
-  struct Rule {  // one TimingTable entry, flattened
-    std::uint8_t next;
-    Constraint why;
+  static constexpr int kScopes = 3;  // bank, bank group, pseudo-channel (Scope)
+  // Which slots each command raises in each scope (bit i: slot i): the
+  // timing table's shape, which does not depend on the timing values (the
+  // constructor checks). As constants they let each command's rules be
+  // applied by straight-line code at fixed offsets instead of a loop over a
+  // rule list.
+  static constexpr std::array<std::array<std::uint8_t, kScopes>, kNumCmds> kRaises = [] {
+    std::array<std::array<std::uint8_t, kScopes>, kNumCmds> raises{};
+    const TimingTable table(HbmTiming{});
+    for (int c = 0; c < kNumCmds; ++c)
+      for (const TimingEntry& e : table.after(static_cast<Cmd>(c)))
+        raises[c][static_cast<int>(e.scope)] |= static_cast<std::uint8_t>(1u << kSlot[static_cast<int>(e.next)]);
+    return raises;
+  }();
+  struct Rule {  // the TimingTable's entries of one command, scope and slot, folded
     std::uint32_t cycles;
+    Constraint why;
+    friend bool operator==(const Rule&, const Rule&) = default;
   };
-  // The TimingTable's entries grouped by command, then by scope (bank, bank
-  // group, pseudo-channel; table order within a scope, which decides the
-  // reported constraint on ties): one short loop per scope and no scope
-  // lookup. One copy per distinct table in the process (intern()): every
-  // controller of a model has the same, and one copy stays in L1 where 16
-  // were evicted in turn.
-  struct Rules {
-    std::vector<Rule> rules;
-    // [command][scope]: first rule of that scope; [command][3]: end.
-    std::array<std::array<std::uint16_t, 4>, kNumCmds> at{};
-  };
-  static std::shared_ptr<const Rules> intern(Rules rules);
-  /// Applies rules [first, last) to one scope's earliest cycles.
-  static void raise(Times& n, const Rule* first, const Rule* last, std::uint64_t cycle);
+  // [command][scope][slot], used where kRaises has the slot's bit. One copy
+  // per distinct table in the process (intern()): every controller of a
+  // model has the same, and one copy stays in L1 where 16 were evicted in
+  // turn.
+  using Rules = std::array<std::array<std::array<Rule, kSlots>, kScopes>, kNumCmds>;
+  static std::shared_ptr<const Rules> intern(const Rules& rules);
+  /// Applies one scope's rules (its slots in `Slots`) to its earliest cycles.
+  template <std::uint8_t Slots>
+  static void raise(Times& n, const std::array<Rule, kSlots>& rules, std::uint64_t cycle);
+  /// Applies command `C`'s rules in every scope.
+  template <Cmd C>
+  void apply(std::uint32_t bank, std::uint64_t cycle);
 
   // Members in the order a step reads them: the pseudo-channel scope, the
   // command buses and the per-bank arrays first, in as few cache lines as
@@ -106,13 +118,15 @@ class BankState {
   // share one cache line (the config loader caps rows at 2^30; the
   // constructor checks they fit).
   std::vector<std::int32_t> m_open;
-  const Rule* m_rules;  // m_shared->rules.data()
-  const std::array<std::uint16_t, 4>* m_rule_at;  // m_shared->at.data()
+  const Rules* m_rules;  // m_shared.get()
   std::uint32_t m_open_count = 0;
   std::uint32_t m_banks_per_group;
   std::uint32_t m_faw;
   std::uint32_t m_act_count = 0;
   std::array<std::uint64_t, 4> m_acts{};  // last four ACT cycles (ring), for tFAW
+  // Earliest ACT tFAW allows (the oldest of the last four plus tFAW; 0 before
+  // the fourth): kept on issue, read on every row-command timing.
+  std::uint64_t m_faw_at = 0;
   std::shared_ptr<const Rules> m_shared;
 
  public:
@@ -145,33 +159,47 @@ inline std::uint64_t BankState::earliest(Cmd cmd, std::uint32_t bank, Constraint
   Constraint w = b.why[i];
   if (g.at[i] > at) at = g.at[i], w = g.why[i];
   if (m_pc.at[i] > at) at = m_pc.at[i], w = m_pc.why[i];
-  if (cmd == Cmd::kAct && m_act_count >= 4) {
-    const std::uint64_t faw = m_acts[m_act_count % 4] + m_faw;  // oldest of the last four
-    if (faw > at) at = faw, w = Constraint::kFAW;
-  }
+  if (cmd == Cmd::kAct && m_faw_at > at) at = m_faw_at, w = Constraint::kFAW;
   const std::uint64_t bus = is_column(cmd) ? m_col_bus : m_row_bus;
   if (bus > at) at = bus, w = Constraint::kCmdBus;
   if (why) *why = w;
   return at;
 }
 
-// Inline: every column command goes through it.
-inline void BankState::raise(Times& n, const Rule* first, const Rule* last, std::uint64_t cycle) {
-  for (const Rule* r = first; r != last; ++r) {
-    const std::uint64_t at = cycle + r->cycles;
-    if (at > n.at[r->next]) {
-      n.at[r->next] = at;
-      n.why[r->next] = r->why;
+template <std::uint8_t Slots>
+inline void BankState::raise(Times& n, const std::array<Rule, kSlots>& rules, std::uint64_t cycle) {
+  for (int i = 0; i < kSlots; ++i) {  // unrolled: `Slots` is a constant
+    if (!((Slots >> i) & 1)) continue;
+    const std::uint64_t at = cycle + rules[i].cycles;
+    if (at > n.at[i]) {
+      n.at[i] = at;
+      n.why[i] = rules[i].why;
     }
   }
 }
 
+template <Cmd C>
+inline void BankState::apply(std::uint32_t bank, std::uint64_t cycle) {
+  constexpr int c = static_cast<int>(C);
+  const auto& rules = (*m_rules)[c];
+  raise<kRaises[c][0]>(m_bank[bank], rules[0], cycle);
+  raise<kRaises[c][1]>(m_group[m_group_of[bank]], rules[1], cycle);
+  raise<kRaises[c][2]>(m_pc, rules[2], cycle);
+}
+
+// Inline: every column command goes through it.
 inline void BankState::issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint64_t cycle) {
-  const auto& at = m_rule_at[static_cast<int>(cmd)];
-  const Rule* const rules = m_rules;
-  raise(m_bank[bank], rules + at[0], rules + at[1], cycle);
-  raise(m_group[m_group_of[bank]], rules + at[1], rules + at[2], cycle);
-  raise(m_pc, rules + at[2], rules + at[3], cycle);
+  switch (cmd) {
+    case Cmd::kAct: apply<Cmd::kAct>(bank, cycle); break;
+    case Cmd::kPre: apply<Cmd::kPre>(bank, cycle); break;
+    case Cmd::kPreA: apply<Cmd::kPreA>(bank, cycle); break;
+    case Cmd::kRd: apply<Cmd::kRd>(bank, cycle); break;
+    case Cmd::kWr: apply<Cmd::kWr>(bank, cycle); break;
+    case Cmd::kRdA: apply<Cmd::kRdA>(bank, cycle); break;
+    case Cmd::kWrA: apply<Cmd::kWrA>(bank, cycle); break;
+    case Cmd::kRefAb: apply<Cmd::kRefAb>(bank, cycle); break;
+    case Cmd::kRefSb: apply<Cmd::kRefSb>(bank, cycle); break;
+  }
   if (!m_dual)
     m_row_bus = m_col_bus = cycle + 1;  // one shared command bus
   else if (is_column(cmd))
@@ -183,6 +211,7 @@ inline void BankState::issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std
     case Cmd::kAct:
       m_acts[m_act_count % 4] = cycle;
       ++m_act_count;
+      if (m_act_count >= 4) m_faw_at = m_acts[m_act_count % 4] + m_faw;
       if (m_open[bank] == kClosed) ++m_open_count;
       m_open[bank] = static_cast<std::int32_t>(row);
       break;
