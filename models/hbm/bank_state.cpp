@@ -68,7 +68,7 @@ BankState::BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command)
   if (raises != kRaises) throw std::logic_error("BankState: the timing table's shape depends on its values");
   m_shared = intern(r);
   m_rules = m_shared.get();
-  for (std::uint32_t b = 0; b < org.banks(); ++b) m_group_of.push_back(b / m_banks_per_group);
+  for (std::uint32_t b = 0; b < org.banks(); ++b) m_group_of.push_back(&m_group[b / m_banks_per_group]);
 }
 
 }  // namespace mxc::hbm

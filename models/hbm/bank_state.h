@@ -21,6 +21,10 @@ class BankState {
   static constexpr std::int64_t kClosed = -1;
 
   BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command);
+  BankState(const BankState&) = delete;  // m_group_of points into m_group (a move keeps it valid)
+  BankState& operator=(const BankState&) = delete;
+  BankState(BankState&&) = default;
+  BankState& operator=(BankState&&) = default;
 
   /// Earliest cycle `cmd` to `bank` satisfies every timing constraint and the
   /// command bus; `why` receives the binding constraint.
@@ -34,7 +38,7 @@ class BankState {
     std::uint64_t best = ~std::uint64_t{0};
     for_each_bank(want, [&](std::uint32_t b) {
       if (blocked(b)) return true;
-      best = std::min(best, std::max(m_bank[b].at[i], m_group[m_group_of[b]].at[i]));
+      best = std::min(best, std::max(m_bank[b].at[i], m_group_of[b]->at[i]));
       return best > floor;  // once the floor binds, no other bank can be earlier
     });
     return best == ~std::uint64_t{0} ? best : std::max(best, floor);
@@ -101,9 +105,10 @@ class BankState {
   /// Applies one scope's rules (its slots in `Slots`) to its earliest cycles.
   template <std::uint8_t Slots>
   static void raise(Times& n, const std::array<Rule, kSlots>& rules, std::uint64_t cycle);
-  /// Applies command `C`'s rules in every scope.
+  /// issue() of one command: its rules at fixed offsets, its command bus,
+  /// the row state it changes.
   template <Cmd C>
-  void apply(std::uint32_t bank, std::uint64_t cycle);
+  void record(std::uint32_t bank, std::uint32_t row, std::uint64_t cycle);
 
   // Members in the order a step reads them: the pseudo-channel scope, the
   // command buses and the per-bank arrays first, in as few cache lines as
@@ -113,7 +118,9 @@ class BankState {
   std::uint64_t m_row_bus = 0, m_col_bus = 0;  // next free cycle of each command bus
   bool m_dual;
   std::vector<Next> m_bank, m_group;
-  std::vector<std::uint32_t> m_group_of;  // bank -> bank group (no division in the hot path)
+  // Bank -> its group's slots: one load in the hot path (no division, no
+  // index to scale); the reason BankState is not copyable.
+  std::vector<Next*> m_group_of;
   // Open row per bank (kClosed when closed) in 4 bytes, so 16 banks' rows
   // share one cache line (the config loader caps rows at 2^30; the
   // constructor checks they fit).
@@ -135,17 +142,15 @@ class BankState {
   class BankTimes {
    public:
     std::uint64_t operator()(std::uint32_t bank) const {
-      return std::max(m_bank[bank].at[m_slot], m_group[m_group_of[bank]].at[m_slot]);
+      return std::max(m_bank[bank].at[m_slot], m_group_of[bank]->at[m_slot]);
     }
 
    private:
     friend class BankState;
     BankTimes(const BankState& s, Cmd cmd)
-        : m_bank(s.m_bank.data()), m_group(s.m_group.data()), m_group_of(s.m_group_of.data()),
-          m_slot(kSlot[static_cast<int>(cmd)]) {}
+        : m_bank(s.m_bank.data()), m_group_of(s.m_group_of.data()), m_slot(kSlot[static_cast<int>(cmd)]) {}
     const Next* m_bank;
-    const Next* m_group;
-    const std::uint32_t* m_group_of;
+    const Next* const* m_group_of;
     int m_slot;
   };
   BankTimes bank_times(Cmd cmd) const { return BankTimes(*this, cmd); }
@@ -154,7 +159,7 @@ class BankState {
 inline std::uint64_t BankState::earliest(Cmd cmd, std::uint32_t bank, Constraint* why) const {
   const int i = kSlot[static_cast<int>(cmd)];
   const Next& b = m_bank[bank];
-  const Next& g = m_group[m_group_of[bank]];
+  const Next& g = *m_group_of[bank];
   std::uint64_t at = b.at[i];
   Constraint w = b.why[i];
   if (g.at[i] > at) at = g.at[i], w = g.why[i];
@@ -179,53 +184,45 @@ inline void BankState::raise(Times& n, const std::array<Rule, kSlots>& rules, st
 }
 
 template <Cmd C>
-inline void BankState::apply(std::uint32_t bank, std::uint64_t cycle) {
+inline void BankState::record(std::uint32_t bank, [[maybe_unused]] std::uint32_t row, std::uint64_t cycle) {
   constexpr int c = static_cast<int>(C);
   const auto& rules = (*m_rules)[c];
   raise<kRaises[c][0]>(m_bank[bank], rules[0], cycle);
-  raise<kRaises[c][1]>(m_group[m_group_of[bank]], rules[1], cycle);
+  raise<kRaises[c][1]>(*m_group_of[bank], rules[1], cycle);
   raise<kRaises[c][2]>(m_pc, rules[2], cycle);
-}
-
-// Inline: every column command goes through it.
-inline void BankState::issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint64_t cycle) {
-  switch (cmd) {
-    case Cmd::kAct: apply<Cmd::kAct>(bank, cycle); break;
-    case Cmd::kPre: apply<Cmd::kPre>(bank, cycle); break;
-    case Cmd::kPreA: apply<Cmd::kPreA>(bank, cycle); break;
-    case Cmd::kRd: apply<Cmd::kRd>(bank, cycle); break;
-    case Cmd::kWr: apply<Cmd::kWr>(bank, cycle); break;
-    case Cmd::kRdA: apply<Cmd::kRdA>(bank, cycle); break;
-    case Cmd::kWrA: apply<Cmd::kWrA>(bank, cycle); break;
-    case Cmd::kRefAb: apply<Cmd::kRefAb>(bank, cycle); break;
-    case Cmd::kRefSb: apply<Cmd::kRefSb>(bank, cycle); break;
-  }
   if (!m_dual)
     m_row_bus = m_col_bus = cycle + 1;  // one shared command bus
-  else if (is_column(cmd))
+  else if constexpr (is_column(C))
     m_col_bus = cycle + 1;
   else
     m_row_bus = cycle + 1;
 
+  if constexpr (C == Cmd::kAct) {
+    m_acts[m_act_count % 4] = cycle;
+    ++m_act_count;
+    if (m_act_count >= 4) m_faw_at = m_acts[m_act_count % 4] + m_faw;
+    if (m_open[bank] == kClosed) ++m_open_count;
+    m_open[bank] = static_cast<std::int32_t>(row);
+  } else if constexpr (C == Cmd::kPre || C == Cmd::kRdA || C == Cmd::kWrA) {
+    if (m_open[bank] != kClosed) --m_open_count;
+    m_open[bank] = kClosed;
+  } else if constexpr (C == Cmd::kPreA) {
+    std::fill(m_open.begin(), m_open.end(), static_cast<std::int32_t>(kClosed));
+    m_open_count = 0;
+  }
+}
+
+inline void BankState::issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint64_t cycle) {
   switch (cmd) {
-    case Cmd::kAct:
-      m_acts[m_act_count % 4] = cycle;
-      ++m_act_count;
-      if (m_act_count >= 4) m_faw_at = m_acts[m_act_count % 4] + m_faw;
-      if (m_open[bank] == kClosed) ++m_open_count;
-      m_open[bank] = static_cast<std::int32_t>(row);
-      break;
-    case Cmd::kPre:
-    case Cmd::kRdA:
-    case Cmd::kWrA:
-      if (m_open[bank] != kClosed) --m_open_count;
-      m_open[bank] = kClosed;
-      break;
-    case Cmd::kPreA:
-      std::fill(m_open.begin(), m_open.end(), static_cast<std::int32_t>(kClosed));
-      m_open_count = 0;
-      break;
-    default: break;
+    case Cmd::kAct: record<Cmd::kAct>(bank, row, cycle); break;
+    case Cmd::kPre: record<Cmd::kPre>(bank, row, cycle); break;
+    case Cmd::kPreA: record<Cmd::kPreA>(bank, row, cycle); break;
+    case Cmd::kRd: record<Cmd::kRd>(bank, row, cycle); break;
+    case Cmd::kWr: record<Cmd::kWr>(bank, row, cycle); break;
+    case Cmd::kRdA: record<Cmd::kRdA>(bank, row, cycle); break;
+    case Cmd::kWrA: record<Cmd::kWrA>(bank, row, cycle); break;
+    case Cmd::kRefAb: record<Cmd::kRefAb>(bank, row, cycle); break;
+    case Cmd::kRefSb: record<Cmd::kRefSb>(bank, row, cycle); break;
   }
 }
 
