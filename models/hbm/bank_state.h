@@ -212,7 +212,8 @@ inline void BankState::record(std::uint32_t bank, [[maybe_unused]] std::uint32_t
   }
 }
 
-inline void BankState::issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint64_t cycle) {
+// Inline into the callers: the call costs about 12 instructions a command.
+[[gnu::always_inline]] inline void BankState::issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint64_t cycle) {
   switch (cmd) {
     case Cmd::kAct: record<Cmd::kAct>(bank, row, cycle); break;
     case Cmd::kPre: record<Cmd::kPre>(bank, row, cycle); break;
