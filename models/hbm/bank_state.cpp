@@ -1,6 +1,5 @@
 #include "models/hbm/bank_state.h"
 
-#include <algorithm>
 #include <limits>
 #include <mutex>
 #include <stdexcept>

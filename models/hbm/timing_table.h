@@ -32,8 +32,8 @@ struct TimingEntry {
 };
 
 /// constexpr: its shape (which commands each command constrains, in which
-/// scope) does not depend on the timing values, and BankState builds its
-/// rule loops from the shape at compile time.
+/// scope) does not depend on the timing values, and BankState reads the
+/// shape at compile time to apply each command's rules without a loop.
 class TimingTable {
  public:
   constexpr explicit TimingTable(const HbmTiming& t);
