@@ -1,6 +1,5 @@
 #include "models/hbm/bank_state.h"
 
-#include <algorithm>
 #include <limits>
 #include <mutex>
 #include <stdexcept>
@@ -24,21 +23,15 @@ bool same_constraints(const TimingTable& table, Cmd a, Cmd b) {
 }
 }  // namespace
 
-std::shared_ptr<const BankState::Rules> BankState::intern(Rules rules) {
+std::shared_ptr<const BankState::Rules> BankState::intern(const Rules& rules) {
   // Models may be built on several threads (co-simulation); the list only
   // grows by one entry per distinct timing table.
   static std::mutex mutex;
   static std::vector<std::shared_ptr<const Rules>> known;
-  const auto same = [&](const Rules& k) {
-    return k.at == rules.at && k.rules.size() == rules.rules.size() &&
-           std::equal(k.rules.begin(), k.rules.end(), rules.rules.begin(), [](const Rule& a, const Rule& b) {
-             return a.next == b.next && a.why == b.why && a.cycles == b.cycles;
-           });
-  };
   const std::lock_guard<std::mutex> lock(mutex);
   for (const auto& k : known)
-    if (same(*k)) return k;
-  known.push_back(std::make_shared<const Rules>(std::move(rules)));
+    if (*k == rules) return k;
+  known.push_back(std::make_shared<const Rules>(rules));
   return known.back();
 }
 
@@ -55,29 +48,26 @@ BankState::BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command)
   const TimingTable table(t);  // only needed to build the rules
   if (!same_constraints(table, Cmd::kRd, Cmd::kRdA) || !same_constraints(table, Cmd::kWr, Cmd::kWrA))
     throw std::logic_error("BankState: the timing table constrains RDA / WRA unlike RD / WR");
-  Rules r;
+  Rules r{};
+  std::array<std::array<std::uint8_t, kScopes>, kNumCmds> raises{};
   for (int c = 0; c < kNumCmds; ++c) {
-    for (int scope = 0; scope < 3; ++scope) {
-      r.at[c][scope] = static_cast<std::uint16_t>(r.rules.size());
-      for (const TimingEntry& e : table.after(static_cast<Cmd>(c))) {
-        // RDA / WRA share RD / WR's slot and rules.
-        if (static_cast<int>(e.scope) != scope || e.next == Cmd::kRdA || e.next == Cmd::kWrA) continue;
-        // Entries of one scope for the same next command fold into one: the
-        // longest wait, the first listed on ties (raise() applied them in
-        // turn with the same outcome).
-        const auto first = r.rules.begin() + r.at[c][scope];
-        const auto next = kSlot[static_cast<int>(e.next)];
-        const auto same = std::find_if(first, r.rules.end(), [&](const Rule& x) { return x.next == next; });
-        if (same == r.rules.end()) r.rules.push_back({next, e.why, e.cycles});
-        else if (e.cycles > same->cycles) same->cycles = e.cycles, same->why = e.why;
-      }
+    for (const TimingEntry& e : table.after(static_cast<Cmd>(c))) {
+      const int scope = static_cast<int>(e.scope), slot = kSlot[static_cast<int>(e.next)];
+      const auto bit = static_cast<std::uint8_t>(1u << slot);
+      // RDA / WRA share RD / WR's slot and rules.
+      if (e.next == Cmd::kRdA || e.next == Cmd::kWrA) continue;
+      // Entries of one scope for the same next command fold into one: the
+      // longest wait, the first listed on ties (applying them in turn had
+      // the same outcome).
+      Rule& rule = r[c][scope][slot];
+      if (!(raises[c][scope] & bit) || e.cycles > rule.cycles) rule = {e.cycles, e.why};
+      raises[c][scope] |= bit;
     }
-    r.at[c][3] = static_cast<std::uint16_t>(r.rules.size());
   }
-  m_shared = intern(std::move(r));
-  m_rules = m_shared->rules.data();
-  m_rule_at = m_shared->at.data();
-  for (std::uint32_t b = 0; b < org.banks(); ++b) m_group_of.push_back(b / m_banks_per_group);
+  if (raises != kRaises) throw std::logic_error("BankState: the timing table's shape depends on its values");
+  m_shared = intern(r);
+  m_rules = m_shared.get();
+  for (std::uint32_t b = 0; b < org.banks(); ++b) m_group_of.push_back(&m_group[b / m_banks_per_group]);
 }
 
 }  // namespace mxc::hbm

@@ -21,6 +21,10 @@ class BankState {
   static constexpr std::int64_t kClosed = -1;
 
   BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command);
+  BankState(const BankState&) = delete;  // m_group_of points into m_group (a move keeps it valid)
+  BankState& operator=(const BankState&) = delete;
+  BankState(BankState&&) = default;
+  BankState& operator=(BankState&&) = default;
 
   /// Earliest cycle `cmd` to `bank` satisfies every timing constraint and the
   /// command bus; `why` receives the binding constraint.
@@ -34,7 +38,7 @@ class BankState {
     std::uint64_t best = ~std::uint64_t{0};
     for_each_bank(want, [&](std::uint32_t b) {
       if (blocked(b)) return true;
-      best = std::min(best, std::max(m_bank[b].at[i], m_group[m_group_of[b]].at[i]));
+      best = std::min(best, std::max(m_bank[b].at[i], m_group_of[b]->at[i]));
       return best > floor;  // once the floor binds, no other bank can be earlier
     });
     return best == ~std::uint64_t{0} ? best : std::max(best, floor);
@@ -43,7 +47,7 @@ class BankState {
   /// bank: pseudo-channel scope, tFAW for ACT, the command bus ...
   std::uint64_t earliest_floor(Cmd cmd) const {
     std::uint64_t at = std::max(m_pc.at[kSlot[static_cast<int>(cmd)]], is_column(cmd) ? m_col_bus : m_row_bus);
-    if (cmd == Cmd::kAct && m_act_count >= 4) at = std::max(at, m_acts[m_act_count % 4] + m_faw);
+    if (cmd == Cmd::kAct) at = std::max(at, m_faw_at);
     return at;
   }
   /// ... and the bank and bank-group part.
@@ -73,25 +77,38 @@ class BankState {
   // line fell in the even half of L1's sets.
   struct alignas(64) Next : Times {};
   static_assert(sizeof(Next) == 64);
-  struct Rule {  // one TimingTable entry, flattened
-    std::uint8_t next;
-    Constraint why;
+  static constexpr int kScopes = 3;  // bank, bank group, pseudo-channel (Scope)
+  // Which slots each command raises in each scope (bit i: slot i): the
+  // timing table's shape, which does not depend on the timing values (the
+  // constructor checks). As constants they let each command's rules be
+  // applied by straight-line code at fixed offsets instead of a loop over a
+  // rule list.
+  static constexpr std::array<std::array<std::uint8_t, kScopes>, kNumCmds> kRaises = [] {
+    std::array<std::array<std::uint8_t, kScopes>, kNumCmds> raises{};
+    const TimingTable table(HbmTiming{});
+    for (int c = 0; c < kNumCmds; ++c)
+      for (const TimingEntry& e : table.after(static_cast<Cmd>(c)))
+        raises[c][static_cast<int>(e.scope)] |= static_cast<std::uint8_t>(1u << kSlot[static_cast<int>(e.next)]);
+    return raises;
+  }();
+  struct Rule {  // the TimingTable's entries of one command, scope and slot, folded
     std::uint32_t cycles;
+    Constraint why;
+    friend bool operator==(const Rule&, const Rule&) = default;
   };
-  // The TimingTable's entries grouped by command, then by scope (bank, bank
-  // group, pseudo-channel; table order within a scope, which decides the
-  // reported constraint on ties): one short loop per scope and no scope
-  // lookup. One copy per distinct table in the process (intern()): every
-  // controller of a model has the same, and one copy stays in L1 where 16
-  // were evicted in turn.
-  struct Rules {
-    std::vector<Rule> rules;
-    // [command][scope]: first rule of that scope; [command][3]: end.
-    std::array<std::array<std::uint16_t, 4>, kNumCmds> at{};
-  };
-  static std::shared_ptr<const Rules> intern(Rules rules);
-  /// Applies rules [first, last) to one scope's earliest cycles.
-  static void raise(Times& n, const Rule* first, const Rule* last, std::uint64_t cycle);
+  // [command][scope][slot], used where kRaises has the slot's bit. One copy
+  // per distinct table in the process (intern()): every controller of a
+  // model has the same, and one copy stays in L1 where 16 were evicted in
+  // turn.
+  using Rules = std::array<std::array<std::array<Rule, kSlots>, kScopes>, kNumCmds>;
+  static std::shared_ptr<const Rules> intern(const Rules& rules);
+  /// Applies one scope's rules (its slots in `Slots`) to its earliest cycles.
+  template <std::uint8_t Slots>
+  static void raise(Times& n, const std::array<Rule, kSlots>& rules, std::uint64_t cycle);
+  /// issue() of one command: its rules at fixed offsets, its command bus,
+  /// the row state it changes.
+  template <Cmd C>
+  void record(std::uint32_t bank, std::uint32_t row, std::uint64_t cycle);
 
   // Members in the order a step reads them: the pseudo-channel scope, the
   // command buses and the per-bank arrays first, in as few cache lines as
@@ -101,18 +118,22 @@ class BankState {
   std::uint64_t m_row_bus = 0, m_col_bus = 0;  // next free cycle of each command bus
   bool m_dual;
   std::vector<Next> m_bank, m_group;
-  std::vector<std::uint32_t> m_group_of;  // bank -> bank group (no division in the hot path)
+  // Bank -> its group's slots: one load in the hot path (no division, no
+  // index to scale); the reason BankState is not copyable.
+  std::vector<Next*> m_group_of;
   // Open row per bank (kClosed when closed) in 4 bytes, so 16 banks' rows
   // share one cache line (the config loader caps rows at 2^30; the
   // constructor checks they fit).
   std::vector<std::int32_t> m_open;
-  const Rule* m_rules;  // m_shared->rules.data()
-  const std::array<std::uint16_t, 4>* m_rule_at;  // m_shared->at.data()
+  const Rules* m_rules;  // m_shared.get()
   std::uint32_t m_open_count = 0;
   std::uint32_t m_banks_per_group;
   std::uint32_t m_faw;
   std::uint32_t m_act_count = 0;
   std::array<std::uint64_t, 4> m_acts{};  // last four ACT cycles (ring), for tFAW
+  // Earliest ACT tFAW allows (the oldest of the last four plus tFAW; 0 before
+  // the fourth): kept on issue, read on every row-command timing.
+  std::uint64_t m_faw_at = 0;
   std::shared_ptr<const Rules> m_shared;
 
  public:
@@ -121,17 +142,15 @@ class BankState {
   class BankTimes {
    public:
     std::uint64_t operator()(std::uint32_t bank) const {
-      return std::max(m_bank[bank].at[m_slot], m_group[m_group_of[bank]].at[m_slot]);
+      return std::max(m_bank[bank].at[m_slot], m_group_of[bank]->at[m_slot]);
     }
 
    private:
     friend class BankState;
     BankTimes(const BankState& s, Cmd cmd)
-        : m_bank(s.m_bank.data()), m_group(s.m_group.data()), m_group_of(s.m_group_of.data()),
-          m_slot(kSlot[static_cast<int>(cmd)]) {}
+        : m_bank(s.m_bank.data()), m_group_of(s.m_group_of.data()), m_slot(kSlot[static_cast<int>(cmd)]) {}
     const Next* m_bank;
-    const Next* m_group;
-    const std::uint32_t* m_group_of;
+    const Next* const* m_group_of;
     int m_slot;
   };
   BankTimes bank_times(Cmd cmd) const { return BankTimes(*this, cmd); }
@@ -140,63 +159,73 @@ class BankState {
 inline std::uint64_t BankState::earliest(Cmd cmd, std::uint32_t bank, Constraint* why) const {
   const int i = kSlot[static_cast<int>(cmd)];
   const Next& b = m_bank[bank];
-  const Next& g = m_group[m_group_of[bank]];
+  const Next& g = *m_group_of[bank];
   std::uint64_t at = b.at[i];
   Constraint w = b.why[i];
   if (g.at[i] > at) at = g.at[i], w = g.why[i];
   if (m_pc.at[i] > at) at = m_pc.at[i], w = m_pc.why[i];
-  if (cmd == Cmd::kAct && m_act_count >= 4) {
-    const std::uint64_t faw = m_acts[m_act_count % 4] + m_faw;  // oldest of the last four
-    if (faw > at) at = faw, w = Constraint::kFAW;
-  }
+  if (cmd == Cmd::kAct && m_faw_at > at) at = m_faw_at, w = Constraint::kFAW;
   const std::uint64_t bus = is_column(cmd) ? m_col_bus : m_row_bus;
   if (bus > at) at = bus, w = Constraint::kCmdBus;
   if (why) *why = w;
   return at;
 }
 
-// Inline: every column command goes through it.
-inline void BankState::raise(Times& n, const Rule* first, const Rule* last, std::uint64_t cycle) {
-  for (const Rule* r = first; r != last; ++r) {
-    const std::uint64_t at = cycle + r->cycles;
-    if (at > n.at[r->next]) {
-      n.at[r->next] = at;
-      n.why[r->next] = r->why;
+template <std::uint8_t Slots>
+inline void BankState::raise(Times& n, const std::array<Rule, kSlots>& rules, std::uint64_t cycle) {
+  for (int i = 0; i < kSlots; ++i) {  // unrolled: `Slots` is a constant
+    if (!((Slots >> i) & 1)) continue;
+    const std::uint64_t at = cycle + rules[i].cycles;
+    if (at > n.at[i]) {
+      n.at[i] = at;
+      n.why[i] = rules[i].why;
     }
   }
 }
 
-inline void BankState::issue(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint64_t cycle) {
-  const auto& at = m_rule_at[static_cast<int>(cmd)];
-  const Rule* const rules = m_rules;
-  raise(m_bank[bank], rules + at[0], rules + at[1], cycle);
-  raise(m_group[m_group_of[bank]], rules + at[1], rules + at[2], cycle);
-  raise(m_pc, rules + at[2], rules + at[3], cycle);
+template <Cmd C>
+inline void BankState::record(std::uint32_t bank, [[maybe_unused]] std::uint32_t row, std::uint64_t cycle) {
+  constexpr int c = static_cast<int>(C);
+  const auto& rules = (*m_rules)[c];
+  raise<kRaises[c][0]>(m_bank[bank], rules[0], cycle);
+  raise<kRaises[c][1]>(*m_group_of[bank], rules[1], cycle);
+  raise<kRaises[c][2]>(m_pc, rules[2], cycle);
   if (!m_dual)
     m_row_bus = m_col_bus = cycle + 1;  // one shared command bus
-  else if (is_column(cmd))
+  else if constexpr (is_column(C))
     m_col_bus = cycle + 1;
   else
     m_row_bus = cycle + 1;
 
+  if constexpr (C == Cmd::kAct) {
+    m_acts[m_act_count % 4] = cycle;
+    ++m_act_count;
+    if (m_act_count >= 4) m_faw_at = m_acts[m_act_count % 4] + m_faw;
+    if (m_open[bank] == kClosed) ++m_open_count;
+    m_open[bank] = static_cast<std::int32_t>(row);
+  } else if constexpr (C == Cmd::kPre || C == Cmd::kRdA || C == Cmd::kWrA) {
+    if (m_open[bank] != kClosed) --m_open_count;
+    m_open[bank] = kClosed;
+  } else if constexpr (C == Cmd::kPreA) {
+    std::fill(m_open.begin(), m_open.end(), static_cast<std::int32_t>(kClosed));
+    m_open_count = 0;
+  }
+}
+
+// Inline into the callers (the call cost about 12 instructions a command):
+// those that know the command's range drop the other cases.
+[[gnu::always_inline]] inline void BankState::issue(Cmd cmd, std::uint32_t bank, std::uint32_t row,
+                                                    std::uint64_t cycle) {
   switch (cmd) {
-    case Cmd::kAct:
-      m_acts[m_act_count % 4] = cycle;
-      ++m_act_count;
-      if (m_open[bank] == kClosed) ++m_open_count;
-      m_open[bank] = static_cast<std::int32_t>(row);
-      break;
-    case Cmd::kPre:
-    case Cmd::kRdA:
-    case Cmd::kWrA:
-      if (m_open[bank] != kClosed) --m_open_count;
-      m_open[bank] = kClosed;
-      break;
-    case Cmd::kPreA:
-      std::fill(m_open.begin(), m_open.end(), static_cast<std::int32_t>(kClosed));
-      m_open_count = 0;
-      break;
-    default: break;
+    case Cmd::kAct: record<Cmd::kAct>(bank, row, cycle); break;
+    case Cmd::kPre: record<Cmd::kPre>(bank, row, cycle); break;
+    case Cmd::kPreA: record<Cmd::kPreA>(bank, row, cycle); break;
+    case Cmd::kRd: record<Cmd::kRd>(bank, row, cycle); break;
+    case Cmd::kWr: record<Cmd::kWr>(bank, row, cycle); break;
+    case Cmd::kRdA: record<Cmd::kRdA>(bank, row, cycle); break;
+    case Cmd::kWrA: record<Cmd::kWrA>(bank, row, cycle); break;
+    case Cmd::kRefAb: record<Cmd::kRefAb>(bank, row, cycle); break;
+    case Cmd::kRefSb: record<Cmd::kRefSb>(bank, row, cycle); break;
   }
 }
 
