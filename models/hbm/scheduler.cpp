@@ -152,8 +152,8 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
     if (!needed(f, q, state, refresh, true, &cmd)) return kNoCycle;
     return std::max(state.earliest(cmd, f.bank), now + 1);
   }
-  // Otherwise, if not valid, it may start starving before the cycle
-  // returned: no plan.
+  // Not valid yet not starving: it may start starving before the cycle
+  // returned, so the scans below time the next event but plan nothing.
   // Every bank's next command is timed in full: the earliest time of each
   // class is the next event, and the oldest burst that may issue at it is
   // what pick() will choose then (pick() at a cycle t needs a burst's
