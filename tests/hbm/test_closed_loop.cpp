@@ -1,0 +1,139 @@
+// run_closed_loop skips ahead (to the earliest possible completion while its
+// window is full or its source waits, to the room a refused request needs)
+// instead of stopping at every event of the model. Against a plain loop that
+// stops at every event and offers a refused request again each time, it
+// must complete every request at the same time and leave the same
+// statistics, with and without a command observer.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <tuple>
+#include <vector>
+
+#include "models/hbm/closed_loop.h"
+#include "models/hbm/pattern_source.h"
+#include "tests/hbm/hbm_test_util.h"
+
+using namespace mxc;
+using namespace mxc::hbm;
+
+namespace {
+
+using Completion = std::tuple<std::uint64_t, Time, Time>;  // id, accept, complete
+
+struct Outcome {
+  std::vector<Completion> done;
+  PcStats stats;
+  std::uint64_t commands = 0;
+};
+
+/// The reference: every event of the model is a stop, and a waiting
+/// request is offered at each one.
+void plain_loop(HbmModel& m, RequestSource& src, std::uint32_t outstanding) {
+  std::uint64_t in_flight = 0, id = 0;
+  Time now = 0, last = 0;
+  m.set_completion([&](const MemResponse& r) {
+    --in_flight;
+    last = std::max(last, r.complete);
+    src.on_complete(r);
+  });
+  SourceItem item;
+  MemRequest req;
+  bool have = false, ended = false;
+  for (;;) {
+    while (in_flight < outstanding && !ended) {
+      if (!have) {
+        const auto n = src.next(item);
+        if (n == RequestSource::Next::kEnd) ended = true;
+        if (n != RequestSource::Next::kReady) break;
+        have = true;
+        req.id = id++;
+        req.issue = std::max(item.at, now);
+        req.addr = item.addr;
+        req.bytes = item.bytes;
+        req.write = item.write;
+        req.data.assign(item.write ? item.bytes : 0, static_cast<std::uint8_t>(req.id));
+      }
+      if (req.issue > now || !m.send(req, now)) break;
+      have = false;
+      ++in_flight;
+    }
+    const Time t_source = have && in_flight < outstanding && req.issue > now ? req.issue : kNever;
+    const Time t = std::min(m.next_event_time(), t_source);
+    if (t == kNever) break;
+    now = std::max(now, t);
+    m.advance_to(now);
+  }
+  REQUIRE(in_flight == 0);
+  REQUIRE(!have);
+  m.finish(last);
+}
+
+/// Records every completion of the source it wraps.
+class Recorder : public RequestSource {
+ public:
+  explicit Recorder(const PatternOptions& p) : m_src(p) {}
+  Next next(SourceItem& out) override { return m_src.next(out); }
+  void on_complete(const MemResponse& r) override {
+    done.emplace_back(r.id, r.accept, r.complete);
+    m_src.on_complete(r);
+  }
+  std::vector<Completion> done;
+
+ private:
+  PatternSource m_src;
+};
+
+Outcome run(const MemoryConfig& cfg, const PatternOptions& p, std::uint32_t outstanding, bool observe, bool plain) {
+  HbmModel m("hbm", cfg);
+  Outcome o;
+  if (observe) m.set_command_observer([&](std::uint32_t, const DramCommand&) { ++o.commands; });
+  Recorder src(p);
+  if (plain) plain_loop(m, src, outstanding);
+  else run_closed_loop(m, src, outstanding);
+  REQUIRE(m.checker()->violation_count() == 0);
+  o.done = src.done;
+  o.stats = m.total_stats();
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("the closed loop's skips complete every request as a loop that stops at every event") {
+  struct Traffic {
+    const char* pattern;
+    std::uint32_t bytes;
+    double write_ratio;
+    std::uint32_t outstanding;  // 64 x 256 B: refusals; 4: a full window; chase: a waiting source
+  };
+  const Traffic traffic[] = {
+      {"random", 256, 0.0, 64}, {"seq", 256, 0.0, 64}, {"seq", 32, 0.0, 4},
+      {"mix", 256, 0.5, 64},    {"mix", 96, 0.5, 8},   {"chase", 64, 0.0, 1},
+  };
+  for (const std::uint32_t stacks : {1u, 2u}) {
+    for (const Traffic& t : traffic) {
+      MemoryConfig cfg = test::preset("hbm2.yaml");
+      cfg.stacks = stacks;
+      PatternOptions p;
+      p.pattern = t.pattern;
+      p.bytes = t.bytes;
+      p.write_ratio = t.write_ratio;
+      p.requests = 2000;
+      for (const bool observe : {false, true}) {
+        INFO(stacks << " stacks, " << t.pattern << " " << t.bytes << " B, " << t.outstanding << " outstanding"
+                    << (observe ? ", observed" : ""));
+        const Outcome plain = run(cfg, p, t.outstanding, observe, true);
+        const Outcome skipping = run(cfg, p, t.outstanding, observe, false);
+        REQUIRE(plain.done.size() == p.requests);
+        CHECK(skipping.done == plain.done);
+        CHECK(skipping.commands == plain.commands);
+        CHECK(skipping.stats.steps == plain.stats.steps);
+        CHECK(skipping.stats.last_cycle == plain.stats.last_cycle);
+        CHECK(skipping.stats.read_queue_integral == plain.stats.read_queue_integral);
+        CHECK(skipping.stats.write_queue_integral == plain.stats.write_queue_integral);
+        CHECK(skipping.stats.stall_cycles == plain.stats.stall_cycles);
+        CHECK(skipping.stats.bus_idle_cycles == plain.stats.bus_idle_cycles);
+      }
+    }
+  }
+}
