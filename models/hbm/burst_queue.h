@@ -39,13 +39,6 @@ class BurstQueue {
   /// The same among the bursts of one bank.
   Index bank_front(std::uint32_t bank) const { return m_bank[bank].head; }
   Index bank_next(Index i) const { return m_pool[i].bank_next; }
-  /// The oldest burst of `bank` that hits (`hit`) or misses (`!hit`) the
-  /// open row `open` (-1: closed); the bank must have one.
-  Index bank_oldest(std::uint32_t bank, std::int64_t open, bool hit) const {
-    Index i = m_bank[bank].head;
-    while ((static_cast<std::int64_t>(m_pool[i].row) == open) != hit) i = m_pool[i].bank_next;
-    return i;
-  }
   /// The burst of a bank the scheduler considers: its oldest row hit, or
   /// its oldest burst when none hits (that one misses). Kept current with
   /// its arrival and age, so the scheduler's bank scans read one small
