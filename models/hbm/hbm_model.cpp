@@ -89,7 +89,8 @@ std::uint32_t HbmModel::lacking_room(const MemRequest& req) const {
     m_scratch_bytes = req.bytes;
     m_scratch_valid = true;
     const std::uint32_t first = m_scratch[0].pc;
-    m_scratch_one_pc = std::all_of(m_scratch.begin(), m_scratch.end(), [&](const BurstTarget& t) { return t.pc == first; });
+    m_scratch_one_pc =
+        std::all_of(m_scratch.begin(), m_scratch.end(), [&](const BurstTarget& t) { return t.pc == first; });
   }
   // All bursts in one pseudo-channel (a tile's one-burst request, a 256 B
   // request on the default mapping): one queue's room, nothing to count.

@@ -267,5 +267,4 @@ void PcController::step(std::uint64_t c) {
   m_next = compute_next(c, kept, bank);
 }
 
-
 }  // namespace mxc::hbm

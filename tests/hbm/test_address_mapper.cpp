@@ -31,7 +31,8 @@ TEST_CASE("XOR hashing spreads rows of one bank over banks and bank groups") {
   CHECK(plain.decode(row_step).bank == 0);
   CHECK(hashed.decode(row_step).bank == 1);           // row bit 0 flips bank bit 0
   CHECK(hashed.decode(row_step << 2).bank_group == 1);  // row bit 2 flips bank-group bit 0
-  for (std::uint64_t a : {std::uint64_t{0}, row_step * 7 + 96, row_step * 12345}) CHECK(hashed.encode(hashed.decode(a)) == a);
+  for (std::uint64_t a : {std::uint64_t{0}, row_step * 7 + 96, row_step * 12345})
+    CHECK(hashed.encode(hashed.decode(a)) == a);
 }
 
 TEST_CASE("bad bit orders name the field") {
