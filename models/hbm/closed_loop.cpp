@@ -44,13 +44,7 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
           break;
         }
         have = true;
-        req.id = id++;
-        req.issue = std::max(item.at, now);
-        req.addr = item.addr;
-        req.bytes = item.bytes;
-        req.write = item.write;
-        if (item.write) req.data.assign(item.bytes, static_cast<std::uint8_t>(req.id));
-        else req.data.clear();
+        make_request(item, id++, now, req);
       }
       if (req.issue > now) break;
       blocked = refused_at == model.refusal_stamp();  // no room has appeared where it lacked

@@ -1,5 +1,6 @@
 #pragma once
 // Where a closed-loop run gets its requests: generated patterns or a trace.
+#include <algorithm>
 #include <cstdint>
 
 #include "models/core/mem_transaction.h"
@@ -13,6 +14,18 @@ struct SourceItem {
   bool write = false;
   Time at = 0;  ///< Not offered before this time (trace timestamps; 0 = at once).
 };
+
+/// Request `id` for `item`, offered no earlier than `now` (a write carries
+/// `bytes` bytes of its id's low byte). Reuses `req`'s data buffer.
+inline void make_request(const SourceItem& item, std::uint64_t id, Time now, MemRequest& req) {
+  req.id = id;
+  req.issue = std::max(item.at, now);
+  req.addr = item.addr;
+  req.bytes = item.bytes;
+  req.write = item.write;
+  if (item.write) req.data.assign(item.bytes, static_cast<std::uint8_t>(id));
+  else req.data.clear();
+}
 
 class RequestSource {
  public:

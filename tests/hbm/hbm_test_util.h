@@ -1,10 +1,13 @@
 #pragma once
-// Helpers shared by the HBM tests: presets with the timing checker on.
+// Helpers shared by the HBM tests: presets with the timing checker on, one
+// request run to completion, a pattern source that records completions.
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "models/hbm/config_loader.h"
 #include "models/hbm/hbm_model.h"
+#include "models/hbm/pattern_source.h"
 
 namespace mxc::hbm::test {
 
@@ -34,5 +37,22 @@ inline MemResponse one_request(HbmModel& m, std::uint64_t addr, std::uint32_t by
   }
   return done.front();
 }
+
+using Completion = std::tuple<std::uint64_t, Time, Time>;  // id, accept, complete
+
+/// A pattern passed through, every completion recorded.
+class RecordingSource : public RequestSource {
+ public:
+  explicit RecordingSource(const PatternOptions& p) : m_src(p) {}
+  Next next(SourceItem& out) override { return m_src.next(out); }
+  void on_complete(const MemResponse& r) override {
+    done.emplace_back(r.id, r.accept, r.complete);
+    m_src.on_complete(r);
+  }
+  std::vector<Completion> done;
+
+ private:
+  PatternSource m_src;
+};
 
 }  // namespace mxc::hbm::test

@@ -7,11 +7,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <tuple>
 #include <vector>
 
 #include "models/hbm/closed_loop.h"
-#include "models/hbm/pattern_source.h"
 #include "tests/hbm/hbm_test_util.h"
 
 using namespace mxc;
@@ -19,10 +17,8 @@ using namespace mxc::hbm;
 
 namespace {
 
-using Completion = std::tuple<std::uint64_t, Time, Time>;  // id, accept, complete
-
 struct Outcome {
-  std::vector<Completion> done;
+  std::vector<test::Completion> done;
   PcStats stats;
   std::uint64_t commands = 0;
 };
@@ -47,12 +43,7 @@ void plain_loop(HbmModel& m, RequestSource& src, std::uint32_t outstanding) {
         if (n == RequestSource::Next::kEnd) ended = true;
         if (n != RequestSource::Next::kReady) break;
         have = true;
-        req.id = id++;
-        req.issue = std::max(item.at, now);
-        req.addr = item.addr;
-        req.bytes = item.bytes;
-        req.write = item.write;
-        req.data.assign(item.write ? item.bytes : 0, static_cast<std::uint8_t>(req.id));
+        make_request(item, id++, now, req);
       }
       if (req.issue > now || !m.send(req, now)) break;
       have = false;
@@ -69,26 +60,11 @@ void plain_loop(HbmModel& m, RequestSource& src, std::uint32_t outstanding) {
   m.finish(last);
 }
 
-/// Records every completion of the source it wraps.
-class Recorder : public RequestSource {
- public:
-  explicit Recorder(const PatternOptions& p) : m_src(p) {}
-  Next next(SourceItem& out) override { return m_src.next(out); }
-  void on_complete(const MemResponse& r) override {
-    done.emplace_back(r.id, r.accept, r.complete);
-    m_src.on_complete(r);
-  }
-  std::vector<Completion> done;
-
- private:
-  PatternSource m_src;
-};
-
 Outcome run(const MemoryConfig& cfg, const PatternOptions& p, std::uint32_t outstanding, bool observe, bool plain) {
   HbmModel m("hbm", cfg);
   Outcome o;
   if (observe) m.set_command_observer([&](std::uint32_t, const DramCommand&) { ++o.commands; });
-  Recorder src(p);
+  test::RecordingSource src(p);
   if (plain) plain_loop(m, src, outstanding);
   else run_closed_loop(m, src, outstanding);
   REQUIRE(m.checker()->violation_count() == 0);

@@ -19,26 +19,9 @@ using namespace mxc::hbm;
 namespace {
 
 using CommandRecord = std::tuple<std::uint32_t, int, std::uint32_t, std::uint32_t, std::uint32_t, std::uint64_t>;
-using Completion = std::tuple<std::uint64_t, Time, Time>;  // id, accept, complete
-
-/// Passes a pattern through and records every completion.
-class Recorder : public RequestSource {
- public:
-  explicit Recorder(const PatternOptions& p) : m_src(p) {}
-  Next next(SourceItem& out) override { return m_src.next(out); }
-  void on_complete(const MemResponse& r) override {
-    done.emplace_back(r.id, r.accept, r.complete);
-    m_src.on_complete(r);
-  }
-  std::vector<Completion> done;
-
- private:
-  PatternSource m_src;
-};
-
 struct Run {
   std::vector<CommandRecord> commands;  // only with an observer
-  std::vector<Completion> done;
+  std::vector<test::Completion> done;
   PcStats stats;
   std::uint64_t streaming_steps = 0, planned_steps = 0;
 };
@@ -51,7 +34,7 @@ Run run(MemoryConfig cfg, bool fast, bool observe, const PatternOptions& p, std:
     m.set_command_observer([&](std::uint32_t pc, const DramCommand& c) {
       r.commands.emplace_back(pc, static_cast<int>(c.cmd), c.bank, c.row, c.col, c.cycle);
     });
-  Recorder src(p);
+  test::RecordingSource src(p);
   run_closed_loop(m, src, outstanding);
   REQUIRE(m.checker()->violation_count() == 0);
   r.done = src.done;
