@@ -81,39 +81,57 @@ namespace {
 
 using Index = BurstQueue::Index;
 
-// The running choices of next_ready's bank scans, updated by selects
-// rather than branches: which bank wins is data, and mispredicted branches
-// cost more than the work they skip. Offering a bank twice with the same
-// values changes nothing.
+// The running choices of next_ready's bank scans. Each orders the banks
+// offered by one 128-bit key, (time << 64) | age, compared with a single
+// unsigned compare: the comparison and the selects that follow compile to
+// flag arithmetic and conditional moves, not branches (which bank wins is
+// data, and mispredicted branches cost more than the work they skip).
+// Offering a bank twice with the same values changes nothing.
+using Key = unsigned __int128;
+constexpr std::uint64_t kNoAge = ~std::uint64_t{0};
+
+inline Key make_key(std::uint64_t at, std::uint64_t seq) { return (Key{at} << 64) | seq; }
+/// `take ? a : b` by masks: GCC turns a plain select of a value the key
+/// compare did not produce back into a conditional jump.
+template <class T>
+inline T select(bool take, T a, T b) {
+  const std::uint32_t m = 0u - static_cast<std::uint32_t>(take);
+  return static_cast<T>((static_cast<std::uint32_t>(a) & m) | (static_cast<std::uint32_t>(b) & ~m));
+}
 
 /// The earliest column-command time over the banks offered, and the
-/// oldest burst that has arrived by then among the banks with that time.
+/// oldest burst that has arrived by then among the banks with that time: a
+/// burst not arrived by its bank's time keys with no age, so it sets the
+/// time but loses to any arrived burst of the same time.
 struct ColumnChoice {
-  std::uint64_t at = kNoCycle, seq = ~std::uint64_t{0};
+  Key key = ~Key{0};
   Index i = BurstQueue::kNone;
   void offer(std::uint64_t t, const BurstQueue::Candidate& k) {
-    const bool earlier = t < at;  // a new earliest time: forget the candidate of the old one
-    const std::uint64_t best = earlier ? ~std::uint64_t{0} : seq;
-    const bool take = (t <= at) & (k.arrival <= t) & (k.seq < best);
-    at = std::min(at, t);
-    seq = take ? k.seq : best;
-    i = take ? k.index : earlier ? BurstQueue::kNone : i;
+    const Key mine = make_key(t, k.arrival <= t ? k.seq : kNoAge);
+    const bool take = mine < key;
+    key = take ? mine : key;
+    i = select(take, k.index, i);
   }
+  std::uint64_t at() const { return static_cast<std::uint64_t>(key >> 64); }
+  std::uint64_t seq() const { return static_cast<std::uint64_t>(key); }
+  Index index() const { return seq() == kNoAge ? BurstQueue::kNone : i; }
 };
 
 /// The earliest row-command time over the banks offered (each at the later
 /// of its command's time and its burst's arrival), oldest first on ties.
 struct RowChoice {
-  std::uint64_t at = kNoCycle, seq = ~std::uint64_t{0};
+  Key key = ~Key{0};
   Index i = BurstQueue::kNone;
   Cmd cmd = Cmd::kAct;
   void offer(std::uint64_t t, const BurstQueue::Candidate& k, Cmd c) {
-    const bool take = (t < at) | ((t == at) & (k.seq < seq));
-    at = take ? t : at;
-    seq = take ? k.seq : seq;
-    i = take ? k.index : i;
-    cmd = take ? c : cmd;
+    const Key mine = make_key(t, k.seq);
+    const bool take = mine < key;
+    key = take ? mine : key;
+    i = select(take, k.index, i);
+    cmd = select(take, c, cmd);
   }
+  std::uint64_t at() const { return static_cast<std::uint64_t>(key >> 64); }
+  std::uint64_t seq() const { return static_cast<std::uint64_t>(key); }
 };
 
 }  // namespace
@@ -136,8 +154,8 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
   // of the plan is written below (no copy of the old one, no reset first).
   ColumnChoice c;
   RowChoice r;
-  if (kept == PlanKept::kColumns) c = ColumnChoice{plan.col_at, plan.col_seq, plan.col};
-  else if (kept == PlanKept::kRows) r = RowChoice{plan.row_at, plan.row_seq, plan.row, plan.row_cmd};
+  if (kept == PlanKept::kColumns) c = ColumnChoice{make_key(plan.col_at, plan.col_seq), plan.col};
+  else if (kept == PlanKept::kRows) r = RowChoice{make_key(plan.row_at, plan.row_seq), plan.row, plan.row_cmd};
   if (q.empty()) {
     plan = SchedulePlan{};
     return kNoCycle;
@@ -179,10 +197,10 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
           return true;
         });
   }
-  plan.col_at = c.at, plan.col = c.i, plan.col_seq = c.seq;
+  plan.col_at = c.at(), plan.col = c.index(), plan.col_seq = c.seq();
   if (q.total_hits() >= q.size()) {  // every queued burst is a row hit
-    plan.row_at = kNoCycle, plan.row = BurstQueue::kNone, plan.row_cmd = Cmd::kAct, plan.row_seq = ~std::uint64_t{0};
-    return c.at;
+    plan.row_at = kNoCycle, plan.row = BurstQueue::kNone, plan.row_cmd = Cmd::kAct, plan.row_seq = kNoAge;
+    return plan.col_at;
   }
   // Each bank's row command for its oldest miss (as needed(), the common
   // part of the time once), at the later of its legal time and its
@@ -214,8 +232,8 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
           return true;
         });
   }
-  plan.row_at = r.at, plan.row = r.i, plan.row_cmd = r.cmd, plan.row_seq = r.seq;
-  return std::min({c.at, r.at, q.first_pending_arrival(now)});
+  plan.row_at = r.at(), plan.row = r.i, plan.row_cmd = r.cmd, plan.row_seq = r.seq();
+  return std::min({plan.col_at, plan.row_at, q.first_pending_arrival(now)});
 }
 
 }  // namespace mxc::hbm
