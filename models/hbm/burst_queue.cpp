@@ -1,6 +1,12 @@
 #include "models/hbm/burst_queue.h"
 
+#include <stdexcept>
+
 namespace mxc::hbm {
+
+void BurstQueue::overflow() {
+  throw std::overflow_error("HBM controller queue: more than 2^48 bursts in one run (the scheduler's ages would wrap)");
+}
 
 BurstQueue::BurstQueue(std::uint32_t banks, bool write)
     : m_bank(banks), m_hit_set((banks + 63) / 64, 0), m_miss_set((banks + 63) / 64, 0), m_write(write) {}

@@ -45,8 +45,18 @@ class BurstQueue {
   /// record per bank and no queue entry.
   struct Candidate {
     Index index = kNone;  ///< kNone: the bank has no bursts.
-    std::uint64_t arrival = 0, seq = 0;
+    std::uint64_t arrival = 0;
+    /// order_of(seq, bank): compares ages and names the bank.
+    std::uint64_t order = 0;
   };
+  /// A burst's age and bank in one word, (seq << 16) | bank: a smaller
+  /// value is an older burst (no two bursts of a queue share a seq), and
+  /// the bank comes back out of the low bits (organisations have at most
+  /// 65 535 banks; the config loader checks).
+  static std::uint64_t order_of(std::uint64_t seq, std::uint32_t bank) { return seq << 16 | bank; }
+  static std::uint32_t bank_of_order(std::uint64_t order) { return static_cast<std::uint32_t>(order & 0xffff); }
+  /// Bursts a queue may take in its lifetime: their seqs fit order_of.
+  static constexpr std::uint64_t kMaxBursts = std::uint64_t{1} << 48;
   const Candidate& candidate(std::uint32_t bank) const { return m_bank[bank].cand; }
 
   /// Queued bursts that hit `bank`'s open row, and over all banks.
@@ -91,7 +101,7 @@ class BurstQueue {
   };
   void set_candidate(Bank& b, Index i) {
     b.cand.index = i;
-    if (i != kNone) b.cand.arrival = m_pool[i].arrival, b.cand.seq = m_pool[i].seq;
+    if (i != kNone) b.cand.arrival = m_pool[i].arrival, b.cand.order = order_of(m_pool[i].seq, m_pool[i].bank);
   }
   void set_bit(std::vector<std::uint64_t>& set, std::uint32_t bank, bool on) {
     const std::uint64_t bit = std::uint64_t{1} << (bank % 64);
@@ -99,6 +109,7 @@ class BurstQueue {
     else set[bank / 64] &= ~bit;
   }
   void set_hits(std::uint32_t bank, std::uint32_t hits);
+  [[noreturn]] static void overflow();
   void recount_hits(std::uint32_t bank, std::uint32_t row);
   void clear_hits(std::uint32_t bank);
 
@@ -127,6 +138,8 @@ inline BurstQueue::Index BurstQueue::push_back(std::uint32_t bank, std::uint32_t
   m_free = e.next;
   Bank& b = m_bank[bank];
   e.arrival = m_tail != kNone && m_pool[m_tail].arrival > arrival ? m_pool[m_tail].arrival : arrival;
+  if (m_seq == kMaxBursts) [[unlikely]]
+    overflow();
   e.seq = m_seq++;
   e.bank = static_cast<std::uint16_t>(bank);
   e.row = row;

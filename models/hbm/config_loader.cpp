@@ -162,6 +162,9 @@ HbmDeviceSpec parse_device(const Reader& r, const YAML::Node& d) {
   HbmTiming& x = s.t;
   x.tCK_ps = r.uint(t, tw, "tCK_ps", 0);
   if (x.tCK_ps == 0) r.fail(t, tw + ".tCK_ps", "missing");
+  // Cycle counts then stay below 2^60 over the whole picosecond time range
+  // (BankState packs a cycle and 3 bits in one word).
+  if (x.tCK_ps < 16) r.fail(t["tCK_ps"], tw + ".tCK_ps", "must be at least 16 (a clock of at most 62.5 GHz)");
   const Time ck = x.tCK_ps;
   x.CL = r.cycles(t, tw, "CL", ck, true);
   x.CWL = r.cycles(t, tw, "CWL", ck, true);

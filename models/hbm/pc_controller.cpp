@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/hbm/branch_free.h"
 #include "models/hbm/timing_checker.h"
 
 namespace mxc::hbm {
@@ -154,19 +155,21 @@ inline std::uint64_t PcController::streaming_next(std::uint64_t c) {
   if (m_refresh_end > m_bus_free) s_stats.refresh_idle_cycles += from - m_bus_free;
   // A burst that had to open its row is charged to the miss or conflict
   // from its arrival; a row hit to the constraint that held it.
-  const bool opened = e.outcome == RowOutcome::kMiss || e.outcome == RowOutcome::kConflict;
-  const std::uint64_t ready = std::min(std::max(opened ? e.arrival : e.waiting_since, from), c);
+  // Whether the burst hit, missed or conflicted is data: the charges are
+  // made by selects (branch_free.h), each counter taking its share or 0.
+  const bool miss = e.outcome == RowOutcome::kMiss, conflict = e.outcome == RowOutcome::kConflict;
+  const std::uint64_t ready = std::min(std::max(select(miss || conflict, e.arrival, e.waiting_since), from), c);
   s_stats.bus_idle_cycles[0] += ready - from;
   const std::uint64_t held = std::min(std::max(legal, ready), c);
-  if (e.outcome == RowOutcome::kMiss) s_stats.miss_idle_cycles += held - ready;
-  else if (e.outcome == RowOutcome::kConflict) s_stats.conflict_idle_cycles += held - ready;
-  else s_stats.bus_idle_cycles[static_cast<int>(why)] += held - ready;
+  const std::uint64_t wait = held - ready;
+  s_stats.miss_idle_cycles += select<std::uint64_t>(miss, wait, 0);
+  s_stats.conflict_idle_cycles += select<std::uint64_t>(conflict, wait, 0);
+  s_stats.bus_idle_cycles[static_cast<int>(why)] += select<std::uint64_t>(!miss && !conflict, wait, 0);
   s_stats.bus_idle_cycles[0] += c - held;
   m_bus_free = c + m_burst;
-  if (e.outcome == RowOutcome::kUnknown) {
-    e.outcome = RowOutcome::kHit;
-    ++s_stats.row_hits;
-  }
+  const bool first = e.outcome == RowOutcome::kUnknown;  // a row hit: no row command served it
+  e.outcome = select(first, RowOutcome::kHit, e.outcome);
+  s_stats.row_hits += first;
 
   m_state.issue(cmd, bank, e.row, c);
   observe(cmd, bank, e.row, e.col, c);

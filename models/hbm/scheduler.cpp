@@ -3,7 +3,64 @@
 #include <algorithm>
 #include <span>
 
+#include "models/hbm/branch_free.h"
+
 namespace mxc::hbm {
+
+namespace {
+
+using Index = BurstQueue::Index;
+
+// The running choices of the bank scans (pick's and next_ready's). Each
+// orders the banks offered by one 128-bit key, (time << 64) | order (the
+// candidate's age and bank, BurstQueue::order_of), and keeps the smallest
+// by selects (branch_free.h), not branches: which bank wins is data, and
+// mispredicted branches cost more than the work they skip. The winner's bank, and from it its burst and command, are read
+// back once the scan is done. Offering a bank twice with the same values
+// changes nothing, and one offered with `ok` false changes nothing at all
+// (its key is the largest).
+using Key = unsigned __int128;
+constexpr std::uint64_t kNoOrder = ~std::uint64_t{0};
+
+inline Key make_key(std::uint64_t at, std::uint64_t order) { return (Key{at} << 64) | order; }
+// A plain conditional: GCC compiles it to compare, subtract with borrow and
+// two conditional moves (a mask made from the compare took a branch).
+inline Key min_key(Key a, Key b) { return b < a ? b : a; }
+
+struct Choice {
+  Key key = ~Key{0};
+  std::uint64_t at() const { return static_cast<std::uint64_t>(key >> 64); }
+  std::uint64_t order() const { return static_cast<std::uint64_t>(key); }
+  bool chosen() const { return order() != kNoOrder; }
+  /// The chosen burst's bank (0 when none, for reads that selects discard).
+  std::uint32_t bank() const { return BurstQueue::bank_of_order(select(chosen(), order(), std::uint64_t{0})); }
+  /// The burst chosen, kNone when none.
+  Index index(const BurstQueue& q) const { return select(chosen(), q.candidate(bank()).index, BurstQueue::kNone); }
+};
+
+/// The earliest column-command time over the banks offered, and the
+/// oldest burst that has arrived by then among the banks with that time: a
+/// burst not arrived by its bank's time keys with no order, so it sets the
+/// time but loses to any arrived burst of the same time.
+struct ColumnChoice : Choice {
+  void offer(std::uint64_t t, const BurstQueue::Candidate& k, bool ok = true) {
+    key = min_key(key, make_key(select(ok, t, kNoCycle), select(ok & (k.arrival <= t), k.order, kNoOrder)));
+  }
+};
+
+/// The earliest row-command time over the banks offered (each at the later
+/// of its command's time and its burst's arrival), oldest first on ties.
+struct RowChoice : Choice {
+  void offer(std::uint64_t t, const BurstQueue::Candidate& k, bool ok = true) {
+    key = min_key(key, make_key(select(ok, t, kNoCycle), select(ok, k.order, kNoOrder)));
+  }
+  /// The chosen burst's command: ACT to a closed bank, else PRE.
+  Cmd cmd(const BankState& state) const {
+    return select(chosen() & (state.open_row(bank()) != BankState::kClosed), Cmd::kPre, Cmd::kAct);
+  }
+};
+
+}  // namespace
 
 inline bool FrFcfsScheduler::needed(const QueueEntry& e, const BurstQueue& q, const BankState& state,
                                     const RefreshPolicy& refresh, bool force, Cmd* cmd) const {
@@ -43,33 +100,39 @@ SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, const BankState& state, 
   // take it now; the queue holds one direction, so the pseudo-channel part
   // of the time is common to all banks. Arrivals never decrease along the
   // queue, so a bank's oldest hit is the only one of its hits that may
-  // have arrived when a younger one has.
+  // have arrived when a younger one has. Every bank able to issue now
+  // offers time `now`, so the choices' keys order them by age.
   const Cmd col = q.write() ? Cmd::kWr : Cmd::kRd;
+  const std::span<const std::uint64_t> hit_set = q.hit_banks(), miss_set = q.miss_banks();
   if (state.earliest_floor(col) <= now) {
-    for_each_bank(q.hit_banks(), [&](std::uint32_t b) {
-      if (refresh.blocks(b) || state.earliest_bank(col, b) > now) return true;
-      const BurstQueue::Candidate& k = q.candidate(b);  // the bank's oldest hit
-      if (k.arrival <= now && (p.col == kNone || k.seq < q[p.col].seq)) p.col = k.index;
-      return true;
-    });
+    const BankState::BankTimes col_time = state.bank_times(col);
+    ColumnChoice c;
+    for_each_bank_of(
+        hit_set.size(), [&](std::size_t w) { return refresh.unblocked(hit_set, w); },
+        [&](std::uint32_t b) {
+          c.offer(now, q.candidate(b), col_time(b) <= now);  // the bank's oldest hit
+          return true;
+        });
+    if (c.at() == now) p.col = c.index(q);
   }
   // The row command goes to the oldest arrived burst that misses and whose
   // bank's ACT or PRE may issue now: as needed(), with the part of the time
-  // common to all banks checked once.
+  // common to all banks found once. A bank with hits has its row open and
+  // its misses wait (a conflict waits while the row has hits).
   if (q.total_hits() < q.size()) {
     const std::uint64_t act_floor = state.earliest_floor(Cmd::kAct), pre_floor = state.earliest_floor(Cmd::kPre);
-    for_each_bank(q.miss_banks(), [&](std::uint32_t b) {
-      const std::int64_t open = state.open_row(b);
-      const bool closed = open == BankState::kClosed;
-      // A conflict waits while the row still has hits.
-      if (closed ? act_floor > now : q.hits(b) || pre_floor > now) return true;
-      if (refresh.blocks(b)) return true;
-      const BurstQueue::Candidate& k = q.candidate(b);  // no hits: the bank's oldest burst misses
-      if (k.arrival > now || (p.row != kNone && k.seq > q[p.row].seq)) return true;
-      const Cmd cmd = closed ? Cmd::kAct : Cmd::kPre;
-      if (state.earliest_bank(cmd, b) <= now) p.row = k.index, p.row_cmd = cmd;
-      return true;
-    });
+    const BankState::BankTimes act_time = state.bank_times(Cmd::kAct), pre_time = state.bank_times(Cmd::kPre);
+    RowChoice r;
+    for_each_bank_of(
+        miss_set.size(), [&](std::size_t w) { return refresh.unblocked(miss_set, w) & ~hit_set[w]; },
+        [&](std::uint32_t b) {
+          const bool closed = state.open_row(b) == BankState::kClosed;
+          const std::uint64_t t = select(closed, std::max(act_time(b), act_floor), std::max(pre_time(b), pre_floor));
+          const BurstQueue::Candidate& k = q.candidate(b);  // no burst of the bank hits: its oldest misses
+          r.offer(now, k, (t <= now) & (k.arrival <= now));
+          return true;
+        });
+    if (r.at() == now) p.row = r.index(q), p.row_cmd = r.cmd(state);
   }
   // A row command and a column command to the same bank in one cycle would
   // conflict (the PRE would close the row the column command reads).
@@ -77,64 +140,6 @@ SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, const BankState& state, 
   return p;
 }
 
-namespace {
-
-using Index = BurstQueue::Index;
-
-// The running choices of next_ready's bank scans. Each orders the banks
-// offered by one 128-bit key, (time << 64) | age, compared with a single
-// unsigned compare: the comparison and the selects that follow compile to
-// flag arithmetic and conditional moves, not branches (which bank wins is
-// data, and mispredicted branches cost more than the work they skip).
-// Offering a bank twice with the same values changes nothing.
-using Key = unsigned __int128;
-constexpr std::uint64_t kNoAge = ~std::uint64_t{0};
-
-inline Key make_key(std::uint64_t at, std::uint64_t seq) { return (Key{at} << 64) | seq; }
-/// `take ? a : b` by masks: GCC turns a plain select of a value the key
-/// compare did not produce back into a conditional jump.
-template <class T>
-inline T select(bool take, T a, T b) {
-  const std::uint32_t m = 0u - static_cast<std::uint32_t>(take);
-  return static_cast<T>((static_cast<std::uint32_t>(a) & m) | (static_cast<std::uint32_t>(b) & ~m));
-}
-
-/// The earliest column-command time over the banks offered, and the
-/// oldest burst that has arrived by then among the banks with that time: a
-/// burst not arrived by its bank's time keys with no age, so it sets the
-/// time but loses to any arrived burst of the same time.
-struct ColumnChoice {
-  Key key = ~Key{0};
-  Index i = BurstQueue::kNone;
-  void offer(std::uint64_t t, const BurstQueue::Candidate& k) {
-    const Key mine = make_key(t, k.arrival <= t ? k.seq : kNoAge);
-    const bool take = mine < key;
-    key = take ? mine : key;
-    i = select(take, k.index, i);
-  }
-  std::uint64_t at() const { return static_cast<std::uint64_t>(key >> 64); }
-  std::uint64_t seq() const { return static_cast<std::uint64_t>(key); }
-  Index index() const { return seq() == kNoAge ? BurstQueue::kNone : i; }
-};
-
-/// The earliest row-command time over the banks offered (each at the later
-/// of its command's time and its burst's arrival), oldest first on ties.
-struct RowChoice {
-  Key key = ~Key{0};
-  Index i = BurstQueue::kNone;
-  Cmd cmd = Cmd::kAct;
-  void offer(std::uint64_t t, const BurstQueue::Candidate& k, Cmd c) {
-    const Key mine = make_key(t, k.seq);
-    const bool take = mine < key;
-    key = take ? mine : key;
-    i = select(take, k.index, i);
-    cmd = select(take, c, cmd);
-  }
-  std::uint64_t at() const { return static_cast<std::uint64_t>(key >> 64); }
-  std::uint64_t seq() const { return static_cast<std::uint64_t>(key); }
-};
-
-}  // namespace
 
 bool FrFcfsScheduler::rows_and_columns_meet_in_banks(const TimingTable& table) {
   const auto row = [](Cmd c) { return c == Cmd::kAct || c == Cmd::kPre; };
@@ -154,8 +159,8 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
   // of the plan is written below (no copy of the old one, no reset first).
   ColumnChoice c;
   RowChoice r;
-  if (kept == PlanKept::kColumns) c = ColumnChoice{make_key(plan.col_at, plan.col_seq), plan.col};
-  else if (kept == PlanKept::kRows) r = RowChoice{make_key(plan.row_at, plan.row_seq), plan.row, plan.row_cmd};
+  if (kept == PlanKept::kColumns) c.key = make_key(plan.col_at, plan.col_order);
+  else if (kept == PlanKept::kRows) r.key = make_key(plan.row_at, plan.row_order);
   if (q.empty()) {
     plan = SchedulePlan{};
     return kNoCycle;
@@ -186,7 +191,7 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
   if (kept == PlanKept::kColumns) {
     // Only `bank` took a row command: it had no hits before and may have
     // some now (an ACT); every other bank's column time is as it was.
-    if (q.hits(bank) && !refresh.blocks(bank)) c.offer(std::max(state.earliest(col, bank), lo), q.candidate(bank));
+    c.offer(std::max(state.earliest(col, bank), lo), q.candidate(bank), (q.hits(bank) != 0) & !refresh.blocks(bank));
   } else {
     const std::uint64_t col_floor = std::max(state.earliest_floor(col), lo);
     const BankState::BankTimes col_time = state.bank_times(col);
@@ -197,9 +202,9 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
           return true;
         });
   }
-  plan.col_at = c.at(), plan.col = c.index(), plan.col_seq = c.seq();
+  plan.col_at = c.at(), plan.col = c.index(q), plan.col_order = c.order();
   if (q.total_hits() >= q.size()) {  // every queued burst is a row hit
-    plan.row_at = kNoCycle, plan.row = BurstQueue::kNone, plan.row_cmd = Cmd::kAct, plan.row_seq = kNoAge;
+    plan.row_at = kNoCycle, plan.row = BurstQueue::kNone, plan.row_cmd = Cmd::kAct, plan.row_order = kNoOrder;
     return plan.col_at;
   }
   // Each bank's row command for its oldest miss (as needed(), the common
@@ -213,10 +218,9 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
     // Only `bank` took a column command: it had hits, so it was not
     // offered; its last hit may have gone, leaving bursts that miss.
     const BurstQueue::Candidate& k = q.candidate(bank);
-    if (!q.hits(bank) && k.index != BurstQueue::kNone && !refresh.blocks(bank)) {
-      const Cmd cmd = state.open_row(bank) == BankState::kClosed ? Cmd::kAct : Cmd::kPre;
-      r.offer(std::max({state.earliest(cmd, bank), lo, k.arrival}), k, cmd);
-    }
+    const Cmd cmd = state.open_row(bank) == BankState::kClosed ? Cmd::kAct : Cmd::kPre;
+    r.offer(std::max({state.earliest(cmd, bank), lo, k.arrival}), k,
+            (q.hits(bank) == 0) & (k.index != BurstQueue::kNone) & !refresh.blocks(bank));
   } else {
     const std::uint64_t act_floor = std::max(state.earliest_floor(Cmd::kAct), lo);
     const std::uint64_t pre_floor = std::max(state.earliest_floor(Cmd::kPre), lo);
@@ -228,11 +232,11 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
           const bool closed = state.open_row(b) == BankState::kClosed;
           const std::uint64_t act = std::max(act_time(b), act_floor), pre = std::max(pre_time(b), pre_floor);
           const BurstQueue::Candidate& k = q.candidate(b);  // no burst of the bank hits: its oldest misses
-          r.offer(std::max(closed ? act : pre, k.arrival), k, closed ? Cmd::kAct : Cmd::kPre);
+          r.offer(std::max(select(closed, act, pre), k.arrival), k);
           return true;
         });
   }
-  plan.row_at = r.at(), plan.row = r.i, plan.row_cmd = r.cmd, plan.row_seq = r.seq();
+  plan.row_at = r.at(), plan.row = r.index(q), plan.row_cmd = r.cmd(state), plan.row_order = r.order();
   return std::min({plan.col_at, plan.row_at, q.first_pending_arrival(now)});
 }
 

@@ -37,9 +37,10 @@ struct SchedulePlan {
   std::uint64_t col_at = kNoCycle, row_at = kNoCycle;
   BurstQueue::Index col = BurstQueue::kNone, row = BurstQueue::kNone;
   Cmd row_cmd = Cmd::kAct;
-  /// The ages of `col` and `row` (~0 when none), for next_ready to carry
-  /// one class's choice over to the next plan.
-  std::uint64_t col_seq = ~std::uint64_t{0}, row_seq = ~std::uint64_t{0};
+  /// The ages of `col` and `row` with their banks (~0 when none;
+  /// BurstQueue::order_of), for next_ready to carry one class's choice
+  /// over to the next plan.
+  std::uint64_t col_order = ~std::uint64_t{0}, row_order = ~std::uint64_t{0};
 };
 
 /// What next_ready may take over from the plan it made the call before

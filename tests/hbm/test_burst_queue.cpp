@@ -66,7 +66,8 @@ void check_against(BurstQueue& q, const std::vector<Ref>& ref, const std::vector
     REQUIRE(c.index == want);
     if (want != BurstQueue::kNone) {
       CHECK(c.arrival == q[want].arrival);
-      CHECK(c.seq == q[want].seq);
+      CHECK(c.order == (q[want].seq << 16 | b));
+      CHECK(BurstQueue::bank_of_order(c.order) == b);
     }
   }
   CHECK(q.total_hits() == total);

@@ -49,6 +49,8 @@ TEST_CASE("config errors name file, line and field") {
                     Catch::Contains("device.timing.CL"));
   CHECK_THROWS_WITH(parse_memory_config(replaced(base, "    CL: 14\n", ""), "f.yaml"),
                     Catch::Contains("device.timing.CL: missing"));
+  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "tCK_ps: 1000", "tCK_ps: 15"), "f.yaml"),
+                    Catch::Contains("device.timing.tCK_ps: must be at least 16"));
   CHECK_THROWS_WITH(parse_memory_config(replaced(base, "page_policy: open", "page_policy: ajar"), "f.yaml"),
                     Catch::Contains("controller.page_policy"));
   CHECK_THROWS_WITH(parse_memory_config(replaced(base, "stacks: 1", "stackz: 1"), "f.yaml"),

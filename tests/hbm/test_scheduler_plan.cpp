@@ -93,10 +93,10 @@ TEST_CASE("the scheduler's plan chooses what pick chooses at the planned cycle")
           REQUIRE(kept.valid == fresh.valid);
           REQUIRE(kept.col_at == fresh.col_at);
           REQUIRE(kept.col == fresh.col);
-          REQUIRE(kept.col_seq == fresh.col_seq);
+          REQUIRE(kept.col_order == fresh.col_order);
           REQUIRE(kept.row_at == fresh.row_at);
           REQUIRE(kept.row == fresh.row);
-          REQUIRE(kept.row_seq == fresh.row_seq);
+          REQUIRE(kept.row_order == fresh.row_order);
           if (fresh.row != BurstQueue::kNone) REQUIRE(kept.row_cmd == fresh.row_cmd);
           ++(one_row ? kept_columns : kept_rows);
         }
