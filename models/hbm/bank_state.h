@@ -156,7 +156,9 @@ class BankState {
   BankTimes bank_times(Cmd cmd) const { return BankTimes(*this, cmd); }
 };
 
-inline std::uint64_t BankState::earliest(Cmd cmd, std::uint32_t bank, Constraint* why) const {
+// Always inline (GCC kept it out of line): every command is timed here, and
+// the callers that ask for no constraint drop that part.
+[[gnu::always_inline]] inline std::uint64_t BankState::earliest(Cmd cmd, std::uint32_t bank, Constraint* why) const {
   const int i = kSlot[static_cast<int>(cmd)];
   const Next& b = m_bank[bank];
   const Next& g = *m_group_of[bank];

@@ -346,6 +346,9 @@ void HbmModel::backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> 
 
 void HbmModel::backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const { m_store.read(addr, out); }
 
-void HbmModel::set_command_observer(PcController::CommandObserver fn) { m_observer = std::move(fn); }
+void HbmModel::set_command_observer(PcController::CommandObserver fn) {
+  m_observer = std::move(fn);
+  for (auto& pc : m_pcs) pc->set_observer(&m_observer);
+}
 
 }  // namespace mxc::hbm

@@ -10,6 +10,7 @@ namespace mxc::hbm {
 PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink& sink, TimingChecker* checker)
     : m_sink(sink),
       m_checker(checker),
+      m_notify(checker != nullptr),
       m_cap(cfg.controller.starvation_cap),
       m_high(cfg.controller.write_high_watermark),
       m_low(cfg.controller.write_low_watermark),
@@ -155,20 +156,21 @@ inline std::uint64_t PcController::streaming_next(std::uint64_t c) {
   if (m_refresh_end > m_bus_free) s_stats.refresh_idle_cycles += from - m_bus_free;
   // A burst that had to open its row is charged to the miss or conflict
   // from its arrival; a row hit to the constraint that held it.
-  // Whether the burst hit, missed or conflicted is data: the charges are
-  // made by selects (branch_free.h), each counter taking its share or 0.
+  // Whether the burst hit, missed or conflicted is data, so the charges
+  // index by it rather than branch on it.
   const bool miss = e.outcome == RowOutcome::kMiss, conflict = e.outcome == RowOutcome::kConflict;
   const std::uint64_t ready = std::min(std::max(select(miss || conflict, e.arrival, e.waiting_since), from), c);
   s_stats.bus_idle_cycles[0] += ready - from;
   const std::uint64_t held = std::min(std::max(legal, ready), c);
-  const std::uint64_t wait = held - ready;
-  s_stats.miss_idle_cycles += select<std::uint64_t>(miss, wait, 0);
-  s_stats.conflict_idle_cycles += select<std::uint64_t>(conflict, wait, 0);
-  s_stats.bus_idle_cycles[static_cast<int>(why)] += select<std::uint64_t>(!miss && !conflict, wait, 0);
+  std::uint64_t* const held_by[3] = {&s_stats.bus_idle_cycles[static_cast<int>(why)], &s_stats.miss_idle_cycles,
+                                     &s_stats.conflict_idle_cycles};
+  *held_by[miss + 2 * conflict] += held - ready;
   s_stats.bus_idle_cycles[0] += c - held;
   m_bus_free = c + m_burst;
-  const bool first = e.outcome == RowOutcome::kUnknown;  // a row hit: no row command served it
-  e.outcome = select(first, RowOutcome::kHit, e.outcome);
+  // No row command served it: a row hit (kUnknown | 1 == kHit; others unchanged).
+  static_assert(static_cast<int>(RowOutcome::kUnknown) == 0 && static_cast<int>(RowOutcome::kHit) == 1);
+  const bool first = e.outcome == RowOutcome::kUnknown;
+  e.outcome = static_cast<RowOutcome>(static_cast<std::uint8_t>(e.outcome) | static_cast<std::uint8_t>(first));
   s_stats.row_hits += first;
 
   m_state.issue(cmd, bank, e.row, c);

@@ -61,7 +61,12 @@ class PcController {
   /// Called with every command this controller issues (pc, command); for
   /// timelines. The function must outlive the controller.
   using CommandObserver = std::function<void(std::uint32_t, const DramCommand&)>;
-  void set_observer(const CommandObserver* observer) { m_observer = observer; }
+  /// Call again when the function changes (the controller notes once
+  /// whether commands are shown to anyone).
+  void set_observer(const CommandObserver* observer) {
+    m_observer = observer;
+    m_notify = m_checker || (observer && *observer);
+  }
 
   /// Room for `n` more bursts of this direction.
   bool can_accept(bool write, std::uint32_t n) const {
@@ -103,7 +108,7 @@ class PcController {
   /// Shows a command to the timing checker and the observer, if any (the
   /// check inline: usually there are none).
   void observe(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c) {
-    if (m_checker || (m_observer && *m_observer)) notify(DramCommand{cmd, bank, row, col, c});
+    if (m_notify) notify(DramCommand{cmd, bank, row, col, c});
   }
   void notify(const DramCommand& cmd);
   /// The next cycle with work; plans the scheduler's picks for it, taking
@@ -136,6 +141,7 @@ class PcController {
   BurstSink& m_sink;
   TimingChecker* m_checker;
   const CommandObserver* m_observer = nullptr;
+  bool m_notify;  // a checker, or an observer with a function
   // m_cfg's and m_t's figures a step uses: starvation cap, write
   // watermarks, frontend and burst cycles, and a read's or write's column
   // command to its data delivered (latency + burst + backend).
