@@ -29,6 +29,11 @@ class BankState {
   /// Earliest cycle `cmd` to `bank` satisfies every timing constraint and the
   /// command bus; `why` receives the binding constraint.
   std::uint64_t earliest(Cmd cmd, std::uint32_t bank, Constraint* why = nullptr) const;  // inline, below
+  /// earliest() with the constraint found without branches, for callers
+  /// where which constraint binds is data (random traffic): branches on it
+  /// were mispredicted about a third of the time. Where it repeats
+  /// (streaming row hits), earliest()'s branches predict and cost less.
+  std::uint64_t earliest_branch_free(Cmd cmd, std::uint32_t bank, Constraint* why) const;  // inline, below
   /// Earliest column command (`cmd` = RD or WR) over the banks in the set
   /// `want` (bank_set.h) with `!blocked(b)`; ~0 when there are none.
   template <class Blocked>
@@ -156,23 +161,34 @@ class BankState {
   BankTimes bank_times(Cmd cmd) const { return BankTimes(*this, cmd); }
 };
 
-// Always inline (GCC kept it out of line): every command is timed here, and
-// the callers that ask for no constraint drop that part.
+// Both always inline (GCC kept them out of line): every command is timed
+// here, and the callers that ask for no constraint drop that part.
 [[gnu::always_inline]] inline std::uint64_t BankState::earliest(Cmd cmd, std::uint32_t bank, Constraint* why) const {
   const int i = kSlot[static_cast<int>(cmd)];
   const Next& b = m_bank[bank];
   const Next& g = *m_group_of[bank];
   const std::uint64_t bus = is_column(cmd) ? m_col_bus : m_row_bus;
-  if (!why) {
-    std::uint64_t at = std::max({b.at[i], g.at[i], m_pc.at[i], bus});
-    return cmd == Cmd::kAct ? std::max(at, m_faw_at) : at;
-  }
+  std::uint64_t at = b.at[i];
+  Constraint w = b.why[i];
+  if (g.at[i] > at) at = g.at[i], w = g.why[i];
+  if (m_pc.at[i] > at) at = m_pc.at[i], w = m_pc.why[i];
+  if (cmd == Cmd::kAct && m_faw_at > at) at = m_faw_at, w = Constraint::kFAW;
+  if (bus > at) at = bus, w = Constraint::kCmdBus;
+  if (why) *why = w;
+  return at;
+}
+
+[[gnu::always_inline]] inline std::uint64_t BankState::earliest_branch_free(Cmd cmd, std::uint32_t bank,
+                                                                          Constraint* why) const {
   // The binding constraint is the first of bank, group, pseudo-channel,
-  // tFAW and command bus with the latest time. Found by one maximum over
-  // (time << 3 | rank), rank 4 for the bank down to 0 for the bus, so it
-  // compiles to conditional moves: which scope binds is data, and branches
-  // on it were mispredicted about a third of the time. Cycles stay below
-  // 2^61 (tCK is at least 16 ps, the config loader checks).
+  // tFAW and command bus with the latest time: one maximum over
+  // (time << 3 | rank), rank 4 for the bank down to 0 for the bus, which
+  // compiles to conditional moves. Cycles stay below 2^61 (tCK is at least
+  // 16 ps, the config loader checks).
+  const int i = kSlot[static_cast<int>(cmd)];
+  const Next& b = m_bank[bank];
+  const Next& g = *m_group_of[bank];
+  const std::uint64_t bus = is_column(cmd) ? m_col_bus : m_row_bus;
   std::uint64_t key = std::max({b.at[i] << 3 | 4, g.at[i] << 3 | 3, m_pc.at[i] << 3 | 2, bus << 3});
   if (cmd == Cmd::kAct) key = std::max(key, m_faw_at << 3 | 1);
   const std::array<Constraint, 5> by_rank = {Constraint::kCmdBus, Constraint::kFAW, m_pc.why[i], g.why[i], b.why[i]};

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/hbm/branch_free.h"
+#include "models/hbm/branch_free.h"
 #include "models/hbm/timing_checker.h"
 
 namespace mxc::hbm {
@@ -58,7 +59,7 @@ void PcController::notify(const DramCommand& cmd) {
                                                        std::uint32_t row, std::uint32_t col, std::uint64_t c) {
   if (e) {
     Constraint why = Constraint::kNone;
-    const std::uint64_t legal = m_state.earliest(cmd, bank, &why);
+    const std::uint64_t legal = m_state.earliest_branch_free(cmd, bank, &why);  // row commands: general steps
     charge_stall(*e, legal, why, c);
     e->waiting_since = c + 1;
     if (e->outcome == RowOutcome::kUnknown) {
@@ -138,6 +139,7 @@ inline std::uint64_t PcController::streaming_next(std::uint64_t c) {
   return std::min(n, next);
 }
 
+template <bool kBranchFree>
 [[gnu::always_inline]] inline void PcController::issue_column(BurstQueue& q, BurstQueue::Index index,
                                                               std::uint64_t c) {
   QueueEntry& e = q[index];
@@ -148,7 +150,8 @@ inline std::uint64_t PcController::streaming_next(std::uint64_t c) {
   const bool ap = m_closed_page && m_reads.hits(bank) + m_writes.hits(bank) == 1;
   const Cmd cmd = write ? (ap ? Cmd::kWrA : Cmd::kWr) : (ap ? Cmd::kRdA : Cmd::kRd);
   Constraint why = Constraint::kNone;
-  const std::uint64_t legal = m_state.earliest(cmd, bank, &why);
+  const std::uint64_t legal =
+      kBranchFree ? m_state.earliest_branch_free(cmd, bank, &why) : m_state.earliest(cmd, bank, &why);
   charge_stall(e, legal, why, c);
   // Why the data bus sat idle before this burst: refresh, no burst
   // waiting, or the constraint that made this one late.
@@ -156,22 +159,36 @@ inline std::uint64_t PcController::streaming_next(std::uint64_t c) {
   if (m_refresh_end > m_bus_free) s_stats.refresh_idle_cycles += from - m_bus_free;
   // A burst that had to open its row is charged to the miss or conflict
   // from its arrival; a row hit to the constraint that held it.
-  // Whether the burst hit, missed or conflicted is data, so the charges
-  // index by it rather than branch on it.
   const bool miss = e.outcome == RowOutcome::kMiss, conflict = e.outcome == RowOutcome::kConflict;
-  const std::uint64_t ready = std::min(std::max(select(miss || conflict, e.arrival, e.waiting_since), from), c);
-  s_stats.bus_idle_cycles[0] += ready - from;
-  const std::uint64_t held = std::min(std::max(legal, ready), c);
-  std::uint64_t* const held_by[3] = {&s_stats.bus_idle_cycles[static_cast<int>(why)], &s_stats.miss_idle_cycles,
-                                     &s_stats.conflict_idle_cycles};
-  *held_by[miss + 2 * conflict] += held - ready;
-  s_stats.bus_idle_cycles[0] += c - held;
+  if constexpr (kBranchFree) {
+    // Whether the burst hit, missed or conflicted is data: the same charges
+    // as below, by a select and an index instead of branches.
+    const std::uint64_t ready = std::min(std::max(select(miss || conflict, e.arrival, e.waiting_since), from), c);
+    s_stats.bus_idle_cycles[0] += ready - from;
+    const std::uint64_t held = std::min(std::max(legal, ready), c);
+    std::uint64_t* const held_by[3] = {&s_stats.bus_idle_cycles[static_cast<int>(why)], &s_stats.miss_idle_cycles,
+                                       &s_stats.conflict_idle_cycles};
+    *held_by[miss + 2 * conflict] += held - ready;
+    s_stats.bus_idle_cycles[0] += c - held;
+    // No row command served it: a row hit (kUnknown | 1 == kHit; others unchanged).
+    static_assert(static_cast<int>(RowOutcome::kUnknown) == 0 && static_cast<int>(RowOutcome::kHit) == 1);
+    const bool first = e.outcome == RowOutcome::kUnknown;
+    e.outcome = static_cast<RowOutcome>(static_cast<std::uint8_t>(e.outcome) | static_cast<std::uint8_t>(first));
+    s_stats.row_hits += first;
+  } else {
+    const std::uint64_t ready = std::min(std::max(miss || conflict ? e.arrival : e.waiting_since, from), c);
+    s_stats.bus_idle_cycles[0] += ready - from;
+    const std::uint64_t held = std::min(std::max(legal, ready), c);
+    if (miss) s_stats.miss_idle_cycles += held - ready;
+    else if (conflict) s_stats.conflict_idle_cycles += held - ready;
+    else s_stats.bus_idle_cycles[static_cast<int>(why)] += held - ready;
+    s_stats.bus_idle_cycles[0] += c - held;
+    if (e.outcome == RowOutcome::kUnknown) {
+      e.outcome = RowOutcome::kHit;
+      ++s_stats.row_hits;
+    }
+  }
   m_bus_free = c + m_burst;
-  // No row command served it: a row hit (kUnknown | 1 == kHit; others unchanged).
-  static_assert(static_cast<int>(RowOutcome::kUnknown) == 0 && static_cast<int>(RowOutcome::kHit) == 1);
-  const bool first = e.outcome == RowOutcome::kUnknown;
-  e.outcome = static_cast<RowOutcome>(static_cast<std::uint8_t>(e.outcome) | static_cast<std::uint8_t>(first));
-  s_stats.row_hits += first;
 
   m_state.issue(cmd, bank, e.row, c);
   observe(cmd, bank, e.row, e.col, c);
@@ -236,7 +253,7 @@ void PcController::step(std::uint64_t c) {
   if (m_fast && !row_used && !m_refresh.pending() && q.total_hits() == q.size()) {
     ++m_streaming_steps;
     const BurstQueue::Index col = streaming_pick(q, c);
-    if (col != BurstQueue::kNone) issue_column(q, col, c);
+    if (col != BurstQueue::kNone) issue_column<false>(q, col, c);
     m_next = streaming_next(c);
     return;
   }
@@ -267,7 +284,7 @@ void PcController::step(std::uint64_t c) {
   if (p.col != BurstQueue::kNone) {
     bank = q[p.col].bank;
     if (planned && m_keep_plans && p.row == BurstQueue::kNone && m_plan.row_at > c) kept = PlanKept::kRows;
-    issue_column(q, p.col, c);
+    issue_column<true>(q, p.col, c);
   }
   m_next = compute_next(c, kept, bank);
 }

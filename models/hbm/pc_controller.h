@@ -114,7 +114,11 @@ class PcController {
   /// The next cycle with work; plans the scheduler's picks for it, taking
   /// over what `kept` says still holds after a command to `bank`.
   std::uint64_t compute_next(std::uint64_t c, PlanKept kept = PlanKept::kNothing, std::uint32_t bank = 0);
-  /// The column command of active-queue entry `i`, and its bookkeeping.
+  /// The column command of active-queue entry `i`, and its bookkeeping;
+  /// `kBranchFree` for general steps, where the burst's row outcome and
+  /// binding constraint are data (BankState::earliest_branch_free), not
+  /// for streaming steps, where they repeat.
+  template <bool kBranchFree>
   void issue_column(BurstQueue& q, BurstQueue::Index i, std::uint64_t c);
   /// Shortcuts of the scheduler and compute_next, exact while every queued
   /// burst of the active direction is a row hit and no refresh is pending.
