@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "models/hbm/branch_free.h"
-#include "models/hbm/branch_free.h"
 #include "models/hbm/timing_checker.h"
 
 namespace mxc::hbm {

@@ -14,11 +14,11 @@ using Index = BurstQueue::Index;
 // The running choices of the bank scans (pick's and next_ready's). Each
 // orders the banks offered by one 128-bit key, (time << 64) | order (the
 // candidate's age and bank, BurstQueue::order_of), and keeps the smallest
-// by selects (branch_free.h), not branches: which bank wins is data, and
-// mispredicted branches cost more than the work they skip. The winner's bank, and from it its burst and command, are read
-// back once the scan is done. Offering a bank twice with the same values
-// changes nothing, and one offered with `ok` false changes nothing at all
-// (its key is the largest).
+// with conditional moves, not branches: which bank wins is data, and
+// mispredicted branches cost more than the work they skip. The winner's
+// burst and command are read back from its bank once the scan is done.
+// Offering a bank twice with the same values changes nothing, and one
+// offered with `ok` false changes nothing at all (its key is the largest).
 using Key = unsigned __int128;
 constexpr std::uint64_t kNoOrder = ~std::uint64_t{0};
 
@@ -139,7 +139,6 @@ SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, const BankState& state, 
   if (p.col != kNone && p.row != kNone && q[p.col].bank == q[p.row].bank) p.row = kNone;
   return p;
 }
-
 
 bool FrFcfsScheduler::rows_and_columns_meet_in_banks(const TimingTable& table) {
   const auto row = [](Cmd c) { return c == Cmd::kAct || c == Cmd::kPre; };
