@@ -261,6 +261,7 @@ void validate(const MemoryConfig& cfg) {
   if (cfg.device.t.tCK_ps == 0 || cfg.device.t.burst_cycles == 0 || cfg.device.t.REFI == 0 ||
       cfg.device.t.REFIsb == 0)
     throw std::invalid_argument("device timing needs tCK, burst cycles, tREFI and tREFIsb > 0");
+  if (cfg.device.t.tCK_ps < 16) throw std::invalid_argument("device timing needs tCK >= 16 ps");
 }
 
 MemoryConfig parse_memory_config(const std::string& text, const std::string& file) {

@@ -69,6 +69,15 @@ TEST_CASE("config errors name file, line and field") {
                     Catch::Contains("f.yaml:" + std::to_string(line) + ": controller.write_queue"));
 }
 
+TEST_CASE("a memory config built in code is checked like a loaded one") {
+  MemoryConfig cfg = parse_memory_config(preset_text("hbm2.yaml"), "hbm2.yaml");
+  CHECK_NOTHROW(validate(cfg));
+  cfg.device.t.tCK_ps = 15;  // cycle counts would no longer fit the controller's packed keys
+  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("tCK >= 16 ps"));
+  cfg.device.t.tCK_ps = 16;
+  CHECK_NOTHROW(validate(cfg));
+}
+
 TEST_CASE("a memory config may reference a device preset file") {
   const std::string dir = std::string(MXCOSIM_SOURCE_DIR) + "/configs/hbm/";
   const MemoryConfig c = parse_memory_config("device: hbm3.yaml\nmemory:\n  stacks: 2\n", dir + "system.yaml");
