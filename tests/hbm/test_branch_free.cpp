@@ -32,7 +32,7 @@ void check_width(std::mt19937_64& rng) {
 
 }  // namespace
 
-TEST_CASE("select picks its first value when asked, else its second, without a branch") {
+TEST_CASE("select picks its first value when asked, else its second") {
   std::mt19937_64 rng(11);
   check_width<std::uint8_t>(rng);
   check_width<std::uint16_t>(rng);
