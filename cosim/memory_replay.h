@@ -200,7 +200,8 @@ void log_replayed_calls(const MemoryCallLog& log, std::uint64_t calls, MonitorOf
     }
     if (c.kind() != MemoryCallLog::Kind::kSend) continue;
     const MemoryCallLog::Request& r = log.request(sends++);
-    if (c.accepted()) monitor_of(r.source).record_accepted({r.id, r.source, r.addr, r.bytes, r.write, r.issue, c.now, kNever});
+    if (c.accepted())
+      monitor_of(r.source).record_accepted({r.id, r.source, r.addr, r.bytes, r.write, r.issue, c.now, kNever});
   }
 }
 

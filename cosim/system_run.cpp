@@ -392,7 +392,8 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
       for (std::uint32_t c = 0; c < cfg.chips; ++c) {
         s.replay_memory.push_back(dut.memory_calls(c));
         s.replay_request_logs.emplace_back();
-        for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) s.replay_request_logs.back().push_back(&dut.memory_log(c, t));
+        for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t)
+          s.replay_request_logs.back().push_back(&dut.memory_log(c, t));
       }
     s.waveform.clear();
     s.make_memory = nullptr;

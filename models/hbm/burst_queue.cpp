@@ -43,8 +43,7 @@ void BurstQueue::clear_hits(std::uint32_t bank) {
 
 void BurstQueue::all_closed() {
   for_each_bank(hit_banks(), [&](std::uint32_t b) {
-    set_hits(b, 0);
-    set_candidate(m_bank[b], m_bank[b].head);
+    clear_hits(b);
     return true;
   });
 }

@@ -73,6 +73,18 @@ void HbmModel::split_stacks(std::uint64_t addr, std::uint32_t bytes, std::vector
   }
 }
 
+template <class Fits>
+std::uint32_t HbmModel::first_unfit(bool write, Fits fits) const {
+  auto& count = write ? m_count_w : m_count_r;
+  auto unfit = static_cast<std::uint32_t>(m_pcs.size());
+  for (const BurstTarget& t : m_scratch) ++count[t.pc];
+  for (const BurstTarget& t : m_scratch) {
+    if (count[t.pc] && unfit == m_pcs.size() && !fits(t.pc, count[t.pc])) unfit = t.pc;
+    count[t.pc] = 0;  // counted once, at its first burst; and left zero for the next call
+  }
+  return unfit;
+}
+
 std::uint32_t HbmModel::lacking_room(const MemRequest& req) const {
   // A refused request is usually offered again as it is: split it once.
   if (!m_scratch_valid || req.addr != m_scratch_addr || req.bytes != m_scratch_bytes) {
@@ -99,28 +111,18 @@ std::uint32_t HbmModel::lacking_room(const MemRequest& req) const {
     const auto n = static_cast<std::uint32_t>(m_scratch.size());
     return m_pcs[pc]->can_accept(req.write, n) ? static_cast<std::uint32_t>(m_pcs.size()) : pc;
   }
-  auto& count = req.write ? m_count_w : m_count_r;
-  auto full = static_cast<std::uint32_t>(m_pcs.size());
-  for (const BurstTarget& t : m_scratch) ++count[t.pc];
-  for (const BurstTarget& t : m_scratch) {
-    if (count[t.pc] && full == m_pcs.size() && !m_pcs[t.pc]->can_accept(req.write, count[t.pc])) full = t.pc;
-    count[t.pc] = 0;
-  }
-  return full;
+  return first_unfit(req.write, [&](std::uint32_t pc, std::uint32_t n) { return m_pcs[pc]->can_accept(req.write, n); });
 }
 
 void HbmModel::check_fits(const MemRequest& req) const {
-  auto& count = req.write ? m_count_w : m_count_r;
-  for (const BurstTarget& t : m_scratch) ++count[t.pc];
-  std::string error;
-  for (const BurstTarget& t : m_scratch) {
-    if (count[t.pc] > m_pcs[t.pc]->capacity(req.write) && error.empty())
-      error = m_name + ": request " + std::to_string(req.id) + " needs " + std::to_string(count[t.pc]) +
-              " bursts in pseudo-channel " + std::to_string(t.pc) + " but its " + (req.write ? "write" : "read") +
-              " queue holds " + std::to_string(m_pcs[t.pc]->capacity(req.write)) + "; split the request or deepen the queue";
-    count[t.pc] = 0;
-  }
-  if (!error.empty()) throw std::invalid_argument(error);
+  const auto holds = [&](std::uint32_t pc) { return m_pcs[pc]->capacity(req.write); };
+  const std::uint32_t pc = first_unfit(req.write, [&](std::uint32_t p, std::uint32_t n) { return n <= holds(p); });
+  if (pc == m_pcs.size()) return;
+  const auto n = std::count_if(m_scratch.begin(), m_scratch.end(), [&](const BurstTarget& t) { return t.pc == pc; });
+  throw std::invalid_argument(m_name + ": request " + std::to_string(req.id) + " needs " + std::to_string(n) +
+                              " bursts in pseudo-channel " + std::to_string(pc) + " but its " +
+                              (req.write ? "write" : "read") + " queue holds " + std::to_string(holds(pc)) +
+                              "; split the request or deepen the queue");
 }
 
 bool HbmModel::can_accept(const MemRequest& req) const { return lacking_room(req) == m_pcs.size(); }

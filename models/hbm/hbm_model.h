@@ -130,6 +130,10 @@ class HbmModel : public MemoryTarget {
   /// Splits `req` into m_scratch and returns the first pseudo-channel whose
   /// queue lacks room for its bursts there, or num_pcs() when all have room.
   std::uint32_t lacking_room(const MemRequest& req) const;
+  /// The first pseudo-channel, in m_scratch's order, whose count of
+  /// m_scratch's bursts `fits(pc, count)` refuses; num_pcs() when none.
+  template <class Fits>
+  std::uint32_t first_unfit(bool write, Fits fits) const;
   /// Throws std::invalid_argument when the request (split in m_scratch)
   /// has more bursts in a pseudo-channel than its queue holds: it could
   /// never be accepted.
