@@ -27,7 +27,7 @@ void BurstQueue::recount_hits(std::uint32_t bank, std::uint32_t row) {
   for (Index i = b.head; i != kNone; i = m_pool[i].bank_next) {
     const bool hit = m_pool[i].row == row;
     if (hit && !hits) first = i;
-    hits += hit;
+    hits += hit ? m_pool[i].run : 0;
   }
   set_hits(bank, hits);
   set_candidate(b, hits ? first : b.head);

@@ -5,6 +5,13 @@
 // bursts and those that hit the bank's open row, with bit sets of the banks
 // that have hits and of those that have misses. The controller reports row
 // opens and closes so the hit counts stay current.
+//
+// An entry holds a run of a request's bursts to consecutive columns of one
+// row (QueueEntry): they arrive together, share every command but their
+// column commands, and follow each other in age, so the queue behaves as
+// with one entry per burst, at a fraction of the entries to link, walk and
+// unlink (a 256 B request is four runs of two on the default mappings).
+// Sizes and counts are in bursts.
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -67,12 +74,16 @@ class BurstQueue {
   std::span<const std::uint64_t> hit_banks() const { return m_hit_set; }
   std::span<const std::uint64_t> miss_banks() const { return m_miss_set; }
 
-  /// Appends a burst (`hit`: it hits its bank's open row) and returns its
-  /// index, for the caller to fill in the fields not given here. Its
-  /// arrival is raised to the previous burst's, so arrivals never decrease
-  /// along the queue.
-  Index push_back(std::uint32_t bank, std::uint32_t row, std::uint64_t arrival, bool hit);
-  /// Removes entry i, an arrived row hit (column commands serve only those).
+  /// Appends a run of `bursts` bursts (`hit`: they hit their bank's open
+  /// row) and returns its entry's index, for the caller to fill in the
+  /// fields not given here (`col` is the first burst's). Its arrival is
+  /// raised to the previous entry's, so arrivals never decrease along the
+  /// queue.
+  Index push_back(std::uint32_t bank, std::uint32_t row, std::uint64_t arrival, bool hit, std::uint16_t bursts = 1);
+  /// Removes the oldest burst of entry i, an arrived row hit (column
+  /// commands serve only those); the entry goes with its last burst. The
+  /// next burst of its run takes the entry over as a burst just queued
+  /// would be: no row outcome yet, waiting since its arrival.
   void erase_hit(Index i);
   /// Bank `bank` opened `row`, closed its row, or every bank closed.
   /// The size is tested inline first: an empty queue (often the other
@@ -128,7 +139,7 @@ class BurstQueue {
 };
 
 inline BurstQueue::Index BurstQueue::push_back(std::uint32_t bank, std::uint32_t row, std::uint64_t arrival,
-                                               bool hit) {
+                                               bool hit, std::uint16_t bursts) {
   if (m_free == kNone) {  // grow: the pool only ever holds the deepest occupancy
     m_free = static_cast<Index>(m_pool.size());
     m_pool.emplace_back().next = kNone;
@@ -138,9 +149,11 @@ inline BurstQueue::Index BurstQueue::push_back(std::uint32_t bank, std::uint32_t
   m_free = e.next;
   Bank& b = m_bank[bank];
   e.arrival = m_tail != kNone && m_pool[m_tail].arrival > arrival ? m_pool[m_tail].arrival : arrival;
-  if (m_seq == kMaxBursts) [[unlikely]]
+  if (kMaxBursts - m_seq < bursts) [[unlikely]]
     overflow();
-  e.seq = m_seq++;
+  e.seq = m_seq;
+  m_seq += bursts;
+  e.run = bursts;
   e.bank = static_cast<std::uint16_t>(bank);
   e.row = row;
   e.next = kNone;
@@ -154,11 +167,12 @@ inline BurstQueue::Index BurstQueue::push_back(std::uint32_t bank, std::uint32_t
   else b.head = i;
   b.tail = i;
   if (m_pending == kNone) m_pending = i;
-  ++m_size;
+  m_size += bursts;
   // The first burst of the bank, or its first hit, becomes its candidate.
-  if (b.count++ == 0 || (hit && b.hits == 0)) set_candidate(b, i);
+  if (b.count == 0 || (hit && b.hits == 0)) set_candidate(b, i);
+  b.count += bursts;
   if (hit) {
-    ++b.hits, ++m_hits;
+    b.hits += bursts, m_hits += bursts;
     set_bit(m_hit_set, bank, true);
   } else {
     set_bit(m_miss_set, bank, true);
@@ -173,6 +187,24 @@ inline BurstQueue::Index BurstQueue::push_back(std::uint32_t bank, std::uint32_t
 // spares writing two other entries' cache lines.
 inline void BurstQueue::erase_hit(Index i) {
   QueueEntry& e = m_pool[i];
+  Bank& b = m_bank[e.bank];
+  --m_size;
+  --b.count;
+  --m_hits;
+  --b.hits;
+  if (e.run > 1) {
+    // The run's next burst: one column on and one seq younger, still a
+    // hit and the bank's oldest (the candidate, if this one was). As the
+    // queue's oldest it has been bypassed by nobody yet.
+    --e.run;
+    ++e.seq;
+    ++e.col;
+    e.outcome = RowOutcome::kUnknown;
+    e.waiting_since = e.arrival;
+    if (i == m_head) m_front_bypassed = 0;
+    if (b.cand.index == i) set_candidate(b, i);
+    return;
+  }
   if (i == m_head) {
     m_head = e.next, m_front_bypassed = 0;
     if (e.next == kNone) m_tail = kNone;
@@ -182,7 +214,6 @@ inline void BurstQueue::erase_hit(Index i) {
     else m_tail = e.prev;
   }
   if (m_pending == i) m_pending = e.next;
-  Bank& b = m_bank[e.bank];
   if (i == b.head) {
     b.head = e.bank_next;
     if (e.bank_next == kNone) b.tail = kNone;
@@ -191,10 +222,7 @@ inline void BurstQueue::erase_hit(Index i) {
     if (e.bank_next != kNone) m_pool[e.bank_next].bank_prev = e.bank_prev;
     else b.tail = e.bank_prev;
   }
-  --m_size;
-  --b.count;
-  --m_hits;
-  if (--b.hits == 0) {
+  if (b.hits == 0) {
     set_bit(m_hit_set, e.bank, false);
     if (b.cand.index == i) set_candidate(b, b.head);  // none hits now: the oldest misses
   } else if (b.cand.index == i) {

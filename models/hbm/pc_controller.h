@@ -176,19 +176,25 @@ template <class It>
                                                              std::uint64_t cycle) {
   BurstQueue& q = write ? m_writes : m_reads;
   const std::uint64_t arrival = std::max(cycle, m_clk) + m_frontend;
-  // push_back raises the arrival to the queue's last one: the run's first
+  // push_back raises the arrival to the queue's last one: the first
   // burst has the earliest.
   std::uint64_t wake = kNoCycle;
-  for (It t = first; t != last; ++t) {
+  for (It t = first; t != last;) {
+    // Consecutive columns of one row go in as one entry (BurstQueue).
+    It end = t + 1;
+    while (end != last && end->bank == t->bank && end->row == t->row && end->col == t->col + static_cast<std::uint32_t>(end - t) &&
+           end - t < 0xffff)
+      ++end;
     // Filled in place: building an entry elsewhere and copying it stalls on
     // store forwarding.
     const bool hit = m_state.open_row(t->bank) == static_cast<std::int64_t>(t->row);
-    QueueEntry& e = q[q.push_back(t->bank, t->row, arrival, hit)];
+    QueueEntry& e = q[q.push_back(t->bank, t->row, arrival, hit, static_cast<std::uint16_t>(end - t))];
     e.slot = slot;
     e.col = static_cast<std::uint16_t>(t->col);
     e.outcome = RowOutcome::kUnknown;
     e.waiting_since = e.arrival;
     if (t == first) wake = e.arrival;
+    t = end;
   }
   m_next = std::min(m_next, wake);
   m_plan.valid = false;

@@ -1,8 +1,11 @@
 #pragma once
-// One burst waiting in a pseudo-channel controller's read or write queue.
-// Its direction and its starvation count are its queue's (BurstQueue): a
-// queue holds one direction, and only its oldest burst is ever counted as
-// bypassed.
+// A run of bursts waiting in a pseudo-channel controller's read or write
+// queue: one burst, or consecutive columns of one row for one request
+// (BurstQueue::push_back). Its fields describe the run's oldest burst still
+// queued, the one its next command serves; the others follow it one column
+// and one seq apart. Its direction and its starvation count are its queue's
+// (BurstQueue): a queue holds one direction, and only its oldest burst is
+// ever counted as bypassed.
 #include <cstdint>
 
 namespace mxc::hbm {
@@ -21,6 +24,7 @@ struct alignas(64) QueueEntry {
   std::uint32_t row = 0;
   std::uint16_t bank = 0;        ///< Flat bank index in the pseudo-channel.
   std::uint16_t col = 0;         ///< Burst index in the row.
+  std::uint16_t run = 1;         ///< Bursts of the run still queued, this one included.
   RowOutcome outcome = RowOutcome::kUnknown;  ///< Set by its first command.
   // Links (BurstQueue): arrival order in the queue, and among its bank's
   // bursts (the first entry of a list has no valid back link).
