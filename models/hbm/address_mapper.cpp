@@ -72,6 +72,10 @@ AddressMapper::AddressMapper(const HbmOrg& org, const std::string& bit_order, bo
     shift[it->f] += bits;
   }
   for (const Slice& sl : m_slices) m_addr_bits += sl.bits;
+  // The lowest slice holds the lowest bits of its field (shift 0). Capped
+  // at 2^15: a run may be split anywhere, and runs count in 16 bits.
+  if (!m_slices.empty() && m_slices.front().field == kCo)
+    m_column_run = std::uint32_t{1} << std::min(m_slices.front().bits, 15u);
   std::uint32_t pack = 0;
   for (const int f : {kPc, kCh, kBa, kBg, kRo, kCo}) {  // the order decode_run relies on
     m_pack_shift[f] = pack;

@@ -73,6 +73,12 @@ class AddressMapper {
   /// Inverse of decode (the burst's first byte); used by tests and generators.
   std::uint64_t encode(const BurstAddr& a) const;
   std::uint32_t offset_bits() const { return m_offset_bits; }
+  /// Bursts that stay in one row of one bank at consecutive columns: when
+  /// the lowest mapped address bits are column bits, 2^(their count),
+  /// else 1. Burst addresses aligned to it start such a run, and a burst's
+  /// place in its run is its column modulo it (the controllers queue a
+  /// run as one entry).
+  std::uint32_t column_run() const { return m_column_run; }
 
  private:
   enum Field { kCh, kPc, kBg, kBa, kRo, kCo, kNumFields };
@@ -133,6 +139,7 @@ class AddressMapper {
   std::uint64_t m_field_mask[kNumFields]{};
   std::uint32_t m_flat_pc_mask = 0, m_flat_bank_mask = 0;  // flat pseudo-channel and bank bits
   std::uint32_t m_addr_bits = 0;                // bits of the burst address that map
+  std::uint32_t m_column_run = 1;
   std::vector<std::uint64_t> m_table;           // [byte index * 256 + byte value]
   std::vector<BurstTarget> m_low;               // flat(m_table[v]) for the lowest byte's values v
 };

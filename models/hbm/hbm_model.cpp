@@ -186,7 +186,7 @@ bool HbmModel::send(const MemRequest& req, Time now) {
     PcController& pc = *m_pcs[id];
     // A sleeping controller first replays the refreshes it skipped.
     if (!pc.busy()) pc.advance_to(floor);
-    pc.enqueue_run(slot, t, run_end, req.write, cycle);
+    pc.enqueue_run(slot, t, run_end, req.write, cycle, m_mapper.column_run());
     set_pc_next(id, pc.next_cycle());  // a cycle: the controller has bursts now
     m_pc_min = std::min(m_pc_min, m_pc_next[id]);  // enqueue only brings a controller's next cycle forward
     t = run_end;

@@ -78,9 +78,12 @@ class PcController {
   /// delivered (latency + burst + backend).
   std::uint32_t done_cycles(bool write) const { return write ? m_write_done : m_read_done; }
   /// Queue bursts [first, last) of request `slot` (anything with bank, row
-  /// and col), offered at `cycle` (schedulable frontend_cycles later).
+  /// and col), offered at `cycle` (schedulable frontend_cycles later). They
+  /// are consecutive burst addresses, and `column_run` is their mapping's
+  /// AddressMapper::column_run(): each aligned run of that many is one
+  /// row's consecutive columns, queued as one entry.
   template <class It>
-  void enqueue_run(std::uint32_t slot, It first, It last, bool write, std::uint64_t cycle);
+  void enqueue_run(std::uint32_t slot, It first, It last, bool write, std::uint64_t cycle, std::uint32_t column_run);
   /// Process every event up to and including `cycle`.
   void advance_to(std::uint64_t cycle);
   /// Process events up to and including `cycle` while it has bursts
@@ -173,22 +176,22 @@ class PcController {
 // every request. The arrival and the wake-up are worked out once for the run.
 template <class It>
 [[gnu::always_inline]] inline void PcController::enqueue_run(std::uint32_t slot, It first, It last, bool write,
-                                                             std::uint64_t cycle) {
+                                                             std::uint64_t cycle, std::uint32_t column_run) {
   BurstQueue& q = write ? m_writes : m_reads;
   const std::uint64_t arrival = std::max(cycle, m_clk) + m_frontend;
   // push_back raises the arrival to the queue's last one: the first
   // burst has the earliest.
   std::uint64_t wake = kNoCycle;
   for (It t = first; t != last;) {
-    // Consecutive columns of one row go in as one entry (BurstQueue).
-    It end = t + 1;
-    while (end != last && end->bank == t->bank && end->row == t->row && end->col == t->col + static_cast<std::uint32_t>(end - t) &&
-           end - t < 0xffff)
-      ++end;
+    // The bursts to the end of this burst's column run are one entry
+    // (BurstQueue): its place in the run is its column's low bits.
+    const auto n = static_cast<std::uint16_t>(
+        std::min<std::size_t>(static_cast<std::size_t>(last - t), column_run - (t->col & (column_run - 1))));
+    const It end = t + n;
     // Filled in place: building an entry elsewhere and copying it stalls on
     // store forwarding.
     const bool hit = m_state.open_row(t->bank) == static_cast<std::int64_t>(t->row);
-    QueueEntry& e = q[q.push_back(t->bank, t->row, arrival, hit, static_cast<std::uint16_t>(end - t))];
+    QueueEntry& e = q[q.push_back(t->bank, t->row, arrival, hit, n)];
     e.slot = slot;
     e.col = static_cast<std::uint16_t>(t->col);
     e.outcome = RowOutcome::kUnknown;
