@@ -139,7 +139,7 @@ class AddressMapper {
   std::uint64_t m_field_mask[kNumFields]{};
   std::uint32_t m_flat_pc_mask = 0, m_flat_bank_mask = 0;  // flat pseudo-channel and bank bits
   std::uint32_t m_addr_bits = 0;                // bits of the burst address that map
-  std::uint32_t m_column_run = 1;
+  std::uint32_t m_column_run = 1;               // column_run()
   std::vector<std::uint64_t> m_table;           // [byte index * 256 + byte value]
   std::vector<BurstTarget> m_low;               // flat(m_table[v]) for the lowest byte's values v
 };

@@ -187,7 +187,6 @@ template <class It>
     // (BurstQueue): its place in the run is its column's low bits.
     const auto n = static_cast<std::uint16_t>(
         std::min<std::size_t>(static_cast<std::size_t>(last - t), column_run - (t->col & (column_run - 1))));
-    const It end = t + n;
     // Filled in place: building an entry elsewhere and copying it stalls on
     // store forwarding.
     const bool hit = m_state.open_row(t->bank) == static_cast<std::int64_t>(t->row);
@@ -197,7 +196,7 @@ template <class It>
     e.outcome = RowOutcome::kUnknown;
     e.waiting_since = e.arrival;
     if (t == first) wake = e.arrival;
-    t = end;
+    t += n;
   }
   m_next = std::min(m_next, wake);
   m_plan.valid = false;
