@@ -74,6 +74,11 @@ class BurstQueue {
   std::span<const std::uint64_t> hit_banks() const { return m_hit_set; }
   std::span<const std::uint64_t> miss_banks() const { return m_miss_set; }
 
+  /// The arrival a burst offered with `arrival` is queued with: raised to
+  /// the last queued burst's, so arrivals never decrease along the queue.
+  std::uint64_t queued_arrival(std::uint64_t arrival) const {
+    return m_tail != kNone && m_pool[m_tail].arrival > arrival ? m_pool[m_tail].arrival : arrival;
+  }
   /// Appends a run of `bursts` bursts (`hit`: they hit their bank's open
   /// row) and returns its entry's index, for the caller to fill in the
   /// fields not given here (`col` is the first burst's). Its arrival is
@@ -148,7 +153,7 @@ inline BurstQueue::Index BurstQueue::push_back(std::uint32_t bank, std::uint32_t
   QueueEntry& e = m_pool[i];
   m_free = e.next;
   Bank& b = m_bank[bank];
-  e.arrival = m_tail != kNone && m_pool[m_tail].arrival > arrival ? m_pool[m_tail].arrival : arrival;
+  e.arrival = queued_arrival(arrival);
   if (kMaxBursts - m_seq < bursts) [[unlikely]]
     overflow();
   e.seq = m_seq;

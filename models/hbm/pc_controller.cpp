@@ -155,7 +155,7 @@ template <bool kBranchFree>
   // Why the data bus sat idle before this burst: refresh, no burst
   // waiting, or the constraint that made this one late.
   const std::uint64_t from = std::max(m_bus_free, std::min(m_refresh_end, c));
-  if (m_refresh_end > m_bus_free) s_stats.refresh_idle_cycles += from - m_bus_free;
+  s_stats.refresh_idle_cycles += select<std::uint64_t>(m_refresh_end > m_bus_free, from - m_bus_free, 0);
   // A burst that had to open its row is charged to the miss or conflict
   // from its arrival; a row hit to the constraint that held it.
   const bool miss = e.outcome == RowOutcome::kMiss, conflict = e.outcome == RowOutcome::kConflict;
@@ -278,7 +278,12 @@ void PcController::step(std::uint64_t c) {
     QueueEntry& e = q[p.row];
     bank = e.bank;
     if (planned && m_keep_plans && p.col == BurstQueue::kNone && m_plan.col_at > c) kept = PlanKept::kColumns;
-    issue(p.row_cmd, &e, e.bank, e.row, e.col, c);
+    // One inlined copy per command, each with its command constant: the
+    // one branch on ACT against PRE here replaces those inside (the bank
+    // state's dispatch, tFAW, the row open or close), which were
+    // mispredicted in turn.
+    if (p.row_cmd == Cmd::kAct) issue(Cmd::kAct, &e, e.bank, e.row, e.col, c);
+    else issue(Cmd::kPre, &e, e.bank, e.row, e.col, c);
   }
   if (p.col != BurstQueue::kNone) {
     bank = q[p.col].bank;

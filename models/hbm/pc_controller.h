@@ -179,9 +179,9 @@ template <class It>
                                                              std::uint64_t cycle, std::uint32_t column_run) {
   BurstQueue& q = write ? m_writes : m_reads;
   const std::uint64_t arrival = std::max(cycle, m_clk) + m_frontend;
-  // push_back raises the arrival to the queue's last one: the first
-  // burst has the earliest.
-  std::uint64_t wake = kNoCycle;
+  // The first burst's arrival, the earliest (worked out before the loop: a
+  // test for the first iteration inside it was a mispredicted branch).
+  const std::uint64_t wake = first != last ? q.queued_arrival(arrival) : kNoCycle;
   for (It t = first; t != last;) {
     // The bursts to the end of this burst's column run are one entry
     // (BurstQueue): its place in the run is its column's low bits.
@@ -195,7 +195,6 @@ template <class It>
     e.col = static_cast<std::uint16_t>(t->col);
     e.outcome = RowOutcome::kUnknown;
     e.waiting_since = e.arrival;
-    if (t == first) wake = e.arrival;
     t += n;
   }
   m_next = std::min(m_next, wake);
