@@ -154,12 +154,24 @@ bool FrFcfsScheduler::rows_and_columns_meet_in_banks(const TimingTable& table) {
 std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state, const RefreshPolicy& refresh,
                                           std::uint64_t now, SchedulePlan& plan, PlanKept kept,
                                           std::uint32_t bank) const {
+  // One copy per case, chosen once here: `kept` is tested at several
+  // places below, and as data each test was a mispredicted branch.
+  switch (kept) {
+    case PlanKept::kColumns: return next_ready_as<PlanKept::kColumns>(q, state, refresh, now, plan, bank);
+    case PlanKept::kRows: return next_ready_as<PlanKept::kRows>(q, state, refresh, now, plan, bank);
+    default: return next_ready_as<PlanKept::kNothing>(q, state, refresh, now, plan, bank);
+  }
+}
+
+template <PlanKept kept>
+std::uint64_t FrFcfsScheduler::next_ready_as(BurstQueue& q, const BankState& state, const RefreshPolicy& refresh,
+                                             std::uint64_t now, SchedulePlan& plan, std::uint32_t bank) const {
   // The class `kept` keeps starts from the last plan's choice; every field
   // of the plan is written below (no copy of the old one, no reset first).
   ColumnChoice c;
   RowChoice r;
-  if (kept == PlanKept::kColumns) c.key = make_key(plan.col_at, plan.col_order);
-  else if (kept == PlanKept::kRows) r.key = make_key(plan.row_at, plan.row_order);
+  if constexpr (kept == PlanKept::kColumns) c.key = make_key(plan.col_at, plan.col_order);
+  else if constexpr (kept == PlanKept::kRows) r.key = make_key(plan.row_at, plan.row_order);
   if (q.empty()) {
     plan = SchedulePlan{};
     return kNoCycle;
@@ -187,7 +199,7 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
   // is harmless; it is not planned then).
   const Cmd col = q.write() ? Cmd::kWr : Cmd::kRd;
   const std::span<const std::uint64_t> hit_set = q.hit_banks(), miss_set = q.miss_banks();
-  if (kept == PlanKept::kColumns) {
+  if constexpr (kept == PlanKept::kColumns) {
     // Only `bank` took a row command: it had no hits before and may have
     // some now (an ACT); every other bank's column time is as it was.
     c.offer(std::max(state.earliest(col, bank), lo), q.candidate(bank), (q.hits(bank) != 0) & !refresh.blocks(bank));
@@ -213,7 +225,7 @@ std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state,
   // earlier). A bank with hits has its row open and the misses wait (a
   // conflict waits while the row has hits); without, its oldest burst
   // misses.
-  if (kept == PlanKept::kRows) {
+  if constexpr (kept == PlanKept::kRows) {
     // Only `bank` took a column command: it had hits, so it was not
     // offered; its last hit may have gone, leaving bursts that miss.
     const BurstQueue::Candidate& k = q.candidate(bank);

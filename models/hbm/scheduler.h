@@ -88,6 +88,10 @@ class FrFcfsScheduler {
   }
 
  private:
+  /// next_ready() with `kept` a constant.
+  template <PlanKept kept>
+  std::uint64_t next_ready_as(BurstQueue& q, const BankState& state, const RefreshPolicy& refresh, std::uint64_t now,
+                              SchedulePlan& plan, std::uint32_t bank) const;
   /// The command entry `e` needs next, or false when it must wait for a
   /// condition (refresh, pending hits on the open row) rather than a time.
   bool needed(const QueueEntry& e, const BurstQueue& q, const BankState& state, const RefreshPolicy& refresh,
