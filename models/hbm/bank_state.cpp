@@ -48,8 +48,9 @@ BankState::BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command)
   const TimingTable table(t);  // only needed to build the rules
   if (!same_constraints(table, Cmd::kRd, Cmd::kRdA) || !same_constraints(table, Cmd::kWr, Cmd::kWrA))
     throw std::logic_error("BankState: the timing table constrains RDA / WRA unlike RD / WR");
+  if (shape_of(table) != kRaises) throw std::logic_error("BankState: the timing table's shape depends on its values");
   Rules r{};
-  std::array<std::array<std::uint8_t, kScopes>, kNumCmds> raises{};
+  Shape seen{};  // the rules set so far
   for (int c = 0; c < kNumCmds; ++c) {
     for (const TimingEntry& e : table.after(static_cast<Cmd>(c))) {
       const int scope = static_cast<int>(e.scope), slot = kSlot[static_cast<int>(e.next)];
@@ -60,11 +61,10 @@ BankState::BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command)
       // longest wait, the first listed on ties (applying them in turn had
       // the same outcome).
       Rule& rule = r[c][scope][slot];
-      if (!(raises[c][scope] & bit) || e.cycles > rule.cycles) rule = {e.cycles, e.why};
-      raises[c][scope] |= bit;
+      if (!(seen[c][scope] & bit) || e.cycles > rule.cycles) rule = {e.cycles, e.why};
+      seen[c][scope] |= bit;
     }
   }
-  if (raises != kRaises) throw std::logic_error("BankState: the timing table's shape depends on its values");
   m_shared = intern(r);
   m_rules = m_shared.get();
   for (std::uint32_t b = 0; b < org.banks(); ++b) m_group_of.push_back(&m_group[b / m_banks_per_group]);

@@ -88,14 +88,15 @@ class BankState {
   // constructor checks). As constants they let each command's rules be
   // applied by straight-line code at fixed offsets instead of a loop over a
   // rule list.
-  static constexpr std::array<std::array<std::uint8_t, kScopes>, kNumCmds> kRaises = [] {
-    std::array<std::array<std::uint8_t, kScopes>, kNumCmds> raises{};
-    const TimingTable table(HbmTiming{});
+  using Shape = std::array<std::array<std::uint8_t, kScopes>, kNumCmds>;
+  static constexpr Shape shape_of(const TimingTable& table) {
+    Shape raises{};
     for (int c = 0; c < kNumCmds; ++c)
       for (const TimingEntry& e : table.after(static_cast<Cmd>(c)))
         raises[c][static_cast<int>(e.scope)] |= static_cast<std::uint8_t>(1u << kSlot[static_cast<int>(e.next)]);
     return raises;
-  }();
+  }
+  static const Shape kRaises;  // shape_of any table (defined below the class)
   struct Rule {  // the TimingTable's entries of one command, scope and slot, folded
     std::uint32_t cycles;
     Constraint why;
@@ -160,6 +161,11 @@ class BankState {
   };
   BankTimes bank_times(Cmd cmd) const { return BankTimes(*this, cmd); }
 };
+
+inline constexpr BankState::Shape BankState::kRaises = [] {
+  const TimingTable table(HbmTiming{});
+  return shape_of(table);
+}();
 
 // Both always inline (GCC kept them out of line): every command is timed
 // here, and the callers that ask for no constraint drop that part.
