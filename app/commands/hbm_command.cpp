@@ -1,8 +1,12 @@
 // `mxcosim hbm`: runs the HBM model alone, from a generated request stream or
 // a DRAMsim3 / Ramulator trace, in closed loop with N requests outstanding,
 // and prints bandwidth, latency and what limited them.
+#include <unistd.h>
+
+#include <chrono>
 #include <cxxopts.hpp>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -95,6 +99,7 @@ int hbm_main(int argc, char** argv) {
     ("page-policy", "override controller.page_policy: open or closed", cxxopts::value<std::string>())
     ("stacks", "override memory.stacks", cxxopts::value<std::uint32_t>())
     ("check-timing", "verify every command with the independent JEDEC timing checker (slower)")
+    ("progress", "print a progress line on standard error (default: when it is a terminal)")
     ("json", "write the results as JSON to this file", cxxopts::value<std::string>())
     ("h,help", "show this help");
   // clang-format on
@@ -149,7 +154,22 @@ int hbm_main(int argc, char** argv) {
                                                 cfg.device.t.tCK_ps, size, requests);
     workload = "trace " + path;
   }
-  const hbm::LoopResult run = hbm::run_closed_loop(model, *source, args["outstanding"].as<std::uint32_t>());
+  hbm::LoopProgress progress;
+  if (args.count("progress") || isatty(STDERR_FILENO)) {
+    // A pattern makes exactly --requests; a trace at most that many.
+    const bool exact = args.count("pattern") != 0;
+    const auto start = std::chrono::steady_clock::now();
+    progress.report = [=](std::uint64_t done, Time now) {
+      const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::cerr << "\r  ... " << done << (exact ? "/" : " requests of at most ") << requests
+                << (exact ? " requests" : "") << ", " << std::fixed << std::setprecision(1)
+                << static_cast<double>(now) / 1e6 << " us simulated, " << std::setprecision(2)
+                << static_cast<double>(done) / host / 1e6 << " M requests/s " << std::flush;
+    };
+  }
+  const hbm::LoopResult run =
+      hbm::run_closed_loop(model, *source, args["outstanding"].as<std::uint32_t>(), progress);
+  if (progress.report) std::cerr << "\r" << std::string(78, ' ') << "\r" << std::flush;
   const hbm::HbmSummary s = hbm::summarize(model, run);
   hbm::print_summary(std::cout, s);
   if (args.count("json")) {

@@ -7,7 +7,8 @@
 
 namespace mxc::hbm {
 
-LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t outstanding) {
+LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t outstanding,
+                           const LoopProgress& progress) {
   if (outstanding == 0) throw std::invalid_argument("outstanding must be > 0");
   const auto wall0 = std::chrono::steady_clock::now();
   const std::clock_t cpu0 = std::clock();
@@ -15,11 +16,23 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
   res.outstanding = outstanding;
   std::uint64_t in_flight = 0;
   Time last = 0;
+  // Progress is looked at on every kProgressStride-th completion only: the
+  // test is one mask per request, the host clock read once per stride.
+  const bool reporting = static_cast<bool>(progress.report);
+  const auto interval = std::chrono::duration<double>(progress.interval_seconds);
+  auto next_report = wall0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(interval);
   model.set_completion([&](const MemResponse& r) {
     --in_flight;
     ++res.requests;
     last = std::max(last, r.complete);
     source.on_complete(r);
+    if (reporting && res.requests % kProgressStride == 0) [[unlikely]] {
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= next_report) {
+        next_report = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(interval);
+        progress.report(res.requests, last);
+      }
+    }
   });
 
   Time now = 0;

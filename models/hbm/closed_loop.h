@@ -4,6 +4,7 @@
 // (and not before its trace time), refused offers retried at the model's
 // next event. Event to event, never cycle by cycle.
 #include <cstdint>
+#include <functional>
 
 #include "models/hbm/hbm_model.h"
 #include "models/hbm/request_source.h"
@@ -18,7 +19,20 @@ struct LoopResult {
   std::uint32_t outstanding = 0;  ///< The window used.
 };
 
+/// Reports how far a long run has got: called with the requests completed
+/// so far and the simulated time of the last completion.
+struct LoopProgress {
+  std::function<void(std::uint64_t completed, Time now)> report;
+  /// Host seconds between reports at least. The clock is read only every
+  /// kProgressStride completions, so reports fall on multiples of it (with
+  /// 0, every multiple reports: deterministic, for tests).
+  double interval_seconds = 1.0;
+};
+inline constexpr std::uint64_t kProgressStride = 65536;
+
 /// Runs until the source ends and every request completed; calls finish().
-LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t outstanding);
+/// `progress` (if its report is set) never changes the results.
+LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t outstanding,
+                           const LoopProgress& progress = {});
 
 }  // namespace mxc::hbm

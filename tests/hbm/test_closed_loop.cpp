@@ -113,3 +113,37 @@ TEST_CASE("the closed loop's skips complete every request as a loop that stops a
     }
   }
 }
+
+TEST_CASE("progress reports come at every stride of completions and change no result") {
+  // With no interval every kProgressStride-th completion reports; the
+  // count and the time passed must be those of that completion.
+  const MemoryConfig cfg = test::preset("hbm2.yaml");
+  PatternOptions p;
+  p.pattern = "random";
+  p.bytes = 32;  // one burst each: 200 000 requests run quickly with the checker on
+  p.requests = 3 * kProgressStride + 1000;
+  std::vector<std::pair<std::uint64_t, Time>> reports;
+  LoopProgress progress;
+  progress.interval_seconds = 0;
+  progress.report = [&](std::uint64_t done, Time now) { reports.emplace_back(done, now); };
+
+  HbmModel quiet("hbm", cfg), told("hbm", cfg);
+  test::RecordingSource quiet_src(p), told_src(p);
+  const LoopResult a = run_closed_loop(quiet, quiet_src, 64);
+  const LoopResult b = run_closed_loop(told, told_src, 64, progress);
+  CHECK(b.requests == a.requests);
+  CHECK(b.sim_time_ps == a.sim_time_ps);
+  REQUIRE(told_src.done == quiet_src.done);
+  CHECK(told.total_stats().steps == quiet.total_stats().steps);
+
+  // The completions in the order they were delivered: the n-th one's time is
+  // the latest completion time among the first n.
+  std::vector<Time> order;
+  for (const test::Completion& c : quiet_src.done) order.push_back(std::get<2>(c));
+  REQUIRE(reports.size() == 3);
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const std::uint64_t n = (i + 1) * kProgressStride;
+    CHECK(reports[i].first == n);
+    CHECK(reports[i].second == *std::max_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n)));
+  }
+}
