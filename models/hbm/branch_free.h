@@ -3,7 +3,7 @@
 // `take ? a : b` to a conditional jump where it guesses one side likely;
 // where the condition follows the simulated traffic, such jumps are
 // mispredicted a third of the time or more (callgrind's branch
-// simulation, docs/hbm.md).
+// simulation, docs/hbm-speed.md).
 #include <cstdint>
 #include <type_traits>
 
