@@ -3,12 +3,14 @@
 // and prints bandwidth, latency and what limited them.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cxxopts.hpp>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "command.h"
@@ -155,21 +157,24 @@ int hbm_main(int argc, char** argv) {
     workload = "trace " + path;
   }
   hbm::LoopProgress progress;
+  std::size_t shown = 0;  // the longest progress line, cleared at the end
   if (args.count("progress") || isatty(STDERR_FILENO)) {
     // A pattern makes exactly --requests; a trace at most that many.
     const bool exact = args.count("pattern") != 0;
     const auto start = std::chrono::steady_clock::now();
-    progress.report = [=](std::uint64_t done, Time now) {
+    progress.report = [&shown, exact, requests, start](std::uint64_t done, Time now) {
       const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::cerr << "\r  ... " << done << (exact ? "/" : " requests of at most ") << requests
-                << (exact ? " requests" : "") << ", " << std::fixed << std::setprecision(1)
-                << static_cast<double>(now) / 1e6 << " us simulated, " << std::setprecision(2)
-                << static_cast<double>(done) / host / 1e6 << " M requests/s " << std::flush;
+      std::ostringstream line;
+      line << "  ... " << done << (exact ? "/" : " requests of at most ") << requests << (exact ? " requests" : "")
+           << ", " << std::fixed << std::setprecision(1) << static_cast<double>(now) / 1e6 << " us simulated, "
+           << std::setprecision(2) << static_cast<double>(done) / host / 1e6 << " M requests/s";
+      shown = std::max(shown, line.str().size());
+      std::cerr << "\r" << line.str() << std::flush;
     };
   }
   const hbm::LoopResult run =
       hbm::run_closed_loop(model, *source, args["outstanding"].as<std::uint32_t>(), progress);
-  if (progress.report) std::cerr << "\r" << std::string(78, ' ') << "\r" << std::flush;
+  if (shown) std::cerr << "\r" << std::string(shown, ' ') << "\r" << std::flush;
   const hbm::HbmSummary s = hbm::summarize(model, run);
   hbm::print_summary(std::cout, s);
   if (args.count("json")) {
