@@ -6,15 +6,24 @@
 // varies on a shared machine). Wall time of that run is printed too, and the
 // speed with the controllers' shortcuts off (MemoryConfig::fast_path,
 // same results), measured alternately with the default in the same run.
+// Last, random 64 B reads from a DRAMsim3 trace (plain and gzip) against the
+// same requests generated in the process: the cost of trace input.
+#include <unistd.h>
+#include <zlib.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <memory>
 #include <string>
 
 #include "models/hbm/closed_loop.h"
 #include "models/hbm/config_loader.h"
 #include "models/hbm/hbm_summary.h"
 #include "models/hbm/pattern_source.h"
+#include "models/hbm/trace_source.h"
 
 using namespace mxc;
 using namespace mxc::hbm;
@@ -30,6 +39,63 @@ struct Case {
   PagePolicy page;
   std::uint32_t faw;  // 0 = preset
 };
+
+/// Random 64 B reads from a DRAMsim3 trace file, plain and gzip, against the
+/// same requests generated in the process: what reading and parsing a trace
+/// adds. The trace holds the generator's addresses in its order, every
+/// cycle 0, so the results must be identical.
+void trace_input(const MemoryConfig& cfg, std::uint64_t requests, int repeat) {
+  PatternOptions p;
+  p.pattern = "random";
+  p.bytes = 64;
+  p.requests = requests;
+  const std::string dir = std::filesystem::temp_directory_path().string();
+  const std::string plain = dir + "/hbm_bench_" + std::to_string(::getpid()) + ".trace", gz = plain + ".gz";
+  {
+    PatternSource src(p);
+    std::FILE* f = std::fopen(plain.c_str(), "w");
+    gzFile z = gzopen(gz.c_str(), "wb");
+    if (!f || !z) {
+      std::fprintf(stderr, "hbm_bench: cannot write %s\n", plain.c_str());
+      std::exit(1);
+    }
+    SourceItem item;
+    char line[64];
+    while (src.next(item) == RequestSource::Next::kReady) {
+      const int n = std::snprintf(line, sizeof line, "0x%llx READ 0\n", static_cast<unsigned long long>(item.addr));
+      std::fwrite(line, 1, static_cast<std::size_t>(n), f);
+      gzwrite(z, line, static_cast<unsigned>(n));
+    }
+    std::fclose(f);
+    gzclose(z);
+  }
+  double best[3] = {0, 0, 0};  // generated, plain trace, gzip trace: CPU seconds
+  HbmSummary summary[3];
+  for (int r = 0; r < repeat; ++r) {
+    for (int i = 0; i < 3; ++i) {
+      HbmModel model("hbm", cfg);
+      PatternSource generated(p);
+      std::unique_ptr<TraceSource> trace;
+      if (i) trace = std::make_unique<TraceSource>(i == 1 ? plain : gz, TraceFormat::kDramsim3, cfg.device.t.tCK_ps, 64);
+      RequestSource& src = i ? static_cast<RequestSource&>(*trace) : generated;
+      const LoopResult run = run_closed_loop(model, src, 64);
+      summary[i] = summarize(model, run);
+      if (r == 0 || run.cpu_seconds < best[i]) best[i] = run.cpu_seconds;
+    }
+  }
+  std::remove(plain.c_str());
+  std::remove(gz.c_str());
+  const auto same = [&](int i) {
+    return summary[i].requests == summary[0].requests && summary[i].sim_time_ns == summary[0].sim_time_ns &&
+           summary[i].avg_latency_ns == summary[0].avg_latency_ns && summary[i].p99_latency_ns == summary[0].p99_latency_ns;
+  };
+  std::printf("\nrandom read 64 B from a DRAMsim3 trace, against the same requests generated (Mreq/cpu-s, best of %d):\n",
+              repeat);
+  const char* names[3] = {"generated", "trace, plain", "trace, gzip"};
+  for (int i = 0; i < 3; ++i)
+    std::printf("  %-14s %6.2f  %5.2f of generated  %s\n", names[i], requests / best[i] / 1e6, best[0] / best[i],
+                i == 0 ? "" : same(i) ? "same results" : "RESULTS DIFFER");
+}
 
 }  // namespace
 
@@ -107,6 +173,7 @@ int main(int argc, char** argv) {
                 rate(best_general), s.binding_constraint.c_str());
     std::fflush(stdout);
   }
+  trace_input(base, requests, repeat);
   std::printf(
       "\nA window of W requests of B bytes at mean latency L carries at most W x B / L (Little's law);\n"
       "the 'lat ns' column lets each row be checked against it. 'general': Mreq/cpu-s with the\n"

@@ -2,23 +2,55 @@
 
 #include <zlib.h>
 
+#include <charconv>
 #include <cstring>
-#include <sstream>
 #include <stdexcept>
 
 namespace mxc::hbm {
 
 namespace {
-bool parse_u64(const std::string& s, std::uint64_t& v, int base) {
-  if (s.empty()) return false;
-  try {
-    std::size_t used = 0;
-    v = std::stoull(s, &used, base);
-    return used == s.size() && s[0] != '-';
-  } catch (const std::exception&) {
-    return false;
-  }
+
+constexpr std::size_t kBlock = std::size_t{1} << 18;  // bytes read from the file at a time
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+/// The next whitespace-separated field of `rest` (empty when none is left).
+std::string_view next_field(std::string_view& rest) {
+  std::size_t i = 0;
+  while (i < rest.size() && is_space(rest[i])) ++i;
+  std::size_t j = i;
+  while (j < rest.size() && !is_space(rest[j])) ++j;
+  const std::string_view field = rest.substr(i, j - i);
+  rest.remove_prefix(j);
+  return field;
 }
+
+/// Digits only (no sign, no prefix, no space), and the value must fit.
+bool parse_u64(std::string_view s, std::uint64_t& v, int base) {
+  if (s.empty()) return false;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  return ec == std::errc{} && end == s.data() + s.size();
+}
+
+/// A field for an error message: quoted, bytes that are not printable
+/// ASCII as \xNN (a binary file given as a trace), long ones cut.
+std::string quoted(std::string_view s) {
+  constexpr std::size_t kShown = 40;
+  std::string q = "'";
+  for (const char ch : s.substr(0, kShown)) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (u >= 0x20 && u < 0x7f) {
+      q += ch;
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      q += "\\x";
+      q += kHex[u >> 4];
+      q += kHex[u & 15];
+    }
+  }
+  return q + (s.size() > kShown ? "'..." : "'");
+}
+
 }  // namespace
 
 TraceFormat parse_trace_format(const std::string& s) {
@@ -34,6 +66,7 @@ TraceSource::TraceSource(const std::string& path, TraceFormat fmt, Time cycle_ps
   if (bytes == 0) throw std::invalid_argument("request size must be > 0");
   m_gz = gzopen(path.c_str(), "rb");
   if (!m_gz) throw std::runtime_error(path + ": cannot open trace");
+  m_buf.resize(kBlock + kMaxLine + 1);
 }
 
 TraceSource::~TraceSource() {
@@ -44,24 +77,55 @@ void TraceSource::fail(const std::string& what) const {
   throw std::runtime_error(m_path + ":" + std::to_string(m_line) + ": " + what);
 }
 
+bool TraceSource::read_line(std::string_view& line) {
+  for (;;) {
+    const char* const data = m_buf.data();
+    if (const void* nl = std::memchr(data + m_pos, '\n', m_end - m_pos)) {
+      const std::size_t len = static_cast<std::size_t>(static_cast<const char*>(nl) - data) - m_pos;
+      if (len > kMaxLine) break;
+      line = std::string_view(data + m_pos, len);
+      m_pos += len + 1;
+      return true;
+    }
+    if (m_end - m_pos > kMaxLine) break;
+    if (m_eof) {  // a last line without a newline
+      if (!m_read_error.empty()) {  // what was read before the error has been parsed
+        ++m_line;
+        fail("read error: " + m_read_error);
+      }
+      if (m_pos == m_end) return false;
+      line = std::string_view(data + m_pos, m_end - m_pos);
+      m_pos = m_end;
+      return true;
+    }
+    // Keep the partial line (at most kMaxLine bytes) and read a block after it.
+    std::memmove(m_buf.data(), data + m_pos, m_end - m_pos);
+    m_end -= m_pos;
+    m_pos = 0;
+    const int n = gzread(static_cast<gzFile>(m_gz), m_buf.data() + m_end, static_cast<unsigned>(kBlock));
+    int err = Z_OK;
+    const char* msg = gzerror(static_cast<gzFile>(m_gz), &err);
+    if (n <= 0 || (err != Z_OK && err != Z_STREAM_END)) {
+      // The end, or an error (a truncated gzip file ends in Z_BUF_ERROR),
+      // reported once the data before it has been parsed.
+      m_eof = true;
+      if (err != Z_OK && err != Z_STREAM_END) m_read_error = msg;
+    }
+    if (n > 0) m_end += static_cast<std::size_t>(n);
+  }
+  ++m_line;
+  fail("line longer than " + std::to_string(kMaxLine) + " characters");
+}
+
 RequestSource::Next TraceSource::next(SourceItem& out) {
   if (m_count >= m_max) return Next::kEnd;
-  char buf[4096];
+  std::string_view line;
   for (;;) {
-    if (!gzgets(static_cast<gzFile>(m_gz), buf, sizeof buf)) {
-      int err = 0;
-      const char* msg = gzerror(static_cast<gzFile>(m_gz), &err);
-      if (err != Z_OK && err != Z_STREAM_END) fail(std::string("read error: ") + msg);
-      return Next::kEnd;
-    }
+    if (!read_line(line)) return Next::kEnd;
     ++m_line;
-    const std::size_t len = std::strlen(buf);
-    if (len == sizeof buf - 1 && buf[len - 1] != '\n') fail("line longer than 4095 characters");
-    std::istringstream in(buf);
-    std::string a, b, c, extra;
-    in >> a;
+    const std::string_view a = next_field(line);
     if (a.empty() || a[0] == '#') continue;
-    in >> b >> c >> extra;
+    const std::string_view b = next_field(line), c = next_field(line), extra = next_field(line);
     TraceFormat f = m_fmt;
     if (f == TraceFormat::kAuto) {
       // The first request line decides; the rest of the file must follow it.
@@ -70,18 +134,18 @@ RequestSource::Next TraceSource::next(SourceItem& out) {
     }
     std::uint64_t addr = 0, cycle = 0;
     if (f == TraceFormat::kRamulator) {
-      if (a != "LD" && a != "ST") fail("expected LD or ST, got '" + a + "' (Ramulator format: LD|ST 0xADDR)");
-      if (b.size() < 3 || b.compare(0, 2, "0x") != 0 || !parse_u64(b.substr(2), addr, 16))
-        fail("field address: expected 0x<hex>, got '" + b + "'");
-      if (!c.empty()) fail("unexpected field '" + c + "' (Ramulator format: LD|ST 0xADDR)");
+      if (a != "LD" && a != "ST") fail("expected LD or ST, got " + quoted(a) + " (Ramulator format: LD|ST 0xADDR)");
+      if (b.size() < 3 || b.substr(0, 2) != "0x" || !parse_u64(b.substr(2), addr, 16))
+        fail("field address: expected 0x<hex>, got " + quoted(b));
+      if (!c.empty()) fail("unexpected field " + quoted(c) + " (Ramulator format: LD|ST 0xADDR)");
       out.write = a == "ST";
       out.at = 0;
     } else {
-      if (a.size() < 3 || a.compare(0, 2, "0x") != 0 || !parse_u64(a.substr(2), addr, 16))
-        fail("field address: expected 0x<hex>, got '" + a + "' (DRAMsim3 format: 0xADDR READ|WRITE cycle)");
-      if (b != "READ" && b != "WRITE") fail("field command: expected READ or WRITE, got '" + b + "'");
-      if (!parse_u64(c, cycle, 10)) fail("field cycle: expected a non-negative integer, got '" + c + "'");
-      if (!extra.empty()) fail("unexpected field '" + extra + "'");
+      if (a.size() < 3 || a.substr(0, 2) != "0x" || !parse_u64(a.substr(2), addr, 16))
+        fail("field address: expected 0x<hex>, got " + quoted(a) + " (DRAMsim3 format: 0xADDR READ|WRITE cycle)");
+      if (b != "READ" && b != "WRITE") fail("field command: expected READ or WRITE, got " + quoted(b));
+      if (!parse_u64(c, cycle, 10)) fail("field cycle: expected a non-negative integer, got " + quoted(c));
+      if (!extra.empty()) fail("unexpected field " + quoted(extra));
       if (cycle > UINT64_MAX / (m_cycle_ps ? m_cycle_ps : 1)) fail("field cycle: too large");
       out.write = b == "WRITE";
       out.at = cycle * m_cycle_ps;

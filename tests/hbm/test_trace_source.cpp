@@ -67,3 +67,109 @@ TEST_CASE("trace errors name file and line") {
   std::remove(path.c_str());
   std::remove(p2.c_str());
 }
+
+namespace {
+/// The first `n` bytes of a file, rewritten in place (a truncated copy).
+void truncate_file(const std::string& path, std::size_t n) {
+  std::ifstream in(path, std::ios::binary);
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << data.substr(0, n);
+}
+}  // namespace
+
+TEST_CASE("a trace longer than the read block gives every request in order") {
+  // 60 000 lines (about 1.3 MB, several blocks), with every separator the
+  // formats allow: spaces, tabs, CRLF, blank and comment lines, and a last
+  // line without a newline. Each request is compared with the values the
+  // generator wrote.
+  struct Want {
+    std::uint64_t addr, cycle;
+    bool write;
+  };
+  std::vector<Want> want;
+  std::string text;
+  std::uint64_t x = 12345;
+  const auto rnd = [&] { return x = x * 6364136223846793005ull + 1442695040888963407ull; };
+  const char* const seps[] = {" ", "\t", "  \t "};
+  for (int i = 0; i < 60000; ++i) {
+    const Want w{rnd() >> 20, rnd() >> 40, (rnd() >> 63) != 0};
+    want.push_back(w);
+    char line[128];
+    std::snprintf(line, sizeof line, "0x%llx%s%s%s%llu%s", static_cast<unsigned long long>(w.addr), seps[i % 3],
+                  w.write ? "WRITE" : "READ", seps[(i / 3) % 3], static_cast<unsigned long long>(w.cycle),
+                  i % 7 == 0 ? "\r\n" : "\n");
+    text += line;
+    if (i % 1000 == 0) text += "# a comment\n\n";
+  }
+  text.pop_back();  // the last line without its newline
+  for (const bool gz : {false, true}) {
+    const auto path = write_file(gz ? "long.trace.gz" : "long.trace", text, gz);
+    TraceSource t(path, TraceFormat::kAuto, 1000, 64);
+    SourceItem s;
+    std::size_t n = 0;
+    while (t.next(s) == RequestSource::Next::kReady) {
+      REQUIRE(n < want.size());
+      INFO("request " << n);
+      REQUIRE(s.addr == want[n].addr);
+      REQUIRE(s.at == want[n].cycle * 1000);
+      REQUIRE(s.write == want[n].write);
+      ++n;
+    }
+    CHECK(n == want.size());
+    std::remove(path.c_str());
+  }
+}
+
+TEST_CASE("a truncated gzip trace is a read error after its complete lines") {
+  std::string text;
+  for (int i = 0; i < 50000; ++i) text += "0x" + std::to_string(1000 + i) + " READ " + std::to_string(i) + "\n";
+  const auto path = write_file("cut.trace.gz", text, true);
+  truncate_file(path, 100000);  // about half of the compressed file
+  TraceSource t(path, TraceFormat::kDramsim3, 1000, 64);
+  SourceItem s;
+  std::uint64_t n = 0;
+  std::string error;
+  try {
+    while (t.next(s) == RequestSource::Next::kReady) {
+      REQUIRE(s.at == n * 1000);  // every request before the cut, in order
+      ++n;
+    }
+  } catch (const std::runtime_error& e) {
+    error = e.what();
+  }
+  CHECK(n > 1000);
+  CHECK(n < 50000);
+  // The line after the last complete one is where the data ran out.
+  CHECK_THAT(error, Catch::Contains(path + ":" + std::to_string(n + 1) + ": read error"));
+  std::remove(path.c_str());
+}
+
+TEST_CASE("trace fields are plain digits, lines have a length limit, and errors show bytes safely") {
+  SourceItem s;
+  const auto first_error = [&](const std::string& text) {
+    const auto path = write_file("field.trace", text, false);
+    std::string what;
+    try {
+      TraceSource t(path, TraceFormat::kAuto, 1000, 64);
+      while (t.next(s) == RequestSource::Next::kReady) {
+      }
+    } catch (const std::runtime_error& e) {
+      what = e.what();
+    }
+    std::remove(path.c_str());
+    return what;
+  };
+  CHECK_THAT(first_error("0x0x40 READ 1\n"), Catch::Contains(":1: field address"));
+  CHECK_THAT(first_error("0x40 READ +1\n"), Catch::Contains(":1: field cycle"));
+  CHECK_THAT(first_error("0x40 READ -1\n"), Catch::Contains(":1: field cycle"));
+  CHECK_THAT(first_error("0x1ffffffffffffffff READ 1\n"), Catch::Contains(":1: field address"));
+  CHECK_THAT(first_error("0x40 READ 1\nLD 0x40\n"), Catch::Contains(":2: field address"));
+  // Up to kMaxLine characters a line is read; one more is an error naming it.
+  CHECK(first_error("0x40 READ 1\n#" + std::string(TraceSource::kMaxLine - 1, 'x') + "\n").empty());
+  CHECK_THAT(first_error("0x40 READ 1\n#" + std::string(TraceSource::kMaxLine, 'x') + "\n0x80 READ 2\n"),
+             Catch::Contains(":2: line longer than 4095 characters"));
+  // Not printable bytes are shown as \xNN and a long field is cut.
+  const std::string shown = first_error(std::string("\x01\xff") + std::string(100, 'z') + " READ 1\n");
+  CHECK_THAT(shown, Catch::Contains("got '\\x01\\xff" + std::string(38, 'z') + "'..."));
+}
