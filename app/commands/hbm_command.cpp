@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <nlohmann/json.hpp>
@@ -84,8 +85,9 @@ int hbm_main(int argc, char** argv) {
     ("trace", "trace file, plain or gzip: DRAMsim3 '0xADDR READ|WRITE cycle' or Ramulator 'LD|ST 0xADDR'",
      cxxopts::value<std::string>())
     ("trace-format", "auto, dramsim3 or ramulator", cxxopts::value<std::string>()->default_value("auto"))
-    ("requests", "requests to generate (pattern) or at most to read (trace)",
-     cxxopts::value<std::uint64_t>()->default_value("100000"))
+    ("requests", "requests to generate (pattern; default 100000) or at most to read (trace; default the "
+                 "whole file)",
+     cxxopts::value<std::uint64_t>())
     ("outstanding", "requests in flight at most (closed loop)", cxxopts::value<std::uint32_t>()->default_value("64"))
     ("size", "bytes per request, any size (split into 32 B bursts); default 256 for --pattern (a DMA "
              "burst), 64 for --trace (the DRAMsim3 / Ramulator transaction)",
@@ -135,7 +137,10 @@ int hbm_main(int argc, char** argv) {
   if (args.count("check-timing")) cfg.check_timing = true;
   hbm::HbmModel model("hbm", cfg);
 
-  const auto requests = args["requests"].as<std::uint64_t>();
+  // A trace runs to its end unless told otherwise; a pattern needs a length.
+  const bool limited = args.count("requests") != 0;
+  const std::uint64_t requests = limited ? args["requests"].as<std::uint64_t>()
+                                 : args.count("pattern") ? 100000 : std::numeric_limits<std::uint64_t>::max();
   const std::uint32_t size = args.count("size") ? args["size"].as<std::uint32_t>() : args.count("pattern") ? 256 : 64;
   std::unique_ptr<hbm::RequestSource> source;
   std::string workload;
@@ -159,14 +164,17 @@ int hbm_main(int argc, char** argv) {
   hbm::LoopProgress progress;
   std::size_t shown = 0;  // the longest progress line, cleared at the end
   if (args.count("progress") || isatty(STDERR_FILENO)) {
-    // A pattern makes exactly --requests; a trace at most that many.
+    // A pattern makes exactly its requests; a trace at most --requests, if given.
     const bool exact = args.count("pattern") != 0;
     const auto start = std::chrono::steady_clock::now();
-    progress.report = [&shown, exact, requests, start](std::uint64_t done, Time now) {
+    progress.report = [&shown, exact, limited, requests, start](std::uint64_t done, Time now) {
       const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::ostringstream line;
-      line << "  ... " << done << (exact ? "/" : " requests of at most ") << requests << (exact ? " requests" : "")
-           << ", " << std::fixed << std::setprecision(1) << static_cast<double>(now) / 1e6 << " us simulated, "
+      line << "  ... " << done;
+      if (exact) line << "/" << requests << " requests";
+      else if (limited) line << " requests of at most " << requests;
+      else line << " requests";
+      line << ", " << std::fixed << std::setprecision(1) << static_cast<double>(now) / 1e6 << " us simulated, "
            << std::setprecision(2) << static_cast<double>(done) / host / 1e6 << " M requests/s";
       shown = std::max(shown, line.str().size());
       std::cerr << "\r" << line.str() << std::flush;
