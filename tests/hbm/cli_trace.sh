@@ -1,0 +1,23 @@
+#!/bin/sh
+# usage: cli_trace.sh MXCOSIM CONFIG
+# `mxcosim hbm --trace` as a user runs it: a trace runs to its end (past the
+# 100 000 requests a pattern makes by default), --requests caps it, and a
+# bad line stops the run with exit code 2 and the file and line named.
+mxcosim=$1; config=$2
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "cli_trace: $*" >&2; exit 1; }
+
+awk 'BEGIN { for (i = 0; i < 120000; i++) printf "0x%x READ %d\n", i * 64, i }' > "$tmp/t.trace"
+out=$("$mxcosim" hbm --config "$config" --trace "$tmp/t.trace" 2>&1) || fail "whole trace: exit $?: $out"
+printf '%s\n' "$out" | grep -Eq "requests +120000 \(120000 reads" || fail "whole trace: $out"
+
+out=$("$mxcosim" hbm --config "$config" --trace "$tmp/t.trace" --requests 1000 2>&1) || fail "capped: exit $?: $out"
+printf '%s\n' "$out" | grep -Eq "requests +1000 \(1000 reads" || fail "capped: $out"
+
+printf '0x40 READ 1\n0x80 FETCH 2\n' > "$tmp/bad.trace"
+out=$("$mxcosim" hbm --config "$config" --trace "$tmp/bad.trace" 2>&1)
+rc=$?
+[ "$rc" -eq 2 ] || fail "bad trace: exit $rc, expected 2: $out"
+printf '%s\n' "$out" | grep -Fq "$tmp/bad.trace:2: field command" || fail "bad trace: $out"
+echo "cli_trace: ok"
