@@ -45,6 +45,8 @@ nlohmann::json to_json(const hbm::HbmSummary& s, const std::string& config, cons
   j["requests"] = s.requests;
   j["reads"] = s.reads;
   j["writes"] = s.writes;
+  j["capacity_bytes"] = s.capacity_bytes;
+  j["requests_beyond_capacity"] = s.requests_beyond_capacity;
   j["sim_time_ns"] = s.sim_time_ns;
   j["wall_seconds"] = s.wall_seconds;
   j["row_hits"] = s.row_hits;
@@ -189,6 +191,10 @@ int hbm_main(int argc, char** argv) {
   if (shown) std::cerr << "\r" << std::string(shown, ' ') << "\r" << std::flush;
   const hbm::HbmSummary s = hbm::summarize(model, run);
   hbm::print_summary(std::cout, s);
+  if (s.requests_beyond_capacity)
+    std::cerr << "mxcosim hbm: warning: " << s.requests_beyond_capacity << " of " << s.requests
+              << " requests reach past the memory's " << (s.capacity_bytes >> 20)
+              << " MiB and alias lower addresses (a trace for a larger memory? see --stacks)\n";
   if (args.count("json")) {
     const auto path = args["json"].as<std::string>();
     std::ofstream out(path);

@@ -19,7 +19,8 @@ HbmModel::HbmModel(std::string name, MemoryConfig cfg)
     : m_name(std::move(name)),
       m_cfg(checked(std::move(cfg))),
       m_clock(m_name + ".ck", m_cfg.device.t.tCK_ps),
-      m_mapper(m_cfg.device.org, m_cfg.controller.address_mapping, m_cfg.controller.xor_bank_hash) {
+      m_mapper(m_cfg.device.org, m_cfg.controller.address_mapping, m_cfg.controller.xor_bank_hash),
+      m_capacity(m_cfg.device.org.stack_bytes() * m_cfg.stacks) {
   const std::uint32_t n = m_cfg.stacks * m_cfg.device.org.pcs();
   if (m_cfg.check_timing) {
     m_checker = std::make_unique<TimingChecker>(m_cfg.device, n, m_cfg.controller.dual_command);
@@ -141,6 +142,7 @@ bool HbmModel::send(const MemRequest& req, Time now) {
     if (m_scratch.size() > m_pcs[full]->capacity(req.write)) check_fits(req);
     return false;
   }
+  s_beyond_capacity += req.addr >= m_capacity || req.bytes > m_capacity - req.addr;
   std::uint32_t slot;
   if (m_free.empty()) {
     slot = static_cast<std::uint32_t>(m_slots.size());

@@ -62,6 +62,12 @@ class HbmModel : public MemoryTarget {
   std::uint64_t writes() const { return s_writes; }
   std::uint64_t bytes_read() const { return s_bytes_read; }
   std::uint64_t bytes_written() const { return s_bytes_written; }
+  /// Bytes the memory holds (every stack); addresses wrap at this size.
+  std::uint64_t capacity_bytes() const { return m_capacity; }
+  /// Accepted requests that reach past capacity_bytes(): the address bits
+  /// above it are ignored, so they alias lower addresses (most likely a
+  /// trace made for a larger memory).
+  std::uint64_t requests_beyond_capacity() const { return s_beyond_capacity; }
   std::uint64_t outstanding() const { return m_slots.size() - m_free.size(); }
   /// After send() refused a request: the bursts that have left the queue
   /// that lacked room for it. The request need not be offered again until
@@ -188,6 +194,8 @@ class HbmModel : public MemoryTarget {
   std::uint32_t m_refused_pc = 0;  // a queue that lacked room for the last refused request
   bool m_refused_write = false;
   std::uint64_t s_reads = 0, s_writes = 0, s_bytes_read = 0, s_bytes_written = 0;
+  std::uint64_t m_capacity;
+  std::uint64_t s_beyond_capacity = 0;
 };
 
 }  // namespace mxc::hbm

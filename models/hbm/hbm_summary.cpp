@@ -21,6 +21,8 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
   s.requests = model.requests_done();
   s.reads = model.reads();
   s.writes = model.writes();
+  s.capacity_bytes = model.capacity_bytes();
+  s.requests_beyond_capacity = model.requests_beyond_capacity();
   s.requests_per_second = run.wall_seconds > 0 ? s.requests / run.wall_seconds : 0;
   if (ns > 0) {
     s.read_bandwidth_gbps = static_cast<double>(model.bytes_read()) / ns;
@@ -145,6 +147,10 @@ void print_summary(std::ostream& out, const HbmSummary& s) {
   out << "HBM run: " << s.device << ", " << s.stacks << " stack(s), " << s.pseudo_channels << " pseudo-channels\n";
   row("requests", std::to_string(s.requests) + " (" + std::to_string(s.reads) + " reads, " +
                       std::to_string(s.writes) + " writes)");
+  if (s.requests_beyond_capacity)
+    row("beyond capacity", std::to_string(s.requests_beyond_capacity) + " requests reach past the " +
+                               num(static_cast<double>(s.capacity_bytes) / (1u << 30), "GiB") +
+                               " of the memory and alias lower addresses");
   row("simulated time", num(s.sim_time_ns, "ns"));
   row("peak bandwidth", num(s.peak_bandwidth_gbps, "GB/s"));
   row("read bandwidth", num(s.read_bandwidth_gbps, "GB/s"));

@@ -20,6 +20,8 @@ struct HbmSummary {
   double activate_ceiling_gbps = 0;  ///< Bandwidth if activates ran at their limit (bytes per ACT as measured).
   double avg_latency_ns = 0, p50_latency_ns = 0, p99_latency_ns = 0, max_latency_ns = 0;
   std::uint64_t requests = 0, reads = 0, writes = 0;
+  std::uint64_t capacity_bytes = 0;            ///< All stacks.
+  std::uint64_t requests_beyond_capacity = 0;  ///< Aliased to lower addresses (HbmModel).
   double sim_time_ns = 0, wall_seconds = 0, requests_per_second = 0;
   std::uint64_t controller_steps = 0;  ///< Controller wake-ups (events), summed.
   std::uint64_t row_hits = 0, row_misses = 0, row_conflicts = 0, activates = 0, refreshes = 0;

@@ -240,3 +240,36 @@ TEST_CASE("a request larger than a queue can ever hold is an error, not a hang")
   CHECK_THROWS_WITH(m.send(req(1, 0, 64), 0), Catch::Contains("needs 2 bursts in pseudo-channel 0"));
   CHECK(m.send(req(2, 0, 32), 0));
 }
+
+TEST_CASE("requests that reach past the capacity are counted and alias lower addresses") {
+  for (const std::uint32_t stacks : {1u, 2u}) {
+    MemoryConfig cfg = test::preset("hbm2.yaml");
+    cfg.stacks = stacks;
+    HbmModel m("hbm", cfg);
+    // HBM2 preset: 16 pseudo-channels x 16 banks x 32768 rows x 128 columns x 32 B = 8 GiB a stack.
+    const std::uint64_t cap = std::uint64_t{8} << 30 << (stacks - 1);
+    REQUIRE(m.capacity_bytes() == cap);
+    // The bits above the capacity are ignored: the same bursts as the address below.
+    std::vector<BurstTarget> low, high;
+    for (const std::uint64_t addr : {std::uint64_t{0x1240}, cap - 4096, std::uint64_t{123456789}}) {
+      m.split(addr, 256, low);
+      m.split(addr + 3 * cap, 256, high);
+      REQUIRE(low.size() == high.size());
+      for (std::size_t i = 0; i < low.size(); ++i) {
+        CHECK(high[i].pc == low[i].pc);
+        CHECK(high[i].bank == low[i].bank);
+        CHECK(high[i].row == low[i].row);
+        CHECK(high[i].col == low[i].col);
+      }
+    }
+    // Ends exactly at the capacity: inside. Straddles it, starts at it, far
+    // past it: three beyond.
+    std::uint64_t id = 0;
+    for (const auto& [addr, bytes] : std::vector<std::pair<std::uint64_t, std::uint32_t>>{
+             {cap - 64, 64}, {0, 64}, {cap - 32, 64}, {cap, 32}, {5 * cap + 64, 256}}) {
+      REQUIRE(m.send(req(id++, addr, bytes), 0));
+      drain(m);
+    }
+    CHECK(m.requests_beyond_capacity() == 3);
+  }
+}
