@@ -29,7 +29,6 @@ class TraceSource : public RequestSource {
   TraceSource& operator=(const TraceSource&) = delete;
 
   Next next(SourceItem& out) override;
-  std::uint64_t lines() const { return m_line; }
 
   /// Longest line accepted, newline excluded (a longer one is an error:
   /// most likely not a trace at all).

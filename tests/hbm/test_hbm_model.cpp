@@ -25,6 +25,17 @@ MemRequest req(std::uint64_t id, std::uint64_t addr, std::uint32_t bytes, bool w
 void drain(HbmModel& m) {
   for (Time t = m.next_event_time(); t != kNever; t = m.next_event_time()) m.advance_to(t);
 }
+/// The same bursts, field by field.
+void check_bursts(const std::vector<BurstTarget>& got, const std::vector<BurstTarget>& want) {
+  REQUIRE(got.size() == want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    INFO("burst " << i);
+    CHECK(got[i].pc == want[i].pc);
+    CHECK(got[i].bank == want[i].bank);
+    CHECK(got[i].row == want[i].row);
+    CHECK(got[i].col == want[i].col);
+  }
+}
 }  // namespace
 
 TEST_CASE("reads return written data for any size and alignment") {
@@ -183,14 +194,7 @@ TEST_CASE("a request is split into its bursts, each decoded by the address mappi
                         d.bank_group * o.banks_per_group + d.bank, d.row, d.col});
       }
       INFO("request 0x" << std::hex << addr << std::dec << ", " << bytes << " bytes");
-      REQUIRE(got.size() == want.size());
-      for (std::size_t i = 0; i < want.size(); ++i) {
-        INFO("burst " << i);
-        CHECK(got[i].pc == want[i].pc);
-        CHECK(got[i].bank == want[i].bank);
-        CHECK(got[i].row == want[i].row);
-        CHECK(got[i].col == want[i].col);
-      }
+      check_bursts(got, want);
     }
   }
 }
@@ -254,13 +258,7 @@ TEST_CASE("requests that reach past the capacity are counted and alias lower add
     for (const std::uint64_t addr : {std::uint64_t{0x1240}, cap - 4096, std::uint64_t{123456789}}) {
       m.split(addr, 256, low);
       m.split(addr + 3 * cap, 256, high);
-      REQUIRE(low.size() == high.size());
-      for (std::size_t i = 0; i < low.size(); ++i) {
-        CHECK(high[i].pc == low[i].pc);
-        CHECK(high[i].bank == low[i].bank);
-        CHECK(high[i].row == low[i].row);
-        CHECK(high[i].col == low[i].col);
-      }
+      check_bursts(high, low);
     }
     // Ends exactly at the capacity: inside. Straddles it, starts at it, far
     // past it: three beyond.
