@@ -198,7 +198,9 @@ HbmDeviceSpec parse_device(const Reader& r, const YAML::Node& d) {
   x.burst_cycles = s.org.burst_length / static_cast<std::uint32_t>(rounded);
   x.RTW = r.cycles(t, tw, "RTW", ck, false, x.CL + x.burst_cycles + 2 > x.CWL ? x.CL + x.burst_cycles + 2 - x.CWL : 1);
   x.REFIsb = r.cycles(t, tw, "REFIsb", ck, false, x.REFI / s.org.banks(), true);
-  x.RREFD = r.cycles(t, tw, "RREFD", ck, false, x.RRD_L);
+  // tRREFD: 8 ns on HBM2 and HBM3 (JESD235D, JESD238; 8 at tCK 1 ns in
+  // Ramulator's HBM2 speed table), rounded up to cycles as any time is.
+  x.RREFD = r.cycles(t, tw, "RREFD", ck, false, static_cast<std::uint32_t>((8000 + ck - 1) / ck));
   if (x.REFIsb == 0) r.fail(t, tw + ".REFIsb", "must be > 0");
   return s;
 }

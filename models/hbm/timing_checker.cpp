@@ -33,16 +33,24 @@ void TimingChecker::close_row(Bank& b, std::int64_t at) {
 
 void TimingChecker::check_refresh_rate(std::uint32_t pc, std::uint64_t cycle) {
   if (!m_check_refresh) return;
-  // JEDEC lets a controller postpone at most 8 refreshes, so by cycle t each
-  // bank has had at least floor(t / tREFI) - 8 of them (REFab counts for all).
-  const std::uint64_t due = cycle / m_spec.t.REFI;
-  if (due <= 8) return;
+  // JEDEC lets a controller postpone at most 8 refreshes and pull in at
+  // most 8. So by cycle t each bank has had at least floor(t / tREFI) - 8
+  // of them (REFab counts for every bank), and at most floor(t / p) + 9,
+  // p the shorter of tREFI and a per-bank round (banks x tREFIsb, which
+  // rounding leaves a little under tREFI): the refresh of the current
+  // interval may already have come, a per-bank one anywhere in it.
+  const HbmTiming& t = m_spec.t;
+  const std::uint64_t due = cycle / t.REFI;
+  const std::uint64_t most = cycle / std::min<std::uint64_t>(t.REFI, std::uint64_t{t.REFIsb} * m_spec.org.banks()) + 9;
   for (std::size_t b = 0; b < m_pcs[pc].banks.size(); ++b) {
-    if (m_pcs[pc].banks[b].refreshes + 8 < due) {
+    const std::uint64_t had = m_pcs[pc].banks[b].refreshes;
+    const bool late = had + 8 < due, early = had > most;
+    if (late || early) {
       DramCommand c{Cmd::kRefAb, static_cast<std::uint32_t>(b), 0, 0, cycle};
-      fail(pc, c, "refresh interval: " + std::to_string(m_pcs[pc].banks[b].refreshes) + " refreshes by cycle " +
-                      std::to_string(cycle) + ", tREFI " + std::to_string(m_spec.t.REFI) + " needs at least " +
-                      std::to_string(due - 8));
+      fail(pc, c, "refresh interval: " + std::to_string(had) + " refreshes by cycle " + std::to_string(cycle) +
+                      ", tREFI " + std::to_string(t.REFI) +
+                      (late ? " needs at least " + std::to_string(due - 8)
+                            : " allows at most " + std::to_string(most) + " (8 pulled in)"));
       return;
     }
   }
@@ -146,6 +154,7 @@ void TimingChecker::on_command(std::uint32_t pc, const DramCommand& c) {
       need(pc, c, "tRFC", p.refab, t.RFC);
       need(pc, c, "tRFCsb", b.refsb, t.RFCsb);
       if (p.refsb != b.refsb) need(pc, c, "tRREFD", p.refsb, t.RREFD);
+      need(pc, c, "tRRD_S", p.act, t.RRD_S);  // an activate to any bank, as to another activate
       b.refsb = p.refsb = now;
       ++b.refreshes;
       break;

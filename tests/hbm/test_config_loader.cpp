@@ -39,6 +39,13 @@ TEST_CASE("presets give the peak bandwidths of the standards") {
   CHECK(h3.device.peak_gbps() == Approx(819.2));
   CHECK(h3.device.org.pcs() == 32);
   CHECK(h3.device.t.burst_cycles == 2);  // BL8 at 4 beats per clock
+  // tRREFD is 8 ns on every preset, in cycles of its clock.
+  CHECK(h2.device.t.RREFD == 8);
+  CHECK(e36.device.t.RREFD == 15);  // ceil(8 ns / 0.556 ns)
+  CHECK(h3.device.t.RREFD == 13);   // ceil(8 ns / 0.625 ns)
+  // A device that leaves it out gets the same 8 ns.
+  const std::string no_rrefd = replaced(preset_text("hbm3.yaml"), "RREFD: 8ns", "");
+  CHECK(parse_memory_config(no_rrefd, "x").device.t.RREFD == 13);
 }
 
 TEST_CASE("config errors name file, line and field") {

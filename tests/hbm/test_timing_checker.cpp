@@ -3,7 +3,7 @@
 // distance. Distances are the HBM2 preset's figures (tCK cycles): CL 14,
 // CWL 5, tRCDRD 14, tRCDWR 12, tRP 14, tRAS 34, tRC 48, tWR 16, tRTP 5,
 // tCCD_S 2, tCCD_L 4, tRRD_S 4, tRRD_L 4, tWTR_S 6, tWTR_L 8, tRTW 13,
-// tRFC 260, tRFCsb 160, tRREFD 4 (= tRRD_L), burst 2. Banks: 0 and 1 share
+// tRFC 260, tRFCsb 160, tRREFD 8, burst 2. Banks: 0 and 1 share
 // bank group 0, bank 4 is in group 1.
 #include <catch2/catch.hpp>
 
@@ -68,8 +68,9 @@ TEST_CASE("timing checker catches each constraint violated by one cycle") {
       {"tRFC", {C(kRefAb, 0, 0)}, C(kAct, 0, 260)},
       {"tRFC", {C(kRefAb, 0, 0)}, C(kRefAb, 0, 260)},
       {"tRFCsb", {C(kRefSb, 0, 0)}, C(kAct, 0, 160)},
-      {"tRREFD", {C(kRefSb, 0, 0)}, C(kAct, 1, 4)},
-      {"tRREFD", {C(kRefSb, 0, 0)}, C(kRefSb, 1, 4)},
+      {"tRREFD", {C(kRefSb, 0, 0)}, C(kAct, 1, 8)},
+      {"tRREFD", {C(kRefSb, 0, 0)}, C(kRefSb, 1, 8)},
+      {"tRRD_S", {C(kAct, 0, 0)}, C(kRefSb, 4, 4)},  // a per-bank refresh after another bank's activate
       {"tRP", {C(kAct, 0, 0), C(kPre, 0, 34)}, C(kRefAb, 0, 48)},
   };
   for (const Case& c : cases) {
@@ -106,7 +107,7 @@ TEST_CASE("timing checker catches state errors and command-bus conflicts") {
   CHECK(mentions(single.violations(), "command bus"));
 }
 
-TEST_CASE("timing checker enforces the refresh rate: at most 8 postponed refreshes") {
+TEST_CASE("timing checker enforces the refresh rate: at most 8 postponed or pulled in") {
   const HbmDeviceSpec spec = test::preset("hbm2.yaml").device;
   const std::uint64_t refi = spec.t.REFI;
   SECTION("one all-bank refresh per tREFI passes") {
@@ -122,9 +123,31 @@ TEST_CASE("timing checker enforces the refresh rate: at most 8 postponed refresh
   }
   SECTION("per-bank refresh must cover every bank") {
     TimingChecker chk(spec, 1, true);
-    // Only bank 0 is refreshed (every tREFIsb): bank 1 falls behind.
-    for (std::uint64_t k = 1; k <= 16 * 10; ++k) chk.on_command(0, C(Cmd::kRefSb, 0, k * spec.t.REFIsb));
-    chk.finish(16 * 10 * spec.t.REFIsb);
+    // Only bank 0 is refreshed (once per tREFI): bank 1 falls behind.
+    for (std::uint64_t k = 1; k <= 10; ++k) chk.on_command(0, C(Cmd::kRefSb, 0, k * refi));
+    chk.finish(10 * refi);
     CHECK(mentions(chk.violations(), "bank 1: refresh interval"));
+    CHECK_FALSE(mentions(chk.violations(), "bank 0:"));
+  }
+  SECTION("per-bank refresh round robin every tREFIsb passes over a long run") {
+    // 16 x tREFIsb (3 888) is a little under tREFI (3 900): over 3 000
+    // rounds each bank runs 3 000 refreshes against 2 990 tREFI, which the
+    // pull-in bound must measure against the per-bank round, not tREFI.
+    TimingChecker chk(spec, 1, true);
+    const std::uint32_t banks = spec.org.banks();
+    for (std::uint64_t k = 1; k <= 3000 * banks; ++k)
+      chk.on_command(0, C(Cmd::kRefSb, static_cast<std::uint32_t>((k - 1) % banks), k * spec.t.REFIsb));
+    chk.finish(3000 * banks * spec.t.REFIsb);
+    CHECK(chk.violation_count() == 0);
+    if (chk.violation_count()) WARN(chk.violations().front());
+  }
+  SECTION("more than 8 refreshes pulled in are caught") {
+    // Back to back from cycle 0, tRFC apart: the current interval's refresh
+    // and 8 pulled in pass, the tenth does not.
+    TimingChecker chk(spec, 1, true);
+    for (std::uint64_t k = 0; k < 9; ++k) chk.on_command(0, C(Cmd::kRefAb, 0, k * spec.t.RFC));
+    CHECK(chk.violation_count() == 0);
+    chk.on_command(0, C(Cmd::kRefAb, 0, 9 * spec.t.RFC));
+    CHECK(mentions(chk.violations(), "allows at most 9 (8 pulled in)"));
   }
 }
