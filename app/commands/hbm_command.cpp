@@ -135,7 +135,12 @@ int hbm_main(int argc, char** argv) {
     else if (p == "closed") cfg.controller.page_policy = hbm::PagePolicy::kClosed;
     else throw std::invalid_argument("--page-policy: expected open or closed, got '" + p + "'");
   }
-  if (args.count("stacks")) cfg.stacks = args["stacks"].as<std::uint32_t>();
+  if (args.count("stacks")) {
+    cfg.stacks = args["stacks"].as<std::uint32_t>();
+    if (cfg.stacks == 0 || cfg.stacks > hbm::kMaxStacks)
+      throw std::invalid_argument("--stacks: expected 1 to " + std::to_string(hbm::kMaxStacks) + ", got " +
+                                  std::to_string(cfg.stacks));
+  }
   if (args.count("check-timing")) cfg.check_timing = true;
   hbm::HbmModel model("hbm", cfg);
   // Nothing here reads the data: without the backing store, a trace of
@@ -148,6 +153,19 @@ int hbm_main(int argc, char** argv) {
   const std::uint64_t requests = limited ? args["requests"].as<std::uint64_t>()
                                  : args.count("pattern") ? 100000 : std::numeric_limits<std::uint64_t>::max();
   const std::uint32_t size = args.count("size") ? args["size"].as<std::uint32_t>() : args.count("pattern") ? 256 : 64;
+  if (size == 0) throw std::invalid_argument("--size: must be > 0");
+  // A size no queue could take fails here, before a source makes requests
+  // (and write data) of that size.
+  for (const bool write : {false, true}) {
+    MemRequest probe;
+    probe.bytes = size;
+    probe.write = write;
+    try {
+      model.check_request(probe);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("--size " + std::to_string(size) + ": " + e.what());
+    }
+  }
   std::unique_ptr<hbm::RequestSource> source;
   std::string workload;
   if (args.count("pattern")) {

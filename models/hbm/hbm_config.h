@@ -28,6 +28,10 @@ struct ControllerConfig {
   std::uint32_t backend_cycles = 1;   ///< Response return after the last beat.
 };
 
+/// The most stacks a memory config may have (the loader and the command
+/// line both check it).
+inline constexpr std::uint32_t kMaxStacks = 1024;
+
 /// The whole memory system.
 struct MemoryConfig {
   HbmDeviceSpec device;

@@ -1,6 +1,7 @@
 #include "models/hbm/hbm_model.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -13,6 +14,9 @@ MemoryConfig checked(MemoryConfig cfg) {
   validate(cfg);
   return cfg;
 }
+/// The last byte a request touches (a request of 0 bytes is taken as 1).
+/// HbmModel::check_request has made sure it does not pass 2^64.
+std::uint64_t last_byte(std::uint64_t addr, std::uint32_t bytes) { return addr + (std::max<std::uint32_t>(bytes, 1) - 1); }
 }  // namespace
 
 HbmModel::HbmModel(std::string name, MemoryConfig cfg)
@@ -45,7 +49,7 @@ void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstT
   // One stack: every interleave block is local as it is, so the bursts are
   // one run (and cost no divisions by the block size).
   const std::uint32_t shift = m_mapper.offset_bits();  // bursts are 1 << shift bytes
-  const std::uint64_t first = addr >> shift, n = ((addr + std::max<std::uint32_t>(bytes, 1) - 1) >> shift) - first + 1;
+  const std::uint64_t first = addr >> shift, n = (last_byte(addr, bytes) >> shift) - first + 1;
   // Every element is overwritten below: no clear() first, so a request of
   // the last one's size zeroes nothing.
   out.resize(n);
@@ -56,21 +60,25 @@ void HbmModel::split_stacks(std::uint64_t addr, std::uint32_t bytes, std::vector
   const std::uint64_t bb = m_cfg.device.org.burst_bytes();
   const std::uint64_t il = m_cfg.stack_interleave_bytes;  // a multiple of bb (validated)
   const std::uint32_t per_stack = m_cfg.device.org.pcs();
-  const std::uint64_t end = addr + std::max<std::uint32_t>(bytes, 1);
+  // Inclusive bounds: a request may end at the top of the address space,
+  // where an exclusive end would wrap to 0.
+  const std::uint64_t last = last_byte(addr, bytes);
   // One run of consecutive stack-local bursts per interleave block.
   out.clear();
-  for (std::uint64_t a = addr / bb * bb; a < end;) {
+  for (std::uint64_t a = addr / bb * bb;;) {
     const std::uint64_t block = a / il;
     const auto stack = static_cast<std::uint32_t>(block % m_cfg.stacks);
     const std::uint64_t local = block / m_cfg.stacks * il + a % il;
-    const std::uint64_t run_end = std::min(end, (block + 1) * il);
-    const auto n = static_cast<std::uint32_t>((run_end - a + bb - 1) / bb);
+    const std::uint64_t room = il - 1 - a % il;  // bytes of the block after a's
+    const std::uint64_t run_last = last - a <= room ? last : a + room;
+    const auto n = static_cast<std::uint32_t>((run_last - a) / bb + 1);
     const std::size_t first = out.size();
     out.resize(first + n);
     BurstTarget* const run = out.data() + first;
     m_mapper.decode_run(local, n, run);
     for (std::uint32_t i = 0; i < n; ++i) run[i].pc += stack * per_stack;
-    a += std::uint64_t{n} * bb;
+    if (run_last == last) break;
+    a = run_last + 1;  // the next block's first byte
   }
 }
 
@@ -89,8 +97,9 @@ std::uint32_t HbmModel::first_unfit(bool write, Fits fits) const {
 std::uint32_t HbmModel::lacking_room(const MemRequest& req) const {
   // A refused request is usually offered again as it is: split it once.
   if (!m_scratch_valid || req.addr != m_scratch_addr || req.bytes != m_scratch_bytes) {
+    check_request(req);
     const std::uint32_t shift = m_mapper.offset_bits();  // bursts are 1 << shift bytes
-    if (m_cfg.stacks == 1 && req.addr >> shift == (req.addr + std::max<std::uint32_t>(req.bytes, 1) - 1) >> shift) {
+    if (m_cfg.stacks == 1 && req.addr >> shift == last_byte(req.addr, req.bytes) >> shift) {
       // One burst on one stack (a tile's request): split's run of one,
       // without its set-up.
       m_scratch.resize(1);
@@ -124,6 +133,29 @@ void HbmModel::check_fits(const MemRequest& req) const {
                               " bursts in pseudo-channel " + std::to_string(pc) + " but its " +
                               (req.write ? "write" : "read") + " queue holds " + std::to_string(holds(pc)) +
                               "; split the request or deepen the queue");
+}
+
+void HbmModel::check_request(const MemRequest& req) const {
+  const auto hex = [](std::uint64_t v) {
+    char b[19];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+    return std::string(b);
+  };
+  if (req.bytes > 1 && req.bytes - 1 > ~req.addr)
+    throw std::invalid_argument(m_name + ": request " + std::to_string(req.id) + " at " + hex(req.addr) + " of " +
+                                std::to_string(req.bytes) + " bytes runs past the end of the 64-bit address space");
+  // A request of more bursts than all the queues hold could never be
+  // accepted; found before splitting it, which would take memory in
+  // proportion to its size.
+  const std::uint64_t bb = m_cfg.device.org.burst_bytes();
+  const std::uint64_t bursts = (std::uint64_t{req.bytes} + bb - 1) / bb;  // the fewest it can take
+  const std::uint64_t room = std::uint64_t{m_pcs[0]->capacity(req.write)} * m_pcs.size();
+  if (bursts > room)
+    throw std::invalid_argument(m_name + ": request " + std::to_string(req.id) + " of " + std::to_string(req.bytes) +
+                                " bytes needs at least " + std::to_string(bursts) + " bursts but the " +
+                                (req.write ? "write" : "read") + " queues of all " + std::to_string(m_pcs.size()) +
+                                " pseudo-channels hold " + std::to_string(room) +
+                                "; split the request or deepen the queues");
 }
 
 bool HbmModel::can_accept(const MemRequest& req) const { return lacking_room(req) == m_pcs.size(); }

@@ -44,8 +44,12 @@ class HbmModel : public MemoryTarget {
   /// and runs the checker's end-of-run rules. Call once at the end.
   void finish(Time now);
 
-  /// Bursts of a request, in address order.
+  /// Bursts of a request, in address order (addr + bytes must not pass 2^64).
   void split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstTarget>& out) const;
+  /// Throws std::invalid_argument for a request no state of the model could
+  /// accept: one that passes the end of the 64-bit address space or needs
+  /// more bursts than all the queues hold. can_accept and send check it.
+  void check_request(const MemRequest& req) const;
 
   const MemoryConfig& config() const { return m_cfg; }
   const ClockDomain& clock() const { return m_clock; }

@@ -163,7 +163,7 @@ void print_summary(std::ostream& out, const HbmSummary& s) {
       lo = std::min(lo, v);
       hi = std::max(hi, v);
     }
-    row("per pseudo-channel min / max", num(lo, "/ ") + num(hi, "GB/s"));
+    row("per pseudo-channel min / max", num(lo, "/ ") + num(hi, "GB/s (data bus, whole bursts)"));
   }
   row("activate ceiling", num(s.activate_ceiling_gbps, "GB/s"));
   row("binding constraint", s.binding_constraint);

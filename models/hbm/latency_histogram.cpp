@@ -11,7 +11,8 @@ double LatencyHistogram::percentile_ns(double p) const {
   std::uint64_t seen = 0;
   for (std::size_t i = 0; i < kBins; ++i) {
     seen += m_bins[i];
-    if (seen >= std::max<std::uint64_t>(rank, 1)) return i + 1 == kBins ? max_ns() : static_cast<double>(i + 1);
+    if (seen >= std::max<std::uint64_t>(rank, 1))
+      return i + 1 == kBins ? max_ns() : static_cast<double>(i * kPsPerNs + m_top[i]) / 1000.0;
   }
   return max_ns();
 }

@@ -222,8 +222,7 @@ template <bool kBranchFree>
 }
 
 void PcController::step(std::uint64_t c) {
-  s_stats.read_queue_integral += m_reads.size() * (c - m_clk);
-  s_stats.write_queue_integral += m_writes.size() * (c - m_clk);
+  count_occupancy(c);
   m_clk = c;
   s_stats.last_cycle = c;
   ++s_stats.steps;

@@ -108,6 +108,14 @@ class PcController {
   /// A row command or refresh (e = the burst it serves, or nullptr).
   void issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c);
   void charge_stall(const QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c);
+  /// Adds the queues' occupancy since the last count up to cycle `c` (each
+  /// step, and each enqueue, so that bursts count from when they came).
+  void count_occupancy(std::uint64_t c) {
+    const std::uint64_t d = c > m_counted ? c - m_counted : 0;
+    s_stats.read_queue_integral += m_reads.size() * d;
+    s_stats.write_queue_integral += m_writes.size() * d;
+    m_counted = std::max(m_counted, c);
+  }
   /// Shows a command to the timing checker and the observer, if any (the
   /// check inline: usually there are none).
   void observe(Cmd cmd, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c) {
@@ -144,6 +152,7 @@ class PcController {
   std::uint64_t m_next = 0;  // next cycle with an event (refresh included)
   std::uint64_t m_bus_free = 0;  // cycle after the last column command's data-bus slot
   std::uint64_t m_refresh_end = 0;  // end of the last refresh's blocking (statistics)
+  std::uint64_t m_counted = 0;  // queue occupancy counted up to this cycle (statistics)
   std::uint64_t m_streaming_steps = 0, m_planned_steps = 0;
   BurstSink& m_sink;
   TimingChecker* m_checker;
@@ -178,6 +187,7 @@ template <class It>
 [[gnu::always_inline]] inline void PcController::enqueue_run(std::uint32_t slot, It first, It last, bool write,
                                                              std::uint64_t cycle, std::uint32_t column_run) {
   BurstQueue& q = write ? m_writes : m_reads;
+  count_occupancy(std::max(cycle, m_clk));
   const std::uint64_t arrival = std::max(cycle, m_clk) + m_frontend;
   // The first burst's arrival, the earliest (worked out before the loop: a
   // test for the first iteration inside it was a mispredicted branch).

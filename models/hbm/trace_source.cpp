@@ -146,10 +146,16 @@ RequestSource::Next TraceSource::next(SourceItem& out) {
       if (b != "READ" && b != "WRITE") fail("field command: expected READ or WRITE, got " + quoted(b));
       if (!parse_u64(c, cycle, 10)) fail("field cycle: expected a non-negative integer, got " + quoted(c));
       if (!extra.empty()) fail("unexpected field " + quoted(extra));
-      if (cycle > UINT64_MAX / (m_cycle_ps ? m_cycle_ps : 1)) fail("field cycle: too large");
+      // Simulated time stays below 2^62 ps (about 53 days), leaving the
+      // model room to add latencies without overflowing.
+      const std::uint64_t most = (std::uint64_t{1} << 62) / (m_cycle_ps ? m_cycle_ps : 1);
+      if (cycle > most) fail("field cycle: " + std::to_string(cycle) + " is too large (at most " + std::to_string(most) + ")");
       out.write = b == "WRITE";
       out.at = cycle * m_cycle_ps;
     }
+    if (m_bytes - 1 > ~addr)
+      fail("field address: " + quoted(f == TraceFormat::kRamulator ? b : a) + " with requests of " +
+           std::to_string(m_bytes) + " bytes passes the end of the 64-bit address space");
     out.addr = addr;
     out.bytes = m_bytes;
     ++m_count;

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "models/hbm/closed_loop.h"
+#include "models/hbm/latency_histogram.h"
 #include "models/hbm/pattern_source.h"
 #include "tests/hbm/hbm_test_util.h"
 
@@ -234,6 +235,90 @@ TEST_CASE("invalid requests are rejected with a message") {
   CHECK_THROWS_WITH(m.send(req(9, 0, 0), 0), Catch::Contains("0 bytes"));
   CHECK_THROWS_WITH(m.send(req(9, 0, 8, true, {1}), 0),
                     Catch::Contains("carries 1 bytes"));
+}
+
+TEST_CASE("requests at the top of the address space split like any other, past it they are errors") {
+  for (const std::uint32_t stacks : {1u, 2u, 3u}) {
+    INFO(stacks << " stacks");
+    MemoryConfig cfg = test::preset("hbm2.yaml");
+    cfg.stacks = stacks;
+    cfg.stack_interleave_bytes = 1024;
+    HbmModel m("hbm", cfg);
+    // A request ending exactly at 2^64 covers the bursts its 32 B pieces
+    // cover one at a time.
+    const std::uint64_t top = ~std::uint64_t{0};
+    for (const std::uint32_t bytes : {32u, 64u, 100u, 3000u}) {
+      const std::uint64_t addr = top - bytes + 1;
+      std::vector<BurstTarget> whole, piece, pieces;
+      m.split(addr, bytes, whole);
+      for (std::uint64_t a = addr / 32 * 32;; a += 32) {
+        m.split(a, 32, piece);
+        pieces.insert(pieces.end(), piece.begin(), piece.end());
+        if (a == top - 31) break;
+      }
+      INFO(bytes << " bytes");
+      check_bursts(whole, pieces);
+    }
+    REQUIRE(m.send(req(1, top - 63, 64), 0));
+    drain(m);
+    CHECK(m.requests_done() == 1);
+    CHECK(m.requests_beyond_capacity() == 1);
+    // One byte more passes the end: an error, whether offered or asked about.
+    CHECK_THROWS_WITH(m.send(req(2, top - 62, 64), 0), Catch::Contains("past the end of the 64-bit address space"));
+    CHECK_THROWS_WITH(m.can_accept(req(3, top, 2)), Catch::Contains("past the end of the 64-bit address space"));
+  }
+}
+
+TEST_CASE("a request larger than all the queues together is an error before it is split") {
+  HbmModel m("hbm", test::preset("hbm2.yaml"));
+  // 16 pseudo-channels x 32 bursts of 32 B hold 16 KiB: 4 GiB would need
+  // 2^27 bursts (and gigabytes to list them).
+  CHECK_THROWS_WITH(m.can_accept(req(1, 0, 0xffffffffu)),
+                    Catch::Contains("needs at least 134217728 bursts") && Catch::Contains("hold 512"));
+  CHECK_THROWS_WITH(m.check_request(req(1, 0, 16385)), Catch::Contains("needs at least 513 bursts"));
+  CHECK_NOTHROW(m.check_request(req(1, 0, 16384)));
+}
+
+TEST_CASE("queue occupancy counts each burst from when it was queued to its column command") {
+  // Isolated 32 B reads far apart, each queued at a known cycle: a burst
+  // leaves the queue with its RD, so the read-queue integral is the sum of
+  // (RD cycle - queued cycle), read from the commands.
+  MemoryConfig cfg = test::preset("hbm2.yaml");
+  cfg.controller.refresh = RefreshMode::kNone;
+  HbmModel m("hbm", cfg);
+  std::vector<std::uint64_t> rd_cycles;
+  m.set_command_observer([&](std::uint32_t, const DramCommand& c) {
+    if (is_column(c.cmd)) rd_cycles.push_back(c.cycle);
+  });
+  const std::vector<std::uint64_t> queued = {0, 1000, 5000};
+  std::uint64_t expected = 0;
+  for (std::size_t i = 0; i < queued.size(); ++i) {
+    const Time at = m.clock().edge(queued[i]);
+    m.advance_to(at);
+    REQUIRE(m.send(req(i, 0x40 * i, 32), at));
+    drain(m);
+    REQUIRE(rd_cycles.size() == i + 1);
+    expected += rd_cycles.back() - queued[i];
+  }
+  CHECK(m.total_stats().read_queue_integral == expected);
+  CHECK(m.total_stats().write_queue_integral == 0);
+}
+
+TEST_CASE("latency percentiles are latencies that occurred") {
+  LatencyHistogram h;
+  CHECK(h.percentile_ns(50) == 0.0);
+  // Whole nanoseconds (a 1 ns clock): exact.
+  for (const Time ns : {32, 32, 32, 40}) h.add(ns * 1000);
+  CHECK(h.percentile_ns(50) == 32.0);
+  CHECK(h.percentile_ns(75) == 32.0);
+  CHECK(h.percentile_ns(99) == 40.0);
+  CHECK(h.percentile_ns(99) <= h.max_ns());
+  // Within one bin: the bin's largest, less than 1 ns above the true value.
+  LatencyHistogram f;
+  for (const Time ps : {31250, 31875, 31875, 35000}) f.add(ps);
+  CHECK(f.percentile_ns(25) == 31.875);  // true 31.25
+  CHECK(f.percentile_ns(50) == 31.875);
+  CHECK(f.percentile_ns(100) == 35.0);
 }
 
 TEST_CASE("a request larger than a queue can ever hold is an error, not a hang") {

@@ -64,6 +64,24 @@ TEST_CASE("trace errors name file and line") {
   TraceSource t2(p2, TraceFormat::kAuto, 1000, 64);
   CHECK_THROWS_WITH(t2.next(a), Catch::Contains(p2 + ":1: field address"));
   CHECK_THROWS_WITH(TraceSource("/nonexistent.trace", TraceFormat::kAuto, 1000, 64), Catch::Contains("cannot open"));
+  // A cycle whose time would overflow the model's clock, an address whose
+  // request passes 2^64; the last 64 bytes of the address space are fine.
+  const auto p3 = write_file("bad3.trace",
+                             "0xffffffffffffffc0 READ 4611686018427387\n0x0 READ 4611686018427388\n"
+                             "ST 0xffffffffffffffc1\n",
+                             false);
+  TraceSource t3(p3, TraceFormat::kAuto, 1000, 64);
+  CHECK(t3.next(a) == RequestSource::Next::kReady);
+  CHECK(a.addr == 0xffffffffffffffc0);
+  CHECK_THROWS_WITH(t3.next(a), Catch::Contains(p3 + ":2: field cycle: 4611686018427388 is too large"));
+  TraceSource t4(p3, TraceFormat::kRamulator, 1000, 64);
+  CHECK_THROWS_WITH(t4.next(a), Catch::Contains(p3 + ":1: expected LD or ST"));
+  std::remove(p3.c_str());
+  const auto p4 = write_file("bad4.trace", "ST 0xffffffffffffffc1\n", false);
+  TraceSource t5(p4, TraceFormat::kAuto, 1000, 64);
+  CHECK_THROWS_WITH(t5.next(a), Catch::Contains(p4 + ":1: field address: '0xffffffffffffffc1' with requests of 64 "
+                                                     "bytes passes the end of the 64-bit address space"));
+  std::remove(p4.c_str());
   std::remove(path.c_str());
   std::remove(p2.c_str());
 }
