@@ -49,7 +49,7 @@ void HbmModel::split(std::uint64_t addr, std::uint32_t bytes, std::vector<BurstT
   // One stack: every interleave block is local as it is, so the bursts are
   // one run (and cost no divisions by the block size).
   const std::uint32_t shift = m_mapper.offset_bits();  // bursts are 1 << shift bytes
-  const std::uint64_t first = addr >> shift, n = (last_byte(addr, bytes) >> shift) - first + 1;
+  const std::uint64_t first = addr >> shift, n = ((addr + std::max<std::uint32_t>(bytes, 1) - 1) >> shift) - first + 1;
   // Every element is overwritten below: no clear() first, so a request of
   // the last one's size zeroes nothing.
   out.resize(n);
@@ -148,14 +148,15 @@ void HbmModel::check_request(const MemRequest& req) const {
   // accepted; found before splitting it, which would take memory in
   // proportion to its size.
   const std::uint64_t bb = m_cfg.device.org.burst_bytes();
-  const std::uint64_t bursts = (std::uint64_t{req.bytes} + bb - 1) / bb;  // the fewest it can take
   const std::uint64_t room = std::uint64_t{m_pcs[0]->capacity(req.write)} * m_pcs.size();
-  if (bursts > room)
+  if (req.bytes > room * bb) [[unlikely]] {  // more than `room` bursts, however aligned
+    const std::uint64_t bursts = (std::uint64_t{req.bytes} + bb - 1) / bb;  // the fewest it can take
     throw std::invalid_argument(m_name + ": request " + std::to_string(req.id) + " of " + std::to_string(req.bytes) +
                                 " bytes needs at least " + std::to_string(bursts) + " bursts but the " +
                                 (req.write ? "write" : "read") + " queues of all " + std::to_string(m_pcs.size()) +
                                 " pseudo-channels hold " + std::to_string(room) +
                                 "; split the request or deepen the queues");
+  }
 }
 
 bool HbmModel::can_accept(const MemRequest& req) const { return lacking_room(req) == m_pcs.size(); }

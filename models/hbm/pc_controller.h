@@ -108,13 +108,14 @@ class PcController {
   /// A row command or refresh (e = the burst it serves, or nullptr).
   void issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c);
   void charge_stall(const QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c);
-  /// Adds the queues' occupancy since the last count up to cycle `c` (each
-  /// step, and each enqueue, so that bursts count from when they came).
+  /// Adds the queues' occupancy from the last count up to cycle `c`, which
+  /// must not be earlier: each step and each enqueue count, so that bursts
+  /// count from when they came. An enqueue counts up to no later than the
+  /// next step (m_next), so a step's cycle is never before the last count.
   void count_occupancy(std::uint64_t c) {
-    const std::uint64_t d = c > m_counted ? c - m_counted : 0;
-    s_stats.read_queue_integral += m_reads.size() * d;
-    s_stats.write_queue_integral += m_writes.size() * d;
-    m_counted = std::max(m_counted, c);
+    s_stats.read_queue_integral += m_reads.size() * (c - m_counted);
+    s_stats.write_queue_integral += m_writes.size() * (c - m_counted);
+    m_counted = c;
   }
   /// Shows a command to the timing checker and the observer, if any (the
   /// check inline: usually there are none).
@@ -187,7 +188,9 @@ template <class It>
 [[gnu::always_inline]] inline void PcController::enqueue_run(std::uint32_t slot, It first, It last, bool write,
                                                              std::uint64_t cycle, std::uint32_t column_run) {
   BurstQueue& q = write ? m_writes : m_reads;
-  count_occupancy(std::max(cycle, m_clk));
+  // Up to the enqueue, or the next step if that is earlier (never before
+  // the last count: requests come in time order).
+  count_occupancy(std::max(m_counted, std::min(std::max(cycle, m_clk), m_next)));
   const std::uint64_t arrival = std::max(cycle, m_clk) + m_frontend;
   // The first burst's arrival, the earliest (worked out before the loop: a
   // test for the first iteration inside it was a mispredicted branch).
