@@ -72,6 +72,12 @@ TEST_CASE("timing checker catches each constraint violated by one cycle") {
       {"tRREFD", {C(kRefSb, 0, 0)}, C(kRefSb, 1, 8)},
       {"tRRD_S", {C(kAct, 0, 0)}, C(kRefSb, 4, 4)},  // a per-bank refresh after another bank's activate
       {"tRP", {C(kAct, 0, 0), C(kPre, 0, 34)}, C(kRefAb, 0, 48)},
+      {"tRP", {C(kAct, 0, 0), C(kWrA, 0, 12)}, C(kAct, 0, 49)},  // auto-precharge at 12 + CWL + burst + tWR
+      {"tRC", {C(kAct, 0, 0), C(kPre, 0, 34)}, C(kRefSb, 0, 48)},
+      {"tRFCsb", {C(kRefSb, 0, 0)}, C(kRefSb, 0, 160)},
+      {"tRFC", {C(kRefAb, 0, 0)}, C(kRefSb, 3, 260)},
+      {"tRAS", {C(kAct, 0, 0)}, C(kPreA, 0, 34)},
+      {"tRTP", {C(kAct, 0, 0), C(kRd, 0, 30)}, C(kPreA, 0, 35)},
   };
   for (const Case& c : cases) {
     HbmDeviceSpec spec = base;
