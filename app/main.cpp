@@ -1,6 +1,7 @@
 // mxcosim: RTL-coupled co-simulation of an MXU tile. Dispatches to the
 // subcommands listed in command_table.cpp.
 #include <cstring>
+#include <cxxopts.hpp>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -21,6 +22,20 @@ void print_usage(std::ostream& out) {
   }
 }
 
+/// The option a value that failed to parse was given to ("--stacks" for
+/// `--stacks -5` or `--stacks=-5`), empty when it cannot be told: the
+/// parser's message names the value only.
+std::string option_of_bad_value(int argc, char** argv, const std::string& message) {
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.size() < 2 || a[0] != '-') continue;
+    const auto eq = a.find('=');
+    const std::string value = eq != std::string::npos ? a.substr(eq + 1) : i + 1 < argc ? argv[i + 1] : "";
+    if (!value.empty() && message.find(value) != std::string::npos) return a.substr(0, eq);
+  }
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -38,6 +53,10 @@ int main(int argc, char** argv) {
       argv[1] = prog.data();
       try {
         return c.main(argc - 1, argv + 1);
+      } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
+        const std::string option = option_of_bad_value(argc, argv, e.what());
+        std::cerr << prog << ": error: " << (option.empty() ? "" : option + ": ") << e.what() << "\n";
+        return mxc::app::kExitUsage;
       } catch (const std::exception& e) {
         std::cerr << prog << ": error: " << e.what() << "\n";
         return mxc::app::kExitUsage;

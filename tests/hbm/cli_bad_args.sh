@@ -1,0 +1,29 @@
+#!/bin/sh
+# usage: cli_bad_args.sh MXCOSIM CONFIG
+# Bad `mxcosim hbm` arguments end at once with exit code 2 and a message
+# naming the flag (or the trace file and line) at fault.
+m=$1 cfg=$2
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+fail=0
+expect() {  # expect MESSAGE-PATTERN ARGS...: exit 2 and the message
+  want=$1
+  shift
+  out=$(timeout 60 "$m" hbm --config "$cfg" "$@" 2>&1)
+  rc=$?
+  if [ $rc -ne 2 ] || ! printf '%s\n' "$out" | grep -Fq -- "$want"; then
+    echo "cli_bad_args: '$*' gave exit $rc and: $out (wanted exit 2 and '$want')" >&2
+    fail=1
+  fi
+}
+expect "--stacks: expected 1 to 1024, got 0" --pattern seq --stacks 0
+expect "--stacks: expected 1 to 1024, got 268435456" --pattern seq --stacks 268435456
+expect "--stacks: Argument" --pattern seq --stacks -5
+expect "--outstanding: Argument" --pattern seq --outstanding=many
+expect "--size 4294967295: hbm: request 0 of 4294967295 bytes needs at least" --pattern mix --size 4294967295
+printf '0x40 READ 0\n0xffffffffffffffff READ 9\n' > "$dir/top.trace"
+expect "$dir/top.trace:2: field address" --trace "$dir/top.trace"
+printf '0x40 READ 18446744073709551\n' > "$dir/late.trace"
+expect "$dir/late.trace:1: field cycle: 18446744073709551 is too large" --trace "$dir/late.trace"
+[ $fail -eq 0 ] && echo "cli_bad_args: ok"
+exit $fail
