@@ -379,6 +379,12 @@ std::uint64_t HbmModel::planned_steps() const {
   return n;
 }
 
+std::uint64_t HbmModel::skipped_refreshes() const {
+  std::uint64_t n = 0;
+  for (const auto& pc : m_pcs) n += pc->skipped_refreshes();
+  return n;
+}
+
 void HbmModel::backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> data) { m_store.write(addr, data); }
 
 void HbmModel::backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const { m_store.read(addr, out); }

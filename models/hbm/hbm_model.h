@@ -60,6 +60,8 @@ class HbmModel : public MemoryTarget {
   std::uint64_t streaming_steps() const;
   /// Controller steps that took the scheduler's plan from the step before, summed.
   std::uint64_t planned_steps() const;
+  /// Refreshes of idle controllers counted rather than stepped through, summed.
+  std::uint64_t skipped_refreshes() const;
   const LatencyHistogram& latency() const { return m_latency; }
   std::uint64_t requests_done() const { return s_reads + s_writes; }
   std::uint64_t reads() const { return s_reads; }

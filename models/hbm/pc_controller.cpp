@@ -29,6 +29,7 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
       m_state(cfg.device.org, cfg.device.t, cfg.controller.dual_command),
       m_id(id),
       m_rfc(cfg.device.t.RFC),
+      m_skip_idle(cfg.fast_path && m_refresh.idle_refreshes_on_time(cfg.device.t)),
       m_read_cap(cfg.controller.read_queue),
       m_write_cap(cfg.controller.write_queue),
       m_sched(cfg.controller.starvation_cap) {
@@ -37,7 +38,38 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
 }
 
 void PcController::advance_to(std::uint64_t cycle) {
-  while (m_next <= cycle) step(m_next);
+  while (m_next <= cycle)
+    if (!m_skip_idle || busy() || !skip_idle_refreshes(cycle)) step(m_next);
+}
+
+bool PcController::skip_idle_refreshes(std::uint64_t cycle) {
+  // Only when nothing else would happen: no bursts, no command observed
+  // (the checker and timelines see every command), reads mode, every bank
+  // closed, and no bank's refresh held past the next due cycle by earlier
+  // commands. Then every refresh up to `cycle` issues at its due cycle
+  // (idle_refreshes_on_time: one refresh never delays the next), and a
+  // step would only issue it and sleep until the next one.
+  if (m_notify || m_write_mode || m_refresh.pending() || m_next != m_refresh.next_due() ||
+      m_state.open_banks() != 0)
+    return false;
+  Cmd cmd;
+  std::uint32_t bank;
+  m_refresh.wanted(m_state, &cmd, &bank);
+  for (std::uint32_t b = 0; b < m_refresh.round(); ++b)
+    if (m_state.earliest(cmd, cmd == Cmd::kRefSb ? b : bank) > m_next) return false;
+  const std::uint64_t due = (cycle - m_next) / m_refresh.interval() + 1;  // refreshes due in [m_next, cycle]
+  if (due <= m_refresh.round()) return false;
+  const std::uint64_t n = due - m_refresh.round();
+  const std::uint64_t last = m_next + (n - 1) * m_refresh.interval();
+  s_stats.refresh_bank_cycles += m_refresh.skip(n);
+  s_stats.refreshes += n;
+  s_stats.steps += n;
+  m_skipped_refreshes += n;
+  s_stats.last_cycle = last;
+  if (cmd == Cmd::kRefAb) m_refresh_end = last + m_rfc;
+  m_clk = m_counted = last;  // the queues are empty: no occupancy to count
+  m_next = m_refresh.next_due();
+  return true;
 }
 
 void PcController::charge_stall(const QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c) {

@@ -102,9 +102,16 @@ class PcController {
   std::uint64_t streaming_steps() const { return m_streaming_steps; }
   /// Steps whose commands came from the previous step's plan (likewise).
   std::uint64_t planned_steps() const { return m_planned_steps; }
+  /// Refreshes counted by skip_idle_refreshes rather than stepped through (likewise).
+  std::uint64_t skipped_refreshes() const { return m_skipped_refreshes; }
 
  private:
   void step(std::uint64_t c);
+  /// Counts, without stepping through them, the refreshes of an idle
+  /// controller due up to `cycle`, but for the last round's worth, which
+  /// steps then issue (their commands leave the device state as all the
+  /// earlier ones would). Returns whether it skipped any.
+  bool skip_idle_refreshes(std::uint64_t cycle);
   /// A row command or refresh (e = the burst it serves, or nullptr).
   void issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c);
   void charge_stall(const QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c);
@@ -154,6 +161,7 @@ class PcController {
   std::uint64_t m_bus_free = 0;  // cycle after the last column command's data-bus slot
   std::uint64_t m_refresh_end = 0;  // end of the last refresh's blocking (statistics)
   std::uint64_t m_counted = 0;  // queue occupancy counted up to this cycle (statistics)
+  std::uint64_t m_skipped_refreshes = 0;
   std::uint64_t m_streaming_steps = 0, m_planned_steps = 0;
   BurstSink& m_sink;
   TimingChecker* m_checker;
@@ -178,6 +186,7 @@ class PcController {
   // Not needed on every step.
   std::uint32_t m_id;
   std::uint32_t m_rfc;  // tRFC (statistics of all-bank refresh)
+  bool m_skip_idle;  // idle refreshes may be skipped (RefreshPolicy::idle_refreshes_on_time, shortcuts on)
   std::uint32_t m_read_cap, m_write_cap;
   FrFcfsScheduler m_sched;
 };

@@ -44,6 +44,31 @@ class RefreshPolicy {
 
   std::uint64_t refreshes() const { return m_count; }
 
+  /// Whether the refreshes of an idle controller (no bursts, every bank
+  /// closed) each issue at their due cycle once one has: one refresh never
+  /// delays the next (tRFC < tREFI; per bank tRREFD < tREFIsb and tRFCsb
+  /// < banks x tREFIsb). Then skip() may stand for them.
+  bool idle_refreshes_on_time(const HbmTiming& t) const {
+    if (m_mode == RefreshMode::kAllBank) return t.RFC < m_interval;
+    if (m_mode == RefreshMode::kPerBank) return t.RREFD < m_interval && t.RFCsb < m_interval * m_banks;
+    return false;
+  }
+  /// The next `n` refreshes, each issued at its due cycle, as on_issue()
+  /// would record them; returns the bank-cycles they made unavailable.
+  std::uint64_t skip(std::uint64_t n) {
+    m_count += n;
+    m_due += n * m_interval;
+    if (m_mode == RefreshMode::kPerBank) {
+      m_bank = static_cast<std::uint32_t>((m_bank + n) % m_banks);
+      return n * m_busy;
+    }
+    return n * m_busy * m_banks;
+  }
+  std::uint64_t interval() const { return m_interval; }
+  /// Refreshes that set a bank's refresh state (the bank-scope timing): one
+  /// per bank in a per-bank round, all banks at once otherwise.
+  std::uint32_t round() const { return m_mode == RefreshMode::kPerBank ? m_banks : 1; }
+
  private:
   RefreshMode m_mode;
   std::uint64_t m_interval;
