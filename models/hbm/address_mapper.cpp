@@ -42,16 +42,22 @@ AddressMapper::AddressMapper(const HbmOrg& org, const std::string& bit_order, bo
     if (it == std::end(kNames))
       throw std::invalid_argument("address_mapping '" + bit_order + "': unknown field '" + name +
                                   "' (expected ch pc bg ba ro co)");
+    const auto f = static_cast<Field>(it - std::begin(kNames));
     int bits = -1;
     if (colon != std::string::npos) {
-      try {
-        bits = std::stoi(tok.substr(colon + 1));
-      } catch (const std::exception&) {
-        bits = -2;
-      }
-      if (bits < 0) throw std::invalid_argument("address_mapping '" + bit_order + "': bad bit count in '" + tok + "'");
+      // Digits only: std::stoi would read "4x" as 4.
+      const std::string count = tok.substr(colon + 1);
+      if (count.empty() || !std::all_of(count.begin(), count.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        throw std::invalid_argument("address_mapping '" + bit_order + "': bad bit count in '" + tok +
+                                    "' (expected a number of bits)");
+      bits = 0;
+      for (const char c : count) bits = std::min(bits * 10 + (c - '0'), 1000);  // saturates, never overflows
+      // Bounded here so the sums below cannot wrap.
+      if (static_cast<std::uint32_t>(bits) > m_field_bits[f])
+        throw std::invalid_argument("address_mapping '" + bit_order + "': '" + tok + "' takes more than the " +
+                                    std::to_string(m_field_bits[f]) + " bits of field '" + name + "'");
     }
-    toks.push_back({static_cast<Field>(it - std::begin(kNames)), bits});
+    toks.push_back({f, bits});
   }
   std::uint32_t used[kNumFields]{};
   for (const Tok& t : toks)

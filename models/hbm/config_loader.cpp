@@ -5,6 +5,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -17,6 +19,39 @@ namespace {
 
 std::string join(const std::string& where, const std::string& key) { return where.empty() ? key : where + "." + key; }
 
+// Any timing above this is a typo, and it keeps sums of a few timings far
+// from the 32 bits they are stored in.
+constexpr std::uint64_t kMaxCycles = std::uint64_t{1} << 24;
+
+/// A refresh timing that breaks a rule: the field (under device.timing) and
+/// what is wrong with it.
+struct RuleBreak {
+  const char* field;
+  std::string what;
+};
+
+/// Refresh timings under which a refresh is due again before the last one
+/// ends, so no other command ever issues and a run never finishes. Only the
+/// timings of `mode` are checked.
+std::optional<RuleBreak> refresh_rule_broken(const HbmTiming& t, RefreshMode mode, std::uint32_t banks) {
+  const auto n = [](std::uint64_t v) { return std::to_string(v); };
+  if (mode == RefreshMode::kAllBank && t.RFC >= t.REFI)
+    return RuleBreak{"RFC", "RFC " + n(t.RFC) + " cycles must be below REFI " + n(t.REFI) +
+                                " (all-bank refresh would never let a command through)"};
+  if (mode == RefreshMode::kPerBank) {
+    if (t.REFIsb <= t.RREFD)
+      return RuleBreak{"REFIsb", "REFIsb " + n(t.REFIsb) + " cycles must be above RREFD " + n(t.RREFD) +
+                                     " (per-bank refresh would never let a command through)"};
+    // A bank is refreshed again banks x tREFIsb later; it must be free by then.
+    const std::uint64_t round = std::uint64_t{banks} * t.REFIsb;
+    if (t.RFCsb >= round)
+      return RuleBreak{"RFCsb", "RFCsb " + n(t.RFCsb) + " cycles must be below " + n(banks) + " banks x REFIsb " +
+                                    n(t.REFIsb) + " = " + n(round) +
+                                    " (a bank would be refreshed again before it is free)"};
+  }
+  return std::nullopt;
+}
+
 class Reader {
  public:
   explicit Reader(std::string file) : m_file(std::move(file)) {}
@@ -26,9 +61,23 @@ class Reader {
     throw std::runtime_error(m_file + ":" + std::to_string(line) + ": " + field + ": " + what);
   }
 
-  /// Rejects keys outside `known` (typos must not pass silently).
+  /// Rejects a key given twice: yaml-cpp keeps both and lookups see the
+  /// first, so the second would be ignored silently.
+  void unique_keys(const YAML::Node& map, const std::string& where) const {
+    std::map<std::string, int> seen;  // key -> line
+    for (const auto& kv : map) {
+      const std::string key = kv.first.as<std::string>();
+      const auto [it, fresh] = seen.emplace(key, kv.first.Mark().line + 1);
+      if (!fresh)
+        fail(kv.first, join(where, key), "duplicate key (first given on line " + std::to_string(it->second) + ")");
+    }
+  }
+
+  /// Rejects keys outside `known` (typos must not pass silently) and
+  /// duplicate keys.
   void only(const YAML::Node& map, const std::string& where, std::set<std::string> known) const {
     if (!map.IsMap()) fail(map, where, "expected a mapping");
+    unique_keys(map, where);
     for (const auto& kv : map) {
       const std::string key = kv.first.as<std::string>();
       if (!known.count(key)) {
@@ -85,7 +134,8 @@ class Reader {
     }
   }
 
-  /// A timing in cycles: an integer, or "<x>ns" rounded up to whole tCK.
+  /// A timing in cycles: an integer, or "<x>ns" rounded up to whole tCK; at
+  /// most kMaxCycles (a larger value would otherwise be cut to 32 bits).
   std::uint32_t cycles(const YAML::Node& map, const std::string& where, const char* key, Time tck_ps,
                        bool required, std::uint32_t def = 0, bool round_down = false) const {
     const YAML::Node n = map[key];
@@ -95,6 +145,7 @@ class Reader {
       return def;
     }
     if (!n.IsScalar()) fail(n, field, "expected cycles (integer) or nanoseconds (\"12.5ns\")");
+    const std::string limit = " (at most " + std::to_string(kMaxCycles) + " cycles)";
     const std::string s = n.Scalar();
     if (s.size() > 2 && s.substr(s.size() - 2) == "ns") {
       double ns = 0;
@@ -105,14 +156,19 @@ class Reader {
       } catch (const std::exception&) {
         fail(n, field, "bad nanosecond value '" + s + "'");
       }
-      if (!(ns >= 0) || ns > 1e9) fail(n, field, "out of range: '" + s + "'");
+      if (!(ns >= 0)) fail(n, field, "out of range: '" + s + "'");
       // JEDEC rounding: nCK = ceil(t / tCK), with a small guard against
       // floating-point noise on exact multiples.
       // Refresh intervals are maxima and round down instead.
       const double n_ck = ns * 1000.0 / static_cast<double>(tck_ps);
-      return static_cast<std::uint32_t>(round_down ? std::floor(n_ck + 1e-6) : std::ceil(n_ck - 1e-6));
+      const double v = round_down ? std::floor(n_ck + 1e-6) : std::ceil(n_ck - 1e-6);
+      if (!(v <= static_cast<double>(kMaxCycles)))  // also catches "infns"
+        fail(n, field, "out of range: '" + s + "' at tCK " + std::to_string(tck_ps) + " ps" + limit);
+      return static_cast<std::uint32_t>(v);
     }
-    return static_cast<std::uint32_t>(uint(map, where, key, def, false));
+    const std::uint64_t v = uint(map, where, key, def, false);
+    if (v > kMaxCycles) fail(n, field, "out of range: " + s + limit);
+    return static_cast<std::uint32_t>(v);
   }
 
   const std::string& file() const { return m_file; }
@@ -238,6 +294,18 @@ ControllerConfig parse_controller(const Reader& r, const YAML::Node& c) {
   k.address_mapping = r.str(c, w, "address_mapping", k.address_mapping);
   k.xor_bank_hash = r.boolean(c, w, "xor_bank_hash", k.xor_bank_hash);
   k.dual_command = r.boolean(c, w, "dual_command", k.dual_command);
+  const bool high_given = static_cast<bool>(c["write_high_watermark"]);
+  const bool low_given = static_cast<bool>(c["write_low_watermark"]);
+  const bool fits = k.write_low_watermark < k.write_high_watermark && k.write_high_watermark <= k.write_queue;
+  if (!fits && !(high_given && low_given)) {
+    // A derived watermark is not in the file: blame the queue it came from.
+    const auto n = [](std::uint32_t v) { return std::to_string(v); };
+    r.fail(c["write_queue"] ? c["write_queue"] : c, w + ".write_queue",
+           "watermarks low " + n(k.write_low_watermark) + (low_given ? "" : " (derived: write_queue / 4)") +
+               " and high " + n(k.write_high_watermark) + (high_given ? "" : " (derived: write_queue x 3 / 4)") +
+               " need low < high <= write_queue " + n(k.write_queue) +
+               "; set write_low_watermark and write_high_watermark explicitly");
+  }
   if (k.write_low_watermark >= k.write_high_watermark)
     r.fail(c, w + ".write_low_watermark", "must be below write_high_watermark");
   if (k.write_high_watermark > k.write_queue) r.fail(c, w + ".write_high_watermark", "must not exceed write_queue");
@@ -248,7 +316,11 @@ ControllerConfig parse_controller(const Reader& r, const YAML::Node& c) {
 
 void validate(const MemoryConfig& cfg) {
   const HbmOrg& o = cfg.device.org;
-  AddressMapper(o, cfg.controller.address_mapping, cfg.controller.xor_bank_hash);  // throws on a bad mapping
+  try {
+    AddressMapper(o, cfg.controller.address_mapping, cfg.controller.xor_bank_hash);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("controller.address_mapping: ") + e.what());
+  }
   if (cfg.stacks == 0) throw std::invalid_argument("memory.stacks must be > 0");
   if (cfg.stack_interleave_bytes == 0 || cfg.stack_interleave_bytes % o.burst_bytes() != 0)
     throw std::invalid_argument("memory.stack_interleave_bytes must be a positive multiple of the burst size (" +
@@ -264,6 +336,8 @@ void validate(const MemoryConfig& cfg) {
       cfg.device.t.REFIsb == 0)
     throw std::invalid_argument("device timing needs tCK, burst cycles, tREFI and tREFIsb > 0");
   if (cfg.device.t.tCK_ps < 16) throw std::invalid_argument("device timing needs tCK >= 16 ps");
+  if (const auto broken = refresh_rule_broken(cfg.device.t, c.refresh, o.banks()))
+    throw std::invalid_argument(std::string("device.timing.") + broken->field + ": " + broken->what);
 }
 
 MemoryConfig parse_memory_config(const std::string& text, const std::string& file) {
@@ -280,26 +354,26 @@ MemoryConfig parse_memory_config(const std::string& text, const std::string& fil
   cfg.file = file;
   const YAML::Node d = root["device"];
   if (!d) r.fail(root, "device", "missing");
+  // A scalar names a preset file, relative to this file; errors in the
+  // device then name that file.
+  const Reader dr(d.IsScalar() ? (std::filesystem::path(file).parent_path() / d.Scalar()).string() : file);
+  YAML::Node pre;
   if (d.IsScalar()) {
-    // A reference to a preset file, relative to this file.
-    const auto base = std::filesystem::path(file).parent_path();
-    const std::string path = (base / d.Scalar()).string();
+    const std::string& path = dr.file();
     std::ifstream in(path);
     if (!in) r.fail(d, "device", "cannot open preset '" + path + "'");
     std::stringstream ss;
     ss << in.rdbuf();
-    Reader pr(path);
-    YAML::Node pre;
     try {
       pre = YAML::Load(ss.str());
     } catch (const YAML::Exception& e) {
       throw std::runtime_error(path + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax: " + e.msg);
     }
     if (!pre.IsMap() || !pre["device"]) throw std::runtime_error(path + ":1: device: missing");
-    cfg.device = parse_device(pr, pre["device"]);
-  } else {
-    cfg.device = parse_device(r, d);
+    dr.unique_keys(pre, "");  // only its device is read, and that must be the only one
   }
+  const YAML::Node dev = d.IsScalar() ? pre["device"] : d;
+  cfg.device = parse_device(dr, dev);
   if (const YAML::Node m = root["memory"]) {
     r.only(m, "memory", {"stacks", "stack_interleave_bytes"});
     const std::uint64_t stacks = r.uint(m, "memory", "stacks", 1);
@@ -317,6 +391,12 @@ MemoryConfig parse_memory_config(const std::string& text, const std::string& fil
   } catch (const std::invalid_argument& e) {
     const YAML::Node c = root["controller"];
     r.fail(c && c["address_mapping"] ? c["address_mapping"] : root, "controller.address_mapping", e.what());
+  }
+  if (const auto broken = refresh_rule_broken(cfg.device.t, cfg.controller.refresh, cfg.device.org.banks())) {
+    const YAML::Node t = dev["timing"];
+    const YAML::Node given = t[broken->field];
+    dr.fail(given ? given : t, std::string("device.timing.") + broken->field,
+            broken->what + (given ? "" : " (" + std::string(broken->field) + " not given: set it explicitly)"));
   }
   try {
     validate(cfg);

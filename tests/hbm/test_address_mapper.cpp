@@ -42,6 +42,20 @@ TEST_CASE("bad bit orders name the field") {
   CHECK_THROWS_WITH(AddressMapper(org, "ro-ba-bg-co:9-pc-ch", false), Catch::Contains("'co'"));
 }
 
+TEST_CASE("a bit count is digits only and at most its field's bits") {
+  const HbmOrg org = test::preset("hbm2.yaml").device.org;  // 5 column bits
+  // std::stoi read all but the last as a number followed by ignored text.
+  for (const char* bad : {"co:4x", "co:+4", "co:4.0", "co:0x4", "co:"})
+    CHECK_THROWS_WITH(AddressMapper(org, std::string("ro-ba-") + bad + "-ch-pc-bg-co:1", false),
+                      Catch::Contains(std::string("bad bit count in '") + bad + "'"));
+  CHECK_NOTHROW(AddressMapper(org, "ro-ba-co:04-ch-pc-bg-co:1", false));
+  // Counts whose sum wrapped to the field's 5 bits passed the coverage check.
+  CHECK_THROWS_WITH(AddressMapper(org, "ro-ba-bg-pc-ch-co:2147483647-co:2147483647-co:7", false),
+                    Catch::Contains("bits of field 'co'"));
+  CHECK_THROWS_WITH(AddressMapper(org, "ro-ba-bg-pc-ch-co:99999999999999999999", false),
+                    Catch::Contains("bits of field 'co'"));
+}
+
 TEST_CASE("decode inverts encode for every preset and mapping, and ignores bits above the capacity") {
   for (const char* preset : {"hbm2.yaml", "hbm3.yaml"}) {
     const HbmOrg org = test::preset(preset).device.org;

@@ -1,6 +1,8 @@
 // Presets load with their cited figures; bad files give file, line, field.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -19,6 +21,14 @@ std::string replaced(std::string s, const std::string& from, const std::string& 
   const auto at = s.find(from);
   REQUIRE(at != std::string::npos);
   return s.replace(at, from.size(), to);
+}
+/// The 1-based line of the first occurrence of `needle` in `text`.
+std::string line_of(const std::string& text, const std::string& needle) {
+  const auto at = text.find(needle);
+  REQUIRE(at != std::string::npos);
+  std::size_t line = 1;
+  for (std::size_t i = 0; i < at; ++i) line += text[i] == '\n';
+  return std::to_string(line);
 }
 }  // namespace
 
@@ -92,4 +102,137 @@ TEST_CASE("a memory config may reference a device preset file") {
   CHECK(c.stacks == 2);
   CHECK_THROWS_WITH(parse_memory_config("device: nope.yaml\n", dir + "system.yaml"),
                     Catch::Contains("system.yaml:1: device: cannot open preset"));
+}
+
+TEST_CASE("refresh timings that leave no cycle for other commands are rejected") {
+  const std::string base = preset_text("hbm2.yaml");  // RFC 260, REFI 3900, RFCsb 160, REFIsb 243, RREFD 8
+  const std::string per_bank = replaced(base, "refresh: all_bank", "refresh: per_bank");
+  // All-bank: tRFC below tREFI.
+  const std::string big_rfc = replaced(base, "RFC: 260ns", "RFC: 5000ns");
+  CHECK_THROWS_WITH(parse_memory_config(big_rfc, "f.yaml"),
+                    "f.yaml:" + line_of(big_rfc, "RFC: 5000ns") +
+                        ": device.timing.RFC: RFC 5000 cycles must be below REFI 3900 (all-bank refresh would "
+                        "never let a command through)");
+  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "REFI: 3900ns", "REFI: 200"), "f.yaml"),
+                    Catch::Contains("device.timing.RFC: RFC 260 cycles must be below REFI 200"));
+  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "RFC: 260ns", "RFC: 3900"), "f.yaml"),
+                    Catch::Contains("device.timing.RFC"));
+  CHECK_NOTHROW(parse_memory_config(replaced(base, "RFC: 260ns", "RFC: 3899"), "f.yaml"));
+  // Per-bank: tREFIsb above tRREFD, and a bank free before its next refresh.
+  const std::string short_refisb = replaced(per_bank, "REFIsb: 243ns", "REFIsb: 8");
+  CHECK_THROWS_WITH(parse_memory_config(short_refisb, "f.yaml"),
+                    Catch::StartsWith("f.yaml:" + line_of(short_refisb, "REFIsb: 8") +
+                                      ": device.timing.REFIsb: REFIsb 8 cycles must be above RREFD 8"));
+  CHECK_NOTHROW(
+      parse_memory_config(replaced(replaced(per_bank, "REFIsb: 243ns", "REFIsb: 9"), "RFCsb: 160ns", "RFCsb: 143"),
+                          "f.yaml"));
+  CHECK_THROWS_WITH(parse_memory_config(replaced(per_bank, "RFCsb: 160ns", "RFCsb: 3888"), "f.yaml"),
+                    Catch::Contains("device.timing.RFCsb: RFCsb 3888 cycles must be below 16 banks x REFIsb 243 = "
+                                    "3888"));
+  CHECK_NOTHROW(parse_memory_config(replaced(per_bank, "RFCsb: 160ns", "RFCsb: 3887"), "f.yaml"));
+  // A derived tREFIsb (tREFI / banks = 128 / 16) is named, and said to be derived.
+  const std::string derived = replaced(replaced(short_refisb, "    REFIsb: 8\n", ""), "REFI: 3900ns", "REFI: 128");
+  CHECK_THROWS_WITH(parse_memory_config(derived, "f.yaml"),
+                    Catch::Contains("device.timing.REFIsb: REFIsb 8 cycles must be above RREFD 8") &&
+                        Catch::Contains("REFIsb not given"));
+  // Each rule only for the refresh mode that uses it.
+  CHECK_NOTHROW(parse_memory_config(replaced(per_bank, "RFC: 260ns", "RFC: 5000ns"), "f.yaml"));
+  CHECK_NOTHROW(parse_memory_config(replaced(base, "REFIsb: 243ns", "REFIsb: 8"), "f.yaml"));
+  CHECK_NOTHROW(parse_memory_config(replaced(big_rfc, "refresh: all_bank", "refresh: none"), "f.yaml"));
+  // Configs built in code are checked too.
+  MemoryConfig cfg = parse_memory_config(base, "hbm2.yaml");
+  cfg.device.t.RFC = cfg.device.t.REFI;
+  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("device.timing.RFC: RFC 3900 cycles must be below REFI 3900"));
+  cfg.controller.refresh = RefreshMode::kPerBank;
+  CHECK_NOTHROW(validate(cfg));
+  cfg.device.t.REFIsb = cfg.device.t.RREFD;
+  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("device.timing.REFIsb"));
+  cfg.device.t.REFIsb = 10;
+  cfg.device.t.RFCsb = 160;
+  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("device.timing.RFCsb"));
+  cfg.controller.refresh = RefreshMode::kNone;
+  CHECK_NOTHROW(validate(cfg));
+}
+
+TEST_CASE("timings above 2^24 cycles are out of range, not cut to 32 bits") {
+  const std::string base = preset_text("hbm2.yaml");
+  const std::string huge = replaced(base, "    CL: 14\n", "    CL: 4294967297\n");  // 2^32 + 1 was read as 1
+  CHECK_THROWS_WITH(parse_memory_config(huge, "f.yaml"),
+                    "f.yaml:" + line_of(huge, "CL: 4294967297") +
+                        ": device.timing.CL: out of range: 4294967297 (at most 16777216 cycles)");
+  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "    CL: 14\n", "    CL: 16777217\n"), "f.yaml"),
+                    Catch::Contains("device.timing.CL: out of range"));
+  CHECK(parse_memory_config(replaced(base, "    CL: 14\n", "    CL: 16777216\n"), "f.yaml").device.t.CL == 16777216);
+  // Nanoseconds alike, counted in cycles of tCK (1 ns here).
+  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "REFI: 3900ns", "REFI: 1e9ns"), "f.yaml"),
+                    Catch::Contains("device.timing.REFI: out of range: '1e9ns' at tCK 1000 ps (at most 16777216 "
+                                    "cycles)"));
+  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "    CL: 14\n", "    CL: 16777216.5ns\n"), "f.yaml"),
+                    Catch::Contains("device.timing.CL: out of range"));
+  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "    CL: 14\n", "    CL: infns\n"), "f.yaml"),
+                    Catch::Contains("device.timing.CL: out of range"));
+  CHECK(parse_memory_config(replaced(base, "REFI: 3900ns", "REFI: 16777216ns"), "f.yaml").device.t.REFI == 16777216);
+}
+
+TEST_CASE("watermarks derived from a small write queue name the queue") {
+  std::string base = preset_text("hbm2.yaml");
+  base = replaced(replaced(base, "  write_high_watermark: 24\n", ""), "  write_low_watermark: 8\n", "");
+  CHECK(parse_memory_config(base, "f.yaml").controller.write_high_watermark == 24);
+  // write_queue 1 derives high 0 and low 0, neither of which is in the file.
+  const std::string tiny = replaced(base, "write_queue: 32", "write_queue: 1");
+  CHECK_THROWS_WITH(parse_memory_config(tiny, "f.yaml"),
+                    Catch::StartsWith("f.yaml:" + line_of(tiny, "write_queue: 1") + ": controller.write_queue: ") &&
+                        Catch::Contains("set write_low_watermark and write_high_watermark explicitly"));
+  // One derived, one given: still the queue.
+  const std::string low_only = replaced(base, "write_queue: 32", "write_queue: 32\n  write_low_watermark: 30");
+  CHECK_THROWS_WITH(parse_memory_config(low_only, "f.yaml"),
+                    Catch::Contains("controller.write_queue: watermarks low 30 and high 24 (derived"));
+  // Given explicitly, a small queue works, and a bad pair names the watermark.
+  const auto with = [&](const char* high, const char* low) {
+    return replaced(tiny, "write_queue: 1",
+                    std::string("write_queue: 2\n  write_high_watermark: ") + high + "\n  write_low_watermark: " + low);
+  };
+  CHECK(parse_memory_config(with("2", "1"), "f.yaml").controller.write_queue == 2);
+  CHECK_THROWS_WITH(parse_memory_config(with("1", "1"), "f.yaml"),
+                    Catch::Contains("controller.write_low_watermark: must be below write_high_watermark"));
+}
+
+TEST_CASE("a key given twice is an error at its second line") {
+  const std::string base = preset_text("hbm2.yaml");
+  const std::string queue = replaced(base, "read_queue: 32", "read_queue: 64\n  read_queue: 1");
+  CHECK_THROWS_WITH(parse_memory_config(queue, "f.yaml"),
+                    "f.yaml:" + line_of(queue, "read_queue: 1") + ": controller.read_queue: duplicate key " +
+                        "(first given on line " + line_of(queue, "read_queue: 64") + ")");
+  // Every mapping: the top level, device, organisation, timing, memory.
+  CHECK_THROWS_WITH(parse_memory_config(base + "check_timing: true\ncheck_timing: false\n", "f.yaml"),
+                    Catch::Contains(": check_timing: duplicate key"));
+  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "  name: HBM2-2000\n", "  name: a\n  name: b\n"), "f.yaml"),
+                    Catch::Contains("device.name: duplicate key"));
+  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "    rows: 32768\n", "    rows: 32768\n    rows: 16384\n"),
+                                        "f.yaml"),
+                    Catch::Contains("device.organisation.rows: duplicate key"));
+  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "    CL: 14\n", "    CL: 14\n    CL: 15\n"), "f.yaml"),
+                    Catch::Contains("device.timing.CL: duplicate key"));
+  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "stacks: 1", "stacks: 1\n  stacks: 2"), "f.yaml"),
+                    Catch::Contains("memory.stacks: duplicate key"));
+  // And the top level of a referenced preset, of which only `device` is read.
+  const auto dir = std::filesystem::temp_directory_path() / "mxcosim_test_config_loader";
+  std::filesystem::create_directories(dir);
+  const std::string device = base.substr(base.find("device:"), base.find("memory:") - base.find("device:"));
+  std::ofstream((dir / "twice.yaml").string()) << device << device;
+  const auto second = std::count(device.begin(), device.end(), '\n') + 1;
+  CHECK_THROWS_WITH(parse_memory_config("device: twice.yaml\n", (dir / "system.yaml").string()),
+                    Catch::EndsWith("twice.yaml:" + std::to_string(second) + ": device: duplicate key (first " +
+                                    "given on line 1)"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("an address-mapping bit count is digits only") {
+  const std::string base = preset_text("hbm2.yaml");
+  const std::string bad = replaced(base, "co:4-ch", "co:4x-ch");  // std::stoi read this as co:4
+  const std::string at = "f.yaml:" + line_of(bad, "address_mapping:") + ": controller.address_mapping: ";
+  CHECK_THROWS_WITH(parse_memory_config(bad, "f.yaml"), Catch::StartsWith(at) && Catch::Contains("'co:4x'"));
+  MemoryConfig cfg = parse_memory_config(base, "hbm2.yaml");
+  cfg.controller.address_mapping = "ro-ba-co:4x-ch-pc-bg-co:1";
+  CHECK_THROWS_WITH(validate(cfg), Catch::StartsWith("controller.address_mapping: ") && Catch::Contains("'co:4x'"));
 }
