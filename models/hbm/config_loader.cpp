@@ -30,24 +30,30 @@ struct RuleBreak {
   std::string what;
 };
 
-/// Refresh timings under which a refresh is due again before the last one
-/// ends, so no other command ever issues and a run never finishes. Only the
+/// Refresh timings that leave requests no time between refreshes, so a run
+/// never finishes: a refresh due again before the last one ends lets no
+/// command through, and a window shorter than two row cycles lets an
+/// activate through whose row the next refresh closes before its column
+/// command (a refresh's precharge may itself wait a row cycle). Only the
 /// timings of `mode` are checked.
 std::optional<RuleBreak> refresh_rule_broken(const HbmTiming& t, RefreshMode mode, std::uint32_t banks) {
   const auto n = [](std::uint64_t v) { return std::to_string(v); };
-  if (mode == RefreshMode::kAllBank && t.RFC >= t.REFI)
-    return RuleBreak{"RFC", "RFC " + n(t.RFC) + " cycles must be below REFI " + n(t.REFI) +
-                                " (all-bank refresh would never let a command through)"};
+  const std::uint64_t two_rc = 2 * std::uint64_t{t.RC};
+  if (mode == RefreshMode::kAllBank && std::uint64_t{t.RFC} + two_rc > t.REFI)
+    return RuleBreak{"RFC", "RFC " + n(t.RFC) + " cycles must be at most REFI " + n(t.REFI) + " - 2 x RC " +
+                                n(t.RC) + " (all-bank refresh would leave requests no time to finish)"};
   if (mode == RefreshMode::kPerBank) {
-    if (t.REFIsb <= t.RREFD)
+    if (t.REFIsb <= std::uint64_t{t.RREFD} + t.RRD_S)
       return RuleBreak{"REFIsb", "REFIsb " + n(t.REFIsb) + " cycles must be above RREFD " + n(t.RREFD) +
-                                     " (per-bank refresh would never let a command through)"};
-    // A bank is refreshed again banks x tREFIsb later; it must be free by then.
+                                     " + RRD_S " + n(t.RRD_S) +
+                                     " (per-bank refresh would leave activates no time between refreshes)"};
+    // A bank is refreshed again banks x tREFIsb later; it must be free by
+    // then with time for a row cycle of requests.
     const std::uint64_t round = std::uint64_t{banks} * t.REFIsb;
-    if (t.RFCsb >= round)
-      return RuleBreak{"RFCsb", "RFCsb " + n(t.RFCsb) + " cycles must be below " + n(banks) + " banks x REFIsb " +
-                                    n(t.REFIsb) + " = " + n(round) +
-                                    " (a bank would be refreshed again before it is free)"};
+    if (t.RFCsb + two_rc > round)
+      return RuleBreak{"RFCsb", "RFCsb " + n(t.RFCsb) + " cycles must be at most " + n(banks) + " banks x REFIsb " +
+                                    n(t.REFIsb) + " - 2 x RC " + n(t.RC) + " = " + n(round - std::min(round, two_rc)) +
+                                    " (a bank's requests would have no time between its refreshes)"};
   }
   return std::nullopt;
 }

@@ -88,6 +88,27 @@ TEST_CASE("all-bank refresh takes its tRFC / tREFI share, per-bank refresh less"
   CHECK(1.0 - rp.gbps / r0.gbps < loss_all);
 }
 
+TEST_CASE("refresh timings at the loader's bounds still let every request finish") {
+  // The tightest refresh the loader accepts (config_loader.cpp): all-bank
+  // tRFC = tREFI - 2 tRC; per-bank tREFIsb = tRREFD + tRRD_S + 1 with
+  // tRFCsb = banks x tREFIsb - 2 tRC. Just past them, runs livelocked:
+  // activates went through, and the next refresh closed their rows first.
+  for (const auto& pattern : {"random", "mix"}) {
+    INFO(pattern);
+    MemoryConfig all = test::preset("hbm2.yaml");
+    all.device.t.RFC = all.device.t.REFI - 2 * all.device.t.RC;
+    REQUIRE_NOTHROW(validate(all));
+    const Run a = stream(all, pattern, 256, 5000, 64, 0.5);
+    CHECK(a.stats.refreshes >= static_cast<std::uint64_t>(a.ns / all.device.t.REFI) * 16 - 16);
+    MemoryConfig per = test::preset("hbm2.yaml");
+    per.controller.refresh = RefreshMode::kPerBank;
+    per.device.t.REFIsb = per.device.t.RREFD + per.device.t.RRD_S + 1;
+    per.device.t.RFCsb = per.device.org.banks() * per.device.t.REFIsb - 2 * per.device.t.RC;
+    REQUIRE_NOTHROW(validate(per));
+    stream(per, pattern, 256, 5000, 64, 0.5);
+  }
+}
+
 TEST_CASE("a read/write mix drains writes and stays checker-clean") {
   MemoryConfig cfg = test::preset("hbm2.yaml");
   const Run r = stream(cfg, "mix", 64, 20000, 64, 0.5);

@@ -104,36 +104,40 @@ TEST_CASE("a memory config may reference a device preset file") {
                     Catch::Contains("system.yaml:1: device: cannot open preset"));
 }
 
-TEST_CASE("refresh timings that leave no cycle for other commands are rejected") {
-  const std::string base = preset_text("hbm2.yaml");  // RFC 260, REFI 3900, RFCsb 160, REFIsb 243, RREFD 8
+TEST_CASE("refresh timings that leave requests no time are rejected") {
+  const std::string base = preset_text("hbm2.yaml");  // RFC 260, REFI 3900, RC 48, RFCsb 160, REFIsb 243, RREFD 8
   const std::string per_bank = replaced(base, "refresh: all_bank", "refresh: per_bank");
-  // All-bank: tRFC below tREFI.
+  // All-bank: tRFC at most tREFI - 2 tRC.
   const std::string big_rfc = replaced(base, "RFC: 260ns", "RFC: 5000ns");
   CHECK_THROWS_WITH(parse_memory_config(big_rfc, "f.yaml"),
                     "f.yaml:" + line_of(big_rfc, "RFC: 5000ns") +
-                        ": device.timing.RFC: RFC 5000 cycles must be below REFI 3900 (all-bank refresh would "
-                        "never let a command through)");
+                        ": device.timing.RFC: RFC 5000 cycles must be at most REFI 3900 - 2 x RC 48 (all-bank "
+                        "refresh would leave requests no time to finish)");
   CHECK_THROWS_WITH(parse_memory_config(replaced(base, "REFI: 3900ns", "REFI: 200"), "f.yaml"),
-                    Catch::Contains("device.timing.RFC: RFC 260 cycles must be below REFI 200"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "RFC: 260ns", "RFC: 3900"), "f.yaml"),
+                    Catch::Contains("device.timing.RFC: RFC 260 cycles must be at most REFI 200"));
+  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "RFC: 260ns", "RFC: 3805"), "f.yaml"),
                     Catch::Contains("device.timing.RFC"));
-  CHECK_NOTHROW(parse_memory_config(replaced(base, "RFC: 260ns", "RFC: 3899"), "f.yaml"));
-  // Per-bank: tREFIsb above tRREFD, and a bank free before its next refresh.
+  CHECK_NOTHROW(parse_memory_config(replaced(base, "RFC: 260ns", "RFC: 3804"), "f.yaml"));
+  // Per-bank: tREFIsb above tRREFD + tRRD_S, and a bank free 2 tRC before its next refresh.
   const std::string short_refisb = replaced(per_bank, "REFIsb: 243ns", "REFIsb: 8");
   CHECK_THROWS_WITH(parse_memory_config(short_refisb, "f.yaml"),
                     Catch::StartsWith("f.yaml:" + line_of(short_refisb, "REFIsb: 8") +
-                                      ": device.timing.REFIsb: REFIsb 8 cycles must be above RREFD 8"));
-  CHECK_NOTHROW(
-      parse_memory_config(replaced(replaced(per_bank, "REFIsb: 243ns", "REFIsb: 9"), "RFCsb: 160ns", "RFCsb: 143"),
-                          "f.yaml"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(per_bank, "RFCsb: 160ns", "RFCsb: 3888"), "f.yaml"),
-                    Catch::Contains("device.timing.RFCsb: RFCsb 3888 cycles must be below 16 banks x REFIsb 243 = "
-                                    "3888"));
-  CHECK_NOTHROW(parse_memory_config(replaced(per_bank, "RFCsb: 160ns", "RFCsb: 3887"), "f.yaml"));
+                                      ": device.timing.REFIsb: REFIsb 8 cycles must be above RREFD 8 + RRD_S 4"));
+  CHECK_THROWS_WITH(parse_memory_config(replaced(per_bank, "REFIsb: 243ns", "REFIsb: 12"), "f.yaml"),
+                    Catch::Contains("device.timing.REFIsb"));
+  const std::string tight = replaced(replaced(per_bank, "REFIsb: 243ns", "REFIsb: 13"), "RFCsb: 160ns", "RFCsb: 112");
+  CHECK_NOTHROW(parse_memory_config(tight, "f.yaml"));
+  CHECK_THROWS_WITH(parse_memory_config(replaced(tight, "RFCsb: 112", "RFCsb: 113"), "f.yaml"),
+                    Catch::Contains("device.timing.RFCsb: RFCsb 113 cycles must be at most 16 banks x REFIsb 13 - "
+                                    "2 x RC 48 = 112"));
+  CHECK_THROWS_WITH(parse_memory_config(replaced(per_bank, "RFCsb: 160ns", "RFCsb: 3793"), "f.yaml"),
+                    Catch::Contains("device.timing.RFCsb: RFCsb 3793 cycles must be at most 16 banks x REFIsb 243 - "
+                                    "2 x RC 48 = 3792"));
+  CHECK_NOTHROW(parse_memory_config(replaced(per_bank, "RFCsb: 160ns", "RFCsb: 3792"), "f.yaml"));
   // A derived tREFIsb (tREFI / banks = 128 / 16) is named, and said to be derived.
   const std::string derived = replaced(replaced(short_refisb, "    REFIsb: 8\n", ""), "REFI: 3900ns", "REFI: 128");
   CHECK_THROWS_WITH(parse_memory_config(derived, "f.yaml"),
-                    Catch::Contains("device.timing.REFIsb: REFIsb 8 cycles must be above RREFD 8") &&
+                    Catch::Contains("device.timing.REFIsb: REFIsb 8 cycles must be above RREFD 8 + RRD_S 4") &&
                         Catch::Contains("REFIsb not given"));
   // Each rule only for the refresh mode that uses it.
   CHECK_NOTHROW(parse_memory_config(replaced(per_bank, "RFC: 260ns", "RFC: 5000ns"), "f.yaml"));
@@ -142,13 +146,13 @@ TEST_CASE("refresh timings that leave no cycle for other commands are rejected")
   // Configs built in code are checked too.
   MemoryConfig cfg = parse_memory_config(base, "hbm2.yaml");
   cfg.device.t.RFC = cfg.device.t.REFI;
-  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("device.timing.RFC: RFC 3900 cycles must be below REFI 3900"));
+  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("device.timing.RFC: RFC 3900 cycles must be at most REFI 3900"));
   cfg.controller.refresh = RefreshMode::kPerBank;
   CHECK_NOTHROW(validate(cfg));
   cfg.device.t.REFIsb = cfg.device.t.RREFD;
   CHECK_THROWS_WITH(validate(cfg), Catch::Contains("device.timing.REFIsb"));
-  cfg.device.t.REFIsb = 10;
-  cfg.device.t.RFCsb = 160;
+  cfg.device.t.REFIsb = 16;
+  cfg.device.t.RFCsb = 161;
   CHECK_THROWS_WITH(validate(cfg), Catch::Contains("device.timing.RFCsb"));
   cfg.controller.refresh = RefreshMode::kNone;
   CHECK_NOTHROW(validate(cfg));
