@@ -327,7 +327,8 @@ void validate(const MemoryConfig& cfg) {
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("controller.address_mapping: ") + e.what());
   }
-  if (cfg.stacks == 0) throw std::invalid_argument("memory.stacks must be > 0");
+  if (cfg.stacks == 0 || cfg.stacks > kMaxStacks)
+    throw std::invalid_argument("memory.stacks must be 1 to " + std::to_string(kMaxStacks));
   if (cfg.stack_interleave_bytes == 0 || cfg.stack_interleave_bytes % o.burst_bytes() != 0)
     throw std::invalid_argument("memory.stack_interleave_bytes must be a positive multiple of the burst size (" +
                                 std::to_string(o.burst_bytes()) + " bytes)");
@@ -383,7 +384,7 @@ MemoryConfig parse_memory_config(const std::string& text, const std::string& fil
   if (const YAML::Node m = root["memory"]) {
     r.only(m, "memory", {"stacks", "stack_interleave_bytes"});
     const std::uint64_t stacks = r.uint(m, "memory", "stacks", 1);
-    if (stacks > 1024) r.fail(m["stacks"], "memory.stacks", "too large (max 1024)");
+    if (stacks > kMaxStacks) r.fail(m["stacks"], "memory.stacks", "too large (max " + std::to_string(kMaxStacks) + ")");
     cfg.stacks = static_cast<std::uint32_t>(stacks);
     cfg.stack_interleave_bytes = r.uint(m, "memory", "stack_interleave_bytes", cfg.stack_interleave_bytes);
     if (cfg.stack_interleave_bytes % cfg.device.org.burst_bytes() != 0)
