@@ -29,7 +29,9 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
       m_state(cfg.device.org, cfg.device.t, cfg.controller.dual_command),
       m_id(id),
       m_rfc(cfg.device.t.RFC),
-      m_skip_idle(cfg.fast_path && m_refresh.idle_refreshes_on_time(cfg.device.t)),
+      m_skip_span(cfg.fast_path && m_refresh.idle_refreshes_on_time(cfg.device.t)
+                      ? m_refresh.round() * m_refresh.interval()
+                      : kNoCycle),
       m_read_cap(cfg.controller.read_queue),
       m_write_cap(cfg.controller.write_queue),
       m_sched(cfg.controller.starvation_cap) {
@@ -38,8 +40,11 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
 }
 
 void PcController::advance_to(std::uint64_t cycle) {
-  while (m_next <= cycle)
-    if (!m_skip_idle || busy() || !skip_idle_refreshes(cycle)) step(m_next);
+  while (m_next <= cycle) {
+    // Worth a look only when more than a round of refreshes is due.
+    if (cycle - m_next >= m_skip_span && !busy() && skip_idle_refreshes(cycle)) continue;
+    step(m_next);
+  }
 }
 
 bool PcController::skip_idle_refreshes(std::uint64_t cycle) {

@@ -186,7 +186,10 @@ class PcController {
   // Not needed on every step.
   std::uint32_t m_id;
   std::uint32_t m_rfc;  // tRFC (statistics of all-bank refresh)
-  bool m_skip_idle;  // idle refreshes may be skipped (RefreshPolicy::idle_refreshes_on_time, shortcuts on)
+  // Idle refreshes may be skipped (RefreshPolicy::idle_refreshes_on_time,
+  // shortcuts on) when more than this many cycles of them are due: a round;
+  // kNoCycle when they may not.
+  std::uint64_t m_skip_span;
   std::uint32_t m_read_cap, m_write_cap;
   FrFcfsScheduler m_sched;
 };
