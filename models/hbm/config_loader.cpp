@@ -332,6 +332,15 @@ void validate(const MemoryConfig& cfg) {
   if (cfg.stack_interleave_bytes == 0 || cfg.stack_interleave_bytes % o.burst_bytes() != 0)
     throw std::invalid_argument("memory.stack_interleave_bytes must be a positive multiple of the burst size (" +
                                 std::to_string(o.burst_bytes()) + " bytes)");
+  // Each pseudo-channel is a controller with its own state: bounds that
+  // keep a typo (16777216 channels) from building millions of them.
+  const std::uint64_t pcs = std::uint64_t{o.channels} * o.pseudo_channels;  // HbmOrg::pcs() in 64 bits
+  if (pcs > 1024)
+    throw std::invalid_argument("device.organisation: at most 1024 pseudo-channels a stack (channels x "
+                                "pseudo_channels), got " + std::to_string(pcs));
+  if (pcs * cfg.stacks > 65536)
+    throw std::invalid_argument("memory.stacks: at most 65536 pseudo-channels in all (stacks x channels x "
+                                "pseudo_channels), got " + std::to_string(pcs * cfg.stacks));
   if (o.banks() > 65535 || o.bursts_per_row() > 65535)
     throw std::invalid_argument("device.organisation: at most 65535 banks per pseudo-channel and bursts per row");
   const ControllerConfig& c = cfg.controller;

@@ -158,6 +158,24 @@ TEST_CASE("refresh timings that leave requests no time are rejected") {
   CHECK_NOTHROW(validate(cfg));
 }
 
+TEST_CASE("pseudo-channel counts that would build millions of controllers are errors") {
+  const std::string base = preset_text("hbm2.yaml");  // 8 channels x 2 pseudo-channels
+  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "channels: 8", "channels: 16777216"), "f.yaml"),
+                    Catch::Contains("at most 1024 pseudo-channels a stack") && Catch::Contains("got 33554432"));
+  CHECK_NOTHROW(parse_memory_config(replaced(base, "channels: 8", "channels: 512"), "f.yaml"));
+  // 2^30 x 2^30 would wrap to 0 in 32 bits.
+  CHECK_THROWS_WITH(parse_memory_config(replaced(replaced(base, "channels: 8", "channels: 1073741824"),
+                                                 "pseudo_channels: 2", "pseudo_channels: 1073741824"),
+                                        "f.yaml"),
+                    Catch::Contains("at most 1024 pseudo-channels a stack"));
+  MemoryConfig cfg = parse_memory_config(base, "f.yaml");
+  cfg.stacks = kMaxStacks;  // 1024 x 16 = 16384: fine
+  CHECK_NOTHROW(validate(cfg));
+  cfg.device.org.channels = 64;  // 1024 x 128 = 131072
+  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("at most 65536 pseudo-channels in all") &&
+                                       Catch::Contains("got 131072"));
+}
+
 TEST_CASE("timings above 2^24 cycles are out of range, not cut to 32 bits") {
   const std::string base = preset_text("hbm2.yaml");
   const std::string huge = replaced(base, "    CL: 14\n", "    CL: 4294967297\n");  // 2^32 + 1 was read as 1
