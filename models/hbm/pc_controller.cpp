@@ -1,6 +1,8 @@
 #include "models/hbm/pc_controller.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "models/hbm/branch_free.h"
 #include "models/hbm/timing_checker.h"
@@ -32,6 +34,7 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
       m_skip_span(cfg.fast_path && m_refresh.idle_refreshes_on_time(cfg.device.t)
                       ? m_refresh.round() * m_refresh.interval()
                       : kNoCycle),
+      m_stuck_cycles(kStuckRounds * m_refresh.round() * m_refresh.interval()),
       m_read_cap(cfg.controller.read_queue),
       m_write_cap(cfg.controller.write_queue),
       m_sched(cfg.controller.starvation_cap) {
@@ -75,6 +78,15 @@ bool PcController::skip_idle_refreshes(std::uint64_t cycle) {
   m_clk = m_counted = last;  // the queues are empty: no occupancy to count
   m_next = m_refresh.next_due();
   return true;
+}
+
+void PcController::stuck(std::uint64_t c) const {
+  throw std::runtime_error(
+      "HBM pseudo-channel " + std::to_string(m_id) + ": no column command for " +
+      std::to_string(c - std::max(m_bus_free, m_busy_since)) + " cycles (" + std::to_string(kStuckRounds) +
+      " refresh rounds) with bursts queued, at cycle " + std::to_string(c) +
+      ": the device timings leave no time between refreshes for a row to open and be read or written "
+      "(compare tRCDRD, tRCDWR, tRAS and tRC with tREFI - tRFC, or tREFIsb x banks - tRFCsb)");
 }
 
 void PcController::charge_stall(const QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c) {
@@ -125,6 +137,7 @@ void PcController::notify(const DramCommand& cmd) {
       ++s_stats.refreshes;
       s_stats.refresh_bank_cycles += m_refresh.on_issue(cmd, c);
       if (cmd == Cmd::kRefAb) m_refresh_end = c + m_rfc;
+      if (busy() && c > std::max(m_bus_free, m_busy_since) + m_stuck_cycles) [[unlikely]] stuck(c);
       break;
     default: break;
   }

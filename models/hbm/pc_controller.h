@@ -115,6 +115,8 @@ class PcController {
   /// A row command or refresh (e = the burst it serves, or nullptr).
   void issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c);
   void charge_stall(const QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c);
+  /// Throws: bursts have waited m_stuck_cycles with no column command.
+  [[noreturn, gnu::cold]] void stuck(std::uint64_t c) const;
   /// Adds the queues' occupancy from the last count up to cycle `c`, which
   /// must not be earlier: each step and each enqueue count, so that bursts
   /// count from when they came. An enqueue counts up to no later than the
@@ -190,6 +192,14 @@ class PcController {
   // shortcuts on) when more than this many cycles of them are due: a round;
   // kNoCycle when they may not.
   std::uint64_t m_skip_span;
+  // Refresh rounds (tREFI, or banks x tREFIsb) with bursts queued and no
+  // column command after which a refresh stops the run: only timings that
+  // do not fit between refreshes (a livelock: each row the controller opens
+  // is closed by the next refresh first) get there. Checked at each
+  // refresh, so it costs nothing per command.
+  static constexpr std::uint64_t kStuckRounds = 64;
+  std::uint64_t m_stuck_cycles;
+  std::uint64_t m_busy_since = 0;  // when the queues last went from empty to not
   std::uint32_t m_read_cap, m_write_cap;
   FrFcfsScheduler m_sched;
 };
@@ -200,6 +210,7 @@ template <class It>
 [[gnu::always_inline]] inline void PcController::enqueue_run(std::uint32_t slot, It first, It last, bool write,
                                                              std::uint64_t cycle, std::uint32_t column_run) {
   BurstQueue& q = write ? m_writes : m_reads;
+  if (!busy()) m_busy_since = std::max(cycle, m_clk);
   // Up to the enqueue, or the next step if that is earlier (never before
   // the last count: requests come in time order).
   count_occupancy(std::max(m_counted, std::min(std::max(cycle, m_clk), m_next)));

@@ -109,6 +109,27 @@ TEST_CASE("refresh timings at the loader's bounds still let every request finish
   }
 }
 
+TEST_CASE("timings that leave no time between refreshes stop the run with an error, not a hang") {
+  // tRCDWR longer than tREFI: every write's row is closed by the next
+  // refresh before its column command may issue. The loader's refresh
+  // bounds (tRFC, tREFI, tRC) cannot see it; the controller stops after 64
+  // refresh rounds without a column command while bursts wait.
+  for (const RefreshMode mode : {RefreshMode::kAllBank, RefreshMode::kPerBank}) {
+    MemoryConfig cfg = test::preset("hbm2.yaml");
+    cfg.controller.refresh = mode;
+    cfg.device.t.RCDWR = 2 * cfg.device.t.REFI;
+    REQUIRE_NOTHROW(validate(cfg));
+    HbmModel m("hbm", cfg);
+    PatternOptions p;
+    p.pattern = "mix";
+    p.requests = 200;
+    p.write_ratio = 0.5;
+    PatternSource src(p);
+    CHECK_THROWS_WITH(run_closed_loop(m, src, 16), Catch::Contains("no column command for") &&
+                                                       Catch::Contains("64 refresh rounds) with bursts queued"));
+  }
+}
+
 TEST_CASE("a read/write mix drains writes and stays checker-clean") {
   MemoryConfig cfg = test::preset("hbm2.yaml");
   const Run r = stream(cfg, "mix", 64, 20000, 64, 0.5);
