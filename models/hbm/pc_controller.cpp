@@ -80,7 +80,8 @@ bool PcController::skip_idle_refreshes(std::uint64_t cycle) {
   return true;
 }
 
-void PcController::stuck(std::uint64_t c) const {
+void PcController::check_stuck(std::uint64_t c) const {
+  if (!busy() || c <= std::max(m_bus_free, m_busy_since) + m_stuck_cycles) return;
   throw std::runtime_error(
       "HBM pseudo-channel " + std::to_string(m_id) + ": no column command for " +
       std::to_string(c - std::max(m_bus_free, m_busy_since)) + " cycles (" + std::to_string(kStuckRounds) +
@@ -137,7 +138,7 @@ void PcController::notify(const DramCommand& cmd) {
       ++s_stats.refreshes;
       s_stats.refresh_bank_cycles += m_refresh.on_issue(cmd, c);
       if (cmd == Cmd::kRefAb) m_refresh_end = c + m_rfc;
-      if (busy() && c > std::max(m_bus_free, m_busy_since) + m_stuck_cycles) [[unlikely]] stuck(c);
+      check_stuck(c);
       break;
     default: break;
   }

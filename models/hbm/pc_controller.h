@@ -115,8 +115,9 @@ class PcController {
   /// A row command or refresh (e = the burst it serves, or nullptr).
   void issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c);
   void charge_stall(const QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c);
-  /// Throws: bursts have waited m_stuck_cycles with no column command.
-  [[noreturn, gnu::cold]] void stuck(std::uint64_t c) const;
+  /// At a refresh: throws when bursts have waited m_stuck_cycles with no
+  /// column command. Out of line: a step that inlines it is slower.
+  [[gnu::noinline, gnu::cold]] void check_stuck(std::uint64_t c) const;
   /// Adds the queues' occupancy from the last count up to cycle `c`, which
   /// must not be earlier: each step and each enqueue count, so that bursts
   /// count from when they came. An enqueue counts up to no later than the
