@@ -88,8 +88,13 @@ AddressMapper::AddressMapper(const HbmOrg& org, const std::string& bit_order, bo
     m_field_mask[f] = (std::uint64_t{1} << m_field_bits[f]) - 1;
     pack += m_field_bits[f];
   }
-  m_flat_pc_mask = (1u << (m_field_bits[kPc] + m_field_bits[kCh])) - 1;
-  m_flat_bank_mask = (1u << (m_field_bits[kBa] + m_field_bits[kBg])) - 1;
+  // In 64 bits, capped: an organisation too large for 32-bit numbers (which
+  // validate() rejects) must not make these shifts undefined first.
+  const auto mask = [](std::uint32_t bits) {
+    return static_cast<std::uint32_t>((std::uint64_t{1} << std::min(bits, 32u)) - 1);
+  };
+  m_flat_pc_mask = mask(m_field_bits[kPc] + m_field_bits[kCh]);
+  m_flat_bank_mask = mask(m_field_bits[kBa] + m_field_bits[kBg]);
   if (pack <= 64) {  // always with real organisations; otherwise decode() walks the slices
     const std::uint32_t bytes = (m_addr_bits + 7) / 8;
     m_table.assign(std::size_t{bytes} * 256, 0);

@@ -322,11 +322,6 @@ ControllerConfig parse_controller(const Reader& r, const YAML::Node& c) {
 
 void validate(const MemoryConfig& cfg) {
   const HbmOrg& o = cfg.device.org;
-  try {
-    AddressMapper(o, cfg.controller.address_mapping, cfg.controller.xor_bank_hash);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string("controller.address_mapping: ") + e.what());
-  }
   if (cfg.stacks == 0 || cfg.stacks > kMaxStacks)
     throw std::invalid_argument("memory.stacks must be 1 to " + std::to_string(kMaxStacks));
   if (cfg.stack_interleave_bytes == 0 || cfg.stack_interleave_bytes % o.burst_bytes() != 0)
@@ -341,8 +336,14 @@ void validate(const MemoryConfig& cfg) {
   if (pcs * cfg.stacks > 65536)
     throw std::invalid_argument("memory.stacks: at most 65536 pseudo-channels in all (stacks x channels x "
                                 "pseudo_channels), got " + std::to_string(pcs * cfg.stacks));
-  if (o.banks() > 65535 || o.bursts_per_row() > 65535)
+  if (std::uint64_t{o.bank_groups} * o.banks_per_group > 65535 || o.bursts_per_row() > 65535)
     throw std::invalid_argument("device.organisation: at most 65535 banks per pseudo-channel and bursts per row");
+  // After the organisation's bounds: the mapper builds masks of its fields' bits.
+  try {
+    AddressMapper(o, cfg.controller.address_mapping, cfg.controller.xor_bank_hash);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("controller.address_mapping: ") + e.what());
+  }
   const ControllerConfig& c = cfg.controller;
   if (c.starvation_cap > 65535) throw std::invalid_argument("controller.starvation_cap must be <= 65535");
   if (c.read_queue == 0 || c.write_queue == 0) throw std::invalid_argument("controller queues must hold >= 1 burst");
