@@ -3,18 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <sstream>
 #include <utility>
+
+#include "models/core/hex.h"
 
 namespace mxc {
 
 namespace {
-
-std::string hex(std::uint64_t v) {
-  std::ostringstream s;
-  s << "0x" << std::hex << v;
-  return s.str();
-}
 
 std::string channel_name(std::uint32_t source, bool write) {
   return "timing memory source " + std::to_string(source) + (write ? " write" : " read");

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -28,8 +29,22 @@ void YamlReader::fail(const YAML::Node& n, const std::string& field, const std::
   throw std::invalid_argument(m_origin + ":" + std::to_string(line) + ": field '" + field + "': " + why);
 }
 
+RepeatedKey first_repeated_key(const YAML::Node& map) {
+  std::map<std::string, int> seen;  // key -> line
+  for (const auto& kv : map) {
+    const auto [it, fresh] = seen.emplace(kv.first.as<std::string>(), kv.first.Mark().line + 1);
+    if (!fresh) return {true, kv.first, it->second};
+  }
+  return {};
+}
+
 void YamlReader::keys(const YAML::Node& map, const std::string& field, const std::set<std::string>& allowed) const {
   if (!map.IsMap()) fail(map, field, "expected a mapping");
+  if (const RepeatedKey r = first_repeated_key(map); r.found) {
+    const std::string k = r.second.as<std::string>();
+    fail(r.second, field.empty() ? k : field + "." + k,
+         "duplicate key (first given on line " + std::to_string(r.first_line) + ")");
+  }
   for (const auto& kv : map) {
     const std::string k = kv.first.as<std::string>();
     if (!allowed.count(k)) {

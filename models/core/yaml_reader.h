@@ -23,7 +23,8 @@ class YamlReader {
   /// Throws std::invalid_argument "ORIGIN:LINE: field 'FIELD': WHY" at node n.
   [[noreturn]] void fail(const YAML::Node& n, const std::string& field, const std::string& why) const;
 
-  /// Checks that `map` is a mapping with no keys beyond `allowed` (typos must not pass silently).
+  /// Checks that `map` is a mapping with no keys beyond `allowed` (typos must
+  /// not pass silently) and none given twice.
   void keys(const YAML::Node& map, const std::string& field, const std::set<std::string>& allowed) const;
 
   double number(const YAML::Node& n, const std::string& field, double lo, double hi) const;
@@ -39,6 +40,17 @@ class YamlReader {
  private:
   std::string m_origin;
 };
+
+/// A key given twice in a mapping: yaml-cpp keeps both and lookups see the
+/// first, so the second would be ignored silently. `second` is the repeated
+/// key's node, `first_line` the line (1-based) of its first occurrence;
+/// `found` is false when every key is unique. Every config loader rejects them.
+struct RepeatedKey {
+  bool found = false;
+  YAML::Node second;
+  int first_line = 0;
+};
+RepeatedKey first_repeated_key(const YAML::Node& map);
 
 /// The contents of a file; throws std::invalid_argument naming it when it cannot be read.
 std::string read_config_file(const std::string& path, const std::string& what);

@@ -5,12 +5,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
+#include "models/core/yaml_reader.h"
 #include "models/hbm/address_mapper.h"
 
 namespace mxc::hbm {
@@ -70,13 +70,9 @@ class Reader {
   /// Rejects a key given twice: yaml-cpp keeps both and lookups see the
   /// first, so the second would be ignored silently.
   void unique_keys(const YAML::Node& map, const std::string& where) const {
-    std::map<std::string, int> seen;  // key -> line
-    for (const auto& kv : map) {
-      const std::string key = kv.first.as<std::string>();
-      const auto [it, fresh] = seen.emplace(key, kv.first.Mark().line + 1);
-      if (!fresh)
-        fail(kv.first, join(where, key), "duplicate key (first given on line " + std::to_string(it->second) + ")");
-    }
+    if (const RepeatedKey r = first_repeated_key(map); r.found)
+      fail(r.second, join(where, r.second.as<std::string>()),
+           "duplicate key (first given on line " + std::to_string(r.first_line) + ")");
   }
 
   /// Rejects keys outside `known` (typos must not pass silently) and

@@ -1,10 +1,10 @@
 #include "models/hbm/hbm_model.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <stdexcept>
 #include <string>
 
+#include "models/core/hex.h"
 #include "models/hbm/config_loader.h"
 
 namespace mxc::hbm {
@@ -136,11 +136,6 @@ void HbmModel::check_fits(const MemRequest& req) const {
 }
 
 void HbmModel::check_request(const MemRequest& req) const {
-  const auto hex = [](std::uint64_t v) {
-    char b[19];
-    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-    return std::string(b);
-  };
   if (req.bytes > 1 && req.bytes - 1 > ~req.addr)
     throw std::invalid_argument(m_name + ": request " + std::to_string(req.id) + " at " + hex(req.addr) + " of " +
                                 std::to_string(req.bytes) + " bytes runs past the end of the 64-bit address space");

@@ -211,11 +211,12 @@ template <class It>
 [[gnu::always_inline]] inline void PcController::enqueue_run(std::uint32_t slot, It first, It last, bool write,
                                                              std::uint64_t cycle, std::uint32_t column_run) {
   BurstQueue& q = write ? m_writes : m_reads;
-  if (!busy()) m_busy_since = std::max(cycle, m_clk);
+  const std::uint64_t now = std::max(cycle, m_clk);
+  if (!busy()) m_busy_since = now;
   // Up to the enqueue, or the next step if that is earlier (never before
   // the last count: requests come in time order).
-  count_occupancy(std::max(m_counted, std::min(std::max(cycle, m_clk), m_next)));
-  const std::uint64_t arrival = std::max(cycle, m_clk) + m_frontend;
+  count_occupancy(std::max(m_counted, std::min(now, m_next)));
+  const std::uint64_t arrival = now + m_frontend;
   // The first burst's arrival, the earliest (worked out before the loop: a
   // test for the first iteration inside it was a mispredicted branch).
   const std::uint64_t wake = first != last ? q.queued_arrival(arrival) : kNoCycle;

@@ -61,6 +61,9 @@ TEST_CASE("system config: a full file sets every field and resolves paths beside
 }
 
 TEST_CASE("system config errors name the file, the line and the field") {
+  CHECK_THROWS_WITH(parse("system:\n  chips: 1\n  chips: 2\n"),
+                    Catch::Contains("test.yaml:3") && Catch::Contains("system.chips") &&
+                        Catch::Contains("duplicate key (first given on line 2)"));
   CHECK_THROWS_WITH(parse("system:\n  chips: 1\n  tile:\n    rowz: 4\n"),
                     Catch::Contains("test.yaml:4") && Catch::Contains("system.tile.rowz") &&
                         Catch::Contains("unknown key"));

@@ -38,5 +38,8 @@ TEST_CASE("config errors name the file, the line and the field") {
   CHECK(error_of("ici:\n  topology:\n    dims: [4]\n  router:\n    buffer_bytes_per_vc: 64\n")
             .find("buffer_bytes_per_vc") != std::string::npos);
   CHECK(error_of("ici: [").rfind("x.yaml:", 0) == 0);
+  // A key given twice would otherwise keep its first value silently.
+  CHECK(error_of("ici:\n  topology:\n    dims: [4]\n    dims: [8]\n") ==
+        "x.yaml:4: field 'ici.topology.dims': duplicate key (first given on line 3)");
   CHECK_THROWS_WITH(load_ici_config("/nonexistent.yaml"), Catch::Contains("/nonexistent.yaml"));
 }
