@@ -121,13 +121,12 @@ SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, const BankState& state, 
   // its misses wait (a conflict waits while the row has hits).
   if (q.total_hits() < q.size()) {
     const std::uint64_t act_floor = state.earliest_floor(Cmd::kAct), pre_floor = state.earliest_floor(Cmd::kPre);
-    const BankState::BankTimes act_time = state.bank_times(Cmd::kAct), pre_time = state.bank_times(Cmd::kPre);
     RowChoice r;
     for_each_bank_of(
         miss_set.size(), [&](std::size_t w) { return refresh.unblocked(miss_set, w) & ~hit_set[w]; },
         [&](std::uint32_t b) {
           const bool closed = state.open_row(b) == BankState::kClosed;
-          const std::uint64_t t = select(closed, std::max(act_time(b), act_floor), std::max(pre_time(b), pre_floor));
+          const std::uint64_t t = std::max(state.row_bank_time(b, closed), select(closed, act_floor, pre_floor));
           const BurstQueue::Candidate& k = q.candidate(b);  // no burst of the bank hits: its oldest misses
           r.offer(now, k, (t <= now) & (k.arrival <= now));
           return true;
@@ -235,15 +234,14 @@ std::uint64_t FrFcfsScheduler::next_ready_as(BurstQueue& q, const BankState& sta
   } else {
     const std::uint64_t act_floor = std::max(state.earliest_floor(Cmd::kAct), lo);
     const std::uint64_t pre_floor = std::max(state.earliest_floor(Cmd::kPre), lo);
-    const BankState::BankTimes act_time = state.bank_times(Cmd::kAct), pre_time = state.bank_times(Cmd::kPre);
     for_each_bank_of(
         miss_set.size(), [&](std::size_t w) { return refresh.unblocked(miss_set, w) & ~hit_set[w]; },
         [&](std::uint32_t b) {
-          // Both the ACT and the PRE time are read: whether the row is open is data too.
+          // Whether the row is open is data: ACT or PRE by selects.
           const bool closed = state.open_row(b) == BankState::kClosed;
-          const std::uint64_t act = std::max(act_time(b), act_floor), pre = std::max(pre_time(b), pre_floor);
+          const std::uint64_t t = std::max(state.row_bank_time(b, closed), select(closed, act_floor, pre_floor));
           const BurstQueue::Candidate& k = q.candidate(b);  // no burst of the bank hits: its oldest misses
-          r.offer(std::max(select(closed, act, pre), k.arrival), k);
+          r.offer(std::max(t, k.arrival), k);
           return true;
         });
   }
