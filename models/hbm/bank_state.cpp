@@ -41,7 +41,8 @@ BankState::BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command)
       m_group(org.bank_groups),
       m_open(org.banks(), static_cast<std::int32_t>(kClosed)),
       m_banks_per_group(org.banks_per_group),
-      m_faw(t.FAW) {
+      m_faw(t.FAW),
+      m_act_bus(t.ACT_cycles) {
   if (org.rows > static_cast<std::uint32_t>(std::numeric_limits<std::int32_t>::max()))
     throw std::invalid_argument("BankState: " + std::to_string(org.rows) +
                                 " rows per bank do not fit its 31-bit row numbers");

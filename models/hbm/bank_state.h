@@ -135,6 +135,7 @@ class BankState {
   std::uint32_t m_open_count = 0;
   std::uint32_t m_banks_per_group;
   std::uint32_t m_faw;
+  std::uint32_t m_act_bus;  // command-bus cycles an ACT holds (HbmTiming::ACT_cycles)
   std::uint32_t m_act_count = 0;
   std::array<std::uint64_t, 4> m_acts{};  // last four ACT cycles (ring), for tFAW
   // Earliest ACT tFAW allows (the oldest of the last four plus tFAW; 0 before
@@ -229,12 +230,13 @@ inline void BankState::record(std::uint32_t bank, [[maybe_unused]] std::uint32_t
   raise<kRaises[c][0]>(m_bank[bank], rules[0], cycle);
   raise<kRaises[c][1]>(*m_group_of[bank], rules[1], cycle);
   raise<kRaises[c][2]>(m_pc, rules[2], cycle);
+  const std::uint64_t bus_free = cycle + (C == Cmd::kAct ? m_act_bus : 1);
   if (!m_dual)
-    m_row_bus = m_col_bus = cycle + 1;  // one shared command bus
+    m_row_bus = m_col_bus = bus_free;  // one shared command bus
   else if constexpr (is_column(C))
-    m_col_bus = cycle + 1;
+    m_col_bus = bus_free;
   else
-    m_row_bus = cycle + 1;
+    m_row_bus = bus_free;
 
   if constexpr (C == Cmd::kAct) {
     m_acts[m_act_count % 4] = cycle;

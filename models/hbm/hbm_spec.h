@@ -37,6 +37,9 @@ struct HbmTiming {
   std::uint32_t RTW = 12;  ///< Read-to-write command spacing (bus turnaround included).
   std::uint32_t RFC = 260, RFCsb = 160, REFI = 3900, REFIsb = 244;
   std::uint32_t RREFD = 8;  ///< Per-bank refresh to refresh / activate of another bank.
+  /// Row-bus cycles an ACT holds: its row address takes two cycles on HBM's
+  /// row command pins (JESD235, JESD238); other commands hold their bus one.
+  std::uint32_t ACT_cycles = 2;
   std::uint32_t burst_cycles = 2;  ///< Data-bus cycles of one burst (derived).
 };
 

@@ -67,14 +67,18 @@ void TimingChecker::on_command(std::uint32_t pc, const DramCommand& c) {
   if (now < p.last) fail(pc, c, "command issued before an earlier one (cycle went backwards)");
   p.last = now;
 
-  // Command buses: one row and one column command per cycle (or one in all).
+  // Command buses: a row and a column bus (or one for both): a command
+  // holds its bus for one cycle, an ACT for ACT_cycles.
   const bool col = is_column(c.cmd);
-  if (!m_dual) {
-    if (p.last_row_cmd == now || p.last_col_cmd == now) fail(pc, c, "command bus: two commands in one cycle");
-  } else if ((col ? p.last_col_cmd : p.last_row_cmd) == now) {
-    fail(pc, c, col ? "column command bus: two commands in one cycle" : "row command bus: two commands in one cycle");
-  }
-  (col ? p.last_col_cmd : p.last_row_cmd) = now;
+  std::int64_t& free = !m_dual || !col ? p.row_bus_free : p.col_bus_free;
+  const std::int64_t busy_until = m_dual ? free : std::max(p.row_bus_free, p.col_bus_free);
+  if (now < busy_until)
+    fail(pc, c,
+         std::string(!m_dual ? "command bus" : col ? "column command bus" : "row command bus") +
+             ": busy until cycle " + std::to_string(busy_until) + " (two commands in one cycle, or one during an ACT's " +
+             std::to_string(t.ACT_cycles) + " cycles)");
+  free = now + (c.cmd == Cmd::kAct ? std::int64_t{t.ACT_cycles} : 1);
+  if (!m_dual) p.col_bus_free = p.row_bus_free;
 
   switch (c.cmd) {
     case Cmd::kAct: {

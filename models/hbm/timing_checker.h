@@ -44,7 +44,8 @@ class TimingChecker {
     std::int64_t act = kLongAgo, rd = kLongAgo, wr = kLongAgo, refab = kLongAgo, refsb = kLongAgo;
     std::int64_t acts4[4] = {kLongAgo, kLongAgo, kLongAgo, kLongAgo};
     std::uint32_t act_n = 0;
-    std::int64_t last_row_cmd = kLongAgo, last_col_cmd = kLongAgo, last = kLongAgo;
+    std::int64_t row_bus_free = kLongAgo, col_bus_free = kLongAgo;  // first cycle each command bus is free
+    std::int64_t last = kLongAgo;
   };
 
   /// At least `gap` cycles since `since` (inline: a dozen rules per command, all passing in a

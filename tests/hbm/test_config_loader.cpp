@@ -56,6 +56,19 @@ TEST_CASE("presets give the peak bandwidths of the standards") {
   // A device that leaves it out gets the same 8 ns.
   const std::string no_rrefd = replaced(preset_text("hbm3.yaml"), "RREFD: 8ns", "");
   CHECK(parse_memory_config(no_rrefd, "x").device.t.RREFD == 13);
+  // An ACT holds the row command bus two cycles on every preset, and on a
+  // device that leaves ACT_cycles out.
+  for (const MemoryConfig* c : {&h2, &e36, &h3}) CHECK(c->device.t.ACT_cycles == 2);
+  const std::string no_act = replaced(preset_text("hbm3.yaml"), "ACT_cycles: 2", "");
+  CHECK(parse_memory_config(no_act, "x").device.t.ACT_cycles == 2);
+  const std::string base = preset_text("hbm2.yaml");
+  CHECK(parse_memory_config(replaced(base, "ACT_cycles: 2", "ACT_cycles: 1"), "x").device.t.ACT_cycles == 1);
+  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "ACT_cycles: 2", "ACT_cycles: 0"), "f.yaml"),
+                    Catch::Contains("device.timing.ACT_cycles"));
+  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "ACT_cycles: 2", "ACT_cycles: 2ns"), "f.yaml"),
+                    Catch::Contains("device.timing.ACT_cycles"));
+  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "ACT_cycles: 2", "ACT_cycles: 16777217"), "f.yaml"),
+                    Catch::Contains("device.timing.ACT_cycles: too large"));
 }
 
 TEST_CASE("config errors name file, line and field") {

@@ -71,3 +71,30 @@ TEST_CASE("a 64-byte read spanning two bursts of one row completes after the sec
   const MemResponse r = test::one_request(m, 0, 64, false, 0);
   CHECK(r.complete == (19 + 14 + 2 + 1) * kNs);
 }
+
+TEST_CASE("an ACT holds the row command bus for ACT_cycles, so a precharge behind it waits") {
+  // Bank 0 has row 7 open. At 200 ns a read to closed bank 1 and then a
+  // read to row 9 of bank 0 arrive together (schedulable at cycle 201): the
+  // older one's ACT@201 holds the row bus for ACT_cycles, the PRE to bank 0
+  // follows, then tRP 14, ACT, tRCD 14, RD, CL 14, burst 2, backend 1.
+  for (const std::uint32_t act_cycles : {1u, 2u, 3u}) {
+    MemoryConfig cfg = test::preset("hbm2.yaml");
+    cfg.device.t.ACT_cycles = act_cycles;
+    HbmModel m("hbm", cfg);
+    AddressMapper map(cfg.device.org, cfg.controller.address_mapping, false);
+    test::one_request(m, map.encode({0, 0, 0, 0, 7, 0}), 32, false, 0);
+    std::vector<MemResponse> done;
+    m.set_completion([&](const MemResponse& r) { done.push_back(r); });
+    MemRequest closed, conflict;
+    closed.id = 1, closed.addr = map.encode({0, 0, 0, 1, 3, 0}), closed.bytes = 32;
+    conflict.id = 2, conflict.addr = map.encode({0, 0, 0, 0, 9, 0}), conflict.bytes = 32;
+    closed.issue = conflict.issue = 200 * kNs;
+    REQUIRE(m.send(closed, 200 * kNs));
+    REQUIRE(m.send(conflict, 200 * kNs));
+    while (done.size() < 2) m.advance_to(m.next_event_time());
+    REQUIRE(done[0].id == 1);
+    CHECK(done[0].complete == (201 + 14 + 14 + 2 + 1) * kNs);  // ACT@201, RD@215
+    const std::uint64_t pre = 201 + act_cycles;
+    CHECK(done[1].complete == (pre + 14 + 14 + 14 + 2 + 1) * kNs);
+  }
+}

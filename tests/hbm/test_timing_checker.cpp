@@ -113,6 +113,28 @@ TEST_CASE("timing checker catches state errors and command-bus conflicts") {
   CHECK(mentions(single.violations(), "command bus"));
 }
 
+TEST_CASE("timing checker holds the row command bus for an ACT's ACT_cycles") {
+  HbmDeviceSpec spec = test::preset("hbm2.yaml").device;
+  REQUIRE(spec.t.ACT_cycles == 2);
+  using enum Cmd;
+  // Bank 4 (another bank group) has row 0 open from cycle 0; ACT bank 0 at 100.
+  const std::vector<DramCommand> open = {C(kAct, 4, 0)};
+  auto with = [&](std::vector<DramCommand> cmds) {
+    cmds.insert(cmds.begin(), open.begin(), open.end());
+    return cmds;
+  };
+  CHECK(mentions(run(spec, with({C(kAct, 0, 100), C(kPre, 4, 101)})), "row command bus: busy until cycle 102"));
+  CHECK(run(spec, with({C(kAct, 0, 100), C(kPre, 4, 102)})).empty());
+  CHECK(run(spec, with({C(kAct, 0, 100), C(kRd, 4, 101)})).empty());  // the column bus is free
+  spec.t.ACT_cycles = 1;
+  CHECK(run(spec, with({C(kAct, 0, 100), C(kPre, 4, 101)})).empty());
+  // One bus for all commands: a column command waits out the ACT too.
+  spec.t.ACT_cycles = 2;
+  TimingChecker single(spec, 1, false);
+  for (const DramCommand& c : with({C(kAct, 0, 100), C(kRd, 4, 101)})) single.on_command(0, c);
+  CHECK(mentions(single.violations(), "command bus: busy until cycle 102"));
+}
+
 TEST_CASE("timing checker enforces the refresh rate: at most 8 postponed or pulled in") {
   const HbmDeviceSpec spec = test::preset("hbm2.yaml").device;
   const std::uint64_t refi = spec.t.REFI;
