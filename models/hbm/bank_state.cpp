@@ -35,8 +35,9 @@ std::shared_ptr<const BankState::Rules> BankState::intern(const Rules& rules) {
   return known.back();
 }
 
-BankState::BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command)
-    : m_dual(dual_command),
+BankState::BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command, CommandBuses* buses)
+    : m_bus(buses ? buses : &m_own_bus),
+      m_dual(dual_command),
       m_bank(org.banks()),
       m_group(org.bank_groups),
       m_open(org.banks(), static_cast<std::int32_t>(kClosed)),

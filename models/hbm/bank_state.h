@@ -16,15 +16,24 @@
 
 namespace mxc::hbm {
 
+/// The command buses of one channel, shared by its pseudo-channels (JESD235,
+/// JESD238): the first cycle each is free again. With no dual command
+/// interface there is one bus, and both hold its time.
+struct CommandBuses {
+  std::uint64_t row = 0, col = 0;
+};
+
 class BankState {
  public:
   static constexpr std::int64_t kClosed = -1;
 
-  BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command);
-  BankState(const BankState&) = delete;  // m_group_of points into m_group (a move keeps it valid)
+  /// `buses`: the channel's, shared with the other pseudo-channels' states;
+  /// nullptr for buses of this pseudo-channel alone.
+  BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command, CommandBuses* buses = nullptr);
+  BankState(const BankState&) = delete;  // m_group_of points into m_group, m_bus may point at m_own_bus
   BankState& operator=(const BankState&) = delete;
-  BankState(BankState&&) = default;
-  BankState& operator=(BankState&&) = default;
+  BankState(BankState&&) = delete;
+  BankState& operator=(BankState&&) = delete;
 
   /// Earliest cycle `cmd` to `bank` satisfies every timing constraint and the
   /// command bus; `why` receives the binding constraint.
@@ -39,7 +48,7 @@ class BankState {
   template <class Blocked>
   std::uint64_t earliest_column(Cmd cmd, std::span<const std::uint64_t> want, Blocked blocked) const {
     const int i = kSlot[static_cast<int>(cmd)];
-    const std::uint64_t floor = std::max(m_pc.at[i], m_col_bus);
+    const std::uint64_t floor = std::max(m_pc.at[i], col_bus());
     std::uint64_t best = ~std::uint64_t{0};
     for_each_bank(want, [&](std::uint32_t b) {
       if (blocked(b)) return true;
@@ -51,7 +60,7 @@ class BankState {
   /// earliest() split in two, max of both parts. The part common to every
   /// bank: pseudo-channel scope, tFAW for ACT, the command bus ...
   std::uint64_t earliest_floor(Cmd cmd) const {
-    std::uint64_t at = std::max(m_pc.at[kSlot[static_cast<int>(cmd)]], is_column(cmd) ? m_col_bus : m_row_bus);
+    std::uint64_t at = std::max(m_pc.at[kSlot[static_cast<int>(cmd)]], is_column(cmd) ? col_bus() : row_bus());
     if (cmd == Cmd::kAct) at = std::max(at, m_faw_at);
     return at;
   }
@@ -63,6 +72,11 @@ class BankState {
   std::int64_t open_row(std::uint32_t bank) const { return m_open[bank]; }
   std::uint32_t open_banks() const { return m_open_count; }
   std::uint32_t bank_group(std::uint32_t bank) const { return bank / m_banks_per_group; }
+  /// First cycle the row (column) command bus is free: another
+  /// pseudo-channel of the channel may have taken it since this one last
+  /// looked.
+  std::uint64_t row_bus() const { return m_bus->row; }
+  std::uint64_t col_bus() const { return m_bus->col; }
 
  private:
   // Where each command's earliest cycle is kept: RDA / WRA share RD / WR's
@@ -121,7 +135,7 @@ class BankState {
   // they fit (16 controllers' state does not fit in L1, and a step usually
   // starts on a controller whose lines have been evicted).
   Times m_pc;
-  std::uint64_t m_row_bus = 0, m_col_bus = 0;  // next free cycle of each command bus
+  CommandBuses* m_bus;  // the channel's, or m_own_bus
   bool m_dual;
   std::vector<Next> m_bank, m_group;
   // Bank -> its group's slots: one load in the hot path (no division, no
@@ -142,6 +156,7 @@ class BankState {
   // the fourth): kept on issue, read on every row-command timing.
   std::uint64_t m_faw_at = 0;
   std::shared_ptr<const Rules> m_shared;
+  CommandBuses m_own_bus;
 
  public:
   /// earliest_bank() of one command as a function of the bank, with the
@@ -182,7 +197,7 @@ inline constexpr BankState::Shape BankState::kRaises = [] {
   const int i = kSlot[static_cast<int>(cmd)];
   const Next& b = m_bank[bank];
   const Next& g = *m_group_of[bank];
-  const std::uint64_t bus = is_column(cmd) ? m_col_bus : m_row_bus;
+  const std::uint64_t bus = is_column(cmd) ? col_bus() : row_bus();
   std::uint64_t at = b.at[i];
   Constraint w = b.why[i];
   if (g.at[i] > at) at = g.at[i], w = g.why[i];
@@ -203,7 +218,7 @@ inline constexpr BankState::Shape BankState::kRaises = [] {
   const int i = kSlot[static_cast<int>(cmd)];
   const Next& b = m_bank[bank];
   const Next& g = *m_group_of[bank];
-  const std::uint64_t bus = is_column(cmd) ? m_col_bus : m_row_bus;
+  const std::uint64_t bus = is_column(cmd) ? col_bus() : row_bus();
   std::uint64_t key = std::max({b.at[i] << 3 | 4, g.at[i] << 3 | 3, m_pc.at[i] << 3 | 2, bus << 3});
   if (cmd == Cmd::kAct) key = std::max(key, m_faw_at << 3 | 1);
   const std::array<Constraint, 5> by_rank = {Constraint::kCmdBus, Constraint::kFAW, m_pc.why[i], g.why[i], b.why[i]};
@@ -235,11 +250,11 @@ template <Cmd C>
   raise<kRaises[c][2]>(m_pc, rules[2], cycle);
   const std::uint64_t bus_free = cycle + (C == Cmd::kAct ? m_act_bus : 1);
   if (!m_dual)
-    m_row_bus = m_col_bus = bus_free;  // one shared command bus
+    m_bus->row = m_bus->col = bus_free;  // one bus for all commands
   else if constexpr (is_column(C))
-    m_col_bus = bus_free;
+    m_bus->col = bus_free;
   else
-    m_row_bus = bus_free;
+    m_bus->row = bus_free;
 
   if constexpr (C == Cmd::kAct) {
     m_acts[m_act_count % 4] = cycle;

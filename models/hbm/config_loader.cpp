@@ -273,7 +273,7 @@ ControllerConfig parse_controller(const Reader& r, const YAML::Node& c) {
   if (!c) return k;
   const std::string w = "controller";
   r.only(c, w, {"read_queue", "write_queue", "scheduler", "starvation_cap", "page_policy", "write_high_watermark",
-                "write_low_watermark", "refresh", "address_mapping", "xor_bank_hash", "dual_command",
+                "write_low_watermark", "refresh", "address_mapping", "xor_bank_hash", "dual_command", "shared_command_bus",
                 "frontend_cycles", "backend_cycles"});
   auto u32 = [&](const char* key, std::uint32_t def, bool positive) {
     const std::uint64_t v = r.uint(c, w, key, def, positive);
@@ -301,6 +301,7 @@ ControllerConfig parse_controller(const Reader& r, const YAML::Node& c) {
   k.address_mapping = r.str(c, w, "address_mapping", k.address_mapping);
   k.xor_bank_hash = r.boolean(c, w, "xor_bank_hash", k.xor_bank_hash);
   k.dual_command = r.boolean(c, w, "dual_command", k.dual_command);
+  k.shared_command_bus = r.boolean(c, w, "shared_command_bus", k.shared_command_bus);
   const bool high_given = static_cast<bool>(c["write_high_watermark"]);
   const bool low_given = static_cast<bool>(c["write_low_watermark"]);
   const bool fits = k.write_low_watermark < k.write_high_watermark && k.write_high_watermark <= k.write_queue;

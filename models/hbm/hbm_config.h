@@ -24,6 +24,10 @@ struct ControllerConfig {
   std::string address_mapping = "ro-ba-co:4-ch-pc-bg-co:1";
   bool xor_bank_hash = false;   ///< XOR bank / bank-group bits with low row bits.
   bool dual_command = true;     ///< One row and one column command per cycle.
+  /// The pseudo-channels of a channel share its command buses, as JESD235
+  /// and JESD238 have them; false gives each pseudo-channel buses of its
+  /// own (as simulators that model pseudo-channels as channels do).
+  bool shared_command_bus = true;
   std::uint32_t frontend_cycles = 1;  ///< Decode and enqueue before scheduling.
   std::uint32_t backend_cycles = 1;   ///< Response return after the last beat.
 };

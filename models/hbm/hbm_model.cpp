@@ -27,15 +27,21 @@ HbmModel::HbmModel(std::string name, MemoryConfig cfg)
       m_capacity(m_cfg.device.org.stack_bytes() * m_cfg.stacks) {
   const std::uint32_t n = m_cfg.stacks * m_cfg.device.org.pcs();
   if (m_cfg.check_timing) {
-    m_checker = std::make_unique<TimingChecker>(m_cfg.device, n, m_cfg.controller.dual_command);
+    m_checker = std::make_unique<TimingChecker>(m_cfg.device, n, m_cfg.controller.dual_command,
+                                                m_cfg.controller.shared_command_bus);
     m_checker->set_check_refresh(m_cfg.controller.refresh != RefreshMode::kNone);
   }
+  const bool shared = m_cfg.controller.shared_command_bus;
+  m_group = shared ? m_cfg.device.org.pseudo_channels : 1;
+  const std::uint32_t groups = n / m_group;
+  if (shared) m_buses.resize(groups);
   for (std::uint32_t i = 0; i < n; ++i)
-    m_pcs.push_back(std::make_unique<PcController>(i, m_cfg, m_sink, m_checker.get()));
+    m_pcs.push_back(std::make_unique<PcController>(i, m_cfg, m_sink, m_checker.get(),
+                                                   shared ? &m_buses[i / m_group] : nullptr));
   for (auto& pc : m_pcs) pc->set_observer(&m_observer);
   m_count_r.assign(n, 0);
-  m_pc_next.assign(n, kNoCycle);
-  m_busy.assign((n + 63) / 64, 0);
+  m_group_next.assign(groups, kNoCycle);
+  m_busy.assign((groups + 63) / 64, 0);
   m_count_w.assign(n, 0);
   m_min_done = std::min(m_pcs[0]->done_cycles(false), m_pcs[0]->done_cycles(true));
 }
@@ -214,11 +220,18 @@ bool HbmModel::send(const MemRequest& req, Time now) {
     const BurstTarget* run_end = m_scratch_one_pc ? end : t + 1;
     while (run_end != end && run_end->pc == id) ++run_end;
     PcController& pc = *m_pcs[id];
-    // A sleeping controller first replays the refreshes it skipped.
-    if (!pc.busy()) pc.advance_to(floor);
-    pc.enqueue_run(slot, t, run_end, req.write, cycle, m_mapper.column_run());
-    set_pc_next(id, pc.next_cycle());  // a cycle: the controller has bursts now
-    m_pc_min = std::min(m_pc_min, m_pc_next[id]);  // enqueue only brings a controller's next cycle forward
+    const std::uint32_t g = group_of(id);
+    // A sleeping group first replays the refreshes it skipped (a busy one
+    // has stepped its idle controllers' refreshes with the others).
+    if (m_group_next[g] == kNoCycle) replay_idle_group(g, floor);
+    // Not before a cycle another controller of the group has reached
+    // (each controller already keeps its bursts after its own).
+    std::uint64_t at = cycle;
+    if (m_group > 1)
+      for (std::uint32_t i = g * m_group; i < (g + 1) * m_group; ++i) at = std::max(at, m_pcs[i]->clock());
+    pc.enqueue_run(slot, t, run_end, req.write, at, m_mapper.column_run());
+    set_group_next(g, group_next(g));  // a cycle: the controller has bursts now
+    m_pc_min = std::min(m_pc_min, m_group_next[g]);  // enqueue only brings a group's next cycle forward
     t = run_end;
   }
   update_next_event();
@@ -227,10 +240,61 @@ bool HbmModel::send(const MemRequest& req, Time now) {
   return true;
 }
 
-std::uint64_t HbmModel::next_pc_cycle() const {
+std::uint64_t HbmModel::next_group_cycle() const {
   std::uint64_t n = kNoCycle;
-  for (const std::uint64_t c : m_pc_next) n = std::min(n, c);
+  for (const std::uint64_t c : m_group_next) n = std::min(n, c);
   return n;
+}
+
+void HbmModel::step_in_turn(const std::unique_ptr<PcController>* pcs, std::uint64_t n) {
+  // In cycle n the group's controllers take the buses in turn, starting
+  // with number n mod group: ties go round, so two streams that meet on
+  // the column bus settle into alternate cycles, each keeping its own.
+  for (std::uint32_t k = 0; k < m_group; ++k) {
+    PcController& pc = *pcs[(n + k) % m_group];
+    if (pc.event_cycle() == n) pc.step_next();
+  }
+}
+
+void HbmModel::run_group(std::uint32_t g, std::uint64_t limit) {
+  if (m_group == 1) return m_pcs[g]->run_while_busy(limit);
+  const std::unique_ptr<PcController>* pcs = &m_pcs[g * m_group];
+  if (m_group == 2) {  // every preset: the pair stepped without a loop over members
+    PcController& a = *pcs[0];
+    PcController& b = *pcs[1];
+    while (a.busy() || b.busy()) {
+      const std::uint64_t na = a.event_cycle(), nb = b.event_cycle();
+      if (na != nb) {
+        if (std::min(na, nb) > limit) return;
+        (na < nb ? a : b).step_next();
+      } else {
+        if (na > limit) return;
+        step_in_turn(pcs, na);
+      }
+    }
+    return;
+  }
+  for (std::uint64_t n; (n = group_next(g)) <= limit;) step_in_turn(pcs, n);
+}
+
+void HbmModel::replay_idle_group(std::uint32_t g, std::uint64_t cycle) {
+  if (m_group == 1) return m_pcs[g]->advance_to(cycle);
+  const std::unique_ptr<PcController>* pcs = &m_pcs[g * m_group];
+  // Idle controllers' refreshes fall due in the same cycles and issue in
+  // turn: once all of them may, they count most of them at once (each
+  // knowing its turn); the rest are stepped in order.
+  for (;;) {
+    std::uint64_t n = kNoCycle;
+    for (std::uint32_t i = 0; i < m_group; ++i) n = std::min(n, pcs[i]->event_cycle());
+    if (n > cycle) return;
+    bool skip = true;
+    for (std::uint32_t i = 0; i < m_group && skip; ++i) skip = pcs[i]->can_skip_idle(cycle);
+    if (skip) {
+      for (std::uint32_t i = 0; i < m_group; ++i) pcs[i]->skip_idle(cycle);
+      continue;
+    }
+    step_in_turn(pcs, n);
+  }
 }
 
 void HbmModel::update_next_event() {
@@ -264,20 +328,19 @@ void HbmModel::deliver_until(Time now) {
 }
 
 void HbmModel::run_controllers(std::uint64_t limit) {
-  // Controllers do not interact until their completions are delivered
-  // (burst_issued only records a completion time), so without an observer,
-  // which sees the commands in cycle order, each one runs to the limit on its own.
-  // Only the controllers with bursts have a next cycle (m_busy).
+  // Groups (channels) do not interact until their completions are
+  // delivered (burst_issued only records a completion time), so without an
+  // observer, which sees the commands in cycle order, each one runs to the
+  // limit on its own. Only busy groups have a next cycle (m_busy).
   if (!m_observer) {
     std::uint64_t first = kNoCycle;
-    // bank_set.h's loop over set bits serves controllers as well as banks.
-    for_each_bank_of(m_busy.size(), [&](std::size_t w) { return m_busy[w]; }, [&](std::uint32_t i) {
-      std::uint64_t next = m_pc_next[i];
+    // bank_set.h's loop over set bits serves groups as well as banks.
+    for_each_bank_of(m_busy.size(), [&](std::size_t w) { return m_busy[w]; }, [&](std::uint32_t g) {
+      std::uint64_t next = m_group_next[g];
       if (next <= limit) {
-        PcController& pc = *m_pcs[i];
-        pc.run_while_busy(limit);
-        m_pc_next[i] = next = pc.next_cycle();
-        if (next == kNoCycle) m_busy[i / 64] &= ~(std::uint64_t{1} << (i % 64));
+        run_group(g, limit);
+        m_group_next[g] = next = group_next(g);
+        if (next == kNoCycle) m_busy[g / 64] &= ~(std::uint64_t{1} << (g % 64));
       }
       first = std::min(first, next);
       return true;
@@ -286,12 +349,12 @@ void HbmModel::run_controllers(std::uint64_t limit) {
     return;
   }
   for (;;) {
-    const std::uint64_t n = m_pc_min = next_pc_cycle();
+    const std::uint64_t n = m_pc_min = next_group_cycle();
     if (n > limit) return;
-    for (std::size_t i = 0; i < m_pcs.size(); ++i) {
-      if (m_pc_next[i] != n) continue;
-      m_pcs[i]->advance_to(n);
-      set_pc_next(i, m_pcs[i]->next_cycle());
+    for (std::uint32_t g = 0; g < m_group_next.size(); ++g) {
+      if (m_group_next[g] != n) continue;
+      run_group(g, n);
+      set_group_next(g, group_next(g));
     }
   }
 }
@@ -314,18 +377,19 @@ void HbmModel::advance_to(Time now) {
 
 Time HbmModel::advance_until_room() {
   PcController& pc = *m_pcs[m_refused_pc];
+  const std::uint32_t g = group_of(m_refused_pc);
   const std::uint64_t stamp = refusal_stamp();
   Time t = 0;
   while (pc.busy() && refusal_stamp() == stamp) {
-    const std::uint64_t c = pc.next_cycle();
+    const std::uint64_t c = group_next(g);
     t = m_clock.edge(c);
     // Without an observer (which sees the commands in cycle order) that
-    // controller runs ahead alone, a step at a time, and the others catch
-    // up below in one pass (controllers do not interact).
+    // controller's group runs ahead alone, a cycle at a time, and the
+    // others catch up below in one pass (groups do not interact).
     if (m_observer) advance_to(t);
-    else pc.run_while_busy(c);
+    else run_group(g, c);
   }
-  set_pc_next(m_refused_pc, pc.next_cycle());
+  set_group_next(g, group_next(g));
   if (t) advance_to(t);
   return t;
 }
@@ -343,11 +407,11 @@ void HbmModel::collect_finished() {
 void HbmModel::finish(Time now) {
   advance_to(now);
   const std::uint64_t limit = floor_cycle(now);
-  for (std::size_t i = 0; i < m_pcs.size(); ++i) {
-    if (!m_pcs[i]->busy()) m_pcs[i]->advance_to(limit);
-    set_pc_next(i, m_pcs[i]->next_cycle());
+  for (std::uint32_t g = 0; g < m_group_next.size(); ++g) {
+    if (group_next(g) == kNoCycle) replay_idle_group(g, limit);
+    set_group_next(g, group_next(g));
   }
-  m_pc_min = next_pc_cycle();
+  m_pc_min = next_group_cycle();
   update_next_event();
   if (m_checker) {
     m_checker->finish(limit);

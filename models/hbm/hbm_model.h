@@ -9,6 +9,7 @@
 // Latency of an isolated read to a closed bank, from acceptance:
 //   (wait for the next tCK edge) + frontend + tRCD + CL + burst + backend
 // where frontend = backend = 1 tCK by default (the fixed controller overhead).
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -150,13 +151,44 @@ class HbmModel : public MemoryTarget {
   /// has more bursts in a pseudo-channel than its queue holds: it could
   /// never be accepted.
   void check_fits(const MemRequest& req) const;
-  std::uint64_t next_pc_cycle() const;
-  /// Sets m_pc_next[i] and its bit in m_busy.
-  void set_pc_next(std::size_t i, std::uint64_t next) {
-    m_pc_next[i] = next;
-    const std::uint64_t bit = std::uint64_t{1} << (i % 64);
-    if (next != kNoCycle) m_busy[i / 64] |= bit;
-    else m_busy[i / 64] &= ~bit;
+  std::uint64_t next_group_cycle() const;
+  // The pseudo-channels of a channel share its command buses, so their
+  // controllers run as one group, in cycle order (the lower pseudo-channel
+  // first within a cycle): group g is controllers [g * m_group, (g + 1) *
+  // m_group). A group is busy while any of them has bursts; its next cycle
+  // is then the earliest event of any of them (refreshes of the idle ones
+  // included, which must take their turn on the row bus).
+  std::uint32_t group_of(std::uint32_t pc) const { return pc / m_group; }
+  /// The group's next cycle, kNoCycle while it is not busy (inline, with
+  /// the presets' group of two written out: it runs after every group run).
+  std::uint64_t group_next(std::uint32_t g) const {
+    if (m_group == 1) return m_pcs[g]->next_cycle();
+    if (m_group == 2) {
+      const PcController& a = *m_pcs[2 * g];
+      const PcController& b = *m_pcs[2 * g + 1];
+      return a.busy() || b.busy() ? std::min(a.event_cycle(), b.event_cycle()) : kNoCycle;
+    }
+    bool busy = false;
+    std::uint64_t n = kNoCycle;
+    for (std::uint32_t i = g * m_group; i < (g + 1) * m_group; ++i) {
+      busy |= m_pcs[i]->busy();
+      n = std::min(n, m_pcs[i]->event_cycle());
+    }
+    return busy ? n : kNoCycle;
+  }
+  /// Steps the controllers of the group starting at `pcs` whose next event
+  /// is cycle n, in the turn order of cycle n.
+  void step_in_turn(const std::unique_ptr<PcController>* pcs, std::uint64_t n);
+  /// Runs busy group g up to `limit` while it stays busy.
+  void run_group(std::uint32_t g, std::uint64_t limit);
+  /// Brings idle group g up to `cycle` (its refreshes, skipped where they may be).
+  void replay_idle_group(std::uint32_t g, std::uint64_t cycle);
+  /// Sets m_group_next[g] and its bit in m_busy.
+  void set_group_next(std::size_t g, std::uint64_t next) {
+    m_group_next[g] = next;
+    const std::uint64_t bit = std::uint64_t{1} << (g % 64);
+    if (next != kNoCycle) m_busy[g / 64] |= bit;
+    else m_busy[g / 64] &= ~bit;
   }
   /// Recomputes m_next_event from m_pc_min; called wherever a controller's
   /// next cycle or the pending completions may have changed (send,
@@ -174,14 +206,16 @@ class HbmModel : public MemoryTarget {
   std::unique_ptr<TimingChecker> m_checker;
   PcController::CommandObserver m_observer;
   BurstSink m_sink;  // before m_pcs: the controllers report to it
+  std::vector<CommandBuses> m_buses;  // one per channel, before m_pcs: their states point into it
   std::vector<std::unique_ptr<PcController>> m_pcs;
+  std::uint32_t m_group;  // pseudo-channels per channel: controllers per group
   SparseMemory m_store;
   std::vector<Pending> m_slots;
   std::vector<std::uint32_t> m_free;
   DeliveryQueue m_finished;
   std::uint64_t m_seq = 0;
-  std::vector<std::uint64_t> m_pc_next;  // each controller's next_cycle(), kept current
-  // Bit i set when m_pc_next[i] != kNoCycle (a controller with bursts): a
+  std::vector<std::uint64_t> m_group_next;  // each group's group_next(), kept current
+  // Bit g set when m_group_next[g] != kNoCycle (a group with bursts): a
   // tile keeps few requests in flight, and run_controllers visits only these.
   std::vector<std::uint64_t> m_busy;
   std::uint64_t m_pc_min = kNoCycle;     // their minimum, kept current

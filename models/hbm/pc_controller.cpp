@@ -9,7 +9,8 @@
 
 namespace mxc::hbm {
 
-PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink& sink, TimingChecker* checker)
+PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink& sink, TimingChecker* checker,
+                           CommandBuses* buses)
     : m_sink(sink),
       m_checker(checker),
       m_notify(checker != nullptr),
@@ -28,12 +29,16 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
       m_reads(cfg.device.org.banks(), false),
       m_writes(cfg.device.org.banks(), true),
       m_refresh(cfg.controller.refresh, cfg.device.t, cfg.device.org.banks()),
-      m_state(cfg.device.org, cfg.device.t, cfg.controller.dual_command),
+      m_state(cfg.device.org, cfg.device.t, cfg.controller.dual_command, buses),
       m_id(id),
       m_rfc(cfg.device.t.RFC),
-      m_skip_span(cfg.fast_path && m_refresh.idle_refreshes_on_time(cfg.device.t)
+      // With a shared row bus the channel's idle pseudo-channels refresh
+      // one after the other from the due cycle (m_late), within the interval.
+      m_skip_span(cfg.fast_path && m_refresh.idle_refreshes_on_time(cfg.device.t) &&
+                          (buses == nullptr || m_refresh.interval() > cfg.device.org.pseudo_channels)
                       ? m_refresh.round() * m_refresh.interval()
                       : kNoCycle),
+      m_late(buses ? id % cfg.device.org.pseudo_channels : 0),
       m_stuck_cycles(kStuckRounds * m_refresh.round() * m_refresh.interval()),
       m_read_cap(cfg.controller.read_queue),
       m_write_cap(cfg.controller.write_queue),
@@ -50,13 +55,14 @@ void PcController::advance_to(std::uint64_t cycle) {
   }
 }
 
-bool PcController::skip_idle_refreshes(std::uint64_t cycle) {
+bool PcController::can_skip_idle(std::uint64_t cycle) const {
   // Only when nothing else would happen: no bursts, no command observed
   // (the checker and timelines see every command), reads mode, every bank
   // closed, and no bank's refresh held past the next due cycle by earlier
   // commands. Then every refresh up to `cycle` issues at its due cycle
   // (idle_refreshes_on_time: one refresh never delays the next), and a
   // step would only issue it and sleep until the next one.
+  if (m_next > cycle || cycle - m_next < m_skip_span || busy()) return false;
   if (m_notify || m_write_mode || m_refresh.pending() || m_next != m_refresh.next_due() ||
       m_state.open_banks() != 0)
     return false;
@@ -65,18 +71,32 @@ bool PcController::skip_idle_refreshes(std::uint64_t cycle) {
   m_refresh.wanted(m_state, &cmd, &bank);
   for (std::uint32_t b = 0; b < m_refresh.round(); ++b)
     if (m_state.earliest(cmd, cmd == Cmd::kRefSb ? b : bank) > m_next) return false;
+  return (cycle - m_next) / m_refresh.interval() + 1 > m_refresh.round();  // more than a round due
+}
+
+void PcController::skip_idle(std::uint64_t cycle) {
+  // With the row bus shared, the channel's idle pseudo-channels all find
+  // their refresh due in the same cycle and issue it one after the other,
+  // the lower first: this one m_late cycles late, after m_late + 1 steps.
+  Cmd cmd;
+  std::uint32_t bank;
+  m_refresh.wanted(m_state, &cmd, &bank);
   const std::uint64_t due = (cycle - m_next) / m_refresh.interval() + 1;  // refreshes due in [m_next, cycle]
-  if (due <= m_refresh.round()) return false;
   const std::uint64_t n = due - m_refresh.round();
-  const std::uint64_t last = m_next + (n - 1) * m_refresh.interval();
-  s_stats.refresh_bank_cycles += m_refresh.skip(n);
+  const std::uint64_t last = m_next + (n - 1) * m_refresh.interval() + m_late;
+  s_stats.refresh_bank_cycles += m_refresh.skip(n, m_late);
   s_stats.refreshes += n;
-  s_stats.steps += n;
+  s_stats.steps += n * (m_late + 1);
   m_skipped_refreshes += n;
   s_stats.last_cycle = last;
   if (cmd == Cmd::kRefAb) m_refresh_end = last + m_rfc;
   m_clk = m_counted = last;  // the queues are empty: no occupancy to count
   m_next = m_refresh.next_due();
+}
+
+bool PcController::skip_idle_refreshes(std::uint64_t cycle) {
+  if (!can_skip_idle(cycle)) return false;
+  skip_idle(cycle);
   return true;
 }
 
@@ -166,7 +186,7 @@ inline BurstQueue::Index PcController::streaming_pick(const BurstQueue& q, std::
   return BurstQueue::kNone;
 }
 
-inline std::uint64_t PcController::streaming_next(std::uint64_t c) {
+[[gnu::always_inline]] inline std::uint64_t PcController::streaming_next(std::uint64_t c) {
   // compute_next with no refresh pending, specialised as
   // FrFcfsScheduler::next_ready is when every burst is a row hit.
   // Called after a streaming step only: its column command removed one row
@@ -314,6 +334,11 @@ void PcController::step(std::uint64_t c) {
   if (planned) {
     ++m_planned_steps;
     p = FrFcfsScheduler::planned(m_plan, q, c);
+    // Another pseudo-channel of the channel may have taken a bus since the
+    // plan was made (it issues first in a cycle both use): as pick() would
+    // then, that class issues nothing now.
+    if (m_state.row_bus() > c) p.row = BurstQueue::kNone;
+    if (m_state.col_bus() > c) p.col = BurstQueue::kNone;
   } else {
     p = m_sched.pick(q, m_state, m_refresh, c);
   }

@@ -56,7 +56,12 @@ class BurstSink {
 
 class PcController {
  public:
-  PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink& sink, TimingChecker* checker);
+  /// `buses`: its channel's command buses, shared with the channel's other
+  /// pseudo-channels (nullptr: buses of its own). Pseudo-channel `id` is
+  /// number id % pseudo_channels of its channel, and its refreshes are
+  /// staggered by that many 1 / pseudo_channels of an interval.
+  PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink& sink, TimingChecker* checker,
+               CommandBuses* buses = nullptr);
 
   /// Called with every command this controller issues (pc, command); for
   /// timelines. The function must outlive the controller.
@@ -86,6 +91,21 @@ class PcController {
   void enqueue_run(std::uint32_t slot, It first, It last, bool write, std::uint64_t cycle, std::uint32_t column_run);
   /// Process every event up to and including `cycle`.
   void advance_to(std::uint64_t cycle);
+  /// The last cycle processed.
+  std::uint64_t clock() const { return m_clk; }
+  /// The cycle of the next event, refresh included, busy or not.
+  std::uint64_t event_cycle() const { return m_next; }
+  /// Processes the event at event_cycle().
+  void step_next() { step(m_next); }
+  /// Whether skip_idle(cycle) may stand for the refreshes due up to
+  /// `cycle`: no bursts, and more than a round of refreshes that would
+  /// each issue at its due cycle. With the command buses shared, every
+  /// pseudo-channel of the channel must skip the same, or none.
+  bool can_skip_idle(std::uint64_t cycle) const;
+  /// Counts those refreshes without stepping through them, but for the
+  /// last round's worth, which steps then issue (their commands leave the
+  /// device state as all the earlier ones would).
+  void skip_idle(std::uint64_t cycle);
   /// Process events up to and including `cycle` while it has bursts
   /// (stops, as next_cycle() does, once the queues are empty).
   void run_while_busy(std::uint64_t cycle) {
@@ -107,10 +127,7 @@ class PcController {
 
  private:
   void step(std::uint64_t c);
-  /// Counts, without stepping through them, the refreshes of an idle
-  /// controller due up to `cycle`, but for the last round's worth, which
-  /// steps then issue (their commands leave the device state as all the
-  /// earlier ones would). Returns whether it skipped any.
+  /// skip_idle(cycle) where it may; returns whether it did.
   bool skip_idle_refreshes(std::uint64_t cycle);
   /// A row command or refresh (e = the burst it serves, or nullptr).
   void issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c);
@@ -193,6 +210,9 @@ class PcController {
   // shortcuts on) when more than this many cycles of them are due: a round;
   // kNoCycle when they may not.
   std::uint64_t m_skip_span;
+  // This pseudo-channel's place in its channel when the command buses are
+  // shared (0 otherwise): how late its idle refreshes issue (skip_idle).
+  std::uint64_t m_late;
   // Refresh rounds (tREFI, or banks x tREFIsb) with bursts queued and no
   // column command after which a refresh stops the run: only timings that
   // do not fit between refreshes (a livelock: each row the controller opens

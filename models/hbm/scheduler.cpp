@@ -153,6 +153,12 @@ bool FrFcfsScheduler::rows_and_columns_meet_in_banks(const TimingTable& table) {
 std::uint64_t FrFcfsScheduler::next_ready(BurstQueue& q, const BankState& state, const RefreshPolicy& refresh,
                                           std::uint64_t now, SchedulePlan& plan, PlanKept kept,
                                           std::uint32_t bank) const {
+  // Another pseudo-channel of the channel may since have taken the bus of
+  // the kept class past its planned cycle: that class is planned again.
+  // (Before that cycle the bus changes nothing: each bank's time was at
+  // least the planned one already.)
+  if (kept == PlanKept::kColumns && plan.col_at < state.col_bus()) kept = PlanKept::kNothing;
+  if (kept == PlanKept::kRows && plan.row_at < state.row_bus()) kept = PlanKept::kNothing;
   // One copy per case, chosen once here: `kept` is tested at several
   // places below, and as data each test was a mispredicted branch.
   switch (kept) {

@@ -49,7 +49,9 @@ struct SchedulePlan {
 /// within a bank (rows_and_columns_meet_in_banks() checks the timing
 /// table), and the scheduler gives a row command only to a bank without
 /// row hits: so after a step that issued one class of command to one bank,
-/// the other class's choice over all the other banks still holds.
+/// the other class's choice over all the other banks still holds, unless
+/// another pseudo-channel sharing the command buses has taken that class's
+/// bus past its planned cycle (next_ready checks).
 enum class PlanKept : std::uint8_t {
   kNothing,
   kColumns,  ///< Only a row command issued since, to the bank given.

@@ -4,8 +4,13 @@
 
 namespace mxc::hbm {
 
-TimingChecker::TimingChecker(const HbmDeviceSpec& spec, std::uint32_t pseudo_channels, bool dual_command)
-    : m_spec(spec), m_dual(dual_command), m_pcs(pseudo_channels) {
+TimingChecker::TimingChecker(const HbmDeviceSpec& spec, std::uint32_t pseudo_channels, bool dual_command,
+                             bool shared_buses)
+    : m_spec(spec),
+      m_dual(dual_command),
+      m_pcs(pseudo_channels),
+      m_bus_group(shared_buses ? spec.org.pseudo_channels : 1),
+      m_channels((pseudo_channels + m_bus_group - 1) / m_bus_group) {
   for (Pc& p : m_pcs) {
     p.banks.resize(spec.org.banks());
     p.group_act.assign(spec.org.bank_groups, kLongAgo);
@@ -67,18 +72,20 @@ void TimingChecker::on_command(std::uint32_t pc, const DramCommand& c) {
   if (now < p.last) fail(pc, c, "command issued before an earlier one (cycle went backwards)");
   p.last = now;
 
-  // Command buses: a row and a column bus (or one for both): a command
-  // holds its bus for one cycle, an ACT for ACT_cycles.
+  // Command buses: each channel has a row and a column bus (or one for
+  // both), shared by its pseudo-channels; a command holds its bus for one
+  // cycle, an ACT for ACT_cycles.
   const bool col = is_column(c.cmd);
-  std::int64_t& free = !m_dual || !col ? p.row_bus_free : p.col_bus_free;
-  const std::int64_t busy_until = m_dual ? free : std::max(p.row_bus_free, p.col_bus_free);
-  if (now < busy_until)
+  Buses& ch = m_channels.at(pc / m_bus_group);
+  if (now < ch.last) fail(pc, c, "command issued before an earlier one of its channel (cycle went backwards)");
+  ch.last = now;
+  std::int64_t& free = m_dual && col ? ch.col_free : ch.row_free;
+  if (now < free)
     fail(pc, c,
          std::string(!m_dual ? "command bus" : col ? "column command bus" : "row command bus") +
-             ": busy until cycle " + std::to_string(busy_until) + " (two commands in one cycle, or one during an ACT's " +
-             std::to_string(t.ACT_cycles) + " cycles)");
+             " of the channel: busy until cycle " + std::to_string(free) +
+             " (two commands in one cycle, or one during an ACT's " + std::to_string(t.ACT_cycles) + " cycles)");
   free = now + (c.cmd == Cmd::kAct ? std::int64_t{t.ACT_cycles} : 1);
-  if (!m_dual) p.col_bus_free = p.row_bus_free;
 
   switch (c.cmd) {
     case Cmd::kAct: {

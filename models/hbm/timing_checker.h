@@ -14,10 +14,13 @@ namespace mxc::hbm {
 
 class TimingChecker {
  public:
-  /// `dual_command`: one row and one column command may share a cycle.
-  TimingChecker(const HbmDeviceSpec& spec, std::uint32_t pseudo_channels, bool dual_command);
+  /// `dual_command`: one row and one column command may share a cycle;
+  /// `shared_buses`: the pseudo-channels of a channel share its command
+  /// buses (else each has its own).
+  TimingChecker(const HbmDeviceSpec& spec, std::uint32_t pseudo_channels, bool dual_command, bool shared_buses = true);
 
-  /// Checks one command (cycles must not decrease per pseudo-channel).
+  /// Checks one command (cycles must not decrease per channel: its
+  /// pseudo-channels share the command buses).
   void on_command(std::uint32_t pc, const DramCommand& c);
   /// End of run at `cycle`: every bank must have been refreshed often enough.
   void finish(std::uint64_t cycle);
@@ -44,7 +47,6 @@ class TimingChecker {
     std::int64_t act = kLongAgo, rd = kLongAgo, wr = kLongAgo, refab = kLongAgo, refsb = kLongAgo;
     std::int64_t acts4[4] = {kLongAgo, kLongAgo, kLongAgo, kLongAgo};
     std::uint32_t act_n = 0;
-    std::int64_t row_bus_free = kLongAgo, col_bus_free = kLongAgo;  // first cycle each command bus is free
     std::int64_t last = kLongAgo;
   };
 
@@ -60,10 +62,17 @@ class TimingChecker {
   void check_refresh_rate(std::uint32_t pc, std::uint64_t cycle);
   void close_row(Bank& b, std::int64_t at);
 
+  struct Buses {  // a channel's command buses, shared by its pseudo-channels
+    std::int64_t row_free = kLongAgo, col_free = kLongAgo;  // first cycle each is free
+    std::int64_t last = kLongAgo;  // the channel's last command
+  };
+
   HbmDeviceSpec m_spec;
   bool m_dual;
   bool m_check_refresh = true;
   std::vector<Pc> m_pcs;
+  std::uint32_t m_bus_group;  // pseudo-channels per set of buses: pseudo_channels when shared, else 1
+  std::vector<Buses> m_channels;  // pseudo-channel pc uses buses pc / m_bus_group
   std::uint64_t m_commands = 0;
   std::uint64_t m_violation_count = 0;
   std::vector<std::string> m_violations;

@@ -98,3 +98,65 @@ TEST_CASE("an ACT holds the row command bus for ACT_cycles, so a precharge behin
     CHECK(done[1].complete == (pre + 14 + 14 + 14 + 2 + 1) * kNs);
   }
 }
+
+namespace {
+// Reads sent together at `at` ns, completed in any order; returns their
+// latencies (complete - accept, ns) by request id.
+std::vector<Time> together(HbmModel& m, const std::vector<std::uint64_t>& addrs, Time at) {
+  std::vector<Time> lat(addrs.size(), 0);
+  std::size_t done = 0;
+  m.set_completion([&](const MemResponse& r) {
+    lat[r.id] = (r.complete - r.accept) / kNs;
+    ++done;
+  });
+  for (std::size_t i = 0; i < addrs.size(); ++i) {
+    MemRequest q;
+    q.id = i, q.addr = addrs[i], q.bytes = 32, q.issue = at * kNs;
+    REQUIRE(m.send(q, at * kNs));
+  }
+  while (done < addrs.size()) m.advance_to(m.next_event_time());
+  return lat;
+}
+}  // namespace
+
+TEST_CASE("the pseudo-channels of a channel share its row and column command buses") {
+  MemoryConfig cfg = test::preset("hbm2.yaml");
+  REQUIRE(cfg.controller.shared_command_bus);
+  AddressMapper map(cfg.device.org, cfg.controller.address_mapping, false);
+  // Closed banks in pseudo-channels 0 and 1 of channel 0, and in channel 1.
+  const std::uint64_t pc0 = map.encode({0, 0, 0, 0, 7, 0}), pc1 = map.encode({0, 1, 0, 0, 7, 0});
+  const std::uint64_t other = map.encode({1, 0, 0, 0, 7, 0});
+  SECTION("an ACT holds the channel's row bus: the other pseudo-channel's ACT waits ACT_cycles") {
+    // Sent at cycle 0, schedulable at 1 (odd: pseudo-channel 1 takes the
+    // buses first). Its ACT@1 holds the row bus to 2, so pseudo-channel 0's
+    // ACT goes at 3, its RD 14 later at 17; pseudo-channel 1 reads at 15.
+    // Channel 1 has buses of its own: as an idle read.
+    HbmModel m("hbm", cfg);
+    const std::vector<Time> lat = together(m, {pc0, pc1, other}, 0);
+    CHECK(lat[1] == 1 + 14 + 14 + 2 + 1);
+    CHECK(lat[0] == 3 + 14 + 14 + 2 + 1);
+    CHECK(lat[2] == 1 + 14 + 14 + 2 + 1);
+  }
+  SECTION("in an even cycle pseudo-channel 0 goes first") {
+    HbmModel m("hbm", cfg);
+    const std::vector<Time> lat = together(m, {pc0, pc1}, 1);  // schedulable at cycle 2
+    CHECK(lat[0] == 1 + 14 + 14 + 2 + 1);
+    CHECK(lat[1] == 1 + 2 + 14 + 14 + 2 + 1);
+  }
+  SECTION("row hits in both pseudo-channels: one column command per cycle") {
+    // Open both rows first; then two row hits schedulable at cycle 201
+    // (odd): pseudo-channel 1's RD@201, then 0's RD@202.
+    HbmModel m("hbm", cfg);
+    together(m, {pc0, pc1}, 0);
+    const std::vector<Time> lat = together(m, {pc0 + 32, pc1 + 32}, 200);
+    CHECK(lat[1] == 1 + 14 + 2 + 1);
+    CHECK(lat[0] == 1 + 1 + 14 + 2 + 1);
+  }
+  SECTION("with shared_command_bus false each pseudo-channel has its own buses") {
+    cfg.controller.shared_command_bus = false;
+    HbmModel m("hbm", cfg);
+    const std::vector<Time> lat = together(m, {pc0, pc1}, 0);
+    CHECK(lat[0] == 1 + 14 + 14 + 2 + 1);
+    CHECK(lat[1] == 1 + 14 + 14 + 2 + 1);
+  }
+}

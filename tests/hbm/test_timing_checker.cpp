@@ -123,7 +123,7 @@ TEST_CASE("timing checker holds the row command bus for an ACT's ACT_cycles") {
     cmds.insert(cmds.begin(), open.begin(), open.end());
     return cmds;
   };
-  CHECK(mentions(run(spec, with({C(kAct, 0, 100), C(kPre, 4, 101)})), "row command bus: busy until cycle 102"));
+  CHECK(mentions(run(spec, with({C(kAct, 0, 100), C(kPre, 4, 101)})), "row command bus of the channel: busy until cycle 102"));
   CHECK(run(spec, with({C(kAct, 0, 100), C(kPre, 4, 102)})).empty());
   CHECK(run(spec, with({C(kAct, 0, 100), C(kRd, 4, 101)})).empty());  // the column bus is free
   spec.t.ACT_cycles = 1;
@@ -132,7 +132,7 @@ TEST_CASE("timing checker holds the row command bus for an ACT's ACT_cycles") {
   spec.t.ACT_cycles = 2;
   TimingChecker single(spec, 1, false);
   for (const DramCommand& c : with({C(kAct, 0, 100), C(kRd, 4, 101)})) single.on_command(0, c);
-  CHECK(mentions(single.violations(), "command bus: busy until cycle 102"));
+  CHECK(mentions(single.violations(), "command bus of the channel: busy until cycle 102"));
 }
 
 TEST_CASE("timing checker enforces the refresh rate: at most 8 postponed or pulled in") {
@@ -178,4 +178,28 @@ TEST_CASE("timing checker enforces the refresh rate: at most 8 postponed or pull
     chk.on_command(0, C(Cmd::kRefAb, 0, 9 * spec.t.RFC));
     CHECK(mentions(chk.violations(), "allows at most 9 (8 pulled in)"));
   }
+}
+
+TEST_CASE("timing checker shares the command buses among a channel's pseudo-channels") {
+  const HbmDeviceSpec spec = test::preset("hbm2.yaml").device;  // 2 pseudo-channels a channel
+  using enum Cmd;
+  auto check = [&](bool shared, std::uint32_t a, std::uint32_t b, DramCommand first, DramCommand second) {
+    TimingChecker chk(spec, 4, true, shared);
+    chk.on_command(a, first);
+    chk.on_command(b, second);
+    return chk.violations();
+  };
+  // ACT in pseudo-channel 0 at 10: the channel's row bus is busy to 12.
+  CHECK(mentions(check(true, 0, 1, C(kAct, 0, 10), C(kAct, 0, 11)), "row command bus of the channel: busy until cycle 12"));
+  CHECK(check(true, 0, 1, C(kAct, 0, 10), C(kAct, 0, 12)).empty());
+  CHECK(check(true, 0, 2, C(kAct, 0, 10), C(kAct, 0, 10)).empty());   // pseudo-channel 2 is in channel 1
+  CHECK(check(false, 0, 1, C(kAct, 0, 10), C(kAct, 0, 10)).empty());  // buses of their own
+  // Column commands: one per cycle on the channel's column bus.
+  TimingChecker chk(spec, 2, true, true);
+  for (std::uint32_t pc : {0u, 1u}) chk.on_command(pc, C(kAct, 0, pc * 2));
+  chk.on_command(0, C(kRd, 0, 20));
+  chk.on_command(1, C(kRd, 0, 20));
+  CHECK(mentions(chk.violations(), "column command bus of the channel: busy until cycle 21"));
+  // The channel's commands must come in cycle order.
+  CHECK(mentions(check(true, 0, 1, C(kAct, 0, 10), C(kAct, 0, 5)), "before an earlier one of its channel"));
 }
