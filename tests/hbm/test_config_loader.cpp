@@ -69,6 +69,13 @@ TEST_CASE("presets give the peak bandwidths of the standards") {
                     Catch::Contains("device.timing.ACT_cycles"));
   CHECK_THROWS_WITH(parse_memory_config(replaced(base, "ACT_cycles: 2", "ACT_cycles: 16777217"), "f.yaml"),
                     Catch::Contains("device.timing.ACT_cycles: too large"));
+  // The pseudo-channels of a channel share its command buses unless told not to.
+  for (const MemoryConfig* c : {&h2, &e36, &h3}) CHECK(c->controller.shared_command_bus);
+  CHECK(parse_memory_config(replaced(base, "shared_command_bus: true", ""), "x").controller.shared_command_bus);
+  CHECK_FALSE(parse_memory_config(replaced(base, "shared_command_bus: true", "shared_command_bus: false"), "x")
+                  .controller.shared_command_bus);
+  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "shared_command_bus: true", "shared_command_bus: 2"), "f.yaml"),
+                    Catch::Contains("controller.shared_command_bus"));
 }
 
 TEST_CASE("config errors name file, line and field") {
