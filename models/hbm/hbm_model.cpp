@@ -259,18 +259,15 @@ void HbmModel::step_in_turn(const std::unique_ptr<PcController>* pcs, std::uint6
 void HbmModel::run_group(std::uint32_t g, std::uint64_t limit) {
   if (m_group == 1) return m_pcs[g]->run_while_busy(limit);
   const std::unique_ptr<PcController>* pcs = &m_pcs[g * m_group];
-  if (m_group == 2) {  // every preset: the pair stepped without a loop over members
-    PcController& a = *pcs[0];
-    PcController& b = *pcs[1];
-    while (a.busy() || b.busy()) {
-      const std::uint64_t na = a.event_cycle(), nb = b.event_cycle();
-      if (na != nb) {
-        if (std::min(na, nb) > limit) return;
-        (na < nb ? a : b).step_next();
-      } else {
-        if (na > limit) return;
-        step_in_turn(pcs, na);
-      }
+  if (m_group == 2) {  // every preset: one step per pass, the controller chosen by a select
+    PcController* const a = pcs[0].get();
+    PcController* const b = pcs[1].get();
+    while (a->busy() || b->busy()) {
+      const std::uint64_t na = a->event_cycle(), nb = b->event_cycle();
+      if (std::min(na, nb) > limit) return;
+      // b first when its event is earlier, or in the same cycle when that
+      // cycle is odd (step_in_turn's order).
+      (nb < na || (nb == na && (na & 1)) ? b : a)->step_next();
     }
     return;
   }
