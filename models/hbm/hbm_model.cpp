@@ -260,14 +260,15 @@ void HbmModel::run_group(std::uint32_t g, std::uint64_t limit) {
   if (m_group == 1) return m_pcs[g]->run_while_busy(limit);
   const std::unique_ptr<PcController>* pcs = &m_pcs[g * m_group];
   if (m_group == 2) {  // every preset: one step per pass, the controller chosen by a select
-    PcController* const a = pcs[0].get();
-    PcController* const b = pcs[1].get();
-    while (a->busy() || b->busy()) {
-      const std::uint64_t na = a->event_cycle(), nb = b->event_cycle();
+    const PcController& a = *pcs[0];
+    const PcController& b = *pcs[1];
+    while (a.busy() || b.busy()) {
+      const std::uint64_t na = a.event_cycle(), nb = b.event_cycle();
       if (std::min(na, nb) > limit) return;
       // b first when its event is earlier, or in the same cycle when that
-      // cycle is odd (step_in_turn's order).
-      (nb < na || (nb == na && (na & 1)) ? b : a)->step_next();
+      // cycle is odd (step_in_turn's order); by index, not a branch.
+      const bool second = (nb < na) | ((nb == na) & static_cast<bool>(na & 1));
+      pcs[second]->step_next();
     }
     return;
   }
