@@ -6,6 +6,9 @@
 // varies on a shared machine). Wall time of that run is printed too, and the
 // speed with the controllers' shortcuts off (MemoryConfig::fast_path,
 // same results), measured alternately with the default in the same run.
+// Then the command buses shared by a channel's pseudo-channels (the
+// presets, JEDEC) against a pair of buses per pseudo-channel, alternately
+// in the same run: what the shared buses cost in bandwidth and speed.
 // Last, random 64 B reads from a DRAMsim3 trace (plain and gzip) against the
 // same requests generated in the process: the cost of trace input.
 #include <unistd.h>
@@ -97,6 +100,37 @@ void trace_input(const MemoryConfig& cfg, std::uint64_t requests, int repeat) {
                 i == 0 ? "" : same(i) ? "same results" : "RESULTS DIFFER");
 }
 
+/// Sequential and random 256 B reads with the config's command buses
+/// shared and with a pair per pseudo-channel, alternately, best of `repeat`.
+void bus_sharing(const MemoryConfig& base, std::uint64_t requests, int repeat) {
+  std::printf("\ncommand buses shared by a channel's pseudo-channels, against a pair each (256 B reads, 64 in flight, "
+              "best of %d):\n",
+              repeat);
+  std::printf("  %-8s %12s %12s %12s %12s %11s\n", "pattern", "GB/s shared", "GB/s own", "Mreq/cpu-s sh", "Mreq/cpu-s own",
+              "time sh/own");
+  for (const char* pattern : {"seq", "random"}) {
+    double best[2] = {0, 0}, gbps[2] = {0, 0};
+    for (int r = 0; r < repeat; ++r) {
+      for (int own = 0; own < 2; ++own) {
+        MemoryConfig cfg = base;
+        cfg.controller.shared_command_bus = own == 0;
+        HbmModel model("hbm", cfg);
+        PatternOptions p;
+        p.pattern = pattern;
+        p.bytes = 256;
+        p.requests = requests;
+        PatternSource src(p);
+        const LoopResult run = run_closed_loop(model, src, 64);
+        const HbmSummary s = summarize(model, run);
+        gbps[own] = s.read_bandwidth_gbps;
+        if (r == 0 || run.cpu_seconds < best[own]) best[own] = run.cpu_seconds;
+      }
+    }
+    std::printf("  %-8s %12.2f %12.2f %12.2f %12.2f %11.2f\n", pattern, gbps[0], gbps[1], requests / best[0] / 1e6,
+                requests / best[1] / 1e6, best[0] / best[1]);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -173,6 +207,7 @@ int main(int argc, char** argv) {
                 rate(best_general), s.binding_constraint.c_str());
     std::fflush(stdout);
   }
+  bus_sharing(base, requests, repeat);
   trace_input(base, requests, repeat);
   std::printf(
       "\nA window of W requests of B bytes at mean latency L carries at most W x B / L (Little's law);\n"
