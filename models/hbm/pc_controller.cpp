@@ -33,12 +33,13 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
       m_id(id),
       m_rfc(cfg.device.t.RFC),
       // With a shared row bus the channel's idle pseudo-channels refresh
-      // one after the other from the due cycle (m_late), within the interval.
+      // one after the other from the due cycle (turn_delay), within the interval.
       m_skip_span(cfg.fast_path && m_refresh.idle_refreshes_on_time(cfg.device.t) &&
                           (buses == nullptr || m_refresh.interval() > cfg.device.org.pseudo_channels)
                       ? m_refresh.round() * m_refresh.interval()
                       : kNoCycle),
-      m_late(buses ? id % cfg.device.org.pseudo_channels : 0),
+      m_place(buses ? id % cfg.device.org.pseudo_channels : 0),
+      m_turns(buses ? cfg.device.org.pseudo_channels : 1),
       m_stuck_cycles(kStuckRounds * m_refresh.round() * m_refresh.interval()),
       m_read_cap(cfg.controller.read_queue),
       m_write_cap(cfg.controller.write_queue),
@@ -74,19 +75,40 @@ bool PcController::can_skip_idle(std::uint64_t cycle) const {
   return (cycle - m_next) / m_refresh.interval() + 1 > m_refresh.round();  // more than a round due
 }
 
+std::uint64_t PcController::turn_delay(std::uint64_t due) const {
+  // In cycle t the channel's pseudo-channels take the buses in turn from
+  // number t mod m_turns (HbmModel::step_in_turn): each that finds the row
+  // bus taken tries again the next cycle, so number p issues (p - due) mod
+  // m_turns cycles late.
+  return (m_place + m_turns - due % m_turns) % m_turns;
+}
+
 void PcController::skip_idle(std::uint64_t cycle) {
   // With the row bus shared, the channel's idle pseudo-channels all find
-  // their refresh due in the same cycle and issue it one after the other,
-  // the lower first: this one m_late cycles late, after m_late + 1 steps.
+  // their refresh due in the same cycle and issue it one after the other
+  // (turn_delay); one d cycles late has taken d + 1 steps.
   Cmd cmd;
   std::uint32_t bank;
   m_refresh.wanted(m_state, &cmd, &bank);
-  const std::uint64_t due = (cycle - m_next) / m_refresh.interval() + 1;  // refreshes due in [m_next, cycle]
+  const std::uint64_t interval = m_refresh.interval();
+  const std::uint64_t due = (cycle - m_next) / interval + 1;  // refreshes due in [m_next, cycle]
   const std::uint64_t n = due - m_refresh.round();
-  const std::uint64_t last = m_next + (n - 1) * m_refresh.interval() + m_late;
-  s_stats.refresh_bank_cycles += m_refresh.skip(n, m_late);
+  // The delays repeat with the due cycles mod m_turns: sum one period (at
+  // most m_turns refreshes), then the whole periods and the rest.
+  std::uint64_t period = 1;
+  while ((m_next + period * interval) % m_turns != m_next % m_turns) ++period;
+  std::uint64_t per_period = 0, rest = 0;
+  for (std::uint64_t i = 0; i < period; ++i) {
+    const std::uint64_t d = turn_delay(m_next + i * interval);
+    per_period += d;
+    if (i < n % period) rest += d;
+  }
+  const std::uint64_t late = n / period * per_period + rest;
+  const std::uint64_t last_due = m_next + (n - 1) * interval;
+  const std::uint64_t last = last_due + turn_delay(last_due);
+  s_stats.refresh_bank_cycles += m_refresh.skip(n, late);
   s_stats.refreshes += n;
-  s_stats.steps += n * (m_late + 1);
+  s_stats.steps += n + late;
   m_skipped_refreshes += n;
   s_stats.last_cycle = last;
   if (cmd == Cmd::kRefAb) m_refresh_end = last + m_rfc;

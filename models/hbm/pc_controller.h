@@ -58,8 +58,7 @@ class PcController {
  public:
   /// `buses`: its channel's command buses, shared with the channel's other
   /// pseudo-channels (nullptr: buses of its own). Pseudo-channel `id` is
-  /// number id % pseudo_channels of its channel, and its refreshes are
-  /// staggered by that many 1 / pseudo_channels of an interval.
+  /// number id % pseudo_channels of its channel.
   PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink& sink, TimingChecker* checker,
                CommandBuses* buses = nullptr);
 
@@ -129,6 +128,9 @@ class PcController {
   void step(std::uint64_t c);
   /// skip_idle(cycle) where it may; returns whether it did.
   bool skip_idle_refreshes(std::uint64_t cycle);
+  /// Cycles after `due` an idle refresh due then issues, waiting for the
+  /// channel's other idle pseudo-channels whose turn comes first.
+  std::uint64_t turn_delay(std::uint64_t due) const;
   /// A row command or refresh (e = the burst it serves, or nullptr).
   void issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c);
   void charge_stall(const QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c);
@@ -210,9 +212,10 @@ class PcController {
   // shortcuts on) when more than this many cycles of them are due: a round;
   // kNoCycle when they may not.
   std::uint64_t m_skip_span;
-  // This pseudo-channel's place in its channel when the command buses are
-  // shared (0 otherwise): how late its idle refreshes issue (skip_idle).
-  std::uint64_t m_late;
+  // This pseudo-channel's number in its channel, and the channel's
+  // pseudo-channels, when the command buses are shared (0 and 1 otherwise):
+  // how late its idle refreshes issue (turn_delay).
+  std::uint64_t m_place, m_turns;
   // Refresh rounds (tREFI, or banks x tREFIsb) with bursts queued and no
   // column command after which a refresh stops the run: only timings that
   // do not fit between refreshes (a livelock: each row the controller opens

@@ -53,17 +53,17 @@ class RefreshPolicy {
     if (m_mode == RefreshMode::kPerBank) return t.RREFD < m_interval && t.RFCsb < m_interval * m_banks;
     return false;
   }
-  /// The next `n` refreshes, each issued `late` cycles after its due
-  /// cycle, as on_issue() would record them; returns the bank-cycles they
+  /// The next `n` refreshes, issued `late` cycles after their due cycles
+  /// in all, as on_issue() would record them; returns the bank-cycles they
   /// made unavailable.
   std::uint64_t skip(std::uint64_t n, std::uint64_t late = 0) {
     m_count += n;
     m_due += n * m_interval;
     if (m_mode == RefreshMode::kPerBank) {
       m_bank = static_cast<std::uint32_t>((m_bank + n) % m_banks);
-      return n * (m_busy + late);
+      return n * m_busy + late;
     }
-    return n * (m_busy + late) * m_banks;
+    return (n * m_busy + late) * m_banks;
   }
   std::uint64_t interval() const { return m_interval; }
   /// Refreshes that set a bank's refresh state (the bank-scope timing): one
