@@ -153,9 +153,9 @@ class HbmModel : public MemoryTarget {
   void check_fits(const MemRequest& req) const;
   std::uint64_t next_group_cycle() const;
   // The pseudo-channels of a channel share its command buses, so their
-  // controllers run as one group, in cycle order (the lower pseudo-channel
-  // first within a cycle): group g is controllers [g * m_group, (g + 1) *
-  // m_group). A group is busy while any of them has bursts; its next cycle
+  // controllers run as one group, in cycle order (within a cycle in its
+  // turn order, step_in_turn): group g is controllers [g * m_group, (g + 1)
+  // * m_group). A group is busy while any of them has bursts; its next cycle
   // is then the earliest event of any of them (refreshes of the idle ones
   // included, which must take their turn on the row bus).
   std::uint32_t group_of(std::uint32_t pc) const { return pc / m_group; }
@@ -208,7 +208,7 @@ class HbmModel : public MemoryTarget {
   BurstSink m_sink;  // before m_pcs: the controllers report to it
   std::vector<CommandBuses> m_buses;  // one per channel, before m_pcs: their states point into it
   std::vector<std::unique_ptr<PcController>> m_pcs;
-  std::uint32_t m_group;  // pseudo-channels per channel: controllers per group
+  std::uint32_t m_group;  // controllers per group: pseudo-channels per channel, 1 with buses of their own
   SparseMemory m_store;
   std::vector<Pending> m_slots;
   std::vector<std::uint32_t> m_free;
