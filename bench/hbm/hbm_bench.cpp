@@ -195,10 +195,17 @@ int main(int argc, char** argv) {
     const double bw = s.read_bandwidth_gbps + s.write_bandwidth_gbps;
     // Sequential: the data bus. Random: activates, each fetching one
     // request (bursts of a request share a row): PCs x 4 x bytes / tFAW, and
-    // no more than one ACT per tRRD_S; never above the data bus.
+    // no more than one ACT per tRRD_S; with the command buses shared, no
+    // more than the channel's row bus carries (an ACT's cycles, plus a PRE's
+    // for open page, whose random requests are row conflicts) shared by its
+    // pseudo-channels; never above the data bus.
     double ceiling = peak;
     if (std::string(c.pattern) == "random") {
-      const double act_per_ns = std::min(4.0 / cfg.device.t.FAW, 1.0 / cfg.device.t.RRD_S) / tck_ns;
+      double act_per_ns = std::min(4.0 / cfg.device.t.FAW, 1.0 / cfg.device.t.RRD_S) / tck_ns;
+      if (cfg.controller.shared_command_bus) {
+        const double row_cycles = cfg.device.t.ACT_cycles + (c.page == PagePolicy::kOpen ? 1.0 : 0.0);
+        act_per_ns = std::min(act_per_ns, 1.0 / (row_cycles * cfg.device.org.pseudo_channels * tck_ns));
+      }
       ceiling = std::min(peak, pcs * act_per_ns * c.bytes);
     }
     const auto rate = [&](double seconds) { return seconds > 0 ? s.requests / seconds / 1e6 : 0.0; };
