@@ -49,8 +49,17 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
     s.avg_write_queue = static_cast<double>(tot.write_queue_integral) / cycles / s.pseudo_channels;
   }
   // Activates per cycle per pseudo-channel are bounded by tRRD_S, by four
-  // per tFAW and by every bank cycling once per tRC.
-  const double act_rate = std::min({1.0 / t.RRD_S, 4.0 / t.FAW, static_cast<double>(cfg.device.org.banks()) / t.RC});
+  // per tFAW, by every bank cycling once per tRC and, with the command
+  // buses shared, by the channel's row bus: each ACT holds it ACT_cycles,
+  // each PRE one (as many per ACT as the run issued), and the channel's
+  // pseudo-channels take turns on it.
+  double act_rate = std::min({1.0 / t.RRD_S, 4.0 / t.FAW, static_cast<double>(cfg.device.org.banks()) / t.RC});
+  const char* act_name = act_rate == 1.0 / t.RRD_S ? "tRRD_S" : act_rate == 4.0 / t.FAW ? "tFAW" : "tRC";
+  if (cfg.controller.shared_command_bus && tot.acts > 0) {
+    const double row_cycles = t.ACT_cycles + static_cast<double>(tot.pres) / static_cast<double>(tot.acts);
+    const double bus_rate = 1.0 / (row_cycles * cfg.device.org.pseudo_channels);
+    if (bus_rate < act_rate) act_rate = bus_rate, act_name = "row command bus";
+  }
   if (tot.acts > 0) {
     const double bytes_per_act =
         static_cast<double>(model.bytes_read() + model.bytes_written()) / static_cast<double>(tot.acts);
@@ -107,7 +116,6 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
     const double bw = ns > 0 ? bytes / ns : 0;
     if (bw > busiest) busiest = bw, busiest_pc = pc;
   }
-  const char* act_name = act_rate == 1.0 / t.RRD_S ? "tRRD_S" : act_rate == 4.0 / t.FAW ? "tFAW" : "tRC";
   const double queue_fill = (s.avg_read_queue + s.avg_write_queue) /
                             std::max(1u, std::max(cfg.controller.read_queue, cfg.controller.write_queue));
   if (achieved >= 0.9 * s.peak_bandwidth_gbps)
