@@ -177,3 +177,28 @@ TEST_CASE("the summary names what kept the data bus idle") {
   const HbmSummary thin = run(test::preset("hbm2.yaml"), "seq", 64, 4);
   CHECK(thin.binding_constraint.rfind("requests in flight", 0) == 0);
 }
+
+TEST_CASE("the activate ceiling counts the channel's shared row bus") {
+  // Random 64 B reads, open page: nearly every request is a row conflict,
+  // a PRE and a two-cycle ACT on its channel's row bus, which the channel's
+  // two pseudo-channels share: per pseudo-channel one ACT per
+  // 2 x (2 + PREs per ACT) cycles, fewer than tRRD_S's one per 4.
+  for (const bool shared : {true, false}) {
+    MemoryConfig cfg = test::preset("hbm2.yaml");
+    cfg.controller.shared_command_bus = shared;
+    HbmModel m("hbm", cfg);
+    PatternOptions p;
+    p.pattern = "random";
+    p.bytes = 64;
+    p.requests = 5000;
+    PatternSource src(p);
+    const HbmSummary s = summarize(m, run_closed_loop(m, src, 64));
+    const PcStats t = m.total_stats();
+    const double bytes_per_act = static_cast<double>(m.bytes_read()) / static_cast<double>(t.acts);
+    const double pres_per_act = static_cast<double>(t.pres) / static_cast<double>(t.acts);
+    const double acts_per_cycle = shared ? 1.0 / (2 * (2 + pres_per_act)) : 1.0 / 4;  // per pseudo-channel, tCK 1 ns
+    INFO("shared " << shared << ", PREs per ACT " << pres_per_act);
+    CHECK(pres_per_act > 0.9);
+    CHECK(s.activate_ceiling_gbps == Approx(16 * acts_per_cycle * bytes_per_act));
+  }
+}
