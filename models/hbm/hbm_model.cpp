@@ -260,15 +260,18 @@ void HbmModel::run_group(std::uint32_t g, std::uint64_t limit) {
   if (m_group == 1) return m_pcs[g]->run_while_busy(limit);
   const std::unique_ptr<PcController>* pcs = &m_pcs[g * m_group];
   if (m_group == 2) {  // every preset: one step per pass, the controller chosen by a select
-    const PcController& a = *pcs[0];
-    const PcController& b = *pcs[1];
-    while (a.busy() || b.busy()) {
-      const std::uint64_t na = a.event_cycle(), nb = b.event_cycle();
+    PcController* const pair[2] = {pcs[0].get(), pcs[1].get()};
+    // Only the controller that stepped can have gone idle: each keeps its
+    // flag, read again after its own steps only.
+    bool busy[2] = {pair[0]->busy(), pair[1]->busy()};
+    while (busy[0] | busy[1]) {
+      const std::uint64_t na = pair[0]->event_cycle(), nb = pair[1]->event_cycle();
       if (std::min(na, nb) > limit) return;
       // b first when its event is earlier, or in the same cycle when that
       // cycle is odd (step_in_turn's order); by index, not a branch.
       const bool second = (nb < na) | ((nb == na) & static_cast<bool>(na & 1));
-      pcs[second]->step_next();
+      pair[second]->step_next();
+      busy[second] = pair[second]->busy();
     }
     return;
   }
