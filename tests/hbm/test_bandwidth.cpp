@@ -22,6 +22,8 @@ struct Run {
   double gbps;
   double ns;
   PcStats stats;
+  std::uint64_t bytes;  // read and written
+  HbmSummary summary;
 };
 
 Run stream(MemoryConfig cfg, const std::string& pattern, std::uint32_t bytes, std::uint64_t n, std::uint32_t window,
@@ -37,7 +39,8 @@ Run stream(MemoryConfig cfg, const std::string& pattern, std::uint32_t bytes, st
   REQUIRE(m.requests_done() == n);
   REQUIRE(m.checker()->violation_count() == 0);
   const double ns = static_cast<double>(r.sim_time_ps) / 1000.0;
-  return {static_cast<double>(m.bytes_read() + m.bytes_written()) / ns, ns, m.total_stats()};
+  const std::uint64_t moved = m.bytes_read() + m.bytes_written();
+  return {static_cast<double>(moved) / ns, ns, m.total_stats(), moved, summarize(m, r)};
 }
 
 }  // namespace
@@ -186,16 +189,10 @@ TEST_CASE("the activate ceiling counts the channel's shared row bus") {
   for (const bool shared : {true, false}) {
     MemoryConfig cfg = test::preset("hbm2.yaml");
     cfg.controller.shared_command_bus = shared;
-    HbmModel m("hbm", cfg);
-    PatternOptions p;
-    p.pattern = "random";
-    p.bytes = 64;
-    p.requests = 5000;
-    PatternSource src(p);
-    const HbmSummary s = summarize(m, run_closed_loop(m, src, 64));
-    const PcStats t = m.total_stats();
-    const double bytes_per_act = static_cast<double>(m.bytes_read()) / static_cast<double>(t.acts);
-    const double pres_per_act = static_cast<double>(t.pres) / static_cast<double>(t.acts);
+    const Run r = stream(cfg, "random", 64, 5000, 64);
+    const HbmSummary& s = r.summary;
+    const double bytes_per_act = static_cast<double>(r.bytes) / static_cast<double>(r.stats.acts);
+    const double pres_per_act = static_cast<double>(r.stats.pres) / static_cast<double>(r.stats.acts);
     const double acts_per_cycle = shared ? 1.0 / (2 * (2 + pres_per_act)) : 1.0 / 4;  // per pseudo-channel, tCK 1 ns
     INFO("shared " << shared << ", PREs per ACT " << pres_per_act);
     CHECK(pres_per_act > 0.9);
