@@ -279,11 +279,11 @@ void HbmModel::run_group(std::uint32_t g, std::uint64_t limit) {
 }
 
 void HbmModel::replay_idle_group(std::uint32_t g, std::uint64_t cycle) {
-  if (m_group == 1) return m_pcs[g]->advance_to(cycle);
   const std::unique_ptr<PcController>* pcs = &m_pcs[g * m_group];
   // Idle controllers' refreshes fall due in the same cycles and issue in
   // turn: once all of them may, they count most of them at once (each
-  // knowing its turn); the rest are stepped in order.
+  // knowing its turn); the rest are stepped in order. (A group of one is
+  // a controller with buses of its own.)
   for (;;) {
     std::uint64_t n = kNoCycle;
     for (std::uint32_t i = 0; i < m_group; ++i) n = std::min(n, pcs[i]->event_cycle());

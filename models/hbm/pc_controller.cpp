@@ -48,14 +48,6 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
   m_next = m_refresh.next_due();
 }
 
-void PcController::advance_to(std::uint64_t cycle) {
-  while (m_next <= cycle) {
-    // Worth a look only when more than a round of refreshes is due.
-    if (cycle - m_next >= m_skip_span && !busy() && skip_idle_refreshes(cycle)) continue;
-    step(m_next);
-  }
-}
-
 bool PcController::can_skip_idle(std::uint64_t cycle) const {
   // Only when nothing else would happen: no bursts, no command observed
   // (the checker and timelines see every command), reads mode, every bank
@@ -116,11 +108,6 @@ void PcController::skip_idle(std::uint64_t cycle) {
   m_next = m_refresh.next_due();
 }
 
-bool PcController::skip_idle_refreshes(std::uint64_t cycle) {
-  if (!can_skip_idle(cycle)) return false;
-  skip_idle(cycle);
-  return true;
-}
 
 void PcController::check_stuck(std::uint64_t c) const {
   if (!busy() || c <= std::max(m_bus_free, m_busy_since) + m_stuck_cycles) return;

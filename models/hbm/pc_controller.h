@@ -88,8 +88,6 @@ class PcController {
   /// row's consecutive columns, queued as one entry.
   template <class It>
   void enqueue_run(std::uint32_t slot, It first, It last, bool write, std::uint64_t cycle, std::uint32_t column_run);
-  /// Process every event up to and including `cycle`.
-  void advance_to(std::uint64_t cycle);
   /// The last cycle processed.
   std::uint64_t clock() const { return m_clk; }
   /// The cycle of the next event, refresh included, busy or not.
@@ -121,13 +119,11 @@ class PcController {
   std::uint64_t streaming_steps() const { return m_streaming_steps; }
   /// Steps whose commands came from the previous step's plan (likewise).
   std::uint64_t planned_steps() const { return m_planned_steps; }
-  /// Refreshes counted by skip_idle_refreshes rather than stepped through (likewise).
+  /// Refreshes counted by skip_idle rather than stepped through (likewise).
   std::uint64_t skipped_refreshes() const { return m_skipped_refreshes; }
 
  private:
   void step(std::uint64_t c);
-  /// skip_idle(cycle) where it may; returns whether it did.
-  bool skip_idle_refreshes(std::uint64_t cycle);
   /// Cycles after `due` an idle refresh due then issues, waiting for the
   /// channel's other idle pseudo-channels whose turn comes first.
   std::uint64_t turn_delay(std::uint64_t due) const;

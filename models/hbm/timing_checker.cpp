@@ -69,13 +69,12 @@ void TimingChecker::on_command(std::uint32_t pc, const DramCommand& c) {
   const auto now = static_cast<std::int64_t>(c.cycle);
   const std::int64_t bl = t.burst_cycles;
   ++m_commands;
-  if (now < p.last) fail(pc, c, "command issued before an earlier one (cycle went backwards)");
-  p.last = now;
 
   // Command buses: each channel has a row and a column bus (or one for
   // both), shared by its pseudo-channels; a command holds its bus for one
   // cycle, an ACT for ACT_cycles.
   const bool col = is_column(c.cmd);
+  // Cycles may not go back on a set of buses (so not per pseudo-channel either).
   Buses& ch = m_channels.at(pc / m_bus_group);
   if (now < ch.last) fail(pc, c, "command issued before an earlier one of its channel (cycle went backwards)");
   ch.last = now;

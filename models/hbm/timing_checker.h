@@ -47,7 +47,6 @@ class TimingChecker {
     std::int64_t act = kLongAgo, rd = kLongAgo, wr = kLongAgo, refab = kLongAgo, refsb = kLongAgo;
     std::int64_t acts4[4] = {kLongAgo, kLongAgo, kLongAgo, kLongAgo};
     std::uint32_t act_n = 0;
-    std::int64_t last = kLongAgo;
   };
 
   /// At least `gap` cycles since `since` (inline: a dozen rules per command, all passing in a
