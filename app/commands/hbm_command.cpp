@@ -54,6 +54,7 @@ nlohmann::json to_json(const hbm::HbmSummary& s, const std::string& config, cons
   j["row_conflicts"] = s.row_conflicts;
   j["activates"] = s.activates;
   j["refreshes"] = s.refreshes;
+  j["refreshes_postponed"] = s.refreshes_postponed;
   j["refresh_fraction"] = s.refresh_fraction;
   j["avg_read_queue"] = s.avg_read_queue;
   j["avg_write_queue"] = s.avg_write_queue;

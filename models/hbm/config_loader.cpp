@@ -273,7 +273,7 @@ ControllerConfig parse_controller(const Reader& r, const YAML::Node& c) {
   if (!c) return k;
   const std::string w = "controller";
   r.only(c, w, {"read_queue", "write_queue", "scheduler", "starvation_cap", "page_policy", "write_high_watermark",
-                "write_low_watermark", "refresh", "address_mapping", "xor_bank_hash", "dual_command", "shared_command_bus",
+                "write_low_watermark", "refresh", "refresh_postpone", "address_mapping", "xor_bank_hash", "dual_command", "shared_command_bus",
                 "frontend_cycles", "backend_cycles"});
   auto u32 = [&](const char* key, std::uint32_t def, bool positive) {
     const std::uint64_t v = r.uint(c, w, key, def, positive);
@@ -298,6 +298,12 @@ ControllerConfig parse_controller(const Reader& r, const YAML::Node& c) {
   else if (ref == "per_bank") k.refresh = RefreshMode::kPerBank;
   else if (ref == "none") k.refresh = RefreshMode::kNone;
   else r.fail(c["refresh"], w + ".refresh", "expected all_bank, per_bank or none, got '" + ref + "'");
+  const std::uint64_t postpone = r.uint(c, w, "refresh_postpone", k.refresh_postpone, false);
+  if (postpone > kMaxRefreshPostpone)
+    r.fail(c["refresh_postpone"], w + ".refresh_postpone",
+           "at most " + std::to_string(kMaxRefreshPostpone) +
+               " (JEDEC allows 8 postponed refreshes, and the one falling due counts while the owed ones issue)");
+  k.refresh_postpone = static_cast<std::uint32_t>(postpone);
   k.address_mapping = r.str(c, w, "address_mapping", k.address_mapping);
   k.xor_bank_hash = r.boolean(c, w, "xor_bank_hash", k.xor_bank_hash);
   k.dual_command = r.boolean(c, w, "dual_command", k.dual_command);

@@ -11,6 +11,11 @@ namespace mxc::hbm {
 enum class PagePolicy { kOpen, kClosed };
 enum class RefreshMode { kAllBank, kPerBank, kNone };
 
+/// JEDEC lets a controller postpone at most 8 refreshes at any time. One
+/// more falls due while the owed ones wait for its precharge, so a
+/// controller may owe at most 7 when it does.
+inline constexpr std::uint32_t kMaxRefreshPostpone = 7;
+
 /// Policy of each pseudo-channel controller.
 struct ControllerConfig {
   std::uint32_t read_queue = 32;          ///< Read queue depth (bursts).
@@ -20,6 +25,11 @@ struct ControllerConfig {
   std::uint32_t write_high_watermark = 24;  ///< Start draining writes at this occupancy.
   std::uint32_t write_low_watermark = 8;    ///< Stop draining at this occupancy.
   RefreshMode refresh = RefreshMode::kAllBank;
+  /// Refreshes a busy controller may owe (0 to kMaxRefreshPostpone): one
+  /// that falls due while bursts are queued is postponed until this many
+  /// are owed; the next due then refreshes them all back to back, and an
+  /// idle controller catches up at once.
+  std::uint32_t refresh_postpone = 0;
   /// Address bit order, most significant field first; "co:2" takes 2 bits.
   std::string address_mapping = "ro-ba-co:4-ch-pc-bg-co:1";
   bool xor_bank_hash = false;   ///< XOR bank / bank-group bits with low row bits.

@@ -13,6 +13,7 @@ void PcStats::add(const PcStats& o) {
   acts += o.acts;
   pres += o.pres;
   refreshes += o.refreshes;
+  refreshes_postponed += o.refreshes_postponed;
   refresh_bank_cycles += o.refresh_bank_cycles;
   read_queue_integral += o.read_queue_integral;
   write_queue_integral += o.write_queue_integral;

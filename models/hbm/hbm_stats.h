@@ -25,6 +25,7 @@ struct PcStats {
   std::uint64_t conflict_idle_cycles = 0; ///< ... while it waited for precharge and activate.
   std::uint64_t row_misses = 0, row_conflicts = 0;
   std::uint64_t acts = 0, pres = 0, refreshes = 0;
+  std::uint64_t refreshes_postponed = 0;  ///< Times a due refresh was owed instead (controller.refresh_postpone).
   std::uint64_t refresh_bank_cycles = 0;  ///< Bank-cycles made unavailable by refresh.
   std::vector<std::uint64_t> bank_acts;   ///< Activates per bank.
 

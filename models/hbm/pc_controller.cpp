@@ -28,7 +28,7 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
                    FrFcfsScheduler::rows_and_columns_meet_in_banks(TimingTable(cfg.device.t))),
       m_reads(cfg.device.org.banks(), false),
       m_writes(cfg.device.org.banks(), true),
-      m_refresh(cfg.controller.refresh, cfg.device.t, cfg.device.org.banks()),
+      m_refresh(cfg.controller.refresh, cfg.device.t, cfg.device.org.banks(), cfg.controller.refresh_postpone),
       m_state(cfg.device.org, cfg.device.t, cfg.controller.dual_command, buses),
       m_id(id),
       m_rfc(cfg.device.t.RFC),
@@ -56,7 +56,7 @@ bool PcController::can_skip_idle(std::uint64_t cycle) const {
   // (idle_refreshes_on_time: one refresh never delays the next), and a
   // step would only issue it and sleep until the next one.
   if (m_next > cycle || cycle - m_next < m_skip_span || busy()) return false;
-  if (m_notify || m_write_mode || m_refresh.pending() || m_next != m_refresh.next_due() ||
+  if (m_notify || m_write_mode || m_refresh.pending() || m_refresh.owed() != 0 || m_next != m_refresh.next_due() ||
       m_state.open_banks() != 0)
     return false;
   Cmd cmd;
@@ -205,7 +205,7 @@ inline BurstQueue::Index PcController::streaming_pick(const BurstQueue& q, std::
   const std::uint64_t due = m_refresh.next_due();
   const std::uint64_t n = due == kNoCycle ? kNoCycle : std::max(due, c + 1);
   if (mode_switch_due()) return std::min(n, c + 1);
-  if (q.empty()) return n;
+  if (q.empty()) return busy() || m_refresh.owed() == 0 ? n : c + 1;  // idle: catch up on postponed refreshes
   const QueueEntry& f = q[q.front()];
   const Cmd col = q.write() ? Cmd::kWr : Cmd::kRd;
   std::uint64_t next;
@@ -292,6 +292,8 @@ template <bool kBranchFree>
     std::uint32_t refresh_bank;
     m_refresh.wanted(m_state, &cmd, &refresh_bank);
     n = std::min(n, std::max(m_state.earliest(cmd, refresh_bank), c + 1));
+  } else if (m_refresh.owed() != 0 && !busy()) {
+    n = c + 1;  // idle: catch up on postponed refreshes
   } else if (m_refresh.next_due() != kNoCycle) {
     n = std::min(n, std::max(m_refresh.next_due(), c + 1));
   }
@@ -312,7 +314,7 @@ void PcController::step(std::uint64_t c) {
   // Write draining between watermarks; an otherwise idle controller drains all.
   if (mode_switch_due()) m_write_mode = !m_write_mode;
 
-  m_refresh.update(c);
+  m_refresh.update(c, busy(), s_stats.refreshes_postponed);
   bool row_used = false;
   if (m_refresh.pending()) {
     Cmd cmd;

@@ -4,12 +4,13 @@
 
 namespace mxc::hbm {
 
-RefreshPolicy::RefreshPolicy(RefreshMode mode, const HbmTiming& t, std::uint32_t banks)
+RefreshPolicy::RefreshPolicy(RefreshMode mode, const HbmTiming& t, std::uint32_t banks, std::uint32_t postpone)
     : m_mode(mode),
       m_interval(mode == RefreshMode::kPerBank ? t.REFIsb : t.REFI),
       m_busy(mode == RefreshMode::kPerBank ? t.RFCsb : t.RFC),
       m_banks(banks),
-      m_due(mode == RefreshMode::kNone ? std::numeric_limits<std::uint64_t>::max() : m_interval) {}
+      m_due(mode == RefreshMode::kNone ? std::numeric_limits<std::uint64_t>::max() : m_interval),
+      m_postpone(mode == RefreshMode::kAllBank ? postpone : 0) {}
 
 void RefreshPolicy::wanted(const BankState& state, Cmd* cmd, std::uint32_t* bank) const {
   if (m_mode == RefreshMode::kAllBank) {
@@ -23,10 +24,16 @@ void RefreshPolicy::wanted(const BankState& state, Cmd* cmd, std::uint32_t* bank
 
 std::uint64_t RefreshPolicy::on_issue(Cmd cmd, std::uint64_t cycle) {
   if (cmd != Cmd::kRefAb && cmd != Cmd::kRefSb) return 0;
-  m_pending = false;
   ++m_count;
-  m_due += m_interval;
+  if (m_for_due) m_due += m_interval;
+  else --m_owed;
+  m_for_due = false;
   const std::uint64_t lost = cycle - m_pending_since + m_busy;
+  // The owed ones follow back to back. An all-bank one waits out this
+  // one's tRFC, which `lost` already counts for every bank; a per-bank
+  // one's bank waits from now.
+  m_pending = m_owed != 0;
+  m_pending_since = m_mode == RefreshMode::kAllBank ? cycle + m_busy : cycle;
   if (m_mode == RefreshMode::kPerBank) {
     m_bank = (m_bank + 1) % m_banks;
     return lost;

@@ -2,6 +2,10 @@
 // When a pseudo-channel must refresh and which command refresh needs next:
 // all-bank (REFab every tREFI, after precharging every bank) or per-bank
 // (REFsb to one bank every tREFIsb, round robin, others keep working).
+// A busy controller may postpone refreshes (up to `postpone` owed): the
+// refresh that falls due with that many owed issues them all back to back,
+// so a stream drains and restarts its banks once for the lot; an idle one
+// catches up at once.
 #include <cstdint>
 #include <span>
 
@@ -12,15 +16,29 @@ namespace mxc::hbm {
 
 class RefreshPolicy {
  public:
-  RefreshPolicy(RefreshMode mode, const HbmTiming& t, std::uint32_t banks);
+  RefreshPolicy(RefreshMode mode, const HbmTiming& t, std::uint32_t banks, std::uint32_t postpone = 0);
 
   /// Cycle the next refresh falls due (kNoCycle with refresh off).
   std::uint64_t next_due() const { return m_due; }
   bool pending() const { return m_pending; }
-  /// Marks refresh pending once `cycle` reaches its due time (inline: it
-  /// runs on every controller step).
-  void update(std::uint64_t cycle) {
-    if (!m_pending && cycle >= m_due) {
+  /// Refreshes postponed and not issued yet.
+  std::uint32_t owed() const { return m_owed; }
+  /// Marks refresh pending once `cycle` reaches its due time, unless the
+  /// controller is `busy` and may owe one more (counted in `postponed`);
+  /// or while it owes some and is idle. Inline: it runs on every
+  /// controller step.
+  void update(std::uint64_t cycle, bool busy, std::uint64_t& postponed) {
+    if (m_pending) return;
+    if (cycle >= m_due) {
+      if (busy && m_owed < m_postpone) [[unlikely]] {
+        ++postponed;
+        ++m_owed;
+        m_due += m_interval;
+        return;
+      }
+      m_pending = m_for_due = true;
+      m_pending_since = cycle;
+    } else if (m_owed != 0 && !busy) [[unlikely]] {
       m_pending = true;
       m_pending_since = cycle;
     }
@@ -78,7 +96,10 @@ class RefreshPolicy {
   std::uint64_t m_due;
   std::uint64_t m_pending_since = 0;
   std::uint32_t m_bank = 0;  // per-bank: the bank refreshed next
+  std::uint32_t m_postpone;  // refreshes a busy controller may owe
+  std::uint32_t m_owed = 0;  // postponed, not issued (m_due already past them)
   bool m_pending = false;
+  bool m_for_due = false;  // the pending refresh is the one due at m_due, not an owed one
   std::uint64_t m_count = 0;
 };
 

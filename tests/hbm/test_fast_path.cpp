@@ -13,6 +13,7 @@
 #include <memory>
 #include <random>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "models/hbm/closed_loop.h"
@@ -82,6 +83,11 @@ TEST_CASE("the controller shortcuts issue the same commands as the general sched
     double write_ratio;
     std::uint32_t outstanding;
   };
+  struct Refresh {
+    RefreshMode mode;
+    std::uint32_t postpone;
+    std::uint64_t requests;
+  };
   const Traffic traffic[] = {
       {"seq", 256, 0.0, 64},  {"seq", 64, 0.0, 64},    {"seq", 96, 0.0, 16},    {"random", 64, 0.0, 64},
       {"random", 256, 0.0, 64}, {"stride", 256, 0.0, 32}, {"mix", 256, 0.5, 64}, {"chase", 64, 0.0, 1},
@@ -89,19 +95,24 @@ TEST_CASE("the controller shortcuts issue the same commands as the general sched
   std::uint64_t shortcut_steps = 0, planned_steps = 0;
   for (const char* preset : {"hbm2.yaml", "hbm3.yaml"}) {
     for (const Traffic& t : traffic) {
-      for (RefreshMode refresh : {RefreshMode::kAllBank, RefreshMode::kPerBank}) {
+      // All-bank refresh also with 2 postponed, over runs long enough for
+      // batches (about 4 tREFI of sequential reads).
+      const Refresh refreshes[] = {{RefreshMode::kAllBank, 0, 3000}, {RefreshMode::kAllBank, 2, 15000},
+                                   {RefreshMode::kPerBank, 0, 3000}};
+      for (const Refresh& refresh : refreshes) {
         for (PagePolicy page : {PagePolicy::kOpen, PagePolicy::kClosed}) {
           MemoryConfig cfg = test::preset(preset);
-          cfg.controller.refresh = refresh;
+          cfg.controller.refresh = refresh.mode;
+          cfg.controller.refresh_postpone = refresh.postpone;
           cfg.controller.page_policy = page;
           PatternOptions p;
           p.pattern = t.pattern;
           p.bytes = t.bytes;
           p.write_ratio = t.write_ratio;
-          p.requests = 3000;
+          p.requests = refresh.requests;
           p.stride = 8192;
-          INFO(preset << " " << t.pattern << " " << t.bytes << " B, refresh " << static_cast<int>(refresh) << ", page "
-                      << static_cast<int>(page));
+          INFO(preset << " " << t.pattern << " " << t.bytes << " B, refresh " << static_cast<int>(refresh.mode)
+                      << " postponing " << refresh.postpone << ", page " << static_cast<int>(page));
           const Run slow = run(cfg, false, true, p, t.outstanding);
           const Run fast = run(cfg, true, true, p, t.outstanding);
           CHECK(slow.streaming_steps == 0);
@@ -140,12 +151,17 @@ TEST_CASE("an idle controller's refreshes are counted, not stepped through, with
         << (rng() % 4 == 0 ? " WRITE " : " READ ") << cycle << "\n";
     }
   }
-  for (const RefreshMode mode : {RefreshMode::kAllBank, RefreshMode::kPerBank}) {
+  // All-bank refresh also with 7 postponed: owed refreshes are issued as
+  // each idle stretch begins, before any is counted.
+  const std::pair<RefreshMode, std::uint32_t> refreshes[] = {
+      {RefreshMode::kAllBank, 0}, {RefreshMode::kAllBank, 7}, {RefreshMode::kPerBank, 0}};
+  for (const auto& [mode, postpone] : refreshes) {
     for (const PagePolicy page : {PagePolicy::kOpen, PagePolicy::kClosed}) {
-      INFO("refresh " << static_cast<int>(mode) << ", page " << static_cast<int>(page));
+      INFO("refresh " << static_cast<int>(mode) << " postponing " << postpone << ", page " << static_cast<int>(page));
       const auto run_trace = [&](bool check) {
         MemoryConfig cfg = test::preset("hbm2.yaml");
         cfg.controller.refresh = mode;
+        cfg.controller.refresh_postpone = postpone;
         cfg.controller.page_policy = page;
         cfg.check_timing = check;
         auto m = std::make_unique<HbmModel>("hbm", cfg);
