@@ -41,6 +41,7 @@ struct Case {
   RefreshMode refresh;
   PagePolicy page;
   std::uint32_t faw;  // 0 = preset
+  int postpone = -1;  // refreshes owed at most (controller.refresh_postpone); -1 = preset
 };
 
 /// Random 64 B reads from a DRAMsim3 trace file, plain and gzip, against the
@@ -156,6 +157,7 @@ int main(int argc, char** argv) {
 
   const Case cases[] = {
       {"seq read 256 B, all-bank refresh", "seq", 256, 64, RefreshMode::kAllBank, PagePolicy::kOpen, 0},
+      {"seq read 256 B, all-bank, none postponed", "seq", 256, 64, RefreshMode::kAllBank, PagePolicy::kOpen, 0, 0},
       {"seq read 256 B, per-bank refresh", "seq", 256, 64, RefreshMode::kPerBank, PagePolicy::kOpen, 0},
       {"seq read 64 B, all-bank refresh", "seq", 64, 64, RefreshMode::kAllBank, PagePolicy::kOpen, 0},
       {"random read 64 B, all-bank refresh", "random", 64, 64, RefreshMode::kAllBank, PagePolicy::kOpen, 0},
@@ -171,6 +173,7 @@ int main(int argc, char** argv) {
     cfg.controller.refresh = c.refresh;
     cfg.controller.page_policy = c.page;
     if (c.faw) cfg.device.t.FAW = c.faw;
+    if (c.postpone >= 0) cfg.controller.refresh_postpone = static_cast<std::uint32_t>(c.postpone);
     HbmSummary s;
     double best_cpu = 0, best_wall = 0, best_general = 0;
     for (int r = 0; r < repeat; ++r) {

@@ -273,8 +273,8 @@ ControllerConfig parse_controller(const Reader& r, const YAML::Node& c) {
   if (!c) return k;
   const std::string w = "controller";
   r.only(c, w, {"read_queue", "write_queue", "scheduler", "starvation_cap", "page_policy", "write_high_watermark",
-                "write_low_watermark", "refresh", "refresh_postpone", "address_mapping", "xor_bank_hash", "dual_command", "shared_command_bus",
-                "frontend_cycles", "backend_cycles"});
+                "write_low_watermark", "refresh", "refresh_postpone", "address_mapping", "xor_bank_hash",
+                "dual_command", "shared_command_bus", "frontend_cycles", "backend_cycles"});
   auto u32 = [&](const char* key, std::uint32_t def, bool positive) {
     const std::uint64_t v = r.uint(c, w, key, def, positive);
     if (v > 1u << 20) r.fail(c[key], w + "." + key, "too large");
