@@ -205,7 +205,7 @@ inline BurstQueue::Index PcController::streaming_pick(const BurstQueue& q, std::
   const std::uint64_t due = m_refresh.next_due();
   const std::uint64_t n = due == kNoCycle ? kNoCycle : std::max(due, c + 1);
   if (mode_switch_due()) return std::min(n, c + 1);
-  if (q.empty()) return m_refresh.owed() == 0 || busy() ? n : c + 1;  // idle: catch up on postponed refreshes
+  if (q.empty()) return busy() || m_refresh.owed() == 0 ? n : c + 1;  // idle: catch up on postponed refreshes
   const QueueEntry& f = q[q.front()];
   const Cmd col = q.write() ? Cmd::kWr : Cmd::kRd;
   std::uint64_t next;
@@ -314,7 +314,7 @@ void PcController::step(std::uint64_t c) {
   // Write draining between watermarks; an otherwise idle controller drains all.
   if (mode_switch_due()) m_write_mode = !m_write_mode;
 
-  m_refresh.update(c, [this] { return busy(); }, s_stats.refreshes_postponed);
+  m_refresh.update(c, busy(), s_stats.refreshes_postponed);
   bool row_used = false;
   if (m_refresh.pending()) {
     Cmd cmd;

@@ -24,15 +24,13 @@ class RefreshPolicy {
   /// Refreshes postponed and not issued yet.
   std::uint32_t owed() const { return m_owed; }
   /// Marks refresh pending once `cycle` reaches its due time, unless the
-  /// controller is busy (`busy()`: bursts queued) and may owe one more
-  /// (counted in `postponed`); or while it owes some and is idle. Inline:
-  /// it runs on every controller step, and asks busy() only when it
-  /// matters.
-  template <class Busy>
-  void update(std::uint64_t cycle, Busy busy, std::uint64_t& postponed) {
+  /// controller is `busy` and may owe one more (counted in `postponed`);
+  /// or while it owes some and is idle. Inline: it runs on every
+  /// controller step.
+  void update(std::uint64_t cycle, bool busy, std::uint64_t& postponed) {
     if (m_pending) return;
     if (cycle >= m_due) {
-      if (m_owed < m_postpone && busy()) [[unlikely]] {
+      if (busy && m_owed < m_postpone) [[unlikely]] {
         ++postponed;
         ++m_owed;
         m_due += m_interval;
@@ -40,7 +38,7 @@ class RefreshPolicy {
       }
       m_pending = m_for_due = true;
       m_pending_since = cycle;
-    } else if (m_owed != 0 && !busy()) [[unlikely]] {
+    } else if (m_owed != 0 && !busy) [[unlikely]] {
       m_pending = true;
       m_pending_since = cycle;
     }

@@ -55,12 +55,11 @@ TEST_CASE("RefreshPolicy::unblocked removes exactly the banks blocks() names") {
     for (const RefreshMode mode : {RefreshMode::kNone, RefreshMode::kAllBank, RefreshMode::kPerBank}) {
       RefreshPolicy refresh(mode, cfg.device.t, banks);  // postpones nothing
       std::uint64_t postponed = 0;
-      const auto busy = [] { return true; };
       // Before and after refresh falls due; per-bank refresh then moves on
       // to the next bank after each REFsb.
       for (std::uint32_t k = 0; k < 2 * banks + 2; ++k) {
         const std::uint64_t cycle = refresh.next_due() == kNoCycle ? 1000 : refresh.next_due() + (k % 2 ? 0 : 5);
-        if (k % 2) refresh.update(cycle, busy, postponed);
+        if (k % 2) refresh.update(cycle, true, postponed);
         for (std::uint32_t b = 0; b < banks; ++b) {
           INFO("mode " << static_cast<int>(mode) << ", bank " << b << ", step " << k);
           REQUIRE(((refresh.unblocked(all, b / 64) >> (b % 64)) & 1) == !refresh.blocks(b));

@@ -17,10 +17,6 @@ using namespace mxc::hbm;
 
 namespace {
 
-// RefreshPolicy::update asks whether the controller has bursts queued.
-constexpr auto busy = [] { return true; };
-constexpr auto idle = [] { return false; };
-
 HbmTiming small_timing() {
   HbmTiming t;
   t.REFI = 100;
@@ -43,7 +39,7 @@ TEST_CASE("a busy refresh policy owes refreshes up to its limit, then issues the
   std::uint64_t postponed = 0;
   // Three due cycles while busy: owed, not pending, the next due moves on.
   for (std::uint64_t k = 1; k <= 3; ++k) {
-    r.update(100 * k, busy, postponed);
+    r.update(100 * k, true, postponed);
     CHECK_FALSE(r.pending());
     CHECK(r.owed() == k);
     CHECK(postponed == k);
@@ -51,7 +47,7 @@ TEST_CASE("a busy refresh policy owes refreshes up to its limit, then issues the
   }
   // The fourth falls due with three owed: pending, and it stays pending
   // until all four have issued, each 10 cycles (tRFC) after the last.
-  r.update(400, busy, postponed);
+  r.update(400, true, postponed);
   REQUIRE(r.pending());
   CHECK(postponed == 3);
   CHECK(r.on_issue(Cmd::kRefAb, 405) == (5 + 10) * banks);  // waited 5 cycles, then tRFC
@@ -70,12 +66,12 @@ TEST_CASE("a busy refresh policy owes refreshes up to its limit, then issues the
 TEST_CASE("an idle refresh policy catches up on owed refreshes before the next due") {
   RefreshPolicy r(RefreshMode::kAllBank, small_timing(), 16, 7);
   std::uint64_t postponed = 0;
-  r.update(100, busy, postponed);
-  r.update(200, busy, postponed);
+  r.update(100, true, postponed);
+  r.update(200, true, postponed);
   REQUIRE(r.owed() == 2);
-  r.update(250, busy, postponed);  // busy between due cycles: nothing
+  r.update(250, true, postponed);  // busy between due cycles: nothing
   CHECK_FALSE(r.pending());
-  r.update(251, idle, postponed);  // idle: at once
+  r.update(251, false, postponed);  // idle: at once
   REQUIRE(r.pending());
   r.on_issue(Cmd::kRefAb, 260);
   CHECK(r.pending());
@@ -90,7 +86,7 @@ TEST_CASE("per-bank refresh is never postponed") {
   t.REFIsb = 20;
   RefreshPolicy r(RefreshMode::kPerBank, t, 16, 7);
   std::uint64_t postponed = 0;
-  r.update(20, busy, postponed);
+  r.update(20, true, postponed);
   CHECK(r.pending());
   CHECK(r.owed() == 0);
   CHECK(postponed == 0);

@@ -25,7 +25,6 @@ TEST_CASE("the scheduler's plan chooses what pick chooses at the planned cycle")
       BankState state(org, cfg.device.t, true);
       RefreshPolicy refresh(mode, cfg.device.t, org.banks());  // postpones nothing
       std::uint64_t postponed = 0;
-      const auto busy = [] { return true; };
       const FrFcfsScheduler sched(cap);
       BurstQueue q(org.banks());
       std::uint64_t now = 0;
@@ -40,7 +39,7 @@ TEST_CASE("the scheduler's plan chooses what pick chooses at the planned cycle")
             q.push_back(bank, row, now + rng() % 4, hit);
           }
         }
-        refresh.update(now, busy, postponed);  // per-bank refresh falls due and then blocks its bank for good
+        refresh.update(now, true, postponed);  // per-bank refresh falls due and then blocks its bank for good
         SchedulePlan plan;
         const std::uint64_t next = sched.next_ready(q, state, refresh, now, plan);
         if (next == kNoCycle) {
@@ -49,7 +48,7 @@ TEST_CASE("the scheduler's plan chooses what pick chooses at the planned cycle")
         }
         REQUIRE(next > now);
         const bool was_pending = refresh.pending();
-        refresh.update(next, busy, postponed);
+        refresh.update(next, true, postponed);
         const SchedulePick p = sched.pick(q, state, refresh, next);
         if (plan.valid && refresh.pending() == was_pending) {
           const SchedulePick planned = FrFcfsScheduler::planned(plan, q, next);
