@@ -278,6 +278,11 @@ std::vector<std::string> ChipSet::hbm_violations(std::uint32_t chip) const {
   return h->checker()->violations();
 }
 
+std::uint64_t ChipSet::hbm_requests_beyond_capacity(std::uint32_t chip) const {
+  const hbm::HbmModel* h = m_chips.at(chip).hbm;
+  return h ? h->requests_beyond_capacity() : 0;
+}
+
 const MemoryCallLog* ChipSet::memory_calls(std::uint32_t chip) const {
   const RecordingMemory* r = m_chips.at(chip).recorder;
   return r ? &r->log() : nullptr;

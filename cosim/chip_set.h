@@ -124,6 +124,9 @@ class ChipSet {
   const ClockDomain* hbm_clock(std::uint32_t chip) const;
   /// Violations the HBM timing checker of chip c found (none without HBM or checker).
   std::vector<std::string> hbm_violations(std::uint32_t chip) const;
+  /// Requests to chip c's HBM that reached past its capacity and aliased
+  /// lower addresses (0 without HBM).
+  std::uint64_t hbm_requests_beyond_capacity(std::uint32_t chip) const;
   /// Every ICI row tile t of chip c sent, in send order.
   const std::vector<IciSendEntry>& ici_sends(std::uint32_t chip, std::uint32_t t) const {
     return m_chips.at(chip).ici_sends.at(t);

@@ -51,6 +51,7 @@ void merge_parts(const std::vector<nlohmann::json>& parts, const SystemConfig& c
     const auto chip = (*c)["chip"].get<std::uint32_t>();
     result.hbm_read_bytes += (*c)["read"].get<std::uint64_t>();
     result.hbm_write_bytes += (*c)["written"].get<std::uint64_t>();
+    result.hbm_requests_beyond_capacity += (*c)["hbm_beyond_capacity"].get<std::uint64_t>();
     std::uint32_t t = 0;
     for (const json& j : (*c)["tiles"]) {
       TileReport r;

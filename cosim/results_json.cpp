@@ -43,6 +43,7 @@ nlohmann::ordered_json results_json(const SystemRunOptions& o, const SystemRunRe
                     {"expected", m.expected}, {"actual", m.actual}});
   j["hbm_read_bytes"] = r.hbm_read_bytes;
   j["hbm_write_bytes"] = r.hbm_write_bytes;
+  j["hbm_requests_beyond_capacity"] = r.hbm_requests_beyond_capacity;
   j["ici_bytes"] = r.ici_bytes;
   j["utilization"] = r.utilization;
   j["bandwidth_gbps"] = r.bandwidth_gbps;

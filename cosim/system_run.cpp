@@ -543,6 +543,7 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
     chip["hardware_error"] = hardware_error[c];
     chip["read"] = dut.bytes_read(c);
     chip["written"] = dut.bytes_written(c);
+    chip["hbm_beyond_capacity"] = dut.hbm_requests_beyond_capacity(c);
     chip["tiles"] = json::array();
     for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) {
       const Tile& tile = dut.tile(c, t);

@@ -91,6 +91,9 @@ struct SystemRunResult {
   std::uint64_t mismatch_count = 0;
   std::vector<Mismatch> mismatches;       ///< Every checker's, earliest first.
   std::uint64_t hbm_read_bytes = 0, hbm_write_bytes = 0, ici_bytes = 0;
+  /// Memory requests past the HBM's capacity, which alias lower addresses
+  /// in its banks (their data is kept at the address given).
+  std::uint64_t hbm_requests_beyond_capacity = 0;
   double utilization = 0;                 ///< Array-active cycles / (cycles x tiles).
   double bandwidth_gbps = 0;              ///< Memory bytes / simulated time.
   std::vector<TileReport> tiles;

@@ -41,6 +41,10 @@ void print_summary(const SystemRunOptions& o, const SystemRunResult& r, std::siz
   std::cout << std::setprecision(1) << "  utilization " << 100.0 * r.utilization << " %  memory "
             << std::setprecision(2) << r.bandwidth_gbps << " GB/s (" << r.hbm_read_bytes << " B read, "
             << r.hbm_write_bytes << " B written)  ICI " << r.ici_bytes << " B\n";
+  if (r.hbm_requests_beyond_capacity)
+    std::cout << "  warning: " << r.hbm_requests_beyond_capacity
+              << " HBM requests reached past the stacks' capacity, each timed as the lower address it wraps to "
+                 "(DMA addresses beyond the configured memory, or too few stacks?)\n";
   if (o.system.chips * o.system.tiles_per_chip == 1 && !r.tiles.empty()) {
     std::cout << "  counters:";
     for (const auto& [name, value] : r.tiles[0].perf) std::cout << " " << name << "=" << value;

@@ -266,3 +266,34 @@ TEST_CASE("the shadow's memories replayed from the design's and simulated give b
   }
   std::filesystem::remove(trace);
 }
+
+TEST_CASE("requests past the HBM's capacity are counted in the results") {
+  // One HBM2 stack holds 16 pseudo-channels x 16 banks x 32768 rows x 1 KiB
+  // = 8 GiB. This program loads a row from 8 GiB + 4 KiB and, after a
+  // fence, stores it to 8 GiB + 12 KiB: one read and one write request
+  // (a row of one AXI beat) past the capacity.
+  const auto path = std::filesystem::temp_directory_path() / "mxcosim_test_beyond_capacity.s";
+  {
+    std::ofstream f(path);
+    f << "dma_load rows=1 cols=4 sp_row=0 hbm_addr=0x200001000 hbm_stride=32\n"
+         "fence\n"
+         "dma_store rows=1 cols=4 sp_row=0 hbm_addr=0x200003000 hbm_stride=32\n";
+  }
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/tile4_ideal.yaml");
+  o.system.memory = "hbm";
+  o.system.hbm_config = kConfigs + "/hbm/hbm2.yaml";
+  o.workload.kind = "program";
+  o.workload.program_file = path.string();
+  SystemRunResult r = run_system(o);
+  INFO(r.error << (r.mismatches.empty() ? "" : to_string(r.mismatches[0])));
+  CHECK(r.passed);  // the data stays at the addresses given
+  CHECK(r.hbm_requests_beyond_capacity == 2);
+  CHECK(results_json(o, r).at("hbm_requests_beyond_capacity") == 2);
+  std::filesystem::remove(path);
+  // Within the capacity: none.
+  o.workload.program_file = std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/int8_matmul.s";
+  r = run_system(o);
+  CHECK(r.passed);
+  CHECK(r.hbm_requests_beyond_capacity == 0);
+}
