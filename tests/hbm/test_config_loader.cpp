@@ -22,6 +22,10 @@ std::string replaced(std::string s, const std::string& from, const std::string& 
   REQUIRE(at != std::string::npos);
   return s.replace(at, from.size(), to);
 }
+/// `text` with `from` replaced by `to`, parsed as the file f.yaml.
+MemoryConfig parse_edited(const std::string& text, const std::string& from, const std::string& to) {
+  return parse_memory_config(replaced(text, from, to), "f.yaml");
+}
 /// The 1-based line of the first occurrence of `needle` in `text`.
 std::string line_of(const std::string& text, const std::string& needle) {
   const auto at = text.find(needle);
@@ -62,51 +66,45 @@ TEST_CASE("presets give the peak bandwidths of the standards") {
   const std::string no_act = replaced(preset_text("hbm3.yaml"), "ACT_cycles: 2", "");
   CHECK(parse_memory_config(no_act, "x").device.t.ACT_cycles == 2);
   const std::string base = preset_text("hbm2.yaml");
-  CHECK(parse_memory_config(replaced(base, "ACT_cycles: 2", "ACT_cycles: 1"), "x").device.t.ACT_cycles == 1);
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "ACT_cycles: 2", "ACT_cycles: 0"), "f.yaml"),
+  CHECK(parse_edited(base, "ACT_cycles: 2", "ACT_cycles: 1").device.t.ACT_cycles == 1);
+  CHECK_THROWS_WITH(parse_edited(base, "ACT_cycles: 2", "ACT_cycles: 0"), Catch::Contains("device.timing.ACT_cycles"));
+  CHECK_THROWS_WITH(parse_edited(base, "ACT_cycles: 2", "ACT_cycles: 2ns"),
                     Catch::Contains("device.timing.ACT_cycles"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "ACT_cycles: 2", "ACT_cycles: 2ns"), "f.yaml"),
-                    Catch::Contains("device.timing.ACT_cycles"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "ACT_cycles: 2", "ACT_cycles: 16777217"), "f.yaml"),
+  CHECK_THROWS_WITH(parse_edited(base, "ACT_cycles: 2", "ACT_cycles: 16777217"),
                     Catch::Contains("device.timing.ACT_cycles: too large"));
   // The pseudo-channels of a channel share its command buses unless told not to.
   for (const MemoryConfig* c : {&h2, &e36, &h3}) CHECK(c->controller.shared_command_bus);
-  CHECK(parse_memory_config(replaced(base, "shared_command_bus: true", ""), "x").controller.shared_command_bus);
-  CHECK_FALSE(parse_memory_config(replaced(base, "shared_command_bus: true", "shared_command_bus: false"), "x")
-                  .controller.shared_command_bus);
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "shared_command_bus: true", "shared_command_bus: 2"), "f.yaml"),
+  CHECK(parse_edited(base, "shared_command_bus: true", "").controller.shared_command_bus);
+  CHECK_FALSE(
+      parse_edited(base, "shared_command_bus: true", "shared_command_bus: false").controller.shared_command_bus);
+  CHECK_THROWS_WITH(parse_edited(base, "shared_command_bus: true", "shared_command_bus: 2"),
                     Catch::Contains("controller.shared_command_bus"));
   // Refreshes owed: the HBM2 and HBM2E presets 7, HBM3's 0 (JESD238's
   // limit unverified), absent 0, at most 7 (JEDEC's 8 with the one falling due).
   for (const MemoryConfig* c : {&h2, &e36}) CHECK(c->controller.refresh_postpone == 7);
   CHECK(h3.controller.refresh_postpone == 0);
-  CHECK(parse_memory_config(replaced(base, "refresh_postpone: 7", ""), "x").controller.refresh_postpone == 0);
-  CHECK(parse_memory_config(replaced(base, "refresh_postpone: 7", "refresh_postpone: 0"), "x")
-            .controller.refresh_postpone == 0);
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "refresh_postpone: 7", "refresh_postpone: 8"), "f.yaml"),
+  CHECK(parse_edited(base, "refresh_postpone: 7", "").controller.refresh_postpone == 0);
+  CHECK(parse_edited(base, "refresh_postpone: 7", "refresh_postpone: 0").controller.refresh_postpone == 0);
+  CHECK_THROWS_WITH(parse_edited(base, "refresh_postpone: 7", "refresh_postpone: 8"),
                     Catch::Matches("f\\.yaml:[0-9]+: controller\\.refresh_postpone: at most 7 .*"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "refresh_postpone: 7", "refresh_postpone: -1"), "f.yaml"),
+  CHECK_THROWS_WITH(parse_edited(base, "refresh_postpone: 7", "refresh_postpone: -1"),
                     Catch::Contains("controller.refresh_postpone"));
 }
 
 TEST_CASE("config errors name file, line and field") {
   const std::string base = preset_text("hbm2.yaml");
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "read_queue: 32", "read_queue: -3"), "f.yaml"),
+  CHECK_THROWS_WITH(parse_edited(base, "read_queue: 32", "read_queue: -3"),
                     Catch::Matches("f\\.yaml:[0-9]+: controller\\.read_queue: expected a positive integer.*"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "    CL: 14\n", "    CL: fast\n"), "f.yaml"),
-                    Catch::Contains("device.timing.CL"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "    CL: 14\n", ""), "f.yaml"),
-                    Catch::Contains("device.timing.CL: missing"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "tCK_ps: 1000", "tCK_ps: 15"), "f.yaml"),
+  CHECK_THROWS_WITH(parse_edited(base, "    CL: 14\n", "    CL: fast\n"), Catch::Contains("device.timing.CL"));
+  CHECK_THROWS_WITH(parse_edited(base, "    CL: 14\n", ""), Catch::Contains("device.timing.CL: missing"));
+  CHECK_THROWS_WITH(parse_edited(base, "tCK_ps: 1000", "tCK_ps: 15"),
                     Catch::Contains("device.timing.tCK_ps: must be at least 16"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "page_policy: open", "page_policy: ajar"), "f.yaml"),
+  CHECK_THROWS_WITH(parse_edited(base, "page_policy: open", "page_policy: ajar"),
                     Catch::Contains("controller.page_policy"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "stacks: 1", "stackz: 1"), "f.yaml"),
-                    Catch::Contains("memory.stackz: unknown field"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "\"ro-ba-co:4-ch-pc-bg-co:1\"", "\"ro-ba-co-ch-pc\""), "f.yaml"),
+  CHECK_THROWS_WITH(parse_edited(base, "stacks: 1", "stackz: 1"), Catch::Contains("memory.stackz: unknown field"));
+  CHECK_THROWS_WITH(parse_edited(base, "\"ro-ba-co:4-ch-pc-bg-co:1\"", "\"ro-ba-co-ch-pc\""),
                     Catch::Contains("controller.address_mapping"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "rows: 32768", "rows: [1, 2]"), "f.yaml"),
-                    Catch::Contains("device.organisation.rows"));
+  CHECK_THROWS_WITH(parse_edited(base, "rows: 32768", "rows: [1, 2]"), Catch::Contains("device.organisation.rows"));
   CHECK_THROWS_WITH(parse_memory_config("device: {\n  name: x\n", "f.yaml"), Catch::Contains("f.yaml:"));
   CHECK_THROWS_WITH(load_memory_config("/nonexistent.yaml"), Catch::Contains("/nonexistent.yaml: cannot open"));
   // The line number points at the offending entry.
@@ -144,36 +142,34 @@ TEST_CASE("refresh timings that leave requests no time are rejected") {
                     "f.yaml:" + line_of(big_rfc, "RFC: 5000ns") +
                         ": device.timing.RFC: RFC 5000 cycles must be at most REFI 3900 - 2 x RC 48 (all-bank "
                         "refresh would leave requests no time to finish)");
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "REFI: 3900ns", "REFI: 200"), "f.yaml"),
+  CHECK_THROWS_WITH(parse_edited(base, "REFI: 3900ns", "REFI: 200"),
                     Catch::Contains("device.timing.RFC: RFC 260 cycles must be at most REFI 200"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "RFC: 260ns", "RFC: 3805"), "f.yaml"),
-                    Catch::Contains("device.timing.RFC"));
-  CHECK_NOTHROW(parse_memory_config(replaced(base, "RFC: 260ns", "RFC: 3804"), "f.yaml"));
+  CHECK_THROWS_WITH(parse_edited(base, "RFC: 260ns", "RFC: 3805"), Catch::Contains("device.timing.RFC"));
+  CHECK_NOTHROW(parse_edited(base, "RFC: 260ns", "RFC: 3804"));
   // Per-bank: tREFIsb above tRREFD + tRRD_S, and a bank free 2 tRC before its next refresh.
   const std::string short_refisb = replaced(per_bank, "REFIsb: 243ns", "REFIsb: 8");
   CHECK_THROWS_WITH(parse_memory_config(short_refisb, "f.yaml"),
                     Catch::StartsWith("f.yaml:" + line_of(short_refisb, "REFIsb: 8") +
                                       ": device.timing.REFIsb: REFIsb 8 cycles must be above RREFD 8 + RRD_S 4"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(per_bank, "REFIsb: 243ns", "REFIsb: 12"), "f.yaml"),
-                    Catch::Contains("device.timing.REFIsb"));
+  CHECK_THROWS_WITH(parse_edited(per_bank, "REFIsb: 243ns", "REFIsb: 12"), Catch::Contains("device.timing.REFIsb"));
   const std::string tight = replaced(replaced(per_bank, "REFIsb: 243ns", "REFIsb: 13"), "RFCsb: 160ns", "RFCsb: 112");
   CHECK_NOTHROW(parse_memory_config(tight, "f.yaml"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(tight, "RFCsb: 112", "RFCsb: 113"), "f.yaml"),
+  CHECK_THROWS_WITH(parse_edited(tight, "RFCsb: 112", "RFCsb: 113"),
                     Catch::Contains("device.timing.RFCsb: RFCsb 113 cycles must be at most 16 banks x REFIsb 13 - "
                                     "2 x RC 48 = 112"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(per_bank, "RFCsb: 160ns", "RFCsb: 3793"), "f.yaml"),
+  CHECK_THROWS_WITH(parse_edited(per_bank, "RFCsb: 160ns", "RFCsb: 3793"),
                     Catch::Contains("device.timing.RFCsb: RFCsb 3793 cycles must be at most 16 banks x REFIsb 243 - "
                                     "2 x RC 48 = 3792"));
-  CHECK_NOTHROW(parse_memory_config(replaced(per_bank, "RFCsb: 160ns", "RFCsb: 3792"), "f.yaml"));
+  CHECK_NOTHROW(parse_edited(per_bank, "RFCsb: 160ns", "RFCsb: 3792"));
   // A derived tREFIsb (tREFI / banks = 128 / 16) is named, and said to be derived.
   const std::string derived = replaced(replaced(short_refisb, "    REFIsb: 8\n", ""), "REFI: 3900ns", "REFI: 128");
   CHECK_THROWS_WITH(parse_memory_config(derived, "f.yaml"),
                     Catch::Contains("device.timing.REFIsb: REFIsb 8 cycles must be above RREFD 8 + RRD_S 4") &&
                         Catch::Contains("REFIsb not given"));
   // Each rule only for the refresh mode that uses it.
-  CHECK_NOTHROW(parse_memory_config(replaced(per_bank, "RFC: 260ns", "RFC: 5000ns"), "f.yaml"));
-  CHECK_NOTHROW(parse_memory_config(replaced(base, "REFIsb: 243ns", "REFIsb: 8"), "f.yaml"));
-  CHECK_NOTHROW(parse_memory_config(replaced(big_rfc, "refresh: all_bank", "refresh: none"), "f.yaml"));
+  CHECK_NOTHROW(parse_edited(per_bank, "RFC: 260ns", "RFC: 5000ns"));
+  CHECK_NOTHROW(parse_edited(base, "REFIsb: 243ns", "REFIsb: 8"));
+  CHECK_NOTHROW(parse_edited(big_rfc, "refresh: all_bank", "refresh: none"));
   // Configs built in code are checked too.
   MemoryConfig cfg = parse_memory_config(base, "hbm2.yaml");
   cfg.device.t.RFC = cfg.device.t.REFI;
@@ -191,9 +187,9 @@ TEST_CASE("refresh timings that leave requests no time are rejected") {
 
 TEST_CASE("pseudo-channel counts that would build millions of controllers are errors") {
   const std::string base = preset_text("hbm2.yaml");  // 8 channels x 2 pseudo-channels
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "channels: 8", "channels: 16777216"), "f.yaml"),
+  CHECK_THROWS_WITH(parse_edited(base, "channels: 8", "channels: 16777216"),
                     Catch::Contains("at most 1024 pseudo-channels a stack") && Catch::Contains("got 33554432"));
-  CHECK_NOTHROW(parse_memory_config(replaced(base, "channels: 8", "channels: 512"), "f.yaml"));
+  CHECK_NOTHROW(parse_edited(base, "channels: 8", "channels: 512"));
   // 2^30 x 2^30 would wrap to 0 in 32 bits.
   CHECK_THROWS_WITH(parse_memory_config(replaced(replaced(base, "channels: 8", "channels: 1073741824"),
                                                  "pseudo_channels: 2", "pseudo_channels: 1073741824"),
@@ -213,18 +209,18 @@ TEST_CASE("timings above 2^24 cycles are out of range, not cut to 32 bits") {
   CHECK_THROWS_WITH(parse_memory_config(huge, "f.yaml"),
                     "f.yaml:" + line_of(huge, "CL: 4294967297") +
                         ": device.timing.CL: out of range: 4294967297 (at most 16777216 cycles)");
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "    CL: 14\n", "    CL: 16777217\n"), "f.yaml"),
+  CHECK_THROWS_WITH(parse_edited(base, "    CL: 14\n", "    CL: 16777217\n"),
                     Catch::Contains("device.timing.CL: out of range"));
-  CHECK(parse_memory_config(replaced(base, "    CL: 14\n", "    CL: 16777216\n"), "f.yaml").device.t.CL == 16777216);
+  CHECK(parse_edited(base, "    CL: 14\n", "    CL: 16777216\n").device.t.CL == 16777216);
   // Nanoseconds alike, counted in cycles of tCK (1 ns here).
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "REFI: 3900ns", "REFI: 1e9ns"), "f.yaml"),
+  CHECK_THROWS_WITH(parse_edited(base, "REFI: 3900ns", "REFI: 1e9ns"),
                     Catch::Contains("device.timing.REFI: out of range: '1e9ns' at tCK 1000 ps (at most 16777216 "
                                     "cycles)"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "    CL: 14\n", "    CL: 16777216.5ns\n"), "f.yaml"),
+  CHECK_THROWS_WITH(parse_edited(base, "    CL: 14\n", "    CL: 16777216.5ns\n"),
                     Catch::Contains("device.timing.CL: out of range"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "    CL: 14\n", "    CL: infns\n"), "f.yaml"),
+  CHECK_THROWS_WITH(parse_edited(base, "    CL: 14\n", "    CL: infns\n"),
                     Catch::Contains("device.timing.CL: out of range"));
-  CHECK(parse_memory_config(replaced(base, "REFI: 3900ns", "REFI: 16777216ns"), "f.yaml").device.t.REFI == 16777216);
+  CHECK(parse_edited(base, "REFI: 3900ns", "REFI: 16777216ns").device.t.REFI == 16777216);
 }
 
 TEST_CASE("watermarks derived from a small write queue name the queue") {
@@ -259,14 +255,14 @@ TEST_CASE("a key given twice is an error at its second line") {
   // Every mapping: the top level, device, organisation, timing, memory.
   CHECK_THROWS_WITH(parse_memory_config(base + "check_timing: true\ncheck_timing: false\n", "f.yaml"),
                     Catch::Contains(": check_timing: duplicate key"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "  name: HBM2-2000\n", "  name: a\n  name: b\n"), "f.yaml"),
+  CHECK_THROWS_WITH(parse_edited(base, "  name: HBM2-2000\n", "  name: a\n  name: b\n"),
                     Catch::Contains("device.name: duplicate key"));
   CHECK_THROWS_WITH(parse_memory_config(replaced(base, "    rows: 32768\n", "    rows: 32768\n    rows: 16384\n"),
                                         "f.yaml"),
                     Catch::Contains("device.organisation.rows: duplicate key"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "    CL: 14\n", "    CL: 14\n    CL: 15\n"), "f.yaml"),
+  CHECK_THROWS_WITH(parse_edited(base, "    CL: 14\n", "    CL: 14\n    CL: 15\n"),
                     Catch::Contains("device.timing.CL: duplicate key"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "stacks: 1", "stacks: 1\n  stacks: 2"), "f.yaml"),
+  CHECK_THROWS_WITH(parse_edited(base, "stacks: 1", "stacks: 1\n  stacks: 2"),
                     Catch::Contains("memory.stacks: duplicate key"));
   // And the top level of a referenced preset, of which only `device` is read.
   const auto dir = std::filesystem::temp_directory_path() / "mxcosim_test_config_loader";
