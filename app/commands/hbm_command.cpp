@@ -103,6 +103,8 @@ int hbm_main(int argc, char** argv) {
     ("seed", "seed of the generator (same seed + config = same results)",
      cxxopts::value<std::uint64_t>()->default_value("1"))
     ("refresh", "override controller.refresh: all_bank, per_bank or none", cxxopts::value<std::string>())
+    ("refresh-postpone", "override controller.refresh_postpone: all-bank refreshes a busy pseudo-channel may owe, "
+     "0 (each at its due cycle, as DRAMsim3 and Ramulator 2) to 7", cxxopts::value<std::uint32_t>())
     ("page-policy", "override controller.page_policy: open or closed", cxxopts::value<std::string>())
     ("stacks", "override memory.stacks", cxxopts::value<std::uint32_t>())
     ("check-timing", "verify every command with the independent JEDEC timing checker (slower)")
@@ -129,6 +131,12 @@ int hbm_main(int argc, char** argv) {
     else if (r == "per_bank") cfg.controller.refresh = hbm::RefreshMode::kPerBank;
     else if (r == "none") cfg.controller.refresh = hbm::RefreshMode::kNone;
     else throw std::invalid_argument("--refresh: expected all_bank, per_bank or none, got '" + r + "'");
+  }
+  if (args.count("refresh-postpone")) {
+    cfg.controller.refresh_postpone = args["refresh-postpone"].as<std::uint32_t>();
+    if (cfg.controller.refresh_postpone > hbm::kMaxRefreshPostpone)
+      throw std::invalid_argument("--refresh-postpone: expected 0 to " + std::to_string(hbm::kMaxRefreshPostpone) +
+                                  ", got " + std::to_string(cfg.controller.refresh_postpone));
   }
   if (args.count("page-policy")) {
     const auto p = args["page-policy"].as<std::string>();

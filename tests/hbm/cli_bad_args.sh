@@ -19,6 +19,7 @@ expect() {  # expect MESSAGE-PATTERN ARGS...: exit 2 and the message
 expect "--stacks: expected 1 to 1024, got 0" --pattern seq --stacks 0
 expect "--stacks: expected 1 to 1024, got 268435456" --pattern seq --stacks 268435456
 expect "--stacks: Argument" --pattern seq --stacks -5
+expect "--refresh-postpone: expected 0 to 7, got 8" --pattern seq --refresh-postpone 8
 expect "--outstanding: Argument" --pattern seq --outstanding=many
 expect "--size 4294967295: hbm: request 0 of 4294967295 bytes needs at least" --pattern mix --size 4294967295
 printf '0x40 READ 0\n0xffffffffffffffff READ 9\n' > "$dir/top.trace"

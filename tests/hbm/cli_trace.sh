@@ -1,8 +1,9 @@
 #!/bin/sh
 # usage: cli_trace.sh MXCOSIM CONFIG
 # `mxcosim hbm --trace` as a user runs it: a trace runs to its end (past the
-# 100 000 requests a pattern makes by default), --requests caps it, and a
-# bad line stops the run with exit code 2 and the file and line named.
+# 100 000 requests a pattern makes by default), --requests caps it,
+# --refresh-postpone overrides the preset, and a bad line stops the run
+# with exit code 2 and the file and line named.
 mxcosim=$1; config=$2
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -11,6 +12,12 @@ fail() { echo "cli_trace: $*" >&2; exit 1; }
 awk 'BEGIN { for (i = 0; i < 120000; i++) printf "0x%x READ %d\n", i * 64, i }' > "$tmp/t.trace"
 out=$("$mxcosim" hbm --config "$config" --trace "$tmp/t.trace" 2>&1) || fail "whole trace: exit $?: $out"
 printf '%s\n' "$out" | grep -Eq "requests +120000 \(120000 reads" || fail "whole trace: $out"
+
+# The preset postpones refreshes that fall due while bursts are queued;
+# --refresh-postpone 0 refreshes at every due cycle instead.
+printf '%s\n' "$out" | grep -Eq "refreshes +[0-9]+ .*, [1-9][0-9]* postponed" || fail "postponed: $out"
+out=$("$mxcosim" hbm --config "$config" --trace "$tmp/t.trace" --refresh-postpone 0 2>&1) || fail "0 owed: exit $?: $out"
+printf '%s\n' "$out" | grep -E "refreshes +[0-9]+" | grep -q postponed && fail "0 owed: $out"
 
 out=$("$mxcosim" hbm --config "$config" --trace "$tmp/t.trace" --requests 1000 2>&1) || fail "capped: exit $?: $out"
 printf '%s\n' "$out" | grep -Eq "requests +1000 \(1000 reads" || fail "capped: $out"
