@@ -11,9 +11,10 @@ namespace mxc::hbm {
 enum class PagePolicy { kOpen, kClosed };
 enum class RefreshMode { kAllBank, kPerBank, kNone };
 
-/// JEDEC lets a controller postpone at most 8 refreshes at any time. One
-/// more falls due while the owed ones wait for its precharge, so a
-/// controller may owe at most 7 when it does.
+/// JEDEC lets a controller postpone at most 8 refreshes at any time (the
+/// DDR rule, which the timing checker applies to HBM). One more falls due
+/// while the owed ones wait for its precharge, so a controller may owe at
+/// most 7 when it does.
 inline constexpr std::uint32_t kMaxRefreshPostpone = 7;
 
 /// Policy of each pseudo-channel controller.
