@@ -2,10 +2,10 @@
 // When a pseudo-channel must refresh and which command refresh needs next:
 // all-bank (REFab every tREFI, after precharging every bank) or per-bank
 // (REFsb to one bank every tREFIsb, round robin, others keep working).
-// A busy controller may postpone refreshes (up to `postpone` owed): the
-// refresh that falls due with that many owed issues them all back to back,
-// so a stream drains and restarts its banks once for the lot; an idle one
-// catches up at once.
+// A busy controller may postpone all-bank refreshes (up to `postpone`
+// owed; per-bank ones never): the refresh that falls due with that many
+// owed issues them all back to back, so a stream drains and restarts its
+// banks once for the lot; an idle one catches up at once.
 #include <cstdint>
 #include <span>
 
