@@ -263,7 +263,8 @@ HbmDeviceSpec parse_device(const Reader& r, const YAML::Node& d) {
   if (x.REFIsb == 0) r.fail(t, tw + ".REFIsb", "must be > 0");
   // A count of command-bus cycles, not a time: no "ns" form.
   const std::uint64_t act = r.uint(t, tw, "ACT_cycles", 2, true);
-  if (act > kMaxCycles) r.fail(t["ACT_cycles"], tw + ".ACT_cycles", "too large (at most " + std::to_string(kMaxCycles) + ")");
+  if (act > kMaxCycles)
+    r.fail(t["ACT_cycles"], tw + ".ACT_cycles", "too large (at most " + std::to_string(kMaxCycles) + ")");
   x.ACT_cycles = static_cast<std::uint32_t>(act);
   return s;
 }

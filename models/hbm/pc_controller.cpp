@@ -108,7 +108,6 @@ void PcController::skip_idle(std::uint64_t cycle) {
   m_next = m_refresh.next_due();
 }
 
-
 void PcController::check_stuck(std::uint64_t c) const {
   if (!busy() || c <= std::max(m_bus_free, m_busy_since) + m_stuck_cycles) return;
   throw std::runtime_error(
@@ -201,11 +200,12 @@ inline BurstQueue::Index PcController::streaming_pick(const BurstQueue& q, std::
   // Called after a streaming step only: its column command removed one row
   // hit and left refresh alone, so every queued burst still hits and no
   // refresh is pending.
+  // With bursts queued the controller is busy and pays nothing it owes:
+  // only the due cycle counts until the queue empties.
   const BurstQueue& q = active();
-  const std::uint64_t due = m_refresh.next_due();
-  const std::uint64_t n = due == kNoCycle ? kNoCycle : std::max(due, c + 1);
+  const std::uint64_t n = due_wake(c);
   if (mode_switch_due()) return std::min(n, c + 1);
-  if (q.empty()) return busy() || m_refresh.owed() == 0 ? n : c + 1;  // idle: catch up on postponed refreshes
+  if (q.empty()) return refresh_wake(c);
   const QueueEntry& f = q[q.front()];
   const Cmd col = q.write() ? Cmd::kWr : Cmd::kRd;
   std::uint64_t next;
@@ -292,10 +292,8 @@ template <bool kBranchFree>
     std::uint32_t refresh_bank;
     m_refresh.wanted(m_state, &cmd, &refresh_bank);
     n = std::min(n, std::max(m_state.earliest(cmd, refresh_bank), c + 1));
-  } else if (m_refresh.owed() != 0 && !busy()) {
-    n = c + 1;  // idle: catch up on postponed refreshes
-  } else if (m_refresh.next_due() != kNoCycle) {
-    n = std::min(n, std::max(m_refresh.next_due(), c + 1));
+  } else {
+    n = refresh_wake(c);
   }
   // A mode switch is decided at the next step; wake for it.
   if (mode_switch_due()) return std::min(n, c + 1);

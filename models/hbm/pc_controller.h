@@ -161,6 +161,17 @@ class PcController {
   /// burst of the active direction is a row hit and no refresh is pending.
   BurstQueue::Index streaming_pick(const BurstQueue& q, std::uint64_t c) const;
   std::uint64_t streaming_next(std::uint64_t c);
+  /// The cycle refresh next needs a step at, none pending, after a step
+  /// at `c`: the next one while refreshes are owed and the queues are
+  /// empty (it catches up), else the next due cycle (due_wake).
+  std::uint64_t refresh_wake(std::uint64_t c) const {
+    return m_refresh.owed() != 0 && !busy() ? c + 1 : due_wake(c);
+  }
+  /// The next due cycle, no earlier than c + 1 (kNoCycle with refresh off).
+  std::uint64_t due_wake(std::uint64_t c) const {
+    const std::uint64_t due = m_refresh.next_due();
+    return due == kNoCycle ? kNoCycle : std::max(due, c + 1);
+  }
   BurstQueue& active() { return m_write_mode ? m_writes : m_reads; }
   const BurstQueue& active() const { return m_write_mode ? m_writes : m_reads; }
   /// Whether write draining starts (the write queue at the high watermark, or

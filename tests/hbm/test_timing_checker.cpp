@@ -123,7 +123,8 @@ TEST_CASE("timing checker holds the row command bus for an ACT's ACT_cycles") {
     cmds.insert(cmds.begin(), open.begin(), open.end());
     return cmds;
   };
-  CHECK(mentions(run(spec, with({C(kAct, 0, 100), C(kPre, 4, 101)})), "row command bus of the channel: busy until cycle 102"));
+  CHECK(mentions(run(spec, with({C(kAct, 0, 100), C(kPre, 4, 101)})),
+                 "row command bus of the channel: busy until cycle 102"));
   CHECK(run(spec, with({C(kAct, 0, 100), C(kPre, 4, 102)})).empty());
   CHECK(run(spec, with({C(kAct, 0, 100), C(kRd, 4, 101)})).empty());  // the column bus is free
   spec.t.ACT_cycles = 1;
