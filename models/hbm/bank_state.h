@@ -176,13 +176,12 @@ class BankState {
     int m_slot;
   };
   BankTimes bank_times(Cmd cmd) const { return BankTimes(*this, cmd); }
-  /// earliest_bank() of the row command a bank needs: ACT when `closed`,
-  /// else PRE; the slot chosen by index, so which one it is costs no branch
-  /// and only one of the two times is read.
-  std::uint64_t row_bank_time(std::uint32_t bank, bool closed) const {
+  /// earliest_bank() of the row command a bank needs: PRE when `open`
+  /// (its row is), else ACT; the slot chosen by index, so which one it is
+  /// costs no branch and only one of the two times is read.
+  std::uint64_t row_bank_time(std::uint32_t bank, bool open) const {
     static_assert(kSlot[static_cast<int>(Cmd::kAct)] == 0 && kSlot[static_cast<int>(Cmd::kPre)] == 1);
-    const int i = !closed;
-    return std::max(m_bank[bank].at[i], m_group_of[bank]->at[i]);
+    return std::max(m_bank[bank].at[open], m_group_of[bank]->at[open]);
   }
 };
 

@@ -120,13 +120,14 @@ SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, const BankState& state, 
   // common to all banks found once. A bank with hits has its row open and
   // its misses wait (a conflict waits while the row has hits).
   if (q.total_hits() < q.size()) {
-    const std::uint64_t act_floor = state.earliest_floor(Cmd::kAct), pre_floor = state.earliest_floor(Cmd::kPre);
+    // ACT's and PRE's common parts, indexed by whether the row is open.
+    const std::uint64_t floor[2] = {state.earliest_floor(Cmd::kAct), state.earliest_floor(Cmd::kPre)};
     RowChoice r;
     for_each_bank_of(
         miss_set.size(), [&](std::size_t w) { return refresh.unblocked(miss_set, w) & ~hit_set[w]; },
         [&](std::uint32_t b) {
-          const bool closed = state.open_row(b) == BankState::kClosed;
-          const std::uint64_t t = std::max(state.row_bank_time(b, closed), select(closed, act_floor, pre_floor));
+          const bool open = state.open_row(b) != BankState::kClosed;
+          const std::uint64_t t = std::max(state.row_bank_time(b, open), floor[open]);
           const BurstQueue::Candidate& k = q.candidate(b);  // no burst of the bank hits: its oldest misses
           r.offer(now, k, (t <= now) & (k.arrival <= now));
           return true;
@@ -238,14 +239,15 @@ std::uint64_t FrFcfsScheduler::next_ready_as(BurstQueue& q, const BankState& sta
     r.offer(std::max({state.earliest(cmd, bank), lo, k.arrival}), k,
             (q.hits(bank) == 0) & (k.index != BurstQueue::kNone) & !refresh.blocks(bank));
   } else {
-    const std::uint64_t act_floor = std::max(state.earliest_floor(Cmd::kAct), lo);
-    const std::uint64_t pre_floor = std::max(state.earliest_floor(Cmd::kPre), lo);
+    // ACT's and PRE's common parts, indexed by whether the row is open.
+    const std::uint64_t floor[2] = {std::max(state.earliest_floor(Cmd::kAct), lo),
+                                    std::max(state.earliest_floor(Cmd::kPre), lo)};
     for_each_bank_of(
         miss_set.size(), [&](std::size_t w) { return refresh.unblocked(miss_set, w) & ~hit_set[w]; },
         [&](std::uint32_t b) {
-          // Whether the row is open is data: ACT or PRE by selects.
-          const bool closed = state.open_row(b) == BankState::kClosed;
-          const std::uint64_t t = std::max(state.row_bank_time(b, closed), select(closed, act_floor, pre_floor));
+          // Whether the row is open is data: ACT or PRE by indexing.
+          const bool open = state.open_row(b) != BankState::kClosed;
+          const std::uint64_t t = std::max(state.row_bank_time(b, open), floor[open]);
           const BurstQueue::Candidate& k = q.candidate(b);  // no burst of the bank hits: its oldest misses
           r.offer(std::max(t, k.arrival), k);
           return true;
