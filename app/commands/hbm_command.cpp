@@ -28,7 +28,7 @@ namespace {
 
 nlohmann::json to_json(const hbm::HbmSummary& s, const std::string& config, const std::string& workload) {
   nlohmann::json j;
-  j["schema_version"] = 1;
+  j["schema_version"] = 2;
   j["config"] = config;
   j["workload"] = workload;
   j["device"] = s.device;
@@ -71,6 +71,8 @@ nlohmann::json to_json(const hbm::HbmSummary& s, const std::string& config, cons
   j["bus_busy_fraction"] = s.bus_busy_fraction;
   j["channel_read_bandwidth_gbps"] = s.channel_read_gbps;
   j["channel_write_bandwidth_gbps"] = s.channel_write_gbps;
+  j["pseudo_channel_read_bandwidth_gbps"] = s.pc_read_gbps;
+  j["pseudo_channel_write_bandwidth_gbps"] = s.pc_write_gbps;
   j["bank_activates"] = s.bank_activates;
   return j;
 }

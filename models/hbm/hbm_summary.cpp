@@ -6,6 +6,11 @@
 
 namespace mxc::hbm {
 
+namespace {
+/// Saturated pseudo-channels the binding constraint names by number.
+constexpr std::uint32_t kNamedPcs = 8;
+}  // namespace
+
 HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
   const MemoryConfig& cfg = model.config();
   const HbmTiming& t = cfg.device.t;
@@ -109,20 +114,25 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
   // few in flight, Little's law), or else the timing commands waited on.
   const double achieved = s.read_bandwidth_gbps + s.write_bandwidth_gbps;
   const double pc_peak = s.peak_bandwidth_gbps / s.pseudo_channels;
-  double busiest = 0;
-  std::uint32_t busiest_pc = 0;
+  // The pseudo-channels whose data bus is nearly full, by number.
+  std::string saturated;
+  std::uint32_t n_saturated = 0;
   for (std::uint32_t pc = 0; pc < model.num_pcs(); ++pc) {
     const PcStats& p = model.pc_stats(pc);
     const double bytes = static_cast<double>(p.read_bursts + p.write_bursts) * cfg.device.org.burst_bytes();
-    const double bw = ns > 0 ? bytes / ns : 0;
-    if (bw > busiest) busiest = bw, busiest_pc = pc;
+    if (ns <= 0 || bytes / ns < 0.9 * pc_peak) continue;
+    if (n_saturated < kNamedPcs) saturated += (n_saturated ? ", " : "") + std::to_string(pc);
+    ++n_saturated;
   }
+  if (n_saturated > kNamedPcs) saturated += " and " + std::to_string(n_saturated - kNamedPcs) + " more";
   const double queue_fill = (s.avg_read_queue + s.avg_write_queue) /
                             std::max(1u, std::max(cfg.controller.read_queue, cfg.controller.write_queue));
   if (achieved >= 0.9 * s.peak_bandwidth_gbps)
     s.binding_constraint = "data bus";
-  else if (busiest >= 0.9 * pc_peak)
-    s.binding_constraint = "data bus of pseudo-channel " + std::to_string(busiest_pc) + " (traffic concentrates there)";
+  else if (n_saturated == 1)
+    s.binding_constraint = "data bus of pseudo-channel " + saturated + " (traffic concentrates there)";
+  else if (n_saturated > 1)
+    s.binding_constraint = "data buses of pseudo-channels " + saturated + " (traffic concentrates there)";
   else if (s.activate_ceiling_gbps < s.peak_bandwidth_gbps && achieved >= 0.85 * s.activate_ceiling_gbps)
     s.binding_constraint = std::string("activate rate (") + act_name + ")";
   else if (!s.bus_idle_share.empty() && s.bus_idle_share.front().first == "no burst waiting" && queue_fill < 0.5)
@@ -132,10 +142,17 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
   else
     s.binding_constraint = "command timing (" + s.top_wait + ")";
   const double bb = cfg.device.org.burst_bytes();
+  const std::uint32_t per_channel = cfg.device.org.pseudo_channels;
+  s.channel_read_gbps.assign(model.num_pcs() / per_channel, 0.0);
+  s.channel_write_gbps.assign(model.num_pcs() / per_channel, 0.0);
   for (std::uint32_t pc = 0; pc < model.num_pcs(); ++pc) {
     const PcStats& p = model.pc_stats(pc);
-    s.channel_read_gbps.push_back(ns > 0 ? static_cast<double>(p.read_bursts) * bb / ns : 0);
-    s.channel_write_gbps.push_back(ns > 0 ? static_cast<double>(p.write_bursts) * bb / ns : 0);
+    const double rd = ns > 0 ? static_cast<double>(p.read_bursts) * bb / ns : 0;
+    const double wr = ns > 0 ? static_cast<double>(p.write_bursts) * bb / ns : 0;
+    s.pc_read_gbps.push_back(rd);
+    s.pc_write_gbps.push_back(wr);
+    s.channel_read_gbps[pc / per_channel] += rd;
+    s.channel_write_gbps[pc / per_channel] += wr;
   }
   s.bank_activates = tot.bank_acts;
   return s;
@@ -165,15 +182,17 @@ void print_summary(std::ostream& out, const HbmSummary& s) {
   row("read bandwidth", num(s.read_bandwidth_gbps, "GB/s"));
   row("write bandwidth", num(s.write_bandwidth_gbps, "GB/s"));
   row("total / peak", num(s.peak_bandwidth_gbps > 0 ? 100.0 * total / s.peak_bandwidth_gbps : 0, "%"));
-  if (!s.channel_read_gbps.empty()) {
+  const auto min_max = [&](const char* name, const std::vector<double>& rd, const std::vector<double>& wr) {
+    if (rd.empty()) return;
     double lo = 1e300, hi = 0;
-    for (std::size_t i = 0; i < s.channel_read_gbps.size(); ++i) {
-      const double v = s.channel_read_gbps[i] + s.channel_write_gbps[i];
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
+    for (std::size_t i = 0; i < rd.size(); ++i) {
+      lo = std::min(lo, rd[i] + wr[i]);
+      hi = std::max(hi, rd[i] + wr[i]);
     }
-    row("per pseudo-channel min / max", num(lo, "/ ") + num(hi, "GB/s (data bus, whole bursts)"));
-  }
+    row(name, num(lo, "/ ") + num(hi, "GB/s (data bus, whole bursts)"));
+  };
+  min_max("per channel min / max", s.channel_read_gbps, s.channel_write_gbps);
+  min_max("per pseudo-channel min / max", s.pc_read_gbps, s.pc_write_gbps);
   row("activate ceiling", num(s.activate_ceiling_gbps, "GB/s"));
   row("binding constraint", s.binding_constraint);
   std::string stalls;

@@ -35,8 +35,11 @@ struct HbmSummary {
   /// Cause -> share of data-bus idle time ("refresh", "no burst waiting", a constraint).
   std::vector<std::pair<std::string, double>> bus_idle_share;
   double bus_busy_fraction = 0;  ///< Data-bus cycles carrying bursts / all cycles (all PCs).
-  std::vector<double> channel_read_gbps;   ///< Per pseudo-channel (global index).
-  std::vector<double> channel_write_gbps;  ///< Per pseudo-channel.
+  /// Per JEDEC channel (global index: stack x channels + channel), the
+  /// sum of its pseudo-channels.
+  std::vector<double> channel_read_gbps, channel_write_gbps;
+  /// Per pseudo-channel (global index: channel x pseudo-channels + pseudo-channel).
+  std::vector<double> pc_read_gbps, pc_write_gbps;
   std::vector<std::uint64_t> bank_activates;   ///< Summed over pseudo-channels, per bank index.
 };
 

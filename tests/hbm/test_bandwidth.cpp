@@ -188,6 +188,37 @@ TEST_CASE("the summary names what kept the data bus idle") {
   CHECK(thin.binding_constraint.rfind("requests in flight", 0) == 0);
 }
 
+TEST_CASE("bandwidth is reported per channel and per pseudo-channel") {
+  // HBM2's mapping "ro-ba-co:4-ch-pc-bg-co:1" puts the pseudo-channel in
+  // address bit 8 and the channel in bits 9 to 11: a 1 KiB stride keeps
+  // bits 8 and 9 clear, so 256 B reads go to pseudo-channel 0 of channels
+  // 0, 2, 4 and 6 in turn, a quarter of the requests each.
+  MemoryConfig cfg = test::preset("hbm2.yaml");
+  HbmModel m("hbm", cfg);
+  PatternOptions p;
+  p.pattern = "stride";
+  p.stride = 1024;
+  p.bytes = 256;
+  p.requests = 8000;
+  PatternSource src(p);
+  const HbmSummary s = summarize(m, run_closed_loop(m, src, 64));
+  REQUIRE(s.channel_read_gbps.size() == 8);
+  REQUIRE(s.pc_read_gbps.size() == 16);
+  const double each = 2000.0 * 256 / s.sim_time_ns;  // GB/s: bytes per ns
+  double sum = 0;
+  for (std::uint32_t ch = 0; ch < 8; ++ch) {
+    INFO("channel " << ch);
+    CHECK(s.channel_read_gbps[ch] == Approx(ch % 2 == 0 ? each : 0.0));
+    CHECK(s.pc_read_gbps[2 * ch] == Approx(s.channel_read_gbps[ch]));
+    CHECK(s.pc_read_gbps[2 * ch + 1] == 0.0);
+    CHECK(s.channel_write_gbps[ch] == 0.0);
+    sum += s.channel_read_gbps[ch];
+  }
+  CHECK(sum == Approx(s.read_bandwidth_gbps));
+  // Each of the four runs at 15 of its 16 GB/s (global numbers 2 x channel).
+  CHECK(s.binding_constraint == "data buses of pseudo-channels 0, 4, 8, 12 (traffic concentrates there)");
+}
+
 TEST_CASE("the activate ceiling counts the channel's shared row bus") {
   // Random 64 B reads, open page: nearly every request is a row conflict,
   // a PRE and a two-cycle ACT on its channel's row bus, which the channel's
