@@ -42,6 +42,9 @@ nlohmann::json to_json(const hbm::HbmSummary& s, const std::string& config, cons
   j["p50_latency_ns"] = s.p50_latency_ns;
   j["p99_latency_ns"] = s.p99_latency_ns;
   j["max_latency_ns"] = s.max_latency_ns;
+  j["avg_requests_in_flight"] = s.avg_in_flight;
+  j["outstanding"] = s.outstanding;
+  j["queue_full_fraction"] = s.queue_full_fraction;
   j["requests"] = s.requests;
   j["reads"] = s.reads;
   j["writes"] = s.writes;

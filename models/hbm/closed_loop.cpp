@@ -41,6 +41,7 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
   MemRequest req;
   std::uint64_t id = 0;
   std::uint64_t refused_at = ~std::uint64_t{0};  // refusal_stamp() when last refused
+  Time refused_since = kNever;  // when the request now waiting for room was first refused
   for (;;) {
     // Offer as many requests as the window and the model take now.
     bool blocked = false;  // the next request waits for room in a queue
@@ -64,9 +65,11 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
       if (blocked) break;
       if (!model.send(req, now)) {
         refused_at = model.refusal_stamp();
+        refused_since = std::min(refused_since, now);
         blocked = true;
         break;
       }
+      if (refused_since != kNever) res.queue_full_ps += now - refused_since, refused_since = kNever;
       refused_at = ~std::uint64_t{0};
       have = false;
       ++in_flight;

@@ -17,6 +17,9 @@ struct LoopResult {
   double wall_seconds = 0;  ///< Host time spent (reported only, never used in results).
   double cpu_seconds = 0;   ///< Host CPU time of this process over the run (shared machines).
   std::uint32_t outstanding = 0;  ///< The window used.
+  /// Simulated time during which the next request waited for room in a
+  /// full controller queue, holding back the requests behind it.
+  Time queue_full_ps = 0;
 };
 
 /// Reports how far a long run has got: called with the requests completed

@@ -38,6 +38,11 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
   s.p50_latency_ns = h.percentile_ns(50);
   s.p99_latency_ns = h.percentile_ns(99);
   s.max_latency_ns = h.max_ns();
+  s.outstanding = run.outstanding;
+  if (run.sim_time_ps > 0) {
+    s.avg_in_flight = static_cast<double>(h.sum_ps()) / static_cast<double>(run.sim_time_ps);
+    s.queue_full_fraction = static_cast<double>(run.queue_full_ps) / static_cast<double>(run.sim_time_ps);
+  }
 
   const PcStats tot = model.total_stats();
   s.controller_steps = tot.steps;
@@ -135,6 +140,9 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
     s.binding_constraint = "data buses of pseudo-channels " + saturated + " (traffic concentrates there)";
   else if (s.activate_ceiling_gbps < s.peak_bandwidth_gbps && achieved >= 0.85 * s.activate_ceiling_gbps)
     s.binding_constraint = std::string("activate rate (") + act_name + ")";
+  else if (s.queue_full_fraction >= 0.5 && s.avg_in_flight < 0.8 * s.outstanding)
+    s.binding_constraint = "queue room (a request waiting for its pseudo-channel's full queue holds back the ones "
+                           "behind it)";
   else if (!s.bus_idle_share.empty() && s.bus_idle_share.front().first == "no burst waiting" && queue_fill < 0.5)
     s.binding_constraint = "requests in flight (queues mostly empty: outstanding x size / latency)";
   else if (!s.bus_idle_share.empty())
@@ -215,6 +223,8 @@ void print_summary(std::ostream& out, const HbmSummary& s) {
   row("data bus idle because of", idle.empty() ? "-" : idle);
   row("latency avg / p50 / p99", num(s.avg_latency_ns, "/ ") + num(s.p50_latency_ns, "/ ") + num(s.p99_latency_ns, "ns"));
   row("latency max", num(s.max_latency_ns, "ns"));
+  row("requests in flight", num(s.avg_in_flight, "on average, ") + std::to_string(s.outstanding) + " allowed");
+  row("waiting for queue room", num(100.0 * s.queue_full_fraction, "% of the time"));
   const double bursts = static_cast<double>(s.row_hits + s.row_misses + s.row_conflicts);
   if (bursts > 0) {
     char b[128];

@@ -19,6 +19,15 @@ struct HbmSummary {
   double read_bandwidth_gbps = 0, write_bandwidth_gbps = 0;
   double activate_ceiling_gbps = 0;  ///< Bandwidth if activates ran at their limit (bytes per ACT as measured).
   double avg_latency_ns = 0, p50_latency_ns = 0, p99_latency_ns = 0, max_latency_ns = 0;
+  /// Requests between issue and completion, time-averaged over the run
+  /// (Little's law: the latencies summed over the simulated time), and the
+  /// most the closed loop allowed. Bandwidth = in flight x size / latency.
+  double avg_in_flight = 0;
+  std::uint32_t outstanding = 0;
+  /// Share of the simulated time the next request waited for room in a
+  /// full controller queue (LoopResult::queue_full_ps): head-of-line
+  /// blocking, which keeps fewer requests in flight than allowed.
+  double queue_full_fraction = 0;
   std::uint64_t requests = 0, reads = 0, writes = 0;
   std::uint64_t capacity_bytes = 0;            ///< All stacks.
   std::uint64_t requests_beyond_capacity = 0;  ///< Aliased to lower addresses (HbmModel).

@@ -24,6 +24,8 @@ class LatencyHistogram {
     m_max_ps = std::max(m_max_ps, latency_ps);
   }
   std::uint64_t count() const { return m_count; }
+  /// All latencies added, summed.
+  std::uint64_t sum_ps() const { return m_sum_ps; }
   double mean_ns() const { return m_count ? static_cast<double>(m_sum_ps) / m_count / 1000.0 : 0.0; }
   double max_ns() const { return static_cast<double>(m_max_ps) / 1000.0; }
   /// Latency (ns) at or below which `p` percent fall: the largest latency

@@ -219,6 +219,57 @@ TEST_CASE("bandwidth is reported per channel and per pseudo-channel") {
   CHECK(s.binding_constraint == "data buses of pseudo-channels 0, 4, 8, 12 (traffic concentrates there)");
 }
 
+TEST_CASE("the summary counts requests in flight by Little's law") {
+  auto run = [](const std::string& pattern, std::uint32_t window) {
+    HbmModel m("hbm", test::preset("hbm2.yaml"));
+    PatternOptions p;
+    p.pattern = pattern;
+    p.bytes = 256;
+    p.requests = 5000;
+    PatternSource src(p);
+    return summarize(m, run_closed_loop(m, src, window));
+  };
+  // A pointer chase issues each load when the one before completes, from
+  // time 0: exactly one is in flight all the time.
+  const HbmSummary chase = run("chase", 64);
+  CHECK(chase.avg_in_flight == Approx(1.0).epsilon(1e-9));
+  CHECK(chase.outstanding == 64);
+  // Sequential reads keep the window full but for the start and the end.
+  const HbmSummary seq = run("seq", 64);
+  CHECK(seq.avg_in_flight <= 64.0);
+  CHECK(seq.avg_in_flight >= 0.95 * 64);
+  CHECK(chase.queue_full_fraction == 0.0);
+}
+
+TEST_CASE("the summary names a full queue holding back the requests behind it") {
+  auto run = [](std::uint32_t read_queue) {
+    MemoryConfig cfg = test::preset("hbm2.yaml");
+    cfg.controller.read_queue = read_queue;
+    HbmModel m("hbm", cfg);
+    PatternOptions p;
+    p.pattern = "random";
+    p.bytes = 256;
+    p.requests = 10000;
+    PatternSource src(p);
+    return summarize(m, run_closed_loop(m, src, 64));
+  };
+  // 64 random 256 B reads are 512 bursts over 16 queues of 32: some queue
+  // is full nearly all the time, and the request waiting for it stops the
+  // closed loop from offering the ones behind it.
+  const HbmSummary shallow = run(32);
+  CHECK(shallow.queue_full_fraction > 0.9);
+  CHECK(shallow.avg_in_flight < 0.8 * 64);
+  CHECK(shallow.binding_constraint.rfind("queue room", 0) == 0);
+  // A queue of 128 bursts fills only when 16 of the 64 requests in flight
+  // fall in its pseudo-channel (4 do on average): the window stays full,
+  // and the bandwidth rises.
+  const HbmSummary deep = run(128);
+  CHECK(deep.queue_full_fraction < 0.05);
+  CHECK(deep.avg_in_flight > 0.95 * 64);
+  CHECK(deep.binding_constraint.rfind("queue room", 0) != 0);
+  CHECK(deep.read_bandwidth_gbps > 1.2 * shallow.read_bandwidth_gbps);
+}
+
 TEST_CASE("the activate ceiling counts the channel's shared row bus") {
   // Random 64 B reads, open page: nearly every request is a row conflict,
   // a PRE and a two-cycle ACT on its channel's row bus, which the channel's
