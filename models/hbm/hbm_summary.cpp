@@ -113,10 +113,11 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
     }
   }
   s.top_wait = top > 0 ? std::string(constraint_name(static_cast<Constraint>(top))) : "none";
-  // Which limit is the run closest to? The data bus (all of it, or the one
-  // pseudo-channel the addresses concentrate on), the activate rate
-  // (tRRD_S / tFAW / tRC), the supply of requests (queues mostly empty: too
-  // few in flight, Little's law), or else the timing commands waited on.
+  // Which limit is the run closest to? The data bus (all of it, or those
+  // of the pseudo-channels the addresses concentrate on), the activate rate
+  // (tRRD_S / tFAW / tRC), the supply of requests (a full queue holding the
+  // requests behind it back, or queues mostly empty: too few in flight,
+  // Little's law), or else the timing commands waited on.
   const double achieved = s.read_bandwidth_gbps + s.write_bandwidth_gbps;
   const double pc_peak = s.peak_bandwidth_gbps / s.pseudo_channels;
   // The pseudo-channels whose data bus is nearly full, by number.

@@ -47,7 +47,7 @@ struct HbmSummary {
   /// Per JEDEC channel (global index: stack x channels + channel), the
   /// sum of its pseudo-channels.
   std::vector<double> channel_read_gbps, channel_write_gbps;
-  /// Per pseudo-channel (global index: channel x pseudo-channels + pseudo-channel).
+  /// Per pseudo-channel (global index: stack, then channel, then pseudo-channel).
   std::vector<double> pc_read_gbps, pc_write_gbps;
   std::vector<std::uint64_t> bank_activates;   ///< Summed over pseudo-channels, per bank index.
 };
