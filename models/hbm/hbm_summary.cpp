@@ -131,6 +131,13 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
     ++n_saturated;
   }
   if (n_saturated > kNamedPcs) saturated += " and " + std::to_string(n_saturated - kNamedPcs) + " more";
+  // Data-bus idle time with no burst queued: with the next request held
+  // back by a full queue elsewhere, it is the time queue room costs. (A
+  // queue full because every request goes to it costs nothing: its bus
+  // idles for its own timings, and more room would not help.)
+  double starved = 0;
+  for (const auto& [cause, share] : s.bus_idle_share)
+    if (cause == "no burst waiting") starved = share;
   const double queue_fill = (s.avg_read_queue + s.avg_write_queue) /
                             std::max(1u, std::max(cfg.controller.read_queue, cfg.controller.write_queue));
   if (achieved >= 0.9 * s.peak_bandwidth_gbps)
@@ -141,7 +148,7 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
     s.binding_constraint = "data buses of pseudo-channels " + saturated + " (traffic concentrates there)";
   else if (s.activate_ceiling_gbps < s.peak_bandwidth_gbps && achieved >= 0.85 * s.activate_ceiling_gbps)
     s.binding_constraint = std::string("activate rate (") + act_name + ")";
-  else if (s.queue_full_fraction >= 0.5 && s.avg_in_flight < 0.8 * s.outstanding)
+  else if (s.queue_full_fraction >= 0.5 && s.avg_in_flight < 0.8 * s.outstanding && starved >= 0.2)
     s.binding_constraint = "queue room (a request waiting for its pseudo-channel's full queue holds back the ones "
                            "behind it)";
   else if (!s.bus_idle_share.empty() && s.bus_idle_share.front().first == "no burst waiting" && queue_fill < 0.5)

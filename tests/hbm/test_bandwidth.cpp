@@ -268,6 +268,22 @@ TEST_CASE("the summary names a full queue holding back the requests behind it") 
   CHECK(deep.avg_in_flight > 0.95 * 64);
   CHECK(deep.binding_constraint.rfind("queue room", 0) != 0);
   CHECK(deep.read_bandwidth_gbps > 1.2 * shallow.read_bandwidth_gbps);
+  // A 256 KiB stride keeps every address bit below the row's the same on
+  // HBM2's mapping: all requests go to one bank, each a row conflict. Its
+  // queue is full all the same, but room would not help: the bank's row
+  // cycle binds, and the summary says so.
+  MemoryConfig cfg = test::preset("hbm2.yaml");
+  HbmModel m("hbm", cfg);
+  PatternOptions p;
+  p.pattern = "stride";
+  p.stride = 256 * 1024;
+  p.bytes = 64;
+  p.requests = 3000;
+  PatternSource src(p);
+  const HbmSummary one_bank = summarize(m, run_closed_loop(m, src, 64));
+  CHECK(one_bank.queue_full_fraction > 0.9);
+  CHECK(one_bank.row_conflicts > 0.99 * 3000);
+  CHECK(one_bank.binding_constraint == "data bus idle mostly for row conflicts (precharge + activate)");
 }
 
 TEST_CASE("the activate ceiling counts the channel's shared row bus") {
