@@ -9,6 +9,8 @@ namespace mxc::hbm {
 namespace {
 /// Saturated pseudo-channels the binding constraint names by number.
 constexpr std::uint32_t kNamedPcs = 8;
+/// The data-bus idle cause "no burst queued" (also read back below).
+constexpr const char* kNoBurst = "no burst waiting";
 }  // namespace
 
 HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
@@ -100,7 +102,7 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
     for (int i = 0; i < kNumConstraints; ++i) idle_total += static_cast<double>(tot.bus_idle_cycles[i]);
     if (idle_total > 0) {
       s.bus_idle_share.emplace_back("refresh", tot.refresh_idle_cycles / idle_total);
-      s.bus_idle_share.emplace_back("no burst waiting", tot.bus_idle_cycles[0] / idle_total);
+      s.bus_idle_share.emplace_back(kNoBurst, tot.bus_idle_cycles[0] / idle_total);
       s.bus_idle_share.emplace_back("row misses (activate)", tot.miss_idle_cycles / idle_total);
       s.bus_idle_share.emplace_back("row conflicts (precharge + activate)", tot.conflict_idle_cycles / idle_total);
       for (int i = 1; i < kNumConstraints; ++i)
@@ -137,7 +139,7 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
   // idles for its own timings, and more room would not help.)
   double starved = 0;
   for (const auto& [cause, share] : s.bus_idle_share)
-    if (cause == "no burst waiting") starved = share;
+    if (cause == kNoBurst) starved = share;
   const double queue_fill = (s.avg_read_queue + s.avg_write_queue) /
                             std::max(1u, std::max(cfg.controller.read_queue, cfg.controller.write_queue));
   if (achieved >= 0.9 * s.peak_bandwidth_gbps)
@@ -151,7 +153,7 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
   else if (s.queue_full_fraction >= 0.5 && s.avg_in_flight < 0.8 * s.outstanding && starved >= 0.2)
     s.binding_constraint = "queue room (a request waiting for its pseudo-channel's full queue holds back the ones "
                            "behind it)";
-  else if (!s.bus_idle_share.empty() && s.bus_idle_share.front().first == "no burst waiting" && queue_fill < 0.5)
+  else if (!s.bus_idle_share.empty() && s.bus_idle_share.front().first == kNoBurst && queue_fill < 0.5)
     s.binding_constraint = "requests in flight (queues mostly empty: outstanding x size / latency)";
   else if (!s.bus_idle_share.empty())
     s.binding_constraint = "data bus idle mostly for " + s.bus_idle_share.front().first;
