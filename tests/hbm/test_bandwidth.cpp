@@ -27,13 +27,14 @@ struct Run {
 };
 
 Run stream(MemoryConfig cfg, const std::string& pattern, std::uint32_t bytes, std::uint64_t n, std::uint32_t window,
-           double write_ratio = 0) {
+           double write_ratio = 0, std::uint64_t stride = 4096) {
   HbmModel m("hbm", cfg);
   PatternOptions p;
   p.pattern = pattern;
   p.bytes = bytes;
   p.requests = n;
   p.write_ratio = write_ratio;
+  p.stride = stride;
   PatternSource src(p);
   const LoopResult r = run_closed_loop(m, src, window);
   REQUIRE(m.requests_done() == n);
@@ -158,14 +159,7 @@ TEST_CASE("HBM3 and HBM2E presets stream near their own peaks") {
 
 TEST_CASE("the summary names what kept the data bus idle") {
   auto run = [](MemoryConfig cfg, const std::string& pattern, std::uint32_t bytes, std::uint32_t window) {
-    HbmModel m("hbm", cfg);
-    PatternOptions p;
-    p.pattern = pattern;
-    p.bytes = bytes;
-    p.requests = 20000;
-    PatternSource src(p);
-    const LoopResult r = run_closed_loop(m, src, window);
-    return summarize(m, r);
+    return stream(cfg, pattern, bytes, 20000, window).summary;
   };
   // Sequential with all-bank refresh, each at its due cycle (postponed, a
   // run this short would refresh not at all): the bus idles almost only
@@ -193,15 +187,7 @@ TEST_CASE("bandwidth is reported per channel and per pseudo-channel") {
   // address bit 8 and the channel in bits 9 to 11: a 1 KiB stride keeps
   // bits 8 and 9 clear, so 256 B reads go to pseudo-channel 0 of channels
   // 0, 2, 4 and 6 in turn, a quarter of the requests each.
-  MemoryConfig cfg = test::preset("hbm2.yaml");
-  HbmModel m("hbm", cfg);
-  PatternOptions p;
-  p.pattern = "stride";
-  p.stride = 1024;
-  p.bytes = 256;
-  p.requests = 8000;
-  PatternSource src(p);
-  const HbmSummary s = summarize(m, run_closed_loop(m, src, 64));
+  const HbmSummary s = stream(test::preset("hbm2.yaml"), "stride", 256, 8000, 64, 0, 1024).summary;
   REQUIRE(s.channel_read_gbps.size() == 8);
   REQUIRE(s.pc_read_gbps.size() == 16);
   const double each = 2000.0 * 256 / s.sim_time_ns;  // GB/s: bytes per ns
@@ -221,13 +207,7 @@ TEST_CASE("bandwidth is reported per channel and per pseudo-channel") {
 
 TEST_CASE("the summary counts requests in flight by Little's law") {
   auto run = [](const std::string& pattern, std::uint32_t window) {
-    HbmModel m("hbm", test::preset("hbm2.yaml"));
-    PatternOptions p;
-    p.pattern = pattern;
-    p.bytes = 256;
-    p.requests = 5000;
-    PatternSource src(p);
-    return summarize(m, run_closed_loop(m, src, window));
+    return stream(test::preset("hbm2.yaml"), pattern, 256, 5000, window).summary;
   };
   // A pointer chase issues each load when the one before completes, from
   // time 0: exactly one is in flight all the time.
@@ -245,13 +225,7 @@ TEST_CASE("the summary names a full queue holding back the requests behind it") 
   auto run = [](std::uint32_t read_queue) {
     MemoryConfig cfg = test::preset("hbm2.yaml");
     cfg.controller.read_queue = read_queue;
-    HbmModel m("hbm", cfg);
-    PatternOptions p;
-    p.pattern = "random";
-    p.bytes = 256;
-    p.requests = 10000;
-    PatternSource src(p);
-    return summarize(m, run_closed_loop(m, src, 64));
+    return stream(cfg, "random", 256, 10000, 64).summary;
   };
   // 64 random 256 B reads are 512 bursts over 16 queues of 32: some queue
   // is full nearly all the time, and the request waiting for it stops the
@@ -272,15 +246,7 @@ TEST_CASE("the summary names a full queue holding back the requests behind it") 
   // HBM2's mapping: all requests go to one bank, each a row conflict. Its
   // queue is full all the same, but room would not help: the bank's row
   // cycle binds, and the summary says so.
-  MemoryConfig cfg = test::preset("hbm2.yaml");
-  HbmModel m("hbm", cfg);
-  PatternOptions p;
-  p.pattern = "stride";
-  p.stride = 256 * 1024;
-  p.bytes = 64;
-  p.requests = 3000;
-  PatternSource src(p);
-  const HbmSummary one_bank = summarize(m, run_closed_loop(m, src, 64));
+  const HbmSummary one_bank = stream(test::preset("hbm2.yaml"), "stride", 64, 3000, 64, 0, 256 * 1024).summary;
   CHECK(one_bank.queue_full_fraction > 0.9);
   CHECK(one_bank.row_conflicts > 0.99 * 3000);
   CHECK(one_bank.binding_constraint == "data bus idle mostly for row conflicts (precharge + activate)");
