@@ -21,7 +21,8 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
       m_burst(cfg.device.t.burst_cycles),
       m_read_done(cfg.device.t.CL + cfg.device.t.burst_cycles + cfg.controller.backend_cycles),
       m_write_done(cfg.device.t.CWL + cfg.device.t.burst_cycles + cfg.controller.backend_cycles),
-      m_fast(cfg.fast_path),
+      m_fast(cfg.fast_path && !cfg.every_cycle),
+      m_every_cycle(cfg.every_cycle),
       m_closed_page(cfg.controller.page_policy == PagePolicy::kClosed),
       m_dual(cfg.controller.dual_command),
       m_keep_plans(cfg.controller.dual_command &&
@@ -34,7 +35,7 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
       m_rfc(cfg.device.t.RFC),
       // With a shared row bus the channel's idle pseudo-channels refresh
       // one after the other from the due cycle (turn_delay), within the interval.
-      m_skip_span(cfg.fast_path && m_refresh.idle_refreshes_on_time(cfg.device.t) &&
+      m_skip_span(m_fast && m_refresh.idle_refreshes_on_time(cfg.device.t) &&
                           (buses == nullptr || m_refresh.interval() > cfg.device.org.pseudo_channels)
                       ? m_refresh.round() * m_refresh.interval()
                       : kNoCycle),
@@ -375,6 +376,10 @@ void PcController::step(std::uint64_t c) {
     issue_column<true>(q, p.col, c);
   }
   m_next = compute_next(c, kept, bank);
+  // The reference run: the next cycle whatever the scheduler found (the
+  // shortcuts, the only other way out of a step, are off).
+  if (m_every_cycle && busy()) [[unlikely]]
+    m_next = std::min(m_next, c + 1);
 }
 
 }  // namespace mxc::hbm
