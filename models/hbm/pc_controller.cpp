@@ -378,7 +378,7 @@ void PcController::step(std::uint64_t c) {
   m_next = compute_next(c, kept, bank);
   // The reference run: the next cycle whatever the scheduler found (the
   // shortcuts, the only other way out of a step, are off).
-  if (m_every_cycle && busy()) [[unlikely]]
+  if (m_every_cycle) [[unlikely]]
     m_next = std::min(m_next, c + 1);
 }
 

@@ -201,7 +201,7 @@ class PcController {
   // command to its data delivered (latency + burst + backend).
   std::uint32_t m_cap, m_high, m_low, m_frontend, m_burst, m_read_done, m_write_done;
   bool m_fast;  // shortcuts on (MemoryConfig::fast_path): streaming steps, planned picks
-  bool m_every_cycle;  // step in every cycle while busy (MemoryConfig::every_cycle)
+  bool m_every_cycle;  // step in every cycle (MemoryConfig::every_cycle)
   bool m_closed_page, m_dual;
   bool m_keep_plans;  // a step may keep one class's plan (PlanKept): separate buses, and the timing table allows it
   bool m_write_mode = false;
