@@ -229,7 +229,7 @@ bool HbmModel::send(const MemRequest& req, Time now) {
     std::uint64_t at = cycle;
     if (m_group > 1)
       for (std::uint32_t i = g * m_group; i < (g + 1) * m_group; ++i) at = std::max(at, m_pcs[i]->clock());
-    pc.enqueue_run(slot, t, run_end, req.write, at, m_mapper.column_run());
+    pc.enqueue_run(slot, t, run_end, req.write, at, floor + 1, m_mapper.column_run());
     set_group_next(g, group_next(g));  // a cycle: the controller has bursts now
     m_pc_min = std::min(m_pc_min, m_group_next[g]);  // enqueue only brings a group's next cycle forward
     t = run_end;

@@ -82,12 +82,14 @@ class PcController {
   /// delivered (latency + burst + backend).
   std::uint32_t done_cycles(bool write) const { return write ? m_write_done : m_read_done; }
   /// Queue bursts [first, last) of request `slot` (anything with bank, row
-  /// and col), offered at `cycle` (schedulable frontend_cycles later). They
+  /// and col), offered at `cycle` (schedulable frontend_cycles later), the
+  /// controllers having been run up to the cycle before `next_step`. They
   /// are consecutive burst addresses, and `column_run` is their mapping's
   /// AddressMapper::column_run(): each aligned run of that many is one
   /// row's consecutive columns, queued as one entry.
   template <class It>
-  void enqueue_run(std::uint32_t slot, It first, It last, bool write, std::uint64_t cycle, std::uint32_t column_run);
+  void enqueue_run(std::uint32_t slot, It first, It last, bool write, std::uint64_t cycle, std::uint64_t next_step,
+                   std::uint32_t column_run);
   /// The last cycle processed.
   std::uint64_t clock() const { return m_clk; }
   /// The cycle of the next event, refresh included, busy or not.
@@ -240,9 +242,13 @@ class PcController {
 // every request. The arrival and the wake-up are worked out once for the run.
 template <class It>
 [[gnu::always_inline]] inline void PcController::enqueue_run(std::uint32_t slot, It first, It last, bool write,
-                                                             std::uint64_t cycle, std::uint32_t column_run) {
+                                                             std::uint64_t cycle, std::uint64_t next_step,
+                                                             std::uint32_t column_run) {
   BurstQueue& q = write ? m_writes : m_reads;
   const std::uint64_t now = std::max(cycle, m_clk);
+  // The first cycle a step would see these bursts in were the controller
+  // stepping every cycle: it has stepped every earlier one.
+  const std::uint64_t step_at = std::max(next_step, m_clk + 1);
   if (!busy()) m_busy_since = now;
   // Up to the enqueue, or the next step if that is earlier (never before
   // the last count: requests come in time order).
@@ -266,7 +272,11 @@ template <class It>
     e.waiting_since = e.arrival;
     t += n;
   }
-  m_next = std::min(m_next, wake);
+  // A step chooses the direction by the queue sizes, which count these
+  // bursts from now, before they arrive: when they make a switch due, the
+  // first step switches (as stepping every cycle does), which may come
+  // before their arrival.
+  m_next = std::min({m_next, wake, mode_switch_due() ? step_at : kNoCycle});
   m_plan.valid = false;
 }
 

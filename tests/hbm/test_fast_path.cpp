@@ -52,6 +52,43 @@ Run run(MemoryConfig cfg, bool fast, bool observe, const PatternOptions& p, std:
   return r;
 }
 
+/// Offers `requests` reads and writes of 64 to 256 B at random times, most
+/// between the memory's clock edges (as a tile in another clock domain
+/// offers them), each retried 700 ps later while refused, and runs the
+/// model until all have completed.
+Run run_between_edges(const MemoryConfig& cfg, std::uint64_t seed, std::uint32_t requests) {
+  HbmModel m("hbm", cfg);
+  Run r;
+  m.set_command_observer([&](std::uint32_t pc, const DramCommand& c) {
+    r.commands.emplace_back(pc, static_cast<int>(c.cmd), c.bank, c.row, c.col, c.cycle);
+  });
+  std::uint64_t in_flight = 0;
+  m.set_completion([&](const MemResponse& x) {
+    r.done.emplace_back(x.id, x.accept, x.complete);
+    --in_flight;
+  });
+  std::mt19937_64 rng(seed);
+  Time t = 0;
+  for (std::uint32_t i = 0; i < requests; ++i) {
+    MemRequest req;
+    req.id = i;
+    req.addr = rng() % (std::uint64_t{1} << 22) & ~std::uint64_t{63};
+    req.bytes = 64 * static_cast<std::uint32_t>(1 + rng() % 4);
+    req.write = rng() % 2;
+    if (req.write) req.data.assign(req.bytes, 0x5a);
+    t += rng() % 3000;
+    req.issue = t;
+    m.advance_to(t);
+    while (!m.send(req, t)) m.advance_to(t += 700);
+    ++in_flight;
+  }
+  while (in_flight) m.advance_to(t += 700);
+  m.finish(t);
+  REQUIRE(m.checker()->violation_count() == 0);
+  r.stats = m.total_stats();
+  return r;
+}
+
 /// `same_steps`: the two ran the same controller steps (both event-driven),
 /// so their step counts and last cycles stepped agree too.
 void require_same_stats(const PcStats& a, const PcStats& b, bool same_steps = true) {
@@ -171,6 +208,101 @@ TEST_CASE("controllers that sleep until their next event issue what controllers 
   });
   // The reference did step through the cycles the event-driven run slept over.
   CHECK(reference_steps > 2 * event_steps);
+}
+
+TEST_CASE("random controller policies: the event-driven run matches stepping every cycle") {
+  // The matrix above varies the traffic on the presets' own controllers;
+  // this draws the controller's policy too (queue depths, watermarks,
+  // starvation cap, address mapping and hash, one or two command buses,
+  // shared or separate ones, frontend and backend delays, stacks), each
+  // against the every-cycle reference. Requests too large for the queues
+  // drawn are refused by the model with an error and skipped.
+  const char* presets[] = {"hbm2.yaml", "hbm2e_3200.yaml", "hbm2e_3600.yaml", "hbm3.yaml"};
+  const char* mappings[] = {"ro-ba-co:4-ch-pc-bg-co:1", "ro-co-ba-bg-pc-ch", "ro-ba-bg-co-pc-ch", "ch-pc-ro-ba-bg-co",
+                            "ro-ch-ba-co:3-pc-bg-co:2"};
+  const char* patterns[] = {"seq", "random", "stride", "chase", "mix"};
+  constexpr int kRuns = 100;
+  std::mt19937_64 rng(5);
+  const auto pick = [&](auto& options) { return options[rng() % std::size(options)]; };
+  int compared = 0;
+  for (int i = 0; i < kRuns; ++i) {
+    MemoryConfig cfg = test::preset(pick(presets));
+    ControllerConfig& c = cfg.controller;
+    const std::uint32_t depths[] = {4, 8, 16, 32, 64};
+    c.read_queue = pick(depths);
+    c.write_queue = pick(depths);
+    c.write_high_watermark = 1 + static_cast<std::uint32_t>(rng() % c.write_queue);
+    c.write_low_watermark = static_cast<std::uint32_t>(rng() % c.write_high_watermark);
+    const std::uint32_t caps[] = {1, 2, 4, 16, 64};
+    c.starvation_cap = pick(caps);
+    c.page_policy = rng() % 2 ? PagePolicy::kOpen : PagePolicy::kClosed;
+    const RefreshMode modes[] = {RefreshMode::kAllBank, RefreshMode::kPerBank, RefreshMode::kNone};
+    c.refresh = pick(modes);
+    c.refresh_postpone = c.refresh == RefreshMode::kAllBank ? static_cast<std::uint32_t>(rng() % 8) : 0;
+    c.address_mapping = pick(mappings);
+    c.xor_bank_hash = rng() % 2;
+    c.dual_command = rng() % 2;
+    c.shared_command_bus = rng() % 2;
+    c.frontend_cycles = static_cast<std::uint32_t>(rng() % 4);
+    c.backend_cycles = static_cast<std::uint32_t>(rng() % 3);
+    cfg.stacks = 1 + static_cast<std::uint32_t>(rng() % 3);
+    const std::uint64_t interleaves[] = {32, 256, 4096};
+    cfg.stack_interleave_bytes = pick(interleaves);
+    PatternOptions p;
+    p.pattern = pick(patterns);
+    const std::uint32_t sizes[] = {1, 31, 32, 64, 100, 256, 1000};
+    p.bytes = pick(sizes);
+    p.requests = 1 + rng() % 2000;
+    p.write_ratio = p.pattern == "mix" ? 0.5 : 0.0;
+    const std::uint64_t strides[] = {32, 64, 4096, 12345};
+    p.stride = pick(strides);
+    p.seed = rng();
+    const std::uint32_t windows[] = {1, 4, 64, 256};
+    const std::uint32_t outstanding = pick(windows);
+    INFO("run " << i << ": " << cfg.device.name << " " << p.pattern << " " << p.bytes << " B x " << p.requests
+                << ", window " << outstanding);
+    MemoryConfig ticking = cfg;
+    ticking.every_cycle = true;
+    Run reference, event;
+    try {
+      reference = run(ticking, true, true, p, outstanding);
+    } catch (const std::invalid_argument&) {
+      continue;  // a request larger than a queue drawn
+    }
+    event = run(cfg, true, true, p, outstanding);
+    REQUIRE(event.commands.size() == reference.commands.size());
+    CHECK(event.commands == reference.commands);
+    CHECK(event.done == reference.done);
+    require_same_stats(event.stats, reference.stats, false);
+    ++compared;
+  }
+  CHECK(compared > kRuns / 2);
+}
+
+TEST_CASE("requests offered between clock edges: the event-driven run matches stepping every cycle") {
+  // The closed loop offers requests at the model's own events, on clock
+  // edges; a tile in another clock domain offers them anywhere. A request
+  // taken between edges is seen by the controller's next step, a cycle
+  // before its bursts arrive: when it fills the write queue to the high
+  // watermark, that step switches to writes (and may write an older
+  // burst) before the bursts arrive.
+  for (const char* preset : {"hbm2.yaml", "hbm3.yaml"}) {
+    for (const std::uint32_t frontend : {0u, 1u, 3u}) {
+      MemoryConfig cfg = test::preset(preset);
+      cfg.controller.frontend_cycles = frontend;
+      cfg.controller.write_high_watermark = 4;
+      cfg.controller.write_low_watermark = 1;
+      MemoryConfig ticking = cfg;
+      ticking.every_cycle = true;
+      INFO(preset << ", frontend " << frontend);
+      const Run reference = run_between_edges(ticking, 17, 3000);
+      const Run event = run_between_edges(cfg, 17, 3000);
+      REQUIRE(event.commands.size() == reference.commands.size());
+      CHECK(event.commands == reference.commands);
+      CHECK(event.done == reference.done);
+      require_same_stats(event.stats, reference.stats, false);
+    }
+  }
 }
 
 TEST_CASE("an idle controller's refreshes are counted, not stepped through, with the same results") {
