@@ -12,6 +12,7 @@
 #include <fstream>
 #include <memory>
 #include <random>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -113,6 +114,15 @@ void require_same_stats(const PcStats& a, const PcStats& b, bool same_steps = tr
   CHECK(a.conflict_idle_cycles == b.conflict_idle_cycles);
 }
 
+/// The same commands in the same cycles (both runs observed), the same
+/// completions and the same statistics.
+void require_same_run(const Run& a, const Run& b, bool same_steps = true) {
+  REQUIRE(a.commands.size() == b.commands.size());
+  CHECK(a.commands == b.commands);
+  CHECK(a.done == b.done);
+  require_same_stats(a.stats, b.stats, same_steps);
+}
+
 /// Calls fn(cfg, pattern, outstanding) for every case the tests below
 /// compare: both presets' pattern matrix, each refresh mode (all-bank also
 /// with 2 postponed, over runs long enough for batches: about 4 tREFI of
@@ -170,10 +180,7 @@ TEST_CASE("the controller shortcuts issue the same commands as the general sched
     CHECK(slow.planned_steps == 0);
     shortcut_steps += fast.streaming_steps;
     planned_steps += fast.planned_steps;
-    REQUIRE(fast.commands.size() == slow.commands.size());
-    CHECK(fast.commands == slow.commands);
-    CHECK(fast.done == slow.done);
-    require_same_stats(fast.stats, slow.stats);
+    require_same_run(fast, slow);
     // Without an observer the controllers run one after the other.
     const Run alone = run(cfg, true, false, p, outstanding);
     CHECK(alone.done == slow.done);
@@ -201,10 +208,7 @@ TEST_CASE("controllers that sleep until their next event issue what controllers 
     CHECK(reference.planned_steps == 0);
     reference_steps += reference.stats.steps;
     event_steps += event.stats.steps;
-    REQUIRE(event.commands.size() == reference.commands.size());
-    CHECK(event.commands == reference.commands);
-    CHECK(event.done == reference.done);
-    require_same_stats(event.stats, reference.stats, false);
+    require_same_run(event, reference, false);
   });
   // The reference did step through the cycles the event-driven run slept over.
   CHECK(reference_steps > 2 * event_steps);
@@ -266,17 +270,17 @@ TEST_CASE("random controller policies: the event-driven run matches stepping eve
     Run reference, event;
     try {
       reference = run(ticking, true, true, p, outstanding);
-    } catch (const std::invalid_argument&) {
-      continue;  // a request larger than a queue drawn
+    } catch (const std::invalid_argument& e) {
+      // A request larger than a queue drawn ("... deepen the queue"), and
+      // nothing else, may end a run.
+      REQUIRE(std::string(e.what()).find("deepen the queue") != std::string::npos);
+      continue;
     }
     event = run(cfg, true, true, p, outstanding);
-    REQUIRE(event.commands.size() == reference.commands.size());
-    CHECK(event.commands == reference.commands);
-    CHECK(event.done == reference.done);
-    require_same_stats(event.stats, reference.stats, false);
+    require_same_run(event, reference, false);
     ++compared;
   }
-  CHECK(compared > kRuns / 2);
+  CHECK(compared > kRuns * 9 / 10);  // 98 of the 100 drawn fit their queues
 }
 
 TEST_CASE("requests offered between clock edges: the event-driven run matches stepping every cycle") {
@@ -297,10 +301,7 @@ TEST_CASE("requests offered between clock edges: the event-driven run matches st
       INFO(preset << ", frontend " << frontend);
       const Run reference = run_between_edges(ticking, 17, 3000);
       const Run event = run_between_edges(cfg, 17, 3000);
-      REQUIRE(event.commands.size() == reference.commands.size());
-      CHECK(event.commands == reference.commands);
-      CHECK(event.done == reference.done);
-      require_same_stats(event.stats, reference.stats, false);
+      require_same_run(event, reference, false);
     }
   }
 }
