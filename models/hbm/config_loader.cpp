@@ -58,36 +58,28 @@ std::optional<RuleBreak> refresh_rule_broken(const HbmTiming& t, RefreshMode mod
   return std::nullopt;
 }
 
+/// Every loader's YamlReader ("file:line: field 'f': why") with this
+/// config's own field forms: looked up in a mapping, with a default when
+/// absent; positive integers that say what they got; timings in cycles or
+/// nanoseconds.
 class Reader {
  public:
-  explicit Reader(std::string file) : m_file(std::move(file)) {}
+  explicit Reader(std::string file) : m_yaml(std::move(file)) {}
 
+  YAML::Node load(const std::string& text) const { return m_yaml.load(text); }
   [[noreturn]] void fail(const YAML::Node& n, const std::string& field, const std::string& what) const {
-    const int line = n.Mark().line >= 0 ? n.Mark().line + 1 : 0;
-    throw std::runtime_error(m_file + ":" + std::to_string(line) + ": " + field + ": " + what);
+    m_yaml.fail(n, field, what);
   }
-
-  /// Rejects a key given twice: yaml-cpp keeps both and lookups see the
-  /// first, so the second would be ignored silently.
+  /// Rejects a key given twice (the only check on a preset file's root,
+  /// of which only the device is read).
   void unique_keys(const YAML::Node& map, const std::string& where) const {
     if (const RepeatedKey r = first_repeated_key(map); r.found)
       fail(r.second, join(where, r.second.as<std::string>()),
            "duplicate key (first given on line " + std::to_string(r.first_line) + ")");
   }
-
-  /// Rejects keys outside `known` (typos must not pass silently) and
-  /// duplicate keys.
-  void only(const YAML::Node& map, const std::string& where, std::set<std::string> known) const {
-    if (!map.IsMap()) fail(map, where, "expected a mapping");
-    unique_keys(map, where);
-    for (const auto& kv : map) {
-      const std::string key = kv.first.as<std::string>();
-      if (!known.count(key)) {
-        std::string list;
-        for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-        fail(kv.first, where.empty() ? key : join(where, key), "unknown field (known: " + list + ")");
-      }
-    }
+  /// Rejects anything but a mapping of keys in `known`, each given once.
+  void only(const YAML::Node& map, const std::string& where, const std::set<std::string>& known) const {
+    m_yaml.keys(map, where, known);
   }
 
   std::uint64_t uint(const YAML::Node& map, const std::string& where, const char* key, std::uint64_t def,
@@ -121,19 +113,12 @@ class Reader {
 
   std::string str(const YAML::Node& map, const std::string& where, const char* key, const std::string& def) const {
     const YAML::Node n = map[key];
-    if (!n) return def;
-    if (!n.IsScalar()) fail(n, join(where, key), "expected a string");
-    return n.Scalar();
+    return n ? m_yaml.string(n, join(where, key)) : def;
   }
 
   bool boolean(const YAML::Node& map, const std::string& where, const char* key, bool def) const {
     const YAML::Node n = map[key];
-    if (!n) return def;
-    try {
-      return n.as<bool>();
-    } catch (const YAML::Exception&) {
-      fail(n, join(where, key), "expected true or false");
-    }
+    return n ? m_yaml.boolean(n, join(where, key)) : def;
   }
 
   /// A timing in cycles: an integer, or "<x>ns" rounded up to whole tCK; at
@@ -173,10 +158,10 @@ class Reader {
     return static_cast<std::uint32_t>(v);
   }
 
-  const std::string& file() const { return m_file; }
+  const std::string& file() const { return m_yaml.origin(); }
 
  private:
-  std::string m_file;
+  YamlReader m_yaml;
 };
 
 HbmDeviceSpec parse_device(const Reader& r, const YAML::Node& d) {
@@ -367,14 +352,10 @@ void validate(const MemoryConfig& cfg) {
 }
 
 MemoryConfig parse_memory_config(const std::string& text, const std::string& file) {
-  Reader r(file);
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw std::runtime_error(file + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax: " + e.msg);
-  }
-  if (!root.IsMap()) throw std::runtime_error(file + ":1: expected a mapping with 'device', 'memory', 'controller'");
+  const Reader r(file);
+  const YAML::Node root = r.load(text);
+  if (!root.IsMap())
+    throw std::invalid_argument(file + ":1: expected a mapping with 'device', 'memory', 'controller'");
   r.only(root, "", {"device", "memory", "controller", "check_timing"});
   MemoryConfig cfg;
   cfg.file = file;
@@ -390,12 +371,8 @@ MemoryConfig parse_memory_config(const std::string& text, const std::string& fil
     if (!in) r.fail(d, "device", "cannot open preset '" + path + "'");
     std::stringstream ss;
     ss << in.rdbuf();
-    try {
-      pre = YAML::Load(ss.str());
-    } catch (const YAML::Exception& e) {
-      throw std::runtime_error(path + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax: " + e.msg);
-    }
-    if (!pre.IsMap() || !pre["device"]) throw std::runtime_error(path + ":1: device: missing");
+    pre = dr.load(ss.str());
+    if (!pre.IsMap() || !pre["device"]) throw std::invalid_argument(path + ":1: field 'device': missing");
     dr.unique_keys(pre, "");  // only its device is read, and that must be the only one
   }
   const YAML::Node dev = d.IsScalar() ? pre["device"] : d;
@@ -427,17 +404,13 @@ MemoryConfig parse_memory_config(const std::string& text, const std::string& fil
   try {
     validate(cfg);
   } catch (const std::invalid_argument& e) {
-    throw std::runtime_error(file + ": " + e.what());
+    throw std::invalid_argument(file + ": " + e.what());
   }
   return cfg;
 }
 
 MemoryConfig load_memory_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open memory config");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_memory_config(ss.str(), path);
+  return parse_memory_config(read_config_file(path, "memory config"), path);
 }
 
 }  // namespace mxc::hbm

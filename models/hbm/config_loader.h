@@ -1,14 +1,15 @@
 #pragma once
 // Reads a memory-system YAML file (device preset, stacks, controller policy).
-// Errors name the file, the line and the field, e.g.
-// "configs/hbm/x.yaml:12: controller.read_queue: expected a positive integer".
+// Errors name the file, the line and the field, as every config loader's
+// (models/core/yaml_reader.h), e.g. "configs/hbm/x.yaml:12: field
+// 'controller.read_queue': expected a positive integer, got '-3'".
 #include <string>
 
 #include "models/hbm/hbm_config.h"
 
 namespace mxc::hbm {
 
-/// Loads and validates `path`; throws std::runtime_error on any problem.
+/// Loads and validates `path`; throws std::invalid_argument on any problem.
 MemoryConfig load_memory_config(const std::string& path);
 /// Same, from text; `file` is only used in messages and to resolve a
 /// `device: other.yaml` reference (relative to its directory).

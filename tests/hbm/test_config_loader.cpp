@@ -71,7 +71,7 @@ TEST_CASE("presets give the peak bandwidths of the standards") {
   CHECK_THROWS_WITH(parse_edited(base, "ACT_cycles: 2", "ACT_cycles: 2ns"),
                     Catch::Contains("device.timing.ACT_cycles"));
   CHECK_THROWS_WITH(parse_edited(base, "ACT_cycles: 2", "ACT_cycles: 16777217"),
-                    Catch::Contains("device.timing.ACT_cycles: too large"));
+                    Catch::Contains("field 'device.timing.ACT_cycles': too large"));
   // The pseudo-channels of a channel share its command buses unless told not to.
   for (const MemoryConfig* c : {&h2, &e36, &h3}) CHECK(c->controller.shared_command_bus);
   CHECK(parse_edited(base, "shared_command_bus: true", "").controller.shared_command_bus);
@@ -86,7 +86,7 @@ TEST_CASE("presets give the peak bandwidths of the standards") {
   CHECK(parse_edited(base, "refresh_postpone: 7", "").controller.refresh_postpone == 0);
   CHECK(parse_edited(base, "refresh_postpone: 7", "refresh_postpone: 0").controller.refresh_postpone == 0);
   CHECK_THROWS_WITH(parse_edited(base, "refresh_postpone: 7", "refresh_postpone: 8"),
-                    Catch::Matches("f\\.yaml:[0-9]+: controller\\.refresh_postpone: at most 7 .*"));
+                    Catch::Matches("f\\.yaml:[0-9]+: field 'controller\\.refresh_postpone': at most 7 .*"));
   CHECK_THROWS_WITH(parse_edited(base, "refresh_postpone: 7", "refresh_postpone: -1"),
                     Catch::Contains("controller.refresh_postpone"));
 }
@@ -94,14 +94,14 @@ TEST_CASE("presets give the peak bandwidths of the standards") {
 TEST_CASE("config errors name file, line and field") {
   const std::string base = preset_text("hbm2.yaml");
   CHECK_THROWS_WITH(parse_edited(base, "read_queue: 32", "read_queue: -3"),
-                    Catch::Matches("f\\.yaml:[0-9]+: controller\\.read_queue: expected a positive integer.*"));
+                    Catch::Matches("f\\.yaml:[0-9]+: field 'controller\\.read_queue': expected a positive integer.*"));
   CHECK_THROWS_WITH(parse_edited(base, "    CL: 14\n", "    CL: fast\n"), Catch::Contains("device.timing.CL"));
-  CHECK_THROWS_WITH(parse_edited(base, "    CL: 14\n", ""), Catch::Contains("device.timing.CL: missing"));
+  CHECK_THROWS_WITH(parse_edited(base, "    CL: 14\n", ""), Catch::Contains("field 'device.timing.CL': missing"));
   CHECK_THROWS_WITH(parse_edited(base, "tCK_ps: 1000", "tCK_ps: 15"),
-                    Catch::Contains("device.timing.tCK_ps: must be at least 16"));
+                    Catch::Contains("field 'device.timing.tCK_ps': must be at least 16"));
   CHECK_THROWS_WITH(parse_edited(base, "page_policy: open", "page_policy: ajar"),
                     Catch::Contains("controller.page_policy"));
-  CHECK_THROWS_WITH(parse_edited(base, "stacks: 1", "stackz: 1"), Catch::Contains("memory.stackz: unknown field"));
+  CHECK_THROWS_WITH(parse_edited(base, "stacks: 1", "stackz: 1"), Catch::Contains("field 'memory.stackz': unknown key"));
   CHECK_THROWS_WITH(parse_edited(base, "\"ro-ba-co:4-ch-pc-bg-co:1\"", "\"ro-ba-co-ch-pc\""),
                     Catch::Contains("controller.address_mapping"));
   CHECK_THROWS_WITH(parse_edited(base, "rows: 32768", "rows: [1, 2]"), Catch::Contains("device.organisation.rows"));
@@ -112,7 +112,7 @@ TEST_CASE("config errors name file, line and field") {
   std::size_t line = 1;
   for (char c : bad.substr(0, bad.find("write_queue: 0"))) line += c == '\n';
   CHECK_THROWS_WITH(parse_memory_config(bad, "f.yaml"),
-                    Catch::Contains("f.yaml:" + std::to_string(line) + ": controller.write_queue"));
+                    Catch::Contains("f.yaml:" + std::to_string(line) + ": field 'controller.write_queue'"));
 }
 
 TEST_CASE("a memory config built in code is checked like a loaded one") {
@@ -130,7 +130,7 @@ TEST_CASE("a memory config may reference a device preset file") {
   CHECK(c.device.name == "HBM3-6400");
   CHECK(c.stacks == 2);
   CHECK_THROWS_WITH(parse_memory_config("device: nope.yaml\n", dir + "system.yaml"),
-                    Catch::Contains("system.yaml:1: device: cannot open preset"));
+                    Catch::Contains("system.yaml:1: field 'device': cannot open preset"));
 }
 
 TEST_CASE("refresh timings that leave requests no time are rejected") {
@@ -140,31 +140,31 @@ TEST_CASE("refresh timings that leave requests no time are rejected") {
   const std::string big_rfc = replaced(base, "RFC: 260ns", "RFC: 5000ns");
   CHECK_THROWS_WITH(parse_memory_config(big_rfc, "f.yaml"),
                     "f.yaml:" + line_of(big_rfc, "RFC: 5000ns") +
-                        ": device.timing.RFC: RFC 5000 cycles must be at most REFI 3900 - 2 x RC 48 (all-bank "
+                        ": field 'device.timing.RFC': RFC 5000 cycles must be at most REFI 3900 - 2 x RC 48 (all-bank "
                         "refresh would leave requests no time to finish)");
   CHECK_THROWS_WITH(parse_edited(base, "REFI: 3900ns", "REFI: 200"),
-                    Catch::Contains("device.timing.RFC: RFC 260 cycles must be at most REFI 200"));
+                    Catch::Contains("field 'device.timing.RFC': RFC 260 cycles must be at most REFI 200"));
   CHECK_THROWS_WITH(parse_edited(base, "RFC: 260ns", "RFC: 3805"), Catch::Contains("device.timing.RFC"));
   CHECK_NOTHROW(parse_edited(base, "RFC: 260ns", "RFC: 3804"));
   // Per-bank: tREFIsb above tRREFD + tRRD_S, and a bank free 2 tRC before its next refresh.
   const std::string short_refisb = replaced(per_bank, "REFIsb: 243ns", "REFIsb: 8");
   CHECK_THROWS_WITH(parse_memory_config(short_refisb, "f.yaml"),
                     Catch::StartsWith("f.yaml:" + line_of(short_refisb, "REFIsb: 8") +
-                                      ": device.timing.REFIsb: REFIsb 8 cycles must be above RREFD 8 + RRD_S 4"));
+                                      ": field 'device.timing.REFIsb': REFIsb 8 cycles must be above RREFD 8 + RRD_S 4"));
   CHECK_THROWS_WITH(parse_edited(per_bank, "REFIsb: 243ns", "REFIsb: 12"), Catch::Contains("device.timing.REFIsb"));
   const std::string tight = replaced(replaced(per_bank, "REFIsb: 243ns", "REFIsb: 13"), "RFCsb: 160ns", "RFCsb: 112");
   CHECK_NOTHROW(parse_memory_config(tight, "f.yaml"));
   CHECK_THROWS_WITH(parse_edited(tight, "RFCsb: 112", "RFCsb: 113"),
-                    Catch::Contains("device.timing.RFCsb: RFCsb 113 cycles must be at most 16 banks x REFIsb 13 - "
+                    Catch::Contains("field 'device.timing.RFCsb': RFCsb 113 cycles must be at most 16 banks x REFIsb 13 - "
                                     "2 x RC 48 = 112"));
   CHECK_THROWS_WITH(parse_edited(per_bank, "RFCsb: 160ns", "RFCsb: 3793"),
-                    Catch::Contains("device.timing.RFCsb: RFCsb 3793 cycles must be at most 16 banks x REFIsb 243 - "
+                    Catch::Contains("field 'device.timing.RFCsb': RFCsb 3793 cycles must be at most 16 banks x REFIsb 243 - "
                                     "2 x RC 48 = 3792"));
   CHECK_NOTHROW(parse_edited(per_bank, "RFCsb: 160ns", "RFCsb: 3792"));
   // A derived tREFIsb (tREFI / banks = 128 / 16) is named, and said to be derived.
   const std::string derived = replaced(replaced(short_refisb, "    REFIsb: 8\n", ""), "REFI: 3900ns", "REFI: 128");
   CHECK_THROWS_WITH(parse_memory_config(derived, "f.yaml"),
-                    Catch::Contains("device.timing.REFIsb: REFIsb 8 cycles must be above RREFD 8 + RRD_S 4") &&
+                    Catch::Contains("field 'device.timing.REFIsb': REFIsb 8 cycles must be above RREFD 8 + RRD_S 4") &&
                         Catch::Contains("REFIsb not given"));
   // Each rule only for the refresh mode that uses it.
   CHECK_NOTHROW(parse_edited(per_bank, "RFC: 260ns", "RFC: 5000ns"));
@@ -208,18 +208,18 @@ TEST_CASE("timings above 2^24 cycles are out of range, not cut to 32 bits") {
   const std::string huge = replaced(base, "    CL: 14\n", "    CL: 4294967297\n");  // 2^32 + 1 was read as 1
   CHECK_THROWS_WITH(parse_memory_config(huge, "f.yaml"),
                     "f.yaml:" + line_of(huge, "CL: 4294967297") +
-                        ": device.timing.CL: out of range: 4294967297 (at most 16777216 cycles)");
+                        ": field 'device.timing.CL': out of range: 4294967297 (at most 16777216 cycles)");
   CHECK_THROWS_WITH(parse_edited(base, "    CL: 14\n", "    CL: 16777217\n"),
-                    Catch::Contains("device.timing.CL: out of range"));
+                    Catch::Contains("field 'device.timing.CL': out of range"));
   CHECK(parse_edited(base, "    CL: 14\n", "    CL: 16777216\n").device.t.CL == 16777216);
   // Nanoseconds alike, counted in cycles of tCK (1 ns here).
   CHECK_THROWS_WITH(parse_edited(base, "REFI: 3900ns", "REFI: 1e9ns"),
-                    Catch::Contains("device.timing.REFI: out of range: '1e9ns' at tCK 1000 ps (at most 16777216 "
+                    Catch::Contains("field 'device.timing.REFI': out of range: '1e9ns' at tCK 1000 ps (at most 16777216 "
                                     "cycles)"));
   CHECK_THROWS_WITH(parse_edited(base, "    CL: 14\n", "    CL: 16777216.5ns\n"),
-                    Catch::Contains("device.timing.CL: out of range"));
+                    Catch::Contains("field 'device.timing.CL': out of range"));
   CHECK_THROWS_WITH(parse_edited(base, "    CL: 14\n", "    CL: infns\n"),
-                    Catch::Contains("device.timing.CL: out of range"));
+                    Catch::Contains("field 'device.timing.CL': out of range"));
   CHECK(parse_edited(base, "REFI: 3900ns", "REFI: 16777216ns").device.t.REFI == 16777216);
 }
 
@@ -230,12 +230,12 @@ TEST_CASE("watermarks derived from a small write queue name the queue") {
   // write_queue 1 derives high 0 and low 0, neither of which is in the file.
   const std::string tiny = replaced(base, "write_queue: 32", "write_queue: 1");
   CHECK_THROWS_WITH(parse_memory_config(tiny, "f.yaml"),
-                    Catch::StartsWith("f.yaml:" + line_of(tiny, "write_queue: 1") + ": controller.write_queue: ") &&
+                    Catch::StartsWith("f.yaml:" + line_of(tiny, "write_queue: 1") + ": field 'controller.write_queue': ") &&
                         Catch::Contains("set write_low_watermark and write_high_watermark explicitly"));
   // One derived, one given: still the queue.
   const std::string low_only = replaced(base, "write_queue: 32", "write_queue: 32\n  write_low_watermark: 30");
   CHECK_THROWS_WITH(parse_memory_config(low_only, "f.yaml"),
-                    Catch::Contains("controller.write_queue: watermarks low 30 and high 24 (derived"));
+                    Catch::Contains("field 'controller.write_queue': watermarks low 30 and high 24 (derived"));
   // Given explicitly, a small queue works, and a bad pair names the watermark.
   const auto with = [&](const char* high, const char* low) {
     return replaced(tiny, "write_queue: 1",
@@ -243,27 +243,27 @@ TEST_CASE("watermarks derived from a small write queue name the queue") {
   };
   CHECK(parse_memory_config(with("2", "1"), "f.yaml").controller.write_queue == 2);
   CHECK_THROWS_WITH(parse_memory_config(with("1", "1"), "f.yaml"),
-                    Catch::Contains("controller.write_low_watermark: must be below write_high_watermark"));
+                    Catch::Contains("field 'controller.write_low_watermark': must be below write_high_watermark"));
 }
 
 TEST_CASE("a key given twice is an error at its second line") {
   const std::string base = preset_text("hbm2.yaml");
   const std::string queue = replaced(base, "read_queue: 32", "read_queue: 64\n  read_queue: 1");
   CHECK_THROWS_WITH(parse_memory_config(queue, "f.yaml"),
-                    "f.yaml:" + line_of(queue, "read_queue: 1") + ": controller.read_queue: duplicate key " +
+                    "f.yaml:" + line_of(queue, "read_queue: 1") + ": field 'controller.read_queue': duplicate key " +
                         "(first given on line " + line_of(queue, "read_queue: 64") + ")");
   // Every mapping: the top level, device, organisation, timing, memory.
   CHECK_THROWS_WITH(parse_memory_config(base + "check_timing: true\ncheck_timing: false\n", "f.yaml"),
-                    Catch::Contains(": check_timing: duplicate key"));
+                    Catch::Contains(": field 'check_timing': duplicate key"));
   CHECK_THROWS_WITH(parse_edited(base, "  name: HBM2-2000\n", "  name: a\n  name: b\n"),
-                    Catch::Contains("device.name: duplicate key"));
+                    Catch::Contains("field 'device.name': duplicate key"));
   CHECK_THROWS_WITH(parse_memory_config(replaced(base, "    rows: 32768\n", "    rows: 32768\n    rows: 16384\n"),
                                         "f.yaml"),
-                    Catch::Contains("device.organisation.rows: duplicate key"));
+                    Catch::Contains("field 'device.organisation.rows': duplicate key"));
   CHECK_THROWS_WITH(parse_edited(base, "    CL: 14\n", "    CL: 14\n    CL: 15\n"),
-                    Catch::Contains("device.timing.CL: duplicate key"));
+                    Catch::Contains("field 'device.timing.CL': duplicate key"));
   CHECK_THROWS_WITH(parse_edited(base, "stacks: 1", "stacks: 1\n  stacks: 2"),
-                    Catch::Contains("memory.stacks: duplicate key"));
+                    Catch::Contains("field 'memory.stacks': duplicate key"));
   // And the top level of a referenced preset, of which only `device` is read.
   const auto dir = std::filesystem::temp_directory_path() / "mxcosim_test_config_loader";
   std::filesystem::create_directories(dir);
@@ -271,7 +271,7 @@ TEST_CASE("a key given twice is an error at its second line") {
   std::ofstream((dir / "twice.yaml").string()) << device << device;
   const auto second = std::count(device.begin(), device.end(), '\n') + 1;
   CHECK_THROWS_WITH(parse_memory_config("device: twice.yaml\n", (dir / "system.yaml").string()),
-                    Catch::EndsWith("twice.yaml:" + std::to_string(second) + ": device: duplicate key (first " +
+                    Catch::EndsWith("twice.yaml:" + std::to_string(second) + ": field 'device': duplicate key (first " +
                                     "given on line 1)"));
   std::filesystem::remove_all(dir);
 }
@@ -279,7 +279,7 @@ TEST_CASE("a key given twice is an error at its second line") {
 TEST_CASE("an address-mapping bit count is digits only") {
   const std::string base = preset_text("hbm2.yaml");
   const std::string bad = replaced(base, "co:4-ch", "co:4x-ch");  // std::stoi read this as co:4
-  const std::string at = "f.yaml:" + line_of(bad, "address_mapping:") + ": controller.address_mapping: ";
+  const std::string at = "f.yaml:" + line_of(bad, "address_mapping:") + ": field 'controller.address_mapping': ";
   CHECK_THROWS_WITH(parse_memory_config(bad, "f.yaml"), Catch::StartsWith(at) && Catch::Contains("'co:4x'"));
   MemoryConfig cfg = parse_memory_config(base, "hbm2.yaml");
   cfg.controller.address_mapping = "ro-ba-co:4x-ch-pc-bg-co:1";
