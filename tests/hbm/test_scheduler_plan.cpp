@@ -3,16 +3,104 @@
 // over random queues, row states, refresh blocking and starvation. The
 // commands chosen are issued, so the states are those a controller meets.
 // A plan that keeps one class of command from the plan before (PlanKept)
-// must equal the plan made from scratch.
+// must equal the plan made from scratch. And pick() itself, which visits
+// banks, against FR-FCFS written out over the queued bursts one by one.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
 #include <random>
+#include <utility>
 
 #include "models/hbm/scheduler.h"
 #include "tests/hbm/hbm_test_util.h"
 
 using namespace mxc::hbm;
+
+namespace {
+
+/// Sometimes queues a few new bursts arriving within 4 cycles of `now`:
+/// few rows per bank, so hits, misses and conflicts all occur.
+void maybe_enqueue(std::mt19937_64& rng, BurstQueue& q, const BankState& state, std::uint32_t banks,
+                   std::uint64_t now) {
+  if (q.size() >= 24 || rng() % 3 != 0) return;
+  for (std::uint64_t n = 1 + rng() % 4; n; --n) {
+    const auto bank = static_cast<std::uint32_t>(rng() % banks);
+    const auto row = static_cast<std::uint32_t>(rng() % 3);
+    const bool hit = state.open_row(bank) == static_cast<std::int64_t>(row);
+    q.push_back(bank, row, now + rng() % 4, hit);
+  }
+}
+
+/// Issues what pick chose at `now`, as the controller does (reads), and
+/// returns the banks of its row and column commands.
+std::pair<std::uint32_t, std::uint32_t> issue(const SchedulePick& p, BurstQueue& q, BankState& state,
+                                              std::uint64_t now) {
+  std::uint32_t row_bank = 0, col_bank = 0;
+  if (p.row != BurstQueue::kNone) {
+    const QueueEntry& e = q[p.row];
+    row_bank = e.bank;
+    REQUIRE(state.earliest(p.row_cmd, e.bank) <= now);
+    state.issue(p.row_cmd, e.bank, e.row, now);
+    if (p.row_cmd == Cmd::kAct) q.row_opened(e.bank, e.row);
+    else q.row_closed(e.bank);
+  }
+  if (p.col != BurstQueue::kNone) {
+    const QueueEntry& e = q[p.col];
+    col_bank = e.bank;
+    REQUIRE(state.earliest(Cmd::kRd, e.bank) <= now);
+    state.issue(Cmd::kRd, e.bank, e.row, now);
+    if (p.col != q.front() && q[q.front()].arrival <= now) q.bypass_front();
+    q.erase_hit(p.col);
+  }
+  return {row_bank, col_bank};
+}
+
+/// FR-FCFS at `now` written out over the queued bursts in age order, as
+/// the scheduler's comment states it, for a queue of reads: the oldest
+/// arrived row hit whose read may issue takes the column bus; the oldest
+/// arrived burst that misses, in a bank where no queued burst hits, takes
+/// the row bus for its ACT (bank closed) or PRE (another row open) if that
+/// may issue; not both to one bank; and once the oldest burst has been
+/// bypassed `cap` times, only it is served (its PRE even over others' hits).
+SchedulePick reference_pick(const BurstQueue& q, const BankState& state, const RefreshPolicy& refresh,
+                            std::uint32_t cap, std::uint64_t now) {
+  SchedulePick p;
+  if (q.empty()) return p;
+  const auto hits_in_bank = [&](std::uint32_t bank) {
+    for (BurstQueue::Index i = q.front(); i != BurstQueue::kNone; i = q.next(i))
+      if (q[i].bank == bank && state.open_row(bank) == static_cast<std::int64_t>(q[i].row)) return true;
+    return false;
+  };
+  const auto command = [&](const QueueEntry& e) {
+    const std::int64_t open = state.open_row(e.bank);
+    return open == static_cast<std::int64_t>(e.row) ? Cmd::kRd : open == BankState::kClosed ? Cmd::kAct : Cmd::kPre;
+  };
+  const QueueEntry& f = q[q.front()];
+  if (q.front_bypassed() >= cap && f.arrival <= now) {
+    const Cmd cmd = command(f);
+    if (!refresh.blocks(f.bank) && state.earliest(cmd, f.bank) <= now) {
+      if (cmd == Cmd::kRd) p.col = q.front();
+      else p.row = q.front(), p.row_cmd = cmd;
+    }
+    return p;
+  }
+  for (BurstQueue::Index i = q.front(); i != BurstQueue::kNone; i = q.next(i)) {
+    const QueueEntry& e = q[i];
+    if (e.arrival > now || refresh.blocks(e.bank)) continue;
+    const Cmd cmd = command(e);
+    if (state.earliest(cmd, e.bank) > now) continue;
+    if (cmd == Cmd::kRd) {
+      if (p.col == BurstQueue::kNone) p.col = i;
+    } else if (p.row == BurstQueue::kNone && !hits_in_bank(e.bank)) {
+      p.row = i, p.row_cmd = cmd;
+    }
+  }
+  if (p.col != BurstQueue::kNone && p.row != BurstQueue::kNone && q[p.col].bank == q[p.row].bank)
+    p.row = BurstQueue::kNone;
+  return p;
+}
+
+}  // namespace
 
 TEST_CASE("the scheduler's plan chooses what pick chooses at the planned cycle") {
   const MemoryConfig cfg = test::preset("hbm2.yaml");
@@ -29,16 +117,7 @@ TEST_CASE("the scheduler's plan chooses what pick chooses at the planned cycle")
       BurstQueue q(org.banks());
       std::uint64_t now = 0;
       for (int round = 0; round < 20000; ++round) {
-        // Sometimes queue new bursts (a plan made before is then stale):
-        // few rows per bank, so hits, misses and conflicts all occur.
-        if (q.size() < 24 && rng() % 3 == 0) {
-          for (std::uint64_t n = 1 + rng() % 4; n; --n) {
-            const auto bank = static_cast<std::uint32_t>(rng() % org.banks());
-            const auto row = static_cast<std::uint32_t>(rng() % 3);
-            const bool hit = state.open_row(bank) == static_cast<std::int64_t>(row);
-            q.push_back(bank, row, now + rng() % 4, hit);
-          }
-        }
+        maybe_enqueue(rng, q, state, org.banks(), now);  // a plan made before is then stale
         refresh.update(now, true, postponed);  // per-bank refresh falls due and then blocks its bank for good
         SchedulePlan plan;
         const std::uint64_t next = sched.next_ready(q, state, refresh, now, plan);
@@ -59,25 +138,8 @@ TEST_CASE("the scheduler's plan chooses what pick chooses at the planned cycle")
           ++compared;
           planned_commands += (p.col != BurstQueue::kNone) + (p.row != BurstQueue::kNone);
         }
-        // Issue what pick chose, as the controller does.
         now = next;
-        std::uint32_t row_bank = 0, col_bank = 0;
-        if (p.row != BurstQueue::kNone) {
-          const QueueEntry& e = q[p.row];
-          row_bank = e.bank;
-          REQUIRE(state.earliest(p.row_cmd, e.bank) <= now);
-          state.issue(p.row_cmd, e.bank, e.row, now);
-          if (p.row_cmd == Cmd::kAct) q.row_opened(e.bank, e.row);
-          else q.row_closed(e.bank);
-        }
-        if (p.col != BurstQueue::kNone) {
-          const QueueEntry& e = q[p.col];
-          col_bank = e.bank;
-          REQUIRE(state.earliest(Cmd::kRd, e.bank) <= now);
-          state.issue(Cmd::kRd, e.bank, e.row, now);
-          if (p.col != q.front() && q[q.front()].arrival <= now) q.bypass_front();
-          q.erase_hit(p.col);
-        }
+        const auto [row_bank, col_bank] = issue(p, q, state, now);
         // One class of command issued from a plan while the other class was
         // not due: the next plan may keep that class's choice, and must
         // then equal a plan made from scratch.
@@ -110,4 +172,41 @@ TEST_CASE("the scheduler's plan chooses what pick chooses at the planned cycle")
   CHECK(planned_commands > 10000);
   CHECK(kept_columns > 1000);
   CHECK(kept_rows > 1000);
+}
+
+TEST_CASE("pick chooses what FR-FCFS over the queued bursts one by one chooses") {
+  // pick() visits banks, each offering its oldest hit or, with no hits, its
+  // oldest burst, with the common part of the command times found once;
+  // the reference walks every burst. Random queues, row states, refresh
+  // blocking (per-bank: a bank's bursts wait) and starvation caps of 1, 2
+  // and 16, at every cycle, issuing what was picked.
+  const MemoryConfig cfg = test::preset("hbm2.yaml");
+  const HbmOrg& org = cfg.device.org;
+  std::uint64_t compared = 0, commands = 0, starving = 0;
+  for (const RefreshMode mode : {RefreshMode::kNone, RefreshMode::kPerBank}) {
+    for (const std::uint32_t cap : {1u, 2u, 16u}) {
+      std::mt19937_64 rng(11 + cap);
+      BankState state(org, cfg.device.t, true);
+      RefreshPolicy refresh(mode, cfg.device.t, org.banks());
+      std::uint64_t postponed = 0;
+      const FrFcfsScheduler sched(cap);
+      BurstQueue q(org.banks());
+      for (std::uint64_t now = 0; now < 40000; ++now) {
+        maybe_enqueue(rng, q, state, org.banks(), now);
+        refresh.update(now, true, postponed);
+        const SchedulePick p = sched.pick(q, state, refresh, now);
+        const SchedulePick want = reference_pick(q, state, refresh, cap, now);
+        INFO("cycle " << now << ", cap " << cap);
+        REQUIRE(p.col == want.col);
+        REQUIRE(p.row == want.row);
+        if (p.row != BurstQueue::kNone) REQUIRE(p.row_cmd == want.row_cmd);
+        ++compared;
+        commands += (p.col != BurstQueue::kNone) + (p.row != BurstQueue::kNone);
+        starving += !q.empty() && q.front_bypassed() >= cap;
+        issue(p, q, state, now);
+      }
+    }
+  }
+  CHECK(commands > 20000);
+  CHECK(starving > 1000);
 }
