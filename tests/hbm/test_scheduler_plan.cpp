@@ -55,6 +55,14 @@ std::pair<std::uint32_t, std::uint32_t> issue(const SchedulePick& p, BurstQueue&
   return {row_bank, col_bank};
 }
 
+/// Requires the same choice of `got` as `want`; returns its commands.
+std::uint64_t require_same_pick(const SchedulePick& got, const SchedulePick& want) {
+  REQUIRE(got.col == want.col);
+  REQUIRE(got.row == want.row);
+  if (want.row != BurstQueue::kNone) REQUIRE(got.row_cmd == want.row_cmd);
+  return (want.col != BurstQueue::kNone) + (want.row != BurstQueue::kNone);
+}
+
 /// FR-FCFS at `now` written out over the queued bursts in age order, as
 /// the scheduler's comment states it, for a queue of reads: the oldest
 /// arrived row hit whose read may issue takes the column bus; the oldest
@@ -132,11 +140,8 @@ TEST_CASE("the scheduler's plan chooses what pick chooses at the planned cycle")
         if (plan.valid && refresh.pending() == was_pending) {
           const SchedulePick planned = FrFcfsScheduler::planned(plan, q, next);
           INFO("cycle " << next << ", round " << round);
-          REQUIRE(planned.col == p.col);
-          REQUIRE(planned.row == p.row);
-          if (p.row != BurstQueue::kNone) REQUIRE(planned.row_cmd == p.row_cmd);
+          planned_commands += require_same_pick(planned, p);
           ++compared;
-          planned_commands += (p.col != BurstQueue::kNone) + (p.row != BurstQueue::kNone);
         }
         now = next;
         const auto [row_bank, col_bank] = issue(p, q, state, now);
@@ -182,7 +187,7 @@ TEST_CASE("pick chooses what FR-FCFS over the queued bursts one by one chooses")
   // and 16, at every cycle, issuing what was picked.
   const MemoryConfig cfg = test::preset("hbm2.yaml");
   const HbmOrg& org = cfg.device.org;
-  std::uint64_t compared = 0, commands = 0, starving = 0;
+  std::uint64_t commands = 0, starving = 0;
   for (const RefreshMode mode : {RefreshMode::kNone, RefreshMode::kPerBank}) {
     for (const std::uint32_t cap : {1u, 2u, 16u}) {
       std::mt19937_64 rng(11 + cap);
@@ -197,11 +202,7 @@ TEST_CASE("pick chooses what FR-FCFS over the queued bursts one by one chooses")
         const SchedulePick p = sched.pick(q, state, refresh, now);
         const SchedulePick want = reference_pick(q, state, refresh, cap, now);
         INFO("cycle " << now << ", cap " << cap);
-        REQUIRE(p.col == want.col);
-        REQUIRE(p.row == want.row);
-        if (p.row != BurstQueue::kNone) REQUIRE(p.row_cmd == want.row_cmd);
-        ++compared;
-        commands += (p.col != BurstQueue::kNone) + (p.row != BurstQueue::kNone);
+        commands += require_same_pick(p, want);
         starving += !q.empty() && q.front_bypassed() >= cap;
         issue(p, q, state, now);
       }
