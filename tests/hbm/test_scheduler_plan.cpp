@@ -31,8 +31,8 @@ void maybe_enqueue(std::mt19937_64& rng, BurstQueue& q, const BankState& state, 
   }
 }
 
-/// Issues what pick chose at `now`, as the controller does (reads), and
-/// returns the banks of its row and column commands.
+/// Issues what pick chose at `now`, as the controller does, and returns
+/// the banks of its row and column commands.
 std::pair<std::uint32_t, std::uint32_t> issue(const SchedulePick& p, BurstQueue& q, BankState& state,
                                               std::uint64_t now) {
   std::uint32_t row_bank = 0, col_bank = 0;
@@ -47,8 +47,9 @@ std::pair<std::uint32_t, std::uint32_t> issue(const SchedulePick& p, BurstQueue&
   if (p.col != BurstQueue::kNone) {
     const QueueEntry& e = q[p.col];
     col_bank = e.bank;
-    REQUIRE(state.earliest(Cmd::kRd, e.bank) <= now);
-    state.issue(Cmd::kRd, e.bank, e.row, now);
+    const Cmd col = q.write() ? Cmd::kWr : Cmd::kRd;
+    REQUIRE(state.earliest(col, e.bank) <= now);
+    state.issue(col, e.bank, e.row, now);
     if (p.col != q.front() && q[q.front()].arrival <= now) q.bypass_front();
     q.erase_hit(p.col);
   }
@@ -64,8 +65,8 @@ std::uint64_t require_same_pick(const SchedulePick& got, const SchedulePick& wan
 }
 
 /// FR-FCFS at `now` written out over the queued bursts in age order, as
-/// the scheduler's comment states it, for a queue of reads: the oldest
-/// arrived row hit whose read may issue takes the column bus; the oldest
+/// the scheduler's comment states it: the oldest arrived row hit whose
+/// read (write) may issue takes the column bus; the oldest
 /// arrived burst that misses, in a bank where no queued burst hits, takes
 /// the row bus for its ACT (bank closed) or PRE (another row open) if that
 /// may issue; not both to one bank; and once the oldest burst has been
@@ -81,13 +82,14 @@ SchedulePick reference_pick(const BurstQueue& q, const BankState& state, const R
   };
   const auto command = [&](const QueueEntry& e) {
     const std::int64_t open = state.open_row(e.bank);
-    return open == static_cast<std::int64_t>(e.row) ? Cmd::kRd : open == BankState::kClosed ? Cmd::kAct : Cmd::kPre;
+    const Cmd col = q.write() ? Cmd::kWr : Cmd::kRd;
+    return open == static_cast<std::int64_t>(e.row) ? col : open == BankState::kClosed ? Cmd::kAct : Cmd::kPre;
   };
   const QueueEntry& f = q[q.front()];
   if (q.front_bypassed() >= cap && f.arrival <= now) {
     const Cmd cmd = command(f);
     if (!refresh.blocks(f.bank) && state.earliest(cmd, f.bank) <= now) {
-      if (cmd == Cmd::kRd) p.col = q.front();
+      if (is_column(cmd)) p.col = q.front();
       else p.row = q.front(), p.row_cmd = cmd;
     }
     return p;
@@ -97,7 +99,7 @@ SchedulePick reference_pick(const BurstQueue& q, const BankState& state, const R
     if (e.arrival > now || refresh.blocks(e.bank)) continue;
     const Cmd cmd = command(e);
     if (state.earliest(cmd, e.bank) > now) continue;
-    if (cmd == Cmd::kRd) {
+    if (is_column(cmd)) {
       if (p.col == BurstQueue::kNone) p.col = i;
     } else if (p.row == BurstQueue::kNone && !hits_in_bank(e.bank)) {
       p.row = i, p.row_cmd = cmd;
@@ -182,29 +184,32 @@ TEST_CASE("the scheduler's plan chooses what pick chooses at the planned cycle")
 TEST_CASE("pick chooses what FR-FCFS over the queued bursts one by one chooses") {
   // pick() visits banks, each offering its oldest hit or, with no hits, its
   // oldest burst, with the common part of the command times found once;
-  // the reference walks every burst. Random queues, row states, refresh
-  // blocking (per-bank: a bank's bursts wait) and starvation caps of 1, 2
-  // and 16, at every cycle, issuing what was picked.
+  // the reference walks every burst. Random queues of reads and of
+  // writes, row states, refresh blocking (per-bank: a bank's bursts wait)
+  // and starvation caps of 1, 2 and 16, at every cycle, issuing what was
+  // picked.
   const MemoryConfig cfg = test::preset("hbm2.yaml");
   const HbmOrg& org = cfg.device.org;
   std::uint64_t commands = 0, starving = 0;
   for (const RefreshMode mode : {RefreshMode::kNone, RefreshMode::kPerBank}) {
     for (const std::uint32_t cap : {1u, 2u, 16u}) {
-      std::mt19937_64 rng(11 + cap);
-      BankState state(org, cfg.device.t, true);
-      RefreshPolicy refresh(mode, cfg.device.t, org.banks());
-      std::uint64_t postponed = 0;
-      const FrFcfsScheduler sched(cap);
-      BurstQueue q(org.banks());
-      for (std::uint64_t now = 0; now < 40000; ++now) {
-        maybe_enqueue(rng, q, state, org.banks(), now);
-        refresh.update(now, true, postponed);
-        const SchedulePick p = sched.pick(q, state, refresh, now);
-        const SchedulePick want = reference_pick(q, state, refresh, cap, now);
-        INFO("cycle " << now << ", cap " << cap);
-        commands += require_same_pick(p, want);
-        starving += !q.empty() && q.front_bypassed() >= cap;
-        issue(p, q, state, now);
+      for (const bool write : {false, true}) {
+        std::mt19937_64 rng(11 + cap + write);
+        BankState state(org, cfg.device.t, true);
+        RefreshPolicy refresh(mode, cfg.device.t, org.banks());
+        std::uint64_t postponed = 0;
+        const FrFcfsScheduler sched(cap);
+        BurstQueue q(org.banks(), write);
+        for (std::uint64_t now = 0; now < 20000; ++now) {
+          maybe_enqueue(rng, q, state, org.banks(), now);
+          refresh.update(now, true, postponed);
+          const SchedulePick p = sched.pick(q, state, refresh, now);
+          const SchedulePick want = reference_pick(q, state, refresh, cap, now);
+          INFO("cycle " << now << ", cap " << cap << (write ? ", writes" : ", reads"));
+          commands += require_same_pick(p, want);
+          starving += !q.empty() && q.front_bypassed() >= cap;
+          issue(p, q, state, now);
+        }
       }
     }
   }
