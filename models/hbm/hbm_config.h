@@ -58,11 +58,12 @@ struct MemoryConfig {
   /// from the plan the step before made); off = the general scheduler
   /// picking afresh on every step (tests compare the two).
   bool fast_path = true;
-  /// Every controller steps in every cycle (an idle one when the model
-  /// replays its idle time), with the general scheduler (no shortcuts,
-  /// whatever fast_path says), instead of sleeping until its next event:
-  /// the reference tests hold the event-driven run against (a wake-up that
-  /// came too late would show as a command issued earlier here). Slow.
+  /// Every controller steps in every cycle from cycle 0 (an idle one when
+  /// the model replays its idle time), with the general scheduler (no
+  /// shortcuts, whatever fast_path says), instead of sleeping until its
+  /// next event: the reference tests hold the event-driven run against (a
+  /// wake-up that came too late would show as a command issued earlier
+  /// here). Slow.
   bool every_cycle = false;
   std::string file;           ///< Where it was loaded from (messages).
 };

@@ -167,6 +167,12 @@ bool HbmModel::send(const MemRequest& req, Time now) {
   if (req.write && req.data.size() != req.bytes)
     throw std::invalid_argument(m_name + ": write request " + std::to_string(req.id) + " carries " +
                                 std::to_string(req.data.size()) + " bytes, expected " + std::to_string(req.bytes));
+  // The controllers first step up to the cycle `now` falls in, as
+  // advance_to(now) would: a kernel may offer a request at a clock edge
+  // before it advances the memory to that edge, and the request must find
+  // the same queues and be seen from the same cycle in either order.
+  const std::uint64_t floor = floor_cycle(now);
+  run_to(floor);
   if (const std::uint32_t full = lacking_room(req); full != m_pcs.size()) {
     m_refused_pc = full;
     m_refused_write = req.write;
@@ -210,7 +216,6 @@ bool HbmModel::send(const MemRequest& req, Time now) {
 
   // The first edge at or after now (m_clock.cycle_at_or_after: its phase
   // is 0) from the one at or before, with one division.
-  const std::uint64_t floor = floor_cycle(now);
   const std::uint64_t cycle = floor + (m_clock.edge(floor) != now);
   // One run per stretch of bursts to the same pseudo-channel (a 256 B
   // request is usually one).
@@ -360,16 +365,18 @@ void HbmModel::run_controllers(std::uint64_t limit) {
   }
 }
 
+void HbmModel::run_to(std::uint64_t limit) {
+  // m_pc_min is never above the controllers' minimum: above the limit, no
+  // controller has anything to do.
+  if (m_pc_min > limit) return;
+  run_controllers(limit);
+  if (!m_sink.finished().empty()) collect_finished();  // most runs finish no request
+}
+
 void HbmModel::advance_to(Time now) {
-  const std::uint64_t limit = floor_cycle(now);
   // Controllers in cycle order, then the completions due: a completion is
   // known before its time (at its last burst's issue), so none is missed.
-  // m_pc_min is never above the controllers' minimum: above the limit, only
-  // completions are due.
-  if (m_pc_min <= limit) {
-    run_controllers(limit);
-    if (!m_sink.finished().empty()) collect_finished();  // most advances finish no request
-  }
+  run_to(floor_cycle(now));
   deliver_until(now);
   update_next_event();
   if (m_checker && m_checker->violation_count())

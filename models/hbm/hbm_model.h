@@ -140,6 +140,9 @@ class HbmModel : public MemoryTarget {
   void collect_finished();
   /// Runs every controller with work at or before cycle `limit` up to it.
   void run_controllers(std::uint64_t limit);
+  /// run_controllers(limit) when any has work by then, and queues the
+  /// requests it finished for delivery.
+  void run_to(std::uint64_t limit);
   /// Splits `req` into m_scratch and returns the first pseudo-channel whose
   /// queue lacks room for its bursts there, or num_pcs() when all have room.
   std::uint32_t lacking_room(const MemRequest& req) const;

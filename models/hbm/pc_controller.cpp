@@ -46,7 +46,8 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
       m_write_cap(cfg.controller.write_queue),
       m_sched(cfg.controller.starvation_cap) {
   s_stats.bank_acts.assign(cfg.device.org.banks(), 0);
-  m_next = m_refresh.next_due();
+  // The reference steps from cycle 0, work or not.
+  m_next = m_every_cycle ? 0 : m_refresh.next_due();
 }
 
 bool PcController::can_skip_idle(std::uint64_t cycle) const {
