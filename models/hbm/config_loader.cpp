@@ -340,6 +340,8 @@ void validate(const MemoryConfig& cfg) {
   }
   const ControllerConfig& c = cfg.controller;
   if (c.starvation_cap > 65535) throw std::invalid_argument("controller.starvation_cap must be <= 65535");
+  if (c.refresh_postpone > kMaxRefreshPostpone)
+    throw std::invalid_argument("controller.refresh_postpone must be <= " + std::to_string(kMaxRefreshPostpone));
   if (c.read_queue == 0 || c.write_queue == 0) throw std::invalid_argument("controller queues must hold >= 1 burst");
   if (c.write_low_watermark >= c.write_high_watermark || c.write_high_watermark > c.write_queue)
     throw std::invalid_argument("controller watermarks need low < high <= write_queue");

@@ -9,7 +9,7 @@ namespace mxc::hbm {
 namespace {
 /// Saturated pseudo-channels the binding constraint names by number.
 constexpr std::uint32_t kNamedPcs = 8;
-/// The data-bus idle cause "no burst queued" (also read back below).
+/// The data-bus idle cause "no burst queued" (also compared with below).
 constexpr const char* kNoBurst = "no burst waiting";
 }  // namespace
 
@@ -94,6 +94,7 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
   std::sort(s.stall_share.begin(), s.stall_share.end(),
             [](const auto& a, const auto& b) { return a.second > b.second || (a.second == b.second && a.first < b.first); });
   // Data-bus idle time by cause; the summary's verdict comes from it.
+  double no_burst = 0;  // the share with no burst queued
   if (cycles > 0) {
     const double bus_cycles = cycles * s.pseudo_channels;
     s.bus_busy_fraction =
@@ -102,7 +103,8 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
     for (int i = 0; i < kNumConstraints; ++i) idle_total += static_cast<double>(tot.bus_idle_cycles[i]);
     if (idle_total > 0) {
       s.bus_idle_share.emplace_back("refresh", tot.refresh_idle_cycles / idle_total);
-      s.bus_idle_share.emplace_back(kNoBurst, tot.bus_idle_cycles[0] / idle_total);
+      no_burst = tot.bus_idle_cycles[0] / idle_total;
+      s.bus_idle_share.emplace_back(kNoBurst, no_burst);
       s.bus_idle_share.emplace_back("row misses (activate)", tot.miss_idle_cycles / idle_total);
       s.bus_idle_share.emplace_back("row conflicts (precharge + activate)", tot.conflict_idle_cycles / idle_total);
       for (int i = 1; i < kNumConstraints; ++i)
@@ -122,43 +124,7 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
   // Little's law), or else the timing commands waited on.
   const double achieved = s.read_bandwidth_gbps + s.write_bandwidth_gbps;
   const double pc_peak = s.peak_bandwidth_gbps / s.pseudo_channels;
-  // The pseudo-channels whose data bus is nearly full, by number.
-  std::string saturated;
-  std::uint32_t n_saturated = 0;
-  for (std::uint32_t pc = 0; pc < model.num_pcs(); ++pc) {
-    const PcStats& p = model.pc_stats(pc);
-    const double bytes = static_cast<double>(p.read_bursts + p.write_bursts) * cfg.device.org.burst_bytes();
-    if (ns <= 0 || bytes / ns < 0.9 * pc_peak) continue;
-    if (n_saturated < kNamedPcs) saturated += (n_saturated ? ", " : "") + std::to_string(pc);
-    ++n_saturated;
-  }
-  if (n_saturated > kNamedPcs) saturated += " and " + std::to_string(n_saturated - kNamedPcs) + " more";
-  // Data-bus idle time with no burst queued: with the next request held
-  // back by a full queue elsewhere, it is the time queue room costs. (A
-  // queue full because every request goes to it costs nothing: its bus
-  // idles for its own timings, and more room would not help.)
-  double starved = 0;
-  for (const auto& [cause, share] : s.bus_idle_share)
-    if (cause == kNoBurst) starved = share;
-  const double queue_fill = (s.avg_read_queue + s.avg_write_queue) /
-                            std::max(1u, std::max(cfg.controller.read_queue, cfg.controller.write_queue));
-  if (achieved >= 0.9 * s.peak_bandwidth_gbps)
-    s.binding_constraint = "data bus";
-  else if (n_saturated == 1)
-    s.binding_constraint = "data bus of pseudo-channel " + saturated + " (traffic concentrates there)";
-  else if (n_saturated > 1)
-    s.binding_constraint = "data buses of pseudo-channels " + saturated + " (traffic concentrates there)";
-  else if (s.activate_ceiling_gbps < s.peak_bandwidth_gbps && achieved >= 0.85 * s.activate_ceiling_gbps)
-    s.binding_constraint = std::string("activate rate (") + act_name + ")";
-  else if (s.queue_full_fraction >= 0.5 && s.avg_in_flight < 0.8 * s.outstanding && starved >= 0.2)
-    s.binding_constraint = "queue room (a request waiting for its pseudo-channel's full queue holds back the ones "
-                           "behind it)";
-  else if (!s.bus_idle_share.empty() && s.bus_idle_share.front().first == kNoBurst && queue_fill < 0.5)
-    s.binding_constraint = "requests in flight (queues mostly empty: outstanding x size / latency)";
-  else if (!s.bus_idle_share.empty())
-    s.binding_constraint = "data bus idle mostly for " + s.bus_idle_share.front().first;
-  else
-    s.binding_constraint = "command timing (" + s.top_wait + ")";
+  // Bandwidth per pseudo-channel and per channel (the sum of its own).
   const double bb = cfg.device.org.burst_bytes();
   const std::uint32_t per_channel = cfg.device.org.pseudo_channels;
   s.channel_read_gbps.assign(model.num_pcs() / per_channel, 0.0);
@@ -172,6 +138,38 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
     s.channel_read_gbps[pc / per_channel] += rd;
     s.channel_write_gbps[pc / per_channel] += wr;
   }
+  // The pseudo-channels whose data bus is nearly full, by number.
+  std::string saturated;
+  std::uint32_t n_saturated = 0;
+  for (std::uint32_t pc = 0; pc < model.num_pcs(); ++pc) {
+    if (s.pc_read_gbps[pc] + s.pc_write_gbps[pc] < 0.9 * pc_peak) continue;
+    if (n_saturated < kNamedPcs) saturated += (n_saturated ? ", " : "") + std::to_string(pc);
+    ++n_saturated;
+  }
+  if (n_saturated > kNamedPcs) saturated += " and " + std::to_string(n_saturated - kNamedPcs) + " more";
+  const double queue_fill = (s.avg_read_queue + s.avg_write_queue) /
+                            std::max(1u, std::max(cfg.controller.read_queue, cfg.controller.write_queue));
+  if (achieved >= 0.9 * s.peak_bandwidth_gbps)
+    s.binding_constraint = "data bus";
+  else if (n_saturated == 1)
+    s.binding_constraint = "data bus of pseudo-channel " + saturated + " (traffic concentrates there)";
+  else if (n_saturated > 1)
+    s.binding_constraint = "data buses of pseudo-channels " + saturated + " (traffic concentrates there)";
+  else if (s.activate_ceiling_gbps < s.peak_bandwidth_gbps && achieved >= 0.85 * s.activate_ceiling_gbps)
+    s.binding_constraint = std::string("activate rate (") + act_name + ")";
+  // Data-bus idle time with no burst queued, while the next request is
+  // held back by a full queue elsewhere, is the time queue room costs. (A
+  // queue full because every request goes to it costs nothing: its bus
+  // idles for its own timings, and more room would not help.)
+  else if (s.queue_full_fraction >= 0.5 && s.avg_in_flight < 0.8 * s.outstanding && no_burst >= 0.2)
+    s.binding_constraint = "queue room (a request waiting for its pseudo-channel's full queue holds back the ones "
+                           "behind it)";
+  else if (!s.bus_idle_share.empty() && s.bus_idle_share.front().first == kNoBurst && queue_fill < 0.5)
+    s.binding_constraint = "requests in flight (queues mostly empty: outstanding x size / latency)";
+  else if (!s.bus_idle_share.empty())
+    s.binding_constraint = "data bus idle mostly for " + s.bus_idle_share.front().first;
+  else
+    s.binding_constraint = "command timing (" + s.top_wait + ")";
   s.bank_activates = tot.bank_acts;
   return s;
 }

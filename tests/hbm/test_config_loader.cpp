@@ -122,6 +122,11 @@ TEST_CASE("a memory config built in code is checked like a loaded one") {
   CHECK_THROWS_WITH(validate(cfg), Catch::Contains("tCK >= 16 ps"));
   cfg.device.t.tCK_ps = 16;
   CHECK_NOTHROW(validate(cfg));
+  // The loader's limit on postponed refreshes holds in code too.
+  cfg.controller.refresh_postpone = kMaxRefreshPostpone + 1;
+  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("controller.refresh_postpone must be <= 7"));
+  cfg.controller.refresh_postpone = kMaxRefreshPostpone;
+  CHECK_NOTHROW(validate(cfg));
 }
 
 TEST_CASE("a memory config may reference a device preset file") {
