@@ -51,6 +51,7 @@ std::shared_ptr<ClientSession> ClientSession::connect(const ClientOptions& opts)
     if (r->mem_capacity > 0 && !opts.lookahead) s->fail_locked("server granted lookahead mode, which was not asked for");
     s->m_contract = FixedLatency{r->mem_latency_ps, r->mem_capacity};
     s->m_inbox.resize(opts.system.chips);
+    s->m_unanswered.resize(opts.system.chips);
   }
   s->m_heartbeat = std::thread([p = s.get()] { p->heartbeat_loop(); });
   return s;
@@ -124,9 +125,10 @@ bool ClientSession::stash_locked(Message& m) {
   auto* r = std::get_if<ResponseMsg>(&m);
   if (!r || m_contract.capacity == 0) return false;
   if (r->chip >= m_inbox.size()) fail_locked("RESPONSE for chip " + std::to_string(r->chip) + ", which is not served");
-  // At most `capacity` requests are in flight per memory, so a correct server never pushes more.
-  if (m_inbox[r->chip].size() >= m_contract.capacity)
+  // One completion per posted request: a correct server never pushes more.
+  if (m_unanswered[r->chip] == 0)
     fail_locked("pushed more completions for chip " + std::to_string(r->chip) + " than requests in flight");
+  --m_unanswered[r->chip];
   m_inbox[r->chip].push_back(std::move(r->resp));
   return true;
 }
@@ -140,7 +142,9 @@ Message ClientSession::receive_answer_locked() {
 
 void ClientSession::post_request(std::uint32_t chip, const MemRequest& req, Time now) {
   std::lock_guard lk(m_mutex);
+  if (chip >= m_unanswered.size()) fail_locked("no memory of chip " + std::to_string(chip) + " is served");
   post_locked(RequestMsg{chip, now, false, req});
+  ++m_unanswered[chip];
 }
 
 void ClientSession::post_packet(const IciPacket& pkt, Time now) {

@@ -115,6 +115,7 @@ class ClientSession {
   static constexpr std::chrono::microseconds kPostBatchDelay{20};
   FixedLatency m_contract;
   std::vector<std::deque<MemResponse>> m_inbox;  // per chip: pushed completions not yet taken
+  std::vector<std::uint64_t> m_unanswered;       // per chip: posted requests not yet pushed back
   std::chrono::steady_clock::time_point m_last_send;
   std::condition_variable m_cv;
   bool m_stop = false;

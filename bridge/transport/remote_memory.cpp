@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "models/core/ideal_memory.h"
+
 namespace mxc::transport {
 
 namespace {
@@ -21,8 +23,7 @@ RemoteMemoryTarget::RemoteMemoryTarget(std::shared_ptr<ClientSession> session, s
 void RemoteMemoryTarget::advance_to(Time now) {
   m_completions.clear();
   if (m_contract.capacity > 0) {
-    std::size_t n = 0;
-    while (n < m_in_flight.size() && m_in_flight[n].complete <= now) ++n;
+    const std::size_t n = m_in_flight.size() - in_flight_at(m_in_flight, now);
     m_session->take_completions(m_chip, n, m_completions);
     // As the served model does: retire one, report it, then the next.
     for (const MemResponse& r : m_completions) {
@@ -56,7 +57,7 @@ bool RemoteMemoryTarget::can_accept(const MemRequest& req) const {
 
 bool RemoteMemoryTarget::send(const MemRequest& req, Time now) {
   if (m_contract.capacity > 0) {
-    if (m_in_flight.size() >= m_contract.capacity) return false;  // the served model would refuse too
+    if (in_flight_at(m_in_flight, now) >= m_contract.capacity) return false;  // the served model would refuse too
     // The served model's own check, here, so the error comes from this call as it would locally.
     if (req.write && req.data.size() != req.bytes)
       throw std::invalid_argument(m_name + ": write request " + std::to_string(req.id) + " carries " +

@@ -24,7 +24,7 @@ void IdealMemory::advance_to(Time now) {
 bool IdealMemory::can_accept(const MemRequest&) const { return m_in_flight.size() < m_max_outstanding; }
 
 bool IdealMemory::send(const MemRequest& req, Time now) {
-  if (!can_accept(req)) return false;
+  if (in_flight_at(m_in_flight, now) >= m_max_outstanding) return false;
   if (req.write && req.data.size() != req.bytes)
     throw std::invalid_argument(m_name + ": write request " + std::to_string(req.id) + " carries " +
                                 std::to_string(req.data.size()) + " bytes, expected " + std::to_string(req.bytes));

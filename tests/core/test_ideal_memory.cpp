@@ -35,3 +35,35 @@ TEST_CASE("ideal memory rejects a write whose data length disagrees with its siz
   bad.bytes = 8;
   CHECK_THROWS(mem.send(bad, 0));
 }
+
+TEST_CASE("a request offered at a completion time finds its room free, whether or not the memory ran that time") {
+  // The kernel may run a requester before the memory at a tie, or after (a
+  // completion at t wakes the requester at t): both must see one memory.
+  for (const bool memory_first : {false, true}) {
+    INFO("memory run first at the tie: " << memory_first);
+    IdealMemory mem("mem", 5000, 1);
+    std::vector<MemResponse> done;
+    mem.set_completion([&](const MemResponse& r) { done.push_back(r); });
+    REQUIRE(mem.send(MemRequest::make_read(1, 0, 4), 1000));  // completes at 6000
+    CHECK_FALSE(mem.send(MemRequest::make_read(2, 0, 4), 5999));
+    if (memory_first) mem.advance_to(6000);
+    CHECK(mem.send(MemRequest::make_read(2, 0, 4), 6000));
+    CHECK_FALSE(mem.send(MemRequest::make_read(3, 0, 4), 6000));  // request 2 holds the one place
+    mem.advance_to(6000);
+    REQUIRE(done.size() == 1);
+    CHECK(done[0].id == 1);
+    CHECK(mem.next_event_time() == 11000);
+    mem.advance_to(11000);
+    REQUIRE(done.size() == 2);
+    CHECK(done[1].accept == 6000);
+  }
+}
+
+TEST_CASE("at zero latency a request's place is free again at once") {
+  IdealMemory mem("mem", 0, 1);
+  std::vector<std::uint64_t> done;
+  mem.set_completion([&](const MemResponse& r) { done.push_back(r.id); });
+  for (std::uint64_t id = 1; id <= 3; ++id) CHECK(mem.send(MemRequest::make_read(id, 0, 4), 100));
+  mem.advance_to(100);
+  CHECK(done == std::vector<std::uint64_t>{1, 2, 3});
+}
