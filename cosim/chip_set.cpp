@@ -207,9 +207,9 @@ void ChipSet::move_rows(Time now) {
         chip.pending.push_back(std::move(p));
       }
     }
-    while (!chip.pending.empty() && m_fabric->can_inject(chip.pending.front()) &&
-           m_fabric->inject(chip.pending.front(), now))
-      chip.pending.pop_front();
+    // inject() itself refuses when the queue is full, after running the fabric's
+    // events due by `now` (can_inject() has no time: it cannot).
+    while (!chip.pending.empty() && m_fabric->inject(chip.pending.front(), now)) chip.pending.pop_front();
   }
 }
 

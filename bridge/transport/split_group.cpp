@@ -130,9 +130,10 @@ WindowMsg SplitGroup::window(std::size_t member, const WindowMsg& mine, std::vec
 }
 
 void SplitGroup::offer_locked(Time now) {
-  // ChipSet::pump's order: chip by chip, each chip's queue until the fabric refuses.
+  // ChipSet::pump's order: chip by chip, each chip's queue until the fabric refuses (inject()
+  // runs the fabric's events due by `now` first; their deliveries wait for its own step).
   for (auto& q : m_pending)
-    while (!q.empty() && m_fabric->can_inject(q.front()) && m_fabric->inject(q.front(), now)) q.pop_front();
+    while (!q.empty() && m_fabric->inject(q.front(), now)) q.pop_front();
 }
 
 void SplitGroup::run_round_locked() {

@@ -55,6 +55,16 @@ bool TorusFabric::inject(const IciPacket& pkt, Time now) {
   if (now < m_now)
     throw std::logic_error(m_cfg.name + ": inject at " + std::to_string(now) + " ps, before the last event at " +
                            std::to_string(m_now) + " ps");
+  // The events due by `now` run first, unless this comes from one of them (a
+  // delivery that injects): the message finds the injection queue, links and
+  // credits as they are at `now`, whether its sender or the fabric ran first
+  // at a tie. Their deliveries wait for the fabric's own step at their time
+  // (next_event_time() reports it), so a receiver sees them when it would
+  // have.
+  if (!m_running && m_events.next_time() <= now) {
+    const FlagScope running(m_running), deferring(m_defer);
+    while (!m_events.empty() && m_events.next_time() <= now) run(m_events.pop());
+  }
   if (!can_inject(pkt)) return false;
   const std::uint32_t mi = alloc_message();
   Message& m = m_msgs[mi];
@@ -75,12 +85,32 @@ bool TorusFabric::inject(const IciPacket& pkt, Time now) {
   return true;
 }
 
+void TorusFabric::hand_over(IciPacket&& pkt) {
+  if (m_defer) m_deferred.push_back(std::move(pkt));
+  else deliver(pkt);
+}
+
+void TorusFabric::deliver_deferred(Time now) {
+  // In the order the events made them, all at or before `now`.
+  std::size_t n = 0;
+  while (n < m_deferred.size() && m_deferred[n].deliver <= now) deliver(m_deferred[n++]);
+  m_deferred.erase(m_deferred.begin(), m_deferred.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+Time TorusFabric::next_event_time() const {
+  return m_deferred.empty() ? m_events.next_time() : std::min(m_events.next_time(), m_deferred.front().deliver);
+}
+
 void TorusFabric::advance_to(Time now) {
+  const FlagScope running(m_running);
+  deliver_deferred(now);
   while (!m_events.empty() && m_events.next_time() <= now) run(m_events.pop());
   if (now > m_now) m_now = now;
 }
 
 Time TorusFabric::advance_until_space(Time limit) {
+  const FlagScope running(m_running);
+  deliver_deferred(limit);
   m_space_freed = false;
   while (!m_events.empty() && m_events.next_time() <= limit) {
     if (m_space_freed && m_events.next_time() > m_now) return m_now;  // that time is complete
@@ -137,7 +167,7 @@ void TorusFabric::on_route(std::uint32_t mi, Time now) {
     IciPacket pkt = std::move(m.pkt);
     pkt.deliver = now;
     m_free_msgs.push_back(mi);
-    deliver(pkt);
+    hand_over(std::move(pkt));
     return;
   }
   RouteState st;
@@ -176,7 +206,7 @@ void TorusFabric::on_eject(std::uint32_t si, Time now) {
   IciPacket pkt = std::move(m.pkt);
   pkt.deliver = now;
   m_free_msgs.push_back(s.msg);
-  deliver(pkt);  // may inject: nothing above holds a reference
+  hand_over(std::move(pkt));  // may inject: nothing above holds a reference
 }
 
 void TorusFabric::try_send(std::uint32_t li, Time now) {

@@ -41,7 +41,7 @@ class TorusFabric : public Fabric, public InjectionWatch {
   explicit TorusFabric(const IciConfig& cfg);
 
   std::string name() const override { return m_cfg.name; }
-  Time next_event_time() const override { return m_events.next_time(); }
+  Time next_event_time() const override;
   void advance_to(Time now) override;
   Time advance_until_space(Time limit) override;
 
@@ -97,6 +97,11 @@ class TorusFabric : public Fabric, public InjectionWatch {
   };
 
   void run(const Event& e);
+  /// A message delivered: to the delivery function, or kept for the
+  /// fabric's own step when inject() runs the events (m_defer).
+  void hand_over(IciPacket&& pkt);
+  /// Hands the kept deliveries due by `now` to the delivery function.
+  void deliver_deferred(Time now);
   /// One message fewer waiting at `chip` (it left or was delivered locally).
   void dequeued(std::uint32_t chip);
   void on_route(std::uint32_t msg, Time now);
@@ -131,6 +136,18 @@ class TorusFabric : public Fabric, public InjectionWatch {
   std::uint32_t m_full_flits = 0;
   Time m_now = 0;
   bool m_space_freed = false;  // a full injection queue got space (advance_until_space)
+  bool m_running = false;      // running events (an inject() from a delivery then runs none)
+  bool m_defer = false;        // inject() is running the events due: deliveries wait (m_deferred)
+  std::vector<IciPacket> m_deferred;  // deliveries made inside inject(), by time
+  // Sets a flag for its lifetime, restored on the way out by an exception too.
+  struct FlagScope {
+    explicit FlagScope(bool& flag) : m_flag(flag), m_was(flag) { flag = true; }
+    ~FlagScope() { m_flag = m_was; }
+    FlagScope(const FlagScope&) = delete;
+    FlagScope& operator=(const FlagScope&) = delete;
+    bool& m_flag;
+    bool m_was;
+  };
 };
 
 }  // namespace mxc::ici

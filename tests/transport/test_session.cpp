@@ -9,6 +9,7 @@
 
 #include "bridge/transport/client_session.h"
 #include "bridge/transport/remote_memory.h"
+#include "bridge/transport/served_models.h"
 #include "models/core/ideal_memory.h"
 #include "server_fixture.h"
 
@@ -288,4 +289,39 @@ TEST_CASE("transport: garbage, death or silence of the server fails the client w
     CHECK_THROWS_WITH(remote->can_accept(MemRequest::make_read(1, 0, 4)),
                       Catch::Contains("no message from") && Catch::Contains("0.300 s"));
   }
+}
+
+TEST_CASE("an injection at a fabric event's time finds that event run, locally and through the server") {
+  // One message in chip 0's injection queue: a second one offered at the time
+  // the first leaves it is taken, whether or not the fabric has run that time.
+  ServedSystem sys = ideal(100'000, 64);
+  sys.chips = 2;
+  sys.ici_config = std::string(MXCOSIM_SOURCE_DIR) + "/configs/ici/ring4_q1.yaml";
+  ServerThread server(options(sys), "fabric-tie");
+  auto session = ClientSession::connect(client(server.address, sys));
+  const std::unique_ptr<Fabric> remote = ClientSession::make_fabric(session);
+  const std::unique_ptr<Fabric> local = make_served_fabric(sys);
+  IciPacket a;
+  a.id = 1;
+  a.src = 0;
+  a.dst = 1;
+  a.bytes = 256;
+  IciPacket b = a;
+  b.id = 2;
+  std::vector<std::pair<std::uint64_t, Time>> got[2];
+  for (int i = 0; i < 2; ++i) {
+    Fabric& f = i == 0 ? *local : *remote;
+    INFO((i == 0 ? "local" : "remote"));
+    f.set_delivery([&got, i](const IciPacket& p) { got[i].emplace_back(p.id, p.deliver); });
+    REQUIRE(f.inject(a, 0));
+    CHECK_FALSE(f.inject(b, 0));  // the queue holds one
+    const Time t = f.next_event_time();
+    REQUIRE(t > 0);
+    REQUIRE(t != kNever);
+    // The first event, at t, sends `a` on its way: `b` finds its place free at t.
+    CHECK(f.inject(b, t));
+    while (f.next_event_time() != kNever) f.advance_to(f.next_event_time());
+  }
+  REQUIRE(got[0].size() == 2);
+  CHECK(got[1] == got[0]);
 }

@@ -72,7 +72,7 @@ ModelSystemResult run_model_system(const std::vector<Program>& programs, const M
           pkt.dst = row.dst;
           pkt.bytes = row.bytes;
           pkt.last = true;
-          if (!fabric->can_inject(pkt) || !fabric->inject(pkt, now)) break;  // offered again after the next event
+          if (!fabric->inject(pkt, now)) break;  // offered again after the next event
           ++next_id[c];
           in_flight.emplace(std::make_pair(c, pkt.id), std::move(row));
         }
