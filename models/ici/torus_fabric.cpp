@@ -61,10 +61,7 @@ bool TorusFabric::inject(const IciPacket& pkt, Time now) {
   // at a tie. Their deliveries wait for the fabric's own step at their time
   // (next_event_time() reports it), so a receiver sees them when it would
   // have.
-  if (!m_running && m_events.next_time() <= now) {
-    const FlagScope running(m_running), deferring(m_defer);
-    while (!m_events.empty() && m_events.next_time() <= now) run(m_events.pop());
-  }
+  if (!m_running && now >= m_clear_before) run_due(now);
   if (!can_inject(pkt)) return false;
   const std::uint32_t mi = alloc_message();
   Message& m = m_msgs[mi];
@@ -81,8 +78,18 @@ bool TorusFabric::inject(const IciPacket& pkt, Time now) {
   m.lane = static_cast<std::uint8_t>((static_cast<std::uint64_t>(pkt.src) + pkt.dst) % m_cfg.vcs_per_class);
   ++m_queued_msgs[pkt.src];
   ++m_in_flight;
-  m_events.push_after(now, pkt.src == pkt.dst ? 0 : m_cfg.router_latency_ps, kRoute, mi);
+  const Time route = pkt.src == pkt.dst ? 0 : m_cfg.router_latency_ps;
+  m_events.push_after(now, route, kRoute, mi);
+  m_clear_before = std::min(m_clear_before, now + route);  // a loopback's route is due at once
   return true;
+}
+
+void TorusFabric::run_due(Time now) {
+  if (m_events.next_time() <= now) {
+    const FlagScope running(m_running), deferring(m_defer);
+    while (!m_events.empty() && m_events.next_time() <= now) run(m_events.pop());
+  }
+  cleared_through(now);
 }
 
 void TorusFabric::hand_over(IciPacket&& pkt) {
@@ -106,6 +113,7 @@ void TorusFabric::advance_to(Time now) {
   deliver_deferred(now);
   while (!m_events.empty() && m_events.next_time() <= now) run(m_events.pop());
   if (now > m_now) m_now = now;
+  cleared_through(now);
 }
 
 Time TorusFabric::advance_until_space(Time limit) {
@@ -113,9 +121,13 @@ Time TorusFabric::advance_until_space(Time limit) {
   deliver_deferred(limit);
   m_space_freed = false;
   while (!m_events.empty() && m_events.next_time() <= limit) {
-    if (m_space_freed && m_events.next_time() > m_now) return m_now;  // that time is complete
+    if (m_space_freed && m_events.next_time() > m_now) {  // that time is complete
+      cleared_through(m_now);
+      return m_now;
+    }
     run(m_events.pop());
   }
+  cleared_through(limit);
   if (m_space_freed) return m_now;
   if (limit > m_now) m_now = limit;
   return limit;

@@ -97,11 +97,17 @@ class TorusFabric : public Fabric, public InjectionWatch {
   };
 
   void run(const Event& e);
+  /// inject()'s first part: runs the events due by `now`, their deliveries
+  /// kept. Out of line: inject() is offered again and again while a queue
+  /// is full, and its own code stays short that way.
+  [[gnu::noinline]] void run_due(Time now);
   /// A message delivered: to the delivery function, or kept for the
   /// fabric's own step when inject() runs the events (m_defer).
   void hand_over(IciPacket&& pkt);
   /// Hands the kept deliveries due by `now` to the delivery function.
   void deliver_deferred(Time now);
+  /// Every event at or before `t` has run.
+  void cleared_through(Time t) { m_clear_before = std::max(m_clear_before, t == kNever ? t : t + 1); }
   /// One message fewer waiting at `chip` (it left or was delivered locally).
   void dequeued(std::uint32_t chip);
   void on_route(std::uint32_t msg, Time now);
@@ -138,6 +144,7 @@ class TorusFabric : public Fabric, public InjectionWatch {
   bool m_space_freed = false;  // a full injection queue got space (advance_until_space)
   bool m_running = false;      // running events (an inject() from a delivery then runs none)
   bool m_defer = false;        // inject() is running the events due: deliveries wait (m_deferred)
+  Time m_clear_before = 0;     // every event before it has run (inject() need not look for any)
   std::vector<IciPacket> m_deferred;  // deliveries made inside inject(), by time
   // Sets a flag for its lifetime, restored on the way out by an exception too.
   struct FlagScope {
