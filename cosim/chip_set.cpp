@@ -121,6 +121,7 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
       throw std::invalid_argument(cfg.file + ": field 'system.chips': " + std::to_string(cfg.chips) +
                                   " chips do not fit the fabric of " + std::to_string(m_fabric->num_chips()) + " in " +
                                   cfg.ici_config);
+    m_fabric_step.attach(m_fabric.get());
     m_fabric->set_delivery([this](const IciPacket& p) {
       IciRow r;
       r.src = p.src;
@@ -150,7 +151,7 @@ void ChipSet::add_to(Kernel& kernel, Kernel::ComponentId base) {
     for (std::uint32_t t = 0; t < m_chips[c].tiles.size(); ++t) kernel.add(*m_chips[c].tiles[t], base + c * tiles + t);
   for (std::uint32_t c = 0; c < chips; ++c)
     if (m_chips[c].memory) kernel.add(*m_chips[c].memory, base + chips * tiles + c);
-  if (m_fabric) kernel.add(*m_fabric, base + chips * tiles + chips);
+  if (m_fabric) kernel.add(m_fabric_step, base + chips * tiles + chips);
 }
 
 Kernel::ComponentId ChipSet::components() const {
@@ -211,6 +212,7 @@ void ChipSet::move_rows(Time now) {
     // events due by `now` (can_inject() has no time: it cannot).
     while (!chip.pending.empty() && m_fabric->inject(chip.pending.front(), now)) chip.pending.pop_front();
   }
+  m_offered_at_step = m_fabric_step.steps();
 }
 
 bool ChipSet::finished() const {

@@ -88,6 +88,11 @@ class ChipSet {
   void pump(Time now) {
     for (const auto* q : m_all_outbound)
       if (!q->empty()) return move_rows(now);
+    // Packets the fabric refused are offered again with new rows (above) or after the
+    // fabric's own step, not after every step: a split run's server sees only those two
+    // (docs/transport.md), and offering at other steps could take a packet earlier in a
+    // time's order than the server does.
+    if (m_fabric_step.steps() == m_offered_at_step) return;
     for (const auto* q : m_all_pending)
       if (!q->empty()) return move_rows(now);
   }
@@ -156,6 +161,23 @@ class ChipSet {
     std::vector<HbmCommandRecord> commands;
   };
 
+  /// The fabric as the kernel runs it, counting its steps.
+  class FabricStep : public Component {
+   public:
+    void attach(Fabric* fabric) { m_fabric = fabric; }
+    std::string name() const override { return m_fabric->name(); }
+    Time next_event_time() const override { return m_fabric->next_event_time(); }
+    void advance_to(Time now) override {
+      ++m_steps;
+      m_fabric->advance_to(now);
+    }
+    std::uint64_t steps() const { return m_steps; }
+
+   private:
+    Fabric* m_fabric = nullptr;
+    std::uint64_t m_steps = 0;
+  };
+
   void move_rows(Time now);
   /// Brings chip c's paused monitors up to the first `calls` replayed calls and resumes them.
   void catch_up_monitors(std::uint32_t c, std::uint64_t calls);
@@ -171,6 +193,8 @@ class ChipSet {
   std::vector<bool> m_local;
   bool m_split = false;
   std::unique_ptr<Fabric> m_fabric;
+  FabricStep m_fabric_step;               // registered with the kernel in its place
+  std::uint64_t m_offered_at_step = 0;    // m_fabric_step.steps() when the waiting packets were last offered
   std::uint64_t m_next_packet = 0;
   std::uint64_t m_ici_bytes = 0;
   std::vector<IciPacket> m_delivered;

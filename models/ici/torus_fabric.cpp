@@ -1,6 +1,8 @@
 #include "models/ici/torus_fabric.h"
 
+#include <algorithm>
 #include <bit>
+#include <iterator>
 #include <stdexcept>
 
 namespace mxc::ici {
@@ -98,10 +100,16 @@ void TorusFabric::hand_over(IciPacket&& pkt) {
 }
 
 void TorusFabric::deliver_deferred(Time now) {
-  // In the order the events made them, all at or before `now`.
+  if (m_deferred.empty()) return;
+  // In the order the events made them, all at or before `now`; taken out
+  // first, so that a delivery function that throws leaves none to be
+  // delivered twice.
   std::size_t n = 0;
-  while (n < m_deferred.size() && m_deferred[n].deliver <= now) deliver(m_deferred[n++]);
+  while (n < m_deferred.size() && m_deferred[n].deliver <= now) ++n;
+  std::vector<IciPacket> due(std::make_move_iterator(m_deferred.begin()),
+                             std::make_move_iterator(m_deferred.begin() + static_cast<std::ptrdiff_t>(n)));
   m_deferred.erase(m_deferred.begin(), m_deferred.begin() + static_cast<std::ptrdiff_t>(n));
+  for (const IciPacket& p : due) deliver(p);
 }
 
 Time TorusFabric::next_event_time() const {

@@ -47,6 +47,10 @@ class TorusFabric : public Fabric, public InjectionWatch {
 
   std::uint32_t num_chips() const override { return m_topo.num_chips(); }
   bool can_inject(const IciPacket& pkt) const override;
+  /// Runs the events due by `now` first (docs/ici.md, "Injection at an
+  /// event's time"); their deliveries come with the next advance_to().
+  /// A driver advances to each event's time before offering later ones, as
+  /// a kernel does: a delivery handed over late cannot inject at its own time.
   bool inject(const IciPacket& pkt, Time now) override;
 
   const Topology& topology() const { return m_topo; }

@@ -97,7 +97,71 @@ void check_split_equals_local(const SystemRunOptions& o, const Workload* w, cons
 
 const ServedParts kFabricOnly{false, true};
 
+// Nine chips on a 3x3 mesh whose injection queues hold one message. Chip 3 keeps its queue
+// full with rows for chip 7; chip 1 sends one row to chip 7 after a load of `load_rows` rows;
+// chips 0 and 7 wait for rows, so their tiles step while nothing moves. At some loads chip 1's
+// row is offered at a time when chip 3's refused row could also go, after steps of tiles that
+// send nothing (which the server never sees): both must be taken in the server's order.
+Workload mesh_contention(const SystemConfig& cfg, std::uint32_t load_rows) {
+  Workload w;
+  w.description = "mesh contention";
+  const std::string cols = std::to_string(cfg.cols);
+  const auto prog = [](const std::string& text) {
+    std::istringstream in(text);
+    return parse_program(in, "mesh_contention.s");
+  };
+  for (std::uint32_t c = 0; c < cfg.chips; ++c) {
+    SparseMemory image;
+    for (std::uint32_t r = 0; r < 4; ++r) image.write(0x1000 + 64 * r, std::vector<std::uint8_t>(cfg.cols, 16 * c + r));
+    w.images.push_back(std::move(image));
+    w.regions.emplace_back();
+    std::string t0 = "fence\n", t1 = "fence\n";
+    std::ostringstream s;
+    if (c == 0) t1 = "ici_wait rows=1\ndma_store rows=1 cols=" + cols + " sp_row=700 hbm_addr=0x40000 hbm_stride=64 wait_ici=0\nfence\n";
+    if (c == 3) {
+      s << "dma_load rows=4 cols=" << cols << " sp_row=0 hbm_addr=0x1000 hbm_stride=64\nfence\n";
+      for (std::uint32_t r = 0; r < 100; ++r)
+        s << "ici_send rows=1 cols=" << cols << " sp_row=" << r % 4 << " dst_chip=7 remote_row=" << 100 + r << " wait_dma=0\n";
+      t1 = s.str() + "fence\n";
+    }
+    if (c == 1) {
+      s << "dma_load rows=4 cols=" << cols << " sp_row=0 hbm_addr=0x1000 hbm_stride=64\nfence\n"
+        << "dma_load rows=" << load_rows << " cols=" << cols << " sp_row=300 hbm_addr=0x1000 hbm_stride=64\nfence\n"
+        << "ici_send rows=1 cols=" << cols << " sp_row=0 dst_chip=7 remote_row=1000 wait_dma=0\nfence\n";
+      t0 = s.str();
+    }
+    if (c == 7) {
+      t0 = "ici_wait rows=1\ndma_store rows=1 cols=" + cols + " sp_row=1000 hbm_addr=0x50000 hbm_stride=64 wait_ici=0\nfence\n";
+      t1 = "ici_wait rows=100\ndma_store rows=20 cols=" + cols +
+           " sp_row=100 hbm_addr=0x40000 hbm_stride=64 wait_ici=0\n"
+           "ici_send rows=1 cols=" + cols + " sp_row=100 dst_chip=0 remote_row=700 wait_dma=0\nfence\n";
+    }
+    w.programs.push_back({prog(t0), prog(t1)});
+  }
+  return w;
+}
+
 }  // namespace
+
+TEST_CASE("split run: packets the fabric refused are taken in the server's order after steps it never sees") {
+  const std::string ici = mxc::transport::testing::socket_path("mesh3x3_q1") + ".yaml";
+  std::ofstream(ici) << "ici:\n  name: mesh3x3_q1\n  model: torus\n  topology:\n    dims: [3, 3]\n"
+                        "    wrap: [false, false]\n  link:\n    bandwidth_gbps: 45\n    latency_ns: 500\n"
+                        "  router:\n    latency_ns: 500\n    vcs_per_class: 2\n    buffer_bytes_per_vc: 131072\n"
+                        "    injection_queue: 1\n  packet:\n    max_payload_bytes: 4096\n    header_bytes: 64\n"
+                        "    flit_bytes: 64\n";
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip2x2_model.yaml");
+  o.system.chips = 9;
+  o.system.ici_config = ici;
+  o.seed = 5;
+  for (std::uint32_t load_rows : {455u, 456u, 457u, 458u}) {
+    INFO("load rows " << load_rows);
+    const Workload w = mesh_contention(o.system, load_rows);
+    check_split_equals_local(o, &w, "mesh-" + std::to_string(load_rows));
+  }
+  std::remove(ici.c_str());
+}
 
 TEST_CASE("split run: two clients, one chip each, give the in-process results byte for byte") {
   SystemRunOptions o;
