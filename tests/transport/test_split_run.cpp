@@ -144,23 +144,16 @@ Workload mesh_contention(const SystemConfig& cfg, std::uint32_t load_rows) {
 }  // namespace
 
 TEST_CASE("split run: packets the fabric refused are taken in the server's order after steps it never sees") {
-  const std::string ici = mxc::transport::testing::socket_path("mesh3x3_q1") + ".yaml";
-  std::ofstream(ici) << "ici:\n  name: mesh3x3_q1\n  model: torus\n  topology:\n    dims: [3, 3]\n"
-                        "    wrap: [false, false]\n  link:\n    bandwidth_gbps: 45\n    latency_ns: 500\n"
-                        "  router:\n    latency_ns: 500\n    vcs_per_class: 2\n    buffer_bytes_per_vc: 131072\n"
-                        "    injection_queue: 1\n  packet:\n    max_payload_bytes: 4096\n    header_bytes: 64\n"
-                        "    flit_bytes: 64\n";
   SystemRunOptions o;
   o.system = load_system_config(kConfigs + "/chip2x2_model.yaml");
   o.system.chips = 9;
-  o.system.ici_config = ici;
+  o.system.ici_config = kConfigs + "/ici/mesh3x3_q1.yaml";
   o.seed = 5;
   for (std::uint32_t load_rows : {455u, 456u, 457u, 458u}) {
     INFO("load rows " << load_rows);
     const Workload w = mesh_contention(o.system, load_rows);
     check_split_equals_local(o, &w, "mesh-" + std::to_string(load_rows));
   }
-  std::remove(ici.c_str());
 }
 
 TEST_CASE("split run: two clients, one chip each, give the in-process results byte for byte") {
