@@ -3,8 +3,10 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 namespace mxc {
 
@@ -17,11 +19,19 @@ std::string fmt(double v) {
 }  // namespace
 
 YAML::Node YamlReader::load(const std::string& text) const {
+  std::vector<YAML::Node> docs;
   try {
-    return YAML::Load(text);
+    docs = YAML::LoadAll(text);
   } catch (const YAML::ParserException& e) {
     throw std::invalid_argument(m_origin + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
   }
+  // A config is one document: the fields after a second "---" would
+  // otherwise be ignored without a word.
+  for (std::size_t i = 1; i < docs.size(); ++i)
+    if (!docs[i].IsNull())
+      throw std::invalid_argument(m_origin + ":" + std::to_string(docs[i].Mark().line + 1) +
+                                  ": a second YAML document ('---'): a config file holds one");
+  return docs.empty() ? YAML::Node() : docs.front();
 }
 
 void YamlReader::fail(const YAML::Node& n, const std::string& field, const std::string& why) const {
@@ -38,13 +48,22 @@ RepeatedKey first_repeated_key(const YAML::Node& map) {
   return {};
 }
 
-void YamlReader::keys(const YAML::Node& map, const std::string& field, const std::set<std::string>& allowed) const {
-  if (!map.IsMap()) fail(map, field, "expected a mapping");
+void YamlReader::unique_keys(const YAML::Node& map, const std::string& field) const {
+  // A key that is a sequence or a mapping (YAML's "? [a]") names no field,
+  // and reading it as a string would throw with no file or line.
+  for (const auto& kv : map)
+    if (!kv.first.IsScalar())
+      fail(kv.first, field.empty() ? "(top level)" : field, "a key must be a plain name, not a sequence or a mapping");
   if (const RepeatedKey r = first_repeated_key(map); r.found) {
     const std::string k = r.second.as<std::string>();
     fail(r.second, field.empty() ? k : field + "." + k,
          "duplicate key (first given on line " + std::to_string(r.first_line) + ")");
   }
+}
+
+void YamlReader::keys(const YAML::Node& map, const std::string& field, const std::set<std::string>& allowed) const {
+  if (!map.IsMap()) fail(map, field, "expected a mapping");
+  unique_keys(map, field);
   for (const auto& kv : map) {
     const std::string k = kv.first.as<std::string>();
     if (!allowed.count(k)) {
@@ -99,6 +118,8 @@ std::string YamlReader::string(const YAML::Node& n, const std::string& field) co
 }
 
 std::string read_config_file(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw std::invalid_argument(path + ": cannot open " + what + ": it is a directory");
   std::ifstream in(path);
   if (!in) throw std::invalid_argument(path + ": cannot open " + what);
   std::ostringstream ss;

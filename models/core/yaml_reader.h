@@ -17,7 +17,7 @@ class YamlReader {
   /// `origin` names the source in messages (a path, or "<string>").
   explicit YamlReader(std::string origin) : m_origin(std::move(origin)) {}
 
-  /// Parses text; a syntax error names the line.
+  /// Parses text (one document); a syntax error names the line.
   YAML::Node load(const std::string& text) const;
 
   /// Throws std::invalid_argument "ORIGIN:LINE: field 'FIELD': WHY" at node n.
@@ -26,6 +26,8 @@ class YamlReader {
   /// Checks that `map` is a mapping with no keys beyond `allowed` (typos must
   /// not pass silently) and none given twice.
   void keys(const YAML::Node& map, const std::string& field, const std::set<std::string>& allowed) const;
+  /// Checks that every key of `map` is a plain name given once.
+  void unique_keys(const YAML::Node& map, const std::string& field) const;
 
   double number(const YAML::Node& n, const std::string& field, double lo, double hi) const;
   std::uint32_t uint(const YAML::Node& n, const std::string& field, std::uint32_t lo, std::uint32_t hi) const;

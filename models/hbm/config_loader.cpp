@@ -22,6 +22,11 @@ std::string join(const std::string& where, const std::string& key) { return wher
 // Any timing above this is a typo, and it keeps sums of a few timings far
 // from the 32 bits they are stored in.
 constexpr std::uint64_t kMaxCycles = std::uint64_t{1} << 24;
+// A burst of more bytes, or a clock slower than 1 MHz, is a typo; the
+// bounds keep a burst's size in 32 bits and a run's times in picoseconds
+// far from 64 bits (latency sums included).
+constexpr std::uint64_t kMaxBurstBytes = 4096;
+constexpr std::uint64_t kMaxTckPs = 1000000;
 
 /// A refresh timing that breaks a rule: the field (under device.timing) and
 /// what is wrong with it.
@@ -72,11 +77,7 @@ class Reader {
   }
   /// Rejects a key given twice (the only check on a preset file's root,
   /// of which only the device is read).
-  void unique_keys(const YAML::Node& map, const std::string& where) const {
-    if (const RepeatedKey r = first_repeated_key(map); r.found)
-      fail(r.second, join(where, r.second.as<std::string>()),
-           "duplicate key (first given on line " + std::to_string(r.first_line) + ")");
-  }
+  void unique_keys(const YAML::Node& map, const std::string& where) const { m_yaml.unique_keys(map, where); }
   /// Rejects anything but a mapping of keys in `known`, each given once.
   void only(const YAML::Node& map, const std::string& where, const std::set<std::string>& known) const {
     m_yaml.keys(map, where, known);
@@ -194,6 +195,9 @@ HbmDeviceSpec parse_device(const Reader& r, const YAML::Node& d) {
   for (const char* k : {"channels", "bank_groups", "banks_per_group", "rows", "columns", "bus_bits", "burst_length"})
     if (!o[k]) r.fail(o, ow + "." + k, "missing");
   if (s.org.bus_bits % 8 != 0) r.fail(o["bus_bits"], ow + ".bus_bits", "must be a multiple of 8");
+  if (std::uint64_t{s.org.bus_bits / 8} * s.org.burst_length > kMaxBurstBytes)
+    r.fail(o["burst_length"], ow + ".burst_length",
+           "bus_bits / 8 x burst_length is the burst's bytes, at most " + std::to_string(kMaxBurstBytes));
   if (s.org.columns % s.org.burst_length != 0)
     r.fail(o["columns"], ow + ".columns", "must be a multiple of burst_length");
 
@@ -209,6 +213,7 @@ HbmDeviceSpec parse_device(const Reader& r, const YAML::Node& d) {
   // Cycle counts then stay below 2^60 over the whole picosecond time range
   // (BankState packs a cycle and 3 bits in one word).
   if (x.tCK_ps < 16) r.fail(t["tCK_ps"], tw + ".tCK_ps", "must be at least 16 (a clock of at most 62.5 GHz)");
+  if (x.tCK_ps > kMaxTckPs) r.fail(t["tCK_ps"], tw + ".tCK_ps", "must be at most 1000000 (a clock of at least 1 MHz)");
   const Time ck = x.tCK_ps;
   x.CL = r.cycles(t, tw, "CL", ck, true);
   x.CWL = r.cycles(t, tw, "CWL", ck, true);
@@ -234,7 +239,9 @@ HbmDeviceSpec parse_device(const Reader& r, const YAML::Node& d) {
   // Data beats per clock: 2 for HBM2/2E (DDR), 4 for HBM3's data clock.
   const double beats = s.data_rate_gbps * static_cast<double>(ck) / 1000.0;
   const double rounded = std::round(beats);
-  if (rounded < 1 || std::fabs(beats - rounded) > 0.01 * rounded ||
+  // At most burst_length beats a clock (they must divide it), checked
+  // before the count is cut to 32 bits.
+  if (rounded < 1 || rounded > s.org.burst_length || std::fabs(beats - rounded) > 0.01 * rounded ||
       s.org.burst_length % static_cast<std::uint32_t>(rounded) != 0)
     r.fail(t["tCK_ps"], tw + ".tCK_ps",
            "data_rate_gbps x tCK must be a whole number of beats per clock dividing burst_length (got " +
@@ -316,6 +323,11 @@ ControllerConfig parse_controller(const Reader& r, const YAML::Node& c) {
 
 void validate(const MemoryConfig& cfg) {
   const HbmOrg& o = cfg.device.org;
+  // First: the checks below divide by the burst's size.
+  if (o.bus_bits < 8 || o.burst_length == 0 || std::uint64_t{o.bus_bits / 8} * o.burst_length > kMaxBurstBytes)
+    throw std::invalid_argument("device.organisation: a burst (bus_bits / 8 x burst_length) must be 1 to " +
+                                std::to_string(kMaxBurstBytes) + " bytes");
+  if (cfg.device.t.tCK_ps > kMaxTckPs) throw std::invalid_argument("device timing needs tCK <= 1000000 ps");
   if (cfg.stacks == 0 || cfg.stacks > kMaxStacks)
     throw std::invalid_argument("memory.stacks must be 1 to " + std::to_string(kMaxStacks));
   if (cfg.stack_interleave_bytes == 0 || cfg.stack_interleave_bytes % o.burst_bytes() != 0)
@@ -332,6 +344,12 @@ void validate(const MemoryConfig& cfg) {
                                 "pseudo_channels), got " + std::to_string(pcs * cfg.stacks));
   if (std::uint64_t{o.bank_groups} * o.banks_per_group > 65535 || o.bursts_per_row() > 65535)
     throw std::invalid_argument("device.organisation: at most 65535 banks per pseudo-channel and bursts per row");
+  // Capacity in bytes must fit in 64 bits (computed wider here).
+  using Wide = unsigned __int128;
+  const Wide bytes = Wide{pcs} * o.banks() * o.rows * o.bursts_per_row() * o.burst_bytes() * cfg.stacks;
+  if (bytes > (Wide{1} << 60))
+    throw std::invalid_argument("device.organisation: the memory holds more than 2^60 bytes (stacks x channels x "
+                                "pseudo_channels x banks x rows x columns x bus_bits / 8)");
   // After the organisation's bounds: the mapper builds masks of its fields' bits.
   try {
     AddressMapper(o, cfg.controller.address_mapping, cfg.controller.xor_bank_hash);
@@ -369,6 +387,8 @@ MemoryConfig parse_memory_config(const std::string& text, const std::string& fil
   YAML::Node pre;
   if (d.IsScalar()) {
     const std::string& path = dr.file();
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) r.fail(d, "device", "preset '" + path + "' is a directory");
     std::ifstream in(path);
     if (!in) r.fail(d, "device", "cannot open preset '" + path + "'");
     std::stringstream ss;

@@ -290,3 +290,46 @@ TEST_CASE("an address-mapping bit count is digits only") {
   cfg.controller.address_mapping = "ro-ba-co:4x-ch-pc-bg-co:1";
   CHECK_THROWS_WITH(validate(cfg), Catch::StartsWith("controller.address_mapping: ") && Catch::Contains("'co:4x'"));
 }
+
+TEST_CASE("values that would overflow the model's arithmetic are errors naming their field") {
+  const std::string base = preset_text("hbm2.yaml");
+  // Beats per clock above the burst length (it must divide it): before the
+  // check, the count was cut to 32 bits, became 0 and divided.
+  CHECK_THROWS_WITH(parse_edited(base, "data_rate_gbps: 2.0", "data_rate_gbps: 1e30"),
+                    Catch::Contains("field 'device.timing.tCK_ps': data_rate_gbps x tCK"));
+  // A burst of 4 B x 2^30 wrapped to 0 bytes in 32 bits.
+  const std::string huge_burst =
+      replaced(replaced(base, "burst_length: 4", "burst_length: 1073741824"), "columns: 128", "columns: 1073741824");
+  CHECK_THROWS_WITH(parse_memory_config(huge_burst, "f.yaml"),
+                    Catch::Contains("field 'device.organisation.burst_length': bus_bits / 8 x burst_length"));
+  // A 10^16 ps clock put a run's picosecond times past 64 bits.
+  CHECK_THROWS_WITH(parse_edited(base, "tCK_ps: 1000", "tCK_ps: 10000000000000000"),
+                    Catch::Contains("field 'device.timing.tCK_ps': must be at most 1000000"));
+  MemoryConfig cfg = parse_memory_config(base, "hbm2.yaml");
+  cfg.device.org.burst_length = 0;  // built in code: no division by zero either
+  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("a burst (bus_bits / 8 x burst_length) must be 1 to 4096"));
+  cfg = parse_memory_config(base, "hbm2.yaml");
+  cfg.device.org.rows = 1u << 30;
+  cfg.device.org.columns = 4 * 16384;  // 2^57 bytes a stack
+  cfg.stacks = 16;
+  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("more than 2^60 bytes"));
+}
+
+TEST_CASE("a config is one YAML document of plain keys, and a directory is not a config") {
+  const std::string base = preset_text("hbm2.yaml");
+  // Fields after a second document were ignored without a word.
+  const std::string two = base + "---\nmemory:\n  stacks: 2\n";
+  CHECK_THROWS_WITH(parse_memory_config(two, "f.yaml"),
+                    "f.yaml:" + std::to_string(std::stoi(line_of(two, "---\nmemory")) + 1) +  // its first field's line
+                        ": a second YAML document ('---'): a config file holds one");
+  CHECK_NOTHROW(parse_memory_config(base + "---\n", "f.yaml"));  // an empty one after it is harmless
+  // A complex key threw yaml-cpp's "bad conversion" with no file.
+  CHECK_THROWS_WITH(parse_memory_config(base + "? [a]\n: 1\n", "f.yaml"),
+                    Catch::Contains(": field '(top level)': a key must be a plain name"));
+  const auto dir = std::filesystem::temp_directory_path() / "mxcosim_test_config_dir";
+  std::filesystem::create_directories(dir / "preset");
+  CHECK_THROWS_WITH(parse_memory_config("device: preset\n", (dir / "system.yaml").string()),
+                    Catch::Contains("system.yaml:1: field 'device': preset '") && Catch::Contains("is a directory"));
+  CHECK_THROWS_WITH(load_memory_config((dir / "preset").string()), Catch::EndsWith("it is a directory"));
+  std::filesystem::remove_all(dir);
+}
