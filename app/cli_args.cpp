@@ -1,8 +1,10 @@
 #include "cli_args.h"
 
 #include <iostream>
+#include <stdexcept>
 
 #include "command.h"
+#include "models/core/output_file.h"
 
 namespace mxc::app {
 
@@ -22,21 +24,33 @@ NormalizedArgs::NormalizedArgs(int argc, char** argv, std::string_view letters) 
 }
 
 std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv, cxxopts::ParseResult& args,
-                                   std::string_view letters) {
+                                   const ArgumentSpec& spec) {
   try {
-    NormalizedArgs normalized(argc, argv, letters);
+    NormalizedArgs normalized(argc, argv, spec.letters);
     args = opts.parse(normalized.argc(), normalized.argv());
+  } catch (const cxxopts::exceptions::incorrect_argument_type&) {
+    throw;  // main names the option the value was given to
   } catch (const cxxopts::exceptions::exception& e) {
     std::cerr << argv[0] << ": " << e.what() << "\n(see " << argv[0] << " --help)\n";
     return kExitUsage;
   }
   if (args.count("help")) {
-    std::cout << opts.help() << "\n";
+    std::cout << opts.help() << "\n" << spec.help_footer;
     return kExitPass;
   }
   if (!args.unmatched().empty()) {
     std::cerr << argv[0] << ": unexpected argument '" << args.unmatched().front() << "'\n";
     return kExitUsage;
+  }
+  for (const std::string_view option : spec.output_files) {
+    const std::string name(option);
+    if (!args.count(name)) continue;
+    try {
+      check_output_path(args[name].as<std::string>(), "--" + name);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << argv[0] << ": error: " << e.what() << "\n";
+      return kExitUsage;
+    }
   }
   return std::nullopt;
 }

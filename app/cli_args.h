@@ -23,11 +23,23 @@ class NormalizedArgs {
   std::vector<char*> m_ptrs;
 };
 
-/// Parses a subcommand's arguments (one-letter long options in
-/// `letters`, see NormalizedArgs). Returns the exit code when the command is
-/// done already: --help printed (0), or a parse error or an unexpected
-/// argument reported on standard error (2); nullopt to go on with `args`.
+/// What parse_arguments needs to know of a subcommand beyond its options.
+struct ArgumentSpec {
+  /// Letters of one-letter long options (see NormalizedArgs).
+  std::string_view letters = {};
+  /// Options that name a file the command writes its results to: each one
+  /// given is checked before the run (check_output_path), so a long run is
+  /// not wasted on a path it cannot write.
+  std::vector<std::string_view> output_files = {};
+  /// Printed after the options by --help (examples).
+  std::string_view help_footer = {};
+};
+
+/// Parses a subcommand's arguments. Returns the exit code when the command
+/// is done already: --help printed (0), or a parse error, an unexpected
+/// argument or an output file that cannot be written reported on standard
+/// error (2); nullopt to go on with `args`.
 std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv, cxxopts::ParseResult& args,
-                                   std::string_view letters = "");
+                                   const ArgumentSpec& spec = {});
 
 }  // namespace mxc::app

@@ -14,7 +14,9 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "cli_args.h"
 #include "command.h"
+#include "models/core/output_file.h"
 #include "models/hbm/closed_loop.h"
 #include "models/hbm/config_loader.h"
 #include "models/hbm/hbm_model.h"
@@ -117,13 +119,14 @@ int hbm_main(int argc, char** argv) {
     ("json", "write the results as JSON to this file", cxxopts::value<std::string>())
     ("h,help", "show this help");
   // clang-format on
-  const auto args = opts.parse(argc, argv);
-  if (args.count("help")) {
-    std::cout << opts.help() << "\nexamples:\n  mxcosim hbm --config configs/hbm/hbm2.yaml --pattern seq "
-                                "--requests 1000000 --outstanding 64 --json out.json\n"
-                                "  mxcosim hbm --config configs/hbm/hbm2.yaml --trace run.trace.gz --outstanding 32\n";
-    return kExitPass;
-  }
+  cxxopts::ParseResult args;
+  if (const auto done = parse_arguments(
+          opts, argc, argv, args,
+          {.output_files = {"json"},
+           .help_footer = "examples:\n  mxcosim hbm --config configs/hbm/hbm2.yaml --pattern seq --requests 1000000 "
+                          "--outstanding 64 --json out.json\n"
+                          "  mxcosim hbm --config configs/hbm/hbm2.yaml --trace run.trace.gz --outstanding 32\n"}))
+    return *done;
   if (!args.count("config")) throw std::invalid_argument("--config is required (see --help)");
   if (args.count("pattern") == args.count("trace"))
     throw std::invalid_argument("give exactly one of --pattern and --trace");
@@ -228,10 +231,7 @@ int hbm_main(int argc, char** argv) {
               << " requests reach past the memory's " << (s.capacity_bytes >> 20)
               << " MiB and alias lower addresses (a trace for a larger memory? see --stacks)\n";
   if (args.count("json")) {
-    const auto path = args["json"].as<std::string>();
-    std::ofstream out(path);
-    if (!out) throw std::runtime_error(path + ": cannot write JSON");
-    out << to_json(s, config_path, workload).dump(2) << "\n";
+    write_output_file(args["json"].as<std::string>(), to_json(s, config_path, workload).dump(2) + "\n");
   }
   return kExitPass;
 }

@@ -11,7 +11,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cli_args.h"
 #include "command.h"
+#include "models/core/output_file.h"
 #include "models/ici/collective.h"
 #include "models/ici/collective_runner.h"
 #include "models/ici/fabric_factory.h"
@@ -166,26 +168,13 @@ int ici_main(int argc, char** argv) {
     ("h,help", "show this help");
   // clang-format on
   cxxopts::ParseResult args;
-  try {
-    args = opts.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception& e) {
-    std::cerr << argv[0] << ": " << e.what() << "\n";
-    return kExitUsage;
-  }
-  if (args.count("help")) {
-    std::cout << opts.help() << "\n";
-    return kExitPass;
-  }
+  if (const auto done = parse_arguments(opts, argc, argv, args, {.output_files = {"json"}})) return *done;
   if (!args.count("config")) {
     std::cerr << argv[0] << ": --config FILE is required (e.g. configs/ici/torus4x4.yaml)\n";
     return kExitUsage;
   }
   if (args.count("traffic") == args.count("collective")) {
     std::cerr << argv[0] << ": give exactly one of --traffic or --collective\n";
-    return kExitUsage;
-  }
-  if (!args.unmatched().empty()) {
-    std::cerr << argv[0] << ": unexpected argument '" << args.unmatched().front() << "'\n";
     return kExitUsage;
   }
   IciConfig cfg = load_ici_config(args["config"].as<std::string>());
@@ -275,10 +264,7 @@ int ici_main(int argc, char** argv) {
   }
   out["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (args.count("json")) {
-    const std::string path = args["json"].as<std::string>();
-    std::ofstream f(path);
-    if (!f) throw std::runtime_error("cannot write --json file '" + path + "'");
-    f << out.dump(2) << "\n";
+    write_output_file(args["json"].as<std::string>(), out.dump(2) + "\n");
   }
   return kExitPass;
 }

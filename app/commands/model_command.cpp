@@ -15,6 +15,7 @@
 
 #include "cli_args.h"
 #include "command.h"
+#include "models/core/output_file.h"
 #include "models/hbm/config_loader.h"
 #include "models/mxu/analytic_model.h"
 #include "models/mxu/assembler.h"
@@ -340,25 +341,16 @@ int model_main(int argc, char** argv) {
     ("h,help", "show this help");
   // clang-format on
   cxxopts::ParseResult args;
-  try {
-    NormalizedArgs normalized(argc, argv, "mkn");
-    args = opts.parse(normalized.argc(), normalized.argv());
-  } catch (const cxxopts::exceptions::exception& e) {
-    std::cerr << argv[0] << ": " << e.what() << "\n(see " << argv[0] << " --help)\n";
-    return kExitUsage;
-  }
-  if (args.count("help")) {
-    std::cout << opts.help() << "\nexamples:\n"
-              << "  mxcosim model --rows 128 --cols 128 --workload gemm --m 1024 --k 1024 --n 1024 --dtype bf16 "
-                 "--json out.json\n"
-              << "  mxcosim model --analytic --no-double-buffer --rows 32 --cols 32 --m 64 --k 100 --n 70\n"
-              << "  mxcosim model --sweep --sweep-sizes 64x64,128x128 --sweep-hbm hbm2,hbm3 --csv sweep.csv\n";
-    return kExitPass;
-  }
-  if (!args.unmatched().empty()) {
-    std::cerr << argv[0] << ": unexpected argument '" << args.unmatched().front() << "'\n";
-    return kExitUsage;
-  }
+  if (const auto done = parse_arguments(
+          opts, argc, argv, args,
+          {.letters = "mkn",
+           .output_files = {"json", "csv"},
+           .help_footer = "examples:\n"
+                          "  mxcosim model --rows 128 --cols 128 --workload gemm --m 1024 --k 1024 --n 1024 "
+                          "--dtype bf16 --json out.json\n"
+                          "  mxcosim model --analytic --no-double-buffer --rows 32 --cols 32 --m 64 --k 100 --n 70\n"
+                          "  mxcosim model --sweep --sweep-sizes 64x64,128x128 --sweep-hbm hbm2,hbm3 --csv sweep.csv\n"}))
+    return *done;
   const auto usage = [&](const std::string& msg) {
     std::cerr << argv[0] << ": " << msg << "\n";
     return kExitUsage;
@@ -433,12 +425,10 @@ int model_main(int argc, char** argv) {
     }
     const std::vector<std::string> hbms =
         args.count("sweep-hbm") ? split_list(args["sweep-hbm"].as<std::string>(), "sweep-hbm") : std::vector{mc.hbm};
-    std::ofstream file;
-    if (args.count("csv")) {
-      file.open(args["csv"].as<std::string>());
-      if (!file) return usage("cannot write '" + args["csv"].as<std::string>() + "'");
-    }
-    std::ostream& out = args.count("csv") ? static_cast<std::ostream&>(file) : std::cout;
+    // Rows go to standard output as they come, or into the --csv file
+    // once the sweep is done (a sweep stopped by an error leaves no half file).
+    std::ostringstream csv_text;
+    std::ostream& out = args.count("csv") ? static_cast<std::ostream&>(csv_text) : std::cout;
     out << "mode,workload,m,k,n,dtype,chips,split,rows,cols,clock_mhz,hbm,ici_gbps,cycles,time_us,utilization,"
            "hbm_read_bytes,hbm_write_bytes,achieved_gbps,status\n";
     int failed = 0;
@@ -463,7 +453,7 @@ int model_main(int argc, char** argv) {
             std::cerr << "  " << r << "x" << c << " " << clk << " MHz " << h << " ici " << ici << ": " << o.cycles
                       << " cycles" << (o.ok ? "" : " (" + o.error + ")") << "\n";
           }
-    if (!out) return usage("cannot write the CSV");
+    if (args.count("csv")) write_output_file(args["csv"].as<std::string>(), csv_text.str());
     return failed ? kExitFail : kExitPass;
   }
 
@@ -479,10 +469,7 @@ int model_main(int argc, char** argv) {
   const Outcome o = run(mc);
   print(o, w, mc, analytic);
   if (args.count("json")) {
-    const std::string path = args["json"].as<std::string>();
-    std::ofstream out(path);
-    out << to_json(o, w, mc, analytic).dump(2) << "\n";
-    if (!out) return usage("cannot write '" + path + "'");
+    write_output_file(args["json"].as<std::string>(), to_json(o, w, mc, analytic).dump(2) + "\n");
   }
   return o.ok ? kExitPass : kExitFail;
 }

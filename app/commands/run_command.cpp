@@ -15,6 +15,7 @@
 #include "cli_args.h"
 #include "memory_options.h"
 #include "command.h"
+#include "models/core/output_file.h"
 #include "serve_command.h"
 #include "cosim/results_json.h"
 #include "cosim/system_run.h"
@@ -144,7 +145,7 @@ int run_main(int argc, char** argv) {
   opts.parse_positional({"config"});
   opts.positional_help("[CONFIG]");
   cxxopts::ParseResult args;
-  if (const auto done = parse_arguments(opts, argc, argv, args, "mkn")) return *done;
+  if (const auto done = parse_arguments(opts, argc, argv, args, {.letters = "mkn", .output_files = {"json", "wave", "waveform", "trace"}})) return *done;
 
   SystemRunOptions o;
   o.system = args.count("config") ? load_system_config(args["config"].as<std::string>()) : default_system_config();
@@ -282,10 +283,7 @@ int run_main(int argc, char** argv) {
   }
 
   if (args.count("json")) {
-    const std::string path = args["json"].as<std::string>();
-    std::ofstream out(path);
-    out << results_json(o, r).dump(2) << "\n";
-    if (!out) throw std::invalid_argument("cannot write '" + path + "'");
+    write_output_file(args["json"].as<std::string>(), results_json(o, r).dump(2) + "\n");
   }
   return r.passed ? kExitPass : kExitFail;
 }

@@ -26,5 +26,11 @@ printf '0x40 READ 0\n0xffffffffffffffff READ 9\n' > "$dir/top.trace"
 expect "$dir/top.trace:2: field address" --trace "$dir/top.trace"
 printf '0x40 READ 18446744073709551\n' > "$dir/late.trace"
 expect "$dir/late.trace:1: field cycle: 18446744073709551 is too large" --trace "$dir/late.trace"
+# Output files: a path that cannot be written is found before the run, and
+# a write that fails (a full disk) is an error, not a silent exit 0.
+expect "--json $dir/none/out.json: folder '$dir/none' does not exist" --pattern seq --json "$dir/none/out.json"
+expect "--json $dir: is a directory" --pattern seq --json "$dir"
+expect "/dev/full: writing failed" --pattern seq --requests 10 --json /dev/full
+expect "unexpected argument 'stray'" --pattern seq stray
 [ $fail -eq 0 ] && echo "cli_bad_args: ok"
 exit $fail

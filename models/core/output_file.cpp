@@ -1,0 +1,41 @@
+#include "models/core/output_file.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace mxc {
+
+namespace {
+std::string reason() { return errno != 0 ? std::string(": ") + std::strerror(errno) : std::string(); }
+}  // namespace
+
+void check_output_path(const std::string& path, std::string_view option) {
+  namespace fs = std::filesystem;
+  const std::string what = std::string(option) + " " + path + ": ";
+  if (path.empty()) throw std::invalid_argument(std::string(option) + ": empty file name");
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw std::invalid_argument(what + "is a directory");
+  const fs::path p(path);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec)) throw std::invalid_argument(what + "folder '" + dir.string() + "' does not exist");
+  // The file itself when it exists (it may be read-only), else its folder.
+  const std::string target = fs::exists(p, ec) ? path : dir.string();
+  errno = 0;
+  if (::access(target.c_str(), W_OK) != 0) throw std::invalid_argument(what + "cannot be written" + reason());
+}
+
+void write_output_file(const std::string& path, std::string_view text) {
+  errno = 0;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw std::runtime_error(path + ": cannot open for writing" + reason());
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();  // flushes: a full disk shows here
+  if (!out) throw std::runtime_error(path + ": writing failed" + reason() + " (the file is incomplete)");
+}
+
+}  // namespace mxc

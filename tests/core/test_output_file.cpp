@@ -1,0 +1,44 @@
+// Result files: unwritable paths are found before a run, failed writes reported.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "models/core/output_file.h"
+
+using namespace mxc;
+
+TEST_CASE("an output path is checked before anything is written") {
+  const auto dir = std::filesystem::temp_directory_path() / "mxcosim_test_output_file";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "out.json").string();
+  CHECK_NOTHROW(check_output_path(file, "--json"));
+  CHECK_FALSE(std::filesystem::exists(file));  // the check creates nothing
+  CHECK_THROWS_WITH(check_output_path(dir.string(), "--json"), "--json " + dir.string() + ": is a directory");
+  CHECK_THROWS_WITH(check_output_path((dir / "no" / "out.json").string(), "--csv"),
+                    "--csv " + (dir / "no" / "out.json").string() + ": folder '" + (dir / "no").string() +
+                        "' does not exist");
+  CHECK_THROWS_WITH(check_output_path("", "--json"), "--json: empty file name");
+  CHECK_NOTHROW(check_output_path("relative.json", "--json"));  // the working folder
+
+  write_output_file(file, "{\"a\": 1}\n");
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  CHECK(text.str() == "{\"a\": 1}\n");
+  write_output_file(file, "x");  // replaces, not appends
+  std::ifstream again(file);
+  std::stringstream shorter;
+  shorter << again.rdbuf();
+  CHECK(shorter.str() == "x");
+  CHECK_THROWS_WITH(write_output_file((dir / "no" / "out.json").string(), "x"), Catch::Contains("cannot open"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a write that fails on a full disk is an error") {
+  REQUIRE(std::filesystem::exists("/dev/full"));  // Linux has it
+  CHECK_THROWS_WITH(write_output_file("/dev/full", std::string(100000, 'x')),
+                    Catch::StartsWith("/dev/full: writing failed") && Catch::EndsWith("(the file is incomplete)"));
+}
