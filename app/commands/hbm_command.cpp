@@ -169,6 +169,9 @@ int hbm_main(int argc, char** argv) {
   const bool limited = args.count("requests") != 0;
   const std::uint64_t requests = limited ? args["requests"].as<std::uint64_t>()
                                  : args.count("pattern") ? 100000 : std::numeric_limits<std::uint64_t>::max();
+  if (limited && requests == 0) throw std::invalid_argument("--requests: must be > 0");
+  const std::uint32_t outstanding = args["outstanding"].as<std::uint32_t>();
+  if (outstanding == 0) throw std::invalid_argument("--outstanding: must be > 0");
   const std::uint32_t size = args.count("size") ? args["size"].as<std::uint32_t>() : args.count("pattern") ? 256 : 64;
   if (size == 0) throw std::invalid_argument("--size: must be > 0");
   // A size no queue could take fails here, before a source makes requests
@@ -184,6 +187,7 @@ int hbm_main(int argc, char** argv) {
     }
   }
   std::unique_ptr<hbm::RequestSource> source;
+  const hbm::TraceSource* trace = nullptr;  // source, when it is a trace
   std::string workload;
   if (args.count("pattern")) {
     hbm::PatternOptions p;
@@ -198,8 +202,10 @@ int hbm_main(int argc, char** argv) {
     workload = "pattern " + p.pattern;
   } else {
     const auto path = args["trace"].as<std::string>();
-    source = std::make_unique<hbm::TraceSource>(path, hbm::parse_trace_format(args["trace-format"].as<std::string>()),
+    auto t = std::make_unique<hbm::TraceSource>(path, hbm::parse_trace_format(args["trace-format"].as<std::string>()),
                                                 cfg.device.t.tCK_ps, size, requests);
+    trace = t.get();
+    source = std::move(t);
     workload = "trace " + path;
   }
   hbm::LoopProgress progress;
@@ -222,14 +228,18 @@ int hbm_main(int argc, char** argv) {
     };
   }
   const hbm::LoopResult run =
-      hbm::run_closed_loop(model, *source, args["outstanding"].as<std::uint32_t>(), progress);
+      hbm::run_closed_loop(model, *source, outstanding, progress);
   if (shown) std::cerr << "\r" << std::string(shown, ' ') << "\r" << std::flush;
   const hbm::HbmSummary s = hbm::summarize(model, run);
   hbm::print_summary(std::cout, s);
   if (s.requests_beyond_capacity)
     std::cerr << "mxcosim hbm: warning: " << s.requests_beyond_capacity << " of " << s.requests
-              << " requests reach past the memory's " << (s.capacity_bytes >> 20)
-              << " MiB and alias lower addresses (a trace for a larger memory? see --stacks)\n";
+              << " requests reach past the memory's " << s.capacity_bytes
+              << " bytes and alias lower addresses (a trace for a larger memory? see --stacks)\n";
+  if (trace && trace->backwards_lines())
+    std::cerr << "mxcosim hbm: warning: " << args["trace"].as<std::string>() << ": " << trace->backwards_lines()
+              << " lines (the first at line " << trace->first_backwards_line()
+              << ") have a cycle before an earlier line's; each was issued after the lines above it\n";
   if (args.count("json")) {
     write_output_file(args["json"].as<std::string>(), to_json(s, config_path, workload).dump(2) + "\n");
   }

@@ -22,7 +22,8 @@ struct PatternOptions {
 
 class PatternSource : public RequestSource {
  public:
-  /// Throws std::invalid_argument on an unknown pattern or bad sizes.
+  /// Throws std::invalid_argument on an unknown pattern or bad sizes,
+  /// naming the `mxcosim hbm` option that sets the field.
   explicit PatternSource(PatternOptions opt);
   Next next(SourceItem& out) override;
   void on_complete(const MemResponse& r) override;

@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <stdexcept>
@@ -121,7 +122,14 @@ RequestSource::Next TraceSource::next(SourceItem& out) {
   if (m_count >= m_max) return Next::kEnd;
   std::string_view line;
   for (;;) {
-    if (!read_line(line)) return Next::kEnd;
+    if (!read_line(line)) {
+      // A file of no requests is most likely not the trace meant (an
+      // empty or truncated file), not a run of none.
+      if (m_count == 0)
+        throw std::runtime_error(m_path + ": holds no requests (DRAMsim3 '0xADDR READ|WRITE cycle' or Ramulator "
+                                 "'LD|ST 0xADDR' lines)");
+      return Next::kEnd;
+    }
     ++m_line;
     const std::string_view a = next_field(line);
     if (a.empty() || a[0] == '#') continue;
@@ -152,6 +160,10 @@ RequestSource::Next TraceSource::next(SourceItem& out) {
       if (cycle > most) fail("field cycle: " + std::to_string(cycle) + " is too large (at most " + std::to_string(most) + ")");
       out.write = b == "WRITE";
       out.at = cycle * m_cycle_ps;
+      // Requests leave in file order, so one whose cycle is before the
+      // line above's waits for it (as in DRAMsim3); counted for a warning.
+      if (cycle < m_last_cycle && m_backwards++ == 0) m_first_backwards_line = m_line;
+      m_last_cycle = std::max(m_last_cycle, cycle);
     }
     if (m_bytes - 1 > ~addr)
       fail("field address: " + quoted(f == TraceFormat::kRamulator ? b : a) + " with requests of " +

@@ -3,7 +3,8 @@
 //   DRAMsim3:  "0x1f80 READ 120"   address, READ|WRITE, issue cycle (tCK)
 //   Ramulator: "LD 0x1f80" / "ST 0x1f80"   no timing: as fast as allowed
 // Blank lines and lines starting with '#' are skipped; with kAuto the first
-// request line picks the format for the whole file. Errors name the file
+// request line picks the format for the whole file; a file of no requests
+// is an error. Errors name the file
 // and line. The file is read in large blocks and each line parsed in place:
 // a trace of random reads runs at 0.8 to 0.9 of the speed of the same
 // requests generated (hbm_bench; parsed line by line through string
@@ -30,6 +31,11 @@ class TraceSource : public RequestSource {
 
   Next next(SourceItem& out) override;
 
+  /// DRAMsim3 lines read so far whose cycle is before an earlier line's,
+  /// and the first of them (0: none). They are issued in file order.
+  std::uint64_t backwards_lines() const { return m_backwards; }
+  std::uint64_t first_backwards_line() const { return m_first_backwards_line; }
+
   /// Longest line accepted, newline excluded (a longer one is an error:
   /// most likely not a trace at all).
   static constexpr std::size_t kMaxLine = 4095;
@@ -51,6 +57,7 @@ class TraceSource : public RequestSource {
   std::uint64_t m_max;
   std::uint64_t m_count = 0;
   std::uint64_t m_line = 0;
+  std::uint64_t m_last_cycle = 0, m_backwards = 0, m_first_backwards_line = 0;
   void* m_gz = nullptr;  // gzFile
 };
 

@@ -26,6 +26,12 @@ printf '0x40 READ 0\n0xffffffffffffffff READ 9\n' > "$dir/top.trace"
 expect "$dir/top.trace:2: field address" --trace "$dir/top.trace"
 printf '0x40 READ 18446744073709551\n' > "$dir/late.trace"
 expect "$dir/late.trace:1: field cycle: 18446744073709551 is too large" --trace "$dir/late.trace"
+expect "--requests: must be > 0" --pattern seq --requests 0
+expect "--outstanding: must be > 0" --pattern seq --outstanding 0
+expect "--stride: must be > 0" --pattern stride --stride 0
+expect "--write-ratio: must be in [0, 1]" --pattern mix --write-ratio 2
+: > "$dir/empty.trace"
+expect "$dir/empty.trace: holds no requests" --trace "$dir/empty.trace"
 # Output files: a path that cannot be written is found before the run, and
 # a write that fails (a full disk) is an error, not a silent exit 0.
 expect "--json $dir/none/out.json: folder '$dir/none' does not exist" --pattern seq --json "$dir/none/out.json"

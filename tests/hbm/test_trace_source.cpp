@@ -191,3 +191,26 @@ TEST_CASE("trace fields are plain digits, lines have a length limit, and errors 
   const std::string shown = first_error(std::string("\x01\xff") + std::string(100, 'z') + " READ 1\n");
   CHECK_THAT(shown, Catch::Contains("got '\\x01\\xff" + std::string(38, 'z') + "'..."));
 }
+
+TEST_CASE("a trace of no requests is an error, and cycles that go back are counted") {
+  for (bool gz : {false, true}) {
+    for (const std::string text : {"", "# only a comment\n\n"}) {
+      const auto path = write_file("none.trace", text, gz);
+      TraceSource t(path, TraceFormat::kAuto, 1000, 64);
+      SourceItem a;
+      CHECK_THROWS_WITH(t.next(a), path + ": holds no requests (DRAMsim3 '0xADDR READ|WRITE cycle' or Ramulator "
+                                          "'LD|ST 0xADDR' lines)");
+      std::remove(path.c_str());
+    }
+  }
+  // Lines 3 and 5 go back (before 20, the latest so far); 4 does not (20 is not before 20).
+  const auto path = write_file("back.trace", "0x0 READ 10\n0x40 READ 20\n0x80 READ 5\n0xc0 READ 20\n0x100 READ 19\n",
+                               false);
+  TraceSource t(path, TraceFormat::kDramsim3, 1000, 64);
+  HbmModel m("hbm", test::preset("hbm2.yaml"));
+  run_closed_loop(m, t, 8);
+  CHECK(m.reads() == 5);
+  CHECK(t.backwards_lines() == 2);
+  CHECK(t.first_backwards_line() == 3);
+  std::remove(path.c_str());
+}
