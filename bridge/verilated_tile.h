@@ -12,6 +12,7 @@
 #include "bridge/axi4_pins.h"
 #include "bridge/rtl_tile.h"
 #include "bridge/verilated_ports.h"
+#include "bridge/waveform_guard.h"
 
 namespace mxc {
 
@@ -31,6 +32,7 @@ class VerilatedTile final : public RtlTile {
     m_ctx->traceEverOn(true);
     m_model = std::make_unique<V>(m_ctx.get(), "mxu_tile");
     if (!cfg.waveform.empty()) {
+      m_wave_guard = std::make_unique<WaveformGuard>(cfg.waveform);
       m_trace = std::make_unique<VerilatedFstC>();
       m_model->trace(m_trace.get(), 99);
       m_trace->open(cfg.waveform.c_str());
@@ -298,6 +300,7 @@ class VerilatedTile final : public RtlTile {
   ClockDomain m_clock;
   std::unique_ptr<VerilatedContext> m_ctx;
   std::unique_ptr<V> m_model;
+  std::unique_ptr<WaveformGuard> m_wave_guard;  // before m_trace: it outlives the writer's close
   std::unique_ptr<VerilatedFstC> m_trace;
   Axi4SlaveTransactor m_axi;
   Axi4MasterSignals m_master;

@@ -108,6 +108,30 @@ struct SplitStopped : std::runtime_error {
 
 SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work);
 
+/// The result --inject-fault flips an element of: chip 0's first result an
+/// RTL tile writes (model tiles' results are not checked); nullptr without
+/// the option. Throws when there is none, or the element is not one chip
+/// 0 holds: the fault would change nothing and the run would still pass.
+const ResultRegion* fault_region(const SystemRunOptions& opts, const Workload& work) {
+  if (!opts.inject_fault) return nullptr;
+  const std::uint64_t idx = *opts.inject_fault;
+  for (const ResultRegion& r : work.regions.at(0)) {
+    if (opts.system.tile_kinds.at(r.producer_tile) != TileKind::kRtl) continue;
+    const std::uint64_t cols = r.layout.cols;
+    const std::uint64_t first = std::min(r.first_row, r.layout.rows) * cols;
+    const std::uint64_t end = std::min(r.end_row, r.layout.rows) * cols;
+    if (idx < first || idx >= end)
+      throw std::invalid_argument("--inject-fault " + std::to_string(idx) + ": chip 0 holds elements " +
+                                  std::to_string(first) + " to " + std::to_string(end - 1) + " of result '" + r.name +
+                                  "'");
+    return &r;
+  }
+  throw std::invalid_argument("--inject-fault: chip 0 has no result an RTL tile writes (" +
+                              std::string(work.regions.at(0).empty() ? "a program run checks memory, not a result"
+                                                                     : "its results come from model tiles") +
+                              "), so there is nothing to flip");
+}
+
 // Tile cycles the shadow's thread runs at a time once it has caught up with the design: few
 // enough wake-ups to cost nothing, short enough to keep both threads busy.
 constexpr double kShadowChunkCycles = 512;
@@ -344,6 +368,7 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
     if (progs.size() != cfg.tiles_per_chip)
       throw std::invalid_argument("workload '" + work.description + "' has " + std::to_string(progs.size()) +
                                   " programs per chip, the system " + std::to_string(cfg.tiles_per_chip) + " tiles");
+  const ResultRegion* const fault = fault_region(opts, work);
   const std::vector<SparseMemory> expected = reference_images(work, geo);
 
   SystemRunResult result;
@@ -622,9 +647,9 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
         dut.memory(c).backdoor_read(r.layout.base, bytes);
         actual.write(r.layout.base, bytes);
       }
-      if (opts.inject_fault && c == 0 && !work.regions[c].empty()) {
-        const MatrixLayout& l = work.regions[c].front().layout;
-        const std::uint64_t idx = *opts.inject_fault % (std::uint64_t{l.rows} * l.cols);
+      if (fault && c == 0) {
+        const MatrixLayout& l = fault->layout;
+        const std::uint64_t idx = *opts.inject_fault;
         const std::uint64_t addr =
             l.addr(static_cast<std::uint32_t>(idx / l.cols), static_cast<std::uint32_t>(idx % l.cols));
         const std::uint8_t b = actual.read(addr, 1)[0] ^ 1;

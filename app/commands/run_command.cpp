@@ -176,8 +176,9 @@ int run_main(int argc, char** argv) {
   const unsigned threads = args["threads"].as<unsigned>();
   if (threads != 1 && threads != 2) throw std::invalid_argument("--threads must be 1 or 2, not " + std::to_string(threads));
   o.shadow_thread = threads == 2;
-  std::string wave = args.count("wave") ? args["wave"].as<std::string>()
-                                        : args.count("waveform") ? args["waveform"].as<std::string>() : "";
+  std::string wave = args.count("wave")       ? replaceable_output_path(args["wave"].as<std::string>(), "--wave")
+                     : args.count("waveform") ? replaceable_output_path(args["waveform"].as<std::string>(), "--waveform")
+                                              : "";
   o.waveform = wave;
   if (args.count("trace")) o.trace = args["trace"].as<std::string>();
   if (args.count("inject-fault")) o.inject_fault = args["inject-fault"].as<std::uint64_t>();

@@ -29,6 +29,24 @@ void check_output_path(const std::string& path, std::string_view option) {
   if (::access(target.c_str(), W_OK) != 0) throw std::invalid_argument(what + "cannot be written" + reason());
 }
 
+std::string replaceable_output_path(const std::string& path, std::string_view option) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  // Follow the links (a dangling one too: its target is where the file goes).
+  fs::path target = path;
+  for (int hops = 0; fs::is_symlink(target, ec); ++hops) {
+    if (hops == 40) throw std::invalid_argument(std::string(option) + " " + path + ": too many symbolic links");
+    const fs::path to = fs::read_symlink(target, ec);
+    if (ec) throw std::invalid_argument(std::string(option) + " " + path + ": " + ec.message());
+    target = to.is_absolute() ? to : target.parent_path() / to;
+  }
+  const fs::file_status st = fs::status(target, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st))
+    throw std::invalid_argument(std::string(option) + " " + path +
+                                ": not a regular file (the file written takes its place)");
+  return target.string();
+}
+
 void write_output_file(const std::string& path, std::string_view text) {
   errno = 0;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

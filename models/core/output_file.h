@@ -13,6 +13,13 @@ namespace mxc {
 /// writable. It creates nothing.
 void check_output_path(const std::string& path, std::string_view option);
 
+/// For a writer that puts a new file in place of `path` (the FST waveform
+/// writer does): the path to give it, a symbolic link's target so that the
+/// link stays a link; throws std::invalid_argument "OPTION PATH: WHY" when
+/// something other than a regular file is there (a device such as
+/// /dev/null would be replaced by a file).
+std::string replaceable_output_path(const std::string& path, std::string_view option);
+
 /// Writes `text` to `path` (replacing it); throws std::runtime_error
 /// naming the path and the reason when opening, writing or closing fails.
 void write_output_file(const std::string& path, std::string_view text);

@@ -42,3 +42,22 @@ TEST_CASE("a write that fails on a full disk is an error") {
   CHECK_THROWS_WITH(write_output_file("/dev/full", std::string(100000, 'x')),
                     Catch::StartsWith("/dev/full: writing failed") && Catch::EndsWith("(the file is incomplete)"));
 }
+
+TEST_CASE("a file that is replaced, not written into, goes to a link's target and never over a device") {
+  const auto dir = std::filesystem::temp_directory_path() / "mxcosim_test_replaceable";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string plain = (dir / "w.fst").string();
+  CHECK(replaceable_output_path(plain, "--wave") == plain);  // absent: written as it is
+  std::ofstream(plain) << "old";
+  CHECK(replaceable_output_path(plain, "--wave") == plain);  // a regular file is replaced
+  // A relative link, dangling, through a second link: the file goes where they point.
+  std::filesystem::create_symlink("target.fst", dir / "link.fst");
+  std::filesystem::create_symlink("link.fst", dir / "link2.fst");
+  CHECK(replaceable_output_path((dir / "link2.fst").string(), "--wave") == (dir / "target.fst").string());
+  CHECK_THROWS_WITH(replaceable_output_path("/dev/null", "--wave"),
+                    "--wave /dev/null: not a regular file (the file written takes its place)");
+  std::filesystem::create_symlink("/dev/null", dir / "null.fst");
+  CHECK_THROWS_WITH(replaceable_output_path((dir / "null.fst").string(), "--wave"), Catch::Contains("not a regular file"));
+  std::filesystem::remove_all(dir);
+}

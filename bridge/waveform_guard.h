@@ -1,0 +1,21 @@
+#pragma once
+// The FST writer maps its files into memory: when their file system fills
+// up, the next store into the mapping raises SIGBUS and the process died
+// with "Bus error" and no word of why. While a waveform is written, a
+// handler turns that into an error naming the file (exit status 2).
+#include <string>
+
+namespace mxc {
+
+class WaveformGuard {
+ public:
+  /// Installs the handler for writing `path` (while other guards live, the
+  /// first one's handler and file name serve).
+  explicit WaveformGuard(const std::string& path);
+  /// Puts back the handler it replaced.
+  ~WaveformGuard();
+  WaveformGuard(const WaveformGuard&) = delete;
+  WaveformGuard& operator=(const WaveformGuard&) = delete;
+};
+
+}  // namespace mxc
