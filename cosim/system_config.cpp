@@ -1,6 +1,7 @@
 #include "cosim/system_config.h"
 
 #include <filesystem>
+#include <sstream>
 #include <stdexcept>
 
 #include "models/core/yaml_reader.h"
@@ -26,7 +27,8 @@ void validate(const SystemConfig& c) {
   };
   if (c.chips == 0 || c.chips > 4096) bad("system.chips", "must be in 1..4096");
   if (c.tiles_per_chip == 0 || c.tiles_per_chip > 64) bad("system.tiles_per_chip", "must be in 1..64");
-  if (c.rows == 0 || c.cols == 0) bad("system.tile.rows", "rows and cols must be >= 1");
+  if (c.rows == 0) bad("system.tile.rows", "must be >= 1");
+  if (c.cols == 0) bad("system.tile.cols", "must be >= 1");
   if (!(c.tile_mhz > 0) || c.tile_mhz > 1e5) bad("system.tile.clock_mhz", "must be in (0, 100000]");
   if (c.tile_kinds.size() != c.tiles_per_chip)
     bad("system.tile.kinds", "lists " + std::to_string(c.tile_kinds.size()) + " kinds for " +
@@ -38,6 +40,14 @@ void validate(const SystemConfig& c) {
   if (!(c.backpressure >= 0.0 && c.backpressure < 1.0)) bad("system.checks.backpressure", "must be in [0, 1)");
   if (c.tolerance_percent < 0) bad("system.checks.tolerance_percent", "must be >= 0");
   if (c.watchdog_cycles == 0) bad("system.checks.watchdog_cycles", "must be >= 1");
+  // A tile waits at least the latency for its first data: a latency of the
+  // watchdog's cycles or more stops every run as hung.
+  const double latency_cycles = static_cast<double>(c.ideal_latency_ps) * c.tile_mhz / 1e6;
+  if (c.memory == "ideal" && latency_cycles >= static_cast<double>(c.watchdog_cycles))
+    bad("system.memory.latency_ns", (std::ostringstream() << c.ideal_latency_ps / 1000.0).str() + " ns is " +
+                                        std::to_string(static_cast<std::uint64_t>(latency_cycles)) + " tile cycles, " +
+                                        "not below system.checks.watchdog_cycles " +
+                                        std::to_string(c.watchdog_cycles) + ": every run would stop as hung");
 }
 
 SystemConfig parse_system_config(const std::string& text, const std::string& origin, const std::string& base_dir) {

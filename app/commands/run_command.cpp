@@ -157,7 +157,16 @@ int run_main(int argc, char** argv) {
   if (args.count("backpressure")) c.backpressure = args["backpressure"].as<double>();
   if (args.count("model")) c.compare_model = true;
   if (args.count("no-model")) c.compare_model = false;
-  validate(c);
+  try {
+    validate(c);
+  } catch (const std::invalid_argument& e) {
+    // The value at fault may be the command line's, not the file's.
+    std::string given;
+    for (const char* opt : {"rows", "cols", "clock-mhz", "backpressure", "mem-latency-ns", "mem-outstanding"})
+      if (args.count(opt)) given += std::string(given.empty() ? "" : ", ") + "--" + opt;
+    if (given.empty()) throw;
+    throw std::invalid_argument(std::string(e.what()) + " (the command line set " + given + ")");
+  }
 
   o.workload.kind = args["workload"].as<std::string>();
   o.workload.split = args["split"].as<std::string>();
@@ -166,6 +175,8 @@ int run_main(int argc, char** argv) {
     o.workload.kind = "program";
     o.workload.program_file = args["program"].as<std::string>();
   }
+  if (o.workload.kind == "program" && o.workload.program_file.empty())
+    throw std::invalid_argument("--workload program needs --program FILE");
   o.workload.shape.m = args["gemm-m"].as<std::uint32_t>();
   o.workload.shape.k = args["gemm-k"].as<std::uint32_t>();
   o.workload.shape.n = args["gemm-n"].as<std::uint32_t>();

@@ -79,6 +79,21 @@ TEST_CASE("system config errors name the file, the line and the field") {
   CHECK_THROWS_WITH(load_system_config("/nonexistent/system.yaml"), Catch::Contains("/nonexistent/system.yaml"));
 }
 
+TEST_CASE("a system config checked in code names the field at fault") {
+  SystemConfig c = default_system_config();
+  c.cols = 0;  // rows was blamed for it
+  CHECK_THROWS_WITH(validate(c), "<built-in>: field 'system.tile.cols': must be >= 1");
+  c = default_system_config();
+  // 200 us at 1 GHz is the watchdog's 200 000 cycles: every run would stop as hung.
+  c.ideal_latency_ps = 200'000'000;
+  CHECK_THROWS_WITH(validate(c), Catch::StartsWith("<built-in>: field 'system.memory.latency_ns': 200000 ns is 200000 "
+                                                   "tile cycles, not below system.checks.watchdog_cycles 200000"));
+  c.ideal_latency_ps -= 1000;  // a cycle less passes
+  CHECK_NOTHROW(validate(c));
+  CHECK_THROWS_WITH(parse("system:\n  memory:\n    latency_ns: 1000\n  checks:\n    watchdog_cycles: 1000\n"),
+                    Catch::Contains("field 'system.memory.latency_ns'"));
+}
+
 TEST_CASE("every shipped system config loads") {
   for (const char* f : {"tile4_ideal.yaml", "tile8_hbm2.yaml", "chip2x2_rtl.yaml", "chip2x2_mixed.yaml"})
     CHECK_NOTHROW(load_system_config(kConfigs + "/" + f));
