@@ -40,14 +40,14 @@ void validate(const SystemConfig& c) {
   if (!(c.backpressure >= 0.0 && c.backpressure < 1.0)) bad("system.checks.backpressure", "must be in [0, 1)");
   if (c.tolerance_percent < 0) bad("system.checks.tolerance_percent", "must be >= 0");
   if (c.watchdog_cycles == 0) bad("system.checks.watchdog_cycles", "must be >= 1");
-  // A tile waits at least the latency for its first data: a latency of the
-  // watchdog's cycles or more stops every run as hung.
+  // A tile waits the latency for its data, often with nothing else to do:
+  // a latency of the watchdog's cycles or more would stop runs as hung.
   const double latency_cycles = static_cast<double>(c.ideal_latency_ps) * c.tile_mhz / 1e6;
   if (c.memory == "ideal" && latency_cycles >= static_cast<double>(c.watchdog_cycles))
     bad("system.memory.latency_ns", (std::ostringstream() << c.ideal_latency_ps / 1000.0).str() + " ns is " +
                                         std::to_string(static_cast<std::uint64_t>(latency_cycles)) + " tile cycles, " +
                                         "not below system.checks.watchdog_cycles " +
-                                        std::to_string(c.watchdog_cycles) + ": every run would stop as hung");
+                                        std::to_string(c.watchdog_cycles) + ": runs would stop as hung");
 }
 
 SystemConfig parse_system_config(const std::string& text, const std::string& origin, const std::string& base_dir) {
@@ -72,6 +72,7 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
     if (t["rows"]) c.rows = r.uint(t["rows"], "system.tile.rows", 1, 1024);
     if (t["cols"]) c.cols = r.uint(t["cols"], "system.tile.cols", 1, 1024);
     if (t["clock_mhz"]) c.tile_mhz = r.number(t["clock_mhz"], "system.tile.clock_mhz", 1e-3, 1e5);
+    if (t["kind"] && t["kinds"]) r.fail(t["kinds"], "system.tile.kinds", "give kind (every tile) or kinds (each tile), not both");
     if (const YAML::Node k = t["kind"]) c.tile_kinds.assign(c.tiles_per_chip, tile_kind(r, k, "system.tile.kind"));
     if (const YAML::Node ks = t["kinds"]) {
       if (!ks.IsSequence()) r.fail(ks, "system.tile.kinds", "expected a list such as [rtl, model]");
@@ -96,6 +97,12 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
     }
     if (m["latency_ns"]) c.ideal_latency_ps = r.ns(m["latency_ns"], "system.memory.latency_ns");
     if (m["outstanding"]) c.ideal_outstanding = r.uint(m["outstanding"], "system.memory.outstanding", 1, 1u << 20);
+    // Each kind reads its own fields: another kind's would be ignored without a word.
+    if (c.memory == "ideal" && m["config"])
+      r.fail(m["config"], "system.memory.config", "an HBM preset, but the memory is kind ideal (set kind: hbm)");
+    for (const char* key : {"latency_ns", "outstanding"})
+      if (c.memory == "hbm" && m[key])
+        r.fail(m[key], std::string("system.memory.") + key, "an ideal memory's field, but the memory is kind hbm");
   }
   if (const YAML::Node f = s["fabric"]) {
     r.keys(f, "system.fabric", {"config"});

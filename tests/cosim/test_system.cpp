@@ -75,6 +75,13 @@ TEST_CASE("system config errors name the file, the line and the field") {
   CHECK_THROWS_WITH(parse("system:\n  memory:\n    kind: hbm\n    config: hbm/none.yaml\n"),
                     Catch::Contains("test.yaml:4") && Catch::Contains("no such file"));
   CHECK_THROWS_WITH(parse("system:\n  chips: many\n"), Catch::Contains("test.yaml:2") && Catch::Contains("system.chips"));
+  // Fields another choice would ignore without a word.
+  CHECK_THROWS_WITH(parse("system:\n  tile:\n    kind: rtl\n    kinds: [model]\n"),
+                    Catch::Contains("test.yaml:4: field 'system.tile.kinds': give kind (every tile) or kinds"));
+  CHECK_THROWS_WITH(parse("system:\n  memory:\n    config: hbm/hbm2.yaml\n"),
+                    Catch::Contains("test.yaml:3: field 'system.memory.config': an HBM preset, but the memory is kind ideal"));
+  CHECK_THROWS_WITH(parse("system:\n  memory:\n    kind: hbm\n    config: hbm/hbm2.yaml\n    latency_ns: 50\n"),
+                    Catch::Contains("test.yaml:5: field 'system.memory.latency_ns': an ideal memory's field"));
   CHECK_THROWS_WITH(parse("system: [1, 2\n"), Catch::Contains("YAML syntax"));
   CHECK_THROWS_WITH(load_system_config("/nonexistent/system.yaml"), Catch::Contains("/nonexistent/system.yaml"));
 }

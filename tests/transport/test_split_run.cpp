@@ -466,6 +466,7 @@ TEST_CASE("split run: a chip that hangs stops the split run, and every client gi
   SystemRunOptions o;
   o.system = load_system_config(kConfigs + "/chip2x2_model.yaml");
   o.system.watchdog_cycles = 50;
+  o.system.ideal_latency_ps = 20'000;  // a memory round trip must fit in the watchdog's cycles
   o.system.compare_model = true;
   const Workload w = ring_exchange(o.system, 1);
   const SystemRunResult local = run_system(o, w);
