@@ -1,6 +1,7 @@
 #include "memory_options.h"
 
 #include <stdexcept>
+#include <string>
 
 namespace mxc::app {
 
@@ -14,6 +15,11 @@ void add_memory_options(cxxopts::Options& opts, const std::string& group) {
 }
 
 void apply_memory_options(const cxxopts::ParseResult& args, SystemConfig& c) {
+  // An HBM system has no use for them: ignored, they would look applied.
+  for (const char* opt : {"mem-latency-ns", "mem-outstanding"})
+    if (args.count(opt) && c.memory != "ideal")
+      throw std::invalid_argument(std::string("--") + opt + ": an ideal memory's option, but " + c.file +
+                                  " has memory kind " + c.memory);
   if (args.count("mem-latency-ns")) {
     const double ns = args["mem-latency-ns"].as<double>();
     if (!(ns >= 0) || ns > 1e9) throw std::invalid_argument("--mem-latency-ns must be in [0, 1e9]");
