@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "models/core/yaml_reader.h"
 
@@ -49,6 +50,16 @@ void validate(const SystemConfig& c) {
                                         "not below system.checks.watchdog_cycles " +
                                         std::to_string(c.watchdog_cycles) + ": runs would stop as hung");
 }
+
+namespace {
+/// The 0-based line of the node at path keys[i..] below `node`, -1 when the file does not give it.
+int field_line(const YAML::Node& node, const std::vector<std::string>& keys, std::size_t i) {
+  if (i == keys.size()) return node.Mark().line;
+  if (!node.IsMap()) return -1;
+  const YAML::Node next = node[keys[i]];  // a const lookup: adds no key
+  return next ? field_line(next, keys, i + 1) : -1;
+}
+}  // namespace
 
 SystemConfig parse_system_config(const std::string& text, const std::string& origin, const std::string& base_dir) {
   const YamlReader r(origin);
@@ -126,11 +137,18 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
   try {
     validate(c);
   } catch (const std::invalid_argument& e) {
-    // validate() names the file; anchor the message at the system mapping.
+    // validate() names the file and the field; anchor the message at the
+    // field's line when the file gives it, else at the system mapping.
     std::string msg = e.what();
     if (msg.rfind(origin + ": ", 0) == 0) msg = msg.substr(origin.size() + 2);
-    const int line = s.Mark().line >= 0 ? s.Mark().line + 1 : 0;
-    throw std::invalid_argument(origin + ":" + std::to_string(line) + ": " + msg);
+    int line = s.Mark().line;
+    if (const auto from = msg.find("field '"); from != std::string::npos) {
+      std::vector<std::string> keys;
+      std::stringstream parts(msg.substr(from + 7, msg.find('\'', from + 7) - from - 7));
+      for (std::string key; std::getline(parts, key, '.');) keys.push_back(key);
+      if (const int at = field_line(root, keys, 0); at >= 0) line = at;
+    }
+    throw std::invalid_argument(origin + ":" + std::to_string(line >= 0 ? line + 1 : 0) + ": " + msg);
   }
   return c;
 }

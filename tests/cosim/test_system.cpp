@@ -98,7 +98,9 @@ TEST_CASE("a system config checked in code names the field at fault") {
   c.ideal_latency_ps -= 1000;  // a cycle less passes
   CHECK_NOTHROW(validate(c));
   CHECK_THROWS_WITH(parse("system:\n  memory:\n    latency_ns: 1000\n  checks:\n    watchdog_cycles: 1000\n"),
-                    Catch::Contains("field 'system.memory.latency_ns'"));
+                    Catch::Contains("test.yaml:3: field 'system.memory.latency_ns'"));  // the field's line
+  CHECK_THROWS_WITH(parse("system:\n  checks:\n    watchdog_cycles: 0\n"),
+                    Catch::Contains("test.yaml:3: field 'system.checks.watchdog_cycles': must be >= 1"));
 }
 
 TEST_CASE("every shipped system config loads") {
