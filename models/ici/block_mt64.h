@@ -28,19 +28,23 @@ class BlockMt64 {
 
   /// Draws until a number below `threshold` comes and returns how many
   /// came before it: `while (rng() >= threshold) ++n;` in fewer steps.
-  std::uint64_t count_at_least(std::uint64_t threshold) {
+  /// Gives up after `limit` numbers at or above it and returns `limit`
+  /// (so a result below `limit` means one below `threshold` was drawn).
+  std::uint64_t count_at_least(std::uint64_t threshold, std::uint64_t limit = ~std::uint64_t{0}) {
     std::uint64_t n = 0;
-    while (true) {
+    while (n < limit) {
       if (m_next == kN) refill();
       std::uint32_t i = m_next;
-      while (i < kN && m_out[i] >= threshold) ++i;
+      const std::uint32_t end = limit - n < kN - m_next ? m_next + static_cast<std::uint32_t>(limit - n) : kN;
+      while (i < end && m_out[i] >= threshold) ++i;
       n += i - m_next;
-      if (i < kN) {
+      if (i < end) {
         m_next = i + 1;
         return n;
       }
-      m_next = kN;
+      m_next = end;
     }
+    return n;
   }
 
  private:

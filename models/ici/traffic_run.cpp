@@ -19,24 +19,44 @@ struct Waiting {
 constexpr std::uint64_t kMaxQueued = 4'000'000;  // beyond this the point is saturated
 }  // namespace
 
+double packet_slot_ps(const Topology& topo, double link_bytes_per_s, std::uint32_t packet_bytes) {
+  const double capacity = 2.0 * std::max(1u, topo.active_dims()) * link_bytes_per_s;  // bytes/s per chip
+  return packet_bytes * 1e12 / capacity;
+}
+
 TrafficPoint run_traffic(Fabric& fabric, const Topology& topo, const TrafficPattern& pattern, double link_bytes_per_s,
                          const TrafficParams& prm) {
   if (!(prm.load > 0.0 && prm.load <= 1.0)) throw std::invalid_argument("traffic: load must be in (0, 1]");
   if (prm.measure_ps == 0) throw std::invalid_argument("traffic: measurement window must be > 0");
+  if (prm.packet_bytes == 0) throw std::invalid_argument("traffic: packets need at least one byte");
   const std::uint32_t chips = topo.num_chips();
   const double capacity = 2.0 * std::max(1u, topo.active_dims()) * link_bytes_per_s;  // bytes/s per chip
-  const double slot_ps = prm.packet_bytes * 1e12 / capacity;
+  const double slot_ps = packet_slot_ps(topo, link_bytes_per_s, prm.packet_bytes);
   const auto threshold = prm.load >= 1.0 ? ~0ull : static_cast<std::uint64_t>(prm.load * 0x1p64);
   const Time win_lo = prm.warmup_ps, win_hi = prm.warmup_ps + prm.measure_ps;
   const Time stop = win_hi + prm.drain_limit_ps;
+  auto slot_time = [&](std::uint64_t s) { return static_cast<Time>(static_cast<double>(s) * slot_ps); };
+  // The first slot after `stop`: a packet there is never created, so a
+  // source stops drawing trials at it. At a load near 0 (below 2^-64 no
+  // trial ever succeeds) that is what ends the draws; packets before it
+  // are drawn as without the limit.
+  std::uint64_t end_slot = ~0ull;
+  if (static_cast<double>(stop) / slot_ps < 0x1p62) {
+    end_slot = static_cast<std::uint64_t>(static_cast<double>(stop) / slot_ps);
+    while (slot_time(end_slot) <= stop) ++end_slot;
+    while (end_slot > 0 && slot_time(end_slot - 1) > stop) --end_slot;
+  }
 
   std::vector<BlockMt64> rng;
   std::vector<std::uint64_t> slot(chips, 0);
   using Arrival = std::pair<Time, std::uint32_t>;  // ties broken by chip number
   std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>> arrivals;
   auto next_arrival = [&](std::uint32_t c) {
-    slot[c] += rng[c].count_at_least(threshold);  // failed Bernoulli trials
-    const Time t = static_cast<Time>(static_cast<double>(slot[c]) * slot_ps);
+    if (slot[c] >= end_slot) return;
+    const std::uint64_t failed = rng[c].count_at_least(threshold, end_slot - slot[c]);  // failed Bernoulli trials
+    if (failed == end_slot - slot[c]) return;  // no packet before the end of the run
+    slot[c] += failed;
+    const Time t = slot_time(slot[c]);
     ++slot[c];
     arrivals.emplace(t, c);
   };

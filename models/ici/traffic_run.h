@@ -25,12 +25,16 @@ struct TrafficParams {
 struct TrafficPoint {
   double offered_load = 0;    ///< Nominal offered load.
   double accepted_load = 0;   ///< Delivered payload in the window / capacity.
-  double avg_latency_ns = 0;  ///< Mean latency of measured packets that arrived.
+  double avg_latency_ns = 0;  ///< Mean latency of measured packets that arrived (0 if none did).
   double max_latency_ns = 0;
   std::uint64_t measured = 0;   ///< Packets created in the window.
   std::uint64_t delivered = 0;  ///< ... of which delivered.
   bool saturated = false;       ///< Measured packets lost in the drain, or accepted < 90% of offered.
 };
+
+/// Time between a source's packet slots (one Bernoulli trial each): a
+/// packet of `packet_bytes` at the chip's full outgoing bandwidth.
+double packet_slot_ps(const Topology& topo, double link_bytes_per_s, std::uint32_t packet_bytes);
 
 /// Runs one point on a fresh `fabric` (it must be idle at time 0).
 TrafficPoint run_traffic(Fabric& fabric, const Topology& topo, const TrafficPattern& pattern, double link_bytes_per_s,

@@ -28,3 +28,25 @@ TEST_CASE("BlockMt64 counts failed Bernoulli trials as a draw-by-draw loop does"
     REQUIRE(rng() == ref());  // and the draws stay in step
   }
 }
+
+TEST_CASE("BlockMt64 stops counting failed trials at a limit, one draw per trial") {
+  std::mt19937_64 ref(5);
+  BlockMt64 rng(5);
+  // Threshold 0: no trial succeeds, so without the limit the count never ends.
+  for (std::uint64_t limit : {0ull, 1ull, 311ull, 312ull, 1000ull}) {
+    INFO("limit " << limit);
+    REQUIRE(rng.count_at_least(0, limit) == limit);
+    for (std::uint64_t i = 0; i < limit; ++i) ref();
+    REQUIRE(rng() == ref());
+  }
+  // A success before the limit: the count of the draw-by-draw loop.
+  const std::uint64_t t = 0x0040000000000000ull;  // 1/64
+  for (int round = 0; round < 2000; ++round) {
+    std::uint64_t n = 0;
+    while (ref() >= t && ++n < 100) {
+    }
+    const std::uint64_t got = rng.count_at_least(t, 100);
+    REQUIRE(got == n);
+    REQUIRE(rng() == ref());
+  }
+}

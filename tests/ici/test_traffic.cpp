@@ -73,3 +73,33 @@ TEST_CASE("transpose needs symmetric dimensions") {
   BlockMt64 rng(1);
   CHECK(p.destination(s.chip_at({1, 2}), rng) == s.chip_at({2, 1}));
 }
+
+TEST_CASE("a load too low to create a packet in the run ends with nothing measured") {
+  const IciConfig cfg = ring8();
+  // 1e-30 * 2^64 < 1: no Bernoulli trial can succeed. 1e-12: one packet
+  // in about 10^12 slots, and the run (270 us) has about 2.4 * 10^4 slots
+  // per chip (1024 B at 2 x 45 GB/s: 11.4 ns).
+  for (double load : {1e-30, 1e-12}) {
+    INFO("load " << load);
+    TorusFabric f(cfg);
+    const TrafficPattern pat(TrafficKind::kUniform, f.topology());
+    TrafficParams prm;
+    prm.load = load;
+    const TrafficPoint pt = run_traffic(f, f.topology(), pat, 45e9, prm);
+    CHECK(pt.measured == 0);
+    CHECK(pt.delivered == 0);
+    CHECK(pt.accepted_load == 0.0);
+    CHECK_FALSE(pt.saturated);
+  }
+}
+
+TEST_CASE("traffic rejects packets of no bytes, whose slots would take no time") {
+  const IciConfig cfg = ring8();
+  TorusFabric f(cfg);
+  const TrafficPattern pat(TrafficKind::kUniform, f.topology());
+  TrafficParams prm;
+  prm.packet_bytes = 0;
+  CHECK_THROWS_AS(run_traffic(f, f.topology(), pat, 45e9, prm), std::invalid_argument);
+  // The slot: 1024 B at 2 links x 45 GB/s.
+  CHECK(packet_slot_ps(f.topology(), 45e9, 1024) == Approx(1024 / 90e9 * 1e12));
+}
