@@ -52,23 +52,37 @@ std::uint64_t parse_size(const std::string& s) {
   return static_cast<std::uint64_t>(b);
 }
 
-/// "1KiB,1MiB" (a list) or "1KiB:1GiB" (powers of `factor` from lo to hi).
+constexpr std::size_t kMaxSizes = 1000;  // collective runs of one command
+
+/// "1KiB,1MiB" (a list) or "1KiB:1GiB" (powers of `factor` >= 2 from lo to hi).
 std::vector<std::uint64_t> parse_sizes(const std::string& s, std::uint64_t factor) {
   std::vector<std::uint64_t> out;
+  auto add = [&](std::uint64_t b) {
+    if (out.size() == kMaxSizes)
+      throw std::invalid_argument("--bytes: more than " + std::to_string(kMaxSizes) + " sizes");
+    out.push_back(b);
+  };
   const auto colon = s.find(':');
   if (colon != std::string::npos) {
     const std::uint64_t lo = parse_size(s.substr(0, colon)), hi = parse_size(s.substr(colon + 1));
     if (lo > hi) throw std::invalid_argument("--bytes: '" + s + "' has lo > hi");
-    for (std::uint64_t b = lo; b <= hi; b *= factor) out.push_back(b);
+    // b * factor <= hi exactly when b <= hi / factor: the product is formed
+    // only when it stays within hi, so it cannot wrap around.
+    for (std::uint64_t b = lo;; b *= factor) {
+      add(b);
+      if (b > hi / factor) break;
+    }
     return out;
   }
   std::stringstream ss(s);
   std::string item;
   while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(parse_size(item));
+    if (!item.empty()) add(parse_size(item));
   if (out.empty()) throw std::invalid_argument("--bytes: no sizes in '" + s + "'");
   return out;
 }
+
+constexpr std::size_t kMaxLoads = 10'000;  // traffic points of one command
 
 /// "0.05:0.95:0.1" -> 0.05, 0.15, ..., 0.95.
 std::vector<double> parse_sweep(const std::string& s) {
@@ -84,14 +98,18 @@ std::vector<double> parse_sweep(const std::string& s) {
       throw std::invalid_argument("--sweep: cannot read a number from '" + item + "' in '" + s + "'");
     }
   }
-  if (v.size() != 3 || !(v[2] > 0) || v[0] > v[1] || !(v[0] > 0) || v[1] > 1.0)
-    throw std::invalid_argument("--sweep: expected LO:HI:STEP with 0 < LO <= HI <= 1 and STEP > 0, got '" + s + "'");
+  if (v.size() != 3 || !(v[0] > 0 && v[0] <= v[1] && v[1] <= 1.0) || !(v[2] > 0 && std::isfinite(v[2])))
+    throw std::invalid_argument("--sweep: expected LO:HI:STEP with 0 < LO <= HI <= 1 and a finite STEP > 0, got '" +
+                                s + "'");
+  // The points LO + i * STEP up to HI, counted before any is made (a
+  // tolerance of 1e-9 steps absorbs the rounding of (HI - LO) / STEP).
+  const double steps = std::floor((v[1] - v[0]) / v[2] + 1e-9);
+  if (!(steps < static_cast<double>(kMaxLoads)))
+    throw std::invalid_argument("--sweep: '" + s + "' gives more than " + std::to_string(kMaxLoads) +
+                                " loads; take a larger STEP");
   std::vector<double> out;
-  for (int i = 0;; ++i) {
-    const double x = v[0] + i * v[2];
-    if (x > v[1] + 1e-9) break;
-    out.push_back(std::round(x * 1e9) / 1e9);
-  }
+  for (std::size_t i = 0; i <= static_cast<std::size_t>(steps); ++i)
+    out.push_back(std::round((v[0] + static_cast<double>(i) * v[2]) * 1e9) / 1e9);
   return out;
 }
 
@@ -106,6 +124,13 @@ nlohmann::json config_json(const IciConfig& c) {
 std::string fmt(double v, int prec) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(prec) << v;
+  return s.str();
+}
+
+/// `v` as a stream prints it by default: "1e-12", "0.5", "45".
+std::string shortest(double v) {
+  std::ostringstream s;
+  s << v;
   return s.str();
 }
 
@@ -194,10 +219,16 @@ int ici_main(int argc, char** argv) {
     const TrafficKind kind = parse_traffic(args["traffic"].as<std::string>());
     std::vector<double> loads;
     if (args.count("sweep") && args.count("load")) throw std::invalid_argument("give --sweep or --load, not both");
-    if (args.count("load")) loads = {args["load"].as<double>()};
-    else loads = parse_sweep(args.count("sweep") ? args["sweep"].as<std::string>() : "0.05:0.95:0.1");
+    if (args.count("load")) {
+      loads = {args["load"].as<double>()};
+      if (!(loads[0] > 0.0 && loads[0] <= 1.0))
+        throw std::invalid_argument("--load: must be in (0, 1], got " + shortest(loads[0]));
+    } else {
+      loads = parse_sweep(args.count("sweep") ? args["sweep"].as<std::string>() : "0.05:0.95:0.1");
+    }
     TrafficParams prm;
     prm.packet_bytes = args["packet-bytes"].as<std::uint32_t>();
+    if (prm.packet_bytes == 0) throw std::invalid_argument("--packet-bytes: must be at least 1");
     auto ns = [&](const char* k) {
       const double v = args[k].as<double>();
       if (!(v >= 0) || v > 1e12) throw std::invalid_argument(std::string("--") + k + " must be in [0, 1e12]");
@@ -206,6 +237,16 @@ int ici_main(int argc, char** argv) {
     prm.warmup_ps = ns("warmup-ns");
     prm.measure_ps = ns("measure-ns");
     prm.drain_limit_ps = ns("drain-ns");
+    // A source has one packet slot per packet time at its full bandwidth; a
+    // window shorter than a slot could measure nothing.
+    const double slot_ps = packet_slot_ps(topo, static_cast<double>(cfg.link_bytes_per_s()), prm.packet_bytes);
+    if (static_cast<double>(prm.measure_ps) < slot_ps)
+      throw std::invalid_argument("--measure-ns " + shortest(args["measure-ns"].as<double>()) +
+                                  " is shorter than one packet slot: " + fmt(slot_ps / 1000.0, 3) + " ns for " +
+                                  std::to_string(prm.packet_bytes) + " B (--packet-bytes) over " +
+                                  std::to_string(2 * std::max(1u, topo.active_dims())) + " links of " +
+                                  shortest(cfg.link_gbps) + " GB/s (ici.link.bandwidth_gbps in " +
+                                  args["config"].as<std::string>() + "), so no packet could be measured");
     prm.seed = args["seed"].as<std::uint64_t>();
     const TrafficPattern pattern(kind, topo, args["hotspot-chip"].as<std::uint32_t>(),
                                  args["hotspot-fraction"].as<double>());

@@ -1,0 +1,63 @@
+#!/bin/sh
+# usage: cli_bad_args.sh MXCOSIM CONFIG_DIR
+# Bad `mxcosim ici` arguments end at once with exit code 2 and a message
+# naming the option at fault; ranges that would run away are refused or cut
+# where they end.
+m=$1 cfgs=$2
+ring=$cfgs/ring4.yaml
+fail=0
+expect() {  # expect MESSAGE-PATTERN ARGS...: exit 2 and the message
+  want=$1
+  shift
+  out=$(timeout 60 "$m" ici "$@" 2>&1)
+  rc=$?
+  if [ $rc -ne 2 ] || ! printf '%s\n' "$out" | grep -Fq -- "$want"; then
+    echo "cli_bad_args: '$*' gave exit $rc and: $out (wanted exit 2 and '$want')" >&2
+    fail=1
+  fi
+}
+column() {  # column N ARGS...: field N of the CSV rows of a run that must pass
+  n=$1
+  shift
+  out=$(timeout 60 "$m" ici "$@" --csv 2>&1)
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    echo "cli_bad_args: '$*' gave exit $rc and: $out" >&2
+    fail=1
+  fi
+  printf '%s\n' "$out" | tail -n +2 | cut -d, -f"$n" | tr '\n' ' '
+}
+same() {  # same GOT WANT WHAT
+  if [ "$1" != "$2" ]; then
+    echo "cli_bad_args: $3 gave '$1', wanted '$2'" >&2
+    fail=1
+  fi
+}
+# --bytes LO:HI: the sizes stop at the last power below HI, never wrapping
+# around 2^64 (a factor of 2^63 once went 2, 0, 0, ... until memory ran out).
+same "$(column 1 --config "$ring" --model analytic --collective allreduce --bytes 2:4 --bytes-factor 9223372036854775808)" \
+  "2 " "--bytes 2:4 --bytes-factor 2^63"
+same "$(column 1 --config "$ring" --model analytic --collective allreduce --bytes 3:64GiB --bytes-factor 6148914691236517206)" \
+  "3 " "--bytes 3:64GiB --bytes-factor 6148914691236517206"
+same "$(column 1 --config "$ring" --model analytic --collective allreduce --bytes 1KiB:5KiB --bytes-factor 2)" \
+  "1024 2048 4096 " "--bytes 1KiB:5KiB --bytes-factor 2"
+expect "--bytes-factor must be >= 2" --collective allreduce --bytes 1:4 --bytes-factor 1 --config "$ring"
+expect "--bytes: more than 1000 sizes" --collective allreduce --config "$ring" --model analytic \
+  --bytes "$(seq -s, 1 1001)"
+# --sweep: the number of loads is known before any is made.
+expect "--sweep: '0.1:1:1e-12' gives more than 10000 loads" --traffic uniform --sweep 0.1:1:1e-12 --config "$ring"
+same "$(column 1 --config "$ring" --traffic uniform --sweep 0.1:0.1:1e-300 --measure-ns 1000)" "0.100 " \
+  "--sweep 0.1:0.1:1e-300"
+same "$(column 1 --config "$ring" --traffic uniform --sweep 0.05:0.25:0.1 --measure-ns 1000)" "0.050 0.150 0.250 " \
+  "--sweep 0.05:0.25:0.1"
+expect "--sweep: expected LO:HI:STEP" --traffic uniform --sweep 0.1:0.3:inf --config "$ring"
+# --packet-bytes: 0 made every slot last no time; a window shorter than one
+# slot measured nothing and reported the nominal load.
+expect "--packet-bytes: must be at least 1" --traffic uniform --packet-bytes 0 --config "$ring"
+expect "--measure-ns 1000 is shorter than one packet slot: 47721858.833 ns for 4294967295 B (--packet-bytes) over 2 links of 45 GB/s (ici.link.bandwidth_gbps" \
+  --traffic uniform --packet-bytes 4294967295 --measure-ns 1000 --config "$ring"
+# --load below 2^-64 (no trial can succeed) ends with nothing measured.
+same "$(column 5 --config "$ring" --traffic uniform --load 1e-30)" "0 " "--load 1e-30"
+expect "--load: must be in (0, 1], got 0" --traffic uniform --load 0 --config "$ring"
+[ $fail -eq 0 ] && echo "cli_bad_args: ok"
+exit $fail
