@@ -42,23 +42,51 @@ StepCost step_cost(const Phase& ph, std::uint32_t step, const Topology& topo, co
 BoundTerms schedule_bound(const Schedule& s, const Topology& topo, const IciConfig& cfg) {
   const Groups groups(topo);
   const DimensionOrderRouter router(topo);
-  std::vector<std::uint64_t> load(static_cast<std::size_t>(topo.num_chips()) * topo.num_ports());
+  const std::uint32_t chips = topo.num_chips();
+  std::vector<std::uint64_t> load(static_cast<std::size_t>(chips) * topo.num_ports());
   const double a = static_cast<double>(cfg.router_latency_ps + cfg.link_latency_ps);
   const double b = 1e12 / static_cast<double>(cfg.link_bytes_per_s());
+  // chain[c]: hops of the longest chain of messages, one per step so far,
+  // each sent when its sender had received the one before, that ends at c.
+  std::vector<std::uint64_t> chain(chips), next(chips);
+  std::vector<std::uint32_t> from(chips), hops(chips);
+  std::vector<std::uint32_t> peers;
   BoundTerms worst;
   double worst_total = -1;
   for (const Stream& st : s.streams) {
-    double lat = 0, bw = 0;
+    std::fill(chain.begin(), chain.end(), 0);
+    double bw = 0;
     for (const Phase& ph : st.phases) {
-      // Shift and direct steps repeat the same traffic; pairwise steps differ.
-      const std::uint32_t distinct = ph.pattern == Pattern::kPairwise ? ph.steps : std::min(ph.steps, 1u);
-      for (std::uint32_t step = 0; step < distinct; ++step) {
-        const StepCost c = step_cost(ph, step, topo, groups, router, load);
-        const double times = ph.pattern == Pattern::kPairwise ? 1.0 : ph.steps;
-        lat += times * a * c.max_hops;
-        bw += times * b * static_cast<double>(c.max_link_bytes);
+      if (ph.pattern == Pattern::kShift) {
+        // Each chip waits for one message per step, always from the same
+        // sender, and sends its next one then: chains add the hops of the
+        // messages on them. Every message carries step_bytes on links of
+        // its own (a shift step sends one message each way along a ring).
+        for (std::uint32_t c = 0; c < chips; ++c) {
+          peers.clear();
+          groups.peers(c, ph, 0, peers);
+          from[peers[0]] = c;
+          hops[peers[0]] = static_cast<std::uint32_t>(router.path(c, peers[0]).size());
+        }
+        for (std::uint32_t step = 0; step < ph.steps; ++step) {
+          for (std::uint32_t d = 0; d < chips; ++d) next[d] = chain[from[d]] + hops[d];
+          chain.swap(next);
+        }
+        bw += ph.steps * b * static_cast<double>(ph.step_bytes);
+        continue;
       }
+      // All-to-all: a step-synchronous estimate, every step costing its
+      // longest message and its busiest link.
+      const std::uint64_t start = *std::max_element(chain.begin(), chain.end());
+      std::uint64_t h = 0;
+      for (std::uint32_t step = 0; step < ph.steps; ++step) {
+        const StepCost c = step_cost(ph, step, topo, groups, router, load);
+        h += c.max_hops;
+        bw += b * static_cast<double>(c.max_link_bytes);
+      }
+      std::fill(chain.begin(), chain.end(), start + h);
     }
+    const double lat = a * static_cast<double>(*std::max_element(chain.begin(), chain.end()));
     if (lat + bw > worst_total) {
       worst_total = lat + bw;
       worst.latency_ps = lat;

@@ -112,6 +112,49 @@ TEST_CASE("the analytic fabric gives the bound plus header overhead") {
   CHECK(static_cast<double>(o.time) <= 1.03 * static_cast<double>(o.bound));
 }
 
+TEST_CASE("the bound of a ring on a 3-chip line charges each hop of the critical chain once") {
+  // Snake ring 0 -> 1 -> 2 -> 0 on a line without wraparound: 2 -> 0 goes
+  // back over two hops. Chip c starts a step when its message of the step
+  // before has come, so the last of the 4 all-reduce steps ends after the
+  // longest chain of 4 messages, 2 -> 0 -> 1 -> 2 -> 0: 2 + 1 + 1 + 2 = 6
+  // hops, each message 1000 B (3000 / 3) of payload. Zero-load: 6 a plus 4
+  // serialisations of 1000 + 64 B, 23 644.4 ps rounded up to 23 645 ps.
+  IciConfig cfg = pod({3});
+  cfg.wrap = {false};
+  const Time expect_time = 6'000'000 + 4 * 23'645;
+  const Outcome an = run<AnalyticFabric>(cfg, Collective::kAllReduce, Algorithm::kRing, 3000);
+  const Outcome pk = run<TorusFabric>(cfg, Collective::kAllReduce, Algorithm::kRing, 3000);
+  CHECK(an.time == expect_time);
+  CHECK(pk.time == expect_time);  // no two messages share a link
+  CHECK(an.terms.latency_ps == Approx(6 * kA));
+  CHECK(an.terms.bandwidth_ps == Approx(4 * 1000 * kB));
+  CHECK(an.bound <= an.time);
+}
+
+TEST_CASE("the bound of reduce-scatter, all-gather and all-reduce is at most the simulated time") {
+  struct Topo {
+    std::vector<std::uint32_t> dims;
+    std::vector<bool> wrap;
+  };
+  const Topo topos[] = {{{3}, {false}},          {{5}, {false}},       {{3}, {true}},
+                        {{2, 3}, {true}},        {{3, 5}, {true}},     {{3, 3}, {false}},
+                        {{4, 4}, {true}},        {{3, 4}, {false, true}}, {{2, 3, 2}, {true, false, true}}};
+  for (const Topo& t : topos) {
+    IciConfig cfg = pod(t.dims);
+    cfg.wrap = t.wrap;
+    for (Collective c : {Collective::kReduceScatter, Collective::kAllGather, Collective::kAllReduce})
+      for (Algorithm a : {Algorithm::kRing, Algorithm::kBidirRing, Algorithm::kDimOrder, Algorithm::kAllAxes})
+        for (std::uint64_t bytes : {1000ull, 1ull << 20}) {
+          INFO(to_string(c) << "/" << to_string(a) << " " << bytes << " B on " << t.dims.size() << "-D, "
+                            << t.dims[0] << " first, wrap " << t.wrap[0]);
+          const Outcome pk = run<TorusFabric>(cfg, c, a, bytes);
+          const Outcome an = run<AnalyticFabric>(cfg, c, a, bytes);
+          CHECK(pk.bound <= pk.time);
+          CHECK(an.bound <= an.time);
+        }
+  }
+}
+
 TEST_CASE("all-to-all completes on both fabrics and contention only adds time") {
   for (Algorithm a : {Algorithm::kRing, Algorithm::kBidirRing, Algorithm::kDimOrder, Algorithm::kAllAxes}) {
     INFO(to_string(a));
