@@ -36,6 +36,12 @@ TrafficPattern::TrafficPattern(TrafficKind kind, const Topology& topo, std::uint
     const auto& d = topo.dims();
     if (!std::equal(d.begin(), d.end(), d.rbegin()))
       throw std::invalid_argument("traffic: transpose needs dimension sizes that read the same reversed");
+    // A chip is its own transpose when its coordinates read the same
+    // reversed: all chips are when only a middle dimension has size > 1.
+    if (std::count_if(d.begin(), d.end(), [](std::uint32_t k) { return k > 1; }) < 2)
+      throw std::invalid_argument(
+          "traffic: transpose needs at least two dimensions larger than 1; with one every chip is its own "
+          "transpose and nothing would be sent");
   }
   m_neighbours.resize(topo.num_chips());
   for (std::uint32_t c = 0; c < topo.num_chips(); ++c) {

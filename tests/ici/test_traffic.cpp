@@ -65,9 +65,16 @@ TEST_CASE("a traffic run replays bit for bit with the same seed") {
   CHECK(x.measured != z.measured);
 }
 
-TEST_CASE("transpose needs symmetric dimensions") {
+TEST_CASE("transpose needs symmetric dimensions, two of them larger than 1") {
   const Topology t({4, 2}, {true});
   CHECK_THROWS(TrafficPattern(TrafficKind::kTranspose, t));
+  // One dimension larger than 1: every chip is its own transpose.
+  CHECK_THROWS_AS(TrafficPattern(TrafficKind::kTranspose, Topology({4}, {true})), std::invalid_argument);
+  CHECK_THROWS_AS(TrafficPattern(TrafficKind::kTranspose, Topology({1, 5, 1}, {true})), std::invalid_argument);
+  const Topology m({2, 1, 2}, {true});  // (1, 0, 0) <-> (0, 0, 1)
+  const TrafficPattern pm(TrafficKind::kTranspose, m);
+  BlockMt64 r(1);
+  CHECK(pm.destination(m.chip_at({1, 0, 0}), r) == m.chip_at({0, 0, 1}));
   const Topology s({4, 4}, {true});
   const TrafficPattern p(TrafficKind::kTranspose, s);
   BlockMt64 rng(1);
