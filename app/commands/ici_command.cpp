@@ -259,12 +259,16 @@ int ici_main(int argc, char** argv) {
       prm.load = load;
       auto fabric = make_fabric(cfg);
       const TrafficPoint p = run_traffic(*fabric, topo, pattern, static_cast<double>(cfg.link_bytes_per_s()), prm);
+      // With no measured packet delivered there is no latency: null, "n/a".
+      const bool has_latency = p.delivered > 0;
       pts.push_back({{"offered_load", p.offered_load}, {"accepted_load", p.accepted_load},
-                     {"avg_latency_ns", p.avg_latency_ns}, {"max_latency_ns", p.max_latency_ns},
+                     {"avg_latency_ns", has_latency ? nlohmann::json(p.avg_latency_ns) : nlohmann::json()},
+                     {"max_latency_ns", has_latency ? nlohmann::json(p.max_latency_ns) : nlohmann::json()},
                      {"measured_packets", p.measured}, {"delivered_packets", p.delivered},
                      {"saturated", p.saturated}});
-      rows.push_back({fmt(p.offered_load, 3), fmt(p.accepted_load, 3), fmt(p.avg_latency_ns, 1),
-                      fmt(p.max_latency_ns, 1), std::to_string(p.measured), p.saturated ? "yes" : "no"});
+      rows.push_back({fmt(p.offered_load, 3), fmt(p.accepted_load, 3),
+                      has_latency ? fmt(p.avg_latency_ns, 1) : "n/a", has_latency ? fmt(p.max_latency_ns, 1) : "n/a",
+                      std::to_string(p.measured), p.saturated ? "yes" : "no"});
     }
     if (!csv)
       std::cout << topo.describe() << ", " << cfg.model << " model, " << to_string(kind) << " traffic, "

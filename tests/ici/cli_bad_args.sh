@@ -57,7 +57,16 @@ expect "--packet-bytes: must be at least 1" --traffic uniform --packet-bytes 0 -
 expect "--measure-ns 1000 is shorter than one packet slot: 47721858.833 ns for 4294967295 B (--packet-bytes) over 2 links of 45 GB/s (ici.link.bandwidth_gbps" \
   --traffic uniform --packet-bytes 4294967295 --measure-ns 1000 --config "$ring"
 # --load below 2^-64 (no trial can succeed) ends with nothing measured.
-same "$(column 5 --config "$ring" --traffic uniform --load 1e-30)" "0 " "--load 1e-30"
+same "$(column 3 --config "$ring" --traffic uniform --load 1e-30)" "n/a " "--load 1e-30: latency"
+same "$(column 5 --config "$ring" --traffic uniform --load 1e-30)" "0 " "--load 1e-30: packets"
 expect "--load: must be in (0, 1], got 0" --traffic uniform --load 0 --config "$ring"
+# A saturated point whose measured packets all stayed in the fabric has no
+# latency (it printed 0.0): n/a in the table, null in JSON.
+mesh=$cfgs/mesh3x3_q1.yaml
+row=$(timeout 60 "$m" ici --config "$mesh" --traffic transpose --load 0.5 --csv | tail -n 1)
+same "$(printf '%s' "$row" | cut -d, -f3,4,6)" "n/a,n/a,yes" "transpose 0.5 on mesh3x3_q1"
+same "$(printf '%s' "$row" | cut -d, -f5 | grep -c '^[1-9]')" "1" "transpose 0.5 on mesh3x3_q1: measured packets"
+# transpose on a ring: every chip is its own transpose (it ran and sent nothing).
+expect "traffic: transpose needs at least two dimensions larger than 1" --traffic transpose --config "$ring"
 [ $fail -eq 0 ] && echo "cli_bad_args: ok"
 exit $fail
