@@ -98,10 +98,13 @@ std::uint64_t program_macs(const Program& p) {
   return total;
 }
 
-std::uint64_t macs(const Workload& w) {
-  if (w.kind == "program") return program_macs(load_program_file(w.program_file));
-  if (w.kind == "mlp") return std::uint64_t{w.m} * w.k * w.hidden + std::uint64_t{w.m} * w.hidden * w.n;
-  return std::uint64_t{w.m} * w.k * w.n;
+/// The workload's multiply-accumulates, exact in 128 bits (m * k * n reaches
+/// 2^96) and rounded once to a double.
+double macs(const Workload& w) {
+  using u128 = unsigned __int128;
+  if (w.kind == "program") return static_cast<double>(program_macs(load_program_file(w.program_file)));
+  if (w.kind == "mlp") return static_cast<double>(u128{w.m} * w.k * w.hidden + u128{w.m} * w.hidden * w.n);
+  return static_cast<double>(u128{w.m} * w.k * w.n);
 }
 
 TileGeometry geometry(const Machine& mc) {
@@ -153,7 +156,7 @@ Outcome run_analytic(const Workload& w, const Machine& mc) {
     o.array_cycles += r.compute_cycles + r.ici_cycles;
     o.scalesim_cycles += r.scalesim_total_cycles;
   }
-  o.utilization = static_cast<double>(macs(w)) /
+  o.utilization = macs(w) /
                   (static_cast<double>(w.chips) * mc.rows * mc.cols * static_cast<double>(o.cycles));
   const double seconds = static_cast<double>(o.cycles) / (mc.clock_mhz * 1e6);
   o.achieved_gbps = static_cast<double>(o.read_bytes + o.write_bytes) / seconds / 1e9;
@@ -198,7 +201,7 @@ Outcome run_model(const Workload& w, const Machine& mc) {
   o.counters = r.counters;
   for (const auto& p : programs) o.instructions += p.size();
   if (o.cycles > 0) {
-    o.utilization = static_cast<double>(macs(w)) / (static_cast<double>(P) * mc.rows * mc.cols * static_cast<double>(o.cycles));
+    o.utilization = macs(w) / (static_cast<double>(P) * mc.rows * mc.cols * static_cast<double>(o.cycles));
     const double seconds = static_cast<double>(o.cycles) / (mc.clock_mhz * 1e6);
     o.achieved_gbps = static_cast<double>(o.read_bytes + o.write_bytes) / seconds / 1e9;
   }

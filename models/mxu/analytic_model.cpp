@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -9,13 +10,30 @@ namespace mxc {
 
 namespace {
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
-std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return ceil_div(v, a) * a; }
+using u128 = unsigned __int128;
 
-/// Cycles to move `bytes` at `gbps` GB/s with a `mhz` clock, rounded up.
-std::uint64_t transfer_cycles(std::uint64_t bytes, double gbps, double mhz) {
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+u128 ceil_div_wide(u128 a, u128 b) { return (a + b - 1) / b; }
+u128 round_up(std::uint64_t v, std::uint64_t a) { return u128{ceil_div(v, a)} * a; }
+
+constexpr u128 kMax64 = ~std::uint64_t{0};
+
+[[noreturn]] void fail(const std::string& field, const std::string& why) {
+  throw std::invalid_argument("analytic model: " + field + " " + why);
+}
+
+/// Cycles to move `bytes` at `gbps` GB/s with a `mhz` clock, rounded up;
+/// throws naming `field` (the bandwidth) when they do not fit in 64 bits.
+std::uint64_t transfer_cycles(std::uint64_t bytes, double gbps, double mhz, const char* field) {
   if (gbps <= 0 || bytes == 0) return 0;
-  return static_cast<std::uint64_t>(std::ceil(static_cast<double>(bytes) * mhz / (gbps * 1000.0) - 1e-9));
+  const double cycles = std::ceil(static_cast<double>(bytes) * mhz / (gbps * 1000.0) - 1e-9);
+  // 2^64: the first double a std::uint64_t cannot hold.
+  if (!(cycles < 18446744073709551616.0)) {
+    std::ostringstream why;
+    why << gbps << " GB/s is too low: " << bytes << " bytes would take more than 2^64 cycles";
+    fail(field, why.str());
+  }
+  return static_cast<std::uint64_t>(cycles);
 }
 
 }  // namespace
@@ -46,57 +64,64 @@ AnalyticResult analyze_gemm(const AnalyticConfig& c) {
 
   AnalyticResult r;
   const std::uint64_t kf = ceil_div(K, R), nf = ceil_div(N, C), mblocks = ceil_div(M, mb);
-  r.folds = mblocks * kf * nf;
+  // The M x K x N problem is too large when a count it implies does not fit
+  // in 64 bits (all of them are computed in 128).
+  const auto fit = [&](u128 v, const char* what) {
+    if (v > kMax64)
+      fail("m x k x n", "= " + std::to_string(c.m) + " x " + std::to_string(c.k) + " x " + std::to_string(c.n) +
+                            " is too large: its " + what + " do not fit in 64 bits");
+    return static_cast<std::uint64_t>(v);
+  };
+  r.folds = fit(u128{mblocks} * kf * nf, "folds");
 
-  // Folds in program order: M blocks outer, then N, then K; fold f streams m_f rows.
-  std::uint64_t sum_plain = 0, sum_overlap = 0, last_m = 0;
-  for (std::uint64_t b = 0; b < mblocks; ++b) {
-    const std::uint64_t m_f = std::min(mb, M - b * mb);
-    const std::uint64_t count = kf * nf;
-    sum_plain += count * (2 * R + C + m_f - 2);
-    // With double buffering fold f+1 starts streaming max(m_f, R) after fold f
-    // (its R-cycle weight shift overlaps fold f's streaming).
-    sum_overlap += count * std::max(m_f, R);
-    last_m = m_f;
-  }
+  // Folds in program order: M blocks outer, then N, then K; fold f streams
+  // m_f rows: mb for every M block but the last, which streams the rest.
+  const std::uint64_t m_last = M - (mblocks - 1) * mb;
+  const u128 count = u128{kf} * nf;
+  const u128 sum_plain = count * (u128{mblocks} * (2 * R + C - 2) + M);
+  // With double buffering fold f+1 starts streaming max(m_f, R) after fold f
+  // (its R-cycle weight shift overlaps fold f's streaming).
+  const u128 sum_overlap = count * (u128{mblocks - 1} * std::max(mb, R) + std::max(m_last, R));
   if (c.double_buffer) {
     // R to shift the first weights, the folds back to back, then the last
-    // fold's tail: it streams last_m (not max(last_m, R)) and drains R + C - 2.
-    r.compute_cycles = R + sum_overlap - std::max(last_m, R) + last_m + R + C - 2;
+    // fold's tail: it streams m_last (not max(m_last, R)) and drains R + C - 2.
+    r.compute_cycles = fit(R + sum_overlap - std::max(m_last, R) + m_last + R + C - 2, "cycles");
   } else {
-    r.compute_cycles = sum_plain;
+    r.compute_cycles = fit(sum_plain, "cycles");
   }
-  r.scalesim_total_cycles = sum_plain - 1;
+  r.scalesim_total_cycles = fit(sum_plain - 1, "cycles");
 
   // HBM traffic as the GEMM compiler moves it: per fold an A block (m_f rows
   // of kb elements) and a B block (kb rows of nb elements), each row rounded
   // up to whole beats; C written once, 32-bit, per N fold in rows of nb.
-  for (std::uint64_t b = 0; b < mblocks; ++b) {
-    const std::uint64_t m_f = std::min(mb, M - b * mb);
-    for (std::uint64_t nfi = 0; nfi < nf; ++nfi) {
-      const std::uint64_t nb = std::min(C, N - nfi * C);
-      for (std::uint64_t kfi = 0; kfi < kf; ++kfi) {
-        const std::uint64_t kb = std::min(R, K - kfi * R);
-        r.hbm_read_bytes += m_f * round_up(kb * eb, beat) + kb * round_up(nb * eb, beat);
-      }
-      r.hbm_write_bytes += m_f * round_up(nb * 4, beat);
-    }
-  }
+  // Every K fold but the last is R deep, every N fold but the last C wide, so
+  // summed over the folds: A M * nf * a_rows, B mblocks * K * b_rows, C M * c_rows,
+  // a_rows, b_rows and c_rows being the beat-rounded row bytes summed over one
+  // set of K (A) or N (B, C) folds.
+  const std::uint64_t k_last = K - (kf - 1) * R, n_last = N - (nf - 1) * C;
+  const u128 a_rows = u128{kf - 1} * round_up(R * eb, beat) + round_up(k_last * eb, beat);
+  const u128 b_rows = u128{nf - 1} * round_up(C * eb, beat) + round_up(n_last * eb, beat);
+  const u128 c_rows = u128{nf - 1} * round_up(C * 4, beat) + round_up(n_last * 4, beat);
+  const u128 read = u128{M} * nf * a_rows + u128{mblocks} * K * b_rows;
+  const u128 write = u128{M} * c_rows;
+  r.hbm_read_bytes = fit(read, "HBM bytes");
+  r.hbm_write_bytes = fit(write, "HBM bytes");
+  fit(read + write, "HBM bytes");
 
   const double macs = static_cast<double>(M) * static_cast<double>(K) * static_cast<double>(N);
-  r.compute_bound_cycles = ceil_div(M * K * N, R * C);
+  r.compute_bound_cycles = fit(ceil_div_wide(u128{M} * K * N, u128{R} * C), "cycles");
   const std::uint64_t bytes = r.hbm_read_bytes + r.hbm_write_bytes;
-  r.memory_bound_cycles = transfer_cycles(bytes, c.hbm_gbps, c.clock_mhz);
+  r.memory_bound_cycles = transfer_cycles(bytes, c.hbm_gbps, c.clock_mhz, "hbm_gbps");
   if (c.port_bytes_per_cycle) r.memory_bound_cycles = std::max(r.memory_bound_cycles, ceil_div(bytes, c.port_bytes_per_cycle));
   if (c.chips > 1) {
     // Ring reduce-scatter or all-gather of the M x N 32-bit result: each chip
     // sends (p - 1) / p of it (REFERENCE.md, alpha-beta costs; alpha ignored).
-    const std::uint64_t full = std::uint64_t{c.m} * c.n * 4;
-    r.ici_bytes = full * (c.chips - 1) / c.chips;
-    r.ici_cycles = transfer_cycles(r.ici_bytes, c.ici_gbps, c.clock_mhz);
+    const u128 full = u128{c.m} * c.n * 4;
+    r.ici_bytes = fit(full * (c.chips - 1) / c.chips, "ICI bytes");
+    r.ici_cycles = transfer_cycles(r.ici_bytes, c.ici_gbps, c.clock_mhz, "ici_gbps");
   }
-  r.roofline_cycles = std::max(r.compute_bound_cycles, r.memory_bound_cycles) + r.ici_cycles;
-  r.cycles = std::max(r.compute_cycles, r.memory_bound_cycles) + r.ici_cycles;
+  r.roofline_cycles = fit(u128{std::max(r.compute_bound_cycles, r.memory_bound_cycles)} + r.ici_cycles, "cycles");
+  r.cycles = fit(u128{std::max(r.compute_cycles, r.memory_bound_cycles)} + r.ici_cycles, "cycles");
   r.utilization = macs / (static_cast<double>(R * C) * static_cast<double>(r.cycles));
   r.arithmetic_intensity = macs / static_cast<double>(r.hbm_read_bytes + r.hbm_write_bytes);
   return r;

@@ -137,3 +137,42 @@ TEST_CASE("analytic: bad input names the field") {
   CHECK_THROWS_WITH(analyze_gemm(cfg(0, 4, 1, 1, 1, true)), "analytic model: rows must be >= 1");
   CHECK_THROWS_WITH(analyze_gemm(cfg(4, 4, 1, 0, 1, true)), "analytic model: k must be >= 1");
 }
+
+TEST_CASE("analytic: the cost does not grow with the problem; counts past 64 bits are refused") {
+  // 10^7 cubed on 128x128, no double buffering: 78125 x 78125 folds of
+  // 2 * 128 + 128 + 10^7 - 2 cycles; 10^21 MACs (past 2^64) / 128^2 bound the
+  // array at 61035156250000000 cycles.
+  AnalyticConfig a = cfg(128, 128, 10'000'000, 10'000'000, 10'000'000, false);
+  a.beat_bytes = 32;
+  AnalyticResult r = analyze_gemm(a);
+  CHECK(r.folds == 6103515625ull);
+  CHECK(r.compute_cycles == 6103515625ull * 10000382);
+  CHECK(r.compute_bound_cycles == 61035156250000000ull);
+  CHECK(r.utilization == Approx(1e21 / (16384.0 * 6103515625.0 * 10000382.0)));
+  // A (256-byte rows) read once per N fold, B once, C written once.
+  CHECK(r.hbm_read_bytes == 10'000'000ull * 78125 * 20'000'000 + 200'000'000'000'000ull);
+  CHECK(r.hbm_write_bytes == 400'000'000'000'000ull);
+  // M blocks of one row: 2^32 - 1 folds of 2 * 1 + 1 + 1 - 2 = 2 cycles,
+  // each reading one int8 element of A and one of B.
+  AnalyticConfig b = cfg(1, 1, 4294967295u, 1, 1, false);
+  b.dtype = DType::kInt8;
+  b.m_block = 1;
+  CHECK(analyze_gemm(b).compute_cycles == 2ull * 4294967295u);
+  CHECK(analyze_gemm(b).hbm_read_bytes == 2ull * 4294967295u);
+  // (2^32 - 1)^3 MACs on 128x128: about 2^82 cycles.
+  CHECK_THROWS_WITH(analyze_gemm(cfg(128, 128, 4294967295u, 4294967295u, 4294967295u, true)),
+                    "analytic model: m x k x n = 4294967295 x 4294967295 x 4294967295 is too large: its cycles do "
+                    "not fit in 64 bits");
+}
+
+TEST_CASE("analytic: a collective whose time does not fit in 64 bits is refused") {
+  // 4 chips, K split: each sends 3/4 of the 1024 x 1024 x 4 B result,
+  // 3145728 B; at 1e-9 GB/s (1 B/s) and 1 GHz that is 3145728 s = 3.145728e15 cycles.
+  AnalyticConfig a = cfg(128, 128, 1024, 1024, 1024, true);
+  a.chips = 4;
+  a.ici_gbps = 1e-9;
+  CHECK(analyze_gemm(a).ici_cycles == 3145728000000000ull);
+  a.ici_gbps = 1e-300;
+  CHECK_THROWS_WITH(analyze_gemm(a), Catch::StartsWith("analytic model: ici_gbps 1e-300 GB/s is too low: 3145728 "
+                                                       "bytes would take more than 2^64 cycles"));
+}
