@@ -94,8 +94,8 @@ Workload mlp(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeomet
   return w;
 }
 
-Workload program_file(const WorkloadSpec& spec, const SystemConfig& cfg) {
-  const Program p = load_program_file(spec.program_file);
+Workload program_file(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeometry& geo) {
+  const Program p = load_program_file(spec.program_file, geo);
   Workload w;
   w.description = "program " + spec.program_file;
   w.check_whole_image = true;
@@ -109,7 +109,7 @@ Workload program_file(const WorkloadSpec& spec, const SystemConfig& cfg) {
 
 Workload build_workload(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeometry& geo,
                         std::uint64_t seed) {
-  if (spec.kind == "program") return program_file(spec, cfg);
+  if (spec.kind == "program") return program_file(spec, cfg, geo);
   if (spec.kind == "mlp") return mlp(spec, cfg, geo, seed);
   if (spec.kind != "gemm")
     throw std::invalid_argument("workload '" + spec.kind + "' is not one of gemm, mlp, program");

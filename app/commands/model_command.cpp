@@ -169,7 +169,7 @@ Outcome run_model(const Workload& w, const Machine& mc) {
   const TileGeometry geo = geometry(mc);
   std::vector<Program> programs;
   if (w.kind == "program") {
-    programs.push_back(load_program_file(w.program_file));
+    programs.push_back(load_program_file(w.program_file, geo));
   } else if (w.kind == "mlp") {
     if (w.chips != 1) throw std::runtime_error("--workload mlp runs on one chip (--chips 1)");
     MlpShape s{w.m, w.k, w.hidden, w.n, w.dtype, mlp_default_shift(w.k)};

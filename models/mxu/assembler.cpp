@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "models/mxu/instr_check.h"
+
 namespace mxc {
 
 namespace {
@@ -103,22 +105,43 @@ bool parse_instruction(const std::string& raw, const std::string& where, Instr& 
   return true;
 }
 
-Program parse_program(std::istream& in, const std::string& filename) {
+namespace {
+
+/// parse_program, and with `geo` each instruction checked against that tile.
+Program parse(std::istream& in, const std::string& filename, const TileGeometry* geo) {
   Program program;
   std::string line;
   for (std::size_t n = 1; std::getline(in, line); ++n) {
+    const std::string where = filename + ":" + std::to_string(n);
     Instr instr;
-    if (parse_instruction(line, filename + ":" + std::to_string(n), instr)) program.push_back(instr);
+    if (!parse_instruction(line, where, instr)) continue;
+    if (geo) {
+      try {
+        check_instruction(instr, *geo);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(where + ": " + e.what());
+      }
+    }
+    program.push_back(instr);
   }
   if (in.bad()) throw std::runtime_error(filename + ": read error");
+  if (geo && program.empty()) throw std::invalid_argument(filename + ": no instructions");
   return program;
 }
 
-Program load_program_file(const std::string& path) {
+Program load(const std::string& path, const TileGeometry* geo) {
   std::ifstream f(path);
   if (!f) throw std::runtime_error(path + ": cannot open program file");
-  return parse_program(f, path);
+  return parse(f, path, geo);
 }
+
+}  // namespace
+
+Program parse_program(std::istream& in, const std::string& filename) { return parse(in, filename, nullptr); }
+
+Program load_program_file(const std::string& path) { return load(path, nullptr); }
+
+Program load_program_file(const std::string& path, const TileGeometry& geo) { return load(path, &geo); }
 
 std::string format_program(const Program& program) {
   std::string text;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "models/mxu/instr.h"
+#include "models/mxu/tile_geometry.h"
 
 namespace mxc {
 
@@ -17,6 +18,11 @@ Program parse_program(std::istream& in, const std::string& filename);
 bool parse_instruction(const std::string& line, const std::string& where, Instr& out);
 /// Reads and parses the file at `path`; throws std::runtime_error if it cannot be read.
 Program load_program_file(const std::string& path);
+/// The same for a program to run on a tile of `geo`: also throws
+/// std::invalid_argument "FILE:LINE: field 'F': ..." for an instruction the
+/// tile cannot execute (check_instruction) and "FILE: no instructions" for a
+/// file without any.
+Program load_program_file(const std::string& path, const TileGeometry& geo);
 /// One line per instruction (describe()), each ending in '\n'.
 std::string format_program(const Program& program);
 

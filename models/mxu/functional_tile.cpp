@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/mxu/instr_check.h"
 #include "models/mxu/numerics.h"
 
 namespace mxc {
@@ -22,53 +23,10 @@ FunctionalTile::FunctionalTile(const TileGeometry& geometry, SparseMemory& hbm, 
 }
 
 void FunctionalTile::check(const Instr& in) const {
-  const auto fail = [&](const std::string& field, const std::string& why) {
-    throw std::invalid_argument("instruction '" + describe(in) + "': " + field + " " + why);
-  };
-  const std::uint32_t row_bytes = m_geo.sp_row_bytes();
-  const auto sp_range = [&](std::uint32_t first, std::uint32_t count) {
-    if (std::uint64_t{first} + count > m_geo.sp_rows)
-      fail("sp_row", "+ rows exceeds the scratchpad's " + std::to_string(m_geo.sp_rows) + " rows");
-  };
-  const auto acc_range = [&](std::uint32_t first, std::uint32_t count) {
-    if (std::uint64_t{first} + count > m_geo.acc_rows)
-      fail("acc_row", "+ rows exceeds the " + std::to_string(m_geo.acc_rows) + " accumulator rows");
-  };
-  switch (in.op) {
-    case Opcode::DMA_LOAD:
-    case Opcode::DMA_STORE:
-      if (in.rows == 0) fail("rows", "must be >= 1");
-      if (in.cols == 0 || in.cols > row_bytes) fail("cols", "must be in 1.." + std::to_string(row_bytes) + " bytes");
-      if (in.hbm_addr % m_geo.beat_bytes) fail("hbm_addr", "must be a multiple of the AXI beat");
-      if (in.hbm_stride % m_geo.beat_bytes) fail("hbm_stride", "must be a multiple of the AXI beat");
-      sp_range(in.sp_row, in.rows);
-      break;
-    case Opcode::LOAD_WEIGHTS:
-      if (in.rows == 0 || in.rows > m_geo.rows) fail("rows", "must be in 1.." + std::to_string(m_geo.rows));
-      if (in.cols == 0 || in.cols > m_geo.cols) fail("cols", "must be in 1.." + std::to_string(m_geo.cols));
-      sp_range(in.sp_row, in.rows);
-      break;
-    case Opcode::MATMUL:
-      if (in.rows == 0) fail("rows", "must be >= 1");
-      if (in.cols == 0 || in.cols > m_geo.rows) fail("cols", "must be in 1.." + std::to_string(m_geo.rows));
-      sp_range(in.sp_row, in.rows);
-      acc_range(in.acc_row, in.rows);
-      break;
-    case Opcode::OUTPUT:
-      if (in.rows == 0) fail("rows", "must be >= 1");
-      if (in.cols == 0 || in.cols > m_geo.cols) fail("cols", "must be in 1.." + std::to_string(m_geo.cols));
-      sp_range(in.sp_row, in.rows);
-      acc_range(in.acc_row, in.rows);
-      break;
-    case Opcode::ICI_SEND:
-      if (in.rows == 0) fail("rows", "must be >= 1");
-      if (in.cols == 0 || in.cols > row_bytes) fail("cols", "must be in 1.." + std::to_string(row_bytes) + " bytes");
-      sp_range(in.sp_row, in.rows);
-      break;
-    case Opcode::ICI_WAIT:
-    case Opcode::NOP:
-    case Opcode::FENCE:
-      break;
+  try {
+    check_instruction(in, m_geo);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("instruction '" + describe(in) + "': " + e.what());
   }
 }
 

@@ -174,6 +174,25 @@ TEST_CASE("a two-layer MLP and an assembly program run on the RTL and are checke
   CHECK(r.elements_checked > 0);
 }
 
+TEST_CASE("a program the tiles cannot execute, or without instructions, is refused before the run") {
+  // The default system's tile is 4x4 with 256 accumulator rows.
+  const auto path = std::filesystem::temp_directory_path() / "mxcosim_test_past_geometry.s";
+  SystemRunOptions o;
+  o.workload.kind = "program";
+  o.workload.program_file = path.string();
+  {
+    std::ofstream f(path);
+    f << "# loads five rows of weights into a four-row array\nload_weights rows=5 cols=4 sp_row=0\n";
+  }
+  CHECK_THROWS_WITH(run_system(o), path.string() + ":2: field 'rows': 5 exceeds the 4-row array");
+  {
+    std::ofstream f(path);
+    f << "# nothing\n";
+  }
+  CHECK_THROWS_WITH(run_system(o), path.string() + ": no instructions");
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("RTL and model tiles mix freely; model tiles' results are timing only and not data-checked") {
   SystemRunOptions o;
   o.system = load_system_config(kConfigs + "/chip2x2_mixed.yaml");

@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <sstream>
 
@@ -133,6 +134,63 @@ TEST_CASE("assembler: errors name the file, the line and the bad token") {
   CHECK(parse_error("output relu=2\n") == "prog.s:1: field 'relu': expected 0 or 1, not '2'");
   CHECK(parse_error("nop rows=99999999999999999999999\n").find("is too large") != std::string::npos);
   CHECK_THROWS_WITH(load_program_file("/nonexistent/x.s"), "/nonexistent/x.s: cannot open program file");
+}
+
+namespace {
+
+/// The error of loading `text` as a program for a tile of `geo` ("" if none).
+std::string geometry_error(const std::string& text, const TileGeometry& geo) {
+  const auto path = std::filesystem::temp_directory_path() / "mxcosim_test_geometry.s";
+  {
+    std::ofstream f(path);
+    f << text;
+  }
+  std::string error;
+  try {
+    load_program_file(path.string(), geo);
+  } catch (const std::invalid_argument& e) {
+    error = e.what();
+    const std::string prefix = path.string() + ":";
+    if (error.rfind(prefix, 0) == 0) error = "prog.s:" + error.substr(prefix.size());
+  }
+  std::filesystem::remove(path);
+  return error;
+}
+
+}  // namespace
+
+TEST_CASE("assembler: a program for a tile is checked against its geometry, naming line and field") {
+  const TileGeometry t;  // 4x4, 256 accumulator rows, 1024 scratchpad rows, 32-byte rows
+  CHECK(geometry_error("load_weights rows=99 cols=99 sp_row=0 dtype=int8 buf=0\n", t) ==
+        "prog.s:1: field 'rows': 99 exceeds the 4-row array");
+  CHECK(geometry_error("load_weights rows=4 cols=5 sp_row=0\n", t) ==
+        "prog.s:1: field 'cols': 5 exceeds the 4-column array");
+  CHECK(geometry_error("nop\nmatmul rows=2 cols=99 sp_row=2 acc_row=0 dtype=int8 buf=0\n", t) ==
+        "prog.s:2: field 'cols': 99 exceeds the 4-row array");
+  CHECK(geometry_error("matmul rows=2 cols=4 sp_row=2 acc_row=60000\n", t) ==
+        "prog.s:1: field 'acc_row': 60000 + rows 2 exceeds the 256 accumulator rows");
+  // 255 + 2 = 257 rows: one past the accumulators; 254 + 2 fits.
+  CHECK(geometry_error("output rows=2 cols=4 sp_row=0 acc_row=255\n", t) ==
+        "prog.s:1: field 'acc_row': 255 + rows 2 exceeds the 256 accumulator rows");
+  CHECK(geometry_error("output rows=2 cols=4 sp_row=0 acc_row=254\n", t).empty());
+  CHECK(geometry_error("dma_load rows=1 cols=32 sp_row=5000 hbm_addr=0 hbm_stride=32\n", t) ==
+        "prog.s:1: field 'sp_row': 5000 + rows 1 exceeds the 1024 scratchpad rows");
+  CHECK(geometry_error("dma_load rows=1 cols=33 sp_row=0\n", t) ==
+        "prog.s:1: field 'cols': 33 exceeds the 32 bytes of a scratchpad row");
+  CHECK(geometry_error("dma_store rows=1 cols=4 sp_row=0 hbm_addr=0x1010\n", t) ==
+        "prog.s:1: field 'hbm_addr': 4112 is not a multiple of the 32-byte AXI beat");
+  CHECK(geometry_error("ici_send rows=0 cols=4\n", t) == "prog.s:1: field 'rows': must be >= 1");
+  // A file without instructions is refused by name; one with only a comment too.
+  CHECK(geometry_error("", t) == "prog.s: no instructions");
+  CHECK(geometry_error("# nothing\n\n", t) == "prog.s: no instructions");
+  // The functional reference refuses the same instruction with the same words.
+  SparseMemory hbm;
+  FunctionalTile tile(t, hbm);
+  Instr lw;
+  lw.op = Opcode::LOAD_WEIGHTS;
+  lw.rows = 99;
+  lw.cols = 4;
+  CHECK_THROWS_WITH(tile.step(lw), Catch::EndsWith("': field 'rows': 99 exceeds the 4-row array"));
 }
 
 TEST_CASE("assembler: every hand-written program in tests/programs parses") {

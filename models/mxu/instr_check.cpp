@@ -1,0 +1,83 @@
+#include "models/mxu/instr_check.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace mxc {
+
+void check_instruction(const Instr& in, const TileGeometry& geo) {
+  const auto fail = [](const std::string& field, const std::string& why) {
+    throw std::invalid_argument("field '" + field + "': " + why);
+  };
+  const auto at_least_one = [&](const char* field, std::uint32_t v) {
+    if (v == 0) fail(field, "must be >= 1");
+  };
+  // A count of array rows or columns: 1..limit.
+  const auto array = [&](const char* field, std::uint32_t v, std::uint32_t limit, const char* what) {
+    at_least_one(field, v);
+    if (v > limit) fail(field, std::to_string(v) + " exceeds the " + std::to_string(limit) + "-" + what + " array");
+  };
+  // A scratchpad row's bytes: 1..sp_row_bytes.
+  const std::uint32_t row_bytes = geo.sp_row_bytes();
+  const auto bytes = [&](std::uint32_t v) {
+    at_least_one("cols", v);
+    if (v > row_bytes)
+      fail("cols", std::to_string(v) + " exceeds the " + std::to_string(row_bytes) + " bytes of a scratchpad row");
+  };
+  const auto range = [&](const char* field, std::uint32_t first, std::uint32_t count, std::uint32_t limit,
+                         const char* what) {
+    if (std::uint64_t{first} + count > limit)
+      fail(field, std::to_string(first) + " + rows " + std::to_string(count) + " exceeds the " +
+                      std::to_string(limit) + " " + what + " rows");
+  };
+  const auto sp_range = [&](std::uint32_t first, std::uint32_t count) {
+    range("sp_row", first, count, geo.sp_rows, "scratchpad");
+  };
+  const auto acc_range = [&](std::uint32_t first, std::uint32_t count) {
+    range("acc_row", first, count, geo.acc_rows, "accumulator");
+  };
+  const auto beat_multiple = [&](const char* field, std::uint64_t v) {
+    if (v % geo.beat_bytes)
+      fail(field, std::to_string(v) + " is not a multiple of the " + std::to_string(geo.beat_bytes) +
+                      "-byte AXI beat");
+  };
+  switch (in.op) {
+    case Opcode::DMA_LOAD:
+    case Opcode::DMA_STORE:
+      at_least_one("rows", in.rows);
+      bytes(in.cols);
+      beat_multiple("hbm_addr", in.hbm_addr);
+      beat_multiple("hbm_stride", in.hbm_stride);
+      sp_range(in.sp_row, in.rows);
+      break;
+    case Opcode::LOAD_WEIGHTS:
+      array("rows", in.rows, geo.rows, "row");
+      array("cols", in.cols, geo.cols, "column");
+      sp_range(in.sp_row, in.rows);
+      break;
+    case Opcode::MATMUL:
+      // cols is the K of the vectors: one per array row.
+      at_least_one("rows", in.rows);
+      array("cols", in.cols, geo.rows, "row");
+      sp_range(in.sp_row, in.rows);
+      acc_range(in.acc_row, in.rows);
+      break;
+    case Opcode::OUTPUT:
+      at_least_one("rows", in.rows);
+      array("cols", in.cols, geo.cols, "column");
+      sp_range(in.sp_row, in.rows);
+      acc_range(in.acc_row, in.rows);
+      break;
+    case Opcode::ICI_SEND:
+      at_least_one("rows", in.rows);
+      bytes(in.cols);
+      sp_range(in.sp_row, in.rows);
+      break;
+    case Opcode::ICI_WAIT:
+    case Opcode::NOP:
+    case Opcode::FENCE:
+      break;
+  }
+}
+
+}  // namespace mxc
