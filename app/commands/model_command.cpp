@@ -17,6 +17,7 @@
 #include "command.h"
 #include "models/core/output_file.h"
 #include "models/hbm/config_loader.h"
+#include "models/ici/ici_config.h"
 #include "models/mxu/analytic_model.h"
 #include "models/mxu/assembler.h"
 #include "models/mxu/mlp_program.h"
@@ -70,17 +71,23 @@ struct MemorySpec {
   double peak_gbps = 0;  // 0: unlimited
 };
 
-MemorySpec resolve_memory(const std::string& spec) {
+/// `option` (--hbm or --sweep-hbm) names the value in errors.
+MemorySpec resolve_memory(const std::string& spec, const std::string& option = "--hbm") {
   MemorySpec m;
   if (spec == "ideal") return m;
   std::string path = spec;
+  // A value with a '/' or ending in .yaml is a file, not a preset name.
+  const bool is_path = spec.find('/') != std::string::npos ||
+                       (spec.size() >= 5 && spec.compare(spec.size() - 5, 5, ".yaml") == 0);
+  if (is_path && !std::filesystem::exists(path))
+    throw std::invalid_argument(option + " '" + spec + "': no such file");
   if (!std::filesystem::exists(path)) path = "configs/hbm/" + spec + ".yaml";
   // From outside the source tree, MXCOSIM_ROOT names it.
   const char* root = std::getenv("MXCOSIM_ROOT");
   if (!std::filesystem::exists(path) && root) path = std::string(root) + "/configs/hbm/" + spec + ".yaml";
   if (!std::filesystem::exists(path))
-    throw std::runtime_error("--hbm '" + spec + "': not 'ideal', an existing file, or a preset configs/hbm/" + spec +
-                             ".yaml (relative to the working directory, or to $MXCOSIM_ROOT)");
+    throw std::invalid_argument(option + " '" + spec + "': not 'ideal', an existing file, or a preset configs/hbm/" +
+                                spec + ".yaml (relative to the working directory, or to $MXCOSIM_ROOT)");
   m.ideal = false;
   m.cfg = hbm::load_memory_config(path);
   m.peak_gbps = m.cfg.device.peak_gbps() * m.cfg.stacks;
@@ -107,6 +114,22 @@ double macs(const Workload& w) {
   return static_cast<double>(u128{w.m} * w.k * w.n);
 }
 
+// The limits of the machine options, applied to an option's value and to
+// every entry of its sweep list alike (`option` names the one given).
+
+/// Array rows and columns: the instructions' 16-bit ROWS and COLS fields.
+constexpr std::uint32_t kMaxArraySide = 65535;
+
+void check_clock(double mhz, const std::string& option) {
+  if (!(mhz > 0 && mhz <= 1e6)) throw std::invalid_argument(option + " must be in (0, 1e6]");
+}
+
+void check_ici(double gbps, const std::string& option) {
+  // The ICI fabric's limits (link.bandwidth_gbps), for the analytic model too.
+  if (!(gbps >= ici::kMinLinkGbps && gbps <= ici::kMaxLinkGbps))
+    throw std::invalid_argument(option + " must be in [0.001, 1e6] GB/s");
+}
+
 TileGeometry geometry(const Machine& mc) {
   TileGeometry g;
   g.rows = mc.rows;
@@ -114,8 +137,8 @@ TileGeometry geometry(const Machine& mc) {
   g.acc_rows = mc.acc_rows;
   g.sp_rows = mc.sp_rows;
   g.validate();
-  if (g.sp_rows > 65536 || g.acc_rows > 65536 || g.rows > 65535 || g.cols > 65535)
-    throw std::runtime_error("--sp-rows and --acc-rows must be <= 65536, --rows and --cols <= 65535 (16-bit fields)");
+  if (g.sp_rows > 65536 || g.acc_rows > 65536 || g.rows > kMaxArraySide || g.cols > kMaxArraySide)
+    throw std::invalid_argument("--sp-rows and --acc-rows must be <= 65536, --rows and --cols <= 65535 (16-bit fields)");
   return g;
 }
 
@@ -215,10 +238,11 @@ std::vector<std::string> split_list(const std::string& s, const std::string& opt
   std::string item;
   while (std::getline(ss, item, ','))
     if (!item.empty()) out.push_back(item);
-  if (out.empty()) throw std::runtime_error("--" + option + ": empty list");
+  if (out.empty()) throw std::invalid_argument("--" + option + ": empty list");
   return out;
 }
 
+/// A --sweep-clocks or --sweep-ici entry: a positive number (the caller checks its range).
 double to_double(const std::string& s, const std::string& option) {
   std::size_t used = 0;
   double v = 0;
@@ -227,7 +251,7 @@ double to_double(const std::string& s, const std::string& option) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != s.size() || !(v > 0)) throw std::runtime_error("--" + option + ": '" + s + "' is not a positive number");
+  if (used != s.size() || !(v > 0)) throw std::invalid_argument("--" + option + ": '" + s + "' is not a positive number");
   return v;
 }
 
@@ -235,10 +259,13 @@ std::pair<std::uint32_t, std::uint32_t> to_size(const std::string& s) {
   const auto x = s.find('x');
   const auto num = [&](const std::string& t) {
     if (t.empty() || t.size() > 5 || t.find_first_not_of("0123456789") != std::string::npos || std::stoul(t) == 0)
-      throw std::runtime_error("--sweep-sizes: '" + s + "' is not ROWSxCOLS");
+      throw std::invalid_argument("--sweep-sizes: '" + s + "' is not ROWSxCOLS");
+    if (std::stoul(t) > kMaxArraySide)
+      throw std::invalid_argument("--sweep-sizes: '" + s + "': rows and columns must be <= 65535 (16-bit fields), as "
+                                  "--rows and --cols");
     return static_cast<std::uint32_t>(std::stoul(t));
   };
-  if (x == std::string::npos) throw std::runtime_error("--sweep-sizes: '" + s + "' is not ROWSxCOLS");
+  if (x == std::string::npos) throw std::invalid_argument("--sweep-sizes: '" + s + "' is not ROWSxCOLS");
   return {num(s.substr(0, x)), num(s.substr(x + 1))};
 }
 
@@ -397,8 +424,10 @@ int model_main(int argc, char** argv) {
   mc.double_buffer = !args.count("no-double-buffer");
   mc.m_block = args["m-block"].as<std::uint32_t>();
   mc.port_limit = !args.count("no-port-limit");
-  if (!(mc.clock_mhz > 0 && mc.clock_mhz <= 1e6)) return usage("--clock-mhz must be in (0, 1e6]");
-  if (!(mc.ici_gbps > 0)) return usage("--ici-gbps must be > 0");
+  check_clock(mc.clock_mhz, "--clock-mhz");
+  check_ici(mc.ici_gbps, "--ici-gbps");
+  geometry(mc);  // the same array limits with --analytic
+  resolve_memory(mc.hbm);
   if (!(mc.mem_latency_ns >= 0 && mc.mem_latency_ns <= 1e9)) return usage("--mem-latency-ns must be in [0, 1e9]");
   if (mc.outstanding == 0) return usage("--outstanding must be >= 1");
   const bool analytic = args.count("analytic") > 0;
@@ -416,18 +445,25 @@ int model_main(int argc, char** argv) {
     }
     std::vector<double> clocks, icis;
     if (args.count("sweep-clocks")) {
-      for (const auto& s : split_list(args["sweep-clocks"].as<std::string>(), "sweep-clocks"))
+      for (const auto& s : split_list(args["sweep-clocks"].as<std::string>(), "sweep-clocks")) {
         clocks.push_back(to_double(s, "sweep-clocks"));
+        check_clock(clocks.back(), "--sweep-clocks: '" + s + "':");
+      }
     } else {
       clocks.push_back(mc.clock_mhz);
     }
     if (args.count("sweep-ici")) {
-      for (const auto& s : split_list(args["sweep-ici"].as<std::string>(), "sweep-ici")) icis.push_back(to_double(s, "sweep-ici"));
+      for (const auto& s : split_list(args["sweep-ici"].as<std::string>(), "sweep-ici")) {
+        icis.push_back(to_double(s, "sweep-ici"));
+        check_ici(icis.back(), "--sweep-ici: '" + s + "':");
+      }
     } else {
       icis.push_back(mc.ici_gbps);
     }
     const std::vector<std::string> hbms =
         args.count("sweep-hbm") ? split_list(args["sweep-hbm"].as<std::string>(), "sweep-hbm") : std::vector{mc.hbm};
+    // Every entry is checked before the first point runs.
+    for (const auto& h : hbms) resolve_memory(h, "--sweep-hbm");
     // Rows go to standard output as they come, or into the --csv file
     // once the sweep is done (a sweep stopped by an error leaves no half file).
     std::ostringstream csv_text;

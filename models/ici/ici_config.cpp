@@ -23,7 +23,8 @@ void IciConfig::validate() const {
   for (auto k : dims)
     if (k == 0) bad("topology.dims", "sizes must be >= 1");
   if (wrap.size() != 1 && wrap.size() != dims.size()) bad("topology.wrap", "needs one entry or one per dimension");
-  if (!(link_gbps > 0.0) || link_gbps > 1e6) bad("link.bandwidth_gbps", "must be in (0, 1e6]");
+  if (!(link_gbps >= kMinLinkGbps && link_gbps <= kMaxLinkGbps))
+    bad("link.bandwidth_gbps", "must be in [0.001, 1e6]");
   if (max_payload_bytes == 0) bad("packet.max_payload_bytes", "must be > 0");
   if (flit_bytes == 0) bad("packet.flit_bytes", "must be > 0");
   if (vcs_per_class == 0 || vcs_per_class > 64) bad("router.vcs_per_class", "must be in [1, 64]");

@@ -9,6 +9,11 @@
 
 namespace mxc::ici {
 
+/// Limits of a link's bandwidth in GB/s, 1 MB/s to 1 PB/s: of a config file's
+/// link.bandwidth_gbps, of every IciConfig (below 5e-10, link_bytes_per_s()
+/// would be 0) and of `mxcosim model --ici-gbps`.
+inline constexpr double kMinLinkGbps = 1e-3, kMaxLinkGbps = 1e6;
+
 struct IciConfig {
   std::string name = "ici";
   std::string model = "torus";              ///< "torus" (packet level) or "analytic".

@@ -44,7 +44,7 @@ IciConfig parse_ici_config(const std::string& text, const std::string& origin) {
   }
   if (const YAML::Node l = ici["link"]) {
     r.keys(l, "ici.link", {"bandwidth_gbps", "latency_ns"});
-    if (l["bandwidth_gbps"]) c.link_gbps = r.number(l["bandwidth_gbps"], "ici.link.bandwidth_gbps", 1e-3, 1e6);
+    if (l["bandwidth_gbps"]) c.link_gbps = r.number(l["bandwidth_gbps"], "ici.link.bandwidth_gbps", kMinLinkGbps, kMaxLinkGbps);
     if (l["latency_ns"]) c.link_latency_ps = r.ns(l["latency_ns"], "ici.link.latency_ns");
   }
   if (const YAML::Node rt = ici["router"]) {

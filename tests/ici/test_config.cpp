@@ -42,4 +42,12 @@ TEST_CASE("config errors name the file, the line and the field") {
   CHECK(error_of("ici:\n  topology:\n    dims: [4]\n    dims: [8]\n") ==
         "x.yaml:4: field 'ici.topology.dims': duplicate key (first given on line 3)");
   CHECK_THROWS_WITH(load_ici_config("/nonexistent.yaml"), Catch::Contains("/nonexistent.yaml"));
+  // A config built in code has the file's bandwidth limits: below 5e-10 GB/s
+  // a link would move no whole byte per second and serialisation divided by zero.
+  IciConfig c;
+  c.link_gbps = 1e-12;
+  CHECK_THROWS_WITH(c.validate(), "field 'link.bandwidth_gbps': must be in [0.001, 1e6]");
+  c.link_gbps = kMinLinkGbps;
+  c.validate();
+  CHECK(c.link_bytes_per_s() == 1'000'000);
 }
