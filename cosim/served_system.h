@@ -3,8 +3,12 @@
 // chip) and its fabric (docs/transport.md), and how a run uses what a server
 // serves. Shared by `mxcosim serve`, `mxcosim run --connect`, the transport
 // tests and benchmark.
+#include <cstdio>
+#include <fstream>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "bridge/transport/chip_port.h"
 #include "bridge/transport/client_session.h"
@@ -24,6 +28,55 @@ inline transport::ServedSystem served_system(const SystemConfig& cfg) {
   s.hbm_config = cfg.hbm_config;
   s.ici_config = cfg.ici_config;
   return s;
+}
+
+/// What every client of a split run must agree on beyond the config hash (the served system)
+/// and the seed, which the server checks when a client joins the run (docs/transport.md): the
+/// rest of the system config and the workload, one "key=value" line each, the program file by a
+/// hash of its contents. Clients that differ here would simulate different systems.
+inline std::string split_run_terms(const SystemRunOptions& o) {
+  const SystemConfig& c = o.system;
+  const auto number = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.17g", v);
+    return std::string(b);
+  };
+  std::string kinds;
+  for (TileKind k : c.tile_kinds) kinds += (kinds.empty() ? "" : ",") + std::string(k == TileKind::kRtl ? "rtl" : "model");
+  std::string program;
+  if (!o.workload.program_file.empty()) {
+    std::ifstream in(o.workload.program_file, std::ios::binary);
+    std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a 64 of the contents
+    for (char ch; in.get(ch);) h = (h ^ static_cast<unsigned char>(ch)) * 0x100000001b3ull;
+    char b[40];
+    std::snprintf(b, sizeof b, "contents %016llx", static_cast<unsigned long long>(h));
+    program = in.eof() && !in.bad() ? b : "unreadable";  // the run itself then says why
+  }
+  const std::vector<std::pair<const char*, std::string>> terms = {
+      {"rows", std::to_string(c.rows)},
+      {"cols", std::to_string(c.cols)},
+      {"tile_mhz", number(c.tile_mhz)},
+      {"tile_kinds", kinds},
+      {"compare_model", c.compare_model ? "true" : "false"},
+      {"tolerance_cycles", std::to_string(c.tolerance_cycles)},
+      {"tolerance_percent", number(c.tolerance_percent)},
+      {"backpressure", number(c.backpressure)},
+      {"hbm_timing_check", c.hbm_timing_check ? "true" : "false"},
+      {"watchdog_cycles", std::to_string(c.watchdog_cycles)},
+      {"workload", o.workload.kind},
+      {"m", std::to_string(o.workload.shape.m)},
+      {"k", std::to_string(o.workload.shape.k)},
+      {"n", std::to_string(o.workload.shape.n)},
+      {"dtype", std::string(to_string(o.workload.shape.dtype))},
+      {"split", o.workload.split},
+      {"hidden", std::to_string(o.workload.hidden)},
+      {"program", program},
+      {"mutant", o.mutant},
+      {"inject_fault", o.inject_fault ? std::to_string(*o.inject_fault) : ""},
+  };
+  std::string text;
+  for (const auto& [key, value] : terms) text += std::string(key) + "=" + value + "\n";
+  return text;
 }
 
 /// Makes `o` run with what the server of `s` serves, as its HELLO said: the proxies of its

@@ -37,6 +37,7 @@ std::string connect_run(SystemRunOptions& o, const std::string& address, double 
   // links it to the fabric the server shares between the clients.
   c.chips = chips;
   c.split = !chips.empty();
+  c.split_terms = split_run_terms(o);
   // Connecting now reports a refused handshake before the run.
   const auto s = transport::ClientSession::connect(c);
   use_served_models(o, s);
@@ -66,6 +67,9 @@ int serve_main(int argc, char** argv) {
      cxxopts::value<double>()->default_value("30"))
     ("sessions", "exit after serving this many connections (0 = serve until killed)",
      cxxopts::value<std::uint64_t>()->default_value("0"))
+    ("max-clients", "clients served at once (1..4096); a connection beyond them is refused with a message "
+                    "(each client takes a thread and 4 file descriptors)",
+     cxxopts::value<std::uint32_t>()->default_value(std::to_string(transport::kDefaultMaxClients)))
     ("quiet", "do not log sessions")
     ("h,help", "show this help");
   // clang-format on
@@ -85,6 +89,9 @@ int serve_main(int argc, char** argv) {
   so.seed = args["seed"].as<std::uint64_t>();
   so.read_timeout = millis(args["timeout"].as<double>(), "timeout");
   so.max_sessions = args["sessions"].as<std::uint64_t>();
+  so.max_clients = args["max-clients"].as<std::uint32_t>();
+  if (so.max_clients < 1 || so.max_clients > 4096)
+    throw std::invalid_argument("--max-clients must be in [1, 4096], not " + std::to_string(so.max_clients));
   if (!args.count("quiet")) so.log = &std::cout;
   transport::Server server(so);
   const std::string where = server.listen(args["listen"].as<std::string>());

@@ -127,6 +127,7 @@ double split_run(const SystemRunOptions& o, const ServedParts& serve, const std:
       co.seed = o.seed;
       co.chips = {c};
       co.split = true;
+      co.split_terms = split_run_terms(o);
       auto s = ClientSession::connect(co);
       SystemRunOptions ro = o;
       use_served_models(ro, s);

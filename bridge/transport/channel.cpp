@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -63,6 +64,7 @@ struct Channel::Impl {
   FrameDecoder decoder;
   std::vector<std::uint8_t> out;  // queued frames, reused
   std::array<std::uint8_t, 1 << 16> buf{};
+  std::uint64_t bytes_in = 0;
 
   // Reads and writes go straight to the (non-blocking) descriptor with poll()
   // for the deadline: an io_context round per operation costs more than the
@@ -82,6 +84,7 @@ struct Channel::Impl {
     for (;;) {
       const ssize_t n = ::recv(fd(), buf.data(), buf.size(), 0);
       if (n > 0) {
+        bytes_in += static_cast<std::uint64_t>(n);
         decoder.feed(std::span<const std::uint8_t>(buf.data(), static_cast<std::size_t>(n)));
         return true;
       }
@@ -224,19 +227,46 @@ void Channel::close() {
 
 const std::string& Channel::peer() const { return m_impl->peer; }
 
+std::uint64_t Channel::bytes_received() const { return m_impl->bytes_in; }
+
 struct Listener::Impl {
   asio::io_context io;
   GenericAcceptor acceptor{io};
   std::string unix_path;
+  struct stat bound {};  // the socket file this listener made (unlinked on close only if still there)
 };
+
+namespace {
+
+// Whether a server accepts connections on the Unix socket at `path` (a refused or failed
+// connect: the file was left by a server that is gone).
+bool unix_socket_in_use(const std::string& path) {
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  std::memcpy(sa.sun_path, path.c_str(), std::min(path.size(), sizeof sa.sun_path - 1));
+  const int r = ::connect(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa);
+  // EAGAIN: a listener whose backlog is full, so one that is alive.
+  const bool in_use = r == 0 || errno == EAGAIN || errno == EINPROGRESS;
+  ::close(fd);
+  return in_use;
+}
+
+}  // namespace
 
 Listener::Listener(const Address& addr) : m_impl(std::make_unique<Impl>()), m_addr(addr) {
   const auto ep = endpoint_of(addr);
   if (addr.kind == Address::Kind::kUnix) {
-    // A socket file left by a dead server would make bind fail; replace only sockets.
+    // A socket file left by a dead server would make bind fail; replace only sockets, and
+    // only when nobody accepts on them (another server's would be taken from it).
     struct stat st {};
-    if (::lstat(addr.path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) ::unlink(addr.path.c_str());
-    m_impl->unix_path = addr.path;
+    if (::lstat(addr.path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) {
+      if (unix_socket_in_use(addr.path))
+        throw TransportError("transport: cannot listen on " + addr.to_string() +
+                             ": address in use (another server accepts connections there)");
+      ::unlink(addr.path.c_str());
+    }
   }
   try {
     m_impl->acceptor.open(ep.protocol());
@@ -246,6 +276,8 @@ Listener::Listener(const Address& addr) : m_impl(std::make_unique<Impl>()), m_ad
   } catch (const boost::system::system_error& e) {
     throw TransportError("transport: cannot listen on " + addr.to_string() + ": " + e.code().message());
   }
+  if (addr.kind == Address::Kind::kUnix && ::lstat(addr.path.c_str(), &m_impl->bound) == 0)
+    m_impl->unix_path = addr.path;
   if (addr.kind == Address::Kind::kTcp) {
     const auto local = m_impl->acceptor.local_endpoint();
     const sockaddr* sa = local.data();
@@ -257,9 +289,7 @@ Listener::Listener(const Address& addr) : m_impl(std::make_unique<Impl>()), m_ad
 Listener::~Listener() { close(); }
 
 std::unique_ptr<Channel> Listener::accept(Millis timeout) {
-  auto impl = std::make_unique<Channel::Impl>();
   boost::system::error_code ec;
-  Channel::Impl* c = impl.get();
   // The connection's socket lives on its own io_context; accept through ours, then move the handle.
   GenericSocket tmp(m_impl->io);
   const bool ok = run_with_deadline(
@@ -271,23 +301,36 @@ std::unique_ptr<Channel> Listener::accept(Millis timeout) {
         });
       },
       [&] { m_impl->acceptor.cancel(); });
-  if (!ok || ec) return nullptr;
-  const auto proto = tmp.local_endpoint().protocol();
-  c->socket.assign(proto, tmp.release());
-  if (m_addr.kind == Address::Kind::kTcp) {
-    c->socket.set_option(asio::ip::tcp::no_delay(true));
-    c->peer = "tcp client";
-  } else {
-    c->peer = "unix client";
+  if (!ok || ec == asio::error::operation_aborted) return nullptr;
+  // Out of descriptors (EMFILE) and the like: the caller decides how to wait and retry.
+  if (ec) throw TransportError("transport: accepting on " + m_addr.to_string() + " failed: " + ec.message());
+  try {
+    auto impl = std::make_unique<Channel::Impl>();
+    Channel::Impl* c = impl.get();
+    const auto proto = tmp.local_endpoint().protocol();
+    c->socket.assign(proto, tmp.release());
+    if (m_addr.kind == Address::Kind::kTcp) {
+      c->socket.set_option(asio::ip::tcp::no_delay(true));
+      c->peer = "tcp client";
+    } else {
+      c->peer = "unix client";
+    }
+    return std::make_unique<Channel>(std::move(impl));
+  } catch (const boost::system::system_error& e) {
+    // The connection is closed (the peer sees its end); nothing else is lost.
+    throw TransportError("transport: accepting on " + m_addr.to_string() + " failed: " + e.code().message());
   }
-  return std::make_unique<Channel>(std::move(impl));
 }
 
 void Listener::close() {
   boost::system::error_code ec;
   if (m_impl->acceptor.is_open()) {
     m_impl->acceptor.close(ec);
-    if (!m_impl->unix_path.empty()) ::unlink(m_impl->unix_path.c_str());
+    // Only the socket this listener made: a file put there since is someone else's.
+    struct stat st {};
+    if (!m_impl->unix_path.empty() && ::lstat(m_impl->unix_path.c_str(), &st) == 0 &&
+        st.st_dev == m_impl->bound.st_dev && st.st_ino == m_impl->bound.st_ino)
+      ::unlink(m_impl->unix_path.c_str());
   }
 }
 

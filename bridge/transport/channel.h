@@ -54,6 +54,8 @@ class Channel {
   void close();
   /// "tcp://..." or "unix:..." of the other end, for messages.
   const std::string& peer() const;
+  /// Bytes read from the peer so far.
+  std::uint64_t bytes_received() const;
 
  private:
   std::unique_ptr<Impl> m_impl;
@@ -62,13 +64,16 @@ class Channel {
 /// A listening socket.
 class Listener {
  public:
-  /// Binds and listens; TCP uses SO_REUSEADDR, a Unix path left by a dead server is replaced.
+  /// Binds and listens; TCP uses SO_REUSEADDR. A Unix socket file left by a dead server is
+  /// replaced; one that a live server accepts on is not ("address in use").
   explicit Listener(const Address& addr);
   ~Listener();
   /// The bound address (the real port when 0 was asked for).
   const Address& address() const { return m_addr; }
-  /// A new connection, or nullptr when none came within `timeout`.
+  /// A new connection, or nullptr when none came within `timeout`. Throws TransportError when
+  /// accepting fails (e.g. out of file descriptors); the listener stays usable.
   std::unique_ptr<Channel> accept(Millis timeout);
+  /// Stops listening; removes the Unix socket file if it is still the one this listener made.
   void close();
 
  private:

@@ -26,6 +26,7 @@ std::shared_ptr<ClientSession> ClientSession::connect(const ClientOptions& opts)
   h.role = Role::kClient;
   h.chips = opts.chips;
   h.flags = static_cast<std::uint8_t>((opts.lookahead ? kHelloLookahead : 0) | (opts.split ? kHelloSplit : 0));
+  if (opts.split) h.split_terms = opts.split_terms;
   if (opts.split && h.chips.empty()) throw TransportError("transport: a split run names the chips this client runs");
   if (h.chips.empty())
     for (std::uint32_t c = 0; c < opts.system.chips; ++c) h.chips.push_back(c);

@@ -37,6 +37,9 @@ struct ClientOptions {
   /// Split run: this client runs only the tiles of `chips` (which must be given); the other chips
   /// are run by other clients of the same server, joined by its fabric (docs/transport.md).
   bool split = false;
+  /// Split run: what every client of the run must agree on (Hello::split_terms; cosim's
+  /// split_run_terms). A client whose terms differ from the run's is refused, naming them.
+  std::string split_terms;
 };
 
 class ClientSession {

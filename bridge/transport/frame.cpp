@@ -177,6 +177,7 @@ struct BodyWriter {
     w.u8(h.flags);
     w.u64(h.mem_latency_ps);
     w.u32(h.mem_capacity);
+    w.bytes(std::vector<std::uint8_t>(h.split_terms.begin(), h.split_terms.end()));
   }
   void operator()(const RequestMsg& m) const {
     w.u32(m.chip);
@@ -298,6 +299,8 @@ Message decode_body(std::span<const std::uint8_t> body) {
       if (h.flags & ~kHelloFlagsKnown) throw ProtocolError("HELLO frame: unknown flags " + std::to_string(h.flags));
       h.mem_latency_ps = r.u64();
       h.mem_capacity = r.u32();
+      // Older peers' HELLO ends here: decoded whole, it is refused for its version.
+      if (h.version >= 5) h.split_terms = r.text();
       m = std::move(h);
       break;
     }

@@ -19,7 +19,7 @@
 
 namespace mxc::transport {
 
-inline constexpr std::uint16_t kProtocolVersion = 4;
+inline constexpr std::uint16_t kProtocolVersion = 5;
 inline constexpr std::uint32_t kHelloMagic = 0x5343584du;  // "MXCS" as little-endian bytes
 inline constexpr std::uint32_t kMaxFrameBytes = 16u << 20;
 inline constexpr std::size_t kLengthBytes = 4;
@@ -73,6 +73,10 @@ struct Hello {
   /// mem_capacity are in flight.
   std::uint64_t mem_latency_ps = 0;
   std::uint32_t mem_capacity = 0;
+  /// Client, split run: what every client of the run must agree on beyond the config hash and
+  /// the seed, as "key=value" lines (the rest of the system config, the workload; see
+  /// split_run_terms, cosim/served_system.h). Empty otherwise. From version 5 on.
+  std::string split_terms;
 };
 /// Client -> server: offer (or, with probe, ask whether it would accept) a request at `time`.
 struct RequestMsg {

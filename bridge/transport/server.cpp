@@ -1,10 +1,13 @@
 #include "bridge/transport/server.h"
 
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
+#include <list>
 #include <map>
 #include <ostream>
+#include <system_error>
 #include <tuple>
 
 namespace mxc::transport {
@@ -33,6 +36,7 @@ Server::Server(ServerOptions opts) : m_opts(std::move(opts)), m_hash(config_hash
   if (!m_opts.serve.memories && (!m_opts.serve.fabric || m_opts.system.chips < 2))
     throw std::invalid_argument("a server of the fabric only needs a system of two or more chips (a single chip has "
                                 "no fabric), and one of nothing serves nothing");
+  if (m_opts.max_clients == 0) throw std::invalid_argument("a server of at most 0 clients at once serves nobody");
 }
 
 Server::~Server() = default;
@@ -52,35 +56,134 @@ std::vector<SessionOutcome> Server::outcomes() const {
   return m_outcomes;
 }
 
-void Server::serve() {
-  if (!m_listener) throw std::logic_error("Server::serve before listen");
-  std::vector<std::thread> sessions;
-  std::uint64_t accepted = 0;
-  while (!m_stop && (m_opts.max_sessions == 0 || accepted < m_opts.max_sessions)) {
-    auto ch = m_listener->accept(Millis(100));
-    if (!ch) continue;
-    ++accepted;
-    sessions.emplace_back([this, c = std::shared_ptr<Channel>(std::move(ch)), n = accepted] {
-      log("session " + std::to_string(n) + ": connected");
-      const double cpu0 = thread_cpu_seconds();
-      SessionOutcome out = run_session(*c);
-      out.cpu_seconds = thread_cpu_seconds() - cpu0;
-      c->close();
-      log("session " + std::to_string(n) + ": " + (out.ok ? "done" : "failed: " + out.error) + " after " +
-          std::to_string(out.messages) + " messages" + (out.lookahead ? " (lookahead)" : ""));
-      std::lock_guard lk(m_mutex);
-      m_outcomes.push_back(std::move(out));
-    });
+// A refused connection: ERROR is sent at once, and the socket stays open (what the peer sends
+// is read and dropped) until the peer closes it or a second passes, so the peer's HELLO, sent
+// before it reads, neither fails nor resets the connection before the ERROR is read.
+struct Server::Refusal {
+  std::shared_ptr<Channel> ch;
+  std::chrono::steady_clock::time_point until;
+};
+
+void Server::refuse(std::shared_ptr<Channel> ch, const std::string& why, std::deque<Refusal>& refusing) {
+  log("connection refused: " + why);
+  try {
+    ch->send(ErrorMsg{why}, Millis(50));
+  } catch (const std::exception&) {
+    return;  // the peer is gone or does not read
   }
-  for (auto& t : sessions) t.join();
-  m_listener->close();
+  constexpr std::size_t kMaxRefusing = 64;  // a flood cannot make these hold descriptors either
+  if (refusing.size() >= kMaxRefusing) refusing.pop_front();
+  refusing.push_back(Refusal{std::move(ch), std::chrono::steady_clock::now() + std::chrono::seconds(1)});
 }
 
-std::pair<std::shared_ptr<SplitGroup>, std::size_t> Server::join_split(const std::vector<std::uint32_t>& chips) {
+void Server::serve() {
+  if (!m_listener) throw std::logic_error("Server::serve before listen");
+  struct Running {
+    std::thread thread;
+    bool said_nothing = false;  // closed or dropped before a single byte: not a session
+    std::atomic<bool> done{false};
+  };
+  std::list<Running> sessions;  // joined as they end, so a long-running server holds only live ones
+  struct JoinAll {              // also if this throws: a joinable std::thread must not be destroyed
+    std::list<Running>& sessions;
+    ~JoinAll() {
+      for (auto& r : sessions)
+        if (r.thread.joinable()) r.thread.join();
+    }
+  } join_all{sessions};
+  std::deque<Refusal> refusing;
+  std::string accept_error;     // logged once per run of failures
+  std::uint64_t accepted = 0, connections = 0;  // sessions (counted for max_sessions); all, for the log
+  while (!m_stop) {
+    for (auto it = sessions.begin(); it != sessions.end();) {
+      if (!it->done) {
+        ++it;
+        continue;
+      }
+      it->thread.join();
+      if (it->said_nothing) --accepted;  // e.g. another server's check whether this one is alive
+      it = sessions.erase(it);
+    }
+    if (m_opts.max_sessions && accepted >= m_opts.max_sessions) {
+      if (sessions.empty()) break;
+      std::this_thread::sleep_for(Millis(20));  // one may turn out to be no session
+      continue;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    for (auto it = refusing.begin(); it != refusing.end();) {
+      bool open = now < it->until;
+      try {
+        for (int i = 0; open && i < 16 && it->ch->try_receive(); ++i) {
+        }
+      } catch (const TransportError&) {
+        open = false;  // the peer closed (or sent garbage)
+      }
+      it = open ? it + 1 : refusing.erase(it);
+    }
+    std::unique_ptr<Channel> ch;
+    try {
+      ch = m_listener->accept(Millis(100));
+    } catch (const TransportError& e) {
+      // Typically out of file descriptors: the connection waits in the backlog; retry shortly.
+      if (accept_error != e.what()) log(std::string(e.what()) + "; retrying every 100 ms");
+      accept_error = e.what();
+      std::this_thread::sleep_for(Millis(100));
+      continue;
+    }
+    if (!ch) continue;
+    accept_error.clear();
+    if (sessions.size() >= m_opts.max_clients) {
+      refuse(std::move(ch),
+             "server busy: it serves at most " + std::to_string(m_opts.max_clients) +
+                 " clients at once (mxcosim serve --max-clients); try again later",
+             refusing);
+      continue;
+    }
+    std::shared_ptr<Channel> c(std::move(ch));
+    Running& r = sessions.emplace_back();
+    try {
+      r.thread = std::thread([this, &r, c, n = connections + 1] {
+        try {
+          log("session " + std::to_string(n) + ": connected");
+          const double cpu0 = thread_cpu_seconds();
+          SessionOutcome out = run_session(*c);
+          out.cpu_seconds = thread_cpu_seconds() - cpu0;
+          c->close();
+          if (!out.ok && c->bytes_received() == 0) {
+            r.said_nothing = true;
+            log("session " + std::to_string(n) + ": closed without a word (" + out.error + "), not counted");
+          } else {
+            log("session " + std::to_string(n) + ": " + (out.ok ? "done" : "failed: " + out.error) + " after " +
+                std::to_string(out.messages) + " messages" + (out.lookahead ? " (lookahead)" : ""));
+            std::lock_guard lk(m_mutex);
+            m_outcomes.push_back(std::move(out));
+          }
+        } catch (...) {
+          // run_session reports its own failures; this is only out of memory, which must not
+          // end the server with std::terminate.
+        }
+        r.done = true;
+      });
+    } catch (const std::system_error& e) {
+      sessions.pop_back();
+      refuse(std::move(c), std::string("server cannot start a session: ") + e.what() + "; try again later",
+             refusing);
+      continue;
+    }
+    ++accepted;
+    ++connections;
+  }
+  m_listener->close();  // refuse connections at once while the last sessions end
+}
+
+std::pair<std::shared_ptr<SplitGroup>, std::size_t> Server::join_split(const std::vector<std::uint32_t>& chips,
+                                                                        const std::string& terms) {
   std::lock_guard lk(m_mutex);
-  if (!m_forming) m_forming = std::make_shared<SplitGroup>(m_opts.system, m_opts.read_timeout);
+  // A run that failed while its clients were joining (one left, or the others never came) is
+  // over: the next client starts a new one rather than meet its chips taken.
+  if (!m_forming || m_forming->failed()) m_forming = std::make_shared<SplitGroup>(m_opts.system, m_opts.read_timeout);
   auto group = m_forming;
-  const std::size_t member = group->join(chips);
+  const std::size_t member = group->join(chips, terms);
   if (group->complete()) m_forming.reset();  // the next split client starts another run
   return {group, member};
 }
@@ -148,7 +251,7 @@ SessionOutcome Server::run_session(Channel& ch) {
         throw Refused("a split run needs the server's fabric, and this server serves only the memories "
                       "(mxcosim serve --serve memories)");
       try {
-        std::tie(group, member) = join_split(h->chips);
+        std::tie(group, member) = join_split(h->chips, h->split_terms);
       } catch (const std::invalid_argument& e) {
         throw Refused(std::string("split run: ") + e.what());
       }

@@ -7,6 +7,7 @@
 // so the server can never run ahead of the client's time.
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <iosfwd>
 #include <memory>
 #include <mutex>
@@ -20,6 +21,8 @@
 
 namespace mxc::transport {
 
+inline constexpr std::uint32_t kDefaultMaxClients = 64;
+
 struct ServerOptions {
   ServedSystem system;
   ServedParts serve;              ///< What this server hosts; clients build the rest themselves.
@@ -27,6 +30,9 @@ struct ServerOptions {
   Millis read_timeout{30'000};    ///< A client silent this long (no request, no heartbeat) is dropped.
   Millis write_timeout{10'000};
   std::uint64_t max_sessions = 0; ///< Stop accepting after this many sessions (0 = serve until stopped).
+  /// Sessions served at once; a connection beyond them is refused with ERROR (each session is a
+  /// thread and four file descriptors, so an unbounded number would exhaust the process).
+  std::uint32_t max_clients = kDefaultMaxClients;
   std::ostream* log = nullptr;    ///< One line per session start and end; nullptr = quiet.
   /// Fault injection for tests: after this many messages of a session, close (drop) or go silent (stall).
   std::uint64_t drop_after = 0;
@@ -51,6 +57,8 @@ class Server {
   /// Binds `address` (e.g. tcp://127.0.0.1:7000, unix:/tmp/x.sock); returns the bound address.
   std::string listen(const std::string& address);
   /// Accepts and serves until stop() or max_sessions; waits for running sessions to end.
+  /// Connections beyond max_clients, or whose thread cannot start, are refused with ERROR and
+  /// logged; a failing accept (out of file descriptors) is logged and retried.
   void serve();
   /// Thread-safe; serve() returns soon after.
   void stop() { m_stop = true; }
@@ -58,10 +66,13 @@ class Server {
   std::vector<SessionOutcome> outcomes() const;
 
  private:
+  struct Refusal;
   SessionOutcome run_session(Channel& ch);
+  void refuse(std::shared_ptr<Channel> ch, const std::string& why, std::deque<Refusal>& refusing);
   void log(const std::string& line);
   /// Joins a split run's client to the group forming (a new one if none is).
-  std::pair<std::shared_ptr<SplitGroup>, std::size_t> join_split(const std::vector<std::uint32_t>& chips);
+  std::pair<std::shared_ptr<SplitGroup>, std::size_t> join_split(const std::vector<std::uint32_t>& chips,
+                                                                  const std::string& terms);
 
   ServerOptions m_opts;
   std::uint64_t m_hash = 0;

@@ -9,6 +9,58 @@ namespace {
 
 Time saturating_add(Time a, Time b) { return a > kNever - b ? kNever : a + b; }
 
+// "key=value" lines, in order.
+std::vector<std::pair<std::string, std::string>> parse_terms(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(at, end - at);
+    const std::size_t eq = line.find('=');
+    out.emplace_back(line.substr(0, eq), eq == std::string::npos ? "" : line.substr(eq + 1));
+    at = end + 1;
+  }
+  return out;
+}
+
+// A peer's text in a message: bounded, printable.
+std::string shown(const std::string& s) {
+  std::string out;
+  for (char c : s.substr(0, 64)) out += c >= 0x20 && c < 0x7f ? c : '?';
+  return (out.empty() ? "(none)" : out) + (s.size() > 64 ? "..." : "");
+}
+
+// "m 32 here, 16 in the run; workload mlp here, gemm in the run" (empty: they agree).
+std::string terms_differ(const std::string& mine, const std::string& run) {
+  if (mine == run) return "";
+  const auto a = parse_terms(mine), b = parse_terms(run);
+  const auto value = [](const auto& terms, const std::string& key) -> const std::string* {
+    for (const auto& [k, v] : terms)
+      if (k == key) return &v;
+    return nullptr;
+  };
+  std::vector<std::string> keys;
+  for (const auto* terms : {&a, &b})
+    for (const auto& [k, v] : *terms)
+      if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  std::string out;
+  std::size_t listed = 0, more = 0;
+  for (const std::string& k : keys) {
+    const std::string *x = value(a, k), *y = value(b, k);
+    if (x && y && *x == *y) continue;
+    if (listed == 8) {
+      ++more;
+      continue;
+    }
+    ++listed;
+    out += (out.empty() ? "" : "; ") + shown(k) + " " + (x ? shown(*x) : "(not given)") + " here, " +
+           (y ? shown(*y) : "(not given)") + " in the run";
+  }
+  if (more) out += "; and " + std::to_string(more) + " more";
+  return out.empty() ? "the terms are in another order" : out;
+}
+
 }  // namespace
 
 SplitGroup::SplitGroup(const ServedSystem& sys, std::chrono::milliseconds join_timeout)
@@ -21,15 +73,23 @@ SplitGroup::SplitGroup(const ServedSystem& sys, std::chrono::milliseconds join_t
 
 SplitGroup::~SplitGroup() = default;
 
-std::size_t SplitGroup::join(const std::vector<std::uint32_t>& chips) {
+std::size_t SplitGroup::join(const std::vector<std::uint32_t>& chips, const std::string& terms) {
   std::lock_guard lk(m_mutex);
   if (chips.empty()) throw std::invalid_argument("a split run's client names the chips it runs");
+  // Clients of one run must simulate one system: the config hash and the seed are checked at
+  // the handshake, the rest here (the first client's terms are the run's).
+  if (!m_members.empty())
+    if (const std::string diff = terms_differ(terms, m_terms); !diff.empty())
+      throw std::invalid_argument("this client's run differs from the run the client for " +
+                                  chips_text(m_members.front()) + " started (" + diff +
+                                  "): every client of a split run must give the same workload and system options");
   for (std::uint32_t c : chips) {
     if (c >= m_sys.chips)
       throw std::invalid_argument("chip " + std::to_string(c) + " asked for, but the served system has " +
                                   std::to_string(m_sys.chips) + " chips");
     if (m_owner[c] >= 0) throw std::invalid_argument("chip " + std::to_string(c) + " is already run by another client");
   }
+  if (m_members.empty()) m_terms = terms;
   for (std::uint32_t c : chips) m_owner[c] = static_cast<std::int64_t>(m_members.size());
   m_members.push_back(Member{chips, {}, false, {}, {}, {}, {}});
   return m_members.size() - 1;
@@ -37,6 +97,11 @@ std::size_t SplitGroup::join(const std::vector<std::uint32_t>& chips) {
 
 bool SplitGroup::complete() const {
   return std::none_of(m_owner.begin(), m_owner.end(), [](std::int64_t o) { return o < 0; });
+}
+
+bool SplitGroup::failed() const {
+  std::lock_guard lk(m_mutex);
+  return !m_failed.empty();
 }
 
 std::uint32_t SplitGroup::fabric_chips() const { return m_fabric->num_chips(); }

@@ -31,11 +31,14 @@ class SplitGroup {
   SplitGroup(const ServedSystem& sys, std::chrono::milliseconds join_timeout);
   ~SplitGroup();
 
-  /// Adds a client running `chips`; returns its index. Throws std::invalid_argument naming a
-  /// chip out of range or already taken.
-  std::size_t join(const std::vector<std::uint32_t>& chips);
+  /// Adds a client running `chips` with `terms` (Hello::split_terms); returns its index. Throws
+  /// std::invalid_argument naming a chip out of range or already taken, or the terms that
+  /// differ from those of the run's first client.
+  std::size_t join(const std::vector<std::uint32_t>& chips, const std::string& terms);
   /// Every chip has a client (no more may join).
   bool complete() const;
+  /// The run failed (a client left, a join timed out, a protocol breach): it can only end.
+  bool failed() const;
   std::uint32_t fabric_chips() const;
 
   /// A packet of client `member` (pkt.id = the global component id of the sending tile).
@@ -78,6 +81,7 @@ class SplitGroup {
   Time m_lookahead;
   mutable std::mutex m_mutex;
   std::condition_variable m_cv;
+  std::string m_terms;                           // the first client's: every other must agree
   std::deque<Member> m_members;                  // a deque: a waiting session keeps its reference while others join
   std::vector<std::int64_t> m_owner;             // per chip: member index, -1 = none yet
   std::vector<std::deque<IciPacket>> m_pending;  // per chip: refused by the fabric, offered again

@@ -46,7 +46,9 @@ TEST_CASE("frame: every message type survives a round trip field by field") {
   h.flags = kHelloLookahead;
   h.mem_latency_ps = 0x0102030405ull;
   h.mem_capacity = 64;
+  h.split_terms = "m=16\nsplit=k\n";
   const auto h2 = std::get<Hello>(round_trip(h));
+  CHECK(h2.split_terms == h.split_terms);
   CHECK(h2.flags == kHelloLookahead);
   CHECK(h2.mem_latency_ps == h.mem_latency_ps);
   CHECK(h2.mem_capacity == 64);
@@ -135,6 +137,19 @@ TEST_CASE("frame: every message type survives a round trip field by field") {
   CHECK(w.end_component == 7);
   const auto rep = std::get<ReportMsg>(round_trip(ReportMsg{{"{\"chips\":[]}", ""}}));
   CHECK(rep.parts == std::vector<std::string>{"{\"chips\":[]}", ""});
+}
+
+TEST_CASE("frame: a HELLO of protocol version 4 (no split terms) decodes, to be refused for its version") {
+  Hello h;
+  h.version = 4;
+  h.seed = 3;
+  const auto bytes = encode(h);
+  // Version 4 ended after the memory capacity: without the empty terms' u32 count.
+  const std::vector<std::uint8_t> body(bytes.begin() + kLengthBytes, bytes.end() - 4);
+  const auto old = std::get<Hello>(decode_body(body));
+  CHECK(old.version == 4);
+  CHECK(old.seed == 3);
+  CHECK(old.split_terms.empty());
 }
 
 TEST_CASE("frame: WINDOW layout, byte by byte") {

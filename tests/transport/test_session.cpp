@@ -3,14 +3,23 @@
 // handshakes are refused with the reason; a peer that dies, stalls or sends
 // garbage ends the exchange with a clear error.
 #include <catch2/catch.hpp>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
 #include <functional>
+#include <sstream>
 #include <thread>
 
 #include "bridge/transport/client_session.h"
 #include "bridge/transport/remote_memory.h"
 #include "bridge/transport/served_models.h"
 #include "models/core/ideal_memory.h"
+#include "child_process.h"
 #include "server_fixture.h"
 
 using namespace mxc;
@@ -161,6 +170,144 @@ TEST_CASE("transport: a handshake that does not match is refused with the reason
   const Message m = ch->receive(Millis(5000));
   REQUIRE(std::holds_alternative<ErrorMsg>(m));
   CHECK_THAT(std::get<ErrorMsg>(m).text, Catch::Contains("protocol version 99 is not supported"));
+}
+
+namespace {
+
+// A connection that says nothing (a raw socket: one descriptor in this process).
+int idle_connection(const std::string& address) {
+  const std::string path = parse_address(address).path;
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  std::memcpy(sa.sun_path, path.c_str(), path.size());
+  if (fd < 0 || ::connect(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa) != 0)
+    throw std::runtime_error("cannot connect to " + address);
+  return fd;
+}
+
+}  // namespace
+
+TEST_CASE("transport: connections beyond the server's client limit are refused with the reason") {
+  const ServedSystem sys = ideal(100'000, 64);
+  ServerOptions o = options(sys);
+  o.max_clients = 2;
+  std::ostringstream log;
+  o.log = &log;
+  ServerThread st(o, "max-clients");
+  // Two clients that connect and say nothing hold both places.
+  const int idle[2] = {idle_connection(st.address), idle_connection(st.address)};
+  CHECK_THROWS_WITH(ClientSession::connect(client(st.address, sys)),
+                    Catch::Contains("refused: server busy: it serves at most 2 clients at once"));
+  // When one leaves, its place is free again (once the server has seen it go).
+  ::close(idle[0]);
+  std::string error;
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    try {
+      ClientSession::connect(client(st.address, sys))->bye();
+      error.clear();
+      break;
+    } catch (const TransportError& e) {
+      error = e.what();
+      std::this_thread::sleep_for(Millis(100));
+    }
+  }
+  CHECK(error == "");
+  ::close(idle[1]);
+  st.join();
+  CHECK_THAT(log.str(), Catch::Contains("connection refused: server busy: it serves at most 2 clients at once"));
+  const auto out = st.server.outcomes();
+  CHECK(std::count_if(out.begin(), out.end(), [](const SessionOutcome& x) { return x.ok; }) == 1);
+}
+
+TEST_CASE("transport: a server out of file descriptors waits for them and serves on, never aborts") {
+  // The server runs in a child process whose descriptor limit a flood of idle connections
+  // exceeds (the client limit set high, so that only the descriptors run out).
+  const ServedSystem sys = ideal(100'000, 64);
+  const std::string address = "unix:" + socket_path("nofile");
+  int ready[2], stop[2];  // stop: a socket pair, so that telling a dead child to stop raises no SIGPIPE
+  REQUIRE(pipe(ready) == 0);
+  REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, stop) == 0);
+  const auto server = mxc::transport::testing::fork_child([&] {
+    ::close(ready[0]);
+    ::close(stop[1]);
+    ServerOptions o = options(sys);
+    o.max_clients = 4096;
+    std::ostringstream log;
+    o.log = &log;
+    Server srv(o);
+    srv.listen(address);
+    rlimit lim{};
+    getrlimit(RLIMIT_NOFILE, &lim);
+    const auto open = std::distance(std::filesystem::directory_iterator("/proc/self/fd"), {});
+    lim.rlim_cur = static_cast<rlim_t>(open + 24);
+    if (setrlimit(RLIMIT_NOFILE, &lim) != 0) return std::string("error: setrlimit");
+    std::thread serving([&] { srv.serve(); });
+    char byte = 1;
+    if (write(ready[1], &byte, 1) != 1 || read(stop[0], &byte, 1) != 1) byte = 0;
+    srv.stop();
+    serving.join();
+    return log.str();
+  });
+  ::close(ready[1]);
+  ::close(stop[0]);
+  char byte = 0;
+  REQUIRE(read(ready[0], &byte, 1) == 1);
+  std::vector<int> flood;
+  for (int i = 0; i < 64; ++i) flood.push_back(idle_connection(address));
+  std::this_thread::sleep_for(Millis(500));  // the server runs out of descriptors meanwhile
+  for (int fd : flood) ::close(fd);
+  std::string error;
+  try {
+    ClientSession::connect(client(address, sys))->bye();
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  CHECK(error == "");
+  (void)::send(stop[1], &byte, 1, MSG_NOSIGNAL);
+  const std::string log = mxc::transport::testing::collect(server);
+  CHECK_THAT(log, !Catch::Contains("exited abnormally"));
+  CHECK_THAT(log, Catch::Contains("failed: Too many open files; retrying every 100 ms"));
+  ::close(ready[0]);
+  ::close(stop[1]);
+}
+
+TEST_CASE("transport: a server does not take over a live server's Unix socket, nor remove another's") {
+  const ServedSystem sys = ideal(100'000, 64);
+  const std::string path = socket_path("in-use");
+  {
+    ServerOptions o = options(sys);
+    o.max_sessions = 1;
+    ServerThread first(o, "in-use");
+    Server second(options(sys));
+    CHECK_THROWS_WITH(second.listen(first.address), Catch::Contains("cannot listen on " + first.address) &&
+                                                        Catch::Contains("address in use"));
+    // The first still serves there, and the second's check was no session of its one.
+    ClientSession::connect(client(first.address, sys))->bye();
+    first.join();
+    const auto out = first.server.outcomes();
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].ok);
+  }
+  // The path given to another server meanwhile (say the file was removed by hand): the first
+  // server, when it stops, leaves the other's socket alone.
+  ServerThread first(options(sys), "in-use");
+  ::unlink(path.c_str());
+  ServerThread other(options(sys), "in-use");
+  first.join();
+  struct stat st {};
+  CHECK(::lstat(path.c_str(), &st) == 0);
+  ClientSession::connect(client(other.address, sys))->bye();
+  // A socket file that nobody accepts on (its server died) is replaced, as before.
+  other.join();
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  std::memcpy(sa.sun_path, path.c_str(), path.size());
+  REQUIRE(::bind(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa) == 0);
+  ::close(fd);
+  ServerThread last(options(sys), "in-use");
+  ClientSession::connect(client(last.address, sys))->bye();
 }
 
 TEST_CASE("transport: a server's HELLO that serves other than the client needs fails the connection") {

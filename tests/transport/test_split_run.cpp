@@ -39,6 +39,7 @@ ClientOptions split_client(const std::string& address, const SystemRunOptions& o
   co.seed = o.seed;
   co.chips = std::move(chips);
   co.split = true;
+  co.split_terms = split_run_terms(o);
   co.reply_timeout = Millis(20'000);
   return co;
 }
@@ -440,6 +441,7 @@ TEST_CASE("split run: a client that dies mid-run fails the other with a clear er
     h.seed = o.seed;
     h.chips = {1};
     h.flags = kHelloSplit;
+    h.split_terms = split_run_terms(o);
     ch->send(h, Millis(5000));
     (void)ch->receive(Millis(5000));
     ch->send(WindowMsg{0, kNever, false, 0, 0}, Millis(5000));
@@ -602,4 +604,102 @@ TEST_CASE("split run: refused handshakes") {
   // Nobody runs chip 1: the first client's window fails after the join timeout.
   ChipPort port(first);
   CHECK_THROWS_WITH(port.advance_to(0), Catch::Contains("no client for chip(s) 1 joined"));
+}
+
+namespace {
+
+// Clients running `o` split one chip each over the server at `address`, each on a thread with its
+// session `sessions[c]` (connected by the caller when given); every client's results JSON.
+std::vector<std::string> run_clients(const std::string& address, const SystemRunOptions& o,
+                                     std::vector<std::shared_ptr<ClientSession>> sessions) {
+  sessions.resize(o.system.chips);
+  std::vector<std::string> out(o.system.chips);
+  std::vector<std::thread> clients;
+  for (std::uint32_t c = 0; c < o.system.chips; ++c)
+    clients.emplace_back([&, c] {
+      try {
+        auto s = sessions[c] ? sessions[c] : ClientSession::connect(split_client(address, o, {c}));
+        SystemRunOptions mine = o;
+        use_served_models(mine, s);
+        out[c] = results_json(o, run_system(mine)).dump();
+        s->bye();
+      } catch (const std::exception& e) {
+        out[c] = std::string("error: ") + e.what();
+      }
+    });
+  for (auto& t : clients) t.join();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("split run: a run that failed while its clients joined is dropped, and the next run starts afresh") {
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip2x2_model.yaml");
+  o.workload.shape = {8, 16, 8, DType::kInt8};
+  o.workload.split = "k";
+  const std::string want = results_json(o, run_system(o)).dump();
+  ServerOptions so;
+  so.system = served_system(o.system);
+  so.seed = o.seed;
+  so.read_timeout = Millis(2000);
+  ServerThread st(so, "split-after-fail");
+  {
+    // Alone: nobody runs chip 1, so the run fails after the join timeout.
+    auto alone = ClientSession::connect(split_client(st.address, o, {0}));
+    ChipPort port(alone);
+    REQUIRE_THROWS_WITH(port.advance_to(0), Catch::Contains("no client for chip(s) 1 joined"));
+  }
+  // The next pair runs: chip 0 is not still taken by the failed run.
+  CHECK(run_clients(st.address, o, {}) == std::vector<std::string>{want, want});
+}
+
+TEST_CASE("split run: a client whose workload or tile options differ from the run's is refused, naming them") {
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip2x2_model.yaml");
+  o.workload.shape = {8, 16, 8, DType::kInt8};
+  o.workload.split = "k";
+  const std::string want = results_json(o, run_system(o)).dump();
+  ServerOptions so;
+  so.system = served_system(o.system);
+  so.seed = o.seed;
+  ServerThread st(so, "split-terms");
+  auto first = ClientSession::connect(split_client(st.address, o, {0}));
+  // Each differs in what the config hash and the seed do not cover; each is refused at the
+  // handshake, and the run that is forming goes on.
+  const std::vector<std::pair<std::function<void(SystemRunOptions&)>, std::string>> differ = {
+      {[](SystemRunOptions& x) { x.workload.shape.m = 32; }, "m 32 here, 8 in the run"},
+      {[](SystemRunOptions& x) { x.workload.split = "n"; }, "split n here, k in the run"},
+      {[](SystemRunOptions& x) { x.workload.kind = "mlp"; }, "workload mlp here, gemm in the run"},
+      {[](SystemRunOptions& x) { x.workload.shape.dtype = DType::kBf16; }, "dtype bf16 here, int8 in the run"},
+      {[](SystemRunOptions& x) { x.system.rows = x.system.cols = 8; }, "rows 8 here, 4 in the run; cols 8 here"},
+      {[](SystemRunOptions& x) { x.system.tile_kinds.assign(2, TileKind::kRtl); },
+       "tile_kinds rtl,rtl here, model,model in the run"},
+  };
+  for (const auto& [change, what] : differ) {
+    INFO(what);
+    SystemRunOptions other = o;
+    change(other);
+    CHECK_THROWS_WITH(ClientSession::connect(split_client(st.address, other, {1})),
+                      Catch::Contains("refused: split run: this client's run differs from the run the client "
+                                      "for chip(s) 0 started (" + what) &&
+                          Catch::Contains("every client of a split run must give the same workload"));
+  }
+  // A client that agrees completes the run, with the in-process results.
+  CHECK(run_clients(st.address, o, {first}) == std::vector<std::string>{want, want});
+}
+
+TEST_CASE("split run: the terms clients must agree on cover the program file's contents") {
+  SystemRunOptions o;
+  o.workload.kind = "program";
+  o.workload.program_file = mxc::transport::testing::socket_path("terms") + ".s";
+  const auto terms_with = [&](const std::string& text) {
+    std::ofstream(o.workload.program_file) << text;
+    return split_run_terms(o);
+  };
+  const std::string a = terms_with("fence\n"), b = terms_with("nop\nfence\n");
+  CHECK(a != b);
+  CHECK_THAT(a, Catch::Contains("\nprogram=contents ") && Catch::Contains("\nworkload=program\n"));
+  std::remove(o.workload.program_file.c_str());
+  CHECK_THAT(split_run_terms(o), Catch::Contains("\nprogram=unreadable\n"));
 }
