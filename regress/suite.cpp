@@ -3,11 +3,14 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+
+#include "models/core/yaml_reader.h"
 
 namespace mxc::regress {
 
@@ -21,6 +24,9 @@ struct AxisValue {
 };
 using Axis = std::vector<AxisValue>;
 
+// Tests one suite may expand to.
+constexpr std::size_t kMaxTests = 100000;
+
 class Loader {
  public:
   explicit Loader(std::string path) : m_path(std::move(path)) {}
@@ -31,6 +37,16 @@ class Loader {
     if (node.IsDefined() && node.Mark().line >= 0) msg << ":" << node.Mark().line + 1;
     msg << ": field '" << field << "': " << what;
     throw std::runtime_error(msg.str());
+  }
+
+  // Every key a plain name given once (the one check every config loader
+  // makes): a repeated key would otherwise be dropped without a word.
+  void unique_keys(const YAML::Node& map, const std::string& field) const {
+    try {
+      YamlReader(m_path).unique_keys(map, field);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(e.what());
+    }
   }
 
   std::string scalar(const YAML::Node& node, const std::string& field) const {
@@ -73,6 +89,7 @@ class Loader {
       const YAML::Node entry = list[i];
       const std::string f = field + "[" + std::to_string(i) + "]";
       if (!entry.IsMap()) fail(entry, f, "expected a map with a 'name' and parameters");
+      unique_keys(entry, f);
       AxisValue v;
       if (!entry["name"]) fail(entry, f + ".name", "missing");
       v.label = scalar(entry["name"], f + ".name");
@@ -119,6 +136,7 @@ class Loader {
   }
 
   void check_keys(const YAML::Node& map, const std::set<std::string>& allowed, const std::string& where) const {
+    unique_keys(map, where);
     for (const auto& kv : map) {
       const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "?";
       if (!allowed.count(key)) {
@@ -139,26 +157,65 @@ class Loader {
     const std::string name = scalar(g["name"], f + ".name");
     if (name.empty() || name.find('/') != std::string::npos || name.find(' ') != std::string::npos)
       fail(g["name"], f + ".name", "must be non-empty without '/' or spaces");
+    // A test's logs go to a folder named after its id: "." or ".." would
+    // be the tests folder itself or its parent.
+    if (name == "." || name == "..") fail(g["name"], f + ".name", "must not be '.' or '..'");
 
     std::vector<std::string> base{g["command"] ? scalar(g["command"], f + ".command") : command};
+    // Each parameter comes from one place: given twice (args and a sweep,
+    // a workload and a sweep, seeds and a sweep of seed) the command gets
+    // both and the last wins, so the test id would not say what ran.
+    std::map<std::string, std::string> given_by;  // parameter -> field that gives it
+    auto claim = [&](const std::string& key, const YAML::Node& at, const std::string& source,
+                     const std::string& field) {
+      const auto [it, fresh] = given_by.emplace(key, source);
+      if (!fresh && it->second != source)
+        fail(at, field, "parameter '" + key + "' is also given by " + it->second);
+    };
     if (const YAML::Node args = g["args"]) {
       if (!args.IsMap()) fail(args, f + ".args", "expected a map of parameters");
+      unique_keys(args, f + ".args");
       for (const auto& kv : args) {
         const std::string key = scalar(kv.first, f + ".args");
         append_param(base, key, kv.second, f + ".args." + key);
+        claim(key, kv.first, f + ".args", f + ".args." + key);
       }
     }
     std::vector<Axis> axes;
-    if (g["configs"]) axes.push_back(named_axis(g["configs"], f + ".configs"));
-    if (g["workloads"]) axes.push_back(named_axis(g["workloads"], f + ".workloads"));
+    for (const char* named : {"configs", "workloads"}) {
+      const YAML::Node list = g[named];
+      if (!list) continue;
+      axes.push_back(named_axis(list, f + "." + named));
+      for (std::size_t i = 0; i < list.size(); ++i)
+        for (const auto& kv : list[i]) {
+          const std::string key = kv.first.Scalar();
+          if (key != "name" && key != "positional")
+            claim(key, kv.first, f + "." + named, f + "." + named + "[" + std::to_string(i) + "]." + key);
+        }
+    }
     if (const YAML::Node sweep = g["sweep"]) {
       if (!sweep.IsMap()) fail(sweep, f + ".sweep", "expected a map of parameter: [values]");
+      unique_keys(sweep, f + ".sweep");
       for (const auto& kv : sweep) {
         const std::string key = scalar(kv.first, f + ".sweep");
+        claim(key, kv.first, f + ".sweep", f + ".sweep." + key);
         axes.push_back(value_axis(key, kv.second, f + ".sweep." + key));
       }
     }
-    if (g["seeds"]) axes.push_back(value_axis("seed", g["seeds"], f + ".seeds"));
+    if (const YAML::Node seeds = g["seeds"]) {
+      claim("seed", seeds, f + ".seeds", f + ".seeds");
+      axes.push_back(value_axis("seed", seeds, f + ".seeds"));
+    }
+
+    // Count before building: a few short lists can multiply into more tests
+    // than memory holds.
+    std::size_t count = 1;
+    for (const auto& axis : axes)
+      if (__builtin_mul_overflow(count, axis.size(), &count)) count = SIZE_MAX;
+    if (count > kMaxTests - suite.tests.size())
+      fail(g, f, "expands to " + (count == SIZE_MAX ? std::string("too many") : std::to_string(count)) +
+                     " tests; a suite may have at most " + std::to_string(kMaxTests) +
+                     (suite.tests.empty() ? "" : " (" + std::to_string(suite.tests.size()) + " before this group)"));
 
     double timeout = g["timeout"] ? positive_number(g["timeout"], f + ".timeout") : default_timeout;
     bool expect_fail = false;

@@ -91,6 +91,78 @@ TEST_CASE("suite errors name the file, the line and the field") {
   CHECK_THROWS_WITH(load_suite("/nonexistent/suite.yaml"), "cannot open suite file '/nonexistent/suite.yaml'");
 }
 
+namespace {
+std::string error_of(const std::string& text) {
+  try {
+    parse_suite(text, "bad.yaml");
+  } catch (const std::runtime_error& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+}  // namespace
+
+TEST_CASE("a key given twice is an error naming both lines, not a silently dropped value") {
+  // Without the check yaml-cpp keeps the first 'm' and the odometer both:
+  // tests named m=16/m=8 that ran with m=8.
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    sweep:\n      m: [16, 32]\n      m: [8]\n") ==
+        "bad.yaml:6: field 'groups[0].sweep.m': duplicate key (first given on line 5)");
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    args: {m: 16}\n    args: {m: 0}\n") ==
+        "bad.yaml:5: field 'groups[0].args': duplicate key (first given on line 4)");
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    args: {m: 16, m: 0}\n") ==
+        "bad.yaml:4: field 'groups[0].args.m': duplicate key (first given on line 4)");
+  CHECK(error_of("suite: s\nsuite: t\ngroups:\n  - name: g\n") ==
+        "bad.yaml:2: field 'suite': duplicate key (first given on line 1)");
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    configs:\n      - {name: a, positional: x.yaml, positional: y.yaml}\n") ==
+        "bad.yaml:5: field 'groups[0].configs[0].positional': duplicate key (first given on line 5)");
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    args:\n      ? [a, b]\n      : 1\n") ==
+        "bad.yaml:5: field 'groups[0].args': a key must be a plain name, not a sequence or a mapping");
+}
+
+TEST_CASE("a parameter given by two axes or by args and an axis is an error") {
+  // seeds plus a sweep of seed gave ids like g/seed=1/seed=2.
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    sweep:\n      seed: [1, 2]\n    seeds: [1, 2]\n") ==
+        "bad.yaml:6: field 'groups[0].seeds': parameter 'seed' is also given by groups[0].sweep");
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    args: {m: 4}\n    sweep: {m: [8, 16]}\n") ==
+        "bad.yaml:5: field 'groups[0].sweep.m': parameter 'm' is also given by groups[0].args");
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    workloads:\n      - {name: a, m: 4}\n"
+                 "    sweep: {m: [8]}\n") ==
+        "bad.yaml:6: field 'groups[0].sweep.m': parameter 'm' is also given by groups[0].workloads");
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    configs:\n      - {name: a, rows: 4}\n"
+                 "    workloads:\n      - {name: w, rows: 8}\n") ==
+        "bad.yaml:7: field 'groups[0].workloads[0].rows': parameter 'rows' is also given by groups[0].configs");
+  // Entries of one axis give the same parameters: that is the axis.
+  CHECK(parse_suite("suite: x\ngroups:\n  - name: g\n    configs:\n      - {name: a, rows: 4}\n"
+                    "      - {name: b, rows: 8}\n    sweep: {m: [1, 2]}\n",
+                    "ok.yaml")
+            .tests.size() == 4);
+}
+
+TEST_CASE("a suite is counted before it is built: beyond 100000 tests is an error naming the group") {
+  // 100^4 tests took 24 GB before the OOM killer ended the process.
+  std::string values;
+  for (int v = 1; v <= 100; ++v) values += (v > 1 ? ", " : "") + std::to_string(v);
+  const std::string sweep = "    sweep:\n      a: [" + values + "]\n      b: [" + values + "]\n      c: [" + values +
+                            "]\n      d: [" + values + "]\n";
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n" + sweep) ==
+        "bad.yaml:3: field 'groups[0]': expands to 100000000 tests; a suite may have at most 100000");
+  // Groups count together: 60000 + 60000.
+  std::string v300, v200;
+  for (int v = 1; v <= 300; ++v) v300 += (v > 1 ? ", " : "") + std::to_string(v);
+  for (int v = 1; v <= 200; ++v) v200 += (v > 1 ? ", " : "") + std::to_string(v);
+  const std::string group = "    sweep:\n      a: [" + v300 + "]\n      b: [" + v200 + "]\n";
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n" + group + "  - name: h\n" + group) ==
+        "bad.yaml:7: field 'groups[1]': expands to 60000 tests; a suite may have at most 100000 (60000 before "
+        "this group)");
+  CHECK(parse_suite("suite: x\ngroups:\n  - name: g\n" + group, "ok.yaml").tests.size() == 60000);
+}
+
+TEST_CASE("a group may not be named '.' or '..': its tests' folder would be the tests folder or its parent") {
+  CHECK(error_of("suite: x\ngroups:\n  - name: '..'\n") == "bad.yaml:3: field 'groups[0].name': must not be '.' or '..'");
+  CHECK(error_of("suite: x\ngroups:\n  - name: .\n") == "bad.yaml:3: field 'groups[0].name': must not be '.' or '..'");
+  CHECK(parse_suite("suite: x\ngroups:\n  - name: ...\n", "ok.yaml").tests.at(0).id == "...");
+}
+
 TEST_CASE("the shipped suites load, and the smoke suite stays CI-sized") {
   const Suite smoke = load_suite(MXCOSIM_SOURCE_DIR "/regress/smoke.yaml");
   CHECK(smoke.tests.size() == 11);
