@@ -57,11 +57,16 @@ const char* const kMigrations[] = {
 };
 static_assert(std::size(kMigrations) == HistoryDb::kSchemaVersion);
 
+// Every error names the database: "results database 'r.db': sqlite: ...".
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw std::runtime_error("results database '" + path + "': " + what);
+}
+
 class Statement {
  public:
-  Statement(sqlite3* db, const char* sql) : m_db(db) {
+  Statement(sqlite3* db, const std::string& path, const char* sql) : m_db(db), m_path(path) {
     if (sqlite3_prepare_v2(db, sql, -1, &m_stmt, nullptr) != SQLITE_OK)
-      throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(db));
+      fail(m_path, std::string("sqlite: ") + sqlite3_errmsg(db));
   }
   ~Statement() { sqlite3_finalize(m_stmt); }
   Statement(const Statement&) = delete;
@@ -90,7 +95,7 @@ class Statement {
     const int rc = sqlite3_step(m_stmt);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
-    throw std::runtime_error(std::string("sqlite: ") + sqlite3_errmsg(m_db));
+    fail(m_path, std::string("sqlite: ") + sqlite3_errmsg(m_db));
   }
   std::string text(int c) const {
     const auto* p = sqlite3_column_text(m_stmt, c);
@@ -108,6 +113,7 @@ class Statement {
 
  private:
   sqlite3* m_db;
+  const std::string& m_path;
   sqlite3_stmt* m_stmt = nullptr;
 };
 
@@ -139,25 +145,41 @@ std::string utc_now() {
   return buf;
 }
 
-HistoryDb::HistoryDb(const std::string& path) : m_path(path) {
-  if (sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
-    std::string msg = m_db ? sqlite3_errmsg(m_db) : "out of memory";
-    sqlite3_close(m_db);
-    m_db = nullptr;
-    throw std::runtime_error("cannot open results database '" + path + "': " + msg);
-  }
-  // Several shard processes or a report reader may touch the file at once.
-  sqlite3_busy_timeout(m_db, 30000);
+HistoryDb::HistoryDb(const std::string& path, Access access) : m_path(path) {
   try {
+    if (access == Access::read) {
+      // Only looked at: a file that is not a results database (another
+      // program's, an empty one) is refused untouched.
+      open(SQLITE_OPEN_READONLY);
+      if (stored_version(false) == kSchemaVersion) return;
+      // Written by an older mxcosim: carried forward as when it is written to.
+      sqlite3_close(m_db);
+      m_db = nullptr;
+      open(SQLITE_OPEN_READWRITE);
+    } else {
+      open(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+      stored_version(true);  // another program's file is refused before anything is written
+    }
     exec("PRAGMA journal_mode=WAL");
     exec("PRAGMA synchronous=NORMAL");
     exec("PRAGMA foreign_keys=ON");
     migrate();
-  } catch (const std::exception& e) {
+  } catch (...) {
     sqlite3_close(m_db);
     m_db = nullptr;
-    throw std::runtime_error("results database '" + path + "': " + e.what());
+    throw;
   }
+}
+
+void HistoryDb::open(int flags) {
+  if (sqlite3_open_v2(m_path.c_str(), &m_db, flags, nullptr) != SQLITE_OK) {
+    std::string msg = m_db ? sqlite3_errmsg(m_db) : "out of memory";
+    sqlite3_close(m_db);
+    m_db = nullptr;
+    throw std::runtime_error("cannot open results database '" + m_path + "': " + msg);
+  }
+  // Several shard processes or a report reader may touch the file at once.
+  sqlite3_busy_timeout(m_db, 30000);
 }
 
 HistoryDb::~HistoryDb() { sqlite3_close(m_db); }
@@ -167,34 +189,51 @@ void HistoryDb::exec(const std::string& sql) {
   if (sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : "unknown error";
     sqlite3_free(err);
-    throw std::runtime_error("sqlite: " + msg);
+    fail(m_path, "sqlite: " + msg);
   }
 }
 
-int HistoryDb::schema_version() {
-  Statement s(m_db, "SELECT version FROM schema_version");
-  return s.step() ? static_cast<int>(s.integer(0)) : 0;
+int HistoryDb::schema_version() { return static_cast<int>(stored_version(false)); }
+
+std::int64_t HistoryDb::stored_version(bool may_be_new) {
+  bool has_table = false, has_others = false;
+  {
+    Statement t(m_db, m_path, "SELECT name FROM sqlite_master WHERE type = 'table'");
+    while (t.step()) (t.text(0) == "schema_version" ? has_table : has_others) = true;
+  }
+  if (!has_table && (has_others || !may_be_new))
+    fail(m_path, "not an mxcosim results database (it has no schema_version table)");
+  if (!has_table) return 0;
+  Statement s(m_db, m_path, "SELECT version, typeof(version), (SELECT COUNT(*) FROM schema_version) FROM schema_version");
+  if (!s.step()) {
+    if (!may_be_new) fail(m_path, "not an mxcosim results database (its schema_version table is empty)");
+    return 0;
+  }
+  const std::int64_t version = s.integer(0);
+  if (s.integer(2) != 1) fail(m_path, "schema_version holds " + std::to_string(s.integer(2)) + " versions, not one");
+  if (s.text(1) != "integer" || version < 1) fail(m_path, "schema version " + s.text(0) + " is invalid");
+  if (version > kSchemaVersion)
+    fail(m_path, "schema version " + std::to_string(version) + " is newer than this program's (" +
+                     std::to_string(kSchemaVersion) + "); use a newer mxcosim");
+  return version;
 }
 
 std::string HistoryDb::journal_mode() {
-  Statement s(m_db, "PRAGMA journal_mode");
+  Statement s(m_db, m_path, "PRAGMA journal_mode");
   return s.step() ? s.text(0) : "";
 }
 
 void HistoryDb::migrate() {
   exec("BEGIN IMMEDIATE");
   try {
-    exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
-    int version = schema_version();
+    std::int64_t version = stored_version(true);
     if (version == 0) {
-      Statement(m_db, "INSERT INTO schema_version (version) VALUES (0)").step();
+      exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+      Statement(m_db, m_path, "INSERT INTO schema_version (version) VALUES (0)").step();
     }
-    if (version > kSchemaVersion)
-      throw std::runtime_error("schema version " + std::to_string(version) + " is newer than this program's (" +
-                               std::to_string(kSchemaVersion) + "); use a newer mxcosim");
     for (; version < kSchemaVersion; ++version) {
       exec(kMigrations[version]);
-      Statement(m_db, "UPDATE schema_version SET version = ?").bind(1, std::int64_t{version + 1}).step();
+      Statement(m_db, m_path, "UPDATE schema_version SET version = ?").bind(1, std::int64_t{version + 1}).step();
     }
     exec("COMMIT");
   } catch (...) {
@@ -205,7 +244,7 @@ void HistoryDb::migrate() {
 
 std::optional<RunInfo> HistoryDb::find_run(const std::string& suite, const std::string& rev,
                                            const std::string& label) {
-  Statement s(m_db, (std::string("SELECT ") + kRunColumns +
+  Statement s(m_db, m_path, (std::string("SELECT ") + kRunColumns +
                      " FROM runs WHERE suite = ? AND rev = ? AND label = ? ORDER BY run_id DESC LIMIT 1")
                         .c_str());
   s.bind(1, suite).bind(2, rev).bind(3, label);
@@ -214,7 +253,7 @@ std::optional<RunInfo> HistoryDb::find_run(const std::string& suite, const std::
 }
 
 std::int64_t HistoryDb::create_run(const RunInfo& key) {
-  Statement s(m_db,
+  Statement s(m_db, m_path,
               "INSERT INTO runs (suite, rev, label, started_at, state, host, shard, planned) "
               "VALUES (?, ?, ?, ?, 'running', ?, ?, ?)");
   s.bind(1, key.suite).bind(2, key.rev).bind(3, key.label);
@@ -244,31 +283,32 @@ std::int64_t HistoryDb::open_run(const RunInfo& key, bool& resumed) {
 }
 
 void HistoryDb::set_run_state(std::int64_t run_id, const std::string& state, const std::string& finished_at) {
-  Statement s(m_db, "UPDATE runs SET state = ?, finished_at = ? WHERE run_id = ?");
+  Statement s(m_db, m_path, "UPDATE runs SET state = ?, finished_at = ? WHERE run_id = ?");
   s.bind(1, state).bind(2, finished_at).bind(3, run_id).step();
 }
 
 void HistoryDb::set_run_planned(std::int64_t run_id, std::int64_t planned, const std::string& shard) {
-  Statement s(m_db, "UPDATE runs SET planned = ?, shard = ? WHERE run_id = ?");
+  Statement s(m_db, m_path, "UPDATE runs SET planned = ?, shard = ? WHERE run_id = ?");
   s.bind(1, planned).bind(2, shard).bind(3, run_id).step();
 }
 
 std::set<std::string> HistoryDb::finished_tests(std::int64_t run_id) {
-  Statement s(m_db, "SELECT test_id FROM results WHERE run_id = ?");
+  Statement s(m_db, m_path, "SELECT test_id FROM results WHERE run_id = ?");
   s.bind(1, run_id);
   std::set<std::string> out;
   while (s.step()) out.insert(s.text(0));
   return out;
 }
 
-void HistoryDb::insert(std::int64_t run_id, const TestRecord& r) {
-  Statement s(m_db,
+void HistoryDb::insert(std::int64_t run_id, const TestRecord& r, bool copy_attempts) {
+  Statement s(m_db, m_path,
               "INSERT INTO results (run_id, test_id, test_index, status, message, seed, tags, command, exit_code,"
               " wall_seconds, finished_at, attempts, cycles_rtl, cycles_model, instructions, mismatch_count,"
               " sim_time_ns, utilisation, bandwidth_gbps, results_json, log_dir)"
-              " VALUES (?,?,?,?,?,?,?,?,?,?,?,"
-              "  COALESCE((SELECT attempts FROM results WHERE run_id = ?1 AND test_id = ?2), 0) + ?12,"
-              "  ?,?,?,?,?,?,?,?,?)"
+              " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,"
+              "  CASE WHEN ?22 THEN ?12"
+              "  ELSE COALESCE((SELECT attempts FROM results WHERE run_id = ?1 AND test_id = ?2), 0) + ?12 END,"
+              "  ?13,?14,?15,?16,?17,?18,?19,?20,?21)"
               " ON CONFLICT(run_id, test_id) DO UPDATE SET test_index=excluded.test_index, status=excluded.status,"
               " message=excluded.message, seed=excluded.seed, tags=excluded.tags, command=excluded.command,"
               " exit_code=excluded.exit_code, wall_seconds=excluded.wall_seconds, finished_at=excluded.finished_at,"
@@ -287,16 +327,16 @@ void HistoryDb::insert(std::int64_t run_id, const TestRecord& r) {
     s.bind(20, std::optional<double>{});
   else
     s.bind(20, r.results_json);
-  s.bind(21, r.log_dir);
+  s.bind(21, r.log_dir).bind(22, std::int64_t{copy_attempts});
   s.step();
 }
 
 void HistoryDb::record(std::int64_t run_id, const TestRecord& rec) { record_all(run_id, {rec}); }
 
-void HistoryDb::record_all(std::int64_t run_id, const std::vector<TestRecord>& recs) {
+void HistoryDb::record_all(std::int64_t run_id, const std::vector<TestRecord>& recs, bool copy_attempts) {
   exec("BEGIN IMMEDIATE");
   try {
-    for (const auto& r : recs) insert(run_id, r);
+    for (const auto& r : recs) insert(run_id, r, copy_attempts);
     exec("COMMIT");
   } catch (...) {
     sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -305,21 +345,21 @@ void HistoryDb::record_all(std::int64_t run_id, const std::vector<TestRecord>& r
 }
 
 std::vector<RunInfo> HistoryDb::runs() {
-  Statement s(m_db, (std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY started_at, run_id").c_str());
+  Statement s(m_db, m_path, (std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY started_at, run_id").c_str());
   std::vector<RunInfo> out;
   while (s.step()) out.push_back(read_run(s));
   return out;
 }
 
 std::optional<RunInfo> HistoryDb::run(std::int64_t run_id) {
-  Statement s(m_db, (std::string("SELECT ") + kRunColumns + " FROM runs WHERE run_id = ?").c_str());
+  Statement s(m_db, m_path, (std::string("SELECT ") + kRunColumns + " FROM runs WHERE run_id = ?").c_str());
   s.bind(1, run_id);
   if (!s.step()) return std::nullopt;
   return read_run(s);
 }
 
 std::vector<TestRecord> HistoryDb::results(std::int64_t run_id) {
-  Statement s(m_db,
+  Statement s(m_db, m_path,
               "SELECT test_id, test_index, status, message, seed, tags, command, exit_code, wall_seconds,"
               " finished_at, attempts, cycles_rtl, cycles_model, instructions, mismatch_count, sim_time_ns,"
               " utilisation, bandwidth_gbps, results_json, log_dir"
@@ -354,7 +394,7 @@ std::vector<TestRecord> HistoryDb::results(std::int64_t run_id) {
 }
 
 std::vector<RunStats> HistoryDb::run_stats(const std::string& suite) {
-  Statement s(m_db,
+  Statement s(m_db, m_path,
               "SELECT r.run_id, SUM(x.status = 'pass'), SUM(x.status = 'fail'), SUM(x.status = 'error'),"
               " SUM(x.status = 'skipped'),"
               " AVG(CASE WHEN x.cycles_model IS NOT NULL AND x.cycles_rtl > 0"

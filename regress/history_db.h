@@ -39,9 +39,15 @@ struct RunStats {
 
 class HistoryDb {
  public:
-  /// Opens (creating if needed) and migrates; throws std::runtime_error
-  /// naming the file on failure or on a schema newer than this program's.
-  explicit HistoryDb(const std::string& path);
+  enum class Access {
+    write,  ///< Opens, creating the file if needed, and migrates.
+    read,   ///< Opens an existing results database without writing to it
+            ///< (one written by an older mxcosim is migrated forward).
+  };
+  /// Throws std::runtime_error naming the file on failure, on a file that is
+  /// not a results database, or on a schema version that is invalid or
+  /// newer than this program's.
+  explicit HistoryDb(const std::string& path, Access access = Access::write);
   ~HistoryDb();
   HistoryDb(const HistoryDb&) = delete;
   HistoryDb& operator=(const HistoryDb&) = delete;
@@ -64,8 +70,11 @@ class HistoryDb {
   std::set<std::string> finished_tests(std::int64_t run_id);
   /// Inserts or replaces the result of one test, in its own transaction.
   void record(std::int64_t run_id, const TestRecord& rec);
-  /// Many results in one transaction (merging, bulk import).
-  void record_all(std::int64_t run_id, const std::vector<TestRecord>& recs);
+  /// Many results in one transaction (merging, bulk import). With
+  /// `copy_attempts` each record's `attempts` is stored as it is (a merge
+  /// copies results, so merging one again changes nothing); otherwise it
+  /// adds to the attempts already recorded.
+  void record_all(std::int64_t run_id, const std::vector<TestRecord>& recs, bool copy_attempts = false);
 
   /// Every run, oldest first (by start time, then id).
   std::vector<RunInfo> runs();
@@ -79,8 +88,12 @@ class HistoryDb {
   void exec(const std::string& sql);
 
  private:
+  void open(int flags);
+  /// The file's schema version after checking it is a results database; 0
+  /// for an empty file when `may_be_new`.
+  std::int64_t stored_version(bool may_be_new);
   void migrate();
-  void insert(std::int64_t run_id, const TestRecord& rec);
+  void insert(std::int64_t run_id, const TestRecord& rec, bool copy_attempts);
 
   sqlite3* m_db = nullptr;
   std::string m_path;

@@ -36,8 +36,10 @@ ReportData load_report_data(HistoryDb& db, const ReportSelection& sel) {
   }
   if (!chosen)
     throw std::runtime_error("results database '" + db.path() + "' has no run" +
-                             (sel.suite.empty() ? std::string() : " of suite '" + sel.suite + "'") +
-                             (sel.rev.empty() ? std::string() : " at revision '" + sel.rev + "'"));
+                             (sel.run_id ? " with id " + std::to_string(*sel.run_id) : std::string()) +
+                             (sel.suite.empty() || sel.run_id ? std::string() : " of suite '" + sel.suite + "'") +
+                             (sel.rev.empty() || sel.run_id ? std::string() : " at revision '" + sel.rev + "'") +
+                             (sel.label.empty() || sel.run_id ? std::string() : " labelled '" + sel.label + "'"));
   d.run = *chosen;
   d.tests = db.results(d.run.run_id);
   for (const auto& t : d.tests) d.counts.add(t.status);
@@ -56,15 +58,23 @@ ReportData load_report_data(HistoryDb& db, const ReportSelection& sel) {
   if (base) {
     d.baseline = *base;
     d.regressions = find_regressions(db.results(base->run_id), d.tests, sel.thresholds);
+  } else if (!sel.baseline_rev.empty()) {
+    // A named baseline that is not there is a mistake, not "no regressions".
+    throw std::runtime_error("--baseline '" + sel.baseline_rev + "': results database '" + db.path() +
+                             "' has no other run of suite '" + d.run.suite + "' at that revision");
   } else {
-    d.baseline_note = sel.baseline_rev.empty()
-                          ? "no earlier run of this suite in the database"
-                          : "no run of this suite at baseline revision '" + sel.baseline_rev + "'";
+    d.baseline_note = "no earlier run of this suite in the database";
   }
   for (const auto& r : runs)
     if (r.suite == d.run.suite) d.trend_runs.push_back(r);
   d.trend_stats = db.run_stats(d.run.suite);
   return d;
+}
+
+bool has_run_at(HistoryDb& db, const std::string& suite, const std::string& rev) {
+  for (const auto& r : db.runs())
+    if (r.suite == suite && r.rev == rev) return true;
+  return false;
 }
 
 json to_json(const ReportData& d) {

@@ -18,7 +18,7 @@ struct ReportSelection {
   std::string rev;            ///< "" = any revision.
   std::string label;          ///< "" = any label.
   std::optional<std::int64_t> run_id;  ///< Overrides the three above.
-  std::string baseline_rev;   ///< "" = the run before the chosen one.
+  std::string baseline_rev;   ///< "" = the run before the chosen one; else a run there must exist.
   Thresholds thresholds;
 };
 
@@ -33,8 +33,12 @@ struct ReportData {
   std::string baseline_note;  ///< Why there is no baseline, when there is none.
 };
 
-/// Throws std::runtime_error when the database has no matching run.
+/// Throws std::runtime_error naming the database and the selection when it
+/// has no matching run, or no run of the suite at a named baseline revision.
 ReportData load_report_data(HistoryDb& db, const ReportSelection& sel);
+
+/// Whether `db` holds a run of `suite` at revision `rev`.
+bool has_run_at(HistoryDb& db, const std::string& suite, const std::string& rev);
 
 /// The report's data as JSON (what the HTML page and the JSON export carry).
 nlohmann::json to_json(const ReportData& d);

@@ -1,6 +1,7 @@
 // `mxcosim report`: regenerate every report of a run from the history
 // database alone; optionally merge shard databases into it first.
 #include <cxxopts.hpp>
+#include <filesystem>
 #include <iostream>
 
 #include "cli_args.h"
@@ -70,14 +71,22 @@ int report_main(int argc, char** argv) {
     std::cerr << argv[0] << ": results database '" << db_path << "' does not exist\n";
     return kExitUsage;
   }
-  regress::HistoryDb db(db_path);
-  if (args.count("sources")) {
-    const auto sources = args["sources"].as<std::vector<std::string>>();
-    for (const auto& s : sources)
-      if (!std::filesystem::exists(s)) {
-        std::cerr << argv[0] << ": shard database '" << s << "' does not exist\n";
-        return kExitUsage;
-      }
+  std::vector<std::string> sources;
+  if (args.count("sources")) sources = args["sources"].as<std::vector<std::string>>();
+  for (const auto& s : sources) {
+    std::error_code ec;
+    if (!std::filesystem::exists(s)) {
+      std::cerr << argv[0] << ": shard database '" << s << "' does not exist\n";
+      return kExitUsage;
+    }
+    if (std::filesystem::equivalent(s, db_path, ec)) {
+      std::cerr << argv[0] << ": shard database '" << s << "' is the --db database itself\n";
+      return kExitUsage;
+    }
+  }
+  // Only a merge writes: a report alone opens the database read-only.
+  regress::HistoryDb db(db_path, sources.empty() ? regress::HistoryDb::Access::read : regress::HistoryDb::Access::write);
+  if (!sources.empty()) {
     const auto m = regress::merge_databases(db, sources);
     std::cout << "merged " << m.results << " results of " << sources.size() << " databases into " << db_path
               << "\n";

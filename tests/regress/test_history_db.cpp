@@ -2,6 +2,7 @@
 #include <sqlite3.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 #include "regress/db_merge.h"
 #include "regress/history_db.h"
@@ -9,6 +10,7 @@
 
 using namespace mxc::regress;
 using mxc::regress::testing::TempDir;
+using mxc::regress::testing::write_text;
 
 namespace {
 TestRecord rec(const std::string& id, std::int64_t index, const std::string& status) {
@@ -128,6 +130,82 @@ TEST_CASE("a version 1 database is migrated with its data kept; a newer one is r
                     Catch::Matchers::StartsWith("cannot open results database '/nonexistent/dir/r.db'"));
 }
 
+namespace {
+// Runs SQL on a file directly, as another program would.
+void raw_sql(const std::string& path, const std::string& sql) {
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
+  char* err = nullptr;
+  const int rc = sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, &err);
+  INFO((err ? err : ""));
+  sqlite3_free(err);
+  sqlite3_close(raw);
+  REQUIRE(rc == SQLITE_OK);
+}
+std::string table_names(const std::string& path) {
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  std::string names;
+  sqlite3_exec(
+      raw, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
+      [](void* out, int, char** v, char**) {
+        *static_cast<std::string*>(out) += std::string(v[0]) + " ";
+        return 0;
+      },
+      &names, nullptr);
+  sqlite3_close(raw);
+  return names;
+}
+}  // namespace
+
+TEST_CASE("an invalid schema version is an error naming the file and the version") {
+  TempDir dir;
+  const std::string path = dir / "r.db";
+  { HistoryDb db(path); }
+  // Read as an index into the migrations, -1 was undefined behaviour.
+  for (const char* v : {"-1", "0", "'abc'", "2.5"}) {
+    raw_sql(path, std::string("UPDATE schema_version SET version = ") + v);
+    const std::string shown = v == std::string("'abc'") ? "abc" : v;
+    CHECK_THROWS_WITH(HistoryDb(path), "results database '" + path + "': schema version " + shown + " is invalid");
+    CHECK_THROWS_WITH(HistoryDb(path, HistoryDb::Access::read),
+                      "results database '" + path + "': schema version " + shown + " is invalid");
+  }
+  raw_sql(path, "INSERT INTO schema_version VALUES (2)");
+  CHECK_THROWS_WITH(HistoryDb(path), "results database '" + path + "': schema_version holds 2 versions, not one");
+}
+
+TEST_CASE("reading a database changes nothing, and a file that is not a results database is refused") {
+  TempDir dir;
+  // Another program's database: it used to get the results tables added.
+  const std::string other = dir / "other.db";
+  raw_sql(other, "CREATE TABLE foo (x INTEGER)");
+  const std::string refusal = "': not an mxcosim results database (it has no schema_version table)";
+  CHECK_THROWS_WITH(HistoryDb(other, HistoryDb::Access::read), "results database '" + other + refusal);
+  CHECK(table_names(other) == "foo ");
+  // Nor is it written when merging into it.
+  CHECK_THROWS_WITH(HistoryDb(other), "results database '" + other + refusal);
+  CHECK(table_names(other) == "foo ");
+  // An empty file stays empty.
+  const std::string empty = dir / "empty.db";
+  write_text(empty, "");
+  CHECK_THROWS_WITH(HistoryDb(empty, HistoryDb::Access::read), "results database '" + empty + refusal);
+  CHECK(std::filesystem::file_size(empty) == 0);
+  // A results database opened to read is not written to.
+  const std::string good = dir / "good.db";
+  {
+    HistoryDb db(good);
+    db.create_run(key("s", "r", "l"));
+  }
+  HistoryDb reader(good, HistoryDb::Access::read);
+  CHECK(reader.runs().size() == 1);
+  CHECK_THROWS_WITH(reader.create_run(key("s", "r", "m")),
+                    "results database '" + good + "': sqlite: attempt to write a readonly database");
+  // A missing table is named with the file.
+  raw_sql(good, "DROP TABLE results");
+  CHECK_THROWS_WITH(HistoryDb(good, HistoryDb::Access::read).results(1),
+                    "results database '" + good + "': sqlite: no such table: results");
+}
+
 TEST_CASE("shard databases merge into one run per suite, revision and label") {
   TempDir dir;
   for (int shard = 1; shard <= 2; ++shard) {
@@ -159,4 +237,47 @@ TEST_CASE("shard databases merge into one run per suite, revision and label") {
   CHECK(stats[0].pass == 3);
   CHECK(stats[0].fail == 1);
   CHECK(stats[0].wall_seconds == Approx(6.0));
+}
+
+TEST_CASE("merging a shard again changes nothing but its results; a resumed shard completes the run") {
+  TempDir dir;
+  auto shard_db = [&](int shard, bool finished) {
+    HistoryDb db(dir / ("s" + std::to_string(shard) + ".db"));
+    RunInfo k = key("nightly", "abc", "slurm-42");
+    k.shard = std::to_string(shard) + "/2";
+    k.planned = 2;
+    auto id = db.find_run(k.suite, k.rev, k.label) ? db.find_run(k.suite, k.rev, k.label)->run_id : db.create_run(k);
+    if (!db.finished_tests(id).count("t" + std::to_string(shard))) db.record(id, rec("t" + std::to_string(shard), shard, "pass"));
+    if (finished) db.record(id, rec("u" + std::to_string(shard), shard + 10, "pass"));
+    db.set_run_state(id, finished ? "complete" : "interrupted", "2025-01-01T00:00:00Z");
+  };
+  shard_db(1, true);
+  shard_db(2, false);  // preempted after one test
+  HistoryDb all(dir / "all.db");
+  merge_databases(all, {dir / "s1.db", dir / "s2.db"});
+  auto merged = all.runs().at(0);
+  CHECK(merged.planned == 4);
+  CHECK(merged.state == "interrupted");
+  // The same shard again (the merge step repeated): planned, shards and
+  // attempts stay; they used to grow to 6, "1/2,2/2,1/2" and 2.
+  merge_databases(all, {dir / "s1.db", dir / "s1.db"});
+  merged = all.runs().at(0);
+  CHECK(merged.planned == 4);
+  CHECK(merged.shard == "1/2,2/2");
+  CHECK(merged.state == "interrupted");
+  for (const auto& r : all.results(merged.run_id)) CHECK(r.attempts == 1);
+  // The resubmitted shard finishes; merging it again completes the run.
+  shard_db(2, true);
+  merge_databases(all, {dir / "s2.db"});
+  merged = all.runs().at(0);
+  CHECK(merged.planned == 4);
+  CHECK(merged.shard == "1/2,2/2");
+  CHECK(merged.state == "complete");
+  CHECK(all.results(merged.run_id).size() == 4);
+  for (const auto& r : all.results(merged.run_id)) CHECK(r.attempts == 1);
+  // A merged database merged on again is one more copy of the same shards.
+  HistoryDb again(dir / "again.db");
+  merge_databases(again, {dir / "all.db", dir / "s1.db"});
+  CHECK(again.runs().at(0).planned == 4);
+  CHECK(again.runs().at(0).state == "complete");
 }

@@ -136,10 +136,24 @@ TEST_CASE("report data: newest run, previous run as baseline, trend per run") {
   CHECK(d1.baseline_note == "no earlier run of this suite in the database");
   ReportSelection missing;
   missing.baseline_rev = "nope";
-  CHECK(load_report_data(db, missing).baseline_note == "no run of this suite at baseline revision 'nope'");
+  // A baseline the user names must be there: "no baseline" would pass
+  // --fail-on-regression for a typo.
+  CHECK_THROWS_WITH(load_report_data(db, missing), "--baseline 'nope': results database '" + (dir / "r.db") +
+                                                       "' has no other run of suite 'smoke' at that revision");
+  ReportSelection named;
+  named.baseline_rev = "r1";
+  CHECK(load_report_data(db, named).baseline->rev == "r1");
   ReportSelection bad;
   bad.suite = "nightly";
   CHECK_THROWS_WITH(load_report_data(db, bad), "results database '" + (dir / "r.db") + "' has no run of suite 'nightly'");
+  // The selection that found nothing is named.
+  ReportSelection no_id;
+  no_id.run_id = 999;
+  CHECK_THROWS_WITH(load_report_data(db, no_id), "results database '" + (dir / "r.db") + "' has no run with id 999");
+  ReportSelection no_label;
+  no_label.label = "nosuch";
+  CHECK_THROWS_WITH(load_report_data(db, no_label),
+                    "results database '" + (dir / "r.db") + "' has no run labelled 'nosuch'");
 
   const auto j = to_json(d);
   CHECK(j["summary"]["total"] == 4);
