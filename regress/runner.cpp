@@ -69,21 +69,57 @@ std::set<std::string> failed_in_latest_run(HistoryDb& db, const std::string& sui
 
 std::string test_dir_name(const std::string& test_id) {
   std::string out;
-  for (char c : test_id) {
+  bool plain = test_id != "." && test_id != "..";
+  for (std::size_t i = 0; i < test_id.size(); ++i) {
+    const char c = test_id[i];
     const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
                       c == '_' || c == '.' || c == '=' || c == ',' || c == '+';
+    if (!safe && c != '/') plain = false;
+    // "__" is how '/' is written, so an '_' beside another or beside a '/'
+    // could be read back two ways.
+    const char next = i + 1 < test_id.size() ? test_id[i + 1] : '\0';
+    if (c == '_' && (next == '_' || next == '/')) plain = false;
+    if (c == '/' && next == '_') plain = false;
     out += c == '/' ? std::string("__") : safe ? std::string(1, c) : std::string("_");
   }
+  if (plain) return out;
+  // FNV-1a of the id: deterministic, so a resumed run finds the same folder.
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : test_id) h = (h ^ c) * 0x100000001b3ull;
+  static const char* const kHex = "0123456789abcdef";
+  h ^= h >> 32;
+  out += '~';
+  for (int shift = 28; shift >= 0; shift -= 4) out += kHex[(h >> shift) & 0xf];
   return out;
+}
+
+std::vector<TestSpec> select_tests(const Suite& suite, const std::string& tag, const std::optional<Shard>& shard) {
+  std::vector<TestSpec> selected = filter_by_tag(suite.tests, tag);
+  if (selected.empty())
+    throw std::invalid_argument("--tag '" + tag + "': no test of suite '" + suite.name + "' carries it");
+  if (shard) {
+    selected = select_shard(selected, *shard);
+    if (selected.empty())
+      throw std::invalid_argument("--shard " + shard->to_string() + ": no test falls in it (" +
+                                  std::to_string(filter_by_tag(suite.tests, tag).size()) + " tests selected" +
+                                  (tag.empty() ? "" : " by --tag '" + tag + "'") + ")");
+  }
+  return selected;
 }
 
 RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& db) {
   const auto start = std::chrono::steady_clock::now();
-  std::vector<TestSpec> selected = filter_by_tag(suite.tests, opts.tag);
-  if (opts.shard) selected = select_shard(selected, *opts.shard);
+  std::vector<TestSpec> selected = select_tests(suite, opts.tag, opts.shard);
   // Suite order is the key for reports: remember each test's position.
   std::map<std::string, std::size_t> position;
   for (std::size_t i = 0; i < suite.tests.size(); ++i) position[suite.tests[i].id] = i;
+  // Two tests sharing a folder would overwrite each other's logs and read
+  // each other's results.
+  std::map<std::string, std::string> dir_of;
+  for (const auto& t : suite.tests)
+    if (const auto [it, fresh] = dir_of.emplace(test_dir_name(t.id), t.id); !fresh)
+      throw std::invalid_argument(suite.path + ": tests '" + it->second + "' and '" + t.id +
+                                  "' would share the log folder '" + it->first + "'");
 
   RunSummary sum;
   sum.selected = selected.size();
@@ -106,7 +142,10 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     key.shard = opts.shard ? opts.shard->to_string() : "";
     key.planned = static_cast<std::int64_t>(selected.size());
     sum.run_id = db.open_run(key, sum.resumed);
-    db.set_run_planned(sum.run_id, key.planned, key.shard);
+    // A resumed run keeps its plan: resuming with a narrower --tag or
+    // --shard runs fewer tests but leaves the others due.
+    if (const auto run = db.run(sum.run_id); run && key.planned > run->planned)
+      db.set_run_planned(sum.run_id, key.planned, key.shard);
     done = db.finished_tests(sum.run_id);
   }
 
@@ -202,8 +241,16 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
   }
   progress.finish();
 
-  // Complete only when every selected test has a result.
-  const bool complete = !sum.interrupted && db.finished_tests(sum.run_id).size() >= sum.selected;
+  // Complete only when every test of the run's plan has a result. An
+  // invocation that selected less than the plan (a narrower --tag or another
+  // --shard than the run was started with) cannot tell, so leaves it due.
+  const RunInfo run = *db.run(sum.run_id);
+  const std::set<std::string> finished = db.finished_tests(sum.run_id);
+  bool complete = !sum.interrupted && finished.size() >= sum.selected;
+  for (const auto& t : selected) complete = complete && finished.count(t.id) > 0;
+  if (!opts.rerun_failed)
+    complete = complete && sum.selected >= static_cast<std::size_t>(std::max<std::int64_t>(0, run.planned)) &&
+               run.shard == (opts.shard ? opts.shard->to_string() : "");
   db.set_run_state(sum.run_id, complete ? "complete" : "interrupted", utc_now());
   sum.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return sum;

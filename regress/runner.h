@@ -47,8 +47,16 @@ struct RunSummary {
   double wall_seconds = 0;
 };
 
-/// The folder name of a test id: '/' and unsafe characters replaced.
+/// The folder name of a test id: '/' becomes "__". An id the plain name
+/// would not tell apart from another (one with a character outside
+/// [A-Za-z0-9-_.=,+], with "__", or with '_' next to '/', or "." or "..")
+/// gets those replaced by '_' and "~" plus a hash of the id appended, so
+/// distinct ids get distinct folders.
 std::string test_dir_name(const std::string& test_id);
+
+/// The tests `tag` and `shard` select, in suite order; throws
+/// std::invalid_argument naming the option when they select none.
+std::vector<TestSpec> select_tests(const Suite& suite, const std::string& tag, const std::optional<Shard>& shard);
 
 /// Runs `suite` under `opts`, recording into `db`. Throws on a setup error
 /// (cannot create folders, nothing to rerun).

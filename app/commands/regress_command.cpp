@@ -96,8 +96,7 @@ int regress_main(int argc, char** argv) {
   }
 
   if (args.count("list")) {
-    auto tests = regress::filter_by_tag(suite.tests, ro.tag);
-    if (ro.shard) tests = regress::select_shard(tests, *ro.shard);
+    const auto tests = regress::select_tests(suite, ro.tag, ro.shard);
     for (const auto& t : tests) {
       std::cout << t.id << "\n    mxcosim";
       for (const auto& a : t.args) std::cout << " " << a;
@@ -112,6 +111,17 @@ int regress_main(int argc, char** argv) {
   }
   ro.out_dir = args["out"].as<std::string>();
   ro.executable = args.count("exe") ? args["exe"].as<std::string>() : self_path();
+  // Checked before anything runs: a program that cannot start would
+  // otherwise be recorded as an error of every test.
+  if (std::error_code ec; !std::filesystem::is_regular_file(ro.executable, ec) ||
+                          access(ro.executable.c_str(), X_OK) != 0) {
+    std::cerr << argv[0] << ": --exe '" << ro.executable << "': "
+              << (!std::filesystem::exists(ro.executable, ec)          ? "no such file"
+                  : !std::filesystem::is_regular_file(ro.executable, ec) ? "not a regular file"
+                                                                         : "not executable")
+              << "\n";
+    return kExitUsage;
+  }
   ro.rev = args.count("rev") ? args["rev"].as<std::string>() : regress::git_revision(".");
   ro.label = args["label"].as<std::string>();
   ro.host = regress::host_name();
@@ -122,6 +132,12 @@ int regress_main(int argc, char** argv) {
   std::filesystem::create_directories(ro.out_dir);
   const std::string db_path = (std::filesystem::path(ro.out_dir) / "results.db").string();
   regress::HistoryDb db(db_path);
+  const std::string baseline = args["baseline"].as<std::string>();
+  if (!baseline.empty() && !regress::has_run_at(db, suite.name, baseline)) {
+    std::cerr << argv[0] << ": --baseline '" << baseline << "': " << db_path << " has no run of suite '"
+              << suite.name << "' at that revision\n";
+    return kExitUsage;
+  }
 
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
@@ -134,10 +150,15 @@ int regress_main(int argc, char** argv) {
 
   const auto run = db.run(sum.run_id);
   std::cout << "suite " << suite.name << " @ " << ro.rev.substr(0, 12) << " (" << (run ? run->label : "?") << "): "
-            << sum.counts.done() << " of " << sum.selected << " tests: " << sum.counts.pass << " pass, "
+            << sum.counts.done() << " of "
+            << std::max<std::int64_t>(static_cast<std::int64_t>(sum.selected), run ? run->planned : 0) << " tests: " << sum.counts.pass << " pass, "
             << sum.counts.fail << " fail, " << sum.counts.error << " error, " << sum.counts.skipped << " skipped; ran "
             << sum.ran << (sum.already_done ? " (" + std::to_string(sum.already_done) + " done earlier)" : "")
             << " in " << std::fixed << std::setprecision(1) << sum.wall_seconds << " s with -j " << ro.jobs << "\n";
+  if (run && !sum.interrupted && run->state != "complete")
+    std::cout << "run " << run->label << " is not complete: " << db.finished_tests(sum.run_id).size() << " of its "
+              << run->planned << " planned tests have a result; run without --tag/--shard (or with the ones it "
+              << "was started with) to finish it\n";
   for (const auto& r : db.results(sum.run_id))
     if (r.status == "fail" || r.status == "error")
       std::cout << "  " << r.status << "  " << r.test_id << ": " << r.message << "\n      reproduce: " << r.command
@@ -146,7 +167,7 @@ int regress_main(int argc, char** argv) {
   if (!args.count("no-report")) {
     regress::ReportSelection sel;
     sel.run_id = sum.run_id;
-    sel.baseline_rev = args["baseline"].as<std::string>();
+    sel.baseline_rev = baseline;
     const regress::ReportData data = regress::load_report_data(db, sel);
     const std::filesystem::path out(ro.out_dir);
     regress::write_junit_file(data, (out / "junit.xml").string());

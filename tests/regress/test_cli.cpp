@@ -127,3 +127,53 @@ TEST_CASE("bad command lines are usage errors naming the problem") {
   CHECK(run({MXCOSIM_BIN, "report", "--db", dir / "none.db", "--html", dir / "r.html"}, dir / "l3") == 2);
   CHECK(read_text(dir / "l3").find("does not exist") != std::string::npos);
 }
+
+TEST_CASE("regress checks --exe, --tag, --shard and --baseline before running anything") {
+  TempDir dir;
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, seeds: [1, 2]}\n");
+  // Each test used to be recorded as an error ("cannot start") and the exit was 1.
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o1", "--exe", "/nonexistent"}, dir / "l1") == 2);
+  CHECK(read_text(dir / "l1").find("--exe '/nonexistent': no such file") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "o1"));
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o1", "--exe", dir.path().string()}, dir / "l2") ==
+        2);
+  CHECK(read_text(dir / "l2").find("': not a regular file") != std::string::npos);
+  write_text(dir / "plain.txt", "");
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o1", "--exe", dir / "plain.txt"}, dir / "l3") == 2);
+  CHECK(read_text(dir / "l3").find("plain.txt': not executable") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "o1"));
+  // A filter that selects nothing is an error, not "0 of 0 tests" and exit 0.
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o2", "--tag", "nightly"}, dir / "l4") == 2);
+  CHECK(read_text(dir / "l4").find("--tag 'nightly': no test of suite 's' carries it") != std::string::npos);
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--list", "--shard", "3/3"}, dir / "l5") == 2);
+  CHECK(read_text(dir / "l5").find("--shard 3/3: no test falls in it") != std::string::npos);
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o3", "--baseline", "typo"}, dir / "l6") == 2);
+  CHECK(read_text(dir / "l6").find("--baseline 'typo': ") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "o3/tests"));
+}
+
+TEST_CASE("report refuses a database merged into itself, a missing baseline and another program's database") {
+  TempDir dir;
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, args: {rows: 4, cols: 4, m: 4, k: 4, n: 4}}\n");
+  REQUIRE(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--no-progress", "--rev", "r1"},
+              dir / "l0") == 0);
+  const std::string db = dir / "o/results.db";
+  // Merged into itself, planned and attempts used to double.
+  CHECK(run({MXCOSIM_BIN, "report", "--db", db, db, "--json", dir / "x.json"}, dir / "l1") == 2);
+  CHECK(read_text(dir / "l1").find("shard database '" + db + "' is the --db database itself") != std::string::npos);
+  HistoryDb check(db, HistoryDb::Access::read);
+  CHECK(check.runs().at(0).planned == 1);
+  CHECK(check.results(check.runs().at(0).run_id).at(0).attempts == 1);
+  // A baseline that is not there fails --fail-on-regression instead of passing it.
+  CHECK(run({MXCOSIM_BIN, "report", "--db", db, "--json", dir / "y.json", "--baseline", "typo", "--fail-on-regression"},
+            dir / "l2") == 2);
+  CHECK(read_text(dir / "l2").find("--baseline 'typo': results database '" + db + "' has no other run of suite 's'") !=
+        std::string::npos);
+  CHECK(run({MXCOSIM_BIN, "report", "--db", db, "--json", dir / "y.json", "--run", "999"}, dir / "l3") == 2);
+  CHECK(read_text(dir / "l3").find("has no run with id 999") != std::string::npos);
+  // A file that is not a results database is refused and left as it was.
+  write_text(dir / "empty.db", "");
+  CHECK(run({MXCOSIM_BIN, "report", "--db", dir / "empty.db", "--json", dir / "z.json"}, dir / "l4") == 2);
+  CHECK(read_text(dir / "l4").find("not an mxcosim results database") != std::string::npos);
+  CHECK(std::filesystem::file_size(dir / "empty.db") == 0);
+}

@@ -20,7 +20,7 @@ namespace {
 const char* kFake = R"(#!/bin/sh
 dir=$(dirname "$0")
 echo "$*" >> "$dir/calls.log"
-mode=$1
+mode=$1 a3=$3 a5=$5 a7=$7
 json=""
 while [ $# -gt 0 ]; do [ "$1" = "--json" ] && json=$2; shift; done
 case $mode in
@@ -29,6 +29,8 @@ case $mode in
   crash) kill -SEGV $$ ;;
   hang) if [ -e "$dir/hang" ]; then sleep 30 & sleep 30; fi; exit 0 ;;
   small) echo "mxcosim run: error: no RTL of a 64x64 array in this build; available: 4x4" >&2; exit 2 ;;
+  timed) # timed --rtl N --before S --after S: waits, writes N as its cycles, waits again.
+    echo "rtl $a3"; sleep $a5; echo "{\"status\":\"pass\",\"cycles\":{\"rtl\":$a3}}" > "$json"; sleep $a7; exit 0 ;;
 esac
 exit 3
 )";
@@ -213,4 +215,97 @@ TEST_CASE("with a process per core, run tests that do not choose get --threads 1
     // The reproduce command is the suite's, whatever the runner added.
     CHECK(db.results(sum.run_id).at(0).command == "mxcosim run");
   }
+}
+
+TEST_CASE("test ids that sanitize alike get folders of their own") {
+  // '/' is written "__" and unsafe characters '_': these pairs used to share a folder.
+  CHECK(test_dir_name("g/m:64") != test_dir_name("g/m_64"));
+  CHECK(test_dir_name("g/a/b") != test_dir_name("g/a__b"));
+  CHECK(test_dir_name("g/a_/b") != test_dir_name("g/a/_b"));
+  // Plain ids keep their readable names.
+  CHECK(test_dir_name("ok/seed=1") == "ok__seed=1");
+  CHECK(test_dir_name("mut/skew_off_by_one/inject-fault=17") == "mut__skew_off_by_one__inject-fault=17");
+  // 64-bit FNV-1a of the id, folded to 32 bits (computed apart, in Python).
+  CHECK(test_dir_name("g/m:64") == "g__m_64~e2514a60");
+  CHECK(test_dir_name("g/m:64") == test_dir_name("g/m:64"));
+  // Never the folder itself or its parent.
+  CHECK(test_dir_name("..").rfind("..~", 0) == 0);
+  CHECK(test_dir_name(".").rfind(".~", 0) == 0);
+}
+
+TEST_CASE("with -j 2, tests whose ids sanitize alike keep their own logs and results") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  // x:1 writes its results at once and ends late; x_1 writes 999 while x:1
+  // still runs. In one shared folder x:1 was recorded with 999 and both
+  // rows pointed at one log.
+  const Suite s = f.suite(
+      "  - name: g\n    command: timed\n    workloads:\n"
+      "      - {name: 'x:1', rtl: 100, before: 0, after: 1.0}\n"
+      "      - {name: 'x_1', rtl: 999, before: 0.4, after: 0}\n");
+  const RunSummary sum = run_suite(s, f.options(2), db);
+  CHECK(sum.counts.pass == 2);
+  const auto res = db.results(sum.run_id);
+  REQUIRE(res.size() == 2);
+  CHECK(res[0].test_id == "g/x:1");
+  CHECK(res[0].cycles_rtl == 100);
+  CHECK(res[1].test_id == "g/x_1");
+  CHECK(res[1].cycles_rtl == 999);
+  CHECK(res[0].log_dir != res[1].log_dir);
+  CHECK(read_text(res[0].log_dir + "/stdout.log") == "rtl 100\n");
+  CHECK(read_text(res[1].log_dir + "/stdout.log") == "rtl 999\n");
+}
+
+TEST_CASE("a filter on resume runs its tests but neither shrinks the run's plan nor completes it") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  const Suite s = f.suite("  - {name: ok, command: pass, seeds: [1, 2, 3, 4]}\n  - {name: n, command: pass, tags: [x]}\n");
+  // The first invocation planned all 5 tests, finished ok/seed=1 and was killed.
+  RunInfo k;
+  k.suite = "s";
+  k.rev = "r1";
+  k.label = "night";
+  k.planned = 5;
+  const auto run = db.create_run(k);
+  TestRecord r;
+  r.test_id = "ok/seed=1";
+  r.status = "pass";
+  db.record(run, r);
+  db.set_run_state(run, "interrupted", utc_now());
+
+  // A tag no test carries is an error naming it, and changes nothing.
+  RunnerOptions none = f.options();
+  none.tag = "nightly";
+  CHECK_THROWS_WITH(run_suite(s, none, db), "--tag 'nightly': no test of suite 's' carries it");
+  CHECK(db.run(run)->planned == 5);
+  CHECK(db.run(run)->state == "interrupted");
+
+  // A shard runs its tests into the run, which stays due.
+  RunnerOptions shard = f.options();
+  shard.shard = parse_shard("2/2");
+  const RunSummary part = run_suite(s, shard, db);
+  CHECK(part.run_id == run);
+  CHECK(part.ran == 2);  // ok/seed=2, ok/seed=4
+  CHECK(db.run(run)->planned == 5);
+  CHECK(db.run(run)->shard == "");
+  CHECK(db.run(run)->state == "interrupted");
+  // So does a tag.
+  RunnerOptions tag = f.options();
+  tag.tag = "x";
+  CHECK(run_suite(s, tag, db).ran == 1);
+  CHECK(db.run(run)->state == "interrupted");
+
+  // The plain command resumes the same run and runs only what is left.
+  const RunSummary rest = run_suite(s, f.options(), db);
+  CHECK(rest.run_id == run);
+  CHECK(rest.ran == 1);  // ok/seed=3
+  CHECK(db.finished_tests(run).size() == 5);
+  CHECK(db.run(run)->state == "complete");
+  CHECK(f.calls("pass") == 4);
+
+  // A shard beyond the tests is an error naming it.
+  RunnerOptions far = f.options();
+  far.shard = parse_shard("7/9");
+  CHECK_THROWS_WITH(run_suite(f.suite("  - {name: a, command: pass, seeds: [1, 2]}\n"), far, db),
+                    "--shard 7/9: no test falls in it (2 tests selected)");
 }
