@@ -1,8 +1,8 @@
 #include "regress/exports.h"
 
-#include <fstream>
 #include <sstream>
-#include <stdexcept>
+
+#include "models/core/output_file.h"
 
 namespace mxc::regress {
 
@@ -37,15 +37,11 @@ void write_csv(const ReportData& d, std::ostream& out) {
 }
 
 void write_csv_file(const ReportData& d, const std::string& path) {
-  std::ofstream out(path);
+  std::ostringstream out;
   write_csv(d, out);
-  if (!out) throw std::runtime_error("cannot write CSV '" + path + "'");
+  write_output_file(path, out.str());
 }
 
-void write_json_file(const ReportData& d, const std::string& path) {
-  std::ofstream out(path);
-  out << to_json(d).dump(1) << '\n';
-  if (!out) throw std::runtime_error("cannot write JSON '" + path + "'");
-}
+void write_json_file(const ReportData& d, const std::string& path) { write_output_file(path, to_json(d).dump(1) + "\n"); }
 
 }  // namespace mxc::regress

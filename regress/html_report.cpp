@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "models/core/output_file.h"
 #include "regress/junit_writer.h"
 
 #ifndef MXCOSIM_REPORT_ASSETS_DIR
@@ -89,9 +90,7 @@ void write_html(const ReportData& d, std::ostream& out, const std::string& asset
 void write_html_file(const ReportData& d, const std::string& path, const std::string& assets_dir) {
   std::ostringstream page;
   write_html(d, page, assets_dir);  // assets first: a missing one leaves no half-written file
-  std::ofstream out(path, std::ios::binary);
-  out << page.str();
-  if (!out) throw std::runtime_error("cannot write HTML report '" + path + "'");
+  write_output_file(path, page.str());
 }
 
 }  // namespace mxc::regress

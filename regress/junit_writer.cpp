@@ -1,9 +1,9 @@
 #include "regress/junit_writer.h"
 
-#include <fstream>
 #include <iomanip>
 #include <sstream>
-#include <stdexcept>
+
+#include "models/core/output_file.h"
 
 namespace mxc::regress {
 
@@ -90,9 +90,9 @@ void write_junit(const ReportData& d, std::ostream& out) {
 }
 
 void write_junit_file(const ReportData& d, const std::string& path) {
-  std::ofstream out(path);
+  std::ostringstream out;
   write_junit(d, out);
-  if (!out) throw std::runtime_error("cannot write JUnit XML '" + path + "'");
+  write_output_file(path, out.str());
 }
 
 }  // namespace mxc::regress

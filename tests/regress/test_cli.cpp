@@ -75,6 +75,12 @@ TEST_CASE("mxcosim regress runs the smoke suite with -j 2 into consistent result
               dir / "log2.txt") == 0);
   CHECK(read_text(dir / "again.xml") == junit);
   CHECK(read_text(dir / "again.html") == read_text(out + "/report.html"));
+  // A report that cannot be written whole (a full disk) is an error, not a silent exit 0.
+  for (const char* option : {"--junit", "--html", "--csv", "--json"}) {
+    INFO(option);
+    CHECK(run({MXCOSIM_BIN, "report", "--db", out + "/results.db", option, "/dev/full"}, dir / "log3.txt") == 2);
+    CHECK(read_text(dir / "log3.txt").find("/dev/full: writing failed") != std::string::npos);
+  }
 }
 
 TEST_CASE("a suite with an injected fault fails exactly that test, with the mismatch and a reproduce command") {
