@@ -15,10 +15,15 @@ bool AnalyticFabric::inject(const IciPacket& pkt, Time now) {
   if (now < m_now)
     throw std::logic_error(m_cfg.name + ": inject at " + std::to_string(now) + " ps, before the last event at " +
                            std::to_string(m_now) + " ps");
-  Time t = now + m_cfg.zero_load_ps(m_topo.hops(pkt.src, pkt.dst), pkt.bytes);
-  Time& last = m_last[{pkt.src, pkt.dst}];
-  t = std::max(t, last);  // in order per pair; ties keep injection order
-  last = t;
+  // A pair's messages leave the source one after another: one waits until
+  // the pair's previous one has been serialised (a message cut into
+  // pieces takes the sum of their times, not one piece's).
+  Pair& pair = m_pairs[{pkt.src, pkt.dst}];
+  const Time start = std::max(now, pair.sent);
+  pair.sent = start + m_cfg.message_serialise_ps(pkt.bytes);
+  Time t = start + m_cfg.zero_load_ps(m_topo.hops(pkt.src, pkt.dst), pkt.bytes);
+  t = std::max(t, pair.last);  // in order per pair; ties keep injection order
+  pair.last = t;
   std::uint32_t i;
   if (m_free.empty()) {
     i = static_cast<std::uint32_t>(m_pkts.size());

@@ -4,8 +4,9 @@
 // delivered after hops * (router_latency + link_latency) plus the
 // serialisation of its wire packets (payload + headers) at link bandwidth:
 // exactly the packet model's zero-load latency. Contention is ignored; the
-// only interaction between messages is that a (source, destination) pair is
-// delivered in injection order.
+// only interactions between messages are those of a (source, destination)
+// pair: delivered in injection order, and serialised one after another
+// (a message starts when the pair's previous one has left the source).
 #include <cstdint>
 #include <map>
 #include <string>
@@ -44,7 +45,11 @@ class AnalyticFabric : public Fabric {
   EventQueue m_events;
   std::vector<IciPacket> m_pkts;
   std::vector<std::uint32_t> m_free;
-  std::map<std::pair<std::uint32_t, std::uint32_t>, Time> m_last;  // last delivery per pair
+  struct Pair {
+    Time last = 0;  // the last delivery
+    Time sent = 0;  // when the last message has left the source (serialised)
+  };
+  std::map<std::pair<std::uint32_t, std::uint32_t>, Pair> m_pairs;  // per (source, destination)
   Time m_now = 0;
 };
 
