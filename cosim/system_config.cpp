@@ -83,7 +83,8 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
     if (t["rows"]) c.rows = r.uint(t["rows"], "system.tile.rows", 1, 1024);
     if (t["cols"]) c.cols = r.uint(t["cols"], "system.tile.cols", 1, 1024);
     if (t["clock_mhz"]) c.tile_mhz = r.number(t["clock_mhz"], "system.tile.clock_mhz", 1e-3, 1e5);
-    if (t["kind"] && t["kinds"]) r.fail(t["kinds"], "system.tile.kinds", "give kind (every tile) or kinds (each tile), not both");
+    if (t["kind"] && t["kinds"])
+      r.fail(t["kinds"], "system.tile.kinds", "give kind (every tile) or kinds (each tile), not both");
     if (const YAML::Node k = t["kind"]) c.tile_kinds.assign(c.tiles_per_chip, tile_kind(r, k, "system.tile.kind"));
     if (const YAML::Node ks = t["kinds"]) {
       if (!ks.IsSequence()) r.fail(ks, "system.tile.kinds", "expected a list such as [rtl, model]");

@@ -42,6 +42,8 @@ void write_csv_file(const ReportData& d, const std::string& path) {
   write_output_file(path, out.str());
 }
 
-void write_json_file(const ReportData& d, const std::string& path) { write_output_file(path, to_json(d).dump(1) + "\n"); }
+void write_json_file(const ReportData& d, const std::string& path) {
+  write_output_file(path, to_json(d).dump(1) + "\n");
+}
 
 }  // namespace mxc::regress

@@ -145,7 +145,9 @@ int run_main(int argc, char** argv) {
   opts.parse_positional({"config"});
   opts.positional_help("[CONFIG]");
   cxxopts::ParseResult args;
-  if (const auto done = parse_arguments(opts, argc, argv, args, {.letters = "mkn", .output_files = {"json", "wave", "waveform", "trace"}})) return *done;
+  if (const auto done = parse_arguments(opts, argc, argv, args,
+                                        {.letters = "mkn", .output_files = {"json", "wave", "waveform", "trace"}}))
+    return *done;
 
   SystemRunOptions o;
   o.system = args.count("config") ? load_system_config(args["config"].as<std::string>()) : default_system_config();
@@ -187,9 +189,10 @@ int run_main(int argc, char** argv) {
   const unsigned threads = args["threads"].as<unsigned>();
   if (threads != 1 && threads != 2) throw std::invalid_argument("--threads must be 1 or 2, not " + std::to_string(threads));
   o.shadow_thread = threads == 2;
-  std::string wave = args.count("wave")       ? replaceable_output_path(args["wave"].as<std::string>(), "--wave")
-                     : args.count("waveform") ? replaceable_output_path(args["waveform"].as<std::string>(), "--waveform")
-                                              : "";
+  const char* const wave_option = args.count("wave") ? "wave" : args.count("waveform") ? "waveform" : nullptr;
+  std::string wave = wave_option ? replaceable_output_path(args[wave_option].as<std::string>(),
+                                                           std::string("--") + wave_option)
+                                 : "";
   o.waveform = wave;
   if (args.count("trace")) o.trace = args["trace"].as<std::string>();
   if (args.count("inject-fault")) o.inject_fault = args["inject-fault"].as<std::uint64_t>();

@@ -119,7 +119,8 @@ std::string YamlReader::string(const YAML::Node& n, const std::string& field) co
 
 std::string read_config_file(const std::string& path, const std::string& what) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw std::invalid_argument(path + ": cannot open " + what + ": it is a directory");
+  if (std::filesystem::is_directory(path, ec))
+    throw std::invalid_argument(path + ": cannot open " + what + ": it is a directory");
   std::ifstream in(path);
   if (!in) throw std::invalid_argument(path + ": cannot open " + what);
   std::ostringstream ss;

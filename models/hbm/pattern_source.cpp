@@ -11,7 +11,9 @@ PatternSource::PatternSource(PatternOptions opt) : m_opt(std::move(opt)), m_rng(
   if (p != "seq" && p != "random" && p != "stride" && p != "chase" && p != "mix")
     throw std::invalid_argument("--pattern: unknown pattern '" + p + "' (expected seq, random, stride, chase or mix)");
   if (m_opt.bytes == 0) throw std::invalid_argument("--size: must be > 0");
-  if (m_opt.footprint < m_opt.bytes) throw std::invalid_argument("--footprint " + std::to_string(m_opt.footprint) + ": must hold at least one request of --size " + std::to_string(m_opt.bytes) + " bytes");
+  if (m_opt.footprint < m_opt.bytes)
+    throw std::invalid_argument("--footprint " + std::to_string(m_opt.footprint) +
+                                ": must hold at least one request of --size " + std::to_string(m_opt.bytes) + " bytes");
   if (p == "stride" && m_opt.stride == 0) throw std::invalid_argument("--stride: must be > 0");
   if (!(m_opt.write_ratio >= 0.0 && m_opt.write_ratio <= 1.0))
     throw std::invalid_argument("--write-ratio: must be in [0, 1]");

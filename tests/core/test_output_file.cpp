@@ -58,6 +58,7 @@ TEST_CASE("a file that is replaced, not written into, goes to a link's target an
   CHECK_THROWS_WITH(replaceable_output_path("/dev/null", "--wave"),
                     "--wave /dev/null: not a regular file (the file written takes its place)");
   std::filesystem::create_symlink("/dev/null", dir / "null.fst");
-  CHECK_THROWS_WITH(replaceable_output_path((dir / "null.fst").string(), "--wave"), Catch::Contains("not a regular file"));
+  CHECK_THROWS_WITH(replaceable_output_path((dir / "null.fst").string(), "--wave"),
+                    Catch::Contains("not a regular file"));
   std::filesystem::remove_all(dir);
 }
