@@ -386,6 +386,11 @@ int model_main(int argc, char** argv) {
     return kExitUsage;
   };
 
+  // The sweep's options mean nothing to a single run: ignored, they would look applied.
+  if (!args.count("sweep"))
+    for (const char* opt : {"csv", "sweep-sizes", "sweep-clocks", "sweep-hbm", "sweep-ici"})
+      if (args.count(opt)) return usage(std::string("--") + opt + " is an option of --sweep");
+
   Workload w;
   w.kind = args["workload"].as<std::string>();
   if (w.kind != "gemm" && w.kind != "mlp") return usage("--workload must be gemm or mlp, not '" + w.kind + "'");
