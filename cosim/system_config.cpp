@@ -22,7 +22,7 @@ TileKind tile_kind(const YamlReader& r, const YAML::Node& n, const std::string& 
 
 SystemConfig default_system_config() { return SystemConfig{}; }
 
-void validate(const SystemConfig& c) {
+void validate(const SystemConfig& c, bool overridable) {
   const auto bad = [&](const std::string& field, const std::string& why) {
     throw std::invalid_argument(c.file + ": field '" + field + "': " + why);
   };
@@ -44,7 +44,7 @@ void validate(const SystemConfig& c) {
   // A tile waits the latency for its data, often with nothing else to do:
   // a latency of the watchdog's cycles or more would stop runs as hung.
   const double latency_cycles = static_cast<double>(c.ideal_latency_ps) * c.tile_mhz / 1e6;
-  if (c.memory == "ideal" && latency_cycles >= static_cast<double>(c.watchdog_cycles))
+  if (overridable && c.memory == "ideal" && latency_cycles >= static_cast<double>(c.watchdog_cycles))
     bad("system.memory.latency_ns", (std::ostringstream() << c.ideal_latency_ps / 1000.0).str() + " ns is " +
                                         std::to_string(static_cast<std::uint64_t>(latency_cycles)) + " tile cycles, " +
                                         "not below system.checks.watchdog_cycles " +
@@ -136,7 +136,7 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
     if (k["hbm_timing_check"]) c.hbm_timing_check = r.boolean(k["hbm_timing_check"], "system.checks.hbm_timing_check");
   }
   try {
-    validate(c);
+    validate(c, false);
   } catch (const std::invalid_argument& e) {
     // validate() names the file and the field; anchor the message at the
     // field's line when the file gives it, else at the system mapping.

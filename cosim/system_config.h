@@ -45,6 +45,9 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
                                  const std::string& base_dir = ".");
 
 /// Checks ranges and combinations; messages name the field.
-void validate(const SystemConfig& cfg);
+/// `overridable`: also the rules between fields the command line may
+/// override (an ideal memory's latency against the watchdog), which a
+/// file alone need not meet: run and serve check again after overriding.
+void validate(const SystemConfig& cfg, bool overridable = true);
 
 }  // namespace mxc

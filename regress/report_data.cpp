@@ -50,7 +50,7 @@ ReportData load_report_data(HistoryDb& db, const ReportSelection& sel) {
   for (auto it = runs.rbegin(); it != runs.rend() && !base; ++it) {
     if (it->suite != d.run.suite || it->run_id == d.run.run_id) continue;
     if (!sel.baseline_rev.empty()) {
-      if (it->rev == sel.baseline_rev) base = &*it;
+      if (rev_matches(it->rev, sel.baseline_rev)) base = &*it;
     } else if (std::make_pair(it->started_at, it->run_id) < std::make_pair(d.run.started_at, d.run.run_id)) {
       base = &*it;
     }
@@ -71,9 +71,15 @@ ReportData load_report_data(HistoryDb& db, const ReportSelection& sel) {
   return d;
 }
 
+bool rev_matches(const std::string& stored, const std::string& given) {
+  // As git takes a revision: the whole hash or its start (the reports print 12 characters).
+  return stored == given ||
+         (given.size() >= 4 && stored.size() > given.size() && stored.compare(0, given.size(), given) == 0);
+}
+
 bool has_run_at(HistoryDb& db, const std::string& suite, const std::string& rev) {
   for (const auto& r : db.runs())
-    if (r.suite == suite && r.rev == rev) return true;
+    if (r.suite == suite && rev_matches(r.rev, rev)) return true;
   return false;
 }
 

@@ -39,6 +39,9 @@ ReportData load_report_data(HistoryDb& db, const ReportSelection& sel);
 
 /// Whether `db` holds a run of `suite` at revision `rev`.
 bool has_run_at(HistoryDb& db, const std::string& suite, const std::string& rev);
+/// Whether a revision given by a user (`--baseline`) names `stored`: the
+/// whole of it, or its first 4 or more characters.
+bool rev_matches(const std::string& stored, const std::string& given);
 
 /// The report's data as JSON (what the HTML page and the JSON export carry).
 nlohmann::json to_json(const ReportData& d);

@@ -280,17 +280,33 @@ int run_main(int argc, char** argv) {
     again.make_fabric = nullptr;
     again.make_port = nullptr;
     again.chips.clear();
-    // Beside the results file when there is one, else in the working directory.
-    const std::filesystem::path dir =
-        args.count("json") ? std::filesystem::path(args["json"].as<std::string>()).parent_path() : "";
-    again.waveform = (dir / ("mxcosim-fail-seed" + std::to_string(o.seed) + ".fst")).string();
+    // Beside the results file when that is a plain file, new or not (not a link such as
+    // /dev/stdout, nor a device), else in the working directory.
+    std::filesystem::path dir;
+    if (args.count("json")) {
+      const std::filesystem::path json = args["json"].as<std::string>();
+      std::error_code ec;
+      const auto st = std::filesystem::symlink_status(json, ec);
+      if (!std::filesystem::exists(st) || std::filesystem::is_regular_file(st)) dir = json.parent_path();
+    }
+    const std::string name = (dir / ("mxcosim-fail-seed" + std::to_string(o.seed) + ".fst")).string();
     again.waveform_from_cycle = fail_cycle > window ? fail_cycle - window : 0;
     again.waveform_to_cycle = fail_cycle + 16;
     if (o.chips.empty() || o.chips.front() == 0) {
-      run_system(again);
-      std::cout << "  failure waveform (cycles " << again.waveform_from_cycle << ".." << again.waveform_to_cycle
-                << "): " << again.waveform << "\n";
+      // The waveform is a help, not the verdict: a place it cannot go, or a re-run that fails,
+      // is said and the run still fails with its own results.
+      try {
+        check_output_path(name, "failure waveform");
+        again.waveform = replaceable_output_path(name, "failure waveform");
+        run_system(again);
+        std::cout << "  failure waveform (cycles " << again.waveform_from_cycle << ".." << again.waveform_to_cycle
+                  << "): " << again.waveform << "\n";
+      } catch (const std::exception& e) {
+        again.waveform = name;
+        std::cout << "  failure waveform: not written (" << e.what() << ")\n";
+      }
     } else {
+      again.waveform = name;
       std::cout << "  failure waveform: written by the process running chip 0\n";
     }
     std::cout << "  reproduce" << (served.empty() ? "" : " in one process") << ": "

@@ -143,6 +143,15 @@ TEST_CASE("report data: newest run, previous run as baseline, trend per run") {
   ReportSelection named;
   named.baseline_rev = "r1";
   CHECK(load_report_data(db, named).baseline->rev == "r1");
+  // As git takes a revision: the whole hash, or its first 4 or more characters (reports
+  // print 12), never fewer, nor more than the whole.
+  const std::string full = "0123456789abcdef0123456789abcdef01234567";
+  CHECK(rev_matches(full, full));
+  CHECK(rev_matches(full, full.substr(0, 12)));
+  CHECK(rev_matches(full, "0123"));
+  CHECK_FALSE(rev_matches(full, "012"));
+  CHECK_FALSE(rev_matches(full, "0123x"));
+  CHECK_FALSE(rev_matches("r1", "r12"));
   ReportSelection bad;
   bad.suite = "nightly";
   CHECK_THROWS_WITH(load_report_data(db, bad), "results database '" + (dir / "r.db") + "' has no run of suite 'nightly'");
