@@ -1,6 +1,8 @@
 #include "cli_args.h"
 
+#include <filesystem>
 #include <iostream>
+#include <map>
 #include <stdexcept>
 
 #include "command.h"
@@ -42,13 +44,24 @@ std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv
     std::cerr << argv[0] << ": unexpected argument '" << args.unmatched().front() << "'\n";
     return kExitUsage;
   }
+  std::map<std::string, std::string> written;  // each file, by its full path, and the option writing it
   for (const std::string_view option : spec.output_files) {
     const std::string name(option);
     if (!args.count(name)) continue;
+    const std::string path = args[name].as<std::string>();
     try {
-      check_output_path(args[name].as<std::string>(), "--" + name);
+      check_output_path(path, "--" + name);
     } catch (const std::invalid_argument& e) {
       std::cerr << argv[0] << ": error: " << e.what() << "\n";
+      return kExitUsage;
+    }
+    // Devices (/dev/null, /dev/stdout) may take several.
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) continue;
+    const std::string full = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec).string();
+    if (const auto [it, fresh] = written.emplace(ec ? path : full, name); !fresh) {
+      std::cerr << argv[0] << ": error: --" << it->second << " and --" << name << " name the same file '" << path
+                << "': one would overwrite the other\n";
       return kExitUsage;
     }
   }

@@ -173,6 +173,8 @@ int run_main(int argc, char** argv) {
   o.workload.kind = args["workload"].as<std::string>();
   o.workload.split = args["split"].as<std::string>();
   o.workload.hidden = args["hidden"].as<std::uint32_t>();
+  if (args.count("hidden") && o.workload.kind != "mlp")
+    throw std::invalid_argument("--hidden is an option of --workload mlp, not " + o.workload.kind);
   if (args.count("program")) {
     o.workload.kind = "program";
     o.workload.program_file = args["program"].as<std::string>();

@@ -22,7 +22,9 @@ void check_output_path(const std::string& path, std::string_view option) {
   if (fs::is_directory(path, ec)) throw std::invalid_argument(what + "is a directory");
   const fs::path p(path);
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  if (!fs::is_directory(dir, ec)) throw std::invalid_argument(what + "folder '" + dir.string() + "' does not exist");
+  if (!fs::is_directory(dir, ec))
+    throw std::invalid_argument(what + (fs::exists(dir, ec) ? "'" + dir.string() + "' is not a folder"
+                                                             : "folder '" + dir.string() + "' does not exist"));
   // The file itself when it exists (it may be read-only), else its folder.
   const std::string target = fs::exists(p, ec) ? path : dir.string();
   errno = 0;

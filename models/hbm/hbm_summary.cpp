@@ -191,7 +191,7 @@ void print_summary(std::ostream& out, const HbmSummary& s) {
                       std::to_string(s.writes) + " writes)");
   if (s.requests_beyond_capacity)
     row("beyond capacity", std::to_string(s.requests_beyond_capacity) + " requests reach past the " +
-                               num(static_cast<double>(s.capacity_bytes) / (1u << 30), "GiB") +
+                               std::to_string(s.capacity_bytes) + " bytes" +
                                " of the memory and alias lower addresses");
   row("simulated time", num(s.sim_time_ns, "ns"));
   row("peak bandwidth", num(s.peak_bandwidth_gbps, "GB/s"));

@@ -21,6 +21,10 @@ TEST_CASE("an output path is checked before anything is written") {
                     "--csv " + (dir / "no" / "out.json").string() + ": folder '" + (dir / "no").string() +
                         "' does not exist");
   CHECK_THROWS_WITH(check_output_path("", "--json"), "--json: empty file name");
+  std::ofstream((dir / "plain").string()) << "x";  // a file where a folder is meant
+  CHECK_THROWS_WITH(check_output_path((dir / "plain" / "out.json").string(), "--json"),
+                    "--json " + (dir / "plain" / "out.json").string() + ": '" + (dir / "plain").string() +
+                        "' is not a folder");
   CHECK_NOTHROW(check_output_path("relative.json", "--json"));  // the working folder
 
   write_output_file(file, "{\"a\": 1}\n");
