@@ -11,13 +11,18 @@ namespace mxc {
 namespace {
 
 // Written before the handler is installed: the handler may only call
-// async-signal-safe functions (write, _exit).
+// async-signal-safe functions (unlink, write, _exit).
 char g_message[1024];
 std::size_t g_length = 0;
+// The writer's files: the waveform and its hierarchy (FILE.hier), removed
+// when the writing fails, as they are cut short.
+char g_files[2][4096];
 struct sigaction g_previous;
 int g_guards = 0;  // guards alive: the first installs, the last restores
 
 void on_bus_error(int) {
+  for (const char* f : g_files)
+    if (f[0] != '\0') ::unlink(f);
   [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, g_message, g_length);
   ::_exit(2);
 }
@@ -27,9 +32,16 @@ void on_bus_error(int) {
 WaveformGuard::WaveformGuard(const std::string& path) {
   if (g_guards++ > 0) return;  // one handler serves every waveform of the process
   const std::string text = "mxcosim: error: writing the waveform '" + path +
-                           "' failed (bus error: is its file system full?); the run stopped there\n";
+                           "' failed (bus error: is its file system full?); the run stopped there and the "
+                           "partial file is removed\n";
   g_length = std::min(text.size(), sizeof g_message);
   std::memcpy(g_message, text.data(), g_length);
+  const std::string files[2] = {path, path + ".hier"};
+  for (int i = 0; i < 2; ++i) {
+    const bool fits = files[i].size() < sizeof g_files[i];  // a longer path is left alone
+    std::memcpy(g_files[i], files[i].c_str(), fits ? files[i].size() + 1 : 1);
+    if (!fits) g_files[i][0] = '\0';
+  }
   struct sigaction sa {};
   sa.sa_handler = on_bus_error;
   sigemptyset(&sa.sa_mask);

@@ -1,8 +1,9 @@
 #pragma once
 // The FST writer maps its files into memory: when their file system fills
 // up, the next store into the mapping raises SIGBUS and the process died
-// with "Bus error" and no word of why. While a waveform is written, a
-// handler turns that into an error naming the file (exit status 2).
+// with "Bus error" and no word of why, leaving the files cut short. While a
+// waveform is written, a handler removes them and ends the run with an
+// error naming the file (exit status 2).
 #include <string>
 
 namespace mxc {

@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "bridge/waveform_guard.h"
@@ -34,15 +36,26 @@ std::pair<int, std::string> in_child(Body body) {
 }
 }  // namespace
 
-TEST_CASE("a bus error while a waveform is written exits 2 naming the file") {
-  const auto [status, text] = in_child([] {
-    mxc::WaveformGuard guard("out/w.fst");
+TEST_CASE("a bus error while a waveform is written exits 2 naming the file, and removes the partial files") {
+  const auto dir = std::filesystem::temp_directory_path() / ("mxcosim_test_guard_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string wave = (dir / "w.fst").string();
+  std::ofstream(wave) << "cut";
+  std::ofstream(wave + ".hier") << "cut";
+  std::ofstream((dir / "other").string()) << "kept";
+  const auto [status, text] = in_child([&] {
+    mxc::WaveformGuard guard(wave);
     ::raise(SIGBUS);
   });
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 2);
-  CHECK(text == "mxcosim: error: writing the waveform 'out/w.fst' failed (bus error: is its file system full?); "
-                "the run stopped there\n");
+  CHECK(text == "mxcosim: error: writing the waveform '" + wave +
+                    "' failed (bus error: is its file system full?); the run stopped there and the partial file is "
+                    "removed\n");
+  CHECK_FALSE(std::filesystem::exists(wave));
+  CHECK_FALSE(std::filesystem::exists(wave + ".hier"));
+  CHECK(std::filesystem::exists(dir / "other"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("the guard puts the default bus-error action back when the last one goes") {
