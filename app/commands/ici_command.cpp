@@ -205,7 +205,7 @@ int ici_main(int argc, char** argv) {
   IciConfig cfg = load_ici_config(args["config"].as<std::string>());
   if (args.count("model")) {
     cfg.model = args["model"].as<std::string>();
-    if (cfg.model != "torus" && cfg.model != "analytic")
+    if (!IciConfig::known_model(cfg.model))
       throw std::invalid_argument("--model: must be torus or analytic, got '" + cfg.model + "'");
   }
   const Topology topo(cfg.dims, cfg.wrap);

@@ -18,7 +18,7 @@ void IciConfig::validate() const {
   auto bad = [](const std::string& field, const std::string& why) {
     throw std::invalid_argument("field '" + field + "': " + why);
   };
-  if (model != "torus" && model != "analytic") bad("model", "must be 'torus' or 'analytic', got '" + model + "'");
+  if (!known_model(model)) bad("model", "must be 'torus' or 'analytic', got '" + model + "'");
   if (dims.empty()) bad("topology.dims", "needs at least one dimension");
   for (auto k : dims)
     if (k == 0) bad("topology.dims", "sizes must be >= 1");

@@ -53,6 +53,8 @@ struct IciConfig {
   }
   /// Throws std::invalid_argument naming the first inconsistent field.
   void validate() const;
+  /// Whether `name` is a fabric model: "torus" (packets) or "analytic".
+  static bool known_model(const std::string& name) { return name == "torus" || name == "analytic"; }
 };
 
 /// `cfg` after validate(): for member initialisers.

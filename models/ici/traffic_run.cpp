@@ -19,9 +19,15 @@ struct Waiting {
 constexpr std::uint64_t kMaxQueued = 4'000'000;  // beyond this the point is saturated
 }  // namespace
 
+namespace {
+/// Bytes per second a chip can send: two ports per active dimension.
+double chip_capacity(const Topology& topo, double link_bytes_per_s) {
+  return 2.0 * std::max(1u, topo.active_dims()) * link_bytes_per_s;
+}
+}  // namespace
+
 double packet_slot_ps(const Topology& topo, double link_bytes_per_s, std::uint32_t packet_bytes) {
-  const double capacity = 2.0 * std::max(1u, topo.active_dims()) * link_bytes_per_s;  // bytes/s per chip
-  return packet_bytes * 1e12 / capacity;
+  return packet_bytes * 1e12 / chip_capacity(topo, link_bytes_per_s);
 }
 
 TrafficPoint run_traffic(Fabric& fabric, const Topology& topo, const TrafficPattern& pattern, double link_bytes_per_s,
@@ -30,7 +36,7 @@ TrafficPoint run_traffic(Fabric& fabric, const Topology& topo, const TrafficPatt
   if (prm.measure_ps == 0) throw std::invalid_argument("traffic: measurement window must be > 0");
   if (prm.packet_bytes == 0) throw std::invalid_argument("traffic: packets need at least one byte");
   const std::uint32_t chips = topo.num_chips();
-  const double capacity = 2.0 * std::max(1u, topo.active_dims()) * link_bytes_per_s;  // bytes/s per chip
+  const double capacity = chip_capacity(topo, link_bytes_per_s);
   const double slot_ps = packet_slot_ps(topo, link_bytes_per_s, prm.packet_bytes);
   const auto threshold = prm.load >= 1.0 ? ~0ull : static_cast<std::uint64_t>(prm.load * 0x1p64);
   const Time win_lo = prm.warmup_ps, win_hi = prm.warmup_ps + prm.measure_ps;
