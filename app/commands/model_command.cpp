@@ -432,7 +432,7 @@ int model_main(int argc, char** argv) {
   check_clock(mc.clock_mhz, "--clock-mhz");
   check_ici(mc.ici_gbps, "--ici-gbps");
   geometry(mc);  // the same array limits with --analytic
-  resolve_memory(mc.hbm);
+  if (!args.count("sweep-hbm")) resolve_memory(mc.hbm);  // before a run (a sweep checks its own list)
   if (!(mc.mem_latency_ns >= 0 && mc.mem_latency_ns <= 1e9)) return usage("--mem-latency-ns must be in [0, 1e9]");
   if (mc.outstanding == 0) return usage("--outstanding must be >= 1");
   const bool analytic = args.count("analytic") > 0;

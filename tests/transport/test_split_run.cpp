@@ -631,17 +631,28 @@ std::vector<std::string> run_clients(const std::string& address, const SystemRun
   return out;
 }
 
-}  // namespace
-
-TEST_CASE("split run: a run that failed while its clients joined is dropped, and the next run starts afresh") {
+/// A small K-split GEMM on two model chips, for the tests of how clients join a run.
+SystemRunOptions small_k_split() {
   SystemRunOptions o;
   o.system = load_system_config(kConfigs + "/chip2x2_model.yaml");
   o.workload.shape = {8, 16, 8, DType::kInt8};
   o.workload.split = "k";
-  const std::string want = results_json(o, run_system(o)).dump();
+  return o;
+}
+
+ServerOptions server_for(const SystemRunOptions& o) {
   ServerOptions so;
   so.system = served_system(o.system);
   so.seed = o.seed;
+  return so;
+}
+
+}  // namespace
+
+TEST_CASE("split run: a run that failed while its clients joined is dropped, and the next run starts afresh") {
+  const SystemRunOptions o = small_k_split();
+  const std::string want = results_json(o, run_system(o)).dump();
+  ServerOptions so = server_for(o);
   so.read_timeout = Millis(2000);
   ServerThread st(so, "split-after-fail");
   {
@@ -655,14 +666,9 @@ TEST_CASE("split run: a run that failed while its clients joined is dropped, and
 }
 
 TEST_CASE("split run: a client whose workload or tile options differ from the run's is refused, naming them") {
-  SystemRunOptions o;
-  o.system = load_system_config(kConfigs + "/chip2x2_model.yaml");
-  o.workload.shape = {8, 16, 8, DType::kInt8};
-  o.workload.split = "k";
+  const SystemRunOptions o = small_k_split();
   const std::string want = results_json(o, run_system(o)).dump();
-  ServerOptions so;
-  so.system = served_system(o.system);
-  so.seed = o.seed;
+  ServerOptions so = server_for(o);
   ServerThread st(so, "split-terms");
   auto first = ClientSession::connect(split_client(st.address, o, {0}));
   // Each differs in what the config hash and the seed do not cover; each is refused at the
