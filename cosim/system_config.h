@@ -3,7 +3,9 @@
 // its own memory, all chips on one fabric; each tile verilated RTL or the
 // performance model. Loaded from YAML (configs/*.yaml, docs/configs.md).
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/core/time.h"
@@ -44,7 +46,13 @@ SystemConfig load_system_config(const std::string& path);
 SystemConfig parse_system_config(const std::string& text, const std::string& origin,
                                  const std::string& base_dir = ".");
 
-/// Checks ranges and combinations; messages name the field.
+/// What validate() throws: "FILE: field 'F': WHY", with the field apart.
+struct ConfigFieldError : std::invalid_argument {
+  ConfigFieldError(const std::string& what, std::string f) : std::invalid_argument(what), field(std::move(f)) {}
+  std::string field;  ///< Dotted, e.g. "system.checks.watchdog_cycles".
+};
+
+/// Checks ranges and combinations; throws ConfigFieldError.
 /// `overridable`: also the rules between fields the command line may
 /// override (an ideal memory's latency against the watchdog), which a
 /// file alone need not meet: run and serve check again after overriding.
