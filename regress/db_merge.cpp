@@ -1,9 +1,12 @@
 #include "regress/db_merge.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+
+#include "regress/shard.h"
 
 namespace mxc::regress {
 
@@ -18,18 +21,21 @@ std::set<std::string> shard_set(const std::string& list) {
   return out;
 }
 
+/// The shard a run's text names; nullopt for text that is none (a damaged database).
+std::optional<Shard> shard_of(const std::string& text) {
+  try {
+    return parse_shard(text);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
+}
+
 std::string shard_list(const std::set<std::string>& shards) {
   // In shard order (1/3 before 2/3 before 10/12), as they were numbered.
-  std::vector<std::pair<std::pair<unsigned long, unsigned long>, std::string>> keyed;
+  std::vector<std::pair<std::pair<std::uint32_t, std::uint32_t>, std::string>> keyed;
   for (const auto& s : shards) {
-    const auto slash = s.find('/');
-    unsigned long k = 0, n = 0;
-    try {
-      k = std::stoul(s.substr(0, slash));
-      n = slash == std::string::npos ? 0 : std::stoul(s.substr(slash + 1));
-    } catch (const std::exception&) {
-    }
-    keyed.push_back({{n, k}, s});
+    const auto sh = shard_of(s);
+    keyed.push_back({sh ? std::make_pair(sh->count, sh->index) : std::make_pair(0u, 0u), s});
   }
   std::sort(keyed.begin(), keyed.end());
   std::string out;
@@ -37,22 +43,16 @@ std::string shard_list(const std::set<std::string>& shards) {
   return out;
 }
 
-// Every shard K/N of one N is present (or the runs were not sharded).
+// Every shard K/N of one N is present (or the runs were not sharded): N
+// distinct shards, all of N.
 bool shards_cover(const std::set<std::string>& shards) {
   if (shards.empty()) return true;
-  std::set<std::string> want;
-  const std::string& any = *shards.begin();
-  const auto slash = any.find('/');
-  if (slash == std::string::npos) return false;
-  unsigned long n = 0;
-  try {
-    n = std::stoul(any.substr(slash + 1));
-  } catch (const std::exception&) {
-    return false;
-  }
-  if (n != shards.size()) return false;
-  for (unsigned long k = 1; k <= n; ++k) want.insert(std::to_string(k) + "/" + std::to_string(n));
-  return want == shards;
+  const auto first = shard_of(*shards.begin());
+  if (!first || first->count != shards.size()) return false;
+  return std::all_of(shards.begin(), shards.end(), [&](const std::string& s) {
+    const auto sh = shard_of(s);
+    return sh && sh->count == first->count;
+  });
 }
 
 }  // namespace
