@@ -11,8 +11,11 @@
 // Then the command buses shared by a channel's pseudo-channels (the
 // presets, JEDEC) against a pair of buses per pseudo-channel, alternately
 // in the same run: what the shared buses cost in bandwidth and speed.
-// Last, random 64 B reads from a DRAMsim3 trace (plain and gzip) against the
-// same requests generated in the process: the cost of trace input.
+// Then random 64 B reads on a device whose activates are bound by tFAW
+// (hbm2_x128_tfaw.yaml beside this file), against that ceiling, 64 and 128
+// in flight. Last, random 64 B reads from a DRAMsim3 trace (plain and gzip)
+// against the same requests generated in the process: the cost of trace
+// input.
 #include <unistd.h>
 #include <zlib.h>
 
@@ -134,6 +137,44 @@ void bus_sharing(const MemoryConfig& base, std::uint64_t requests, int repeat) {
   }
 }
 
+/// Random 64 B reads on hbm2_x128_tfaw.yaml (8 channels of 128 bits, tFAW
+/// 30 tCK binding before tRRD_S), against its tFAW ceiling, channels x 4 x
+/// 64 B / tFAW: which page policy and refresh mode reach it with 64 and
+/// with 128 requests in flight. Results are deterministic: one run each.
+void tfaw_bound(std::uint64_t requests) {
+  const std::string file = std::string(MXCOSIM_SOURCE_DIR) + "/bench/hbm/hbm2_x128_tfaw.yaml";
+  const MemoryConfig base = load_memory_config(file);
+  const double tck_ns = static_cast<double>(base.device.t.tCK_ps) / 1000.0;
+  const double ceiling = base.device.org.pcs() * 4.0 * 64 / (base.device.t.FAW * tck_ns);
+  std::printf("\nrandom 64 B reads where tFAW binds (%s: %u channels of %u bits, tFAW %u tCK), ceiling %.2f GB/s:\n",
+              base.device.name.c_str(), base.device.org.pcs(), base.device.org.bus_bits, base.device.t.FAW, ceiling);
+  std::printf("  %-30s %8s %9s %7s %8s %12s\n", "controller", "window", "GB/s", "ratio", "lat ns", "W x B / lat");
+  struct Variant {
+    const char* name;
+    PagePolicy page;
+    RefreshMode refresh;
+  };
+  const Variant variants[] = {{"open page, all-bank refresh", PagePolicy::kOpen, RefreshMode::kAllBank},
+                              {"closed page, per-bank refresh", PagePolicy::kClosed, RefreshMode::kPerBank},
+                              {"closed page, no refresh", PagePolicy::kClosed, RefreshMode::kNone}};
+  for (const Variant& v : variants) {
+    for (const std::uint32_t window : {64u, 128u}) {
+      MemoryConfig cfg = base;
+      cfg.controller.page_policy = v.page;
+      cfg.controller.refresh = v.refresh;
+      HbmModel model("hbm", cfg);
+      PatternOptions p;
+      p.pattern = "random";
+      p.bytes = 64;
+      p.requests = requests;
+      PatternSource src(p);
+      const HbmSummary s = summarize(model, run_closed_loop(model, src, window));
+      std::printf("  %-30s %8u %9.2f %6.1f%% %8.1f %12.2f\n", v.name, window, s.read_bandwidth_gbps,
+                  100.0 * s.read_bandwidth_gbps / ceiling, s.avg_latency_ns, window * 64.0 / s.avg_latency_ns);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -223,6 +264,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
   bus_sharing(base, requests, repeat);
+  tfaw_bound(requests);
   trace_input(base, requests, repeat);
   std::printf(
       "\nA window of W requests of B bytes at mean latency L carries at most W x B / L (Little's law);\n"

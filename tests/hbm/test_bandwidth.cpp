@@ -68,6 +68,22 @@ TEST_CASE("random reads reach the tFAW activate ceiling") {
   CHECK(r.stats.acts >= 0.99 * 20000);
 }
 
+TEST_CASE("random reads on 128-bit channels reach the tFAW ceiling of the reference's formula") {
+  // hbm_bench's device where tFAW binds: 8 channels of 128 bits without
+  // pseudo-channels, DRAMsim3's HBM2 timings (tFAW 30 tCK).
+  MemoryConfig cfg = load_memory_config(std::string(MXCOSIM_SOURCE_DIR) + "/bench/hbm/hbm2_x128_tfaw.yaml");
+  cfg.check_timing = true;
+  REQUIRE(cfg.device.org.pcs() == 8);
+  REQUIRE(cfg.device.org.burst_bytes() == 64);
+  cfg.controller.refresh = RefreshMode::kNone;
+  cfg.controller.page_policy = PagePolicy::kClosed;
+  const Run r = stream(cfg, "random", 64, 20000, 1024);
+  const double ceiling = 8 * 4 * 64 / 30.0;  // channels x 4 x request bytes / tFAW
+  CHECK(r.gbps <= ceiling * 1.001);
+  CHECK(r.gbps >= 0.90 * ceiling);
+  CHECK(r.stats.acts >= 0.99 * 20000);
+}
+
 TEST_CASE("all-bank refresh takes its tRFC / tREFI share, per-bank refresh less") {
   MemoryConfig none = test::preset("hbm2.yaml");
   none.controller.refresh = RefreshMode::kNone;
