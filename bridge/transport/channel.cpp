@@ -214,8 +214,8 @@ Message Channel::receive(Millis timeout) {
     flush(timeout);
     if (s.read_some()) continue;
     if (s.wait(POLLIN, deadline) == 0)
-      throw TransportError("transport: no message from " + s.peer + " within " + seconds(timeout) +
-                           " (peer stalled or dead)");
+      throw TransportTimeout("transport: no message from " + s.peer + " within " + seconds(timeout) +
+                             " (peer stalled or dead)");
   }
 }
 

@@ -24,6 +24,12 @@ class TransportError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The deadline of a receive passed with no message (the peer stalled, or has not spoken yet).
+class TransportTimeout : public TransportError {
+ public:
+  using TransportError::TransportError;
+};
+
 class Channel {
  public:
   struct Impl;
@@ -46,7 +52,8 @@ class Channel {
   std::size_t queued() const;
   /// Raw bytes as they are (tests use it to play a broken peer).
   void send_raw(std::span<const std::uint8_t> bytes, Millis timeout);
-  /// The next message within `timeout`; throws TransportError (with the peer's name) otherwise.
+  /// The next message within `timeout`; throws TransportError (with the peer's name) otherwise,
+  /// TransportTimeout when the deadline passed.
   /// Flushes queued output before waiting: never wait for a peer that may be waiting for us.
   Message receive(Millis timeout);
   /// A message that is already here (buffered or readable now), without waiting; nullopt otherwise.

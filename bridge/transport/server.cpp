@@ -7,6 +7,7 @@
 #include <list>
 #include <map>
 #include <ostream>
+#include <sstream>
 #include <system_error>
 #include <tuple>
 
@@ -24,6 +25,12 @@ double thread_cpu_seconds() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+std::string seconds(Millis t) {
+  std::ostringstream s;
+  s << static_cast<double>(t.count()) / 1000.0 << " s";
+  return s.str();
 }
 
 struct Refused : std::runtime_error {
@@ -49,6 +56,11 @@ std::string Server::listen(const std::string& address) {
 void Server::log(const std::string& line) {
   std::lock_guard lk(m_mutex);
   if (m_opts.log) *m_opts.log << line << std::endl;
+}
+
+std::uint64_t Server::number_session() {
+  std::lock_guard lk(m_mutex);
+  return ++m_sessions;
 }
 
 std::vector<SessionOutcome> Server::outcomes() const {
@@ -93,7 +105,7 @@ void Server::serve() {
   } join_all{sessions};
   std::deque<Refusal> refusing;
   std::string accept_error;     // logged once per run of failures
-  std::uint64_t accepted = 0, connections = 0;  // sessions (counted for max_sessions); all, for the log
+  std::uint64_t accepted = 0;   // sessions, counted for max_sessions
   while (!m_stop) {
     for (auto it = sessions.begin(); it != sessions.end();) {
       if (!it->done) {
@@ -142,17 +154,19 @@ void Server::serve() {
     std::shared_ptr<Channel> c(std::move(ch));
     Running& r = sessions.emplace_back();
     try {
-      r.thread = std::thread([this, &r, c, n = connections + 1] {
+      r.thread = std::thread([this, &r, c] {
         try {
-          log("session " + std::to_string(n) + ": connected");
+          std::uint64_t n = 0;
           const double cpu0 = thread_cpu_seconds();
-          SessionOutcome out = run_session(*c);
+          SessionOutcome out = run_session(*c, n);
           out.cpu_seconds = thread_cpu_seconds() - cpu0;
           c->close();
-          if (!out.ok && c->bytes_received() == 0) {
+          if (n == 0 && c->bytes_received() == 0) {
+            // Closed before a single byte (say another server checking whether this one is
+            // alive): no session, so no line of one; run_session logged one that timed out.
             r.said_nothing = true;
-            log("session " + std::to_string(n) + ": closed without a word (" + out.error + "), not counted");
           } else {
+            if (n == 0) n = number_session();  // bytes that never made a message (garbage)
             log("session " + std::to_string(n) + ": " + (out.ok ? "done" : "failed: " + out.error) + " after " +
                 std::to_string(out.messages) + " messages" + (out.lookahead ? " (lookahead)" : ""));
             std::lock_guard lk(m_mutex);
@@ -171,7 +185,6 @@ void Server::serve() {
       continue;
     }
     ++accepted;
-    ++connections;
   }
   m_listener->close();  // refuse connections at once while the last sessions end
 }
@@ -188,7 +201,7 @@ std::pair<std::shared_ptr<SplitGroup>, std::size_t> Server::join_split(const std
   return {group, member};
 }
 
-SessionOutcome Server::run_session(Channel& ch) {
+SessionOutcome Server::run_session(Channel& ch, std::uint64_t& session) {
   SessionOutcome out;
   const ServedSystem& sys = m_opts.system;
   std::map<std::uint32_t, std::unique_ptr<MemoryTarget>> mems;  // ordered: deterministic teardown
@@ -228,7 +241,18 @@ SessionOutcome Server::run_session(Channel& ch) {
     ch.flush(m_opts.write_timeout);
   };
   try {
-    Message first = ch.receive(m_opts.read_timeout);
+    Message first;
+    try {
+      first = ch.receive(m_opts.read_timeout);
+    } catch (const TransportTimeout&) {
+      if (ch.bytes_received() == 0)
+        log("connection from " + ch.peer() + ": nothing sent within " + seconds(m_opts.read_timeout) +
+            " (mxcosim serve --timeout); closed, not a session");
+      throw;
+    }
+    // A session from here on: a connection that closes before saying anything is none.
+    session = number_session();
+    log("session " + std::to_string(session) + ": connected");
     ++out.messages;
     const Hello* h = std::get_if<Hello>(&first);
     if (!h) throw Refused("expected HELLO as the first message, got " +

@@ -33,7 +33,9 @@ struct ServerOptions {
   /// Sessions served at once; a connection beyond them is refused with ERROR (each session is a
   /// thread and four file descriptors, so an unbounded number would exhaust the process).
   std::uint32_t max_clients = kDefaultMaxClients;
-  std::ostream* log = nullptr;    ///< One line per session start and end; nullptr = quiet.
+  /// One line per session start (once its first message is in) and end, per refused connection,
+  /// and per connection dropped before a word; nullptr = quiet.
+  std::ostream* log = nullptr;
   /// Fault injection for tests: after this many messages of a session, close (drop) or go silent (stall).
   std::uint64_t drop_after = 0;
   std::uint64_t stall_after = 0;
@@ -67,7 +69,9 @@ class Server {
 
  private:
   struct Refusal;
-  SessionOutcome run_session(Channel& ch);
+  /// Numbers the session (`session`) once the client's first message is in; 0 if none came.
+  SessionOutcome run_session(Channel& ch, std::uint64_t& session);
+  std::uint64_t number_session();
   void refuse(std::shared_ptr<Channel> ch, const std::string& why, std::deque<Refusal>& refusing);
   void log(const std::string& line);
   /// Joins a split run's client to the group forming (a new one if none is).
@@ -80,6 +84,7 @@ class Server {
   std::atomic<bool> m_stop{false};
   mutable std::mutex m_mutex;
   std::vector<SessionOutcome> m_outcomes;
+  std::uint64_t m_sessions = 0;  // numbered so far; connections that say nothing take no number
   std::shared_ptr<SplitGroup> m_forming;  // the split run whose clients are still joining
 };
 

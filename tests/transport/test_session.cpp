@@ -290,16 +290,21 @@ TEST_CASE("transport: a server does not take over a live server's Unix socket, n
   {
     ServerOptions o = options(sys);
     o.max_sessions = 1;
+    std::ostringstream log;
+    o.log = &log;
     ServerThread first(o, "in-use");
     Server second(options(sys));
     CHECK_THROWS_WITH(second.listen(first.address), Catch::Contains("cannot listen on " + first.address) &&
                                                         Catch::Contains("address in use"));
-    // The first still serves there, and the second's check was no session of its one.
+    // The first still serves there, and the second's check was no session of its one,
+    // nor does its log show one: the client is session 1, and the only one.
     ClientSession::connect(client(first.address, sys))->bye();
     first.join();
     const auto out = first.server.outcomes();
     REQUIRE(out.size() == 1);
     CHECK(out[0].ok);
+    CHECK_THAT(log.str(), Catch::Contains("session 1: connected") && Catch::Contains("session 1: done") &&
+                              !Catch::Contains("session 2") && !Catch::Contains("connection"));
   }
   // The path given to another server meanwhile (say the file was removed by hand): the first
   // server, when it stops, leaves the other's socket alone.
