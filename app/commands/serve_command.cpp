@@ -65,6 +65,9 @@ int serve_main(int argc, char** argv) {
     ("timeout", "seconds a client may stay silent (clients send heartbeats every second) before it is dropped; "
                 "also how long a split run waits for all its clients to join",
      cxxopts::value<double>()->default_value("30"))
+    ("hello-timeout", "seconds a new connection may take to send its HELLO (clients send it at once) before it "
+                      "is closed and its place among --max-clients freed",
+     cxxopts::value<double>()->default_value("10"))
     ("sessions", "exit after serving this many connections (0 = serve until killed)",
      cxxopts::value<std::uint64_t>()->default_value("0"))
     ("max-clients", "clients served at once (1..4096); a connection beyond them is refused with a message "
@@ -88,6 +91,7 @@ int serve_main(int argc, char** argv) {
     throw std::invalid_argument("--serve fabric: the system has one chip, so no fabric");
   so.seed = args["seed"].as<std::uint64_t>();
   so.read_timeout = millis(args["timeout"].as<double>(), "timeout");
+  so.hello_timeout = millis(args["hello-timeout"].as<double>(), "hello-timeout");
   so.max_sessions = args["sessions"].as<std::uint64_t>();
   so.max_clients = args["max-clients"].as<std::uint32_t>();
   if (so.max_clients < 1 || so.max_clients > 4096)

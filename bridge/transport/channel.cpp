@@ -253,6 +253,29 @@ bool unix_socket_in_use(const std::string& path) {
   return in_use;
 }
 
+// Who is at the other end of an accepted connection, for messages: the address of a TCP
+// client, the process of a Unix one (the socket has no name of its own).
+std::string client_name(int fd, Address::Kind kind) {
+  if (kind == Address::Kind::kUnix) {
+    ucred cred{};
+    socklen_t len = sizeof cred;
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return "unix client";
+    return "unix client (pid " + std::to_string(cred.pid) + ")";
+  }
+  sockaddr_storage sa{};
+  socklen_t len = sizeof sa;
+  char host[INET6_ADDRSTRLEN] = {};
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&sa), &len) != 0) return "tcp client";
+  if (sa.ss_family == AF_INET) {
+    const auto* in = reinterpret_cast<const sockaddr_in*>(&sa);
+    if (!::inet_ntop(AF_INET, &in->sin_addr, host, sizeof host)) return "tcp client";
+    return "tcp client " + std::string(host) + ":" + std::to_string(ntohs(in->sin_port));
+  }
+  const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&sa);
+  if (sa.ss_family != AF_INET6 || !::inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host)) return "tcp client";
+  return "tcp client [" + std::string(host) + "]:" + std::to_string(ntohs(in6->sin6_port));
+}
+
 }  // namespace
 
 Listener::Listener(const Address& addr) : m_impl(std::make_unique<Impl>()), m_addr(addr) {
@@ -309,12 +332,8 @@ std::unique_ptr<Channel> Listener::accept(Millis timeout) {
     Channel::Impl* c = impl.get();
     const auto proto = tmp.local_endpoint().protocol();
     c->socket.assign(proto, tmp.release());
-    if (m_addr.kind == Address::Kind::kTcp) {
-      c->socket.set_option(asio::ip::tcp::no_delay(true));
-      c->peer = "tcp client";
-    } else {
-      c->peer = "unix client";
-    }
+    if (m_addr.kind == Address::Kind::kTcp) c->socket.set_option(asio::ip::tcp::no_delay(true));
+    c->peer = client_name(c->fd(), m_addr.kind);
     return std::make_unique<Channel>(std::move(impl));
   } catch (const boost::system::system_error& e) {
     // The connection is closed (the peer sees its end); nothing else is lost.

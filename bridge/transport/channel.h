@@ -59,7 +59,8 @@ class Channel {
   /// A message that is already here (buffered or readable now), without waiting; nullopt otherwise.
   std::optional<Message> try_receive();
   void close();
-  /// "tcp://..." or "unix:..." of the other end, for messages.
+  /// The other end, for messages: the server's address ("tcp://...", "unix:...") on a connected
+  /// channel, the client ("tcp client 127.0.0.1:40312", "unix client (pid 4242)") on an accepted one.
   const std::string& peer() const;
   /// Bytes read from the peer so far.
   std::uint64_t bytes_received() const;

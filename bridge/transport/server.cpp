@@ -243,16 +243,16 @@ SessionOutcome Server::run_session(Channel& ch, std::uint64_t& session) {
   try {
     Message first;
     try {
-      first = ch.receive(m_opts.read_timeout);
+      first = ch.receive(m_opts.hello_timeout);
     } catch (const TransportTimeout&) {
-      if (ch.bytes_received() == 0)
-        log("connection from " + ch.peer() + ": nothing sent within " + seconds(m_opts.read_timeout) +
-            " (mxcosim serve --timeout); closed, not a session");
-      throw;
+      const std::string why =
+          "no HELLO within " + seconds(m_opts.hello_timeout) + " of connecting (mxcosim serve --hello-timeout)";
+      if (ch.bytes_received() == 0) log("connection from " + ch.peer() + ": " + why + "; closed, not a session");
+      throw Refused(why);
     }
     // A session from here on: a connection that closes before saying anything is none.
     session = number_session();
-    log("session " + std::to_string(session) + ": connected");
+    log("session " + std::to_string(session) + ": connected from " + ch.peer());
     ++out.messages;
     const Hello* h = std::get_if<Hello>(&first);
     if (!h) throw Refused("expected HELLO as the first message, got " +

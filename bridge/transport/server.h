@@ -28,6 +28,9 @@ struct ServerOptions {
   ServedParts serve;              ///< What this server hosts; clients build the rest themselves.
   std::uint64_t seed = 1;
   Millis read_timeout{30'000};    ///< A client silent this long (no request, no heartbeat) is dropped.
+  /// A connection whose HELLO has not come this long after it was accepted is closed, so that
+  /// connections that say nothing cannot hold the max_clients places until read_timeout.
+  Millis hello_timeout{10'000};
   Millis write_timeout{10'000};
   std::uint64_t max_sessions = 0; ///< Stop accepting after this many sessions (0 = serve until stopped).
   /// Sessions served at once; a connection beyond them is refused with ERROR (each session is a

@@ -3,6 +3,7 @@
 // handshakes are refused with the reason; a peer that dies, stalls or sends
 // garbage ends the exchange with a clear error.
 #include <catch2/catch.hpp>
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -218,6 +219,51 @@ TEST_CASE("transport: connections beyond the server's client limit are refused w
   CHECK_THAT(log.str(), Catch::Contains("connection refused: server busy: it serves at most 2 clients at once"));
   const auto out = st.server.outcomes();
   CHECK(std::count_if(out.begin(), out.end(), [](const SessionOutcome& x) { return x.ok; }) == 1);
+}
+
+TEST_CASE("transport: a connection that sends no HELLO in time is closed and its place freed") {
+  const ServedSystem sys = ideal(100'000, 64);
+  ServerOptions o = options(sys);
+  o.max_clients = 1;
+  o.read_timeout = Millis(60'000);  // only the HELLO deadline can free the place in time
+  o.hello_timeout = Millis(300);
+  std::ostringstream log;
+  o.log = &log;
+  ServerThread st(o, "hello-timeout");
+  const int idle = idle_connection(st.address);
+  // The server tells the idle peer why, then closes: read until the end (at most 10 s).
+  std::string said;
+  for (const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+       std::chrono::steady_clock::now() < until;) {
+    pollfd p{idle, POLLIN, 0};
+    char buf[256];
+    if (::poll(&p, 1, 100) <= 0) continue;
+    const ssize_t n = ::recv(idle, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    said.append(buf, static_cast<std::size_t>(n));
+  }
+  CHECK_THAT(said, Catch::Contains("no HELLO within 0.3 s of connecting (mxcosim serve --hello-timeout)"));
+  // Its place is free, while this end is still open, once the server has joined its thread;
+  // under load that may take a while.
+  std::string error = "not tried";
+  for (int attempt = 0; attempt < 100 && !error.empty(); ++attempt) {
+    if (attempt) std::this_thread::sleep_for(Millis(100));
+    try {
+      ClientSession::connect(client(st.address, sys))->bye();
+      error.clear();
+    } catch (const TransportError& e) {
+      error = e.what();
+    }
+  }
+  CHECK(error == "");
+  ::close(idle);
+  st.join();
+  CHECK_THAT(log.str(), Catch::Contains("connection from unix client (pid " + std::to_string(::getpid()) +
+                                        "): no HELLO within 0.3 s of connecting") &&
+                            Catch::Contains("session 1: done"));
+  const auto out = st.server.outcomes();
+  REQUIRE(out.size() == 1);  // the idle connection was no session
+  CHECK(out[0].ok);
 }
 
 TEST_CASE("transport: a server out of file descriptors waits for them and serves on, never aborts") {
