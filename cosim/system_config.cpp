@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "models/core/yaml_reader.h"
+#include "models/ici/ici_config_loader.h"
+#include "models/ici/topology.h"
 
 namespace mxc {
 
@@ -58,6 +60,21 @@ int field_line(const YAML::Node& node, const std::vector<std::string>& keys, std
   if (!node.IsMap()) return -1;
   const YAML::Node next = node[keys[i]];  // a const lookup: adds no key
   return next ? field_line(next, keys, i + 1) : -1;
+}
+
+// Every chip needs a place on the fabric. Checked here, where the line of system.chips is
+// known, rather than only when the run builds the fabric (ChipSet checks again for systems
+// not loaded from a file).
+void check_fabric_fits(const YamlReader& r, const YAML::Node& s, const SystemConfig& c) {
+  if (c.chips < 2) return;
+  const ici::IciConfig ici = ici::load_ici_config(c.ici_config);
+  const std::uint32_t fabric = ici::Topology(ici.dims, ici.wrap).num_chips();
+  if (fabric >= c.chips) return;
+  const int line = s["fabric"]["config"].Mark().line;
+  r.fail(s["chips"], "system.chips",
+         std::to_string(c.chips) + " chips do not fit the fabric of " + std::to_string(fabric) + " chips in " +
+             c.ici_config + " (system.fabric.config, line " + std::to_string(line + 1) +
+             "): give at most " + std::to_string(fabric) + " chips or a larger fabric");
 }
 }  // namespace
 
@@ -149,6 +166,7 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
     const int line = at >= 0 ? at : s.Mark().line;
     throw std::invalid_argument(origin + ":" + std::to_string(line >= 0 ? line + 1 : 0) + ": " + msg);
   }
+  check_fabric_fits(r, s, c);
   return c;
 }
 

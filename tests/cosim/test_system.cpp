@@ -107,6 +107,22 @@ TEST_CASE("a system config checked in code names the field at fault") {
                     Catch::Contains("test.yaml:3: field 'system.checks.watchdog_cycles': must be >= 1"));
 }
 
+TEST_CASE("more chips than the fabric has are refused at the file's line of system.chips") {
+  const auto path = std::filesystem::temp_directory_path() / "mxcosim_test_fabric_fit.yaml";
+  const std::string ring4 = kConfigs + "/ici/ring4.yaml";
+  const auto write = [&](int chips) {
+    std::ofstream f(path);
+    f << "# a ring of four chips\nsystem:\n  chips: " << chips << "\n  fabric:\n    config: " << ring4 << "\n";
+  };
+  write(8);
+  CHECK_THROWS_WITH(load_system_config(path.string()),
+                    path.string() + ":3: field 'system.chips': 8 chips do not fit the fabric of 4 chips in " + ring4 +
+                        " (system.fabric.config, line 5): give at most 4 chips or a larger fabric");
+  write(4);
+  CHECK(load_system_config(path.string()).chips == 4);
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("every shipped system config loads") {
   for (const char* f : {"tile4_ideal.yaml", "tile8_hbm2.yaml", "chip2x2_rtl.yaml", "chip2x2_mixed.yaml"})
     CHECK_NOTHROW(load_system_config(kConfigs + "/" + f));
