@@ -54,6 +54,14 @@ const char* const kMigrations[] = {
     ALTER TABLE runs ADD COLUMN planned INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE results ADD COLUMN log_dir TEXT;
     CREATE INDEX runs_by_suite ON runs(suite, rev, label);)sql",
+    // 3: each run's plan as test ids, so a resume that selects other tests
+    // cannot complete a run whose first tests never ran.
+    R"sql(
+    CREATE TABLE planned_tests (
+      run_id  INTEGER NOT NULL REFERENCES runs(run_id),
+      test_id TEXT NOT NULL,
+      PRIMARY KEY (run_id, test_id)
+    );)sql",
 };
 static_assert(std::size(kMigrations) == HistoryDb::kSchemaVersion);
 
@@ -90,6 +98,8 @@ class Statement {
     sqlite3_bind_null(m_stmt, i);
     return *this;
   }
+  /// Ready to run again with new bindings.
+  void reset() { sqlite3_reset(m_stmt); }
   /// True while a row is available.
   bool step() {
     const int rc = sqlite3_step(m_stmt);
@@ -290,6 +300,36 @@ void HistoryDb::set_run_state(std::int64_t run_id, const std::string& state, con
 void HistoryDb::set_run_planned(std::int64_t run_id, std::int64_t planned, const std::string& shard) {
   Statement s(m_db, m_path, "UPDATE runs SET planned = ?, shard = ? WHERE run_id = ?");
   s.bind(1, planned).bind(2, shard).bind(3, run_id).step();
+}
+
+void HistoryDb::add_to_plan(std::int64_t run_id, const std::vector<std::string>& test_ids, const std::string& shard,
+                            std::int64_t unlisted) {
+  exec("BEGIN IMMEDIATE");
+  try {
+    {
+      Statement add(m_db, m_path, "INSERT OR IGNORE INTO planned_tests (run_id, test_id) VALUES (?, ?)");
+      for (const auto& id : test_ids) {
+        add.bind(1, run_id).bind(2, id).step();
+        add.reset();
+      }
+    }
+    Statement s(m_db, m_path,
+                "UPDATE runs SET planned = ?1 + (SELECT COUNT(*) FROM planned_tests WHERE run_id = ?3), shard = ?2"
+                " WHERE run_id = ?3");
+    s.bind(1, unlisted).bind(2, shard).bind(3, run_id).step();
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::set<std::string> HistoryDb::planned_tests(std::int64_t run_id) {
+  Statement s(m_db, m_path, "SELECT test_id FROM planned_tests WHERE run_id = ?");
+  s.bind(1, run_id);
+  std::set<std::string> out;
+  while (s.step()) out.insert(s.text(0));
+  return out;
 }
 
 std::set<std::string> HistoryDb::finished_tests(std::int64_t run_id) {

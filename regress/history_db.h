@@ -26,7 +26,7 @@ struct RunInfo {
   std::string state;        ///< "running", "interrupted", "complete".
   std::string host;
   std::string shard;        ///< "K/N", "" for a whole suite, or the merged shards.
-  std::int64_t planned = 0; ///< Tests selected for the run.
+  std::int64_t planned = 0; ///< Tests in the run's plan (see HistoryDb::add_to_plan).
 };
 
 /// Per-run aggregates for the night-over-night trend.
@@ -52,7 +52,7 @@ class HistoryDb {
   HistoryDb(const HistoryDb&) = delete;
   HistoryDb& operator=(const HistoryDb&) = delete;
 
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
   int schema_version();
   std::string journal_mode();
   const std::string& path() const { return m_path; }
@@ -65,6 +65,16 @@ class HistoryDb {
   std::optional<RunInfo> find_run(const std::string& suite, const std::string& rev, const std::string& label);
   void set_run_state(std::int64_t run_id, const std::string& state, const std::string& finished_at);
   void set_run_planned(std::int64_t run_id, std::int64_t planned, const std::string& shard);
+
+  /// Adds tests to the run's plan (the union of what every command on it
+  /// selected), and sets its shard and its planned count to the plan's size
+  /// plus `unlisted`: tests known by number only, from runs recorded before
+  /// plans were kept (merging). One transaction.
+  void add_to_plan(std::int64_t run_id, const std::vector<std::string>& test_ids, const std::string& shard,
+                   std::int64_t unlisted = 0);
+  /// The run's plan; empty for a run recorded before plans were kept, whose
+  /// planned count is all that is known of it.
+  std::set<std::string> planned_tests(std::int64_t run_id);
 
   /// Test ids that have a result in the run.
   std::set<std::string> finished_tests(std::int64_t run_id);

@@ -65,6 +65,55 @@ std::set<std::string> failed_in_latest_run(HistoryDb& db, const std::string& sui
   throw std::runtime_error("--rerun-failed: the database has no earlier run of suite '" + suite + "'");
 }
 
+// Adds the command's tests to the run's plan. The run takes the command's
+// shard when the command selected its whole plan so far (a fresh run, or a
+// shard's run resumed over the whole suite). A run recorded before plans
+// were kept has only its count, which resuming never lowers.
+void plan_run(HistoryDb& db, std::int64_t run_id, const std::vector<TestSpec>& selected, const std::string& shard) {
+  const RunInfo run = *db.run(run_id);
+  const std::set<std::string> plan = db.planned_tests(run_id);
+  if (plan.empty() && run.planned > 0) {
+    if (static_cast<std::int64_t>(selected.size()) > run.planned)
+      db.set_run_planned(run_id, static_cast<std::int64_t>(selected.size()), shard);
+    return;
+  }
+  std::set<std::string> ids;
+  for (const auto& t : selected) ids.insert(t.id);
+  const bool covers = std::includes(ids.begin(), ids.end(), plan.begin(), plan.end());
+  db.add_to_plan(run_id, std::vector<std::string>(ids.begin(), ids.end()), covers ? shard : run.shard);
+}
+
+// Complete when no test was stopped and every test of the run's plan has a
+// result. A run recorded before plans were kept is complete when a command
+// selecting at least its planned count finds every selected test done.
+// Unless failures are rerun, the command must also have the run's shard.
+bool run_complete(const RunInfo& run, const std::set<std::string>& plan, const std::set<std::string>& finished,
+                  const RunSummary& sum, const std::vector<TestSpec>& selected, const RunnerOptions& opts) {
+  bool complete = !sum.interrupted;
+  for (const auto& t : selected) complete = complete && finished.count(t.id) > 0;
+  if (!plan.empty())
+    complete = complete && std::includes(finished.begin(), finished.end(), plan.begin(), plan.end());
+  else
+    complete = complete && finished.size() >= sum.selected &&
+               (opts.rerun_failed || sum.selected >= static_cast<std::size_t>(std::max<std::int64_t>(0, run.planned)));
+  if (!opts.rerun_failed) complete = complete && run.shard == (opts.shard ? opts.shard->to_string() : "");
+  return complete;
+}
+
+// The plan's size and how many of its tests have a result; a run recorded
+// before plans were kept counts its results, up to its planned count.
+void count_plan(const RunInfo& run, const std::set<std::string>& plan, const std::set<std::string>& finished,
+                RunSummary& sum) {
+  if (plan.empty()) {
+    sum.planned = static_cast<std::size_t>(std::max<std::int64_t>(0, run.planned));
+    sum.planned_done = std::min(finished.size(), sum.planned);
+    return;
+  }
+  sum.planned = plan.size();
+  sum.planned_done = 0;
+  for (const auto& id : plan) sum.planned_done += finished.count(id);
+}
+
 }  // namespace
 
 std::string test_dir_name(const std::string& test_id) {
@@ -140,12 +189,11 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     key.label = opts.label.empty() ? utc_now().substr(0, 10) : opts.label;
     key.host = opts.host;
     key.shard = opts.shard ? opts.shard->to_string() : "";
-    key.planned = static_cast<std::int64_t>(selected.size());
     sum.run_id = db.open_run(key, sum.resumed);
-    // A resumed run keeps its plan: resuming with a narrower --tag or
-    // --shard runs fewer tests but leaves the others due.
-    if (const auto run = db.run(sum.run_id); run && key.planned > run->planned)
-      db.set_run_planned(sum.run_id, key.planned, key.shard);
+    // A resumed run keeps its plan and adds this command's tests to it: a
+    // narrower or another --tag or --shard runs its tests but leaves the
+    // others due.
+    plan_run(db, sum.run_id, selected, key.shard);
     done = db.finished_tests(sum.run_id);
   }
 
@@ -241,16 +289,11 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
   }
   progress.finish();
 
-  // Complete only when every test of the run's plan has a result. An
-  // invocation that selected less than the plan (a narrower --tag or another
-  // --shard than the run was started with) cannot tell, so leaves it due.
   const RunInfo run = *db.run(sum.run_id);
+  const std::set<std::string> plan = db.planned_tests(sum.run_id);
   const std::set<std::string> finished = db.finished_tests(sum.run_id);
-  bool complete = !sum.interrupted && finished.size() >= sum.selected;
-  for (const auto& t : selected) complete = complete && finished.count(t.id) > 0;
-  if (!opts.rerun_failed)
-    complete = complete && sum.selected >= static_cast<std::size_t>(std::max<std::int64_t>(0, run.planned)) &&
-               run.shard == (opts.shard ? opts.shard->to_string() : "");
+  count_plan(run, plan, finished, sum);
+  const bool complete = run_complete(run, plan, finished, sum, selected, opts);
   db.set_run_state(sum.run_id, complete ? "complete" : "interrupted", utc_now());
   sum.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return sum;

@@ -43,6 +43,8 @@ struct RunSummary {
   std::size_t already_done = 0;      ///< Skipped because the resumed run had them.
   std::size_t ran = 0;
   Counts counts;                     ///< Of the whole run (earlier results included).
+  std::size_t planned = 0;           ///< Tests in the run's plan.
+  std::size_t planned_done = 0;      ///< Of those, tests with a result.
   bool interrupted = false;
   double wall_seconds = 0;
 };

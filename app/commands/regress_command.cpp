@@ -156,8 +156,8 @@ int regress_main(int argc, char** argv) {
             << sum.ran << (sum.already_done ? " (" + std::to_string(sum.already_done) + " done earlier)" : "")
             << " in " << std::fixed << std::setprecision(1) << sum.wall_seconds << " s with -j " << ro.jobs << "\n";
   if (run && !sum.interrupted && run->state != "complete")
-    std::cout << "run " << run->label << " is not complete: " << db.finished_tests(sum.run_id).size() << " of its "
-              << run->planned << " planned tests have a result; run without --tag/--shard (or with the ones it "
+    std::cout << "run " << run->label << " is not complete: " << sum.planned_done << " of its " << sum.planned
+              << " planned tests have a result; run without --tag/--shard (or with the ones it "
               << "was started with) to finish it\n";
   for (const auto& r : db.results(sum.run_id))
     if (r.status == "fail" || r.status == "error")

@@ -113,7 +113,7 @@ TEST_CASE("a version 1 database is migrated with its data kept; a newer one is r
   }
   {
     HistoryDb db(path);
-    CHECK(db.schema_version() == 2);
+    CHECK(db.schema_version() == 3);
     const auto runs = db.runs();
     REQUIRE(runs.size() == 1);
     CHECK(runs[0].shard.empty());
@@ -122,10 +122,11 @@ TEST_CASE("a version 1 database is migrated with its data kept; a newer one is r
     REQUIRE(res.size() == 1);
     CHECK(res[0].cycles_rtl == 77);
     CHECK(res[0].log_dir.empty());
+    CHECK(db.planned_tests(1).empty());
     db.exec("UPDATE schema_version SET version = 99");
   }
   CHECK_THROWS_WITH(HistoryDb(path), "results database '" + path +
-                                         "': schema version 99 is newer than this program's (2); use a newer mxcosim");
+                                         "': schema version 99 is newer than this program's (3); use a newer mxcosim");
   CHECK_THROWS_WITH(HistoryDb("/nonexistent/dir/r.db"),
                     Catch::Matchers::StartsWith("cannot open results database '/nonexistent/dir/r.db'"));
 }
@@ -280,4 +281,19 @@ TEST_CASE("merging a shard again changes nothing but its results; a resumed shar
   merge_databases(again, {dir / "all.db", dir / "s1.db"});
   CHECK(again.runs().at(0).planned == 4);
   CHECK(again.runs().at(0).state == "complete");
+}
+
+TEST_CASE("a run's plan is the union of the test ids added to it, and planned is its size") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  const auto run = db.create_run(key("s", "r", "l"));
+  db.add_to_plan(run, {"a1", "a2", "a3"}, "");
+  db.add_to_plan(run, {"a2", "b1"}, "");
+  CHECK(db.planned_tests(run) == std::set<std::string>{"a1", "a2", "a3", "b1"});
+  CHECK(db.run(run)->planned == 4);
+  // Tests known by number only count on top of the listed ones.
+  db.add_to_plan(run, {}, "1/2,2/2", 3);
+  CHECK(db.run(run)->planned == 7);
+  CHECK(db.run(run)->shard == "1/2,2/2");
+  CHECK(db.planned_tests(db.create_run(key("s", "r", "m"))).empty());
 }

@@ -54,6 +54,21 @@ struct Fixture {
     return o;
   }
   std::size_t calls(const std::string& mode) { return count_of(read_text(dir / "calls.log"), mode + " "); }
+  /// Runs `s` and stops it as a Ctrl-C would once a `hang` test has started
+  /// (with the file `hang` present it waits to be killed).
+  RunSummary run_until_hang(const Suite& s, RunnerOptions o, HistoryDb& db) {
+    std::atomic<bool> stop{false}, ended{false};
+    o.stop = &stop;
+    const std::size_t before = calls("hang");
+    std::thread stopper([&] {
+      while (!ended && calls("hang") == before) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      stop = true;
+    });
+    const RunSummary sum = run_suite(s, o, db);
+    ended = true;
+    stopper.join();
+    return sum;
+  }
 };
 
 const char* kMixed = R"(  - {name: ok, command: pass, seeds: [1, 2, 3]}
@@ -136,24 +151,15 @@ TEST_CASE("a stop request kills running tests and leaves the run resumable") {
   write_text(f.dir / "hang", "");
   HistoryDb db(f.dir / "r.db");
   const Suite s = f.suite("  - {name: a, command: pass}\n  - {name: b, command: hang}\n  - {name: c, command: pass}\n");
-  std::atomic<bool> stop{false};
-  RunnerOptions o = f.options(1);
-  o.stop = &stop;
-  // Stop once test b is running: a has its result, b is killed, c never starts.
-  std::thread stopper([&] {
-    while (f.calls("hang") == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    stop = true;
-  });
-  const RunSummary first = run_suite(s, o, db);
-  stopper.join();
+  // Stopped once test b is running: a has its result, b is killed, c never starts.
+  const RunSummary first = f.run_until_hang(s, f.options(1), db);
   CHECK(first.interrupted);
   CHECK(first.ran == 1);
   CHECK(db.run(first.run_id)->state == "interrupted");
   CHECK(db.finished_tests(first.run_id) == std::set<std::string>{"a"});
 
   std::filesystem::remove(f.dir / "hang");
-  stop = false;
-  const RunSummary second = run_suite(s, o, db);
+  const RunSummary second = run_suite(s, f.options(1), db);
   CHECK(second.resumed);
   CHECK(second.run_id == first.run_id);
   CHECK(second.ran == 2);
@@ -256,22 +262,63 @@ TEST_CASE("with -j 2, tests whose ids sanitize alike keep their own logs and res
   CHECK(read_text(res[1].log_dir + "/stdout.log") == "rtl 999\n");
 }
 
-TEST_CASE("a filter on resume runs its tests but neither shrinks the run's plan nor completes it") {
-  Fixture f;
-  HistoryDb db(f.dir / "r.db");
-  const Suite s = f.suite("  - {name: ok, command: pass, seeds: [1, 2, 3, 4]}\n  - {name: n, command: pass, tags: [x]}\n");
-  // The first invocation planned all 5 tests, finished ok/seed=1 and was killed.
+namespace {
+// Three tests tagged a, the second of which hangs while the file `hang` is
+// there, and three tagged b; every test also carries `all`.
+const char* kTagged = R"(  - {name: a1, command: pass, tags: [a, all]}
+  - {name: a2, command: hang, tags: [a, all]}
+  - {name: a3, command: pass, tags: [a, all]}
+  - {name: b, command: pass, seeds: [1, 2, 3], tags: [b, all]}
+)";
+
+RunnerOptions tagged(Fixture& f, const std::string& tag) {
+  RunnerOptions o = f.options(1);
+  o.tag = tag;
+  return o;
+}
+
+// `--tag a` stopped after a1: the run plans a1, a2 and a3 and has a1 only.
+std::int64_t interrupted_tag_a_run(Fixture& f, const Suite& s, HistoryDb& db) {
+  write_text(f.dir / "hang", "");
+  const RunSummary first = f.run_until_hang(s, tagged(f, "a"), db);
+  REQUIRE(first.interrupted);
+  REQUIRE(db.finished_tests(first.run_id) == std::set<std::string>{"a1"});
+  std::filesystem::remove(f.dir / "hang");
+  return first.run_id;
+}
+
+// Four tests, and a fifth tagged x.
+const char* kFive = "  - {name: ok, command: pass, seeds: [1, 2, 3, 4]}\n  - {name: n, command: pass, tags: [x]}\n";
+
+// A run of kFive whose first command planned all 5 tests, finished
+// ok/seed=1 and was killed. Its plan lists the ids, or only counts them (a
+// run recorded before plans were kept).
+std::int64_t killed_run(HistoryDb& db, const Suite& s, bool listed) {
   RunInfo k;
   k.suite = "s";
   k.rev = "r1";
   k.label = "night";
-  k.planned = 5;
+  k.planned = listed ? 0 : 5;
   const auto run = db.create_run(k);
+  if (listed) {
+    std::vector<std::string> ids;
+    for (const auto& t : s.tests) ids.push_back(t.id);
+    db.add_to_plan(run, ids, "");
+  }
   TestRecord r;
   r.test_id = "ok/seed=1";
   r.status = "pass";
   db.record(run, r);
   db.set_run_state(run, "interrupted", utc_now());
+  return run;
+}
+}  // namespace
+
+TEST_CASE("a filter on resume runs its tests but neither shrinks the run's plan nor completes it") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  const Suite s = f.suite(kFive);
+  const auto run = killed_run(db, s, true);
 
   // A tag no test carries is an error naming it, and changes nothing.
   RunnerOptions none = f.options();
@@ -308,4 +355,80 @@ TEST_CASE("a filter on resume runs its tests but neither shrinks the run's plan 
   far.shard = parse_shard("7/9");
   CHECK_THROWS_WITH(run_suite(f.suite("  - {name: a, command: pass, seeds: [1, 2]}\n"), far, db),
                     "--shard 7/9: no test falls in it (2 tests selected)");
+}
+
+TEST_CASE("a resume with another tag selecting as many tests adds them to the run's plan but does not complete it") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  const Suite s = f.suite(kTagged);
+  const auto run = interrupted_tag_a_run(f, s, db);
+  CHECK(db.run(run)->planned == 3);
+
+  // Three other tests: the count matched the plan's, and the run used to be
+  // marked complete with a2 and a3 never run.
+  const RunSummary other = run_suite(s, tagged(f, "b"), db);
+  CHECK(other.run_id == run);
+  CHECK(other.ran == 3);
+  CHECK(db.run(run)->state == "interrupted");
+  CHECK(db.run(run)->planned == 6);
+  CHECK(other.planned == 6);
+  CHECK(other.planned_done == 4);
+
+  // The first command runs what it left and completes the run.
+  const RunSummary rest = run_suite(s, tagged(f, "a"), db);
+  CHECK(rest.run_id == run);
+  CHECK(rest.ran == 2);
+  CHECK(rest.already_done == 1);
+  CHECK(db.run(run)->state == "complete");
+  CHECK(rest.planned_done == 6);
+  CHECK(db.finished_tests(run).size() == 6);
+}
+
+TEST_CASE("a resume with a tag that includes the run's plan completes it") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  const Suite s = f.suite(kTagged);
+  const auto run = interrupted_tag_a_run(f, s, db);
+  const RunSummary all = run_suite(s, tagged(f, "all"), db);
+  CHECK(all.run_id == run);
+  CHECK(all.ran == 5);
+  CHECK(db.run(run)->state == "complete");
+  CHECK(db.run(run)->planned == 6);
+  CHECK(db.planned_tests(run).size() == 6);
+}
+
+TEST_CASE("a database at schema 2 is migrated, and its runs keep their planned count") {
+  Fixture f;
+  const Suite s = f.suite(kFive);
+  std::int64_t run = 0;
+  {
+    // Schema 2 as an older build left it: the tables but the plan's.
+    HistoryDb old(f.dir / "r.db");
+    run = killed_run(old, s, false);
+    old.exec("DROP TABLE planned_tests; UPDATE schema_version SET version = 2");
+  }
+  HistoryDb db(f.dir / "r.db");
+  CHECK(db.schema_version() == HistoryDb::kSchemaVersion);
+  // A narrower tag runs its test into the run, which stays due.
+  RunnerOptions tag = f.options();
+  tag.tag = "x";
+  const RunSummary part = run_suite(s, tag, db);
+  CHECK(part.run_id == run);
+  CHECK(part.ran == 1);
+  CHECK(part.planned == 5);
+  CHECK(part.planned_done == 2);
+  CHECK(db.run(run)->state == "interrupted");
+  CHECK(db.run(run)->planned == 5);
+  CHECK(db.planned_tests(run).empty());
+  // The first command finishes it by its count.
+  const RunSummary rest = run_suite(s, f.options(), db);
+  CHECK(rest.run_id == run);
+  CHECK(rest.ran == 3);
+  CHECK(db.run(run)->state == "complete");
+  // The next run is a new one and lists its plan.
+  const RunSummary next = run_suite(s, f.options(), db);
+  CHECK_FALSE(next.resumed);
+  CHECK(db.planned_tests(next.run_id).size() == 5);
+  CHECK(db.run(next.run_id)->planned == 5);
+  CHECK(db.run(next.run_id)->state == "complete");
 }
