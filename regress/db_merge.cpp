@@ -55,6 +55,23 @@ bool shards_cover(const std::set<std::string>& shards) {
   });
 }
 
+// Tests of a run known by number only: its planned count beyond its plan's
+// ids (all of them for a run recorded before plans were kept).
+std::int64_t unlisted_count(const RunInfo& run, std::size_t plan_size) {
+  return std::max<std::int64_t>(0, run.planned - static_cast<std::int64_t>(plan_size));
+}
+
+// Complete when the run merged last is, every shard is there and every
+// planned test has a result: each one the plan lists, and as many more as
+// it counts unlisted.
+bool merged_complete(HistoryDb& dest, std::int64_t id, const RunInfo& last, const std::set<std::string>& shards) {
+  const std::set<std::string> finished = dest.finished_tests(id);
+  const std::set<std::string> plan = dest.planned_tests(id);
+  return last.state == "complete" && shards_cover(shards) &&
+         finished.size() >= static_cast<std::size_t>(std::max<std::int64_t>(0, dest.run(id)->planned)) &&
+         std::includes(finished.begin(), finished.end(), plan.begin(), plan.end());
+}
+
 }  // namespace
 
 MergeSummary merge_databases(HistoryDb& dest, const std::vector<std::string>& sources) {
@@ -77,28 +94,29 @@ MergeSummary merge_databases(HistoryDb& dest, const std::vector<std::string>& so
       dest.record_all(id, results, true);
       sum.results += results.size();
 
-      // The merged run's plan is the sum over distinct shards; a shard
-      // merged again adds nothing. An unsharded run plans the whole suite.
+      // The merged run's plan is the union of the shards' plans; tests of
+      // runs recorded before plans were kept are known by number only
+      // ("unlisted"), summed over distinct shards. A shard merged again adds
+      // only tests its plan gained since. An unsharded run plans the whole
+      // suite.
       std::set<std::string> shards = shard_set(target->shard);
       const std::set<std::string> adding = shard_set(run.shard);
       std::size_t known = 0;
       for (const auto& s : adding) known += shards.count(s);
-      std::int64_t planned = target->planned;
+      const std::set<std::string> plan = src.planned_tests(run.run_id);
+      std::int64_t unlisted = unlisted_count(*target, dest.planned_tests(id).size());
       if (adding.empty()) {
-        planned = std::max(planned, run.planned);
+        unlisted = std::max(unlisted, unlisted_count(run, plan.size()));
       } else if (known == 0) {
-        planned += run.planned;
+        unlisted += unlisted_count(run, plan.size());
       } else if (known != adding.size()) {
         throw std::runtime_error("cannot merge '" + path + "': run " + run.suite + " @ " + run.rev + " (" + run.label +
                                  ") holds shards " + run.shard + ", some of them already merged as part of " +
                                  target->shard);
       }
       shards.insert(adding.begin(), adding.end());
-      dest.set_run_planned(id, planned, shard_list(shards));
-      // Complete when this run is, every shard is there and every planned
-      // test has a result.
-      const bool complete = run.state == "complete" && shards_cover(shards) && dest.finished_tests(id).size() >=
-                                                         static_cast<std::size_t>(std::max<std::int64_t>(planned, 0));
+      dest.add_to_plan(id, std::vector<std::string>(plan.begin(), plan.end()), shard_list(shards), unlisted);
+      const bool complete = merged_complete(dest, id, run, shards);
       dest.set_run_state(id, complete ? "complete" : "interrupted", std::max(target->finished_at, run.finished_at));
     }
   }

@@ -12,11 +12,11 @@ struct MergeSummary {
   std::size_t runs = 0, results = 0;
 };
 
-/// Copies every run and result of `sources` (opened read-only) into
+/// Copies every run, plan and result of `sources` (opened read-only) into
 /// `dest`. Merging a shard again replaces its results and changes neither
-/// the run's planned count, its shard list nor any test's attempts. A merged
-/// run is complete when it has every shard K/N of its N and a result for
-/// every planned test.
+/// the run's planned count (unless the shard's plan grew since), its shard
+/// list nor any test's attempts. A merged run is complete when it has every
+/// shard K/N of its N and a result for every planned test.
 MergeSummary merge_databases(HistoryDb& dest, const std::vector<std::string>& sources);
 
 }  // namespace mxc::regress

@@ -29,6 +29,23 @@ RunInfo key(const std::string& suite, const std::string& rev, const std::string&
   k.label = label;
   return k;
 }
+// Shard K/2's database sK.db as `regress --shard K/2` leaves it, made or
+// resumed: tK has a result, and uK too once `finished`. With `plan` the run
+// plans those test ids; without one it is a run recorded before plans were
+// kept, planning 2 tests by count.
+void shard_db(const TempDir& dir, int shard, bool finished, const std::vector<std::string>& plan = {}) {
+  HistoryDb db(dir / ("s" + std::to_string(shard) + ".db"));
+  RunInfo k = key("nightly", "abc", "slurm-42");
+  k.shard = std::to_string(shard) + "/2";
+  k.planned = plan.empty() ? 2 : 0;
+  const auto found = db.find_run(k.suite, k.rev, k.label);
+  const auto id = found ? found->run_id : db.create_run(k);
+  if (!plan.empty()) db.add_to_plan(id, plan, k.shard);
+  const std::string n = std::to_string(shard);
+  if (!db.finished_tests(id).count("t" + n)) db.record(id, rec("t" + n, shard, "pass"));
+  if (finished) db.record(id, rec("u" + n, shard + 10, "pass"));
+  db.set_run_state(id, finished ? "complete" : "interrupted", "2025-01-01T00:00:00Z");
+}
 }  // namespace
 
 TEST_CASE("a new database is at the current schema version, in WAL mode") {
@@ -242,18 +259,8 @@ TEST_CASE("shard databases merge into one run per suite, revision and label") {
 
 TEST_CASE("merging a shard again changes nothing but its results; a resumed shard completes the run") {
   TempDir dir;
-  auto shard_db = [&](int shard, bool finished) {
-    HistoryDb db(dir / ("s" + std::to_string(shard) + ".db"));
-    RunInfo k = key("nightly", "abc", "slurm-42");
-    k.shard = std::to_string(shard) + "/2";
-    k.planned = 2;
-    auto id = db.find_run(k.suite, k.rev, k.label) ? db.find_run(k.suite, k.rev, k.label)->run_id : db.create_run(k);
-    if (!db.finished_tests(id).count("t" + std::to_string(shard))) db.record(id, rec("t" + std::to_string(shard), shard, "pass"));
-    if (finished) db.record(id, rec("u" + std::to_string(shard), shard + 10, "pass"));
-    db.set_run_state(id, finished ? "complete" : "interrupted", "2025-01-01T00:00:00Z");
-  };
-  shard_db(1, true);
-  shard_db(2, false);  // preempted after one test
+  shard_db(dir, 1, true);
+  shard_db(dir, 2, false);  // preempted after one test
   HistoryDb all(dir / "all.db");
   merge_databases(all, {dir / "s1.db", dir / "s2.db"});
   auto merged = all.runs().at(0);
@@ -268,7 +275,7 @@ TEST_CASE("merging a shard again changes nothing but its results; a resumed shar
   CHECK(merged.state == "interrupted");
   for (const auto& r : all.results(merged.run_id)) CHECK(r.attempts == 1);
   // The resubmitted shard finishes; merging it again completes the run.
-  shard_db(2, true);
+  shard_db(dir, 2, true);
   merge_databases(all, {dir / "s2.db"});
   merged = all.runs().at(0);
   CHECK(merged.planned == 4);
@@ -296,4 +303,68 @@ TEST_CASE("a run's plan is the union of the test ids added to it, and planned is
   CHECK(db.run(run)->planned == 7);
   CHECK(db.run(run)->shard == "1/2,2/2");
   CHECK(db.planned_tests(db.create_run(key("s", "r", "m"))).empty());
+}
+
+TEST_CASE("merging carries the shards' plans: the merged plan is their union") {
+  TempDir dir;
+  shard_db(dir, 1, true, {"t1", "u1"});
+  shard_db(dir, 2, false, {"t2", "u2"});  // preempted after one test
+  HistoryDb all(dir / "all.db");
+  merge_databases(all, {dir / "s1.db", dir / "s2.db"});
+  auto merged = all.runs().at(0);
+  CHECK(all.planned_tests(merged.run_id) == std::set<std::string>{"t1", "t2", "u1", "u2"});
+  CHECK(merged.planned == 4);
+  CHECK(merged.state == "interrupted");
+  // Merging a shard again adds nothing.
+  merge_databases(all, {dir / "s1.db", dir / "s1.db"});
+  merged = all.runs().at(0);
+  CHECK(all.planned_tests(merged.run_id).size() == 4);
+  CHECK(merged.planned == 4);
+  CHECK(merged.state == "interrupted");
+  // Shard 2 resumed finishes u2, and then with another --tag plans v2 too:
+  // the merged plan takes v2 and the run is not complete without it.
+  shard_db(dir, 2, true, {"t2", "u2"});
+  {
+    HistoryDb s2(dir / "s2.db");
+    const auto id = s2.runs().at(0).run_id;
+    s2.add_to_plan(id, {"v2"}, "2/2");
+    s2.set_run_state(id, "interrupted", "2025-01-01T00:00:00Z");
+  }
+  merge_databases(all, {dir / "s2.db"});
+  merged = all.runs().at(0);
+  CHECK(merged.planned == 5);
+  CHECK(merged.state == "interrupted");
+  {
+    HistoryDb s2(dir / "s2.db");
+    const auto id = s2.runs().at(0).run_id;
+    s2.record(id, rec("v2", 20, "pass"));
+    s2.set_run_state(id, "complete", "2025-01-01T00:00:00Z");
+  }
+  merge_databases(all, {dir / "s2.db"});
+  merged = all.runs().at(0);
+  CHECK(merged.planned == 5);
+  CHECK(merged.shard == "1/2,2/2");
+  CHECK(merged.state == "complete");
+  // A merged database merged on again keeps the plan.
+  HistoryDb again(dir / "again.db");
+  merge_databases(again, {dir / "all.db", dir / "s1.db"});
+  CHECK(again.planned_tests(again.runs().at(0).run_id).size() == 5);
+  CHECK(again.runs().at(0).planned == 5);
+  CHECK(again.runs().at(0).state == "complete");
+}
+
+TEST_CASE("a shard recorded before plans were kept merges with one that has a plan") {
+  TempDir dir;
+  shard_db(dir, 1, true);  // 2 tests planned by count
+  shard_db(dir, 2, true, {"t2", "u2"});
+  HistoryDb all(dir / "all.db");
+  merge_databases(all, {dir / "s1.db", dir / "s2.db", dir / "s1.db"});
+  const auto merged = all.runs().at(0);
+  CHECK(merged.planned == 4);
+  CHECK(all.planned_tests(merged.run_id) == std::set<std::string>{"t2", "u2"});
+  CHECK(merged.state == "complete");
+  HistoryDb again(dir / "again.db");
+  merge_databases(again, {dir / "all.db", dir / "s2.db"});
+  CHECK(again.runs().at(0).planned == 4);
+  CHECK(again.runs().at(0).state == "complete");
 }
