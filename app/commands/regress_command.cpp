@@ -157,8 +157,9 @@ int regress_main(int argc, char** argv) {
             << " in " << std::fixed << std::setprecision(1) << sum.wall_seconds << " s with -j " << ro.jobs << "\n";
   if (run && !sum.interrupted && run->state != "complete")
     std::cout << "run " << run->label << " is not complete: " << sum.planned_done << " of its " << sum.planned
-              << " planned tests have a result; run without --tag/--shard (or with the ones it "
-              << "was started with) to finish it\n";
+              << " planned tests have a result; run it again "
+              << (run->shard.empty() ? "without --tag" : "with --shard " + run->shard + " and without --tag")
+              << " to finish it\n";
   for (const auto& r : db.results(sum.run_id))
     if (r.status == "fail" || r.status == "error")
       std::cout << "  " << r.status << "  " << r.test_id << ": " << r.message << "\n      reproduce: " << r.command
