@@ -65,6 +65,9 @@ const char* const kMigrations[] = {
 };
 static_assert(std::size(kMigrations) == HistoryDb::kSchemaVersion);
 
+// Migration 3's table, empty, for reading a schema-2 file without writing it.
+const char* const kNoPlans = "CREATE TEMP TABLE planned_tests (run_id INTEGER NOT NULL, test_id TEXT NOT NULL)";
+
 // Every error names the database: "results database 'r.db': sqlite: ...".
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
   throw std::runtime_error("results database '" + path + "': " + what);
@@ -156,13 +159,23 @@ std::string utc_now() {
 }
 
 HistoryDb::HistoryDb(const std::string& path, Access access) : m_path(path) {
+  std::int64_t read_version = 0;  // a read-only open's file version, when older than this program's
   try {
     if (access == Access::read) {
       // Only looked at: a file that is not a results database (another
       // program's, an empty one) is refused untouched.
       open(SQLITE_OPEN_READONLY);
-      if (stored_version(false) == kSchemaVersion) return;
-      // Written by an older mxcosim: carried forward as when it is written to.
+      const std::int64_t version = stored_version(false);
+      if (version == kSchemaVersion) return;
+      if (version == 2) {
+        // Written before plans were kept: its runs have no plan rows, so an
+        // empty table in this connection's temporary schema stands for
+        // them, and the file is read as it is (it may not be writable).
+        exec(kNoPlans);
+        return;
+      }
+      // Older still: carried forward as when it is written to.
+      read_version = version;
       sqlite3_close(m_db);
       m_db = nullptr;
       open(SQLITE_OPEN_READWRITE);
@@ -174,6 +187,14 @@ HistoryDb::HistoryDb(const std::string& path, Access access) : m_path(path) {
     exec("PRAGMA synchronous=NORMAL");
     exec("PRAGMA foreign_keys=ON");
     migrate();
+  } catch (const std::runtime_error& e) {
+    sqlite3_close(m_db);
+    m_db = nullptr;
+    if (read_version == 0) throw;
+    throw std::runtime_error(std::string(e.what()) + " (its schema version " + std::to_string(read_version) +
+                             " must be carried forward to " + std::to_string(kSchemaVersion) +
+                             " to be read, which writes to it: run mxcosim regress or report on it once with "
+                             "write access)");
   } catch (...) {
     sqlite3_close(m_db);
     m_db = nullptr;

@@ -100,18 +100,46 @@ bool run_complete(const RunInfo& run, const std::set<std::string>& plan, const s
   return complete;
 }
 
+// The tests of the run's shard (the whole suite for an unsharded run);
+// nullopt when its shard is not one this suite's shards are (a merged list).
+std::optional<std::set<std::string>> shard_tests(const Suite& suite, const RunInfo& run) {
+  std::vector<TestSpec> tests = suite.tests;
+  if (!run.shard.empty()) {
+    try {
+      tests = select_shard(suite.tests, parse_shard(run.shard));
+    } catch (const std::invalid_argument&) {
+      return std::nullopt;
+    }
+  }
+  std::set<std::string> ids;
+  for (const auto& t : tests) ids.insert(t.id);
+  return ids;
+}
+
 // The plan's size and how many of its tests have a result; a run recorded
-// before plans were kept counts its results, up to its planned count.
-void count_plan(const RunInfo& run, const std::set<std::string>& plan, const std::set<std::string>& finished,
-                RunSummary& sum) {
+// before plans were kept counts the results of its shard's tests, up to its
+// planned count. Also whether running the run's shard again without --tag
+// would finish it: it selects every planned test still without a result.
+void count_plan(const Suite& suite, const RunInfo& run, const std::set<std::string>& plan,
+                const std::set<std::string>& finished, RunSummary& sum) {
+  const auto in_shard = shard_tests(suite, run);
   if (plan.empty()) {
     sum.planned = static_cast<std::size_t>(std::max<std::int64_t>(0, run.planned));
-    sum.planned_done = std::min(finished.size(), sum.planned);
+    std::size_t done = finished.size();
+    if (in_shard) done = static_cast<std::size_t>(std::count_if(
+                      finished.begin(), finished.end(), [&](const std::string& id) { return in_shard->count(id); }));
+    sum.planned_done = std::min(done, sum.planned);
+    sum.shard_finishes = in_shard.has_value();
     return;
   }
   sum.planned = plan.size();
   sum.planned_done = 0;
-  for (const auto& id : plan) sum.planned_done += finished.count(id);
+  sum.shard_finishes = in_shard.has_value();
+  for (const auto& id : plan) {
+    const bool done = finished.count(id) > 0;
+    sum.planned_done += done;
+    if (!done && in_shard && !in_shard->count(id)) sum.shard_finishes = false;
+  }
 }
 
 }  // namespace
@@ -292,7 +320,7 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
   const RunInfo run = *db.run(sum.run_id);
   const std::set<std::string> plan = db.planned_tests(sum.run_id);
   const std::set<std::string> finished = db.finished_tests(sum.run_id);
-  count_plan(run, plan, finished, sum);
+  count_plan(suite, run, plan, finished, sum);
   const bool complete = run_complete(run, plan, finished, sum, selected, opts);
   db.set_run_state(sum.run_id, complete ? "complete" : "interrupted", utc_now());
   sum.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -45,6 +45,9 @@ struct RunSummary {
   Counts counts;                     ///< Of the whole run (earlier results included).
   std::size_t planned = 0;           ///< Tests in the run's plan.
   std::size_t planned_done = 0;      ///< Of those, tests with a result.
+  /// Running the run's shard again (the whole suite for an unsharded run)
+  /// without --tag selects every planned test still without a result.
+  bool shard_finishes = false;
   bool interrupted = false;
   double wall_seconds = 0;
 };

@@ -158,7 +158,8 @@ int regress_main(int argc, char** argv) {
   if (run && !sum.interrupted && run->state != "complete")
     std::cout << "run " << run->label << " is not complete: " << sum.planned_done << " of its " << sum.planned
               << " planned tests have a result; run it again "
-              << (run->shard.empty() ? "without --tag" : "with --shard " + run->shard + " and without --tag")
+              << (run->shard.empty() || !sum.shard_finishes ? "without --tag or --shard"
+                                                            : "with --shard " + run->shard + " and without --tag")
               << " to finish it\n";
   for (const auto& r : db.results(sum.run_id))
     if (r.status == "fail" || r.status == "error")

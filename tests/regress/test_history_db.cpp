@@ -130,7 +130,7 @@ TEST_CASE("a version 1 database is migrated with its data kept; a newer one is r
   }
   {
     HistoryDb db(path);
-    CHECK(db.schema_version() == 3);
+    CHECK(db.schema_version() == HistoryDb::kSchemaVersion);
     const auto runs = db.runs();
     REQUIRE(runs.size() == 1);
     CHECK(runs[0].shard.empty());
@@ -222,6 +222,33 @@ TEST_CASE("reading a database changes nothing, and a file that is not a results 
   raw_sql(good, "DROP TABLE results");
   CHECK_THROWS_WITH(HistoryDb(good, HistoryDb::Access::read).results(1),
                     "results database '" + good + "': sqlite: no such table: results");
+}
+
+TEST_CASE("a schema 2 database is read as it is, its runs without plans") {
+  TempDir dir;
+  const std::string path = dir / "v2.db";
+  {
+    HistoryDb db(path);
+    RunInfo k = key("s", "r", "l");
+    k.planned = 5;
+    db.create_run(k);
+  }
+  raw_sql(path, "DROP TABLE planned_tests; UPDATE schema_version SET version = 2");
+  const std::string before = testing::read_text(path);
+  {
+    // Reading neither migrates the file nor needs to write it (it may not be writable).
+    HistoryDb reader(path, HistoryDb::Access::read);
+    CHECK(reader.schema_version() == 2);
+    const auto runs = reader.runs();
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].planned == 5);
+    CHECK(reader.planned_tests(runs[0].run_id).empty());
+  }
+  CHECK(testing::read_text(path) == before);
+  CHECK(table_names(path).find("planned_tests") == std::string::npos);
+  // Opened to write, it is carried forward.
+  CHECK(HistoryDb(path).schema_version() == HistoryDb::kSchemaVersion);
+  CHECK(table_names(path).find("planned_tests") != std::string::npos);
 }
 
 TEST_CASE("shard databases merge into one run per suite, revision and label") {

@@ -64,10 +64,16 @@ struct Fixture {
       while (!ended && calls("hang") == before) std::this_thread::sleep_for(std::chrono::milliseconds(10));
       stop = true;
     });
-    const RunSummary sum = run_suite(s, o, db);
-    ended = true;
-    stopper.join();
-    return sum;
+    // Joined however run_suite ends: a throw must fail the test, not terminate the binary.
+    struct Join {
+      std::atomic<bool>& ended;
+      std::thread& thread;
+      ~Join() {
+        ended = true;
+        thread.join();
+      }
+    } join{ended, stopper};
+    return run_suite(s, o, db);
   }
 };
 
@@ -395,6 +401,78 @@ TEST_CASE("a resume with a tag that includes the run's plan completes it") {
   CHECK(db.run(run)->state == "complete");
   CHECK(db.run(run)->planned == 6);
   CHECK(db.planned_tests(run).size() == 6);
+}
+
+TEST_CASE("an unfinished run says whether its shard without --tag would finish it") {
+  // Shards are taken after the tag: `--tag a --shard 1/2` of x, a1, y, a2 is
+  // a1, which the suite's own shard 1/2 (x and y) does not hold.
+  const auto suite_with_hang = [](Fixture& f, const std::string& hanging) {
+    std::string g = "  - {name: x, command: pass, tags: [b]}\n  - {name: a1, command: pass, tags: [a]}\n"
+                    "  - {name: y, command: pass, tags: [b]}\n  - {name: a2, command: pass, tags: [a]}\n";
+    const std::string passing = "name: " + hanging + ", command: pass";
+    g.replace(g.find(passing), passing.size(), "name: " + hanging + ", command: hang");
+    return f.suite(g);
+  };
+  const auto in_shard = [](Fixture& f, const std::string& tag) {
+    RunnerOptions o = tagged(f, tag);
+    o.shard = parse_shard("1/2");
+    return o;
+  };
+  // `finish` follows the stopped command `stopped` on the run; what does the summary say?
+  const auto after = [&](const char* hanging, const std::string& stopped, const std::string& finish, bool shard_finishes) {
+    Fixture f;
+    HistoryDb db(f.dir / "r.db");
+    const Suite s = suite_with_hang(f, hanging);
+    write_text(f.dir / "hang", "");
+    const RunSummary first = f.run_until_hang(s, in_shard(f, stopped), db);
+    REQUIRE(first.interrupted);
+    std::filesystem::remove(f.dir / "hang");
+    const RunSummary second = run_suite(s, in_shard(f, finish), db);
+    CHECK(second.run_id == first.run_id);
+    CHECK(second.planned == 2);
+    CHECK(second.planned_done == 1);
+    CHECK(second.shard_finishes == shard_finishes);
+    CHECK(db.run(first.run_id)->state == "interrupted");
+    // What the summary then names finishes the run.
+    RunnerOptions o = f.options(1);
+    if (shard_finishes) o.shard = parse_shard("1/2");
+    const RunSummary last = run_suite(s, o, db);
+    CHECK(last.run_id == first.run_id);
+    CHECK(db.run(first.run_id)->state == "complete");
+  };
+  after("a1", "a", "b", false);  // a1 missing: the suite's shard 1/2 is x and y
+  after("x", "b", "a", true);    // x missing: in that shard
+}
+
+TEST_CASE("a run recorded before plans were kept counts only its shard's results as done") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  const Suite s = f.suite("  - {name: ok, command: pass, seeds: [1, 2, 3, 4]}\n");
+  RunInfo k;
+  k.suite = "s";
+  k.rev = "r1";
+  k.label = "night";
+  k.shard = "2/2";  // seeds 2 and 4
+  k.planned = 2;
+  const auto run = db.create_run(k);
+  TestRecord r;
+  r.test_id = "ok/seed=2";
+  r.status = "pass";
+  db.record(run, r);
+  db.set_run_state(run, "interrupted", utc_now());
+  // The other shard runs its two tests into the run: they are not its plan.
+  RunnerOptions other = f.options(1);
+  other.shard = parse_shard("1/2");
+  const RunSummary sum = run_suite(s, other, db);
+  CHECK(sum.run_id == run);
+  CHECK(sum.ran == 2);
+  CHECK(sum.planned == 2);
+  CHECK(sum.planned_done == 1);
+  CHECK(sum.shard_finishes);
+  CHECK(db.run(run)->state == "interrupted");
+  other.shard = parse_shard("2/2");
+  CHECK(run_suite(s, other, db).ran == 1);
+  CHECK(db.run(run)->state == "complete");
 }
 
 TEST_CASE("a database at schema 2 is migrated, and its runs keep their planned count") {
