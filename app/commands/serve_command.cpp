@@ -7,6 +7,7 @@
 #include <cxxopts.hpp>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "bridge/transport/client_session.h"
 #include "bridge/transport/server.h"
@@ -18,9 +19,12 @@ namespace mxc::app {
 
 namespace {
 
+// Deadlines are whole milliseconds: a value below one would round to 0 ms, a deadline
+// that passes at once or not, depending on timing.
 transport::Millis millis(double seconds, const char* option) {
-  if (!(seconds > 0) || seconds > 86400)
-    throw std::invalid_argument(std::string("--") + option + " must be in (0, 86400] seconds");
+  if (!(seconds >= 0.001 && seconds <= 86400))
+    throw std::invalid_argument(std::string("--") + option + " must be in [0.001, 86400] seconds, not " +
+                                (std::ostringstream() << seconds).str());
   return transport::Millis(static_cast<std::int64_t>(seconds * 1000.0 + 0.5));
 }
 
