@@ -108,19 +108,14 @@ TEST_CASE("a system config checked in code names the field at fault") {
 }
 
 TEST_CASE("more chips than the fabric has are refused at the file's line of system.chips") {
-  const auto path = std::filesystem::temp_directory_path() / "mxcosim_test_fabric_fit.yaml";
   const std::string ring4 = kConfigs + "/ici/ring4.yaml";
-  const auto write = [&](int chips) {
-    std::ofstream f(path);
-    f << "# a ring of four chips\nsystem:\n  chips: " << chips << "\n  fabric:\n    config: " << ring4 << "\n";
+  const auto text = [&](int chips) {
+    return "# a ring of four chips\nsystem:\n  chips: " + std::to_string(chips) + "\n  fabric:\n    config: " + ring4 +
+           "\n";
   };
-  write(8);
-  CHECK_THROWS_WITH(load_system_config(path.string()),
-                    path.string() + ":3: field 'system.chips': 8 chips do not fit the fabric of 4 chips in " + ring4 +
-                        " (system.fabric.config, line 5): give at most 4 chips or a larger fabric");
-  write(4);
-  CHECK(load_system_config(path.string()).chips == 4);
-  std::filesystem::remove(path);
+  CHECK_THROWS_WITH(parse(text(8)), "test.yaml:3: field 'system.chips': 8 chips do not fit the fabric of 4 chips in " +
+                                        ring4 + " (system.fabric.config, line 5): give at most 4 chips or a larger fabric");
+  CHECK(parse(text(4)).chips == 4);
 }
 
 TEST_CASE("every shipped system config loads") {
