@@ -67,8 +67,14 @@ int field_line(const YAML::Node& node, const std::vector<std::string>& keys, std
 // not loaded from a file).
 void check_fabric_fits(const YamlReader& r, const YAML::Node& s, const SystemConfig& c) {
   if (c.chips < 2) return;
-  const ici::IciConfig ici = ici::load_ici_config(c.ici_config);
-  const std::uint32_t fabric = ici::Topology(ici.dims, ici.wrap).num_chips();
+  std::uint32_t fabric = 0;
+  try {
+    const ici::IciConfig ici = ici::load_ici_config(c.ici_config);
+    fabric = ici::Topology(ici.dims, ici.wrap).num_chips();
+  } catch (const std::exception& e) {
+    // The fabric file's own error, from the line of the system file that names it.
+    r.fail(s["fabric"]["config"], "system.fabric.config", e.what());
+  }
   if (fabric >= c.chips) return;
   const int line = s["fabric"]["config"].Mark().line;
   r.fail(s["chips"], "system.chips",

@@ -2,6 +2,7 @@
 // memories and a fabric, config errors that name file, line and field, and
 // byte-identical results for the same seed.
 #include <catch2/catch.hpp>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -20,6 +21,11 @@ namespace {
 const std::string kConfigs = std::string(MXCOSIM_SOURCE_DIR) + "/configs";
 
 SystemConfig parse(const std::string& text) { return parse_system_config(text, "test.yaml", kConfigs); }
+
+// A file of this process only: build trees testing at once do not share it.
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("mxcosim_test_" + std::to_string(::getpid()) + "_" + name)).string();
+}
 
 // A run of a shipped config with a GEMM, random backpressure and, if not 0, a watchdog.
 SystemRunOptions gemm_run(const std::string& config, GemmShape shape, double backpressure, std::uint64_t watchdog) {
@@ -116,6 +122,19 @@ TEST_CASE("more chips than the fabric has are refused at the file's line of syst
   CHECK_THROWS_WITH(parse(text(8)), "test.yaml:3: field 'system.chips': 8 chips do not fit the fabric of 4 chips in " +
                                         ring4 + " (system.fabric.config, line 5): give at most 4 chips or a larger fabric");
   CHECK(parse(text(4)).chips == 4);
+}
+
+TEST_CASE("a broken fabric file is reported at the system file's line of system.fabric.config") {
+  // A directory passes the loader's existence check and fails only when the fabric is read.
+  CHECK_THROWS_WITH(parse("system:\n  chips: 2\n  fabric:\n    config: ici\n"),
+                    "test.yaml:4: field 'system.fabric.config': " + kConfigs +
+                        "/ici: cannot open ICI config file: it is a directory");
+  const std::string bad = temp_path("bad_fabric.yaml");
+  std::ofstream(bad) << "ici:\n  model: torus\n  bogus: 1\n";
+  CHECK_THROWS_WITH(parse("system:\n  chips: 2\n  fabric:\n    config: " + bad + "\n"),
+                    Catch::StartsWith("test.yaml:4: field 'system.fabric.config': " + bad +
+                                      ":3: field 'ici.bogus': unknown key"));
+  std::filesystem::remove(bad);
 }
 
 TEST_CASE("every shipped system config loads") {
