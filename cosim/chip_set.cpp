@@ -119,10 +119,8 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
     }
     // A file's system was checked with its lines when loaded (parse_system_config); this is
     // for systems built otherwise.
-    if (m_fabric->num_chips() < cfg.chips)
-      throw std::invalid_argument(cfg.file + ": field 'system.chips': " + std::to_string(cfg.chips) +
-                                  " chips do not fit the fabric of " + std::to_string(m_fabric->num_chips()) +
-                                  " chips in " + cfg.ici_config);
+    if (const std::string why = fabric_misfit(cfg.chips, m_fabric->num_chips(), cfg.ici_config); !why.empty())
+      throw std::invalid_argument(cfg.file + ": field 'system.chips': " + why);
     m_fabric_step.attach(m_fabric.get());
     m_fabric->set_delivery([this](const IciPacket& p) {
       IciRow r;

@@ -53,6 +53,12 @@ void validate(const SystemConfig& c, bool overridable) {
                                         std::to_string(c.watchdog_cycles) + ": runs would stop as hung");
 }
 
+std::string fabric_misfit(std::uint32_t chips, std::uint32_t fabric_chips, const std::string& fabric) {
+  if (chips <= fabric_chips) return "";
+  return std::to_string(chips) + " chips do not fit the fabric of " + std::to_string(fabric_chips) + " chips in " +
+         fabric + ": give at most " + std::to_string(fabric_chips) + " chips or a larger fabric";
+}
+
 namespace {
 /// The 0-based line of the node at path keys[i..] below `node`, -1 when the file does not give it.
 int field_line(const YAML::Node& node, const std::vector<std::string>& keys, std::size_t i) {
@@ -75,12 +81,10 @@ void check_fabric_fits(const YamlReader& r, const YAML::Node& s, const SystemCon
     // The fabric file's own error, from the line of the system file that names it.
     r.fail(s["fabric"]["config"], "system.fabric.config", e.what());
   }
-  if (fabric >= c.chips) return;
   const int line = s["fabric"]["config"].Mark().line;
-  r.fail(s["chips"], "system.chips",
-         std::to_string(c.chips) + " chips do not fit the fabric of " + std::to_string(fabric) + " chips in " +
-             c.ici_config + " (system.fabric.config, line " + std::to_string(line + 1) +
-             "): give at most " + std::to_string(fabric) + " chips or a larger fabric");
+  const std::string why =
+      fabric_misfit(c.chips, fabric, c.ici_config + " (system.fabric.config, line " + std::to_string(line + 1) + ")");
+  if (!why.empty()) r.fail(s["chips"], "system.chips", why);
 }
 }  // namespace
 

@@ -46,6 +46,11 @@ SystemConfig load_system_config(const std::string& path);
 SystemConfig parse_system_config(const std::string& text, const std::string& origin,
                                  const std::string& base_dir = ".");
 
+/// Why `chips` chips do not fit a fabric of `fabric_chips` chips, `fabric` naming it (its file):
+/// "8 chips do not fit the fabric of 4 chips in FABRIC: give at most 4 chips or a larger fabric";
+/// empty when they fit. The loader and ChipSet both check it, with one wording.
+std::string fabric_misfit(std::uint32_t chips, std::uint32_t fabric_chips, const std::string& fabric);
+
 /// What validate() throws: "FILE: field 'F': WHY", with the field apart.
 struct ConfigFieldError : std::invalid_argument {
   ConfigFieldError(const std::string& what, std::string f) : std::invalid_argument(what), field(std::move(f)) {}

@@ -124,6 +124,15 @@ TEST_CASE("more chips than the fabric has are refused at the file's line of syst
   CHECK(parse(text(4)).chips == 4);
 }
 
+TEST_CASE("a system built in code with more chips than its fabric is refused in the loader's words") {
+  SystemRunOptions o;
+  o.system.chips = 8;
+  o.system.tile_kinds = {TileKind::kModel};
+  o.system.ici_config = kConfigs + "/ici/ring4.yaml";
+  CHECK_THROWS_WITH(run_system(o), "<built-in>: field 'system.chips': 8 chips do not fit the fabric of 4 chips in " +
+                                       o.system.ici_config + ": give at most 4 chips or a larger fabric");
+}
+
 TEST_CASE("a broken fabric file is reported at the system file's line of system.fabric.config") {
   // A directory passes the loader's existence check and fails only when the fabric is read.
   CHECK_THROWS_WITH(parse("system:\n  chips: 2\n  fabric:\n    config: ici\n"),
