@@ -55,12 +55,19 @@ std::string Server::listen(const std::string& address) {
 
 void Server::log(const std::string& line) {
   std::lock_guard lk(m_mutex);
+  write_log(line);
+}
+
+void Server::write_log(const std::string& line) {
   if (m_opts.log) *m_opts.log << line << std::endl;
 }
 
-std::uint64_t Server::number_session() {
+std::uint64_t Server::number_session(const std::string& what) {
+  // One lock for both, so that sessions starting together are logged in the order of their numbers.
   std::lock_guard lk(m_mutex);
-  return ++m_sessions;
+  const std::uint64_t n = ++m_sessions;
+  write_log("session " + std::to_string(n) + ": " + what);
+  return n;
 }
 
 std::vector<SessionOutcome> Server::outcomes() const {
@@ -166,9 +173,12 @@ void Server::serve() {
             // alive): no session, so no line of one; run_session logged one that timed out.
             r.said_nothing = true;
           } else {
-            if (n == 0) n = number_session();  // bytes that never made a message (garbage)
-            log("session " + std::to_string(n) + ": " + (out.ok ? "done" : "failed: " + out.error) + " after " +
-                std::to_string(out.messages) + " messages" + (out.lookahead ? " (lookahead)" : ""));
+            const std::string end = (out.ok ? "done" : "failed: " + out.error) + " after " +
+                                    std::to_string(out.messages) + " messages" + (out.lookahead ? " (lookahead)" : "");
+            if (n == 0)
+              number_session(end);  // bytes that never made a message (garbage)
+            else
+              log("session " + std::to_string(n) + ": " + end);
             std::lock_guard lk(m_mutex);
             m_outcomes.push_back(std::move(out));
           }
@@ -251,8 +261,7 @@ SessionOutcome Server::run_session(Channel& ch, std::uint64_t& session) {
       throw Refused(why);
     }
     // A session from here on: a connection that closes before saying anything is none.
-    session = number_session();
-    log("session " + std::to_string(session) + ": connected from " + ch.peer());
+    session = number_session("connected from " + ch.peer());
     ++out.messages;
     const Hello* h = std::get_if<Hello>(&first);
     if (!h) throw Refused("expected HELLO as the first message, got " +

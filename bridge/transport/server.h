@@ -74,9 +74,11 @@ class Server {
   struct Refusal;
   /// Numbers the session (`session`) once the client's first message is in; 0 if none came.
   SessionOutcome run_session(Channel& ch, std::uint64_t& session);
-  std::uint64_t number_session();
+  /// Numbers a new session and logs "session N: `what`" under one lock; returns N.
+  std::uint64_t number_session(const std::string& what);
   void refuse(std::shared_ptr<Channel> ch, const std::string& why, std::deque<Refusal>& refusing);
   void log(const std::string& line);
+  void write_log(const std::string& line);  ///< log() with m_mutex held
   /// Joins a split run's client to the group forming (a new one if none is).
   std::pair<std::shared_ptr<SplitGroup>, std::size_t> join_split(const std::vector<std::uint32_t>& chips,
                                                                   const std::string& terms);
