@@ -84,7 +84,7 @@ struct Server::Refusal {
 };
 
 void Server::refuse(std::shared_ptr<Channel> ch, const std::string& why, std::deque<Refusal>& refusing) {
-  log("connection refused: " + why);
+  log("connection from " + ch->peer() + " refused: " + why);
   try {
     ch->send(ErrorMsg{why}, Millis(50));
   } catch (const std::exception&) {
@@ -175,8 +175,10 @@ void Server::serve() {
           } else {
             const std::string end = (out.ok ? "done" : "failed: " + out.error) + " after " +
                                     std::to_string(out.messages) + " messages" + (out.lookahead ? " (lookahead)" : "");
+            // Bytes that never made a message (garbage, part of a HELLO): a session, numbered
+            // now, whose one line names the peer, as no "connected" line did.
             if (n == 0)
-              number_session(end);  // bytes that never made a message (garbage)
+              number_session("connection from " + c->peer() + " " + end);
             else
               log("session " + std::to_string(n) + ": " + end);
             std::lock_guard lk(m_mutex);

@@ -216,7 +216,8 @@ TEST_CASE("transport: connections beyond the server's client limit are refused w
   CHECK(error == "");
   ::close(idle[1]);
   st.join();
-  CHECK_THAT(log.str(), Catch::Contains("connection refused: server busy: it serves at most 2 clients at once"));
+  CHECK_THAT(log.str(), Catch::Contains("connection from unix client (pid " + std::to_string(::getpid()) +
+                                        ") refused: server busy: it serves at most 2 clients at once"));
   const auto out = st.server.outcomes();
   CHECK(std::count_if(out.begin(), out.end(), [](const SessionOutcome& x) { return x.ok; }) == 1);
 }
@@ -425,7 +426,10 @@ TEST_CASE("transport: a server's HELLO that serves other than the client needs f
 }
 
 TEST_CASE("transport: garbage from a client ends its session with the decoder's reason") {
-  ServerThread st(options(ideal(100'000, 64)), "garbage-in");
+  ServerOptions o = options(ideal(100'000, 64));
+  std::ostringstream log;
+  o.log = &log;
+  ServerThread st(o, "garbage-in");
   auto ch = Channel::connect(parse_address(st.address), Millis(2000));
   ch->send_raw(std::vector<std::uint8_t>{0xff, 0xff, 0xff, 0xff, 1, 2, 3}, Millis(2000));
   // The server closes the connection; the client sees it closed.
@@ -434,6 +438,28 @@ TEST_CASE("transport: garbage from a client ends its session with the decoder's 
   const auto out = st.server.outcomes();
   REQUIRE(out.size() == 1);
   CHECK_THAT(out[0].error, Catch::Contains("garbage") && Catch::Contains("bad frame length 4294967295"));
+  // No message came, so no "connected" line named the peer: the session's one line does.
+  CHECK_THAT(log.str(), Catch::Contains("session 1: connection from unix client (pid " + std::to_string(::getpid()) +
+                                        ") failed: transport: garbage from") &&
+                            Catch::Contains("after 0 messages"));
+}
+
+TEST_CASE("transport: part of a HELLO at the deadline is a failed session that names the peer") {
+  ServerOptions o = options(ideal(100'000, 64));
+  o.hello_timeout = Millis(300);
+  std::ostringstream log;
+  o.log = &log;
+  ServerThread st(o, "part-hello");
+  auto ch = Channel::connect(parse_address(st.address), Millis(2000));
+  const std::vector<std::uint8_t> hello = encode(Hello{});
+  ch->send_raw(std::span(hello).first(hello.size() / 2), Millis(2000));
+  const Message said = ch->receive(Millis(5000));
+  REQUIRE(std::holds_alternative<ErrorMsg>(said));
+  CHECK_THAT(std::get<ErrorMsg>(said).text, Catch::Contains("no HELLO within 0.3 s of connecting"));
+  st.join();
+  CHECK_THAT(log.str(), Catch::Contains("session 1: connection from unix client (pid " + std::to_string(::getpid()) +
+                                        ") failed: no HELLO within 0.3 s of connecting (mxcosim serve "
+                                        "--hello-timeout) after 0 messages"));
 }
 
 TEST_CASE("transport: garbage, death or silence of the server fails the client with a clear error") {
