@@ -36,10 +36,6 @@ asio::generic::stream_protocol::endpoint endpoint_of(const Address& a) {
   return asio::ip::tcp::endpoint(ip, a.port);
 }
 
-std::string seconds(Millis t) {
-  return std::to_string(static_cast<double>(t.count()) / 1000.0).substr(0, 5) + " s";
-}
-
 // Runs one asynchronous operation on `io` with a deadline. Returns false on
 // timeout (the operation is cancelled and drained first).
 template <class Start, class Cancel>
@@ -56,6 +52,16 @@ bool run_with_deadline(asio::io_context& io, Millis timeout, Start&& start, Canc
 }
 
 }  // namespace
+
+std::string seconds_text(Millis t) {
+  if (t.count() < 0) return "-" + seconds_text(-t);
+  std::string s = std::to_string(t.count() / 1000);
+  if (const auto ms = t.count() % 1000) {
+    s += "." + std::to_string(1000 + ms).substr(1);  // three digits, then without trailing zeros
+    s.erase(s.find_last_not_of('0') + 1);
+  }
+  return s + " s";
+}
 
 struct Channel::Impl {
   asio::io_context io;
@@ -132,7 +138,7 @@ std::unique_ptr<Channel> Channel::connect(const Address& addr, Millis timeout) {
         });
       },
       [&] { impl->socket.close(); });
-  if (!ok) throw TransportError("transport: connecting to " + impl->peer + " timed out after " + seconds(timeout));
+  if (!ok) throw TransportError("transport: connecting to " + impl->peer + " timed out after " + seconds_text(timeout));
   if (ec) throw TransportError("transport: cannot connect to " + impl->peer + ": " + ec.message());
   if (addr.kind == Address::Kind::kTcp) impl->socket.set_option(asio::ip::tcp::no_delay(true));
   return std::make_unique<Channel>(std::move(impl));
@@ -179,7 +185,7 @@ void Channel::flush(Millis timeout) {
     const short ev = s.wait(POLLOUT | POLLIN, deadline);
     if (ev == 0) {
       s.out.clear();
-      throw TransportError("transport: " + s.peer + " did not take data for " + seconds(timeout) + " (stalled)");
+      throw TransportError("transport: " + s.peer + " did not take data for " + seconds_text(timeout) + " (stalled)");
     }
     if (ev & POLLIN) s.read_some();
   }
@@ -214,7 +220,7 @@ Message Channel::receive(Millis timeout) {
     flush(timeout);
     if (s.read_some()) continue;
     if (s.wait(POLLIN, deadline) == 0)
-      throw TransportTimeout("transport: no message from " + s.peer + " within " + seconds(timeout) +
+      throw TransportTimeout("transport: no message from " + s.peer + " within " + seconds_text(timeout) +
                              " (peer stalled or dead)");
   }
 }

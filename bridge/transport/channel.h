@@ -18,6 +18,9 @@ namespace mxc::transport {
 
 using Millis = std::chrono::milliseconds;
 
+/// A deadline as messages give it, in seconds without trailing zeros: "0.3 s", "10 s", "3600.5 s".
+std::string seconds_text(Millis t);
+
 /// The connection failed: closed, timed out, refused, or the peer sent garbage.
 class TransportError : public std::runtime_error {
  public:

@@ -7,7 +7,6 @@
 #include <list>
 #include <map>
 #include <ostream>
-#include <sstream>
 #include <system_error>
 #include <tuple>
 
@@ -25,12 +24,6 @@ double thread_cpu_seconds() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
-
-std::string seconds(Millis t) {
-  std::ostringstream s;
-  s << static_cast<double>(t.count()) / 1000.0 << " s";
-  return s.str();
 }
 
 struct Refused : std::runtime_error {
@@ -258,7 +251,7 @@ SessionOutcome Server::run_session(Channel& ch, std::uint64_t& session) {
       first = ch.receive(m_opts.hello_timeout);
     } catch (const TransportTimeout&) {
       const std::string why =
-          "no HELLO within " + seconds(m_opts.hello_timeout) + " of connecting (mxcosim serve --hello-timeout)";
+          "no HELLO within " + seconds_text(m_opts.hello_timeout) + " of connecting (mxcosim serve --hello-timeout)";
       if (ch.bytes_received() == 0) log("connection from " + ch.peer() + ": " + why + "; closed, not a session");
       throw Refused(why);
     }

@@ -88,3 +88,15 @@ TEST_CASE("channel: a peer gone while we write is reported as a closed connectio
   for (int i = 0; i < 8; ++i) p.a->queue(big(1, 1u << 20));
   CHECK_THROWS_WITH(p.a->flush(Millis(2000)), Catch::Contains("closed the connection"));
 }
+
+TEST_CASE("channel: deadlines are given in seconds as one would write them") {
+  // The server's and the channel's messages once wrote these differently ("10 s", "10.00 s",
+  // and "3600. s" for 3600.5).
+  CHECK(seconds_text(Millis(300)) == "0.3 s");
+  CHECK(seconds_text(Millis(1)) == "0.001 s");
+  CHECK(seconds_text(Millis(10'000)) == "10 s");
+  CHECK(seconds_text(Millis(30'250)) == "30.25 s");
+  CHECK(seconds_text(Millis(3'600'500)) == "3600.5 s");
+  CHECK(seconds_text(Millis(86'400'000)) == "86400 s");
+  CHECK(seconds_text(Millis(0)) == "0 s");
+}
