@@ -219,7 +219,7 @@ TEST_CASE("a two-layer MLP and an assembly program run on the RTL and are checke
 
 TEST_CASE("a program the tiles cannot execute, or without instructions, is refused before the run") {
   // The default system's tile is 4x4 with 256 accumulator rows.
-  const auto path = std::filesystem::temp_directory_path() / "mxcosim_test_past_geometry.s";
+  const std::filesystem::path path = temp_path("past_geometry.s");
   SystemRunOptions o;
   o.workload.kind = "program";
   o.workload.program_file = path.string();
@@ -253,8 +253,8 @@ TEST_CASE("the timeline of the same run is byte-identical, and names instruction
   o.system = load_system_config(kConfigs + "/tile8_hbm2.yaml");
   o.system.rows = o.system.cols = 4;  // the HBM system of that config, on the size every test build holds
   o.workload.shape = {8, 16, 8, DType::kInt8};
-  const std::string a = (std::filesystem::temp_directory_path() / "mxcosim_trace_a.json").string();
-  const std::string b = (std::filesystem::temp_directory_path() / "mxcosim_trace_b.json").string();
+  const std::string a = temp_path("trace_a.json");
+  const std::string b = temp_path("trace_b.json");
   o.trace = a;
   REQUIRE(run_system(o).passed);
   o.trace = b;
@@ -286,7 +286,7 @@ TEST_CASE("the model shadow on a thread of its own and on the calling thread giv
       // A watchdog shorter than one HBM read: the design hangs early, the shadow stops with it.
       {"chip2x2_rtl.yaml", {8, 8, 8, DType::kInt8}, 0, 30, false},
   };
-  const std::string trace = (std::filesystem::temp_directory_path() / "mxcosim_shadow_thread.json").string();
+  const std::string trace = temp_path("shadow_thread.json");
   for (const Case& c : cases) {
     SystemRunOptions o = gemm_run(c.config, c.shape, c.backpressure, c.watchdog);
     o.trace = trace;
@@ -325,7 +325,7 @@ TEST_CASE("the shadow's memories replayed from the design's and simulated give b
   };
   // The traces hold every request of both sets with its times: the shadow's monitors log
   // nothing while the replay holds, and stand in for or catch up with the design's log.
-  const std::string trace = (std::filesystem::temp_directory_path() / "mxcosim_shadow_replay.json").string();
+  const std::string trace = temp_path("shadow_replay.json");
   for (const Case& c : cases) {
     for (const bool threaded : {true, false}) {
       SystemRunOptions o = gemm_run(c.config, c.shape, c.backpressure, c.watchdog);
@@ -358,7 +358,7 @@ TEST_CASE("requests past the HBM's capacity are counted in the results") {
   // = 8 GiB. This program loads a row from 8 GiB + 4 KiB and, after a
   // fence, stores it to 8 GiB + 12 KiB: one read and one write request
   // (a row of one AXI beat) past the capacity.
-  const auto path = std::filesystem::temp_directory_path() / "mxcosim_test_beyond_capacity.s";
+  const std::filesystem::path path = temp_path("beyond_capacity.s");
   {
     std::ofstream f(path);
     f << "dma_load rows=1 cols=4 sp_row=0 hbm_addr=0x200001000 hbm_stride=32\n"
