@@ -9,14 +9,16 @@
 
 #include "cosim/timeline.h"
 #include "tests/checkers/trace_file.h"
+#include "tests/temp_dir.h"
 
 using namespace mxc;
 using nlohmann::json;
 
 namespace {
 
-json written(const std::string& name, const std::function<void(TraceWriter&)>& fn) {
-  const std::string path = (test::scratch_dir(name) / "t.json.gz").string();
+json written(const std::function<void(TraceWriter&)>& fn) {
+  const mxc::testing::TempDir tmp;
+  const std::string path = (tmp.path() / "t.json.gz").string();
   {
     TraceWriter t(path);
     fn(t);
@@ -52,7 +54,7 @@ TEST_CASE("instructions: one track per unit, slices from dispatch to done", "[ti
   // The second load is dispatched while the first runs: it overlaps, so it gets lane 2.
   const std::vector<InstrEvent> ev = {{0, 1, 10}, {1, 2, 15}, {2, 11, 20}, {3, 21, 21}, {4, 22, 30}};
   const ClockDomain clk("tile", 1000);  // 1 GHz: cycle n at n ns
-  const json out = written("instr", [&](TraceWriter& t) { trace_instructions(t, 3, p, ev, clk); });
+  const json out = written([&](TraceWriter& t) { trace_instructions(t, 3, p, ev, clk); });
 
   const auto names = tracks(out);
   CHECK(names.at(kTraceTidDispatch) == "dispatch");
@@ -89,7 +91,7 @@ TEST_CASE("a slice starting where the previous one ended reuses its lane", "[tim
   p[0].op = Opcode::OUTPUT;
   p[1].op = Opcode::OUTPUT;
   const std::vector<InstrEvent> ev = {{0, 0, 5}, {1, 5, 9}};
-  const json out = written("reuse", [&](TraceWriter& t) { trace_instructions(t, 0, p, ev, ClockDomain("c", 1000)); });
+  const json out = written([&](TraceWriter& t) { trace_instructions(t, 0, p, ev, ClockDomain("c", 1000)); });
   const auto x = of_phase(out, "X");
   REQUIRE(x.size() == 2);
   CHECK(x[0]["tid"] == kTraceTidCompute);
@@ -112,7 +114,7 @@ TEST_CASE("memory: one track per source and direction, lanes for requests in fli
   const MemoryLog log = {e(0, 1, true, 0, 0, 5000), e(1, 0, false, 100, 200, 3000),
                                            e(2, 0, false, 1000, 1000, 4000), e(3, 0, false, 3000, 3000, 6000),
                                            e(4, 0, false, 3500, 3500, kNever)};
-  const json out = written("mem", [&](TraceWriter& t) { trace_memory(t, 7, log); });
+  const json out = written([&](TraceWriter& t) { trace_memory(t, 7, log); });
   const auto names = tracks(out);
   // Channel 0 = source 0 read, channel 1 = source 1 write.
   CHECK(names.at(kTraceTidChannelBase) == "source 0 read");
@@ -154,7 +156,7 @@ TEST_CASE("ici: one track per route, slices from injection to delivery", "[timel
   pk[0] = packet(1, 1, 0, 64, 0, 800);
   pk[1] = packet(2, 0, 1, 32, 100, 900);
   pk[2] = packet(3, 0, 1, 32, 900, 1700);
-  const json out = written("ici", [&](TraceWriter& t) { trace_ici(t, 9, pk); });
+  const json out = written([&](TraceWriter& t) { trace_ici(t, 9, pk); });
   const auto names = tracks(out);
   CHECK(names.at(kTraceTidRouteBase) == "chip 0 -> chip 1");
   CHECK(names.at(kTraceTidRouteBase + kTraceLanesPerTrack) == "chip 1 -> chip 0");
@@ -177,7 +179,7 @@ TEST_CASE("hbm commands: one-cycle slices on one track per pseudo-channel", "[ti
   cmds[2].pc = 5;
   cmds[2].cmd = {hbm::Cmd::kRdA, 2, 17, 8, 24};
   const ClockDomain hbm_clk("hbm", 625);  // 1.6 GHz
-  const json out = written("hbm", [&](TraceWriter& t) { trace_hbm_commands(t, 4, cmds, hbm_clk); });
+  const json out = written([&](TraceWriter& t) { trace_hbm_commands(t, 4, cmds, hbm_clk); });
   // Tracks named in pseudo-channel order: pc 1 before pc 5.
   REQUIRE(out[0]["name"] == "thread_name");
   CHECK(out[0]["args"]["name"] == "pc 1");

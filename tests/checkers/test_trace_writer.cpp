@@ -6,6 +6,7 @@
 
 #include "cosim/trace_writer.h"
 #include "tests/checkers/trace_file.h"
+#include "tests/temp_dir.h"
 
 using namespace mxc;
 using nlohmann::json;
@@ -34,7 +35,8 @@ TEST_CASE("picoseconds print as microseconds with six exact decimals", "[trace]"
 }
 
 TEST_CASE("gzip trace decompresses to the events written", "[trace]") {
-  const auto dir = test::scratch_dir("gz");
+  const mxc::testing::TempDir tmp;
+  const auto& dir = tmp.path();
   const std::string path = (dir / "t.json.gz").string();
   write_small(path);
   const std::string raw = test::read_bytes(path);
@@ -72,7 +74,8 @@ TEST_CASE("gzip trace decompresses to the events written", "[trace]") {
 }
 
 TEST_CASE("the same trace twice is byte-identical, plain or gzip", "[trace]") {
-  const auto dir = test::scratch_dir("repeat");
+  const mxc::testing::TempDir tmp;
+  const auto& dir = tmp.path();
   for (const char* ext : {".json.gz", ".json"}) {
     const std::string a = (dir / (std::string("a") + ext)).string();
     const std::string b = (dir / (std::string("b") + ext)).string();
@@ -87,7 +90,8 @@ TEST_CASE("the same trace twice is byte-identical, plain or gzip", "[trace]") {
 }
 
 TEST_CASE("the destructor finishes the file", "[trace]") {
-  const auto dir = test::scratch_dir("dtor");
+  const mxc::testing::TempDir tmp;
+  const auto& dir = tmp.path();
   const std::string path = (dir / "d.json.gz").string();
   {
     TraceWriter t(path);
@@ -98,7 +102,8 @@ TEST_CASE("the destructor finishes the file", "[trace]") {
 }
 
 TEST_CASE("an empty trace is valid JSON", "[trace]") {
-  const auto dir = test::scratch_dir("empty");
+  const mxc::testing::TempDir tmp;
+  const auto& dir = tmp.path();
   const std::string path = (dir / "e.json").string();
   TraceWriter(path).close();
   CHECK(json::parse(test::read_bytes(path))["traceEvents"].empty());
@@ -108,7 +113,8 @@ TEST_CASE("trace errors name the file", "[trace]") {
   const std::string bad = "/nonexistent-dir-mxcosim/t.json.gz";
   CHECK_THROWS_WITH(TraceWriter(bad), Catch::Contains("cannot open trace file '" + bad + "'"));
   CHECK_THROWS_WITH(TraceWriter("/nonexistent-dir-mxcosim/t.json"), Catch::Contains("t.json"));
-  const auto dir = test::scratch_dir("errors");
+  const mxc::testing::TempDir tmp;
+  const auto& dir = tmp.path();
   TraceWriter t((dir / "c.json").string());
   CHECK_THROWS_WITH(t.counter(0, "n", 0, json(3)), Catch::Contains("c.json"));
   t.close();

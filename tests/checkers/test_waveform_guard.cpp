@@ -10,6 +10,7 @@
 #include <string>
 
 #include "bridge/waveform_guard.h"
+#include "tests/temp_dir.h"
 
 namespace {
 /// Runs `body` in a child process with its standard error in a pipe;
@@ -37,8 +38,8 @@ std::pair<int, std::string> in_child(Body body) {
 }  // namespace
 
 TEST_CASE("a bus error while a waveform is written exits 2 naming the file, and removes the partial files") {
-  const auto dir = std::filesystem::temp_directory_path() / ("mxcosim_test_guard_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const mxc::testing::TempDir tmp;
+  const auto& dir = tmp.path();
   const std::string wave = (dir / "w.fst").string();
   std::ofstream(wave) << "cut";
   std::ofstream(wave + ".hier") << "cut";
@@ -55,7 +56,6 @@ TEST_CASE("a bus error while a waveform is written exits 2 naming the file, and 
   CHECK_FALSE(std::filesystem::exists(wave));
   CHECK_FALSE(std::filesystem::exists(wave + ".hier"));
   CHECK(std::filesystem::exists(dir / "other"));
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("the guard puts the default bus-error action back when the last one goes") {

@@ -33,12 +33,4 @@ inline std::string read_bytes(const std::string& path) {
   return s.str();
 }
 
-/// A fresh scratch directory for one test.
-inline std::filesystem::path scratch_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("mxcosim_test_checkers_" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
 }  // namespace mxc::test

@@ -6,13 +6,13 @@
 #include <sstream>
 
 #include "models/core/output_file.h"
+#include "tests/temp_dir.h"
 
 using namespace mxc;
 
 TEST_CASE("an output path is checked before anything is written") {
-  const auto dir = std::filesystem::temp_directory_path() / "mxcosim_test_output_file";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const mxc::testing::TempDir tmp;
+  const auto& dir = tmp.path();
   const std::string file = (dir / "out.json").string();
   CHECK_NOTHROW(check_output_path(file, "--json"));
   CHECK_FALSE(std::filesystem::exists(file));  // the check creates nothing
@@ -38,7 +38,6 @@ TEST_CASE("an output path is checked before anything is written") {
   shorter << again.rdbuf();
   CHECK(shorter.str() == "x");
   CHECK_THROWS_WITH(write_output_file((dir / "no" / "out.json").string(), "x"), Catch::Contains("cannot open"));
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a write that fails on a full disk is an error") {
@@ -48,9 +47,8 @@ TEST_CASE("a write that fails on a full disk is an error") {
 }
 
 TEST_CASE("a file that is replaced, not written into, goes to a link's target and never over a device") {
-  const auto dir = std::filesystem::temp_directory_path() / "mxcosim_test_replaceable";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const mxc::testing::TempDir tmp;
+  const auto& dir = tmp.path();
   const std::string plain = (dir / "w.fst").string();
   CHECK(replaceable_output_path(plain, "--wave") == plain);  // absent: written as it is
   std::ofstream(plain) << "old";
@@ -64,5 +62,4 @@ TEST_CASE("a file that is replaced, not written into, goes to a link's target an
   std::filesystem::create_symlink("/dev/null", dir / "null.fst");
   CHECK_THROWS_WITH(replaceable_output_path((dir / "null.fst").string(), "--wave"),
                     Catch::Contains("not a regular file"));
-  std::filesystem::remove_all(dir);
 }

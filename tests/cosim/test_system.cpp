@@ -2,7 +2,6 @@
 // memories and a fabric, config errors that name file, line and field, and
 // byte-identical results for the same seed.
 #include <catch2/catch.hpp>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -13,6 +12,7 @@
 #include "cosim/results_json.h"
 #include "cosim/system_config.h"
 #include "cosim/system_run.h"
+#include "tests/temp_dir.h"
 
 using namespace mxc;
 
@@ -21,11 +21,6 @@ namespace {
 const std::string kConfigs = std::string(MXCOSIM_SOURCE_DIR) + "/configs";
 
 SystemConfig parse(const std::string& text) { return parse_system_config(text, "test.yaml", kConfigs); }
-
-// A file of this process only: build trees testing at once do not share it.
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("mxcosim_test_" + std::to_string(::getpid()) + "_" + name)).string();
-}
 
 // A run of a shipped config with a GEMM, random backpressure and, if not 0, a watchdog.
 SystemRunOptions gemm_run(const std::string& config, GemmShape shape, double backpressure, std::uint64_t watchdog) {
@@ -138,12 +133,12 @@ TEST_CASE("a broken fabric file is reported at the system file's line of system.
   CHECK_THROWS_WITH(parse("system:\n  chips: 2\n  fabric:\n    config: ici\n"),
                     "test.yaml:4: field 'system.fabric.config': " + kConfigs +
                         "/ici: cannot open ICI config file: it is a directory");
-  const std::string bad = temp_path("bad_fabric.yaml");
+  const mxc::testing::TempDir tmp;
+  const std::string bad = tmp / "bad_fabric.yaml";
   std::ofstream(bad) << "ici:\n  model: torus\n  bogus: 1\n";
   CHECK_THROWS_WITH(parse("system:\n  chips: 2\n  fabric:\n    config: " + bad + "\n"),
                     Catch::StartsWith("test.yaml:4: field 'system.fabric.config': " + bad +
                                       ":3: field 'ici.bogus': unknown key"));
-  std::filesystem::remove(bad);
 }
 
 TEST_CASE("every shipped system config loads") {
@@ -219,7 +214,8 @@ TEST_CASE("a two-layer MLP and an assembly program run on the RTL and are checke
 
 TEST_CASE("a program the tiles cannot execute, or without instructions, is refused before the run") {
   // The default system's tile is 4x4 with 256 accumulator rows.
-  const std::filesystem::path path = temp_path("past_geometry.s");
+  const mxc::testing::TempDir tmp;
+  const std::filesystem::path path = tmp / "past_geometry.s";
   SystemRunOptions o;
   o.workload.kind = "program";
   o.workload.program_file = path.string();
@@ -233,7 +229,6 @@ TEST_CASE("a program the tiles cannot execute, or without instructions, is refus
     f << "# nothing\n";
   }
   CHECK_THROWS_WITH(run_system(o), path.string() + ": no instructions");
-  std::filesystem::remove(path);
 }
 
 TEST_CASE("RTL and model tiles mix freely; model tiles' results are timing only and not data-checked") {
@@ -253,8 +248,9 @@ TEST_CASE("the timeline of the same run is byte-identical, and names instruction
   o.system = load_system_config(kConfigs + "/tile8_hbm2.yaml");
   o.system.rows = o.system.cols = 4;  // the HBM system of that config, on the size every test build holds
   o.workload.shape = {8, 16, 8, DType::kInt8};
-  const std::string a = temp_path("trace_a.json");
-  const std::string b = temp_path("trace_b.json");
+  const mxc::testing::TempDir tmp;
+  const std::string a = tmp / "trace_a.json";
+  const std::string b = tmp / "trace_b.json";
   o.trace = a;
   REQUIRE(run_system(o).passed);
   o.trace = b;
@@ -264,8 +260,6 @@ TEST_CASE("the timeline of the same run is byte-identical, and names instruction
   CHECK(ta.find("\"MATMUL\"") != std::string::npos);
   CHECK(ta.find("\"ACT\"") != std::string::npos);
   CHECK(ta.find("dut.chip0.hbm") != std::string::npos);
-  std::filesystem::remove(a);
-  std::filesystem::remove(b);
 }
 
 TEST_CASE("the model shadow on a thread of its own and on the calling thread give byte-identical results") {
@@ -286,7 +280,8 @@ TEST_CASE("the model shadow on a thread of its own and on the calling thread giv
       // A watchdog shorter than one HBM read: the design hangs early, the shadow stops with it.
       {"chip2x2_rtl.yaml", {8, 8, 8, DType::kInt8}, 0, 30, false},
   };
-  const std::string trace = temp_path("shadow_thread.json");
+  const mxc::testing::TempDir tmp;
+  const std::string trace = tmp / "shadow_thread.json";
   for (const Case& c : cases) {
     SystemRunOptions o = gemm_run(c.config, c.shape, c.backpressure, c.watchdog);
     o.trace = trace;
@@ -301,7 +296,6 @@ TEST_CASE("the model shadow on a thread of its own and on the calling thread giv
     CHECK(threaded_trace == read(trace));
     CHECK(threaded.model_cycles.has_value());
   }
-  std::filesystem::remove(trace);
 }
 
 TEST_CASE("the shadow's memories replayed from the design's and simulated give byte-identical results") {
@@ -325,7 +319,8 @@ TEST_CASE("the shadow's memories replayed from the design's and simulated give b
   };
   // The traces hold every request of both sets with its times: the shadow's monitors log
   // nothing while the replay holds, and stand in for or catch up with the design's log.
-  const std::string trace = temp_path("shadow_replay.json");
+  const mxc::testing::TempDir tmp;
+  const std::string trace = tmp / "shadow_replay.json";
   for (const Case& c : cases) {
     for (const bool threaded : {true, false}) {
       SystemRunOptions o = gemm_run(c.config, c.shape, c.backpressure, c.watchdog);
@@ -350,7 +345,6 @@ TEST_CASE("the shadow's memories replayed from the design's and simulated give b
       CHECK(automatic.shadow_memory_replayed == (c.replayed && !threaded));
     }
   }
-  std::filesystem::remove(trace);
 }
 
 TEST_CASE("requests past the HBM's capacity are counted in the results") {
@@ -358,7 +352,8 @@ TEST_CASE("requests past the HBM's capacity are counted in the results") {
   // = 8 GiB. This program loads a row from 8 GiB + 4 KiB and, after a
   // fence, stores it to 8 GiB + 12 KiB: one read and one write request
   // (a row of one AXI beat) past the capacity.
-  const std::filesystem::path path = temp_path("beyond_capacity.s");
+  const mxc::testing::TempDir tmp;
+  const std::filesystem::path path = tmp / "beyond_capacity.s";
   {
     std::ofstream f(path);
     f << "dma_load rows=1 cols=4 sp_row=0 hbm_addr=0x200001000 hbm_stride=32\n"
@@ -376,7 +371,6 @@ TEST_CASE("requests past the HBM's capacity are counted in the results") {
   CHECK(r.passed);  // the data stays at the addresses given
   CHECK(r.hbm_requests_beyond_capacity == 2);
   CHECK(results_json(o, r).at("hbm_requests_beyond_capacity") == 2);
-  std::filesystem::remove(path);
   // Within the capacity: none.
   o.workload.program_file = std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/int8_matmul.s";
   r = run_system(o);

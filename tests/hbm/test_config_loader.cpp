@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "models/hbm/config_loader.h"
+#include "tests/temp_dir.h"
 
 using namespace mxc::hbm;
 
@@ -270,15 +271,14 @@ TEST_CASE("a key given twice is an error at its second line") {
   CHECK_THROWS_WITH(parse_edited(base, "stacks: 1", "stacks: 1\n  stacks: 2"),
                     Catch::Contains("field 'memory.stacks': duplicate key"));
   // And the top level of a referenced preset, of which only `device` is read.
-  const auto dir = std::filesystem::temp_directory_path() / "mxcosim_test_config_loader";
-  std::filesystem::create_directories(dir);
+  const mxc::testing::TempDir tmp;
+  const auto& dir = tmp.path();
   const std::string device = base.substr(base.find("device:"), base.find("memory:") - base.find("device:"));
   std::ofstream((dir / "twice.yaml").string()) << device << device;
   const auto second = std::count(device.begin(), device.end(), '\n') + 1;
   CHECK_THROWS_WITH(parse_memory_config("device: twice.yaml\n", (dir / "system.yaml").string()),
                     Catch::EndsWith("twice.yaml:" + std::to_string(second) + ": field 'device': duplicate key (first " +
                                     "given on line 1)"));
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("an address-mapping bit count is digits only") {
@@ -326,10 +326,10 @@ TEST_CASE("a config is one YAML document of plain keys, and a directory is not a
   // A complex key threw yaml-cpp's "bad conversion" with no file.
   CHECK_THROWS_WITH(parse_memory_config(base + "? [a]\n: 1\n", "f.yaml"),
                     Catch::Contains(": field '(top level)': a key must be a plain name"));
-  const auto dir = std::filesystem::temp_directory_path() / "mxcosim_test_config_dir";
+  const mxc::testing::TempDir tmp;
+  const auto& dir = tmp.path();
   std::filesystem::create_directories(dir / "preset");
   CHECK_THROWS_WITH(parse_memory_config("device: preset\n", (dir / "system.yaml").string()),
                     Catch::Contains("system.yaml:1: field 'device': preset '") && Catch::Contains("is a directory"));
   CHECK_THROWS_WITH(load_memory_config((dir / "preset").string()), Catch::EndsWith("it is a directory"));
-  std::filesystem::remove_all(dir);
 }

@@ -6,9 +6,9 @@
 #include <filesystem>
 
 #include "regress/outcome.h"
-#include "temp_dir.h"
+#include "tests/temp_dir.h"
 
-namespace mxc::regress::testing {
+namespace mxc::testing {
 
 BrowserResult load_in_chromium(const std::string& url, const std::string& work_dir) {
   const std::string profile = work_dir + "/profile";
@@ -55,4 +55,4 @@ std::string element_text(const std::string& dom, const std::string& id) {
   return out;
 }
 
-}  // namespace mxc::regress::testing
+}  // namespace mxc::testing

@@ -3,7 +3,7 @@
 // scripts ran, plus Chromium's log (console messages included).
 #include <string>
 
-namespace mxc::regress::testing {
+namespace mxc::testing {
 
 struct BrowserResult {
   int exit_code = -1;
@@ -21,4 +21,4 @@ BrowserResult load_in_chromium(const std::string& url, const std::string& work_d
 /// &amp; &lt; &gt; &quot; decoded; "" when absent.
 std::string element_text(const std::string& dom, const std::string& id);
 
-}  // namespace mxc::regress::testing
+}  // namespace mxc::testing

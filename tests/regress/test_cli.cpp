@@ -9,10 +9,10 @@
 #include "regress/history_db.h"
 #include "regress/outcome.h"
 #include "regress/suite.h"
-#include "temp_dir.h"
+#include "tests/temp_dir.h"
 
 using namespace mxc::regress;
-using namespace mxc::regress::testing;
+using namespace mxc::testing;
 
 namespace {
 

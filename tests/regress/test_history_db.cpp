@@ -6,11 +6,11 @@
 
 #include "regress/db_merge.h"
 #include "regress/history_db.h"
-#include "temp_dir.h"
+#include "tests/temp_dir.h"
 
 using namespace mxc::regress;
-using mxc::regress::testing::TempDir;
-using mxc::regress::testing::write_text;
+using mxc::testing::TempDir;
+using mxc::testing::write_text;
 
 namespace {
 TestRecord rec(const std::string& id, std::int64_t index, const std::string& status) {
@@ -234,7 +234,7 @@ TEST_CASE("a schema 2 database is read as it is, its runs without plans") {
     db.create_run(k);
   }
   raw_sql(path, "DROP TABLE planned_tests; UPDATE schema_version SET version = 2");
-  const std::string before = testing::read_text(path);
+  const std::string before = mxc::testing::read_text(path);
   {
     // Reading neither migrates the file nor needs to write it (it may not be writable).
     HistoryDb reader(path, HistoryDb::Access::read);
@@ -244,7 +244,7 @@ TEST_CASE("a schema 2 database is read as it is, its runs without plans") {
     CHECK(runs[0].planned == 5);
     CHECK(reader.planned_tests(runs[0].run_id).empty());
   }
-  CHECK(testing::read_text(path) == before);
+  CHECK(mxc::testing::read_text(path) == before);
   CHECK(table_names(path).find("planned_tests") == std::string::npos);
   // Opened to write, it is carried forward.
   CHECK(HistoryDb(path).schema_version() == HistoryDb::kSchemaVersion);

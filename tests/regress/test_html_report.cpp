@@ -10,10 +10,10 @@
 #include "regress/history_db.h"
 #include "regress/html_report.h"
 #include "regress/report_data.h"
-#include "temp_dir.h"
+#include "tests/temp_dir.h"
 
 using namespace mxc::regress;
-using namespace mxc::regress::testing;
+using namespace mxc::testing;
 
 namespace {
 

@@ -8,11 +8,11 @@
 #include "regress/junit_writer.h"
 #include "regress/regression_check.h"
 #include "regress/report_data.h"
-#include "temp_dir.h"
+#include "tests/temp_dir.h"
 
 using namespace mxc::regress;
-using mxc::regress::testing::count_of;
-using mxc::regress::testing::TempDir;
+using mxc::testing::count_of;
+using mxc::testing::TempDir;
 
 namespace {
 TestRecord rec(const std::string& id, const std::string& status, std::optional<std::int64_t> rtl,

@@ -6,13 +6,13 @@
 #include <thread>
 
 #include "regress/runner.h"
-#include "temp_dir.h"
+#include "tests/temp_dir.h"
 
 using namespace mxc::regress;
-using mxc::regress::testing::count_of;
-using mxc::regress::testing::read_text;
-using mxc::regress::testing::TempDir;
-using mxc::regress::testing::write_text;
+using mxc::testing::count_of;
+using mxc::testing::read_text;
+using mxc::testing::TempDir;
+using mxc::testing::write_text;
 
 namespace {
 

@@ -11,6 +11,7 @@
 
 #include "models/mxu/assembler.h"
 #include "models/mxu/functional_tile.h"
+#include "tests/temp_dir.h"
 
 using namespace mxc;
 
@@ -140,7 +141,8 @@ namespace {
 
 /// The error of loading `text` as a program for a tile of `geo` ("" if none).
 std::string geometry_error(const std::string& text, const TileGeometry& geo) {
-  const auto path = std::filesystem::temp_directory_path() / "mxcosim_test_geometry.s";
+  const mxc::testing::TempDir tmp;
+  const auto path = tmp.path() / "prog.s";
   {
     std::ofstream f(path);
     f << text;
@@ -153,7 +155,6 @@ std::string geometry_error(const std::string& text, const TileGeometry& geo) {
     const std::string prefix = path.string() + ":";
     if (error.rfind(prefix, 0) == 0) error = "prog.s:" + error.substr(prefix.size());
   }
-  std::filesystem::remove(path);
   return error;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// A fresh folder under $TMPDIR for one test, removed afterwards.
+// A fresh folder under $TMPDIR for one test, removed afterwards: its name is
+// unique, so build trees testing at once never share a file.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -7,12 +8,12 @@
 #include <stdexcept>
 #include <string>
 
-namespace mxc::regress::testing {
+namespace mxc::testing {
 
 class TempDir {
  public:
   TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "mxcosim_regress_XXXXXX").string();
+    std::string tmpl = (std::filesystem::temp_directory_path() / "mxcosim_test_XXXXXX").string();
     if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
     m_path = tmpl;
   }
@@ -46,4 +47,4 @@ inline std::size_t count_of(const std::string& text, const std::string& needle) 
   return n;
 }
 
-}  // namespace mxc::regress::testing
+}  // namespace mxc::testing
