@@ -84,6 +84,28 @@ const char* kMixed = R"(  - {name: ok, command: pass, seeds: [1, 2, 3]}
   - {name: big, command: small}
 )";
 
+// A run of suite s (revision r1, label night) that an earlier command left
+// stopped with `done` passed: `planned` tests by count (0 when a plan of ids
+// is to be added), in `shard`.
+std::int64_t stopped_run(HistoryDb& db, const std::vector<std::string>& done, std::int64_t planned = 0,
+                         const std::string& shard = "") {
+  RunInfo k;
+  k.suite = "s";
+  k.rev = "r1";
+  k.label = "night";
+  k.shard = shard;
+  k.planned = planned;
+  const auto run = db.create_run(k);
+  for (const auto& id : done) {
+    TestRecord r;
+    r.test_id = id;
+    r.status = "pass";
+    db.record(run, r);
+  }
+  db.set_run_state(run, "interrupted", utc_now());
+  return run;
+}
+
 }  // namespace
 
 TEST_CASE("each test's ending is its own: pass, mismatch, crash, timeout, size not built") {
@@ -122,17 +144,7 @@ TEST_CASE("a resumed run runs only the tests without a result") {
   HistoryDb db(f.dir / "r.db");
   const Suite s = f.suite("  - {name: ok, command: pass, seeds: [1, 2, 3, 4, 5]}\n");
   // An earlier invocation finished seeds 2 and 4 and was then killed.
-  RunInfo k;
-  k.suite = "s";
-  k.rev = "r1";
-  k.label = "night";
-  const auto run = db.create_run(k);
-  for (const char* id : {"ok/seed=2", "ok/seed=4"}) {
-    TestRecord r;
-    r.test_id = id;
-    r.status = "pass";
-    db.record(run, r);
-  }
+  const auto run = stopped_run(db, {"ok/seed=2", "ok/seed=4"});
   const RunSummary sum = run_suite(s, f.options(), db);
   CHECK(sum.resumed);
   CHECK(sum.run_id == run);
@@ -300,22 +312,12 @@ const char* kFive = "  - {name: ok, command: pass, seeds: [1, 2, 3, 4]}\n  - {na
 // ok/seed=1 and was killed. Its plan lists the ids, or only counts them (a
 // run recorded before plans were kept).
 std::int64_t killed_run(HistoryDb& db, const Suite& s, bool listed) {
-  RunInfo k;
-  k.suite = "s";
-  k.rev = "r1";
-  k.label = "night";
-  k.planned = listed ? 0 : 5;
-  const auto run = db.create_run(k);
+  const auto run = stopped_run(db, {"ok/seed=1"}, listed ? 0 : 5);
   if (listed) {
     std::vector<std::string> ids;
     for (const auto& t : s.tests) ids.push_back(t.id);
     db.add_to_plan(run, ids, "");
   }
-  TestRecord r;
-  r.test_id = "ok/seed=1";
-  r.status = "pass";
-  db.record(run, r);
-  db.set_run_state(run, "interrupted", utc_now());
   return run;
 }
 }  // namespace
@@ -448,18 +450,7 @@ TEST_CASE("a run recorded before plans were kept counts only its shard's results
   Fixture f;
   HistoryDb db(f.dir / "r.db");
   const Suite s = f.suite("  - {name: ok, command: pass, seeds: [1, 2, 3, 4]}\n");
-  RunInfo k;
-  k.suite = "s";
-  k.rev = "r1";
-  k.label = "night";
-  k.shard = "2/2";  // seeds 2 and 4
-  k.planned = 2;
-  const auto run = db.create_run(k);
-  TestRecord r;
-  r.test_id = "ok/seed=2";
-  r.status = "pass";
-  db.record(run, r);
-  db.set_run_state(run, "interrupted", utc_now());
+  const auto run = stopped_run(db, {"ok/seed=2"}, 2, "2/2");  // shard 2/2: seeds 2 and 4
   // The other shard runs its two tests into the run: they are not its plan.
   RunnerOptions other = f.options(1);
   other.shard = parse_shard("1/2");
