@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
+#include <limits>
 #include <vector>
 
 #include "models/core/yaml_reader.h"
@@ -158,7 +159,10 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
     if (k["tolerance_cycles"]) c.tolerance_cycles = r.uint64(k["tolerance_cycles"], "system.checks.tolerance_cycles");
     if (k["tolerance_percent"])
       c.tolerance_percent = r.number(k["tolerance_percent"], "system.checks.tolerance_percent", 0, 1e6);
-    if (k["backpressure"]) c.backpressure = r.number(k["backpressure"], "system.checks.backpressure", 0, 0.999);
+    // Any finite number here: validate() holds it to [0, 1), as it does the command line's.
+    if (k["backpressure"])
+      c.backpressure = r.number(k["backpressure"], "system.checks.backpressure", std::numeric_limits<double>::lowest(),
+                                std::numeric_limits<double>::max());
     if (k["watchdog_cycles"]) c.watchdog_cycles = r.uint64(k["watchdog_cycles"], "system.checks.watchdog_cycles");
     if (k["hbm_timing_check"]) c.hbm_timing_check = r.boolean(k["hbm_timing_check"], "system.checks.hbm_timing_check");
   }

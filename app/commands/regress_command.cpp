@@ -1,11 +1,9 @@
 // `mxcosim regress`: run a suite in parallel child processes, record every
 // result in the history database, and write JUnit XML and the HTML report.
 #include <limits.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cxxopts.hpp>
 #include <filesystem>
 #include <iomanip>
@@ -14,6 +12,7 @@
 
 #include "cli_args.h"
 #include "command.h"
+#include "stop_signals.h"
 #include "regress/exports.h"
 #include "regress/git_rev.h"
 #include "regress/history_db.h"
@@ -27,8 +26,6 @@ namespace mxc::app {
 
 namespace {
 
-std::atomic<bool> g_stop{false};
-extern "C" void on_stop_signal(int) { g_stop.store(true); }
 
 std::string self_path() {
   char buf[PATH_MAX];
@@ -45,7 +42,7 @@ int regress_main(int argc, char** argv) {
                         "Results go to DIR/results.db (SQLite history) as each test finishes; then DIR/junit.xml,\n"
                         "DIR/report.html, DIR/results.csv and DIR/results.json are written from it. Running the\n"
                         "same command again after an interruption resumes the run. Exits 0 when every test passed\n"
-                        "or was skipped, 1 when any failed, 2 on bad input, 130 when interrupted.");
+                        "or was skipped, 1 when any failed or errored, 2 on bad input, 130 when interrupted.");
   // clang-format off
   opts.add_options()
     ("suite", "suite YAML file (e.g. regress/smoke.yaml)", cxxopts::value<std::string>())
@@ -58,8 +55,8 @@ int regress_main(int argc, char** argv) {
     ("timeout", "seconds per test, overriding the suite's", cxxopts::value<double>())
     ("rev", "revision recorded with the results (default: git rev-parse HEAD, else 'unknown')", cxxopts::value<std::string>())
     ("label", "run label: runs of one suite at one revision with one label are one run (default: UTC date)",
-     cxxopts::value<std::string>()->default_value(""))
-    ("baseline", "revision the report compares against (default: the previous run)", cxxopts::value<std::string>()->default_value(""))
+     cxxopts::value<std::string>())
+    ("baseline", "revision the report compares against (default: the previous run)", cxxopts::value<std::string>())
     ("list", "print the selected tests and their commands, run nothing")
     ("no-progress", "no progress output")
     ("no-report", "record results only; write no JUnit/HTML/CSV/JSON")
@@ -123,30 +120,26 @@ int regress_main(int argc, char** argv) {
     return kExitUsage;
   }
   ro.rev = args.count("rev") ? args["rev"].as<std::string>() : regress::git_revision(".");
-  ro.label = args["label"].as<std::string>();
+  ro.label = args.count("label") ? args["label"].as<std::string>() : "";
   ro.host = regress::host_name();
   ro.rerun_failed = args.count("rerun-failed") > 0;
   ro.progress = !args.count("no-progress");
-  ro.stop = &g_stop;
+  ro.stop = StopSignals::flag();
 
   std::filesystem::create_directories(ro.out_dir);
   const std::string db_path = (std::filesystem::path(ro.out_dir) / "results.db").string();
   regress::HistoryDb db(db_path);
-  const std::string baseline = args["baseline"].as<std::string>();
+  const std::string baseline = args.count("baseline") ? args["baseline"].as<std::string>() : "";
   if (!baseline.empty() && !regress::has_run_at(db, suite.name, baseline)) {
     std::cerr << argv[0] << ": --baseline '" << baseline << "': " << db_path << " has no run of suite '"
               << suite.name << "' at that revision\n";
     return kExitUsage;
   }
 
-  struct sigaction sa {};
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  const regress::RunSummary sum = regress::run_suite(suite, ro, db);
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
+  const regress::RunSummary sum = [&] {
+    const StopSignals signals;  // Ctrl-C leaves the run resumable
+    return regress::run_suite(suite, ro, db);
+  }();
 
   const auto run = db.run(sum.run_id);
   std::cout << "suite " << suite.name << " @ " << ro.rev.substr(0, 12) << " (" << (run ? run->label : "?") << "): "

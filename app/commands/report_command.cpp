@@ -29,7 +29,7 @@ int report_main(int argc, char** argv) {
     ("csv", "write a CSV export to FILE", cxxopts::value<std::string>())
     ("json", "write a JSON export to FILE", cxxopts::value<std::string>())
     ("baseline", "revision to compare against (default: the previous run of the suite)",
-     cxxopts::value<std::string>()->default_value(""))
+     cxxopts::value<std::string>())
     ("suite", "report on this suite", cxxopts::value<std::string>()->default_value(""))
     ("rev", "report on a run at this revision", cxxopts::value<std::string>()->default_value(""))
     ("label", "report on the run with this label", cxxopts::value<std::string>()->default_value(""))
@@ -99,7 +99,7 @@ int report_main(int argc, char** argv) {
   sel.rev = args["rev"].as<std::string>();
   sel.label = args["label"].as<std::string>();
   if (args.count("run")) sel.run_id = args["run"].as<std::int64_t>();
-  sel.baseline_rev = args["baseline"].as<std::string>();
+  sel.baseline_rev = args.count("baseline") ? args["baseline"].as<std::string>() : "";
   sel.thresholds = th;
   const regress::ReportData data = regress::load_report_data(db, sel);
   if (args.count("junit")) regress::write_junit_file(data, args["junit"].as<std::string>());

@@ -97,7 +97,7 @@ int run_main(int argc, char** argv) {
     ("rows", "array rows of every tile (overrides the config); must be a verilated size", cxxopts::value<std::uint32_t>())
     ("cols", "array columns of every tile (overrides the config)", cxxopts::value<std::uint32_t>())
     ("clock-mhz", "tile clock frequency in MHz (overrides the config)", cxxopts::value<double>())
-    ("backpressure", "probability (0..1) of a random stall on each RTL tile channel per cycle", cxxopts::value<double>())
+    ("backpressure", "probability in [0, 1) of a random stall on each RTL tile channel per cycle", cxxopts::value<double>())
     ("model", "run the performance model beside the RTL and correlate timing (overrides the config)")
     ("no-model", "do not run the performance model")
     ("threads", "1: run everything on one thread; 2: the performance model on a second thread, beside the RTL "
@@ -112,7 +112,7 @@ int run_main(int argc, char** argv) {
      cxxopts::value<std::string>())
     ("split", "gemm over several chips: none (each chip its own), k (reduce-scatter) or n (all-gather)",
      cxxopts::value<std::string>()->default_value("none"))
-    ("hidden", "mlp: hidden features (default: n)", cxxopts::value<std::uint32_t>()->default_value("0"))
+    ("hidden", "mlp: hidden features (default: n)", cxxopts::value<std::uint32_t>())
     ("m,gemm-m", "GEMM rows of A and C (--m N)", cxxopts::value<std::uint32_t>()->default_value("16"))
     ("k,gemm-k", "GEMM inner dimension (--k N)", cxxopts::value<std::uint32_t>()->default_value("16"))
     ("n,gemm-n", "GEMM columns of B and C (--n N)", cxxopts::value<std::uint32_t>()->default_value("16"))
@@ -172,7 +172,7 @@ int run_main(int argc, char** argv) {
 
   o.workload.kind = args["workload"].as<std::string>();
   o.workload.split = args["split"].as<std::string>();
-  o.workload.hidden = args["hidden"].as<std::uint32_t>();
+  o.workload.hidden = args.count("hidden") ? args["hidden"].as<std::uint32_t>() : 0;  // 0: n
   if (args.count("hidden") && o.workload.kind != "mlp")
     throw std::invalid_argument("--hidden is an option of --workload mlp, not " + o.workload.kind);
   if (args.count("program")) {

@@ -13,6 +13,7 @@
 #include "bridge/transport/server.h"
 #include "cli_args.h"
 #include "memory_options.h"
+#include "stop_signals.h"
 #include "command.h"
 
 namespace mxc::app {
@@ -101,6 +102,7 @@ int serve_main(int argc, char** argv) {
   if (so.max_clients < 1 || so.max_clients > 4096)
     throw std::invalid_argument("--max-clients must be in [1, 4096], not " + std::to_string(so.max_clients));
   if (!args.count("quiet")) so.log = &std::cout;
+  so.stop = StopSignals::flag();
   transport::Server server(so);
   const std::string where = server.listen(args["listen"].as<std::string>());
   // What is served, and what the clients simulate themselves.
@@ -111,7 +113,12 @@ int serve_main(int argc, char** argv) {
   if (!so.serve.fabric && cfg.chips > 1) serving += " (clients simulate the fabric)";
   std::cout << "mxcosim serve: " << cfg.chips << " chip" << (cfg.chips == 1 ? "" : "s") << ", serving " << serving
             << ", seed " << so.seed << ", listening on " << where << std::endl;
-  server.serve();
+  {
+    // Ctrl-C or SIGTERM: stop accepting, remove the socket file, let running sessions end.
+    const StopSignals signals(true);
+    server.serve();
+  }
+  if (StopSignals::flag()->load()) std::cout << "mxcosim serve: stopped by a signal" << std::endl;
   for (const auto& o : server.outcomes())
     if (!o.ok) return kExitFail;
   return kExitPass;

@@ -106,7 +106,7 @@ void Server::serve() {
   std::deque<Refusal> refusing;
   std::string accept_error;     // logged once per run of failures
   std::uint64_t accepted = 0;   // sessions, counted for max_sessions
-  while (!m_stop) {
+  while (!m_stop && !(m_opts.stop && m_opts.stop->load())) {
     for (auto it = sessions.begin(); it != sessions.end();) {
       if (!it->done) {
         ++it;

@@ -33,6 +33,8 @@ struct ServerOptions {
   Millis hello_timeout{10'000};
   Millis write_timeout{10'000};
   std::uint64_t max_sessions = 0; ///< Stop accepting after this many sessions (0 = serve until stopped).
+  /// When set (say from a signal handler), serve() stops as after stop().
+  const std::atomic<bool>* stop = nullptr;
   /// Sessions served at once; a connection beyond them is refused with ERROR (each session is a
   /// thread and four file descriptors, so an unbounded number would exhaust the process).
   std::uint32_t max_clients = kDefaultMaxClients;
@@ -61,7 +63,7 @@ class Server {
 
   /// Binds `address` (e.g. tcp://127.0.0.1:7000, unix:/tmp/x.sock); returns the bound address.
   std::string listen(const std::string& address);
-  /// Accepts and serves until stop() or max_sessions; waits for running sessions to end.
+  /// Accepts and serves until stop(), `stop` or max_sessions; waits for running sessions to end.
   /// Connections beyond max_clients, or whose thread cannot start, are refused with ERROR and
   /// logged; a failing accept (out of file descriptors) is logged and retried.
   void serve();

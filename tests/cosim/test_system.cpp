@@ -87,6 +87,14 @@ TEST_CASE("system config errors name the file, the line and the field") {
   CHECK_THROWS_WITH(load_system_config("/nonexistent/system.yaml"), Catch::Contains("/nonexistent/system.yaml"));
 }
 
+TEST_CASE("backpressure must be at least 0 and below 1, in a file as on the command line") {
+  CHECK_THROWS_WITH(parse("system:\n  checks:\n    backpressure: 2\n"),
+                    "test.yaml:3: field 'system.checks.backpressure': must be in [0, 1)");
+  CHECK_THROWS_WITH(parse("system:\n  checks:\n    backpressure: 1\n"),
+                    "test.yaml:3: field 'system.checks.backpressure': must be in [0, 1)");
+  CHECK(parse("system:\n  checks:\n    backpressure: 0.9995\n").backpressure == 0.9995);
+}
+
 TEST_CASE("a system config checked in code names the field at fault") {
   SystemConfig c = default_system_config();
   c.cols = 0;  // rows was blamed for it

@@ -1,0 +1,26 @@
+#pragma once
+// SIGINT and SIGTERM as a request to stop: a command that can end cleanly
+// (keep what it has recorded, remove what it made) polls a flag instead of
+// being killed on the spot.
+#include <atomic>
+#include <csignal>
+
+namespace mxc::app {
+
+class StopSignals {
+ public:
+  /// Until destroyed, SIGINT and SIGTERM set flag(). With `second_kills`, a
+  /// second signal takes its default action, for a user who will not wait.
+  explicit StopSignals(bool second_kills = false);
+  ~StopSignals();
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+  /// Set by the first signal.
+  static const std::atomic<bool>* flag();
+
+ private:
+  struct sigaction m_old_int {}, m_old_term {};
+};
+
+}  // namespace mxc::app
