@@ -169,7 +169,7 @@ TEST_CASE("two chips of two RTL tiles on HBM and a ring compute every chip's GEM
   CHECK(r.hbm_write_bytes > 0);
 }
 
-TEST_CASE("the same run twice gives byte-identical results JSON; another seed does not") {
+TEST_CASE("the same run twice gives byte-identical results JSON, another seed does not") {
   SystemRunOptions o;
   o.system = load_system_config(kConfigs + "/chip2x2_rtl.yaml");
   o.workload.shape = {8, 8, 8, DType::kBf16};
@@ -239,7 +239,7 @@ TEST_CASE("a program the tiles cannot execute, or without instructions, is refus
   CHECK_THROWS_WITH(run_system(o), path.string() + ": no instructions");
 }
 
-TEST_CASE("RTL and model tiles mix freely; model tiles' results are timing only and not data-checked") {
+TEST_CASE("RTL and model tiles mix freely, model tiles' results are timing only and not data-checked") {
   SystemRunOptions o;
   o.system = load_system_config(kConfigs + "/chip2x2_mixed.yaml");
   o.workload.shape = {10, 8, 16, DType::kInt8};

@@ -27,7 +27,7 @@ TEST_CASE("a request offered between clock edges waits for the next edge") {
   CHECK(r.complete == (1 + 1 + 14 + 14 + 2 + 1) * kNs);
 }
 
-TEST_CASE("row hit skips the activate; row conflict adds precharge and activate") {
+TEST_CASE("row hit skips the activate, row conflict adds precharge and activate") {
   MemoryConfig cfg = test::preset("hbm2.yaml");
   HbmModel m("hbm", cfg);
   AddressMapper map(cfg.device.org, cfg.controller.address_mapping, false);

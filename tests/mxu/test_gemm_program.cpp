@@ -70,7 +70,7 @@ TEST_CASE("gemm program computes the folded bf16 result bit for bit") {
   }
 }
 
-TEST_CASE("gemm operands are a pure function of the seed; bf16 operands are normal numbers") {
+TEST_CASE("gemm operands are a pure function of the seed, bf16 operands are normal numbers") {
   GemmShape s{3, 5, 7, DType::kBf16};
   CHECK(random_gemm_operands(s, 11).a == random_gemm_operands(s, 11).a);
   CHECK(random_gemm_operands(s, 11).a != random_gemm_operands(s, 12).a);

@@ -25,7 +25,7 @@ TEST_CASE("program builder: a dependency becomes the number of later same-unit i
   CHECK(p[0].wait_dma == isa::kNoWait);
 }
 
-TEST_CASE("program builder: the tightest dependency per unit wins; other units are independent") {
+TEST_CASE("program builder: the tightest dependency per unit wins, other units are independent") {
   ProgramBuilder pb;
   const auto a = pb.emit(op(Opcode::DMA_LOAD));
   const auto b = pb.emit(op(Opcode::DMA_LOAD));

@@ -87,7 +87,7 @@ TEST_CASE("results round-trip with nulls kept null") {
   CHECK(db.finished_tests(run) == std::set<std::string>{"g/a", "g/b"});
 }
 
-TEST_CASE("an unfinished run is resumed; a complete one starts a new run with a suffixed label") {
+TEST_CASE("an unfinished run is resumed, a complete one starts a new run with a suffixed label") {
   TempDir dir;
   HistoryDb db(dir / "r.db");
   bool resumed = false;
@@ -107,7 +107,7 @@ TEST_CASE("an unfinished run is resumed; a complete one starts a new run with a 
   CHECK(db.run(other_rev)->label == "day");
 }
 
-TEST_CASE("a version 1 database is migrated with its data kept; a newer one is refused") {
+TEST_CASE("a version 1 database is migrated with its data kept, a newer one is refused") {
   TempDir dir;
   const std::string path = dir / "old.db";
   {
@@ -284,7 +284,7 @@ TEST_CASE("shard databases merge into one run per suite, revision and label") {
   CHECK(stats[0].wall_seconds == Approx(6.0));
 }
 
-TEST_CASE("merging a shard again changes nothing but its results; a resumed shard completes the run") {
+TEST_CASE("merging a shard again changes nothing but its results, a resumed shard completes the run") {
   TempDir dir;
   shard_db(dir, 1, true);
   shard_db(dir, 2, false);  // preempted after one test

@@ -152,7 +152,7 @@ TEST_CASE("remote: a server of only the memories or only the fabric gives byte-i
   CHECK(remote_json(o, nullptr, "mem-only-1chip", nullptr, true, {true, false}) == results_json(o, single).dump());
 }
 
-TEST_CASE("remote: a server that would serve nothing is refused; a client meets what it serves") {
+TEST_CASE("remote: a server that would serve nothing is refused, a client meets what it serves") {
   SystemRunOptions o;
   o.system = load_system_config(kConfigs + "/tile4_ideal.yaml");
   ServerOptions so;

@@ -138,7 +138,7 @@ TEST_CASE("analytic: bad input names the field") {
   CHECK_THROWS_WITH(analyze_gemm(cfg(4, 4, 1, 0, 1, true)), "analytic model: k must be >= 1");
 }
 
-TEST_CASE("analytic: the cost does not grow with the problem; counts past 64 bits are refused") {
+TEST_CASE("analytic: the cost does not grow with the problem, counts past 64 bits are refused") {
   // 10^7 cubed on 128x128, no double buffering: 78125 x 78125 folds of
   // 2 * 128 + 128 + 10^7 - 2 cycles; 10^21 MACs (past 2^64) / 128^2 bound the
   // array at 61035156250000000 cycles.
