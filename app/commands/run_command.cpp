@@ -169,6 +169,11 @@ int run_main(int argc, char** argv) {
     if (given.empty()) throw;
     throw std::invalid_argument(std::string(e.what()) + " (the command line set " + given + ")");
   }
+  // The model has no random stalls: its timing cannot match, which would read as RTL bugs.
+  if (c.backpressure > 0 && c.compare_model && c.tolerance_cycles == 0 && c.tolerance_percent == 0)
+    std::cerr << "mxcosim run: warning: backpressure " << c.backpressure
+              << " stalls the RTL at random and the performance model does not, so timing will not match; "
+                 "--no-model checks data and protocol only\n";
 
   o.workload.kind = args["workload"].as<std::string>();
   o.workload.split = args["split"].as<std::string>();
