@@ -19,6 +19,7 @@
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/write.hpp>
 #include <optional>
+#include <thread>
 
 namespace mxc::transport {
 
@@ -128,17 +129,31 @@ std::unique_ptr<Channel> Channel::connect(const Address& addr, Millis timeout) {
   auto impl = std::make_unique<Impl>();
   impl->peer = addr.to_string();
   const auto ep = endpoint_of(addr);
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   boost::system::error_code ec;
-  const bool ok = run_with_deadline(
-      impl->io, timeout,
-      [&](bool& done) {
-        impl->socket.async_connect(ep, [&](const boost::system::error_code& e) {
-          ec = e;
-          done = true;
-        });
-      },
-      [&] { impl->socket.close(); });
-  if (!ok) throw TransportError("transport: connecting to " + impl->peer + " timed out after " + seconds_text(timeout));
+  for (;;) {
+    const auto left = std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
+    const bool ok = left.count() > 0 && run_with_deadline(
+                                            impl->io, left,
+                                            [&](bool& done) {
+                                              impl->socket.async_connect(ep, [&](const boost::system::error_code& e) {
+                                                ec = e;
+                                                done = true;
+                                              });
+                                            },
+                                            [&] { impl->socket.close(); });
+    if (!ok && ec)
+      throw TransportError("transport: no server accepted at " + impl->peer + " within " + seconds_text(timeout) +
+                           " (" + ec.message() + ")");
+    if (!ok) throw TransportError("transport: connecting to " + impl->peer + " timed out after " + seconds_text(timeout));
+    // No server there yet (its socket file not made, its port not open): one started just
+    // before this client, as a script does, may still be on its way; try again until the deadline.
+    const bool not_yet =
+        ec == boost::asio::error::connection_refused || ec == boost::system::errc::no_such_file_or_directory;
+    if (!not_yet) break;
+    impl->socket.close();
+    std::this_thread::sleep_for(std::min(Millis(50), left));
+  }
   if (ec) throw TransportError("transport: cannot connect to " + impl->peer + ": " + ec.message());
   if (addr.kind == Address::Kind::kTcp) impl->socket.set_option(asio::ip::tcp::no_delay(true));
   return std::make_unique<Channel>(std::move(impl));

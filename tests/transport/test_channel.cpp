@@ -100,3 +100,27 @@ TEST_CASE("channel: deadlines are given in seconds as one would write them") {
   CHECK(seconds_text(Millis(86'400'000)) == "86400 s");
   CHECK(seconds_text(Millis(0)) == "0 s");
 }
+
+TEST_CASE("channel: a client started before its server waits for it, up to the connect deadline") {
+  // A script starts the server in the background and the client at once: the socket file
+  // is not there yet when the client first tries.
+  const std::string path = socket_path("late-server");
+  std::unique_ptr<Channel> served;
+  std::thread server([&] {
+    std::this_thread::sleep_for(Millis(300));
+    Listener listener(parse_address("unix:" + path));
+    served = listener.accept(Millis(5000));
+  });
+  const auto client = Channel::connect(parse_address("unix:" + path), Millis(5000));
+  server.join();
+  REQUIRE(served);
+  client->send(big(1, 10), Millis(2000));
+  CHECK(std::holds_alternative<BackdoorMsg>(served->receive(Millis(2000))));
+
+  // With no server at all the client gives up at its deadline, saying why.
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH(Channel::connect(parse_address("unix:" + socket_path("no-server")), Millis(300)),
+                    Catch::Contains("no server accepted at unix:") &&
+                        Catch::Contains("within 0.3 s (No such file or directory)"));
+  CHECK(std::chrono::steady_clock::now() - t0 >= Millis(300));
+}
