@@ -129,23 +129,28 @@ std::unique_ptr<Channel> Channel::connect(const Address& addr, Millis timeout) {
   auto impl = std::make_unique<Impl>();
   impl->peer = addr.to_string();
   const auto ep = endpoint_of(addr);
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  // One attempt with `left` to go; false when it ran out of time.
   boost::system::error_code ec;
+  const auto attempt = [&](Millis left) {
+    return run_with_deadline(
+        impl->io, left,
+        [&](bool& done) {
+          impl->socket.async_connect(ep, [&](const boost::system::error_code& e) {
+            ec = e;
+            done = true;
+          });
+        },
+        [&] { impl->socket.close(); });
+  };
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    const auto left = std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now());
-    const bool ok = left.count() > 0 && run_with_deadline(
-                                            impl->io, left,
-                                            [&](bool& done) {
-                                              impl->socket.async_connect(ep, [&](const boost::system::error_code& e) {
-                                                ec = e;
-                                                done = true;
-                                              });
-                                            },
-                                            [&] { impl->socket.close(); });
-    if (!ok && ec)
-      throw TransportError("transport: no server accepted at " + impl->peer + " within " + seconds_text(timeout) +
-                           " (" + ec.message() + ")");
-    if (!ok) throw TransportError("transport: connecting to " + impl->peer + " timed out after " + seconds_text(timeout));
+    const auto left = std::chrono::ceil<Millis>(deadline - std::chrono::steady_clock::now());  // never early
+    if (left.count() <= 0 || !attempt(left)) {
+      if (ec)
+        throw TransportError("transport: no server accepted at " + impl->peer + " within " + seconds_text(timeout) +
+                             " (" + ec.message() + ")");
+      throw TransportError("transport: connecting to " + impl->peer + " timed out after " + seconds_text(timeout));
+    }
     // No server there yet (its socket file not made, its port not open): one started just
     // before this client, as a script does, may still be on its way; try again until the deadline.
     const bool not_yet =
