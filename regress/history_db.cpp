@@ -254,9 +254,19 @@ std::string HistoryDb::journal_mode() {
   return s.step() ? s.text(0) : "";
 }
 
-void HistoryDb::migrate() {
+void HistoryDb::in_transaction(const std::function<void()>& body) {
   exec("BEGIN IMMEDIATE");
   try {
+    body();
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+void HistoryDb::migrate() {
+  in_transaction([&] {
     std::int64_t version = stored_version(true);
     if (version == 0) {
       exec("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
@@ -266,11 +276,7 @@ void HistoryDb::migrate() {
       exec(kMigrations[version]);
       Statement(m_db, m_path, "UPDATE schema_version SET version = ?").bind(1, std::int64_t{version + 1}).step();
     }
-    exec("COMMIT");
-  } catch (...) {
-    sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
-  }
+  });
 }
 
 std::optional<RunInfo> HistoryDb::find_run(const std::string& suite, const std::string& rev,
@@ -325,8 +331,7 @@ void HistoryDb::set_run_planned(std::int64_t run_id, std::int64_t planned, const
 
 void HistoryDb::add_to_plan(std::int64_t run_id, const std::vector<std::string>& test_ids, const std::string& shard,
                             std::int64_t unlisted) {
-  exec("BEGIN IMMEDIATE");
-  try {
+  in_transaction([&] {
     {
       Statement add(m_db, m_path, "INSERT OR IGNORE INTO planned_tests (run_id, test_id) VALUES (?, ?)");
       for (const auto& id : test_ids) {
@@ -338,27 +343,23 @@ void HistoryDb::add_to_plan(std::int64_t run_id, const std::vector<std::string>&
                 "UPDATE runs SET planned = ?1 + (SELECT COUNT(*) FROM planned_tests WHERE run_id = ?3), shard = ?2"
                 " WHERE run_id = ?3");
     s.bind(1, unlisted).bind(2, shard).bind(3, run_id).step();
-    exec("COMMIT");
-  } catch (...) {
-    sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
-  }
+  });
+}
+
+std::set<std::string> HistoryDb::test_ids(const char* sql, std::int64_t run_id) {
+  Statement s(m_db, m_path, sql);
+  s.bind(1, run_id);
+  std::set<std::string> out;
+  while (s.step()) out.insert(s.text(0));
+  return out;
 }
 
 std::set<std::string> HistoryDb::planned_tests(std::int64_t run_id) {
-  Statement s(m_db, m_path, "SELECT test_id FROM planned_tests WHERE run_id = ?");
-  s.bind(1, run_id);
-  std::set<std::string> out;
-  while (s.step()) out.insert(s.text(0));
-  return out;
+  return test_ids("SELECT test_id FROM planned_tests WHERE run_id = ?", run_id);
 }
 
 std::set<std::string> HistoryDb::finished_tests(std::int64_t run_id) {
-  Statement s(m_db, m_path, "SELECT test_id FROM results WHERE run_id = ?");
-  s.bind(1, run_id);
-  std::set<std::string> out;
-  while (s.step()) out.insert(s.text(0));
-  return out;
+  return test_ids("SELECT test_id FROM results WHERE run_id = ?", run_id);
 }
 
 void HistoryDb::insert(std::int64_t run_id, const TestRecord& r, bool copy_attempts) {
@@ -395,14 +396,9 @@ void HistoryDb::insert(std::int64_t run_id, const TestRecord& r, bool copy_attem
 void HistoryDb::record(std::int64_t run_id, const TestRecord& rec) { record_all(run_id, {rec}); }
 
 void HistoryDb::record_all(std::int64_t run_id, const std::vector<TestRecord>& recs, bool copy_attempts) {
-  exec("BEGIN IMMEDIATE");
-  try {
+  in_transaction([&] {
     for (const auto& r : recs) insert(run_id, r, copy_attempts);
-    exec("COMMIT");
-  } catch (...) {
-    sqlite3_exec(m_db, "ROLLBACK", nullptr, nullptr, nullptr);
-    throw;
-  }
+  });
 }
 
 std::vector<RunInfo> HistoryDb::runs() {

@@ -4,6 +4,7 @@
 // one transaction per result, so an interrupted run keeps every finished
 // test. The schema is versioned and migrated forward on open.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -104,6 +105,10 @@ class HistoryDb {
   std::int64_t stored_version(bool may_be_new);
   void migrate();
   void insert(std::int64_t run_id, const TestRecord& rec, bool copy_attempts);
+  /// Runs `body` in one write transaction, rolled back if it throws.
+  void in_transaction(const std::function<void()>& body);
+  /// The test ids `sql` selects for `run_id` (its one parameter).
+  std::set<std::string> test_ids(const char* sql, std::int64_t run_id);
 
   sqlite3* m_db = nullptr;
   std::string m_path;
