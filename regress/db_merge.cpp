@@ -21,20 +21,11 @@ std::set<std::string> shard_set(const std::string& list) {
   return out;
 }
 
-/// The shard a run's text names; nullopt for text that is none (a damaged database).
-std::optional<Shard> shard_of(const std::string& text) {
-  try {
-    return parse_shard(text);
-  } catch (const std::invalid_argument&) {
-    return std::nullopt;
-  }
-}
-
 std::string shard_list(const std::set<std::string>& shards) {
   // In shard order (1/3 before 2/3 before 10/12), as they were numbered.
   std::vector<std::pair<std::pair<std::uint32_t, std::uint32_t>, std::string>> keyed;
   for (const auto& s : shards) {
-    const auto sh = shard_of(s);
+    const auto sh = shard_named(s);
     keyed.push_back({sh ? std::make_pair(sh->count, sh->index) : std::make_pair(0u, 0u), s});
   }
   std::sort(keyed.begin(), keyed.end());
@@ -47,10 +38,10 @@ std::string shard_list(const std::set<std::string>& shards) {
 // distinct shards, all of N.
 bool shards_cover(const std::set<std::string>& shards) {
   if (shards.empty()) return true;
-  const auto first = shard_of(*shards.begin());
+  const auto first = shard_named(*shards.begin());
   if (!first || first->count != shards.size()) return false;
   return std::all_of(shards.begin(), shards.end(), [&](const std::string& s) {
-    const auto sh = shard_of(s);
+    const auto sh = shard_named(s);
     return sh && sh->count == first->count;
   });
 }
@@ -68,7 +59,7 @@ bool merged_complete(HistoryDb& dest, std::int64_t id, const RunInfo& last, cons
   const std::set<std::string> finished = dest.finished_tests(id);
   const std::set<std::string> plan = dest.planned_tests(id);
   return last.state == "complete" && shards_cover(shards) &&
-         finished.size() >= static_cast<std::size_t>(std::max<std::int64_t>(0, dest.run(id)->planned)) &&
+         finished.size() >= dest.run(id)->planned_count() &&
          std::includes(finished.begin(), finished.end(), plan.begin(), plan.end());
 }
 

@@ -3,6 +3,7 @@
 // keyed by suite, revision, run label (the night) and test id. WAL mode and
 // one transaction per result, so an interrupted run keeps every finished
 // test. The schema is versioned and migrated forward on open.
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -28,6 +29,8 @@ struct RunInfo {
   std::string host;
   std::string shard;        ///< "K/N", "" for a whole suite, or the merged shards.
   std::int64_t planned = 0; ///< Tests in the run's plan (see HistoryDb::add_to_plan).
+  /// `planned` as a count (a damaged file's negative one as 0).
+  std::size_t planned_count() const { return planned > 0 ? static_cast<std::size_t>(planned) : 0; }
 };
 
 /// Per-run aggregates for the night-over-night trend.

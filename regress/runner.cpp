@@ -95,7 +95,7 @@ bool run_complete(const RunInfo& run, const std::set<std::string>& plan, const s
     complete = complete && std::includes(finished.begin(), finished.end(), plan.begin(), plan.end());
   else
     complete = complete && finished.size() >= sum.selected &&
-               (opts.rerun_failed || sum.selected >= static_cast<std::size_t>(std::max<std::int64_t>(0, run.planned)));
+               (opts.rerun_failed || sum.selected >= run.planned_count());
   if (!opts.rerun_failed) complete = complete && run.shard == (opts.shard ? opts.shard->to_string() : "");
   return complete;
 }
@@ -105,11 +105,9 @@ bool run_complete(const RunInfo& run, const std::set<std::string>& plan, const s
 std::optional<std::set<std::string>> shard_tests(const Suite& suite, const RunInfo& run) {
   std::vector<TestSpec> tests = suite.tests;
   if (!run.shard.empty()) {
-    try {
-      tests = select_shard(suite.tests, parse_shard(run.shard));
-    } catch (const std::invalid_argument&) {
-      return std::nullopt;
-    }
+    const auto shard = shard_named(run.shard);
+    if (!shard) return std::nullopt;
+    tests = select_shard(suite.tests, *shard);
   }
   std::set<std::string> ids;
   for (const auto& t : tests) ids.insert(t.id);
@@ -123,18 +121,17 @@ std::optional<std::set<std::string>> shard_tests(const Suite& suite, const RunIn
 void count_plan(const Suite& suite, const RunInfo& run, const std::set<std::string>& plan,
                 const std::set<std::string>& finished, RunSummary& sum) {
   const auto in_shard = shard_tests(suite, run);
+  sum.shard_finishes = in_shard.has_value();
   if (plan.empty()) {
-    sum.planned = static_cast<std::size_t>(std::max<std::int64_t>(0, run.planned));
+    sum.planned = run.planned_count();
     std::size_t done = finished.size();
     if (in_shard) done = static_cast<std::size_t>(std::count_if(
                       finished.begin(), finished.end(), [&](const std::string& id) { return in_shard->count(id); }));
     sum.planned_done = std::min(done, sum.planned);
-    sum.shard_finishes = in_shard.has_value();
     return;
   }
   sum.planned = plan.size();
   sum.planned_done = 0;
-  sum.shard_finishes = in_shard.has_value();
   for (const auto& id : plan) {
     const bool done = finished.count(id) > 0;
     sum.planned_done += done;

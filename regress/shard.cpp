@@ -16,13 +16,19 @@ bool parse_uint(const std::string& s, std::uint32_t& out) {
 }
 }  // namespace
 
-Shard parse_shard(const std::string& text) {
+std::optional<Shard> shard_named(const std::string& text) {
   const auto slash = text.find('/');
   Shard s;
   if (slash == std::string::npos || !parse_uint(text.substr(0, slash), s.index) ||
       !parse_uint(text.substr(slash + 1), s.count) || s.count == 0 || s.index == 0 || s.index > s.count)
-    throw std::invalid_argument("--shard '" + text + "': expected K/N with 1 <= K <= N, e.g. 2/4");
+    return std::nullopt;
   return s;
+}
+
+Shard parse_shard(const std::string& text) {
+  const auto s = shard_named(text);
+  if (!s) throw std::invalid_argument("--shard '" + text + "': expected K/N with 1 <= K <= N, e.g. 2/4");
+  return *s;
 }
 
 std::vector<TestSpec> select_shard(const std::vector<TestSpec>& tests, const Shard& shard) {

@@ -3,6 +3,7 @@
 // test whose position in the suite is K-1 modulo N, so shards are disjoint,
 // cover the suite, and do not depend on where or when they run.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,8 @@ struct Shard {
 
 /// Parses "K/N" with 1 <= K <= N; throws std::invalid_argument naming the text.
 Shard parse_shard(const std::string& text);
+/// parse_shard() for text that may be no shard (a database's shard list): nullopt then.
+std::optional<Shard> shard_named(const std::string& text);
 
 /// The tests of `shard`, in suite order.
 std::vector<TestSpec> select_shard(const std::vector<TestSpec>& tests, const Shard& shard);
