@@ -1,9 +1,9 @@
 #include "cosim/system_config.h"
 
 #include <filesystem>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
-#include <limits>
 #include <vector>
 
 #include "models/core/yaml_reader.h"
@@ -27,7 +27,7 @@ SystemConfig default_system_config() { return SystemConfig{}; }
 
 void validate(const SystemConfig& c, bool overridable) {
   const auto bad = [&](const std::string& field, const std::string& why) {
-    throw ConfigFieldError(c.file + ": field '" + field + "': " + why, field);
+    throw ConfigFieldError(c.file, field, why);
   };
   if (c.chips == 0 || c.chips > 4096) bad("system.chips", "must be in 1..4096");
   if (c.tiles_per_chip == 0 || c.tiles_per_chip > 64) bad("system.tiles_per_chip", "must be in 1..64");
@@ -169,16 +169,14 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
   try {
     validate(c, false);
   } catch (const ConfigFieldError& e) {
-    // validate() names the file and the field; anchor the message at the
-    // field's line when the file gives it, else at the system mapping.
-    std::string msg = e.what();
-    if (msg.rfind(origin + ": ", 0) == 0) msg = msg.substr(origin.size() + 2);
+    // Anchored at the field's line when the file gives it, else at the system mapping.
     std::vector<std::string> keys;
     std::stringstream parts(e.field);
     for (std::string key; std::getline(parts, key, '.');) keys.push_back(key);
     const int at = field_line(root, keys, 0);
     const int line = at >= 0 ? at : s.Mark().line;
-    throw std::invalid_argument(origin + ":" + std::to_string(line >= 0 ? line + 1 : 0) + ": " + msg);
+    throw std::invalid_argument(origin + ":" + std::to_string(line >= 0 ? line + 1 : 0) + ": field '" + e.field +
+                                "': " + e.why);
   }
   check_fabric_fits(r, s, c);
   return c;

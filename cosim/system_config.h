@@ -51,10 +51,12 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
 /// empty when they fit. The loader and ChipSet both check it, with one wording.
 std::string fabric_misfit(std::uint32_t chips, std::uint32_t fabric_chips, const std::string& fabric);
 
-/// What validate() throws: "FILE: field 'F': WHY", with the field apart.
+/// What validate() throws: "FILE: field 'F': WHY", with the field and the reason apart.
 struct ConfigFieldError : std::invalid_argument {
-  ConfigFieldError(const std::string& what, std::string f) : std::invalid_argument(what), field(std::move(f)) {}
+  ConfigFieldError(const std::string& file, std::string f, std::string w)
+      : std::invalid_argument(file + ": field '" + f + "': " + w), field(std::move(f)), why(std::move(w)) {}
   std::string field;  ///< Dotted, e.g. "system.checks.watchdog_cycles".
+  std::string why;
 };
 
 /// Checks ranges and combinations; throws ConfigFieldError.
