@@ -253,9 +253,9 @@ class Loader {
   Suite parse(const std::string& text) const {
     YAML::Node root;
     try {
-      root = YAML::Load(text);
-    } catch (const YAML::Exception& e) {
-      throw std::runtime_error(m_path + ":" + std::to_string(e.mark.line + 1) + ": invalid YAML: " + e.msg);
+      root = YamlReader(m_path).load(text);
+    } catch (const std::invalid_argument& e) {  // suite errors are runtime errors, as the header says
+      throw std::runtime_error(e.what());
     }
     if (!root.IsMap()) fail(root, "(top level)", "expected a map with 'suite' and 'groups'");
     check_keys(root, {"suite", "description", "timeout", "tags", "command", "groups"}, "");

@@ -1,9 +1,12 @@
 #include "models/core/yaml_reader.h"
 
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
+
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
-#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -18,20 +21,80 @@ std::string fmt(double v) {
 }
 }  // namespace
 
+namespace {
+
+// Checks a YAML text's event stream before the node tree is built from it.
+// yaml-cpp 0.7, Debian 12's, has a token no rule consumes on some broken
+// text (a stray ',' is one): its parser then reports null documents at the
+// same place for ever, allocating until the machine runs out of memory
+// (yaml-cpp issue 1040, fixed upstream after 0.8 by pull request 1319).
+// No well-formed text has more events than a few per character, so past
+// that bound the text is reported as a syntax error where the parser stuck.
+// It also finds a second document with content, which a config must not
+// have: its fields would be ignored without a word.
+class EventCheck : public YAML::EventHandler {
+ public:
+  EventCheck(const std::string& origin, const std::string& text)
+      : m_origin(origin), m_text(text), m_budget(4 * text.size() + 64) {}
+
+  void start_document() { ++m_document; }
+
+  void OnDocumentStart(const YAML::Mark& m) override { count(m); }
+  void OnDocumentEnd() override { count(m_last); }
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { count(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { content(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { content(m); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    content(m);
+  }
+  void OnSequenceEnd() override { count(m_last); }
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    content(m);
+  }
+  void OnMapEnd() override { count(m_last); }
+
+ private:
+  std::string line_of(const YAML::Mark& m) const { return std::to_string(m.line >= 0 ? m.line + 1 : 1); }
+
+  void count(const YAML::Mark& m) {
+    m_last = m;
+    if (m_budget-- > 0) return;
+    std::string what = "the parser cannot go on here";
+    if (m.pos >= 0 && static_cast<std::size_t>(m.pos) < m_text.size()) {
+      const char c = m_text[static_cast<std::size_t>(m.pos)];
+      if (c > ' ' && c < 127) what = std::string("unexpected '") + c + "'";
+    }
+    throw std::invalid_argument(m_origin + ":" + line_of(m) + ": YAML syntax error: " + what);
+  }
+
+  void content(const YAML::Mark& m) {
+    if (m_document > 1)
+      throw std::invalid_argument(m_origin + ":" + line_of(m) +
+                                  ": a second YAML document ('---'): a config file holds one");
+    count(m);
+  }
+
+  const std::string& m_origin;
+  const std::string& m_text;
+  std::int64_t m_budget;  // events still allowed
+  std::uint64_t m_document = 0;
+  YAML::Mark m_last;
+};
+
+}  // namespace
+
 YAML::Node YamlReader::load(const std::string& text) const {
-  std::vector<YAML::Node> docs;
   try {
-    docs = YAML::LoadAll(text);
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    EventCheck check(m_origin, text);
+    do check.start_document();
+    while (parser.HandleNextDocument(check));
+    // The text is one document that parses within bounds: build its nodes.
+    return YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     throw std::invalid_argument(m_origin + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
   }
-  // A config is one document: the fields after a second "---" would
-  // otherwise be ignored without a word.
-  for (std::size_t i = 1; i < docs.size(); ++i)
-    if (!docs[i].IsNull())
-      throw std::invalid_argument(m_origin + ":" + std::to_string(docs[i].Mark().line + 1) +
-                                  ": a second YAML document ('---'): a config file holds one");
-  return docs.empty() ? YAML::Node() : docs.front();
 }
 
 void YamlReader::fail(const YAML::Node& n, const std::string& field, const std::string& why) const {

@@ -1,0 +1,55 @@
+// YamlReader::load on text that made yaml-cpp 0.7 loop for ever (it grew
+// without bound, reporting null documents at a token it could not read):
+// each must end in a syntax error naming the origin and the line, and
+// well-formed text with as many nodes per character as YAML allows must
+// still load.
+#include <catch2/catch.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "models/core/yaml_reader.h"
+
+using mxc::YamlReader;
+
+namespace {
+std::string error_of(const std::string& text) {
+  try {
+    YamlReader("c.yaml").load(text);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "no error";
+}
+}  // namespace
+
+TEST_CASE("yaml reader: a stray comma is a syntax error at its line, not an endless parse") {
+  CHECK(error_of(",") == "c.yaml:1: YAML syntax error: unexpected ','");
+  CHECK(error_of(",kin") == "c.yaml:1: YAML syntax error: unexpected ','");
+  // Found by fuzzing: a comment broken over two lines of a preset.
+  CHECK(error_of("# banks, rows\n# columns, tCK 1 ns, CL 14\n, CWL 4\ndevice:\n  name: x\n") ==
+        "c.yaml:3: YAML syntax error: unexpected ','");
+  CHECK(error_of("a: 1\nb: 2\n,\n").rfind("c.yaml:3: YAML syntax error", 0) == 0);
+  // The input of yaml-cpp's own report of the bug (its issue 1040).
+  CHECK(error_of("- !+(.,.)").rfind("c.yaml:1: YAML syntax error", 0) == 0);
+}
+
+TEST_CASE("yaml reader: dense well-formed text loads, and only one document may hold content") {
+  std::string items, pairs = "{";
+  for (int i = 0; i < 5000; ++i) {
+    items += "-\n";  // an empty item: one null node per two characters
+    pairs += (i ? ", k" : "k") + std::to_string(i) + ":";
+  }
+  pairs += "}";
+  const YAML::Node seq = YamlReader("c.yaml").load(items);
+  REQUIRE(seq.IsSequence());
+  CHECK(seq.size() == 5000);
+  CHECK(seq[4999].IsNull());
+  const YAML::Node map = YamlReader("c.yaml").load(pairs);
+  REQUIRE(map.IsMap());
+  CHECK(map.size() == 5000);
+  CHECK(map["k17"].IsNull());
+  CHECK(YamlReader("c.yaml").load("").IsNull());
+  CHECK(YamlReader("c.yaml").load("a: 1\n---\n").IsMap());
+  CHECK(error_of("a: 1\n---\n\nb: 2\n") == "c.yaml:4: a second YAML document ('---'): a config file holds one");
+  CHECK(error_of("a: [1\n").rfind("c.yaml:", 0) == 0);
+}
