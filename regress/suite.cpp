@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -290,11 +289,13 @@ class Loader {
 Suite parse_suite(const std::string& yaml_text, const std::string& path) { return Loader(path).parse(yaml_text); }
 
 Suite load_suite(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot open suite file '" + path + "'");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_suite(text.str(), path);
+  std::string text;
+  try {
+    text = read_config_file(path, "suite file");
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(e.what());
+  }
+  return parse_suite(text, path);
 }
 
 std::vector<TestSpec> filter_by_tag(const std::vector<TestSpec>& tests, const std::string& tag) {

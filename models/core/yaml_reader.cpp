@@ -184,11 +184,20 @@ std::string read_config_file(const std::string& path, const std::string& what) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw std::invalid_argument(path + ": cannot open " + what + ": it is a directory");
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw std::invalid_argument(path + ": cannot open " + what);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  // Read in pieces up to the bound: a wrong path (a device such as
+  // /dev/zero, a data file) is refused instead of read into memory whole.
+  std::string text;
+  char piece[65536];
+  while (in.read(piece, sizeof piece) || in.gcount() > 0) {
+    text.append(piece, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxConfigBytes)
+      throw std::invalid_argument(path + ": cannot read " + what + ": larger than " +
+                                  std::to_string(kMaxConfigBytes >> 20) + " MiB");
+  }
+  if (in.bad()) throw std::invalid_argument(path + ": cannot read " + what);
+  return text;
 }
 
 }  // namespace mxc

@@ -4,6 +4,7 @@
 // Every config loader reads through this one class.
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -54,7 +55,10 @@ struct RepeatedKey {
 };
 RepeatedKey first_repeated_key(const YAML::Node& map);
 
-/// The contents of a file; throws std::invalid_argument naming it when it cannot be read.
+/// The largest config file read (configs are a few KB).
+inline constexpr std::size_t kMaxConfigBytes = std::size_t{16} << 20;
+/// The contents of a config file; throws std::invalid_argument naming it
+/// when it cannot be read or is larger than kMaxConfigBytes.
 std::string read_config_file(const std::string& path, const std::string& what);
 
 }  // namespace mxc

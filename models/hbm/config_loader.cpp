@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -387,13 +386,13 @@ MemoryConfig parse_memory_config(const std::string& text, const std::string& fil
   YAML::Node pre;
   if (d.IsScalar()) {
     const std::string& path = dr.file();
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) r.fail(d, "device", "preset '" + path + "' is a directory");
-    std::ifstream in(path);
-    if (!in) r.fail(d, "device", "cannot open preset '" + path + "'");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    pre = dr.load(ss.str());
+    std::string text;
+    try {
+      text = read_config_file(path, "preset");
+    } catch (const std::invalid_argument& e) {
+      r.fail(d, "device", e.what());
+    }
+    pre = dr.load(text);
     if (!pre.IsMap() || !pre["device"]) throw std::invalid_argument(path + ":1: field 'device': missing");
     dr.unique_keys(pre, "");  // only its device is read, and that must be the only one
   }

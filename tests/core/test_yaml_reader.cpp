@@ -2,12 +2,14 @@
 // without bound, reporting null documents at a token it could not read):
 // each must end in a syntax error naming the origin and the line, and
 // well-formed text with as many nodes per character as YAML allows must
-// still load.
+// still load. The file reader's bound.
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
 #include "models/core/yaml_reader.h"
+#include "tests/temp_dir.h"
 
 using mxc::YamlReader;
 
@@ -52,4 +54,22 @@ TEST_CASE("yaml reader: dense well-formed text loads, and only one document may 
   CHECK(YamlReader("c.yaml").load("a: 1\n---\n").IsMap());
   CHECK(error_of("a: 1\n---\n\nb: 2\n") == "c.yaml:4: a second YAML document ('---'): a config file holds one");
   CHECK(error_of("a: [1\n").rfind("c.yaml:", 0) == 0);
+}
+
+TEST_CASE("yaml reader: a config file is read whole up to 16 MiB, and a larger one is refused by name") {
+  const mxc::testing::TempDir tmp;
+  const std::string small = (tmp.path() / "small.yaml").string(), big = (tmp.path() / "big.yaml").string();
+  // Just under and just over the bound, the bytes kept exactly (no text-mode changes).
+  std::string text(mxc::kMaxConfigBytes, '#');
+  text[0] = '\r';
+  text.back() = '\n';
+  std::ofstream(small, std::ios::binary) << text;
+  std::ofstream(big, std::ios::binary) << text << 'x';
+  CHECK(mxc::read_config_file(small, "config") == text);
+  CHECK_THROWS_WITH(mxc::read_config_file(big, "config"), big + ": cannot read config: larger than 16 MiB");
+  CHECK_THROWS_WITH(mxc::read_config_file(tmp.path().string(), "config"),
+                    tmp.path().string() + ": cannot open config: it is a directory");
+  CHECK_THROWS_WITH(mxc::read_config_file(small + ".none", "config"), small + ".none: cannot open config");
+  // A device that never ends is refused once past the bound, not read until memory runs out.
+  CHECK_THROWS_WITH(mxc::read_config_file("/dev/zero", "config"), "/dev/zero: cannot read config: larger than 16 MiB");
 }

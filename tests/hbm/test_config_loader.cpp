@@ -136,7 +136,7 @@ TEST_CASE("a memory config may reference a device preset file") {
   CHECK(c.device.name == "HBM3-6400");
   CHECK(c.stacks == 2);
   CHECK_THROWS_WITH(parse_memory_config("device: nope.yaml\n", dir + "system.yaml"),
-                    Catch::Contains("system.yaml:1: field 'device': cannot open preset"));
+                    Catch::Contains("system.yaml:1: field 'device': " + dir + "nope.yaml: cannot open preset"));
 }
 
 TEST_CASE("refresh timings that leave requests no time are rejected") {
@@ -330,6 +330,6 @@ TEST_CASE("a config is one YAML document of plain keys, and a directory is not a
   const auto& dir = tmp.path();
   std::filesystem::create_directories(dir / "preset");
   CHECK_THROWS_WITH(parse_memory_config("device: preset\n", (dir / "system.yaml").string()),
-                    Catch::Contains("system.yaml:1: field 'device': preset '") && Catch::Contains("is a directory"));
+                    Catch::Contains("system.yaml:1: field 'device': ") && Catch::EndsWith("preset: cannot open preset: it is a directory"));
   CHECK_THROWS_WITH(load_memory_config((dir / "preset").string()), Catch::EndsWith("it is a directory"));
 }
