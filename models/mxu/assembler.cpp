@@ -107,12 +107,29 @@ bool parse_instruction(const std::string& raw, const std::string& where, Instr& 
 
 namespace {
 
+// The longest line read, as in traces: a file that is no program (a device
+// such as /dev/zero, data without newlines) fails at its first line instead
+// of being read into memory whole.
+constexpr std::size_t kMaxLine = 4095;
+
+/// The next line of `in` without its newline into `line`; false at the end.
+bool read_line(std::istream& in, std::string& line, const std::string& where) {
+  line.clear();
+  for (char c; in.get(c);) {
+    if (c == '\n') return true;
+    if (line.size() == kMaxLine) fail(where, "line longer than " + std::to_string(kMaxLine) + " characters");
+    line.push_back(c);
+  }
+  return !line.empty();  // a last line without a newline
+}
+
 /// parse_program, and with `geo` each instruction checked against that tile.
 Program parse(std::istream& in, const std::string& filename, const TileGeometry* geo) {
   Program program;
   std::string line;
-  for (std::size_t n = 1; std::getline(in, line); ++n) {
+  for (std::size_t n = 1;; ++n) {
     const std::string where = filename + ":" + std::to_string(n);
+    if (!read_line(in, line, where)) break;
     Instr instr;
     if (!parse_instruction(line, where, instr)) continue;
     if (geo) {

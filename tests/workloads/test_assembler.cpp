@@ -135,6 +135,11 @@ TEST_CASE("assembler: errors name the file, the line and the bad token") {
   CHECK(parse_error("output relu=2\n") == "prog.s:1: field 'relu': expected 0 or 1, not '2'");
   CHECK(parse_error("nop rows=99999999999999999999999\n").find("is too large") != std::string::npos);
   CHECK_THROWS_WITH(load_program_file("/nonexistent/x.s"), "/nonexistent/x.s: cannot open program file");
+  // Lines are read up to 4095 characters: a longer one is no instruction, and a file without
+  // newlines (/dev/zero) was read into memory until the allocation failed.
+  CHECK(parse(std::string(4000, ' ') + "nop\n" + std::string(4095, '#')).size() == 1);
+  CHECK(parse_error("nop\n" + std::string(4096, ' ') + "\n") == "prog.s:2: line longer than 4095 characters");
+  CHECK_THROWS_WITH(load_program_file("/dev/zero"), "/dev/zero:1: line longer than 4095 characters");
 }
 
 namespace {
