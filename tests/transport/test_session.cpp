@@ -21,10 +21,13 @@
 #include "bridge/transport/served_models.h"
 #include "models/core/ideal_memory.h"
 #include "child_process.h"
+#include "memory_drive.h"
 #include "server_fixture.h"
 
 using namespace mxc;
 using namespace mxc::transport;
+using mxc::transport::testing::drive;
+using mxc::transport::testing::Log;
 using mxc::transport::testing::ServerThread;
 using mxc::transport::testing::socket_path;
 
@@ -53,35 +56,6 @@ ClientOptions client(const std::string& address, const ServedSystem& sys, std::u
   c.seed = seed;
   c.reply_timeout = Millis(5000);
   return c;
-}
-
-struct Log {
-  std::vector<std::tuple<std::uint64_t, Time, std::vector<std::uint8_t>>> done;
-  void attach(MemoryTarget& m) {
-    m.set_completion([this](const MemResponse& r) { done.emplace_back(r.id, r.complete, r.data); });
-  }
-};
-
-// Drives a memory the way the kernel does: requests offered at given times,
-// advancing to every next event in between.
-void drive(MemoryTarget& m) {
-  m.backdoor_write(0x100, std::vector<std::uint8_t>{1, 2, 3, 4, 5, 6, 7, 8});
-  Time now = 0;
-  const auto advance_until = [&](Time t) {
-    while (m.next_event_time() <= t) {
-      now = m.next_event_time();
-      m.advance_to(now);
-    }
-    now = t;
-  };
-  for (std::uint64_t i = 0; i < 6; ++i) {
-    advance_until(i * 30'000);
-    const MemRequest r = i % 2 ? MemRequest::make_write(i, 0x200 + i, {static_cast<std::uint8_t>(i)})
-                               : MemRequest::make_read(i, 0x100 + i, 2);
-    // Two outstanding at most: the third offer is refused until one completes.
-    while (!(m.can_accept(r) && m.send(r, now))) advance_until(m.next_event_time());
-  }
-  advance_until(kNever - 1);
 }
 
 // A server that is not one: on its own thread it accepts one client, plays `script` to it, then
