@@ -20,7 +20,7 @@ for t in "${targets[@]}"; do
   [[ " ${all[*]} " == *" $t "* ]] || { echo "fuzz.sh: no target '$t' (targets: ${all[*]})" >&2; exit 2; }
 done
 
-command -v clang++ >/dev/null || { echo "fuzz.sh: needs clang++ (apt-get install clang)" >&2; exit 2; }
+./scripts/install-deps.sh --fuzz
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 out=build-fuzz
 generator=()

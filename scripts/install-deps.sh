@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages mxcosim needs; installs only what is missing,
-# so running it again is cheap.
+# so running it again is cheap. `--fuzz` adds what scripts/fuzz.sh needs.
 set -euo pipefail
 
 packages=(
@@ -10,6 +10,8 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libsqlite3-dev
   chromium slurmctld slurmd slurm-client
 )
+# scripts/fuzz.sh: Clang and its libFuzzer runtime.
+if [[ ${1:-} == --fuzz ]]; then packages+=(clang libclang-rt-dev); fi
 # The HTML report's charting library comes from npm (regress/report); keep a
 # Node.js that is already there (it brings its own npm).
 if ! command -v npm >/dev/null 2>&1; then packages+=(nodejs npm); fi

@@ -1,7 +1,7 @@
 // libFuzzer target: HBM memory configs (parse_memory_config, validate), and
 // for an accepted config, the model it builds serving a few requests with
 // the timing checker on: a config the loader accepts must give a model
-// that runs and keeps every JEDEC rule.
+// that serves one-burst requests and keeps every JEDEC rule.
 #include <cstdint>
 
 #include "models/hbm/closed_loop.h"
@@ -26,9 +26,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     mxc::hbm::PatternOptions opt;
     opt.pattern = "mix";
     opt.requests = 64;
-    opt.bytes = 128;
+    // One burst a request: a larger one may not fit a config's queues at all,
+    // which the model reports as an error of the request, not of the config.
+    opt.bytes = cfg.device.org.burst_bytes();
     opt.write_ratio = 0.5;
-    opt.footprint = 1 << 16;
+    opt.footprint = std::uint64_t{opt.bytes} << 10;
     mxc::hbm::PatternSource source(opt);
     mxc::hbm::run_closed_loop(model, source, 16);
   }
