@@ -21,6 +21,7 @@
 #include "bridge/transport/chip_port.h"
 #include "bridge/rtl_tile.h"
 #include "cosim/chip_set.h"
+#include "cosim/json_text.h"
 #include "cosim/kernel.h"
 #include "cosim/result_parts.h"
 #include "cosim/timeline.h"
@@ -700,7 +701,7 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
     throw SplitStopped(why);
   }
   if (port) {
-    for (const std::string& p : port->exchange_reports(part.dump())) parts.push_back(json::parse(p));
+    for (const std::string& p : port->exchange_reports(json_text(part))) parts.push_back(json::parse(p));
   } else {
     parts.push_back(std::move(part));
   }

@@ -7,20 +7,16 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "cosim/json_text.h"
+
 namespace mxc {
 
 namespace {
 
 constexpr std::size_t kFlushBytes = 1 << 16;
 
-std::string json_string(std::string_view s) {
-  // Invalid UTF-8 in a name is replaced, never an exception mid-trace.
-  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-std::string dumped(const nlohmann::json& j) {
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+// Invalid UTF-8 in a name is replaced, never an exception mid-trace.
+std::string json_string(std::string_view s) { return json_text(nlohmann::json(std::string(s))); }
 
 bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -121,7 +117,7 @@ void TraceWriter::complete(int pid, int tid, std::string_view name, std::string_
   m_buf += "{\"name\":" + json_string(name) + ",\"cat\":" + json_string(category) + ",\"ph\":\"X\",\"ts\":" +
            trace_microseconds(start_ps) + ",\"dur\":" + trace_microseconds(duration_ps) +
            ",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid);
-  if (!args.is_null()) m_buf += ",\"args\":" + dumped(args);
+  if (!args.is_null()) m_buf += ",\"args\":" + json_text(args);
   m_buf += "}";
   flush_if_full();
 }
@@ -131,7 +127,7 @@ void TraceWriter::instant(int pid, int tid, std::string_view name, std::string_v
   begin_event();
   m_buf += "{\"name\":" + json_string(name) + ",\"cat\":" + json_string(category) + ",\"ph\":\"i\",\"s\":\"t\",\"ts\":" +
            trace_microseconds(at_ps) + ",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid);
-  if (!args.is_null()) m_buf += ",\"args\":" + dumped(args);
+  if (!args.is_null()) m_buf += ",\"args\":" + json_text(args);
   m_buf += "}";
   flush_if_full();
 }
@@ -142,7 +138,7 @@ void TraceWriter::counter(int pid, std::string_view name, Time at_ps, const nloh
                                 "' values must be an object of series -> number");
   begin_event();
   m_buf += "{\"name\":" + json_string(name) + ",\"ph\":\"C\",\"ts\":" + trace_microseconds(at_ps) +
-           ",\"pid\":" + std::to_string(pid) + ",\"args\":" + dumped(values) + "}";
+           ",\"pid\":" + std::to_string(pid) + ",\"args\":" + json_text(values) + "}";
   flush_if_full();
 }
 

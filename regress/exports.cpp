@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "cosim/json_text.h"
 #include "models/core/output_file.h"
 
 namespace mxc::regress {
@@ -43,7 +44,7 @@ void write_csv_file(const ReportData& d, const std::string& path) {
 }
 
 void write_json_file(const ReportData& d, const std::string& path) {
-  write_output_file(path, to_json(d).dump(1) + "\n");
+  write_output_file(path, json_text(to_json(d), 1) + "\n");
 }
 
 }  // namespace mxc::regress

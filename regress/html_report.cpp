@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cosim/json_text.h"
 #include "models/core/output_file.h"
 #include "regress/junit_writer.h"
 
@@ -81,7 +82,7 @@ void write_html(const ReportData& d, std::ostream& out, const std::string& asset
          "<button id=\"export-json\">JSON</button></div>\n"
       << "  <table id=\"tests\"><thead></thead><tbody></tbody></table>\n</section>\n"
       << "<pre id=\"selftest\" hidden></pre>\n"
-      << "<script id=\"report-data\" type=\"application/json\">" << script_safe(to_json(d).dump()) << "</script>\n"
+      << "<script id=\"report-data\" type=\"application/json\">" << script_safe(json_text(to_json(d))) << "</script>\n"
       << "<script>\n" << script_safe(chart) << "\n</script>\n"
       << "<script>\n" << script_safe(script) << "\n</script>\n"
       << "</body>\n</html>\n";

@@ -2,8 +2,10 @@
 
 #include <iomanip>
 #include <sstream>
+#include <string_view>
 
 #include "models/core/output_file.h"
+#include "models/core/utf8.h"
 
 namespace mxc::regress {
 
@@ -32,7 +34,15 @@ void property(std::ostream& out, const char* name, const std::string& value) {
 std::string xml_escape(const std::string& text) {
   std::string out;
   out.reserve(text.size());
-  for (unsigned char c : text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    // The file says it is UTF-8, and CI servers' parsers reject it whole
+    // for one byte that is not (a file name, a test's output).
+    if (const std::size_t n = utf8_char_length(text, i); n != 1) {
+      out += n == 0 ? std::string_view("\xef\xbf\xbd") : std::string_view(text).substr(i, n);  // U+FFFD
+      i += n == 0 ? 1 : n;
+      continue;
+    }
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -43,6 +53,7 @@ std::string xml_escape(const std::string& text) {
         if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') out += '?';
         else out += static_cast<char>(c);
     }
+    ++i;
   }
   return out;
 }

@@ -16,6 +16,7 @@
 
 #include "cli_args.h"
 #include "command.h"
+#include "cosim/json_text.h"
 #include "models/core/output_file.h"
 #include "models/hbm/closed_loop.h"
 #include "models/hbm/config_loader.h"
@@ -241,7 +242,7 @@ int hbm_main(int argc, char** argv) {
               << " lines (the first at line " << trace->first_backwards_line()
               << ") have a cycle before an earlier line's; each was issued after the lines above it\n";
   if (args.count("json")) {
-    write_output_file(args["json"].as<std::string>(), to_json(s, config_path, workload).dump(2) + "\n");
+    write_output_file(args["json"].as<std::string>(), json_text(to_json(s, config_path, workload), 2) + "\n");
   }
   return kExitPass;
 }

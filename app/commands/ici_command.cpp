@@ -13,6 +13,7 @@
 
 #include "cli_args.h"
 #include "command.h"
+#include "cosim/json_text.h"
 #include "models/core/output_file.h"
 #include "models/ici/collective.h"
 #include "models/ici/collective_runner.h"
@@ -310,7 +311,7 @@ int ici_main(int argc, char** argv) {
   }
   out["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (args.count("json")) {
-    write_output_file(args["json"].as<std::string>(), out.dump(2) + "\n");
+    write_output_file(args["json"].as<std::string>(), json_text(out, 2) + "\n");
   }
   return kExitPass;
 }

@@ -15,6 +15,7 @@
 
 #include "cli_args.h"
 #include "command.h"
+#include "cosim/json_text.h"
 #include "models/core/output_file.h"
 #include "models/hbm/config_loader.h"
 #include "models/ici/ici_config.h"
@@ -513,7 +514,7 @@ int model_main(int argc, char** argv) {
   const Outcome o = run(mc);
   print(o, w, mc, analytic);
   if (args.count("json")) {
-    write_output_file(args["json"].as<std::string>(), to_json(o, w, mc, analytic).dump(2) + "\n");
+    write_output_file(args["json"].as<std::string>(), json_text(to_json(o, w, mc, analytic), 2) + "\n");
   }
   return o.ok ? kExitPass : kExitFail;
 }

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "cli_args.h"
+#include "cosim/json_text.h"
 #include "memory_options.h"
 #include "command.h"
 #include "models/core/output_file.h"
@@ -321,7 +322,7 @@ int run_main(int argc, char** argv) {
   }
 
   if (args.count("json")) {
-    write_output_file(args["json"].as<std::string>(), results_json(o, r).dump(2) + "\n");
+    write_output_file(args["json"].as<std::string>(), json_text(results_json(o, r), 2) + "\n");
   }
   return r.passed ? kExitPass : kExitFail;
 }

@@ -3,13 +3,17 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
+
+#include "models/core/utf8.h"
 
 namespace mxc {
 
@@ -84,6 +88,18 @@ class EventCheck : public YAML::EventHandler {
 }  // namespace
 
 YAML::Node YamlReader::load(const std::string& text) const {
+  // Names and paths from a config end up in result files, which are JSON
+  // and so UTF-8: a byte of another encoding (Latin-1, say) is reported
+  // here, at its line, rather than replaced in the results.
+  if (const std::size_t bad = first_non_utf8(text); bad != std::string_view::npos) {
+    const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + bad, '\n'));
+    const std::size_t start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
+    const std::size_t column = start == std::string::npos || bad == 0 ? bad + 1 : bad - start;
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[bad]));
+    throw std::invalid_argument(m_origin + ":" + std::to_string(line) + ": not UTF-8 text (byte " + hex +
+                                " in column " + std::to_string(column) + "); save the file as UTF-8");
+  }
   try {
     std::istringstream in(text);
     YAML::Parser parser(in);

@@ -73,3 +73,16 @@ TEST_CASE("yaml reader: a config file is read whole up to 16 MiB, and a larger o
   // A device that never ends is refused once past the bound, not read until memory runs out.
   CHECK_THROWS_WITH(mxc::read_config_file("/dev/zero", "config"), "/dev/zero: cannot read config: larger than 16 MiB");
 }
+
+TEST_CASE("yaml reader: text must be UTF-8, and the first byte that is not is named with its line and column") {
+  // Well-formed: 2-, 3- and 4-byte characters, kept as they are.
+  const YAML::Node ok = YamlReader("c.yaml").load("name: \"\xc2\xb5s \xe2\x82\xac \xf0\x9f\x99\x82\"\n");
+  CHECK(ok["name"].as<std::string>() == "\xc2\xb5s \xe2\x82\xac \xf0\x9f\x99\x82");
+  // Latin-1, and the forms RFC 3629 rules out: overlong, surrogate, past U+10FFFF, cut short.
+  CHECK(error_of("a: 1\nname: \xb5s\n") == "c.yaml:2: not UTF-8 text (byte 0xB5 in column 7); save the file as UTF-8");
+  CHECK(error_of("\xff") == "c.yaml:1: not UTF-8 text (byte 0xFF in column 1); save the file as UTF-8");
+  CHECK(error_of("a: \xc0\xaf\n") == "c.yaml:1: not UTF-8 text (byte 0xC0 in column 4); save the file as UTF-8");
+  CHECK(error_of("a: \xed\xa0\x80\n") == "c.yaml:1: not UTF-8 text (byte 0xED in column 4); save the file as UTF-8");
+  CHECK(error_of("a: \xf4\x90\x80\x80\n") == "c.yaml:1: not UTF-8 text (byte 0xF4 in column 4); save the file as UTF-8");
+  CHECK(error_of("\n\na: \xe2\x82") == "c.yaml:3: not UTF-8 text (byte 0xE2 in column 4); save the file as UTF-8");
+}

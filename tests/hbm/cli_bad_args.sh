@@ -38,5 +38,23 @@ expect "--json $dir/none/out.json: folder '$dir/none' does not exist" --pattern 
 expect "--json $dir: is a directory" --pattern seq --json "$dir"
 expect "/dev/full: writing failed" --pattern seq --requests 10 --json /dev/full
 expect "unexpected argument 'stray'" --pattern seq stray
+# A config in another encoding than UTF-8 is refused at its line; a file
+# name that is not UTF-8 is fine, and the results JSON carries it with the
+# byte replaced (the run's results were lost to a JSON error before).
+sed 's/^  name: .*/  name: HBM2-\xb5s/' "$cfg" > "$dir/latin1.yaml"
+line=$(grep -n '^  name: ' "$cfg" | head -1 | cut -d: -f1)
+out=$(timeout 60 "$m" hbm --config "$dir/latin1.yaml" --pattern seq --requests 10 2>&1)
+if [ $? -ne 2 ] || [ "$out" != "mxcosim hbm: error: $dir/latin1.yaml:$line: not UTF-8 text (byte 0xB5 in column 14); save the file as UTF-8" ]; then
+  echo "cli_bad_args: a Latin-1 config gave: $out" >&2
+  fail=1
+fi
+odd="$dir/$(printf 'odd\377name').yaml"
+cp "$cfg" "$odd"
+if ! timeout 60 "$m" hbm --config "$odd" --pattern seq --requests 10 --json "$dir/odd.json" >/dev/null 2>&1 ||
+  ! python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["config"]; sys.exit(not c.endswith("odd\ufffdname.yaml"))' \
+    "$dir/odd.json"; then
+  echo "cli_bad_args: a config whose name is not UTF-8 gave no JSON naming it" >&2
+  fail=1
+fi
 [ $fail -eq 0 ] && echo "cli_bad_args: ok"
 exit $fail

@@ -195,6 +195,9 @@ TEST_CASE("JUnit XML: counts, per-test properties, failure with mismatch and rep
   CHECK(x.find("<error message=\"crash: SIGSEGV\" type=\"run\">") != std::string::npos);
   CHECK(x.find("<property name=\"cycles\" value=\"n/a\"/>") != std::string::npos);
   CHECK(xml_escape(std::string("a\x01" "b\"'")) == "a?b&quot;&apos;");
+  // The file is declared UTF-8: a byte that is not (from a file name or a test's output) becomes
+  // U+FFFD, characters that are stay as they are.
+  CHECK(xml_escape("x\xffy \xc2\xb5s \xe2\x82" "<") == "x\xef\xbf\xbdy \xc2\xb5s \xef\xbf\xbd\xef\xbf\xbd&lt;");
 }
 
 TEST_CASE("CSV export: one row per test, quoted where needed, empty for null") {
