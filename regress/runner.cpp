@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -30,11 +29,19 @@ struct Running {
   std::unique_ptr<Subprocess> process;
 };
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+// The end of a log, where the verdict's last line is: a log may be as large
+// as the limit allows, and nothing before its end is needed.
+std::string read_tail(const fs::path& p, std::size_t bytes = 64 << 10) {
+  std::ifstream in(p, std::ios::binary);
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size <= 0) return "";
+  const std::streamoff from = std::max<std::streamoff>(0, size - static_cast<std::streamoff>(bytes));
+  in.seekg(from);
+  std::string text(static_cast<std::size_t>(size - from), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
 }
 
 std::string join_tags(const std::vector<std::string>& tags) {
@@ -263,7 +270,7 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
       cmd << shell_join(r.command) << "\n";
     }
     r.process = std::make_unique<Subprocess>(r.command, (r.dir / "stdout.log").string(),
-                                             (r.dir / "stderr.log").string(), timeout);
+                                             (r.dir / "stderr.log").string(), timeout, opts.max_log_bytes);
     running.push_back(std::move(r));
   };
 
@@ -278,7 +285,7 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     rec.log_dir = r.dir.string();
     if (outcome.kind == ProcessOutcome::Kind::exited) rec.exit_code = outcome.exit_code;
     const ResultsFile results = read_results_file((r.dir / "results.json").string(), rec);
-    const Verdict v = decide(outcome, results, read_file(r.dir / "stderr.log"), r.spec->expect_fail,
+    const Verdict v = decide(outcome, results, read_tail(r.dir / "stderr.log"), r.spec->expect_fail,
                              opts.timeout_seconds.value_or(r.spec->timeout_seconds));
     rec.status = v.status;
     rec.message = v.message;

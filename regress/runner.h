@@ -34,6 +34,9 @@ struct RunnerOptions {
   /// Set (from a signal handler) to stop: running tests are killed and the
   /// run is left resumable.
   const std::atomic<bool>* stop = nullptr;
+  /// A test whose stdout or stderr log grows past this is killed, an error
+  /// (0: no limit).
+  std::uint64_t max_log_bytes = std::uint64_t{1} << 30;
 };
 
 struct RunSummary {

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 extern char** environ;
 
@@ -29,8 +30,11 @@ std::string signal_name(int sig) {
 }
 
 Subprocess::Subprocess(const std::vector<std::string>& argv, const std::string& stdout_path,
-                       const std::string& stderr_path, double timeout_seconds)
-    : m_timeout(timeout_seconds), m_start(std::chrono::steady_clock::now()) {
+                       const std::string& stderr_path, double timeout_seconds, std::uint64_t max_log_bytes)
+    : m_timeout(timeout_seconds),
+      m_logs{stdout_path, stderr_path},
+      m_max_log_bytes(max_log_bytes),
+      m_start(std::chrono::steady_clock::now()) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -103,6 +107,21 @@ std::optional<ProcessOutcome> Subprocess::poll() {
     o.kind = ProcessOutcome::Kind::timed_out;
     o.wall_seconds = elapsed();
     return o;
+  }
+  if (m_max_log_bytes > 0 && elapsed() >= m_next_log_check) {
+    m_next_log_check = elapsed() + 0.05;
+    for (const std::string& log : m_logs) {
+      std::error_code ec;
+      if (const std::uintmax_t size = std::filesystem::file_size(log, ec); !ec && size > m_max_log_bytes) {
+        kill_now();
+        ProcessOutcome o;
+        o.kind = ProcessOutcome::Kind::log_too_large;
+        o.log_file = std::filesystem::path(log).filename().string();
+        o.log_limit = m_max_log_bytes;
+        o.wall_seconds = elapsed();
+        return o;
+      }
+    }
   }
   return std::nullopt;
 }

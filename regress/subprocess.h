@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,12 +12,14 @@
 namespace mxc::regress {
 
 struct ProcessOutcome {
-  enum class Kind { exited, signaled, timed_out, spawn_failed };
+  enum class Kind { exited, signaled, timed_out, spawn_failed, log_too_large };
   Kind kind = Kind::spawn_failed;
   int exit_code = -1;     ///< When exited.
   int signal = 0;         ///< When signaled.
   double wall_seconds = 0;
   std::string spawn_error;
+  std::string log_file;       ///< When log_too_large: the log's name ("stderr.log").
+  std::uint64_t log_limit = 0;  ///< When log_too_large: the limit it passed, in bytes.
 };
 
 /// "SIGSEGV" for SIGSEGV, "signal N" for one without a name here.
@@ -25,14 +28,17 @@ std::string signal_name(int sig);
 class Subprocess {
  public:
   /// Starts argv[0] (a path) with stdout/stderr redirected to the files.
+  /// With `max_log_bytes` > 0, a child whose stdout or stderr file grows
+  /// past it is killed (log_too_large): one that writes without end would
+  /// fill the disk that the other tests' logs and results are written to.
   Subprocess(const std::vector<std::string>& argv, const std::string& stdout_path, const std::string& stderr_path,
-             double timeout_seconds);
+             double timeout_seconds, std::uint64_t max_log_bytes = 0);
   ~Subprocess();
   Subprocess(const Subprocess&) = delete;
   Subprocess& operator=(const Subprocess&) = delete;
 
   /// Non-blocking: the outcome once the child ended (or was killed for its
-  /// timeout), nothing while it still runs.
+  /// timeout or its logs' size), nothing while it still runs.
   std::optional<ProcessOutcome> poll();
   /// Kills the whole process group and reaps the child.
   void kill_now();
@@ -44,6 +50,9 @@ class Subprocess {
   pid_t m_pid = -1;
   bool m_done = false;
   double m_timeout;
+  std::string m_logs[2];  // stdout's and stderr's files
+  std::uint64_t m_max_log_bytes;
+  double m_next_log_check = 0;  // elapsed() at which the logs' sizes are looked at next
   std::chrono::steady_clock::time_point m_start;
   std::optional<ProcessOutcome> m_failed;
 };

@@ -53,6 +53,8 @@ int regress_main(int argc, char** argv) {
                      "replacing their results")
     ("tag", "run only tests carrying this tag", cxxopts::value<std::string>()->default_value(""))
     ("timeout", "seconds per test, overriding the suite's", cxxopts::value<double>())
+    ("max-log-mb", "a test whose stdout or stderr log passes this many MiB is killed, an error (0: no limit)",
+     cxxopts::value<std::uint64_t>()->default_value("1024"))
     ("rev", "revision recorded with the results (default: git rev-parse HEAD, else 'unknown')", cxxopts::value<std::string>())
     ("label", "run label: runs of one suite at one revision with one label are one run (default: UTC date)",
      cxxopts::value<std::string>())
@@ -91,6 +93,12 @@ int regress_main(int argc, char** argv) {
     }
     ro.timeout_seconds = t;
   }
+  const std::uint64_t max_log_mb = args["max-log-mb"].as<std::uint64_t>();
+  if (max_log_mb > (std::uint64_t{1} << 40)) {
+    std::cerr << argv[0] << ": --max-log-mb must be at most 2^40\n";
+    return kExitUsage;
+  }
+  ro.max_log_bytes = max_log_mb << 20;
 
   if (args.count("list")) {
     const auto tests = regress::select_tests(suite, ro.tag, ro.shard);

@@ -29,6 +29,7 @@ case $mode in
   crash) kill -SEGV $$ ;;
   hang) if [ -e "$dir/hang" ]; then sleep 30 & sleep 30; fi; exit 0 ;;
   small) echo "mxcosim run: error: no RTL of a 64x64 array in this build; available: 4x4" >&2; exit 2 ;;
+  spew) while :; do echo "warning: the same line again, without end" >&2; done ;;
   timed) # timed --rtl N --before S --after S: waits, writes N as its cycles, waits again.
     echo "rtl $a3"; sleep $a5; echo "{\"status\":\"pass\",\"cycles\":{\"rtl\":$a3}}" > "$json"; sleep $a7; exit 0 ;;
 esac
@@ -137,6 +138,26 @@ TEST_CASE("each test's ending is its own: pass, mismatch, crash, timeout, size n
   CHECK(read_text((ok_dir / "stdout.log").string()) == "ok\n");
   CHECK(std::filesystem::exists(ok_dir / "results.json"));
   CHECK(read_text((ok_dir / "command.txt").string()).find("pass --seed 1 --json") != std::string::npos);
+}
+
+TEST_CASE("a test whose log passes the limit is killed as an error, and the others run on") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  RunnerOptions o = f.options(2);
+  o.max_log_bytes = 1 << 20;
+  const RunSummary s =
+      run_suite(f.suite("  - {name: loud, command: spew, timeout: 60}\n  - {name: ok, command: pass}\n"), o, db);
+  CHECK(s.counts.error == 1);
+  CHECK(s.counts.pass == 1);
+  const auto res = db.results(s.run_id);
+  REQUIRE(res.size() == 2);
+  CHECK(res[0].test_id == "loud");
+  CHECK(res[0].message == "killed: its stderr.log passed 1 MiB (mxcosim regress --max-log-mb)");
+  CHECK(res[0].wall_seconds < 30);  // killed for its log, not at its timeout
+  // Killed soon after it passed the limit (its sizes are looked at every 50 ms).
+  const auto log = std::filesystem::path(f.dir / "out") / "tests" / "loud" / "stderr.log";
+  CHECK(std::filesystem::file_size(log) > (1u << 20));
+  CHECK(std::filesystem::file_size(log) < (64u << 20));
 }
 
 TEST_CASE("a resumed run runs only the tests without a result") {
