@@ -110,7 +110,12 @@ bool TraceSource::read_line(std::string_view& line) {
       // The end, or an error (a truncated gzip file ends in Z_BUF_ERROR),
       // reported once the data before it has been parsed.
       m_eof = true;
-      if (err != Z_OK && err != Z_STREAM_END) m_read_error = msg;
+      if (err != Z_OK && err != Z_STREAM_END) {
+        // zlib's message starts with the file's name, which fail() gives already.
+        const std::string named = m_path + ": ";
+        const std::string_view text(msg);
+        m_read_error = std::string(text.substr(text.rfind(named, 0) == 0 ? named.size() : 0));
+      }
     }
     if (n > 0) m_end += static_cast<std::size_t>(n);
   }

@@ -160,6 +160,7 @@ TEST_CASE("a truncated gzip trace is a read error after its complete lines") {
   CHECK(n < 50000);
   // The line after the last complete one is where the data ran out.
   CHECK_THAT(error, Catch::Contains(path + ":" + std::to_string(n + 1) + ": read error"));
+  CHECK(error.find(path) == error.rfind(path));  // the file named once (zlib's message names it too)
   std::remove(path.c_str());
 }
 
