@@ -29,23 +29,22 @@ cmake -S . -B "$out" "${generator[@]}" -DMXCOSIM_FUZZ=ON -DCMAKE_CXX_COMPILER=cl
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$out" -j "$(nproc)" --target "${targets[@]}"
 
-# Seeds: the files users start from. The trace seeds are written here, one
-# per format, plain and gzip.
+# Seeds: the files users start from, and tests/fuzz/seeds (a trace of each
+# format, plain and gzip, and the saved findings).
 seed() {  # seed TARGET FILE...
   mkdir -p "$out/corpus/$1"
   local t=$1
   shift
   cp -n "$@" "$out/corpus/$t/" 2>/dev/null || true
 }
-seed fuzz_hbm_config configs/hbm/*.yaml bench/hbm/*.yaml
-seed fuzz_ici_config configs/ici/*.yaml
-seed fuzz_system_config configs/*.yaml
+seeds=tests/fuzz/seeds
+seed fuzz_hbm_config configs/hbm/*.yaml bench/hbm/*.yaml $seeds/*.yaml
+seed fuzz_ici_config configs/ici/*.yaml $seeds/*.yaml
+seed fuzz_system_config configs/*.yaml $seeds/*.yaml
 seed fuzz_program tests/programs/*.s
-seed fuzz_suite regress/*.yaml
-mkdir -p "$out/corpus/fuzz_hbm_trace"
-printf '0x1f80 READ 10\n0x2000 WRITE 12\n# comment\n\n0x40 READ 11\n' >"$out/corpus/fuzz_hbm_trace/dramsim3.trace"
-printf 'LD 0x1f80\nST 0x2000\nLD 0x40\n' >"$out/corpus/fuzz_hbm_trace/ramulator.trace"
-gzip -c "$out/corpus/fuzz_hbm_trace/dramsim3.trace" >"$out/corpus/fuzz_hbm_trace/dramsim3.trace.gz"
+seed fuzz_suite regress/*.yaml $seeds/*.yaml
+seed fuzz_hbm_trace $seeds/*.trace
+gzip -c $seeds/dramsim3.trace >"$out/corpus/fuzz_hbm_trace/dramsim3.trace.gz"
 
 status=0
 for t in "${targets[@]}"; do
