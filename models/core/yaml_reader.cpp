@@ -11,7 +11,6 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
-#include <vector>
 
 #include "models/core/utf8.h"
 
@@ -23,9 +22,6 @@ std::string fmt(double v) {
   s << v;
   return s.str();
 }
-}  // namespace
-
-namespace {
 
 // Checks a YAML text's event stream before the node tree is built from it.
 // yaml-cpp 0.7, Debian 12's, has a token no rule consumes on some broken
@@ -108,7 +104,7 @@ YAML::Node YamlReader::load(const std::string& text) const {
     while (parser.HandleNextDocument(check));
     // The text is one document that parses within bounds: build its nodes.
     return YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
+  } catch (const YAML::Exception& e) {
     throw std::invalid_argument(m_origin + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);
   }
 }
