@@ -10,9 +10,10 @@ cd "$(dirname "$0")/.."
 
 seconds=60
 if [[ ${1:-} == --seconds ]]; then
-  seconds=${2:?--seconds needs a number}
-  shift 2
+  seconds=${2:-}
+  shift $(($# >= 2 ? 2 : 1))
 fi
+[[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: --seconds needs a whole number of seconds above 0" >&2; exit 2; }
 all=(fuzz_hbm_config fuzz_hbm_trace fuzz_ici_config fuzz_program fuzz_system_config fuzz_suite)
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=("${all[@]}")
