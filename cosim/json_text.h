@@ -1,8 +1,9 @@
 #pragma once
 // JSON as text for result files, reports and traces. A string that is not
 // UTF-8 (a file name, a name from a config, a test's output) keeps its valid
-// parts and has each bad byte replaced by U+FFFD: the strict default would
-// throw after a run, and its results would be lost for one byte of a name.
+// parts and has each ill-formed sequence replaced by U+FFFD: the strict
+// default would throw after a run, and its results would be lost for one
+// byte of a name.
 #include <string>
 
 #include <nlohmann/json.hpp>

@@ -1,5 +1,6 @@
 #include "regress/junit_writer.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
 #include <string_view>
@@ -38,9 +39,11 @@ std::string xml_escape(const std::string& text) {
     const auto c = static_cast<unsigned char>(text[i]);
     // The file says it is UTF-8, and CI servers' parsers reject it whole
     // for one byte that is not (a file name, a test's output).
+    // U+FFFE and U+FFFF are UTF-8 but no XML character either.
     if (const std::size_t n = utf8_char_length(text, i); n != 1) {
-      out += n == 0 ? std::string_view("\xef\xbf\xbd") : std::string_view(text).substr(i, n);  // U+FFFD
-      i += n == 0 ? 1 : n;
+      const std::string_view ch = std::string_view(text).substr(i, std::max<std::size_t>(n, 1));
+      out += n == 0 || ch == "\xef\xbf\xbe" || ch == "\xef\xbf\xbf" ? std::string_view("\xef\xbf\xbd") : ch;  // U+FFFD
+      i += ch.size();
       continue;
     }
     switch (c) {

@@ -195,7 +195,14 @@ void Channel::flush(Millis timeout) {
       const int err = errno;
       s.out.clear();
       if (err == EPIPE || err == ECONNRESET) {
-        s.socket.close();
+        // What the peer sent before it closed (its ERROR, say) stays for
+        // try_receive(); closing without reading it would drop it.
+        try {
+          while (s.read_some()) {
+          }
+        } catch (const TransportError&) {  // its end of stream, or a frame it cut short
+        }
+        if (s.socket.is_open()) s.socket.close();
         throw TransportError("transport: " + s.peer + " closed the connection (peer died or quit)");
       }
       s.socket.close();
@@ -237,8 +244,12 @@ Message Channel::receive(Millis timeout) {
       throw TransportError("transport: garbage from " + s.peer + ": " + e.what());
     }
     if (!s.socket.is_open()) throw TransportError("transport: connection to " + s.peer + " is closed");
+    // A flush that had to wait read what the peer sent meanwhile: look in
+    // the decoder again before waiting for more, or a message already here
+    // would wait for the deadline behind a peer that is waiting for us.
+    const std::uint64_t before = s.bytes_in;
     flush(timeout);
-    if (s.read_some()) continue;
+    if (s.bytes_in != before || s.read_some()) continue;
     if (s.wait(POLLIN, deadline) == 0)
       throw TransportTimeout("transport: no message from " + s.peer + " within " + seconds_text(timeout) +
                              " (peer stalled or dead)");

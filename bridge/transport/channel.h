@@ -60,6 +60,7 @@ class Channel {
   /// Flushes queued output before waiting: never wait for a peer that may be waiting for us.
   Message receive(Millis timeout);
   /// A message that is already here (buffered or readable now), without waiting; nullopt otherwise.
+  /// After a write failed because the peer closed, it still gives what the peer sent before.
   std::optional<Message> try_receive();
   void close();
   /// The other end, for messages: the server's address ("tcp://...", "unix:...") on a connected

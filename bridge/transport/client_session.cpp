@@ -89,7 +89,18 @@ void ClientSession::send_locked(const Message& m) {
     m_channel->send(m, m_opts.reply_timeout);
     m_last_send = std::chrono::steady_clock::now();
   } catch (const TransportError& e) {
-    fail_locked(e.what());
+    // A server that refused said why before it closed: that is the reason,
+    // not the closed connection this write ran into.
+    std::string why = e.what();
+    try {
+      while (auto r = m_channel->try_receive())
+        if (auto* err = std::get_if<ErrorMsg>(&*r)) {
+          why = "refused: " + err->text;
+          break;
+        }
+    } catch (const TransportError&) {  // garbage after the messages: the ones before count
+    }
+    fail_locked(why);
   }
 }
 

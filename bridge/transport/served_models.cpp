@@ -1,10 +1,9 @@
 #include "bridge/transport/served_models.h"
 
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "models/core/ideal_memory.h"
+#include "models/core/yaml_reader.h"
 #include "models/hbm/config_loader.h"
 #include "models/hbm/hbm_model.h"
 #include "models/ici/analytic_fabric.h"
@@ -15,14 +14,6 @@
 namespace mxc::transport {
 
 namespace {
-
-std::string file_text(const std::string& path, const char* field) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(path + ": cannot read (" + field + ")");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 void fnv(std::uint64_t& h, const std::string& s) {
   for (unsigned char c : s) {
@@ -54,12 +45,12 @@ std::uint64_t config_hash(const ServedSystem& sys) {
   fnv(h, "tiles_per_chip=" + std::to_string(sys.tiles_per_chip));
   fnv(h, "memory=" + sys.memory);
   if (sys.memory == "hbm") {
-    fnv(h, file_text(sys.hbm_config, "memory.config"));
+    fnv(h, read_config_file(sys.hbm_config, "memory config (memory.config)"));
   } else {
     fnv(h, "latency_ps=" + std::to_string(sys.ideal_latency_ps));
     fnv(h, "outstanding=" + std::to_string(sys.ideal_outstanding));
   }
-  if (sys.chips > 1) fnv(h, file_text(sys.ici_config, "fabric.config"));
+  if (sys.chips > 1) fnv(h, read_config_file(sys.ici_config, "fabric config (fabric.config)"));
   return h;
 }
 

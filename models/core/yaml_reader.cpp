@@ -60,8 +60,10 @@ class EventCheck : public YAML::EventHandler {
     m_last = m;
     if (m_budget-- > 0) return;
     std::string what = "the parser cannot go on here";
-    if (m.pos >= 0 && static_cast<std::size_t>(m.pos) < m_text.size()) {
-      const char c = m_text[static_cast<std::size_t>(m.pos)];
+    // yaml-cpp's positions do not count a byte-order mark.
+    const std::size_t at = static_cast<std::size_t>(m.pos) + (m_text.rfind("\xef\xbb\xbf", 0) == 0 ? 3 : 0);
+    if (m.pos >= 0 && at < m_text.size()) {
+      const char c = m_text[at];
       if (c > ' ' && c < 127) what = std::string("unexpected '") + c + "'";
     }
     throw std::invalid_argument(m_origin + ":" + line_of(m) + ": YAML syntax error: " + what);
@@ -89,8 +91,13 @@ YAML::Node YamlReader::load(const std::string& text) const {
   // here, at its line, rather than replaced in the results.
   if (const std::size_t bad = first_non_utf8(text); bad != std::string_view::npos) {
     const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + bad, '\n'));
-    const std::size_t start = text.rfind('\n', bad == 0 ? 0 : bad - 1);
-    const std::size_t column = start == std::string::npos || bad == 0 ? bad + 1 : bad - start;
+    const std::size_t start = bad == 0 ? 0 : text.rfind('\n', bad - 1) + 1;  // npos + 1 = 0: the first line
+    // The column in characters: the text before `bad` is UTF-8, so every
+    // byte there that is not a continuation byte starts one.
+    const std::size_t column = 1 + static_cast<std::size_t>(std::count_if(
+                                       text.begin() + static_cast<std::ptrdiff_t>(start),
+                                       text.begin() + static_cast<std::ptrdiff_t>(bad),
+                                       [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; }));
     char hex[8];
     std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[bad]));
     throw std::invalid_argument(m_origin + ":" + std::to_string(line) + ": not UTF-8 text (byte " + hex +

@@ -33,6 +33,9 @@ TEST_CASE("yaml reader: a stray comma is a syntax error at its line, not an endl
   CHECK(error_of("a: 1\nb: 2\n,\n").rfind("c.yaml:3: YAML syntax error", 0) == 0);
   // The input of yaml-cpp's own report of the bug (its issue 1040).
   CHECK(error_of("- !+(.,.)").rfind("c.yaml:1: YAML syntax error", 0) == 0);
+  // After a byte-order mark, which the parser's positions do not count.
+  CHECK(error_of("\xef\xbb\xbf# abc\n,kin") == "c.yaml:2: YAML syntax error: unexpected ','");
+  CHECK(error_of("\xef\xbb\xbf,kin") == "c.yaml:1: YAML syntax error: unexpected ','");
 }
 
 TEST_CASE("yaml reader: dense well-formed text loads, and only one document may hold content") {
@@ -46,6 +49,9 @@ TEST_CASE("yaml reader: dense well-formed text loads, and only one document may 
   REQUIRE(seq.IsSequence());
   CHECK(seq.size() == 5000);
   CHECK(seq[4999].IsNull());
+  // About two events per character, near the densest text the parser
+  // takes: the bound (four per character) must leave it alone.
+  CHECK(YamlReader("c.yaml").load("{" + std::string(5000, ',') + "}").IsMap());
   const YAML::Node map = YamlReader("c.yaml").load(pairs);
   REQUIRE(map.IsMap());
   CHECK(map.size() == 5000);
@@ -85,4 +91,7 @@ TEST_CASE("yaml reader: text must be UTF-8, and the first byte that is not is na
   CHECK(error_of("a: \xed\xa0\x80\n") == "c.yaml:1: not UTF-8 text (byte 0xED in column 4); save the file as UTF-8");
   CHECK(error_of("a: \xf4\x90\x80\x80\n") == "c.yaml:1: not UTF-8 text (byte 0xF4 in column 4); save the file as UTF-8");
   CHECK(error_of("\n\na: \xe2\x82") == "c.yaml:3: not UTF-8 text (byte 0xE2 in column 4); save the file as UTF-8");
+  // Columns count characters: "µ" and "€" are one each.
+  CHECK(error_of("x\nn: \xc2\xb5\xe2\x82\xac\xff") ==
+        "c.yaml:2: not UTF-8 text (byte 0xFF in column 6); save the file as UTF-8");
 }

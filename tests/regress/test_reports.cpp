@@ -198,6 +198,7 @@ TEST_CASE("JUnit XML: counts, per-test properties, failure with mismatch and rep
   // The file is declared UTF-8: a byte that is not (from a file name or a test's output) becomes
   // U+FFFD, characters that are stay as they are.
   CHECK(xml_escape("x\xffy \xc2\xb5s \xe2\x82" "<") == "x\xef\xbf\xbdy \xc2\xb5s \xef\xbf\xbd\xef\xbf\xbd&lt;");
+  CHECK(xml_escape("a\xef\xbf\xbf" "b\xef\xbf\xbe" "c\xef\xbf\xbd") == "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\xef\xbf\xbd");
 }
 
 TEST_CASE("CSV export: one row per test, quoted where needed, empty for null") {

@@ -18,7 +18,7 @@ struct Log {
 };
 
 /// Drives a memory the way the kernel does: requests offered at given times,
-// advancing to every next event in between.
+/// advancing to every next event in between.
 inline void drive(MemoryTarget& m) {
   m.backdoor_write(0x100, std::vector<std::uint8_t>{1, 2, 3, 4, 5, 6, 7, 8});
   Time now = 0;

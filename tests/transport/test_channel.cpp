@@ -3,6 +3,8 @@
 // same moment both finish (each reads while it waits to write), where plain
 // blocking writes would wait for each other until the deadline.
 #include <catch2/catch.hpp>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "bridge/transport/channel.h"
@@ -87,6 +89,45 @@ TEST_CASE("channel: a peer gone while we write is reported as a closed connectio
   p.b->close();
   for (int i = 0; i < 8; ++i) p.a->queue(big(1, 1u << 20));
   CHECK_THROWS_WITH(p.a->flush(Millis(2000)), Catch::Contains("closed the connection"));
+}
+
+TEST_CASE("channel: a message that came in while a long write waited is received at once") {
+  Pair p("read-during-flush");
+  // a writes more than the buffers hold; b sends its message while a waits to
+  // write, then reads a's data and sends nothing more.
+  std::thread peer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    p.b->send(HeartbeatMsg{}, Millis(2000));
+    p.b->receive(Millis(5000));
+  });
+  p.a->queue(big(1, 8u << 20));
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<Message> m;
+  std::string error;
+  try {
+    m = p.a->receive(Millis(3000));  // flushes first, then its message
+  } catch (const TransportError& e) {
+    error = e.what();
+  }
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  peer.join();
+  CHECK(error == "");
+  CHECK((m && std::holds_alternative<HeartbeatMsg>(*m)));
+  CHECK(waited < 2.5);  // before: read during the flush, then waited out the deadline for it
+}
+
+TEST_CASE("channel: what a peer said before it closed is still read after a write to it fails") {
+  Pair p("said-then-gone");
+  p.b->send(ErrorMsg{"refused: request in the past"}, Millis(2000));
+  p.b->close();
+  // The write runs into the closed connection; the ERROR before it is kept.
+  for (int i = 0; i < 8; ++i) p.a->queue(big(1, 1u << 20));
+  CHECK_THROWS_WITH(p.a->flush(Millis(2000)), Catch::Contains("closed the connection"));
+  const auto said = p.a->try_receive();
+  REQUIRE(said.has_value());
+  REQUIRE(std::holds_alternative<ErrorMsg>(*said));
+  CHECK(std::get<ErrorMsg>(*said).text == "refused: request in the past");
+  CHECK_FALSE(p.a->try_receive().has_value());
 }
 
 TEST_CASE("channel: deadlines are given in seconds as one would write them") {

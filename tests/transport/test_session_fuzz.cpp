@@ -125,13 +125,17 @@ class Fuzzer {
 };
 
 /// One fuzzing client: a correct handshake, then `count` random messages,
-/// then BYE. True when the session ended within its deadline (the server
-/// refused it, closed it, or answered the BYE).
+/// then BYE. True when the session ended within its deadline with a reason
+/// from the server (ERROR) or its BYE, or closed without a word only after
+/// this client sent ERROR itself.
 bool fuzz_session(const std::string& address, const ServedSystem& sys, std::uint64_t seed, int count) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::seconds(20);
   const auto left = [&] {
     return std::max(Millis(1), std::chrono::duration_cast<Millis>(deadline - Clock::now()));
+  };
+  const auto ends = [](const Message& m) {
+    return std::holds_alternative<ErrorMsg>(m) || std::holds_alternative<ByeMsg>(m);
   };
   Fuzzer f(seed, sys.chips);
   auto ch = Channel::connect(parse_address(address), Millis(5000));
@@ -140,23 +144,30 @@ bool fuzz_session(const std::string& address, const ServedSystem& sys, std::uint
   h.seed = 1;
   for (std::uint32_t c = 0; c < sys.chips; ++c) h.chips.push_back(c);
   h.flags = f.one_in(3) ? kHelloLookahead : 0;
+  bool said_error = false;
   try {
     ch->send(h, left());
     if (!std::holds_alternative<Hello>(ch->receive(left()))) return true;  // refused with a reason
     for (int i = 0; i < count; ++i) {
-      ch->send(f.message(), left());
-      while (auto m = ch->try_receive())
-        if (std::holds_alternative<ErrorMsg>(*m) || std::holds_alternative<ByeMsg>(*m)) return true;
+      const Message m = f.message();
+      said_error |= std::holds_alternative<ErrorMsg>(m);
+      ch->send(m, left());
+      while (auto r = ch->try_receive())
+        if (ends(*r)) return true;
     }
     ch->send(ByeMsg{}, left());
-    for (;;) {
-      const Message m = ch->receive(left());
-      if (std::holds_alternative<ErrorMsg>(m) || std::holds_alternative<ByeMsg>(m)) return true;
-    }
+    for (;;)
+      if (ends(ch->receive(left()))) return true;
   } catch (const TransportTimeout&) {
     return false;  // the server neither answered nor closed: it hung on something we sent
   } catch (const TransportError&) {
-    return true;  // closed by the server after refusing
+    // Closed: the reason the server sent before closing may still be here to read.
+    try {
+      while (auto r = ch->try_receive())
+        if (ends(*r)) return true;
+    } catch (const TransportError&) {
+    }
+    return said_error;
   }
 }
 
