@@ -109,7 +109,10 @@ YAML::Node YamlReader::load(const std::string& text) const {
     EventCheck check(m_origin, text);
     do check.start_document();
     while (parser.HandleNextDocument(check));
-    // The text is one document that parses within bounds: build its nodes.
+    // The text is one document that parses within bounds: build its nodes,
+    // parsing it a second time (yaml-cpp 0.7 builds nodes only through
+    // Load; its node builder is not public). A config parses in well under
+    // a millisecond.
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw std::invalid_argument(m_origin + ":" + std::to_string(e.mark.line + 1) + ": YAML syntax error: " + e.msg);

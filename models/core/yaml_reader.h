@@ -4,11 +4,11 @@
 // Every config loader reads through this one class.
 #include <yaml-cpp/yaml.h>
 
-#include <cstddef>
 #include <cstdint>
 #include <set>
 #include <string>
 
+#include "models/core/input_limits.h"
 #include "models/core/time.h"
 
 namespace mxc {
@@ -55,8 +55,6 @@ struct RepeatedKey {
 };
 RepeatedKey first_repeated_key(const YAML::Node& map);
 
-/// The largest config file read (configs are a few KB).
-inline constexpr std::size_t kMaxConfigBytes = std::size_t{16} << 20;
 /// The contents of a config file; throws std::invalid_argument naming it
 /// when it cannot be read or is larger than kMaxConfigBytes.
 std::string read_config_file(const std::string& path, const std::string& what);

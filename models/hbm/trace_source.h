@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/core/input_limits.h"
 #include "models/hbm/request_source.h"
 
 namespace mxc::hbm {
@@ -38,7 +39,7 @@ class TraceSource : public RequestSource {
 
   /// Longest line accepted, newline excluded (a longer one is an error:
   /// most likely not a trace at all).
-  static constexpr std::size_t kMaxLine = 4095;
+  static constexpr std::size_t kMaxLine = kMaxInputLine;
 
  private:
   [[noreturn]] void fail(const std::string& what) const;

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "models/core/input_limits.h"
 #include "models/mxu/instr_check.h"
 
 namespace mxc {
@@ -107,17 +108,13 @@ bool parse_instruction(const std::string& raw, const std::string& where, Instr& 
 
 namespace {
 
-// The longest line read, as in traces: a file that is no program (a device
-// such as /dev/zero, data without newlines) fails at its first line instead
-// of being read into memory whole.
-constexpr std::size_t kMaxLine = 4095;
-
 /// The next line of `in` without its newline into `line`; false at the end.
 bool read_line(std::istream& in, std::string& line, const std::string& where) {
   line.clear();
   for (char c; in.get(c);) {
     if (c == '\n') return true;
-    if (line.size() == kMaxLine) fail(where, "line longer than " + std::to_string(kMaxLine) + " characters");
+    // A file that is no program (data without newlines) fails at its first line.
+    if (line.size() == kMaxInputLine) fail(where, "line longer than " + std::to_string(kMaxInputLine) + " characters");
     line.push_back(c);
   }
   return !line.empty();  // a last line without a newline
