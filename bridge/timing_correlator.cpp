@@ -50,6 +50,12 @@ void TimingCorrelator::compare_instructions(const Program& program, const std::v
   }
 }
 
+void TimingCorrelator::compare_cycles(std::uint64_t rtl, std::uint64_t model, const ClockDomain& clk,
+                                      const std::string& where) {
+  if (!m_instr_tol.within(model, rtl))
+    note({clk.edge(std::min(rtl, model)), where, "run", "total cycles", std::to_string(model), std::to_string(rtl)});
+}
+
 void TimingCorrelator::compare_memory(const MemoryLog& rtl, const MemoryLog& model,
                                       const ClockDomain& clk, TrafficScope scope) {
   if (same_traffic(rtl, model)) return;

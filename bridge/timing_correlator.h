@@ -75,6 +75,11 @@ class TimingCorrelator : public Checker {
   void compare_memory(const MemoryLog& rtl, const MemoryLog& model,
                       const ClockDomain& clk, TrafficScope scope = TrafficScope::kAll);
 
+  /// The tile's cycles from reset to finished (its last unit idle, results
+  /// written back), within the instruction tolerance: the end of a run that
+  /// no instruction's completion marks (a MATMUL's array draining).
+  void compare_cycles(std::uint64_t rtl, std::uint64_t model, const ClockDomain& clk, const std::string& where);
+
   /// One tile's ICI rows, in send order: count, and each row's destination
   /// chip, row, size and send cycle. `where` names the tile's channel
   /// (for example "timing ici chip0.tile1").

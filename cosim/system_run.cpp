@@ -623,6 +623,8 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
         corr.compare_instructions(work.programs[c][t], d.instr_events(), shadow->tile(c, t).instr_events(), d.clock());
         corr.compare_memory(dut.memory_log(c, t), shadow->memory_log(c, t), d.clock());
         corr.compare_ici(dut.ici_sends(c, t), shadow->ici_sends(c, t), d.clock(), ici_channel(c, t));
+        corr.compare_cycles(d.cycles(), shadow->tile(c, t).cycles(), d.clock(),
+                            "timing tile chip" + std::to_string(c) + ".tile" + std::to_string(t));
         auto abs_sum = tm["abs_sum"].get<std::uint64_t>();
         auto max_abs = tm["max_abs"].get<std::int64_t>();
         for (const InstrTiming& it : corr.instructions()) {

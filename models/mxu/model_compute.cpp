@@ -46,11 +46,11 @@ void ModelCompute::edge(std::uint64_t cycle, const Comb& c, const Instr* q_head)
   }
 }
 
-std::uint64_t ModelCompute::drained_cycle() const {
+std::uint64_t ModelCompute::last_writeback() const {
   if (m_pipe_n == 0) return ~std::uint64_t{0};
   std::size_t last = m_pipe_head + m_pipe_n - 1;
   if (last >= m_pipe.size()) last -= m_pipe.size();
-  return m_pipe[last].cycle + 1;
+  return m_pipe[last].cycle;
 }
 
 std::uint64_t ModelCompute::quiet_until(std::uint64_t cycle, bool q_valid) const {

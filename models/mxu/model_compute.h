@@ -28,9 +28,9 @@ class ModelCompute {
 
   /// Cycle of the next write-back, or ~0 when no vector is in flight.
   std::uint64_t next_writeback() const { return m_pipe_n == 0 ? ~std::uint64_t{0} : m_pipe[m_pipe_head].cycle; }
-  /// The first cycle after the last vector's write-back (the array has
-  /// drained), or ~0 when no vector is in flight.
-  std::uint64_t drained_cycle() const;
+  /// Cycle of the last write-back in flight (its edge drains the array), or
+  /// ~0 when no vector is in flight.
+  std::uint64_t last_writeback() const;
   /// With the queue input held at `q_valid`: the first cycle after `cycle`
   /// whose outputs other than `wb` and `issue` may differ from `cycle`'s
   /// (~0: never). The unit's own registers may change before then (a MATMUL

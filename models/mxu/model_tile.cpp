@@ -140,7 +140,10 @@ void ModelTile::advance_to(Time now) {
   ModelCompute::Comb next;
   m_compute.comb(m_cycle, q_valid, next);
   if (!ModelCompute::same_outputs(next, m_last_cc)) return;
-  m_compute_wake = std::min(m_compute.quiet_until(m_cycle, q_valid), m_compute.drained_cycle());
+  // The last write-back's cycle is evaluated, not skipped: its edge empties
+  // the array, which can end the program (finished after that edge, as the
+  // RTL's idle is).
+  m_compute_wake = std::min(m_compute.quiet_until(m_cycle, q_valid), m_compute.last_writeback());
   if (m_compute_wake <= m_cycle) return;
   if (change == Change::kWriteStream) {
     // The store's W path repeats its cycle (a read issued, one pushed, one

@@ -120,6 +120,23 @@ TEST_CASE("first divergence is the earliest in time, not the first reported", "[
   CHECK(t.first_divergence()->field == "start cycle");
 }
 
+TEST_CASE("total cycles: a run that ends one cycle apart fails, within the instruction tolerance", "[timing]") {
+  TimingCorrelator exact;
+  exact.compare_cycles(14, 14, kClk, "timing tile chip0.tile0");
+  CHECK(exact.passed());
+  exact.compare_cycles(13, 14, kClk, "timing tile chip0.tile0");  // RTL 13, model 14
+  REQUIRE(exact.mismatch_count() == 1);
+  const Mismatch& m = exact.mismatches()[0];
+  CHECK(m.where == "timing tile chip0.tile0");
+  CHECK(m.field == "total cycles");
+  CHECK(m.expected == "14");
+  CHECK(m.actual == "13");
+  CHECK(m.time == 500 + 1000 * 13);  // the earlier end's edge
+  TimingCorrelator loose({1, 0});
+  loose.compare_cycles(13, 14, kClk, "timing tile chip0.tile0");
+  CHECK(loose.passed());
+}
+
 TEST_CASE("missing instruction events are a count mismatch", "[timing]") {
   TimingCorrelator t;
   t.compare_instructions(three_instrs(), events({{1, 20}, {21, 30}}), events({{1, 20}, {21, 30}, {31, 60}}), kClk);

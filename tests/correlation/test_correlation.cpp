@@ -164,6 +164,40 @@ TEST_CASE("correlation: ICI loopback, waits, fences, partial stores, back-to-bac
   }
 }
 
+TEST_CASE("correlation: programs that end while the array drains") {
+  // The run ends when the last vector's result is written back, after the
+  // MATMUL itself completed: the model must not sleep past that edge.
+  std::vector<Program> programs;
+  {
+    ProgramBuilder pb;
+    pb.emit(make(Opcode::MATMUL, 1, 2, 0));
+    programs.push_back(pb.take());
+  }
+  {
+    ProgramBuilder pb;
+    pb.emit(make(Opcode::LOAD_WEIGHTS, 2, 2, 0));
+    pb.emit(make(Opcode::MATMUL, 2, 2, 0));
+    programs.push_back(pb.take());
+  }
+  {
+    ProgramBuilder pb;
+    const auto l = pb.emit(dma(Opcode::DMA_LOAD, 8, 4, 0, 0x10000));
+    pb.emit(make(Opcode::MATMUL, 8, 4, 0), {l});
+    pb.emit(make(Opcode::FENCE, 0, 0, 0));
+    programs.push_back(pb.take());
+  }
+  {
+    ProgramBuilder pb;
+    pb.emit(make(Opcode::MATMUL, 200, 4, 0));
+    programs.push_back(pb.take());
+  }
+  for (std::size_t i = 0; i < programs.size(); ++i)
+    for (const auto& mem : {ideal(0), ideal(10'000)}) {
+      INFO("program " << i << ", " << mem.label);
+      check_same(run_both(4, 4, mem, programs[i]), programs[i]);
+    }
+}
+
 TEST_CASE("correlation: memory registered before the tile (completions at edge times)") {
   // 3 ns at 1 GHz: every completion lands exactly on a tile edge, where the
   // kernel order decides which edge sees it.
