@@ -4,6 +4,7 @@
 #include <iostream>
 #include <map>
 #include <stdexcept>
+#include <typeinfo>
 
 #include "command.h"
 #include "models/core/output_file.h"
@@ -44,6 +45,27 @@ std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv
     std::cerr << argv[0] << ": unexpected argument '" << args.unmatched().front() << "'\n";
     return kExitUsage;
   }
+  // Regular files by their full path (others, such as /dev/stdin or a
+  // FIFO, may be both read and written) and the option naming them.
+  const auto key = [](const std::string& path) -> std::optional<std::string> {
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+    const std::string full = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec).string();
+    return ec ? path : full;
+  };
+  std::map<std::string, std::string> read;  // input files and the option naming them
+  for (const std::string_view option : spec.input_files) {
+    const std::string name(option);
+    if (!args.count(name)) continue;
+    std::vector<std::string> paths;
+    try {
+      paths = args[name].as<std::vector<std::string>>();  // a list option (positional files)
+    } catch (const std::bad_cast&) {
+      paths = {args[name].as<std::string>()};
+    }
+    for (const std::string& path : paths)
+      if (const auto k = key(path); k && std::filesystem::exists(*k)) read.emplace(*k, name);
+  }
   std::map<std::string, std::string> written;  // each file, by its full path, and the option writing it
   for (const std::string_view option : spec.output_files) {
     const std::string name(option);
@@ -56,10 +78,14 @@ std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv
       return kExitUsage;
     }
     // Devices (/dev/null, /dev/stdout) may take several.
-    std::error_code ec;
-    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) continue;
-    const std::string full = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec).string();
-    if (const auto [it, fresh] = written.emplace(ec ? path : full, name); !fresh) {
+    const auto k = key(path);
+    if (!k) continue;
+    if (const auto in = read.find(*k); in != read.end()) {
+      std::cerr << argv[0] << ": error: --" << name << " names '" << path << "', the file --" << in->second
+                << " reads: writing it would overwrite the input\n";
+      return kExitUsage;
+    }
+    if (const auto [it, fresh] = written.emplace(*k, name); !fresh) {
       std::cerr << argv[0] << ": error: --" << it->second << " and --" << name << " name the same file '" << path
                 << "': one would overwrite the other\n";
       return kExitUsage;

@@ -31,6 +31,10 @@ struct ArgumentSpec {
   /// given is checked before the run (check_output_path), so a long run is
   /// not wasted on a path it cannot write.
   std::vector<std::string_view> output_files = {};
+  /// Options that name a file the command reads (a config, a trace, a
+  /// database): an output naming one of them is refused before the run,
+  /// which would otherwise overwrite its own input.
+  std::vector<std::string_view> input_files = {};
   /// Printed after the options by --help (examples).
   std::string_view help_footer = {};
 };
@@ -38,7 +42,8 @@ struct ArgumentSpec {
 /// Parses a subcommand's arguments. Returns the exit code when the command
 /// is done already: --help printed (0), or a parse error, an unexpected
 /// argument or an output file that cannot be written reported on standard
-/// error (2); nullopt to go on with `args`.
+/// error (2), as is an output naming an input file; nullopt to go on with
+/// `args`.
 std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv, cxxopts::ParseResult& args,
                                    const ArgumentSpec& spec = {});
 

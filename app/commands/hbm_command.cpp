@@ -124,6 +124,7 @@ int hbm_main(int argc, char** argv) {
   if (const auto done = parse_arguments(
           opts, argc, argv, args,
           {.output_files = {"json"},
+           .input_files = {"config", "trace"},
            .help_footer = "examples:\n  mxcosim hbm --config configs/hbm/hbm2.yaml --pattern seq --requests 1000000 "
                           "--outstanding 64 --json out.json\n"
                           "  mxcosim hbm --config configs/hbm/hbm2.yaml --trace run.trace.gz --outstanding 32\n"}))

@@ -194,7 +194,7 @@ int ici_main(int argc, char** argv) {
     ("h,help", "show this help");
   // clang-format on
   cxxopts::ParseResult args;
-  if (const auto done = parse_arguments(opts, argc, argv, args, {.output_files = {"json"}})) return *done;
+  if (const auto done = parse_arguments(opts, argc, argv, args, {.output_files = {"json"}, .input_files = {"config"}})) return *done;
   if (!args.count("config")) {
     std::cerr << argv[0] << ": --config FILE is required (e.g. configs/ici/torus4x4.yaml)\n";
     return kExitUsage;

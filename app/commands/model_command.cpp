@@ -376,6 +376,7 @@ int model_main(int argc, char** argv) {
           opts, argc, argv, args,
           {.letters = "mkn",
            .output_files = {"json", "csv"},
+           .input_files = {"program", "hbm"},
            .help_footer = "examples:\n"
                           "  mxcosim model --rows 128 --cols 128 --workload gemm --m 1024 --k 1024 --n 1024 "
                           "--dtype bf16 --json out.json\n"

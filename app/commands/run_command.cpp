@@ -147,7 +147,9 @@ int run_main(int argc, char** argv) {
   opts.positional_help("[CONFIG]");
   cxxopts::ParseResult args;
   if (const auto done = parse_arguments(opts, argc, argv, args,
-                                        {.letters = "mkn", .output_files = {"json", "wave", "waveform", "trace"}}))
+                                        {.letters = "mkn",
+                                         .output_files = {"json", "wave", "waveform", "trace"},
+                                         .input_files = {"config", "program"}}))
     return *done;
 
   SystemRunOptions o;

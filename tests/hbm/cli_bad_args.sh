@@ -38,6 +38,19 @@ expect "--json $dir/none/out.json: folder '$dir/none' does not exist" --pattern 
 expect "--json $dir: is a directory" --pattern seq --json "$dir"
 expect "/dev/full: writing failed" --pattern seq --requests 10 --json /dev/full
 expect "unexpected argument 'stray'" --pattern seq stray
+# An output naming an input file would overwrite it: refused, the input intact.
+printf '0x40 READ 0\n' > "$dir/keep.trace"
+expect "--json names '$dir/keep.trace', the file --trace reads" --trace "$dir/keep.trace" --json "$dir/keep.trace"
+if [ "$(cat "$dir/keep.trace")" != "0x40 READ 0" ]; then
+  echo "cli_bad_args: the trace was overwritten" >&2
+  fail=1
+fi
+cp "$cfg" "$dir/keep.yaml"
+out=$(timeout 60 "$m" hbm --config "$dir/keep.yaml" --pattern seq --json "$dir/./keep.yaml" 2>&1)
+if [ $? -ne 2 ] || ! printf '%s\n' "$out" | grep -Fq -- "the file --config reads" || ! cmp -s "$cfg" "$dir/keep.yaml"; then
+  echo "cli_bad_args: --json naming the config gave: $out" >&2
+  fail=1
+fi
 # A config in another encoding than UTF-8 is refused at its line; a file
 # name that is not UTF-8 is fine, and the results JSON carries it with the
 # byte replaced (the run's results were lost to a JSON error before).

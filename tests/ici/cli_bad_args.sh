@@ -70,5 +70,12 @@ same "$(printf '%s' "$row" | cut -d, -f5 | grep -c '^[1-9]')" "1" "transpose 0.5
 expect "traffic: transpose needs at least two dimensions larger than 1" --traffic transpose --config "$ring"
 # --model named the config field ("field 'model'"), not the option.
 expect "--model: must be torus or analytic, got 'foo'" --traffic uniform --model foo --config "$ring"
+# --json naming the config would overwrite it: refused, the config intact.
+dir=$(mktemp -d) || exit 1
+cp "$ring" "$dir/ring.yaml"
+expect "--json names '$dir/ring.yaml', the file --config reads" --config "$dir/ring.yaml" --collective allreduce \
+  --bytes 1KiB --json "$dir/ring.yaml"
+cmp -s "$ring" "$dir/ring.yaml" || { echo "cli_bad_args: the config was overwritten" >&2; fail=1; }
+rm -rf "$dir"
 [ $fail -eq 0 ] && echo "cli_bad_args: ok"
 exit $fail
