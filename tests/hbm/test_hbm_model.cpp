@@ -2,6 +2,8 @@
 // backpressure, event-driven sleep, multi-stack interleaving, determinism.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
 
 #include "models/hbm/closed_loop.h"
@@ -329,6 +331,36 @@ TEST_CASE("latency percentiles are latencies that occurred") {
   CHECK(f.percentile_ns(25) == 31.875);  // true 31.25
   CHECK(f.percentile_ns(50) == 31.875);
   CHECK(f.percentile_ns(100) == 35.0);
+}
+
+TEST_CASE("latency percentiles stay true beyond 16 us") {
+  // The same latencies 1000 times longer (a 1 MHz clock): the same ranks.
+  LatencyHistogram h;
+  for (const Time ns : {52, 52, 52, 118, 204}) h.add(ns * 1000 * 1000);
+  CHECK(h.percentile_ns(50) == 52'000.0);
+  CHECK(h.percentile_ns(80) == 118'000.0);
+  CHECK(h.percentile_ns(99) == 204'000.0);
+  // Against the sorted latencies (nearest rank), from 1 ns to 50 ms: each
+  // percentile is a latency that occurred, at or above the true one and
+  // above it by less than its bin (1 ns below 16.384 us, 1/1024 beyond).
+  std::mt19937_64 rng(11);
+  std::vector<Time> all;
+  LatencyHistogram g;
+  for (int i = 0; i < 20'000; ++i) {
+    const Time ps = static_cast<Time>(std::exp(std::uniform_real_distribution<double>(std::log(1e3), std::log(5e10))(rng)));
+    all.push_back(ps);
+    g.add(ps);
+  }
+  std::sort(all.begin(), all.end());
+  for (const double p : {1.0, 10.0, 50.0, 90.0, 99.0, 99.9, 100.0}) {
+    INFO("p" << p);
+    const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(all.size())));
+    const Time truth = all[rank - 1];
+    const auto got = static_cast<Time>(std::llround(g.percentile_ns(p) * 1000.0));  // ns as a double: round to ps
+    CHECK(std::binary_search(all.begin(), all.end(), got));
+    CHECK(got >= truth);
+    CHECK(static_cast<double>(got) < static_cast<double>(truth) + std::max(1000.0, static_cast<double>(truth) / 1024.0));
+  }
 }
 
 TEST_CASE("a request larger than a queue can ever hold is an error, not a hang") {
