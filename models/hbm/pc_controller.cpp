@@ -105,7 +105,7 @@ void PcController::skip_idle(std::uint64_t cycle) {
   s_stats.steps += n + late;
   m_skipped_refreshes += n;
   s_stats.last_cycle = last;
-  if (cmd == Cmd::kRefAb) m_refresh_end = last + m_rfc;
+  if (cmd == Cmd::kRefAb) m_refresh_start = last, m_refresh_end = last + m_rfc;
   m_clk = m_counted = last;  // the queues are empty: no occupancy to count
   m_next = m_refresh.next_due();
 }
@@ -166,6 +166,9 @@ void PcController::notify(const DramCommand& cmd) {
     case Cmd::kRefAb:
     case Cmd::kRefSb:
       ++s_stats.refreshes;
+      // Its blocking span runs from when it fell due (owed ones follow
+      // back to back: one span) to tRFC after it.
+      if (cmd == Cmd::kRefAb && m_refresh.pending_since() > m_refresh_end) m_refresh_start = m_refresh.pending_since();
       s_stats.refresh_bank_cycles += m_refresh.on_issue(cmd, c);
       if (cmd == Cmd::kRefAb) m_refresh_end = c + m_rfc;
       check_stuck(c);
@@ -234,36 +237,40 @@ template <bool kBranchFree>
   const std::uint64_t legal =
       kBranchFree ? m_state.earliest_branch_free(cmd, bank, &why) : m_state.earliest(cmd, bank, &why);
   charge_stall(e, legal, why, c);
-  // Why the data bus sat idle before this burst: refresh, no burst
-  // waiting, or the constraint that made this one late.
-  const std::uint64_t from = std::max(m_bus_free, std::min(m_refresh_end, c));
-  s_stats.refresh_idle_cycles += select<std::uint64_t>(m_refresh_end > m_bus_free, from - m_bus_free, 0);
-  // A burst that had to open its row is charged to the miss or conflict
-  // from its arrival; a row hit to the constraint that held it.
+  // Why the data bus sat idle before this burst, in [m_bus_free, c): no
+  // burst waiting until `ready`; then refresh for the part of its blocking
+  // span [m_refresh_start, m_refresh_end) after `ready` (a refresh while
+  // nothing waited cost nothing), and the constraint that held the burst
+  // (a miss or a conflict charged as such: the burst had to open its row)
+  // for the rest. Nothing else can fall in a refresh span: all-bank refresh
+  // blocks every burst, so the last span is the only one after `ready`.
   const bool miss = e.outcome == RowOutcome::kMiss, conflict = e.outcome == RowOutcome::kConflict;
+  const std::uint64_t waiting = kBranchFree ? select(miss || conflict, e.arrival, e.waiting_since)
+                                            : (miss || conflict ? e.arrival : e.waiting_since);
+  const std::uint64_t ready = std::min(std::max(waiting, m_bus_free), c);
+  const std::uint64_t held = std::min(std::max(legal, ready), c);
+  const std::uint64_t blocked_from = std::min(std::max(m_refresh_start, ready), c);
+  const std::uint64_t blocked_to = std::max(std::min(m_refresh_end, c), blocked_from);
+  const std::uint64_t blocked_held = std::min(blocked_to, held) - std::min(blocked_from, held);  // within [ready, held)
+  s_stats.refresh_idle_cycles += blocked_to - blocked_from;
+  s_stats.bus_idle_cycles[0] += ready - m_bus_free;
+  s_stats.bus_idle_cycles[0] += c - held - (blocked_to - blocked_from - blocked_held);
   if constexpr (kBranchFree) {
     // Whether the burst hit, missed or conflicted is data: the same charges
-    // as below, by a select and an index instead of branches.
-    const std::uint64_t ready = std::min(std::max(select(miss || conflict, e.arrival, e.waiting_since), from), c);
-    s_stats.bus_idle_cycles[0] += ready - from;
-    const std::uint64_t held = std::min(std::max(legal, ready), c);
+    // as below, by an index instead of branches.
     std::uint64_t* const held_by[3] = {&s_stats.bus_idle_cycles[static_cast<int>(why)], &s_stats.miss_idle_cycles,
                                        &s_stats.conflict_idle_cycles};
-    *held_by[miss + 2 * conflict] += held - ready;
-    s_stats.bus_idle_cycles[0] += c - held;
+    *held_by[miss + 2 * conflict] += held - ready - blocked_held;
     // No row command served it: a row hit (kUnknown | 1 == kHit; others unchanged).
     static_assert(static_cast<int>(RowOutcome::kUnknown) == 0 && static_cast<int>(RowOutcome::kHit) == 1);
     const bool first = e.outcome == RowOutcome::kUnknown;
     e.outcome = static_cast<RowOutcome>(static_cast<std::uint8_t>(e.outcome) | static_cast<std::uint8_t>(first));
     s_stats.row_hits += first;
   } else {
-    const std::uint64_t ready = std::min(std::max(miss || conflict ? e.arrival : e.waiting_since, from), c);
-    s_stats.bus_idle_cycles[0] += ready - from;
-    const std::uint64_t held = std::min(std::max(legal, ready), c);
-    if (miss) s_stats.miss_idle_cycles += held - ready;
-    else if (conflict) s_stats.conflict_idle_cycles += held - ready;
-    else s_stats.bus_idle_cycles[static_cast<int>(why)] += held - ready;
-    s_stats.bus_idle_cycles[0] += c - held;
+    const std::uint64_t charge = held - ready - blocked_held;
+    if (miss) s_stats.miss_idle_cycles += charge;
+    else if (conflict) s_stats.conflict_idle_cycles += charge;
+    else s_stats.bus_idle_cycles[static_cast<int>(why)] += charge;
     if (e.outcome == RowOutcome::kUnknown) {
       e.outcome = RowOutcome::kHit;
       ++s_stats.row_hits;

@@ -190,7 +190,7 @@ class PcController {
   std::uint64_t m_clk = 0;   // last processed cycle
   std::uint64_t m_next = 0;  // next cycle with an event (refresh included)
   std::uint64_t m_bus_free = 0;  // cycle after the last column command's data-bus slot
-  std::uint64_t m_refresh_end = 0;  // end of the last refresh's blocking (statistics)
+  std::uint64_t m_refresh_start = 0, m_refresh_end = 0;  // the last all-bank refresh's blocking span (statistics)
   std::uint64_t m_counted = 0;  // queue occupancy counted up to this cycle (statistics)
   std::uint64_t m_skipped_refreshes = 0;
   std::uint64_t m_streaming_steps = 0, m_planned_steps = 0;

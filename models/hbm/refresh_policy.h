@@ -21,6 +21,9 @@ class RefreshPolicy {
   /// Cycle the next refresh falls due (kNoCycle with refresh off).
   std::uint64_t next_due() const { return m_due; }
   bool pending() const { return m_pending; }
+  /// Cycle the pending refresh started to block (for an owed one issued
+  /// back to back: the end of the one before).
+  std::uint64_t pending_since() const { return m_pending_since; }
   /// Refreshes postponed and not issued yet.
   std::uint32_t owed() const { return m_owed; }
   /// Marks refresh pending once `cycle` reaches its due time, unless the

@@ -363,6 +363,42 @@ TEST_CASE("latency percentiles stay true beyond 16 us") {
   }
 }
 
+TEST_CASE("the data bus is idle because of refresh only while a burst waits for it") {
+  // Two reads of one bank: the second sent `gap` cycles after the first.
+  // Returns pseudo-channel 0's statistics and the cycle of its first REFab.
+  const auto run = [](std::uint64_t gap) {
+    MemoryConfig cfg = test::preset("hbm2.yaml");
+    cfg.controller.refresh_postpone = 0;  // each REFab at its due cycle
+    HbmModel m("hbm", cfg);
+    std::uint64_t ref = 0;
+    m.set_command_observer([&](std::uint32_t pc, const DramCommand& c) {
+      if (pc == 0 && c.cmd == Cmd::kRefAb && ref == 0) ref = c.cycle;
+    });
+    REQUIRE(m.send(req(1, 0, 32), 0));
+    const Time second = m.clock().edge(gap);
+    m.advance_to(second);
+    REQUIRE(m.send(req(2, 0, 32), second));
+    drain(m);
+    m.finish(m.clock().edge(gap + 10'000));
+    REQUIRE(m.checker()->violation_count() == 0);
+    return std::pair{m.pc_stats(0), ref};
+  };
+  // Sent at 5000, after the refresh due at tREFI = 3900 ended (tRFC 260):
+  // the bus idled with nothing waiting, none of it for refresh.
+  const auto [late, ref] = run(5000);
+  REQUIRE(ref >= 3900);
+  REQUIRE(ref + 260 < 5000);
+  CHECK(late.refresh_idle_cycles == 0);
+  // Sent 20 cycles into that refresh: it waits from its arrival (one
+  // frontend cycle later) to the refresh's end, then opens its row.
+  const auto [during, ref2] = run(ref + 20);
+  CHECK(ref2 == ref);
+  CHECK(during.refresh_idle_cycles == ref + 260 - (ref + 21));
+  // Each read waited tRCD = 14 for its activate (the refresh closed the row).
+  CHECK(during.miss_idle_cycles == 2 * 14);
+  CHECK(late.miss_idle_cycles == 2 * 14);
+}
+
 TEST_CASE("a request larger than a queue can ever hold is an error, not a hang") {
   MemoryConfig cfg = test::preset("hbm2.yaml");
   cfg.controller.read_queue = 1;
