@@ -3,6 +3,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/core/hex.h"
+#include "models/mxu/isa.h"
+
 namespace mxc {
 
 void check_instruction(const Instr& in, const TileGeometry& geo) {
@@ -49,6 +52,15 @@ void check_instruction(const Instr& in, const TileGeometry& geo) {
       beat_multiple("hbm_addr", in.hbm_addr);
       beat_multiple("hbm_stride", in.hbm_stride);
       sp_range(in.sp_row, in.rows);
+      {
+        // The DMA's addresses are hbm_addr's width: a row ending past them
+        // would wrap to low memory (rows >= 1, cols >= 1 here).
+        const std::uint64_t end = in.hbm_addr + std::uint64_t{in.rows - 1u} * in.hbm_stride + in.cols;
+        const std::uint64_t space = std::uint64_t{1} << isa::HBM_ADDR.width;
+        if (end > space)
+          fail("hbm_addr", hex(in.hbm_addr) + " + (rows - 1) x hbm_stride + cols ends at " + hex(end) + ", past the " +
+                               std::to_string(isa::HBM_ADDR.width) + "-bit HBM address space");
+      }
       break;
     case Opcode::LOAD_WEIGHTS:
       array("rows", in.rows, geo.rows, "row");

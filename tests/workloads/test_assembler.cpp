@@ -185,6 +185,11 @@ TEST_CASE("assembler: a program for a tile is checked against its geometry, nami
         "prog.s:1: field 'cols': 33 exceeds the 32 bytes of a scratchpad row");
   CHECK(geometry_error("dma_store rows=1 cols=4 sp_row=0 hbm_addr=0x1010\n", t) ==
         "prog.s:1: field 'hbm_addr': 4112 is not a multiple of the 32-byte AXI beat");
+  // Row 1 of 2 ends at 0xFFFFFFFFFFE0 + 32 + 32 = 2^48 + 32: past the 48-bit address; one row ends at 2^48 exactly.
+  CHECK(geometry_error("dma_load rows=2 cols=32 sp_row=0 hbm_addr=0xFFFFFFFFFFE0 hbm_stride=32\n", t) ==
+        "prog.s:1: field 'hbm_addr': 0xffffffffffe0 + (rows - 1) x hbm_stride + cols ends at 0x1000000000020, past the "
+        "48-bit HBM address space");
+  CHECK(geometry_error("dma_store rows=1 cols=32 sp_row=0 hbm_addr=0xFFFFFFFFFFE0\n", t).empty());
   CHECK(geometry_error("ici_send rows=0 cols=4\n", t) == "prog.s:1: field 'rows': must be >= 1");
   // A file without instructions is refused by name; one with only a comment too.
   CHECK(geometry_error("", t) == "prog.s: no instructions");
