@@ -145,8 +145,9 @@ TileGeometry geometry(const Machine& mc) {
 
 Outcome run_analytic(const Workload& w, const Machine& mc) {
   const MemorySpec mem = resolve_memory(mc.hbm);
-  const auto gemm = [&](std::uint32_t m, std::uint32_t k, std::uint32_t n) {
+  const auto gemm = [&](std::uint32_t m, std::uint32_t k, std::uint32_t n, std::uint32_t out_bytes = 4) {
     AnalyticConfig a;
+    a.out_bytes = out_bytes;
     a.rows = mc.rows;
     a.cols = mc.cols;
     a.m = m;
@@ -166,7 +167,8 @@ Outcome run_analytic(const Workload& w, const Machine& mc) {
   };
   std::vector<AnalyticResult> parts;
   if (w.kind == "mlp") {
-    parts.push_back(gemm(w.m, w.k, w.hidden));
+    // The hidden layer is written narrowed to the input type (mlp_program.h).
+    parts.push_back(gemm(w.m, w.k, w.hidden, w.dtype == DType::kBf16 ? 2 : 1));
     parts.push_back(gemm(w.m, w.hidden, w.n));
   } else {
     parts.push_back(gemm(w.m, w.k, w.n));

@@ -48,6 +48,7 @@ AnalyticResult analyze_gemm(const AnalyticConfig& c) {
   need(c.k >= 1, "k", "must be >= 1");
   need(c.n >= 1, "n", "must be >= 1");
   need(c.beat_bytes >= 1, "beat_bytes", "must be >= 1");
+  need(c.out_bytes == 1 || c.out_bytes == 2 || c.out_bytes == 4, "out_bytes", "must be 1, 2 or 4");
   need(c.clock_mhz > 0, "clock_mhz", "must be > 0");
   need(c.hbm_gbps >= 0, "hbm_gbps", "must be >= 0");
   need(c.chips >= 1, "chips", "must be >= 1");
@@ -93,7 +94,8 @@ AnalyticResult analyze_gemm(const AnalyticConfig& c) {
 
   // HBM traffic as the GEMM compiler moves it: per fold an A block (m_f rows
   // of kb elements) and a B block (kb rows of nb elements), each row rounded
-  // up to whole beats; C written once, 32-bit, per N fold in rows of nb.
+  // up to whole beats; C written once (out_bytes an element: 32-bit unless
+  // narrowed) per N fold in rows of nb.
   // Every K fold but the last is R deep, every N fold but the last C wide, so
   // summed over the folds: A M * nf * a_rows, B mblocks * K * b_rows, C M * c_rows,
   // a_rows, b_rows and c_rows being the beat-rounded row bytes summed over one
@@ -101,7 +103,8 @@ AnalyticResult analyze_gemm(const AnalyticConfig& c) {
   const std::uint64_t k_last = K - (kf - 1) * R, n_last = N - (nf - 1) * C;
   const u128 a_rows = u128{kf - 1} * round_up(R * eb, beat) + round_up(k_last * eb, beat);
   const u128 b_rows = u128{nf - 1} * round_up(C * eb, beat) + round_up(n_last * eb, beat);
-  const u128 c_rows = u128{nf - 1} * round_up(C * 4, beat) + round_up(n_last * 4, beat);
+  const std::uint64_t ob = c.out_bytes;
+  const u128 c_rows = u128{nf - 1} * round_up(C * ob, beat) + round_up(n_last * ob, beat);
   const u128 read = u128{M} * nf * a_rows + u128{mblocks} * K * b_rows;
   const u128 write = u128{M} * c_rows;
   r.hbm_read_bytes = fit(read, "HBM bytes");

@@ -18,6 +18,9 @@ struct AnalyticConfig {
   bool double_buffer = true;
   /// Rows of A streamed per fold (the accumulator depth); 0 = all of M at once, as SCALE-Sim.
   std::uint32_t m_block = 0;
+  /// Bytes of each C element written: 4 (int32 / fp32), or 1 / 2 for a
+  /// result narrowed to int8 / bf16 (an MLP's hidden layer).
+  std::uint32_t out_bytes = 4;
   /// HBM rows are moved in whole beats of this many bytes (1 = exact element bytes).
   std::uint32_t beat_bytes = 1;
   double clock_mhz = 1000.0;

@@ -140,7 +140,7 @@ void ModelAxiPort::take_w_beat(std::uint32_t bytes, Time now) {
   const std::uint64_t serial = m_w_order.front();
   Burst& b = burst(serial);
   b.beat_bytes.push_back(static_cast<std::uint16_t>(bytes));
-  s_bytes_written += bytes;
+  s_bytes_written += m_cfg.beat_bytes;  // the whole beat goes to memory, WSTRB masking some bytes
   if (++b.beats_done == b.beats) {
     m_w_order.pop_front();
     make_request(serial, now);
@@ -152,10 +152,8 @@ void ModelAxiPort::take_w_beats(const std::uint16_t* bytes, std::size_t n) {
   if (m_w_order.empty()) throw std::logic_error("model axi port: W beats without a burst");
   Burst& b = burst(m_w_order.front());
   if (b.beats_done + n >= b.beats) throw std::logic_error("model axi port: skipped W beats finish a burst");
-  for (std::size_t i = 0; i < n; ++i) {
-    b.beat_bytes.push_back(bytes[i]);
-    s_bytes_written += bytes[i];
-  }
+  for (std::size_t i = 0; i < n; ++i) b.beat_bytes.push_back(bytes[i]);
+  s_bytes_written += n * m_cfg.beat_bytes;
   b.beats_done += static_cast<std::uint32_t>(n);
 }
 

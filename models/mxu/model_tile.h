@@ -66,7 +66,10 @@ class ModelTile final : public Tile {
 
   const TileGeometry& geometry() const { return m_cfg.geometry; }
   std::uint64_t bytes_read() const { return m_axi.bytes_read(); }
-  std::uint64_t bytes_written() const { return m_axi.bytes_written(); }  ///< Bytes with WSTRB set.
+  /// Bytes of the write beats, whole beats as the memory receives them
+  /// (WSTRB masks some bytes of a partial row's last beat): traffic, as
+  /// bytes_read() counts it.
+  std::uint64_t bytes_written() const { return m_axi.bytes_written(); }
   /// Cycles actually evaluated (the rest were skipped as idle).
   std::uint64_t evaluated_cycles() const { return s_evaluated; }
 

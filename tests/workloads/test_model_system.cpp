@@ -32,7 +32,7 @@ std::pair<std::uint64_t, std::uint64_t> dma_bytes(const std::vector<Program>& ps
   for (const auto& p : ps)
     for (const Instr& in : p) {
       if (in.op == Opcode::DMA_LOAD) rd += std::uint64_t{in.rows} * ((in.cols + beat - 1) / beat * beat);
-      if (in.op == Opcode::DMA_STORE) wr += std::uint64_t{in.rows} * in.cols;
+      if (in.op == Opcode::DMA_STORE) wr += std::uint64_t{in.rows} * ((in.cols + beat - 1) / beat * beat);
     }
   return {rd, wr};
 }
