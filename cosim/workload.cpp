@@ -1,5 +1,6 @@
 #include "cosim/workload.h"
 
+#include <random>
 #include <stdexcept>
 
 #include "models/mxu/assembler.h"
@@ -94,12 +95,32 @@ Workload mlp(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeomet
   return w;
 }
 
-Workload program_file(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeometry& geo) {
+/// The bytes every DMA_LOAD of `p` reads, filled with random bytes drawn
+/// from `seed`, so that a program's arithmetic runs on data (on an empty
+/// memory every product is 0 x 0). A region a DMA_STORE writes before a
+/// load reads it holds the stored bytes in both the reference and the DUT.
+SparseMemory random_load_sources(const Program& p, std::uint64_t seed) {
+  SparseMemory image;
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint8_t> row;
+  for (const Instr& in : p) {
+    if (in.op != Opcode::DMA_LOAD) continue;
+    row.resize(in.cols);
+    for (std::uint32_t r = 0; r < in.rows; ++r) {
+      for (std::uint8_t& b : row) b = static_cast<std::uint8_t>(rng());
+      image.write(in.hbm_addr + std::uint64_t{r} * in.hbm_stride, row);
+    }
+  }
+  return image;
+}
+
+Workload program_file(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeometry& geo,
+                      std::uint64_t seed) {
   const Program p = load_program_file(spec.program_file, geo);
   Workload w;
   w.description = "program " + spec.program_file;
   w.check_whole_image = true;
-  w.images.resize(cfg.chips);
+  for (std::uint32_t c = 0; c < cfg.chips; ++c) w.images.push_back(random_load_sources(p, seed + c));
   w.regions.resize(cfg.chips);
   tile0_only(w, cfg, std::vector<Program>(cfg.chips, p));
   return w;
@@ -109,7 +130,7 @@ Workload program_file(const WorkloadSpec& spec, const SystemConfig& cfg, const T
 
 Workload build_workload(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeometry& geo,
                         std::uint64_t seed) {
-  if (spec.kind == "program") return program_file(spec, cfg, geo);
+  if (spec.kind == "program") return program_file(spec, cfg, geo, seed);
   if (spec.kind == "mlp") return mlp(spec, cfg, geo, seed);
   if (spec.kind != "gemm")
     throw std::invalid_argument("workload '" + spec.kind + "' is not one of gemm, mlp, program");

@@ -3,6 +3,7 @@
 // byte-identical results for the same seed.
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -12,6 +13,8 @@
 #include "cosim/results_json.h"
 #include "cosim/system_config.h"
 #include "cosim/system_run.h"
+#include "cosim/workload.h"
+#include "models/mxu/functional_tile.h"
 #include "tests/temp_dir.h"
 
 using namespace mxc;
@@ -218,6 +221,46 @@ TEST_CASE("a two-layer MLP and an assembly program run on the RTL and are checke
   INFO(r.error << (r.mismatches.empty() ? "" : to_string(r.mismatches[0])));
   CHECK(r.passed);
   CHECK(r.elements_checked > 0);
+}
+
+TEST_CASE("a program runs on random bytes where its loads read, drawn from the seed") {
+  // int8_matmul.s loads W (rows at 0x1000, 0x1020) and X (0x2000, 0x2020),
+  // 2 bytes each, and stores C = X x W as int32 rows at 0x3000 and 0x3020.
+  WorkloadSpec spec;
+  spec.kind = "program";
+  spec.program_file = std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/int8_matmul.s";
+  const SystemConfig cfg;
+  const TileGeometry geo;
+  const Workload a = build_workload(spec, cfg, geo, 5);
+  const Workload b = build_workload(spec, cfg, geo, 5);
+  const Workload c = build_workload(spec, cfg, geo, 6);
+  const std::uint64_t rows[4] = {0x1000, 0x1020, 0x2000, 0x2020};
+  bool differs = false;
+  for (const std::uint64_t at : rows) {
+    CHECK(a.images[0].read(at, 2) == b.images[0].read(at, 2));
+    differs = differs || a.images[0].read(at, 2) != c.images[0].read(at, 2);
+    CHECK(a.images[0].read(at + 2, 30) == std::vector<std::uint8_t>(30, 0));  // only what the loads read
+  }
+  CHECK(differs);
+  // The reference computes on those bytes: C[i][j] = sum_k X[i][k] W[k][j].
+  const auto s8 = [&](std::uint64_t at) {
+    return static_cast<std::int32_t>(static_cast<std::int8_t>(a.images[0].read(at, 1)[0]));
+  };
+  Workload run = build_workload(spec, cfg, geo, 5);  // the same image, to run on
+  SparseMemory& hbm = run.images[0];
+  FunctionalTile t(geo, hbm);
+  t.run(a.programs[0][0]);
+  bool nonzero = false;
+  for (std::uint32_t i = 0; i < 2; ++i)
+    for (std::uint32_t j = 0; j < 2; ++j) {
+      const std::int32_t want = s8(0x2000 + 0x20 * i) * s8(0x1000 + j) + s8(0x2000 + 0x20 * i + 1) * s8(0x1020 + j);
+      const std::vector<std::uint8_t> got = hbm.read(0x3000 + 0x20 * i + 4 * j, 4);
+      std::int32_t v = 0;
+      std::memcpy(&v, got.data(), 4);
+      CHECK(v == want);
+      nonzero = nonzero || v != 0;
+    }
+  CHECK(nonzero);
 }
 
 TEST_CASE("a program the tiles cannot execute, or without instructions, is refused before the run") {
