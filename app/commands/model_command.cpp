@@ -83,12 +83,15 @@ MemorySpec resolve_memory(const std::string& spec, const std::string& option = "
   if (is_path && !std::filesystem::exists(path))
     throw std::invalid_argument(option + " '" + spec + "': no such file");
   if (!std::filesystem::exists(path)) path = "configs/hbm/" + spec + ".yaml";
-  // From outside the source tree, MXCOSIM_ROOT names it.
+  // From outside the source tree: $MXCOSIM_ROOT, then the presets this
+  // program was built with.
   const char* root = std::getenv("MXCOSIM_ROOT");
   if (!std::filesystem::exists(path) && root) path = std::string(root) + "/configs/hbm/" + spec + ".yaml";
+  if (!std::filesystem::exists(path) && !is_path) path = std::string(MXCOSIM_HBM_PRESETS_DIR) + "/" + spec + ".yaml";
   if (!std::filesystem::exists(path))
     throw std::invalid_argument(option + " '" + spec + "': not 'ideal', an existing file, or a preset configs/hbm/" +
-                                spec + ".yaml (relative to the working directory, or to $MXCOSIM_ROOT)");
+                                spec + ".yaml (relative to the working directory or to $MXCOSIM_ROOT, or in " +
+                                MXCOSIM_HBM_PRESETS_DIR + ")");
   m.ideal = false;
   m.cfg = hbm::load_memory_config(path);
   m.peak_gbps = m.cfg.device.peak_gbps() * m.cfg.stacks;
