@@ -24,6 +24,7 @@
 #include "models/mxu/mlp_program.h"
 #include "models/mxu/multichip_program.h"
 #include "models/mxu/workloads/model_system.h"
+#include "regress/exports.h"
 
 namespace mxc::app {
 
@@ -397,6 +398,8 @@ int model_main(int argc, char** argv) {
   if (!args.count("sweep"))
     for (const char* opt : {"csv", "sweep-sizes", "sweep-clocks", "sweep-hbm", "sweep-ici"})
       if (args.count(opt)) return usage(std::string("--") + opt + " is an option of --sweep");
+  if (args.count("sweep") && args.count("json"))
+    return usage("--json writes one run's results; a sweep writes its rows as CSV (--csv FILE)");
 
   Workload w;
   w.kind = args["workload"].as<std::string>();
@@ -481,7 +484,20 @@ int model_main(int argc, char** argv) {
     std::ostringstream csv_text;
     std::ostream& out = args.count("csv") ? static_cast<std::ostream&>(csv_text) : std::cout;
     out << "mode,workload,m,k,n,dtype,chips,split,rows,cols,clock_mhz,hbm,ici_gbps,cycles,time_us,utilization,"
-           "hbm_read_bytes,hbm_write_bytes,achieved_gbps,status\n";
+           "hbm_read_bytes,hbm_write_bytes,achieved_gbps,status,hidden,program\n";
+    // A program's shape is its own: no m, k, n or dtype; an MLP's hidden
+    // size has its own column. Settings as given (a clock of 1234.5678 MHz
+    // is not 1234.57), results to 6 significant digits.
+    const auto exact = [](double v) {
+      std::ostringstream t;
+      t << std::setprecision(15) << v;
+      return t.str();
+    };
+    const bool program = w.kind == "program";
+    const std::string shape = program ? ",,," : std::to_string(w.m) + "," + std::to_string(w.k) + "," +
+                                                    std::to_string(w.n) + "," + std::string(to_string(w.dtype));
+    const std::string tail = "," + (w.kind == "mlp" ? std::to_string(w.hidden) : std::string()) + "," +
+                             (program ? regress::csv_field(w.program_file) : std::string());
     int failed = 0;
     for (const auto& [r, c] : sizes)
       for (double clk : clocks)
@@ -495,12 +511,11 @@ int model_main(int argc, char** argv) {
             m.ici_gbps = ici;
             const Outcome o = run(m);
             failed += !o.ok;
-            out << (analytic ? "analytic" : "model") << "," << w.kind << "," << w.m << "," << w.k << ","
-                << (w.kind == "mlp" ? w.hidden : w.n) << "," << to_string(w.dtype) << "," << w.chips << ","
-                << (w.split == ChipSplit::kK ? "k" : "n") << "," << r << "," << c << "," << clk << "," << h << ","
-                << ici << "," << o.cycles << "," << std::setprecision(6)
+            out << (analytic ? "analytic" : "model") << "," << w.kind << "," << shape << "," << w.chips << ","
+                << (w.split == ChipSplit::kK ? "k" : "n") << "," << r << "," << c << "," << exact(clk) << ","
+                << regress::csv_field(h) << "," << exact(ici) << "," << o.cycles << "," << std::setprecision(6)
                 << static_cast<double>(o.cycles) / clk << "," << o.utilization << "," << o.read_bytes << ","
-                << o.write_bytes << "," << o.achieved_gbps << "," << (o.ok ? "ok" : "error") << "\n";
+                << o.write_bytes << "," << o.achieved_gbps << "," << (o.ok ? "ok" : "error") << tail << "\n";
             std::cerr << "  " << r << "x" << c << " " << clk << " MHz " << h << " ici " << ici << ": " << o.cycles
                       << " cycles" << (o.ok ? "" : " (" + o.error + ")") << "\n";
           }
