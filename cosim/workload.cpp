@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "models/mxu/assembler.h"
+#include "models/mxu/instr_check.h"
 #include "models/mxu/mlp_program.h"
 #include "models/mxu/multichip_program.h"
 
@@ -117,6 +118,7 @@ SparseMemory random_load_sources(const Program& p, std::uint64_t seed) {
 Workload program_file(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeometry& geo,
                       std::uint64_t seed) {
   const Program p = load_program_file(spec.program_file, geo);
+  check_destinations(p, cfg.chips, spec.program_file);
   Workload w;
   w.description = "program " + spec.program_file;
   w.check_whole_image = true;

@@ -84,11 +84,25 @@ void check_instruction(const Instr& in, const TileGeometry& geo) {
       at_least_one("rows", in.rows);
       bytes(in.cols);
       sp_range(in.sp_row, in.rows);
+      // The rows land at remote_row.. of the receiving tile, whose geometry
+      // is this one's (a system's tiles are all alike).
+      if (in.to_acc) range("remote_row", in.remote_row, in.rows, geo.acc_rows, "accumulator");
+      else range("remote_row", in.remote_row, in.rows, geo.sp_rows, "scratchpad");
       break;
     case Opcode::ICI_WAIT:
     case Opcode::NOP:
     case Opcode::FENCE:
       break;
+  }
+}
+
+void check_destinations(const Program& program, std::uint32_t chips, const std::string& path) {
+  for (std::size_t i = 0; i < program.size(); ++i) {
+    const Instr& in = program[i];
+    if (in.op == Opcode::ICI_SEND && in.dst_chip >= chips)
+      throw std::invalid_argument(path + ": instruction " + std::to_string(i) + " (" + describe(in) +
+                                  "): field 'dst_chip': chip " + std::to_string(in.dst_chip) + " of a " +
+                                  std::to_string(chips) + "-chip system");
   }
 }
 

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "models/mxu/assembler.h"
+#include "models/mxu/instr_check.h"
 #include "models/mxu/functional_tile.h"
 #include "tests/temp_dir.h"
 
@@ -191,6 +192,12 @@ TEST_CASE("assembler: a program for a tile is checked against its geometry, nami
         "48-bit HBM address space");
   CHECK(geometry_error("dma_store rows=1 cols=32 sp_row=0 hbm_addr=0xFFFFFFFFFFE0\n", t).empty());
   CHECK(geometry_error("ici_send rows=0 cols=4\n", t) == "prog.s:1: field 'rows': must be >= 1");
+  // Sent rows land at remote_row.. of a tile like this one.
+  CHECK(geometry_error("ici_send rows=1 cols=32 dst_chip=0 remote_row=1030\n", t) ==
+        "prog.s:1: field 'remote_row': 1030 + rows 1 exceeds the 1024 scratchpad rows");
+  CHECK(geometry_error("ici_send rows=2 cols=16 remote_row=255 to_acc\n", t) ==
+        "prog.s:1: field 'remote_row': 255 + rows 2 exceeds the 256 accumulator rows");
+  CHECK(geometry_error("ici_send rows=2 cols=16 remote_row=254 to_acc\n", t).empty());
   // A file without instructions is refused by name; one with only a comment too.
   CHECK(geometry_error("", t) == "prog.s: no instructions");
   CHECK(geometry_error("# nothing\n\n", t) == "prog.s: no instructions");
@@ -202,6 +209,14 @@ TEST_CASE("assembler: a program for a tile is checked against its geometry, nami
   lw.rows = 99;
   lw.cols = 4;
   CHECK_THROWS_WITH(tile.step(lw), Catch::EndsWith("': field 'rows': 99 exceeds the 4-row array"));
+}
+
+TEST_CASE("assembler: a program's ICI sends go to chips the system has") {
+  std::istringstream text("nop\nici_send rows=1 cols=32 dst_chip=5 remote_row=10\n");
+  const Program p = parse_program(text, "prog.s");
+  CHECK_NOTHROW(check_destinations(p, 6, "prog.s"));
+  CHECK_THROWS_WITH(check_destinations(p, 5, "prog.s"), "prog.s: instruction 1 (" + describe(p[1]) +
+                                                            "): field 'dst_chip': chip 5 of a 5-chip system");
 }
 
 TEST_CASE("assembler: every hand-written program in tests/programs parses") {
