@@ -132,6 +132,19 @@ int hbm_main(int argc, char** argv) {
   if (!args.count("config")) throw std::invalid_argument("--config is required (see --help)");
   if (args.count("pattern") == args.count("trace"))
     throw std::invalid_argument("give exactly one of --pattern and --trace");
+  // Options the chosen source does not read are refused: ignored, they
+  // would look applied.
+  if (args.count("trace")) {
+    for (const char* opt : {"stride", "footprint", "seed", "write-ratio"})
+      if (args.count(opt)) throw std::invalid_argument(std::string("--") + opt + " is an option of --pattern, not --trace");
+  } else {
+    const std::string pattern = args["pattern"].as<std::string>();
+    if (args.count("trace-format")) throw std::invalid_argument("--trace-format is an option of --trace, not --pattern");
+    if (args.count("stride") && pattern != "stride")
+      throw std::invalid_argument("--stride is an option of --pattern stride, not " + pattern);
+    if (args.count("write-ratio") && pattern == "chase")
+      throw std::invalid_argument("--write-ratio: --pattern chase makes loads only (a pointer chase)");
+  }
 
   const std::string config_path = args["config"].as<std::string>();
   hbm::MemoryConfig cfg = hbm::load_memory_config(config_path);

@@ -38,6 +38,13 @@ expect "--json $dir/none/out.json: folder '$dir/none' does not exist" --pattern 
 expect "--json $dir: is a directory" --pattern seq --json "$dir"
 expect "/dev/full: writing failed" --pattern seq --requests 10 --json /dev/full
 expect "unexpected argument 'stray'" --pattern seq stray
+# Options the chosen source does not read would look applied: refused.
+printf '0x40 READ 0\n' > "$dir/one.trace"
+expect "--write-ratio is an option of --pattern, not --trace" --trace "$dir/one.trace" --write-ratio 0.5
+expect "--seed is an option of --pattern, not --trace" --trace "$dir/one.trace" --seed 5
+expect "--trace-format is an option of --trace, not --pattern" --pattern seq --trace-format dramsim3
+expect "--stride is an option of --pattern stride, not random" --pattern random --stride 128
+expect "--write-ratio: --pattern chase makes loads only" --pattern chase --write-ratio 0.5
 # An output naming an input file would overwrite it: refused, the input intact.
 printf '0x40 READ 0\n' > "$dir/keep.trace"
 expect "--json names '$dir/keep.trace', the file --trace reads" --trace "$dir/keep.trace" --json "$dir/keep.trace"
