@@ -11,6 +11,7 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <nlohmann/json.hpp>
 
@@ -147,14 +148,15 @@ int hbm_main(int argc, char** argv) {
   }
 
   const std::string config_path = args["config"].as<std::string>();
-  hbm::MemoryConfig cfg = hbm::load_memory_config(config_path);
+  // The loader checks the refresh timings for the mode the run uses.
+  std::optional<hbm::RefreshMode> refresh;
   if (args.count("refresh")) {
     const auto r = args["refresh"].as<std::string>();
-    if (r == "all_bank") cfg.controller.refresh = hbm::RefreshMode::kAllBank;
-    else if (r == "per_bank") cfg.controller.refresh = hbm::RefreshMode::kPerBank;
-    else if (r == "none") cfg.controller.refresh = hbm::RefreshMode::kNone;
-    else throw std::invalid_argument("--refresh: expected all_bank, per_bank or none, got '" + r + "'");
+    for (const auto m : {hbm::RefreshMode::kAllBank, hbm::RefreshMode::kPerBank, hbm::RefreshMode::kNone})
+      if (r == hbm::to_string(m)) refresh = m;
+    if (!refresh) throw std::invalid_argument("--refresh: expected all_bank, per_bank or none, got '" + r + "'");
   }
+  hbm::MemoryConfig cfg = hbm::load_memory_config(config_path, refresh);
   if (args.count("refresh-postpone")) {
     cfg.controller.refresh_postpone = args["refresh-postpone"].as<std::uint32_t>();
     if (cfg.controller.refresh_postpone > hbm::kMaxRefreshPostpone)

@@ -312,9 +312,11 @@ ControllerConfig parse_controller(const Reader& r, const YAML::Node& c) {
                " need low < high <= write_queue " + n(k.write_queue) +
                "; set write_low_watermark and write_high_watermark explicitly");
   }
+  // Both given here (one derived would have failed above): each names its own line.
   if (k.write_low_watermark >= k.write_high_watermark)
-    r.fail(c, w + ".write_low_watermark", "must be below write_high_watermark");
-  if (k.write_high_watermark > k.write_queue) r.fail(c, w + ".write_high_watermark", "must not exceed write_queue");
+    r.fail(c["write_low_watermark"], w + ".write_low_watermark", "must be below write_high_watermark");
+  if (k.write_high_watermark > k.write_queue)
+    r.fail(c["write_high_watermark"], w + ".write_high_watermark", "must not exceed write_queue");
   return k;
 }
 
@@ -370,7 +372,8 @@ void validate(const MemoryConfig& cfg) {
     throw std::invalid_argument(std::string("device.timing.") + broken->field + ": " + broken->what);
 }
 
-MemoryConfig parse_memory_config(const std::string& text, const std::string& file) {
+MemoryConfig parse_memory_config(const std::string& text, const std::string& file,
+                                 std::optional<RefreshMode> refresh) {
   const Reader r(file);
   const YAML::Node root = r.load(text);
   if (!root.IsMap())
@@ -409,6 +412,7 @@ MemoryConfig parse_memory_config(const std::string& text, const std::string& fil
              "must be a multiple of the burst size (" + std::to_string(cfg.device.org.burst_bytes()) + " bytes)");
   }
   cfg.controller = parse_controller(r, root["controller"]);
+  if (refresh) cfg.controller.refresh = *refresh;
   cfg.check_timing = r.boolean(root, "", "check_timing", false);
   try {
     AddressMapper(cfg.device.org, cfg.controller.address_mapping, cfg.controller.xor_bank_hash);
@@ -420,7 +424,8 @@ MemoryConfig parse_memory_config(const std::string& text, const std::string& fil
     const YAML::Node t = dev["timing"];
     const YAML::Node given = t[broken->field];
     dr.fail(given ? given : t, std::string("device.timing.") + broken->field,
-            broken->what + (given ? "" : " (" + std::string(broken->field) + " not given: set it explicitly)"));
+            broken->what + (given ? "" : " (" + std::string(broken->field) + " not given: set it explicitly)") +
+                (refresh ? " (refresh " + std::string(to_string(*refresh)) + ", as overridden)" : ""));
   }
   try {
     validate(cfg);
@@ -430,8 +435,8 @@ MemoryConfig parse_memory_config(const std::string& text, const std::string& fil
   return cfg;
 }
 
-MemoryConfig load_memory_config(const std::string& path) {
-  return parse_memory_config(read_config_file(path, "memory config"), path);
+MemoryConfig load_memory_config(const std::string& path, std::optional<RefreshMode> refresh) {
+  return parse_memory_config(read_config_file(path, "memory config"), path, refresh);
 }
 
 }  // namespace mxc::hbm

@@ -10,6 +10,10 @@ namespace mxc::hbm {
 
 enum class PagePolicy { kOpen, kClosed };
 enum class RefreshMode { kAllBank, kPerBank, kNone };
+/// The config's name of a refresh mode (controller.refresh).
+inline const char* to_string(RefreshMode m) {
+  return m == RefreshMode::kAllBank ? "all_bank" : m == RefreshMode::kPerBank ? "per_bank" : "none";
+}
 
 /// JEDEC lets a controller postpone at most 8 refreshes at any time (the
 /// DDR rule, which the timing checker applies to HBM). One more falls due

@@ -38,6 +38,13 @@ expect "--json $dir/none/out.json: folder '$dir/none' does not exist" --pattern 
 expect "--json $dir: is a directory" --pattern seq --json "$dir"
 expect "/dev/full: writing failed" --pattern seq --requests 10 --json /dev/full
 expect "unexpected argument 'stray'" --pattern seq stray
+# The refresh timings are checked for the mode the run uses (--refresh).
+sed 's/RFC: 260ns/RFC: 3850/' "$cfg" > "$dir/rfc.yaml"
+expect "rfc.yaml:" --pattern seq --requests 10 --config "$dir/rfc.yaml"
+if ! timeout 60 "$m" hbm --config "$dir/rfc.yaml" --refresh none --pattern seq --requests 10 >/dev/null 2>&1; then
+  echo "cli_bad_args: tRFC refused with --refresh none" >&2
+  fail=1
+fi
 # Options the chosen source does not read would look applied: refused.
 printf '0x40 READ 0\n' > "$dir/one.trace"
 expect "--write-ratio is an option of --pattern, not --trace" --trace "$dir/one.trace" --write-ratio 0.5

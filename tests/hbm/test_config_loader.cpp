@@ -176,6 +176,15 @@ TEST_CASE("refresh timings that leave requests no time are rejected") {
   CHECK_NOTHROW(parse_edited(per_bank, "RFC: 260ns", "RFC: 5000ns"));
   CHECK_NOTHROW(parse_edited(base, "REFIsb: 243ns", "REFIsb: 8"));
   CHECK_NOTHROW(parse_edited(big_rfc, "refresh: all_bank", "refresh: none"));
+  // ... the mode the run uses: a command line's override, not the file's.
+  CHECK_NOTHROW(parse_memory_config(big_rfc, "f.yaml", RefreshMode::kNone));
+  CHECK_NOTHROW(parse_memory_config(big_rfc, "f.yaml", RefreshMode::kPerBank));
+  CHECK_NOTHROW(parse_memory_config(short_refisb, "f.yaml", RefreshMode::kAllBank));
+  const std::string all_short = replaced(base, "REFIsb: 243ns", "REFIsb: 8");
+  CHECK_THROWS_WITH(parse_memory_config(all_short, "f.yaml", RefreshMode::kPerBank),
+                    Catch::StartsWith("f.yaml:" + line_of(all_short, "REFIsb: 8") +
+                                      ": field 'device.timing.REFIsb': REFIsb 8 cycles must be above") &&
+                        Catch::EndsWith("(refresh per_bank, as overridden)"));
   // Configs built in code are checked too.
   MemoryConfig cfg = parse_memory_config(base, "hbm2.yaml");
   cfg.device.t.RFC = cfg.device.t.REFI;
@@ -249,7 +258,12 @@ TEST_CASE("watermarks derived from a small write queue name the queue") {
   };
   CHECK(parse_memory_config(with("2", "1"), "f.yaml").controller.write_queue == 2);
   CHECK_THROWS_WITH(parse_memory_config(with("1", "1"), "f.yaml"),
-                    Catch::Contains("field 'controller.write_low_watermark': must be below write_high_watermark"));
+                    "f.yaml:" + line_of(with("1", "1"), "write_low_watermark: 1") +
+                        ": field 'controller.write_low_watermark': must be below write_high_watermark");
+  const std::string over = replaced(preset_text("hbm2.yaml"), "write_high_watermark: 24", "write_high_watermark: 40");
+  CHECK_THROWS_WITH(parse_memory_config(over, "f.yaml"),
+                    "f.yaml:" + line_of(over, "write_high_watermark: 40") +
+                        ": field 'controller.write_high_watermark': must not exceed write_queue");
 }
 
 TEST_CASE("a key given twice is an error at its second line") {
