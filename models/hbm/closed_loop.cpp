@@ -63,7 +63,15 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
       if (req.issue > now) break;
       blocked = refused_at == model.refusal_stamp();  // no room has appeared where it lacked
       if (blocked) break;
-      if (!model.send(req, now)) {
+      bool sent;
+      try {
+        sent = model.send(req, now);
+      } catch (const std::invalid_argument& e) {  // a request no queue can take: say where it came from
+        const std::string where = source.where();
+        if (where.empty()) throw;
+        throw std::invalid_argument(where + ": " + e.what());
+      }
+      if (!sent) {
         refused_at = model.refusal_stamp();
         refused_since = std::min(refused_since, now);
         blocked = true;

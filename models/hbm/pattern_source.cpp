@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "models/core/hex.h"
+
 namespace mxc::hbm {
 
 PatternSource::PatternSource(PatternOptions opt) : m_opt(std::move(opt)), m_rng(m_opt.seed) {
@@ -41,6 +43,7 @@ RequestSource::Next PatternSource::next(SourceItem& out) {
     offset = uniform(m_slots) * m_opt.bytes;
   }
   out.addr = m_opt.base + offset;
+  m_last_addr = out.addr;
   out.bytes = m_opt.bytes;
   out.write = m_kind == Kind::kChase ? false : draw_write();
   out.at = 0;
@@ -51,5 +54,11 @@ RequestSource::Next PatternSource::next(SourceItem& out) {
 }
 
 void PatternSource::on_complete(const MemResponse&) { m_chase_waiting = false; }
+
+std::string PatternSource::where() const {
+  if (m_issued == 0) return {};
+  return "--pattern " + m_opt.pattern + " request " + std::to_string(m_issued - 1) + " at " + hex(m_last_addr) +
+         " of --size " + std::to_string(m_opt.bytes);
+}
 
 }  // namespace mxc::hbm

@@ -27,6 +27,8 @@ class PatternSource : public RequestSource {
   explicit PatternSource(PatternOptions opt);
   Next next(SourceItem& out) override;
   void on_complete(const MemResponse& r) override;
+  /// "--pattern P request N at 0xADDR of --size B": the options that made it.
+  std::string where() const override;
 
  private:
   std::uint64_t uniform(std::uint64_t n) { return m_rng() % n; }  // n << 2^64: bias negligible, raw bits
@@ -37,6 +39,7 @@ class PatternSource : public RequestSource {
   Kind m_kind = Kind::kSeq;
   std::mt19937_64 m_rng;
   std::uint64_t m_issued = 0;
+  std::uint64_t m_last_addr = 0;  // of the last request made (where())
   std::uint64_t m_slots;  // footprint / bytes
   bool m_chase_waiting = false;
 };

@@ -2,6 +2,7 @@
 // Where a closed-loop run gets its requests: generated patterns or a trace.
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 #include "models/core/mem_transaction.h"
 
@@ -35,6 +36,9 @@ class RequestSource {
   virtual Next next(SourceItem& out) = 0;
   /// Told about every completion (pointer chasing follows read data).
   virtual void on_complete(const MemResponse&) {}
+  /// Where the request next() gave last came from, for messages about it
+  /// (a trace's "file:line"); empty when there is nothing to add.
+  virtual std::string where() const { return {}; }
 };
 
 }  // namespace mxc::hbm

@@ -31,6 +31,7 @@ class TraceSource : public RequestSource {
   TraceSource& operator=(const TraceSource&) = delete;
 
   Next next(SourceItem& out) override;
+  std::string where() const override { return m_path + ":" + std::to_string(m_line); }
 
   /// DRAMsim3 lines read so far whose cycle is before an earlier line's,
   /// and the first of them (0: none). They are issued in file order.

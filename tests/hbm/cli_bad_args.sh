@@ -38,6 +38,10 @@ expect "--json $dir/none/out.json: folder '$dir/none' does not exist" --pattern 
 expect "--json $dir: is a directory" --pattern seq --json "$dir"
 expect "/dev/full: writing failed" --pattern seq --requests 10 --json /dev/full
 expect "unexpected argument 'stray'" --pattern seq stray
+# A request no queue can take names the trace line, or the pattern's options, it came from.
+printf '# header\n0x0 READ 0\n0x4000 READ 10\n0x10 READ 20\n' > "$dir/unaligned.trace"
+expect "$dir/unaligned.trace:4: hbm: request 2 needs 33 bursts in pseudo-channel 0" --trace "$dir/unaligned.trace" --size 16384
+expect "--pattern stride request 1 at 0x64 of --size 16384: hbm: request 1 needs 33 bursts" --pattern stride --stride 100 --size 16384
 # The refresh timings are checked for the mode the run uses (--refresh).
 sed 's/RFC: 260ns/RFC: 3850/' "$cfg" > "$dir/rfc.yaml"
 expect "rfc.yaml:" --pattern seq --requests 10 --config "$dir/rfc.yaml"
