@@ -115,7 +115,9 @@ std::vector<double> parse_sweep(const std::string& s) {
 }
 
 nlohmann::json config_json(const IciConfig& c) {
-  return {{"name", c.name}, {"model", c.model}, {"dims", c.dims}, {"wrap", c.wrap},
+  // One wrap for all dimensions is written out per dimension, as dims is.
+  const std::vector<bool> wrap = c.wrap.size() == 1 ? std::vector<bool>(c.dims.size(), c.wrap[0]) : c.wrap;
+  return {{"name", c.name}, {"model", c.model}, {"dims", c.dims}, {"wrap", wrap},
           {"link_gbps", c.link_gbps}, {"link_latency_ns", c.link_latency_ps / 1000.0},
           {"router_latency_ns", c.router_latency_ps / 1000.0}, {"max_payload_bytes", c.max_payload_bytes},
           {"header_bytes", c.header_bytes}, {"flit_bytes", c.flit_bytes}, {"vcs_per_class", c.vcs_per_class},
@@ -257,6 +259,18 @@ int ici_main(int argc, char** argv) {
     out["traffic"]["pattern"] = to_string(kind);
     out["traffic"]["packet_bytes"] = prm.packet_bytes;
     out["traffic"]["seed"] = prm.seed;
+    // Everything the points depend on, so the JSON says how to run them again.
+    out["traffic"]["warmup_ns"] = static_cast<double>(prm.warmup_ps) / 1000.0;
+    out["traffic"]["measure_ns"] = static_cast<double>(prm.measure_ps) / 1000.0;
+    out["traffic"]["drain_ns"] = static_cast<double>(prm.drain_limit_ps) / 1000.0;
+    if (kind == TrafficKind::kHotspot) {
+      out["traffic"]["hotspot_chip"] = args["hotspot-chip"].as<std::uint32_t>();
+      out["traffic"]["hotspot_fraction"] = args["hotspot-fraction"].as<double>();
+    }
+    // A point is judged in steady state (run_traffic: the backlog's growth
+    // over the window's second half): a warm-up and half window shorter
+    // than every point's mean latency measure the network filling up.
+    double least_latency = 0;
     for (double load : loads) {
       prm.load = load;
       auto fabric = make_fabric(cfg);
@@ -271,7 +285,15 @@ int ici_main(int argc, char** argv) {
       rows.push_back({fmt(p.offered_load, 3), fmt(p.accepted_load, 3),
                       has_latency ? fmt(p.avg_latency_ns, 1) : "n/a", has_latency ? fmt(p.max_latency_ns, 1) : "n/a",
                       std::to_string(p.measured), p.saturated ? "yes" : "no"});
+      if (has_latency) least_latency = least_latency == 0 ? p.avg_latency_ns : std::min(least_latency, p.avg_latency_ns);
     }
+    const double settle_ns = static_cast<double>(prm.warmup_ps + prm.measure_ps / 2) / 1000.0;
+    if (least_latency > settle_ns)
+      std::cerr << "warning: --warmup-ns " << shortest(static_cast<double>(prm.warmup_ps) / 1000.0)
+                << " + half of --measure-ns " << shortest(static_cast<double>(prm.measure_ps) / 1000.0)
+                << " is shorter than a packet's mean latency (" << fmt(least_latency, 1)
+                << " ns at least): the network was still filling, so the accepted load and the saturation "
+                   "verdict describe its start-up; lengthen them\n";
     if (!csv)
       std::cout << topo.describe() << ", " << cfg.model << " model, " << to_string(kind) << " traffic, "
                 << prm.packet_bytes << " B packets\n";
