@@ -138,7 +138,7 @@ Workload build_workload(const WorkloadSpec& spec, const SystemConfig& cfg, const
     throw std::invalid_argument("workload '" + spec.kind + "' is not one of gemm, mlp, program");
   if (spec.split != "none" && spec.split != "k" && spec.split != "n")
     throw std::invalid_argument("split '" + spec.split + "' is not one of none, k, n");
-  validate(spec.shape);
+  validate(spec.shape, geo);
   if (spec.split != "none") {
     if (cfg.chips < 2) throw std::invalid_argument("a " + spec.split + "-split GEMM needs at least 2 chips");
     return multichip_gemm(spec, cfg, geo, seed);

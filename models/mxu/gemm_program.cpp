@@ -25,6 +25,30 @@ void validate(const GemmShape& s) {
     throw std::invalid_argument("gemm: m, k and n must each be <= " + std::to_string(kMaxDim));
 }
 
+namespace {
+
+/// Rows of A per fold: two activation buffers, two weight buffers of
+/// `rows` rows and one output region of as many rows in the scratchpad.
+std::uint32_t m_block(const TileGeometry& t) {
+  const std::uint32_t mb = t.sp_rows < 2 * t.rows + 3 ? 0 : std::min(t.acc_rows, (t.sp_rows - 2 * t.rows) / 3);
+  if (mb == 0) throw std::invalid_argument("gemm: scratchpad of " + std::to_string(t.sp_rows) + " rows is too small");
+  return mb;
+}
+
+}  // namespace
+
+void validate(const GemmShape& s, const TileGeometry& t) {
+  validate(s);
+  t.validate();
+  const auto blocks = [](std::uint64_t n, std::uint64_t b) { return (n + b - 1) / b; };
+  const std::uint64_t folds = blocks(s.m, m_block(t)) * blocks(s.n, t.cols) * blocks(s.k, t.rows);
+  if (folds > kMaxGemmFolds)
+    throw std::invalid_argument("gemm: " + std::to_string(s.m) + " x " + std::to_string(s.k) + " x " +
+                                std::to_string(s.n) + " on a " + std::to_string(t.rows) + "x" + std::to_string(t.cols) +
+                                " array is " + std::to_string(folds) + " folds; a program holds at most " +
+                                std::to_string(kMaxGemmFolds) + " (a larger array or a smaller GEMM)");
+}
+
 GemmLayout place_gemm(const GemmShape& s, const TileGeometry& t, std::uint64_t base) {
   const std::uint32_t eb = elem_bytes(s.dtype);
   GemmLayout l;
@@ -81,14 +105,11 @@ std::vector<std::uint32_t> load_result(const GemmShape& s, const GemmLayout& l, 
 }
 
 Program compile_gemm(const GemmShape& s, const GemmLayout& l, const TileGeometry& t) {
-  validate(s);
-  t.validate();
+  validate(s, t);
   const std::uint32_t eb = elem_bytes(s.dtype);
   // Scratchpad: two activation buffers of mb rows, two weight buffers of
   // `rows` rows, one output region of mb rows.
-  const std::uint32_t mb_max = std::min(t.acc_rows, (t.sp_rows - 2 * t.rows) / 3);
-  if (t.sp_rows < 2 * t.rows + 3 || mb_max == 0)
-    throw std::invalid_argument("gemm: scratchpad of " + std::to_string(t.sp_rows) + " rows is too small");
+  const std::uint32_t mb_max = m_block(t);
   const std::uint32_t a_buf[2] = {0, mb_max};
   const std::uint32_t w_buf[2] = {2 * mb_max, 2 * mb_max + t.rows};
   const std::uint32_t out_buf = 2 * mb_max + 2 * t.rows;

@@ -48,5 +48,12 @@ Program compile_gemm(const GemmShape& shape, const GemmLayout& layout, const Til
 
 /// Throws std::invalid_argument naming the offending field.
 void validate(const GemmShape& shape);
+/// Folds a compiled program may hold: each is 4 to 6 instructions, so at
+/// most about 25 million instructions (about 1 GiB of program).
+inline constexpr std::uint64_t kMaxGemmFolds = std::uint64_t{1} << 22;
+/// The shape, and its program on `tile` (the scratchpad holds the buffers;
+/// at most kMaxGemmFolds folds): checked before operands or a program of
+/// that size are made.
+void validate(const GemmShape& shape, const TileGeometry& tile);
 
 }  // namespace mxc

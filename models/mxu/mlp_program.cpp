@@ -37,8 +37,8 @@ void validate(const MlpShape& s, const TileGeometry& t) {
   if (s.hidden == 0) throw std::invalid_argument("mlp: hidden must be >= 1");
   if (s.n == 0) throw std::invalid_argument("mlp: n must be >= 1");
   if (s.shift > 31) throw std::invalid_argument("mlp: shift must be <= 31");
-  validate(GemmShape{s.m, s.k, s.hidden, s.dtype});
-  validate(GemmShape{s.m, s.hidden, s.n, s.dtype});
+  validate(GemmShape{s.m, s.k, s.hidden, s.dtype}, t);
+  validate(GemmShape{s.m, s.hidden, s.n, s.dtype}, t);
   // An OUTPUT tile of `cols` hidden columns is stored as one DMA row into a
   // block of `rows` columns of H, at a beat-aligned offset.
   const std::uint32_t eb = elem_bytes(s.dtype);

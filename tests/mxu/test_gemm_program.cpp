@@ -100,3 +100,14 @@ TEST_CASE("gemm shape validation names the bad field") {
   CHECK_THROWS_WITH(validate(GemmShape{1, 0, 1}), Catch::Contains("k must be"));
   CHECK_THROWS_WITH(validate(GemmShape{1, 1, 0}), Catch::Contains("n must be"));
 }
+
+TEST_CASE("a gemm whose program would pass the fold limit is refused before it is made") {
+  TileGeometry g;  // 4x4, 256 accumulator rows, 1024 scratchpad rows: 256 rows of A per fold
+  // ceil(m / 256) x ceil(n / 4) x ceil(k / 4) folds: 4 x 1024 x 1024 = 2^22 fits, one more M block does not.
+  CHECK_NOTHROW(validate(GemmShape{1024, 4096, 4096}, g));
+  CHECK_THROWS_WITH(validate(GemmShape{1025, 4096, 4096}, g),
+                    "gemm: 1025 x 4096 x 4096 on a 4x4 array is 5242880 folds; a program holds at most 4194304 (a "
+                    "larger array or a smaller GEMM)");
+  CHECK_THROWS_WITH(compile_gemm(GemmShape{65536, 65536, 65536}, place_gemm(GemmShape{65536, 65536, 65536}, g), g),
+                    Catch::Contains("68719476736 folds"));
+}
