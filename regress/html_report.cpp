@@ -43,6 +43,17 @@ std::string script_safe(const std::string& text) {
   return out;
 }
 
+std::string json_in_html(const std::string& json) {
+  std::string out;
+  out.reserve(json.size() + 16);
+  for (char c : json) {
+    // JSON has '<' only inside strings, where \u003c reads back the same.
+    if (c == '<') out += "\\u003c";
+    else out += c;
+  }
+  return out;
+}
+
 void write_html(const ReportData& d, std::ostream& out, const std::string& assets_dir) {
   const std::filesystem::path dir(assets_dir);
   const std::string chart = read_asset(dir / "node_modules/chart.js/dist/chart.umd.js",
@@ -82,7 +93,7 @@ void write_html(const ReportData& d, std::ostream& out, const std::string& asset
          "<button id=\"export-json\">JSON</button></div>\n"
       << "  <table id=\"tests\"><thead></thead><tbody></tbody></table>\n</section>\n"
       << "<pre id=\"selftest\" hidden></pre>\n"
-      << "<script id=\"report-data\" type=\"application/json\">" << script_safe(json_text(to_json(d))) << "</script>\n"
+      << "<script id=\"report-data\" type=\"application/json\">" << json_in_html(json_text(to_json(d))) << "</script>\n"
       << "<script>\n" << script_safe(chart) << "\n</script>\n"
       << "<script>\n" << script_safe(script) << "\n</script>\n"
       << "</body>\n</html>\n";
