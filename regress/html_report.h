@@ -13,6 +13,11 @@ namespace mxc::regress {
 /// at build time.
 std::string report_assets_dir();
 
+/// Throws std::runtime_error, as write_html does, when an asset the page
+/// inlines cannot be read: checked before a run, whose report would
+/// otherwise fail only after every test ran.
+void check_report_assets(const std::string& assets_dir = report_assets_dir());
+
 /// Writes the page; throws std::runtime_error naming a missing asset (and
 /// how to install it).
 void write_html(const ReportData& d, std::ostream& out, const std::string& assets_dir = report_assets_dir());

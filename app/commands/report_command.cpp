@@ -67,6 +67,9 @@ int report_main(int argc, char** argv) {
     return kExitUsage;
   }
 
+  // Before the merge, which would otherwise be done and the page not.
+  if (args.count("html")) regress::check_report_assets();
+
   const std::string db_path = args["db"].as<std::string>();
   if (!args.count("sources") && !std::filesystem::exists(db_path)) {
     std::cerr << argv[0] << ": results database '" << db_path << "' does not exist\n";

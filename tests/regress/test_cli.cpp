@@ -183,3 +183,54 @@ TEST_CASE("report refuses a database merged into itself, a missing baseline and 
   CHECK(read_text(dir / "l4").find("not an mxcosim results database") != std::string::npos);
   CHECK(std::filesystem::file_size(dir / "empty.db") == 0);
 }
+
+TEST_CASE("regress checks every file it writes and the report's assets before running any test") {
+  TempDir dir;
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, args: {rows: 4, cols: 4, m: 4, k: 4, n: 4}}\n");
+  // No test ran: neither its logs' folder nor the database was created.
+  auto nothing_ran = [&](const std::string& out) {
+    CHECK_FALSE(std::filesystem::exists(out + "/tests"));
+    CHECK_FALSE(std::filesystem::exists(out + "/results.db"));
+  };
+  for (const char* name : {"junit.xml", "report.html", "results.csv", "results.json"}) {
+    INFO(name);
+    const std::string out = dir / ("o-" + std::string(name));
+    std::filesystem::create_directories(out + "/" + name);
+    CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", out, "--no-progress"}, dir / "l1") == 2);
+    CHECK(read_text(dir / "l1").find("--out " + out + "/" + name + ": is a directory") != std::string::npos);
+    nothing_ran(out);
+  }
+  // The report's own files are not written with --no-report, so not checked.
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o-junit.xml", "--no-progress", "--no-report"},
+            dir / "l2") == 0);
+
+  CHECK(run({"env", "MXCOSIM_REPORT_ASSETS=" + dir / "no-assets", MXCOSIM_BIN, "regress", dir / "s.yaml", "--out",
+             dir / "o2", "--no-progress"},
+            dir / "l3") == 2);
+  CHECK(read_text(dir / "l3").find("report asset '" + dir / "no-assets/") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "o2"));
+
+  // --out naming a file, or a folder under one.
+  write_text(dir / "file", "");
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "file"}, dir / "l4") == 2);
+  CHECK(read_text(dir / "l4").find("--out '" + dir / "file" + "': not a folder") != std::string::npos);
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "file/sub"}, dir / "l5") == 2);
+  CHECK(read_text(dir / "l5").find("--out '" + dir / "file/sub" + "': cannot create the folder") != std::string::npos);
+  std::filesystem::create_directories(dir / "o3");
+  write_text(dir / "o3/tests", "");
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o3"}, dir / "l6") == 2);
+  CHECK(read_text(dir / "l6").find("o3/tests' is not a folder") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "o3/results.db"));
+}
+
+TEST_CASE("report checks the report's assets before merging") {
+  TempDir dir;
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, args: {rows: 4, cols: 4, m: 4, k: 4, n: 4}}\n");
+  REQUIRE(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--no-progress", "--no-report"},
+              dir / "l0") == 0);
+  CHECK(run({"env", "MXCOSIM_REPORT_ASSETS=" + dir / "no-assets", MXCOSIM_BIN, "report", "--db", dir / "all.db",
+             dir / "o/results.db", "--html", dir / "r.html"},
+            dir / "l1") == 2);
+  CHECK(read_text(dir / "l1").find("report asset '" + dir / "no-assets/") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "all.db"));
+}
