@@ -32,8 +32,8 @@ Verdict decide(const ProcessOutcome& p, const ResultsFile& results, const std::s
     case Kind::timed_out: return {"error", "timeout after " + seconds(timeout_seconds) + " s"};
     case Kind::signaled: return {"error", "crash: " + signal_name(p.signal)};
     case Kind::log_too_large:
-      return {"error", "killed: its " + p.log_file + " passed " + std::to_string(p.log_limit >> 20) +
-                           " MiB (mxcosim regress --max-log-mb)"};
+      return {"error", std::string(p.log_killed ? "killed: " : "") + "its " + p.log_file + " passed " +
+                           std::to_string(p.log_limit >> 20) + " MiB (mxcosim regress --max-log-mb)"};
     case Kind::exited: break;
   }
   if (p.exit_code == 0) {

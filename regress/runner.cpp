@@ -283,7 +283,8 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     rec.command = shell_join(reproduce_args(*r.spec));
     rec.wall_seconds = outcome.wall_seconds;
     rec.log_dir = r.dir.string();
-    if (outcome.kind == ProcessOutcome::Kind::exited) rec.exit_code = outcome.exit_code;
+    // Set whenever it exited, a log past the limit found afterwards included.
+    if (outcome.exit_code >= 0) rec.exit_code = outcome.exit_code;
     const ResultsFile results = read_results_file((r.dir / "results.json").string(), rec);
     const Verdict v = decide(outcome, results, read_tail(r.dir / "stderr.log"), r.spec->expect_fail,
                              opts.timeout_seconds.value_or(r.spec->timeout_seconds));
