@@ -234,3 +234,17 @@ TEST_CASE("report checks the report's assets before merging") {
   CHECK(read_text(dir / "l1").find("report asset '" + dir / "no-assets/") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir / "all.db"));
 }
+
+TEST_CASE("a test's usage error is recorded by its cause, not by the pointer to --help after it") {
+  TempDir dir;
+  write_text(dir / "u.yaml", "suite: u\ngroups:\n  - {name: g, args: {frobnicate: 3}}\n");
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "u.yaml", "--out", dir / "o", "--no-progress"}, dir / "l") == 1);
+  HistoryDb db(dir / "o/results.db", HistoryDb::Access::read);
+  const auto results = db.results(db.runs().at(0).run_id);
+  REQUIRE(results.size() == 1);
+  const std::string message = results[0].message;
+  CHECK(message.rfind("usage error: mxcosim run: ", 0) == 0);
+  CHECK(message.find("frobnicate") != std::string::npos);
+  CHECK(message.find("does not exist") != std::string::npos);
+  CHECK(read_text(dir / "o/junit.xml").find("<error message=\"" + message) != std::string::npos);
+}
