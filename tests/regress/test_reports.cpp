@@ -216,3 +216,27 @@ TEST_CASE("CSV export: one row per test, quoted where needed, empty for null") {
   CHECK(lines[3] == "smoke,r2,d2,g/t2,error,crash: SIGSEGV,3,,,,0.5,,,,,mxcosim run --seed 3");
   CHECK(csv_field("a,\"b\"") == "\"a,\"\"b\"\"\"");
 }
+
+TEST_CASE("CSV export cleans text as the JSON and XML files do: no invalid UTF-8, no control bytes") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  RunInfo k;
+  k.suite = "s";
+  k.rev = "r";
+  k.label = "l";
+  const auto run = db.create_run(k);
+  TestRecord t = rec("g/t\xff", "error", std::nullopt, std::nullopt, 1);
+  t.message = "usage error: bad \xc3( byte; \x1b[31mred\x1b[0m \xc2\xb5s";
+  t.command = "mxcosim run\x01";
+  db.record(run, t);
+  std::ostringstream out;
+  write_csv(load_report_data(db, {}), out);
+  const std::string csv = out.str();
+  const std::string row = csv.substr(csv.find('\n') + 1);
+  // U+FFFD for each ill-formed sequence, '?' for each control byte, valid
+  // UTF-8 (µ) kept.
+  CHECK(row == "s,r,l,g/t\xef\xbf\xbd,error,usage error: bad \xef\xbf\xbd( byte; ?[31mred?[0m \xc2\xb5s,,,,,1,,,,,"
+               "mxcosim run?\n");
+  CHECK(csv_field("a\x02,b") == "\"a?,b\"");
+  CHECK(csv_field("tab\tand\nline") == "\"tab\tand\nline\"");
+}
