@@ -185,7 +185,8 @@ int regress_main(int argc, char** argv) {
               << " to finish it\n";
   for (const auto& r : db.results(sum.run_id))
     if (r.status == "fail" || r.status == "error")
-      std::cout << "  " << r.status << "  " << r.test_id << ": " << r.message << "\n      reproduce: " << r.command
+      std::cout << "  " << r.status << "  " << regress::clean_text(r.test_id) << ": " << regress::clean_text(r.message)
+                << "\n      reproduce: " << r.command
                 << "\n      logs: " << r.log_dir << "\n";
 
   if (!args.count("no-report")) {

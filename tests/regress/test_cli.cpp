@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "regress/history_db.h"
 #include "regress/outcome.h"
@@ -247,4 +248,18 @@ TEST_CASE("a test's usage error is recorded by its cause, not by the pointer to 
   CHECK(message.find("frobnicate") != std::string::npos);
   CHECK(message.find("does not exist") != std::string::npos);
   CHECK(read_text(dir / "o/junit.xml").find("<error message=\"" + message) != std::string::npos);
+}
+
+TEST_CASE("a NUL byte in a test's stderr ends the message nowhere: console, JUnit, CSV and JSON") {
+  TempDir dir;
+  write_text(dir / "nul.sh", "#!/bin/sh\nprintf 'before\\000after the nul\\n' >&2\nexit 5\n");
+  std::filesystem::permissions(dir / "nul.sh", std::filesystem::perms::owner_all);
+  write_text(dir / "n.yaml", "suite: n\ngroups:\n  - {name: g}\n");
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "n.yaml", "--out", dir / "o", "--exe", dir / "nul.sh"}, dir / "l") == 1);
+  const std::string shown = "exit code 5: before?after the nul";
+  CHECK(count_of(read_text(dir / "l"), shown) == 2);  // the progress line and the summary
+  CHECK(read_text(dir / "o/junit.xml").find("<error message=\"" + shown + "\"") != std::string::npos);
+  CHECK(read_text(dir / "o/results.csv").find("," + shown + ",") != std::string::npos);
+  const auto json = nlohmann::json::parse(read_text(dir / "o/results.json"));
+  CHECK(json["tests"][0]["message"] == std::string("exit code 5: before\0after the nul", 33));
 }

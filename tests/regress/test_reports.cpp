@@ -1,11 +1,13 @@
 // Regressions against a baseline, report data from the database, JUnit XML
 // and CSV: expectations computed by hand from the records below.
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <sstream>
 
 #include "regress/exports.h"
 #include "regress/history_db.h"
 #include "regress/junit_writer.h"
+#include "regress/progress.h"
 #include "regress/regression_check.h"
 #include "regress/report_data.h"
 #include "tests/temp_dir.h"
@@ -239,4 +241,18 @@ TEST_CASE("CSV export cleans text as the JSON and XML files do: no invalid UTF-8
                "mxcosim run?\n");
   CHECK(csv_field("a\x02,b") == "\"a?,b\"");
   CHECK(csv_field("tab\tand\nline") == "\"tab\tand\nline\"");
+}
+
+TEST_CASE("progress lines show a test's text whole and cleaned, as the report files do") {
+  std::FILE* out = std::tmpfile();
+  REQUIRE(out);
+  {
+    Progress p(1, true, out);  // not a terminal: one line per test
+    p.test_finished(std::string("g/\0x", 4), "error", std::string("exit code 5: before\0after \x1b[0m", 30), 1);
+  }
+  std::rewind(out);
+  std::string text(4096, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), out));
+  std::fclose(out);
+  CHECK(text.rfind("error   g/?x (1.00 s)  exit code 5: before?after ?[0m\n", 0) == 0);
 }
