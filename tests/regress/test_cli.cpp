@@ -263,3 +263,28 @@ TEST_CASE("a NUL byte in a test's stderr ends the message nowhere: console, JUni
   const auto json = nlohmann::json::parse(read_text(dir / "o/results.json"));
   CHECK(json["tests"][0]["message"] == std::string("exit code 5: before\0after the nul", 33));
 }
+
+TEST_CASE("a merge that fails into a new database leaves no file behind, and an existing one in place") {
+  TempDir dir;
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, args: {rows: 4, cols: 4, m: 4, k: 4, n: 4}}\n");
+  REQUIRE(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--no-progress", "--no-report"},
+              dir / "l0") == 0);
+  write_text(dir / "text.db", "not a database\n");
+  auto none_of = [&](const std::string& db) {
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+      INFO(db + suffix);
+      CHECK_FALSE(std::filesystem::exists(db + suffix));
+    }
+  };
+  CHECK(run({MXCOSIM_BIN, "report", "--db", dir / "all.db", dir / "text.db"}, dir / "l1") == 2);
+  CHECK(read_text(dir / "l1").find("results database '" + dir / "text.db" + "'") != std::string::npos);
+  none_of(dir / "all.db");
+  // The good shard was merged before the bad one failed: that goes too.
+  CHECK(run({MXCOSIM_BIN, "report", "--db", dir / "all2.db", dir / "o/results.db", dir / "text.db"}, dir / "l2") == 2);
+  none_of(dir / "all2.db");
+  // An existing database stays.
+  REQUIRE(run({MXCOSIM_BIN, "report", "--db", dir / "all3.db", dir / "o/results.db"}, dir / "l3") == 0);
+  CHECK(run({MXCOSIM_BIN, "report", "--db", dir / "all3.db", dir / "text.db"}, dir / "l4") == 2);
+  HistoryDb db(dir / "all3.db", HistoryDb::Access::read);
+  CHECK(db.results(db.runs().at(0).run_id).size() == 1);
+}
