@@ -205,6 +205,17 @@ TEST_CASE("a log found past the limit after the process ended is log_too_large, 
   CHECK(e->exit_code == 3);
 }
 
+TEST_CASE("a file in the place of a test's log folder is an error before the run is recorded") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  std::filesystem::create_directories(f.dir / "out/tests");
+  write_text(f.dir / "out/tests/b", "");
+  CHECK_THROWS_WITH(run_suite(f.suite("  - {name: a, command: pass}\n  - {name: b, command: pass}\n"), f.options(), db),
+                    "'" + f.dir / "out/tests/b" + "' (the log folder of test 'b') is not a folder");
+  CHECK(db.runs().empty());
+  CHECK(read_text(f.dir / "calls.log").empty());  // no test ran
+}
+
 TEST_CASE("a resumed run runs only the tests without a result") {
   Fixture f;
   HistoryDb db(f.dir / "r.db");
