@@ -4,6 +4,7 @@
 
 #include "cosim/json_text.h"
 #include "models/core/output_file.h"
+#include "regress/junit_writer.h"
 
 namespace mxc::regress {
 
@@ -18,7 +19,9 @@ std::string opt(const std::optional<T>& v) {
 }
 }  // namespace
 
-std::string csv_field(const std::string& s) {
+std::string csv_field(const std::string& text) {
+  // Cleaned as the JSON and XML files are: a test's output may hold any byte.
+  const std::string s = clean_text(text);
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);

@@ -8,8 +8,8 @@
 
 namespace mxc::regress {
 
-/// RFC 4180 quoting when needed.
-std::string csv_field(const std::string& s);
+/// `text` after clean_text, with RFC 4180 quoting when needed.
+std::string csv_field(const std::string& text);
 
 void write_csv(const ReportData& d, std::ostream& out);
 void write_csv_file(const ReportData& d, const std::string& path);

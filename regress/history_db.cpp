@@ -112,7 +112,9 @@ class Statement {
   }
   std::string text(int c) const {
     const auto* p = sqlite3_column_text(m_stmt, c);
-    return p ? reinterpret_cast<const char*>(p) : "";
+    // By its length: a test's output may hold a NUL byte, and the text goes on after it.
+    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, c)))
+             : "";
   }
   std::int64_t integer(int c) const { return sqlite3_column_int64(m_stmt, c); }
   std::optional<std::int64_t> opt_int(int c) const {

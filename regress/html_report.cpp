@@ -18,15 +18,32 @@ namespace mxc::regress {
 
 namespace {
 
-std::string read_asset(const std::filesystem::path& p, const std::string& hint) {
+// The files the page inlines, relative to the assets folder, and what to
+// do when one is missing.
+struct Asset {
+  const char* path;
+  const char* hint;
+};
+constexpr Asset kChart{"node_modules/chart.js/dist/chart.umd.js",
+                       " (the charting library: run scripts/install-deps.sh, which runs "
+                       "`npm ci --omit=dev` in regress/report)"};
+constexpr Asset kScript{"report.js", ""};
+constexpr Asset kStyle{"report.css", ""};
+
+std::string read_asset(const std::filesystem::path& dir, const Asset& asset) {
+  const std::filesystem::path p = dir / asset.path;
   std::ifstream in(p, std::ios::binary);
-  if (!in) throw std::runtime_error("report asset '" + p.string() + "' is missing" + hint);
+  if (!in) throw std::runtime_error("report asset '" + p.string() + "' is missing" + asset.hint);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
 }
 
 }  // namespace
+
+void check_report_assets(const std::string& assets_dir) {
+  for (const Asset& asset : {kChart, kScript, kStyle}) read_asset(assets_dir, asset);
+}
 
 std::string report_assets_dir() {
   if (const char* env = std::getenv("MXCOSIM_REPORT_ASSETS"); env && *env) return env;
@@ -43,13 +60,22 @@ std::string script_safe(const std::string& text) {
   return out;
 }
 
+std::string json_in_html(const std::string& json) {
+  std::string out;
+  out.reserve(json.size() + 16);
+  for (char c : json) {
+    // JSON has '<' only inside strings, where \u003c reads back the same.
+    if (c == '<') out += "\\u003c";
+    else out += c;
+  }
+  return out;
+}
+
 void write_html(const ReportData& d, std::ostream& out, const std::string& assets_dir) {
   const std::filesystem::path dir(assets_dir);
-  const std::string chart = read_asset(dir / "node_modules/chart.js/dist/chart.umd.js",
-                                       " (the charting library: run scripts/install-deps.sh, which runs "
-                                       "`npm ci --omit=dev` in regress/report)");
-  const std::string script = read_asset(dir / "report.js", "");
-  const std::string style = read_asset(dir / "report.css", "");
+  const std::string chart = read_asset(dir, kChart);
+  const std::string script = read_asset(dir, kScript);
+  const std::string style = read_asset(dir, kStyle);
   const std::string title = "mxcosim correlation report: " + d.run.suite + " @ " + d.run.rev.substr(0, 12) + " (" +
                             d.run.label + ")";
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -82,7 +108,7 @@ void write_html(const ReportData& d, std::ostream& out, const std::string& asset
          "<button id=\"export-json\">JSON</button></div>\n"
       << "  <table id=\"tests\"><thead></thead><tbody></tbody></table>\n</section>\n"
       << "<pre id=\"selftest\" hidden></pre>\n"
-      << "<script id=\"report-data\" type=\"application/json\">" << script_safe(json_text(to_json(d))) << "</script>\n"
+      << "<script id=\"report-data\" type=\"application/json\">" << json_in_html(json_text(to_json(d))) << "</script>\n"
       << "<script>\n" << script_safe(chart) << "\n</script>\n"
       << "<script>\n" << script_safe(script) << "\n</script>\n"
       << "</body>\n</html>\n";

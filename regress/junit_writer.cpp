@@ -32,31 +32,39 @@ void property(std::ostream& out, const char* name, const std::string& value) {
 
 }  // namespace
 
-std::string xml_escape(const std::string& text) {
+std::string clean_text(const std::string& text) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    // The file says it is UTF-8, and CI servers' parsers reject it whole
-    // for one byte that is not (a file name, a test's output).
-    // U+FFFE and U+FFFF are UTF-8 but no XML character either.
+    // Report files say they are UTF-8, and CI servers' parsers reject a
+    // JUnit file whole for one byte that is not (a file name, a test's
+    // output). U+FFFE and U+FFFF are UTF-8 but no XML character either.
     if (const std::size_t n = utf8_char_length(text, i); n != 1) {
       const std::string_view ch = std::string_view(text).substr(i, std::max<std::size_t>(n, 1));
       out += n == 0 || ch == "\xef\xbf\xbe" || ch == "\xef\xbf\xbf" ? std::string_view("\xef\xbf\xbd") : ch;  // U+FFFD
       i += ch.size();
       continue;
     }
+    const auto c = static_cast<unsigned char>(text[i]);
+    out += c < 0x20 && c != '\n' && c != '\t' && c != '\r' ? '?' : static_cast<char>(c);
+    ++i;
+  }
+  return out;
+}
+
+std::string xml_escape(const std::string& text) {
+  const std::string clean = clean_text(text);
+  std::string out;
+  out.reserve(clean.size());
+  for (const char c : clean) {
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&apos;"; break;
-      default:
-        if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') out += '?';
-        else out += static_cast<char>(c);
+      default: out += c;
     }
-    ++i;
   }
   return out;
 }

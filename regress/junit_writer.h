@@ -9,8 +9,13 @@
 
 namespace mxc::regress {
 
-/// Escapes text for XML attributes and content; drops characters XML 1.0
-/// cannot carry.
+/// Text as every report file carries it: each ill-formed UTF-8 sequence
+/// (and U+FFFE, U+FFFF) becomes U+FFFD, each control byte other than
+/// newline, tab and carriage return '?'.
+std::string clean_text(const std::string& text);
+
+/// Escapes text for XML attributes and content after clean_text: XML 1.0
+/// cannot carry what it replaces.
 std::string xml_escape(const std::string& text);
 
 void write_junit(const ReportData& d, std::ostream& out);

@@ -6,13 +6,25 @@ namespace mxc::regress {
 
 namespace {
 
-// The last non-empty line, without the "mxcosim run: error: " style prefix
-// kept (it tells which command spoke).
+// A line that only points to the help, as "(see mxcosim run --help)" after
+// a usage error: the cause is on the line before it.
+bool help_hint(const std::string& line) {
+  const auto first = line.find_first_not_of(" \t");
+  const auto last = line.find_last_not_of(" \t\r");
+  if (first == std::string::npos) return false;
+  const std::string text = line.substr(first, last - first + 1);
+  const std::string tail = "--help)";
+  return text.rfind("(see ", 0) == 0 && text.size() >= tail.size() &&
+         text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+// The last non-empty line that is not a pointer to the help, with the
+// "mxcosim run: error: " style prefix kept (it tells which command spoke).
 std::string last_line(const std::string& text) {
   std::istringstream in(text);
   std::string line, last;
   while (std::getline(in, line))
-    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+    if (line.find_first_not_of(" \t\r") != std::string::npos && !help_hint(line)) last = line;
   return last;
 }
 
@@ -32,8 +44,8 @@ Verdict decide(const ProcessOutcome& p, const ResultsFile& results, const std::s
     case Kind::timed_out: return {"error", "timeout after " + seconds(timeout_seconds) + " s"};
     case Kind::signaled: return {"error", "crash: " + signal_name(p.signal)};
     case Kind::log_too_large:
-      return {"error", "killed: its " + p.log_file + " passed " + std::to_string(p.log_limit >> 20) +
-                           " MiB (mxcosim regress --max-log-mb)"};
+      return {"error", std::string(p.log_killed ? "killed: " : "") + "its " + p.log_file + " passed " +
+                           std::to_string(p.log_limit >> 20) + " MiB (mxcosim regress --max-log-mb)"};
     case Kind::exited: break;
   }
   if (p.exit_code == 0) {

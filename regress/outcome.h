@@ -17,7 +17,8 @@ struct Verdict {
 ///  exit 0            -> pass (mutation test: fail, "mutation not detected")
 ///  exit 1            -> fail with the results' error or first mismatch
 ///  exit 2 + "no RTL of a" -> skipped: size not built (see docs/regress.md)
-///  exit 2 otherwise  -> error: usage error and the last stderr line
+///  exit 2 otherwise  -> error: usage error and the last stderr line (not
+///                       counting a "(see ... --help)" pointer after it)
 ///  signal / timeout  -> error: "crash: SIGSEGV" / "timeout after 60 s"
 Verdict decide(const ProcessOutcome& p, const ResultsFile& results, const std::string& stderr_text,
                bool expect_fail, double timeout_seconds);

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "regress/junit_writer.h"
+
 namespace mxc::regress {
 
 void Counts::add(const std::string& status) {
@@ -41,14 +43,16 @@ void Progress::test_finished(const std::string& test_id, const std::string& stat
   if (!m_enabled) return;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
   const std::string bar = line(m_counts, m_total, elapsed);
+  // As the report files have them: a NUL byte of a test's output would end
+  // the text here, an escape byte would reach the terminal.
+  const std::string id = clean_text(test_id), why = clean_text(message);
   if (m_tty) {
     // Failures stay on screen above the redrawn bar.
-    if (status != "pass")
-      std::fprintf(m_out, "\r\033[K%-7s %s  %s\n", status.c_str(), test_id.c_str(), message.c_str());
+    if (status != "pass") std::fprintf(m_out, "\r\033[K%-7s %s  %s\n", status.c_str(), id.c_str(), why.c_str());
     std::fprintf(m_out, "\r\033[K%s", bar.c_str());
   } else {
-    std::fprintf(m_out, "%-7s %s (%.2f s)%s%s\n        %s\n", status.c_str(), test_id.c_str(), wall_seconds,
-                 message.empty() ? "" : "  ", message.c_str(), bar.c_str());
+    std::fprintf(m_out, "%-7s %s (%.2f s)%s%s\n        %s\n", status.c_str(), id.c_str(), wall_seconds,
+                 why.empty() ? "" : "  ", why.c_str(), bar.c_str());
   }
   std::fflush(m_out);
 }

@@ -146,6 +146,20 @@ void count_plan(const Suite& suite, const RunInfo& run, const std::set<std::stri
   }
 }
 
+// The tests' folder and each selected test's folder in it are folders or
+// not there yet: a file in the place of one would stop the run at that test,
+// with the run recorded and the tests after it not run.
+void check_test_dirs(const fs::path& tests_dir, const std::vector<TestSpec>& tests) {
+  std::error_code ec;
+  if (fs::exists(tests_dir, ec) && !fs::is_directory(tests_dir, ec))
+    throw std::invalid_argument("'" + tests_dir.string() + "' (the tests' log folders go there) is not a folder");
+  for (const auto& t : tests) {
+    const fs::path dir = tests_dir / test_dir_name(t.id);
+    if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+      throw std::invalid_argument("'" + dir.string() + "' (the log folder of test '" + t.id + "') is not a folder");
+  }
+}
+
 }  // namespace
 
 std::string test_dir_name(const std::string& test_id) {
@@ -201,6 +215,8 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     if (const auto [it, fresh] = dir_of.emplace(test_dir_name(t.id), t.id); !fresh)
       throw std::invalid_argument(suite.path + ": tests '" + it->second + "' and '" + t.id +
                                   "' would share the log folder '" + it->first + "'");
+  const fs::path tests_dir = fs::path(opts.out_dir) / "tests";
+  check_test_dirs(tests_dir, selected);
 
   RunSummary sum;
   sum.selected = selected.size();
@@ -243,7 +259,6 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     if (!opts.rerun_failed || !std::count_if(queue.begin(), queue.end(), [&](auto* t) { return t->id == r.test_id; }))
       progress.test_finished(r.test_id, r.status, "(earlier)", r.wall_seconds);
 
-  const fs::path tests_dir = fs::path(opts.out_dir) / "tests";
   fs::create_directories(tests_dir);
   std::vector<Running> running;
   const unsigned jobs = std::max(1u, opts.jobs);
@@ -283,7 +298,8 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     rec.command = shell_join(reproduce_args(*r.spec));
     rec.wall_seconds = outcome.wall_seconds;
     rec.log_dir = r.dir.string();
-    if (outcome.kind == ProcessOutcome::Kind::exited) rec.exit_code = outcome.exit_code;
+    // Set whenever it exited, a log past the limit found afterwards included.
+    if (outcome.exit_code >= 0) rec.exit_code = outcome.exit_code;
     const ResultsFile results = read_results_file((r.dir / "results.json").string(), rec);
     const Verdict v = decide(outcome, results, read_tail(r.dir / "stderr.log"), r.spec->expect_fail,
                              opts.timeout_seconds.value_or(r.spec->timeout_seconds));

@@ -20,6 +20,9 @@ struct ProcessOutcome {
   std::string spawn_error;
   std::string log_file;       ///< When log_too_large: the log's name ("stderr.log").
   std::uint64_t log_limit = 0;  ///< When log_too_large: the limit it passed, in bytes.
+  /// When log_too_large: killed for it, rather than found past the limit
+  /// after it ended (exit_code or signal then tell how).
+  bool log_killed = true;
 };
 
 /// "SIGSEGV" for SIGSEGV, "signal N" for one without a name here.
@@ -31,6 +34,7 @@ class Subprocess {
   /// With `max_log_bytes` > 0, a child whose stdout or stderr file grows
   /// past it is killed (log_too_large): one that writes without end would
   /// fill the disk that the other tests' logs and results are written to.
+  /// One found past it when it ended is log_too_large too.
   Subprocess(const std::vector<std::string>& argv, const std::string& stdout_path, const std::string& stderr_path,
              double timeout_seconds, std::uint64_t max_log_bytes = 0);
   ~Subprocess();
@@ -46,13 +50,14 @@ class Subprocess {
 
  private:
   double elapsed() const;
+  /// The name of a log past the limit ("stdout.log"), if one is.
+  std::optional<std::string> oversized_log() const;
 
   pid_t m_pid = -1;
   bool m_done = false;
   double m_timeout;
   std::string m_logs[2];  // stdout's and stderr's files
   std::uint64_t m_max_log_bytes;
-  double m_next_log_check = 0;  // elapsed() at which the logs' sizes are looked at next
   std::chrono::steady_clock::time_point m_start;
   std::optional<ProcessOutcome> m_failed;
 };

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -64,6 +65,17 @@ class Loader {
     fail(node, field, "expected a positive number of seconds, got '" + s + "'");
   }
 
+  // A seed is what `mxcosim run --seed` takes: a whole number >= 0 that
+  // fits in 64 bits, in decimal digits.
+  std::string seed(const YAML::Node& node, const std::string& field) const {
+    const std::string s = scalar(node, field);
+    std::uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+      fail(node, field, "expected a seed, a whole number >= 0 below 2^64, got '" + s + "'");
+    return s;
+  }
+
   // A parameter: `key: value` becomes `--key value`; `key: true` becomes
   // `--key`; `key: false` adds nothing.
   void append_param(std::vector<std::string>& args, const std::string& key, const YAML::Node& value,
@@ -100,8 +112,8 @@ class Loader {
           v.args.push_back(scalar(kv.second, f + ".positional"));
           continue;
         }
+        if (key == "seed") v.seed = seed(kv.second, f + ".seed");
         append_param(v.args, key, kv.second, f + "." + key);
-        if (key == "seed") v.seed = kv.second.Scalar();
       }
       axis.push_back(std::move(v));
     }
@@ -116,7 +128,7 @@ class Loader {
     for (std::size_t i = 0; i < list.size(); ++i) {
       const std::string f = field + "[" + std::to_string(i) + "]";
       AxisValue v;
-      const std::string value = scalar(list[i], f);
+      const std::string value = key == "seed" ? seed(list[i], f) : scalar(list[i], f);
       if (!seen.insert(value).second) fail(list[i], f, "duplicate value '" + value + "'");
       v.label = key + "=" + value;
       append_param(v.args, key, list[i], f);
@@ -270,14 +282,32 @@ class Loader {
     const YAML::Node groups = root["groups"];
     if (!groups || !groups.IsSequence() || groups.size() == 0)
       fail(groups ? groups : root, "groups", "expected a non-empty list of test groups");
-    for (std::size_t i = 0; i < groups.size(); ++i) expand_group(groups[i], i, timeout, suite_tags, command, s);
+    std::vector<std::size_t> group_of;  // each test's index in groups
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      expand_group(groups[i], i, timeout, suite_tags, command, s);
+      group_of.resize(s.tests.size(), i);
+    }
+    unique_ids(s, groups, group_of);
+    return s;
+  }
 
+  // A repeated id is named at the group that repeats it, with the group
+  // that gave it first.
+  void unique_ids(const Suite& s, const YAML::Node& groups, const std::vector<std::size_t>& group_of) const {
     std::map<std::string, std::size_t> ids;
     for (std::size_t i = 0; i < s.tests.size(); ++i) {
-      auto [it, fresh] = ids.emplace(s.tests[i].id, i);
-      if (!fresh) throw std::runtime_error(m_path + ": test id '" + s.tests[i].id + "' is produced twice");
+      const auto [it, fresh] = ids.emplace(s.tests[i].id, i);
+      if (fresh) continue;
+      const std::size_t g = group_of[i], first = group_of[it->second];
+      std::string also;
+      if (first != g) {
+        also = " (also by groups[" + std::to_string(first) + "]";
+        if (groups[first].Mark().line >= 0) also += ", line " + std::to_string(groups[first].Mark().line + 1);
+        also += ")";
+      }
+      fail(groups[g]["name"], "groups[" + std::to_string(g) + "].name",
+           "test id '" + s.tests[i].id + "' is produced twice" + also);
     }
-    return s;
   }
 
  private:

@@ -12,6 +12,7 @@
 
 #include "cli_args.h"
 #include "command.h"
+#include "models/core/output_file.h"
 #include "stop_signals.h"
 #include "regress/exports.h"
 #include "regress/git_rev.h"
@@ -32,6 +33,25 @@ std::string self_path() {
   const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (n <= 0) throw std::runtime_error("cannot find this program's path (/proc/self/exe); pass --exe");
   return std::string(buf, static_cast<std::size_t>(n));
+}
+
+// Creates the --out folder and checks every file the command writes in it:
+// a path that cannot be written would otherwise fail only after the whole
+// suite ran, leaving the reports unwritten.
+void prepare_out_dir(const std::string& out, bool reports) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(out, ec) && !fs::is_directory(out, ec))
+    throw std::invalid_argument("--out '" + out + "': not a folder");
+  fs::create_directories(out, ec);
+  if (ec) throw std::invalid_argument("--out '" + out + "': cannot create the folder: " + ec.message());
+  const fs::path tests = fs::path(out) / "tests";
+  if (fs::exists(tests, ec) && !fs::is_directory(tests, ec))
+    throw std::invalid_argument("--out '" + out + "': '" + tests.string() +
+                                "' is not a folder (the tests' logs go there)");
+  if (!reports) return;
+  for (const char* name : {"junit.xml", "report.html", "results.csv", "results.json"})
+    check_output_path((fs::path(out) / name).string(), "--out");
 }
 
 }  // namespace
@@ -134,7 +154,8 @@ int regress_main(int argc, char** argv) {
   ro.progress = !args.count("no-progress");
   ro.stop = StopSignals::flag();
 
-  std::filesystem::create_directories(ro.out_dir);
+  if (!args.count("no-report")) regress::check_report_assets();
+  prepare_out_dir(ro.out_dir, !args.count("no-report"));
   const std::string db_path = (std::filesystem::path(ro.out_dir) / "results.db").string();
   regress::HistoryDb db(db_path);
   const std::string baseline = args.count("baseline") ? args["baseline"].as<std::string>() : "";
@@ -164,7 +185,8 @@ int regress_main(int argc, char** argv) {
               << " to finish it\n";
   for (const auto& r : db.results(sum.run_id))
     if (r.status == "fail" || r.status == "error")
-      std::cout << "  " << r.status << "  " << r.test_id << ": " << r.message << "\n      reproduce: " << r.command
+      std::cout << "  " << r.status << "  " << regress::clean_text(r.test_id) << ": " << regress::clean_text(r.message)
+                << "\n      reproduce: " << r.command
                 << "\n      logs: " << r.log_dir << "\n";
 
   if (!args.count("no-report")) {

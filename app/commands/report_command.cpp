@@ -3,6 +3,7 @@
 #include <cxxopts.hpp>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cli_args.h"
 #include "command.h"
@@ -14,6 +15,24 @@
 #include "regress/report_data.h"
 
 namespace mxc::app {
+
+namespace {
+
+// When no database is at `path` yet, the files a new one there consists of
+// (the file, its WAL and shared-memory index, its rollback journal) that do
+// not exist either: a merge that fails removes them, leaving no half-made
+// database behind. An existing database's files are never touched (another
+// process may have it open).
+std::vector<std::string> new_database_files(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) || ec) return {};
+  std::vector<std::string> out;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+    if (!std::filesystem::exists(path + suffix, ec) && !ec) out.push_back(path + suffix);
+  return out;
+}
+
+}  // namespace
 
 int report_main(int argc, char** argv) {
   cxxopts::Options opts(argv[0],
@@ -67,6 +86,9 @@ int report_main(int argc, char** argv) {
     return kExitUsage;
   }
 
+  // Before the merge, which would otherwise be done and the page not.
+  if (args.count("html")) regress::check_report_assets();
+
   const std::string db_path = args["db"].as<std::string>();
   if (!args.count("sources") && !std::filesystem::exists(db_path)) {
     std::cerr << argv[0] << ": results database '" << db_path << "' does not exist\n";
@@ -86,11 +108,22 @@ int report_main(int argc, char** argv) {
     }
   }
   // Only a merge writes: a report alone opens the database read-only.
-  regress::HistoryDb db(db_path, sources.empty() ? regress::HistoryDb::Access::read : regress::HistoryDb::Access::write);
-  if (!sources.empty()) {
-    const auto m = regress::merge_databases(db, sources);
-    std::cout << "merged " << m.results << " results of " << sources.size() << " databases into " << db_path
-              << "\n";
+  const std::vector<std::string> created = new_database_files(db_path);
+  std::optional<regress::HistoryDb> db;
+  try {
+    db.emplace(db_path, sources.empty() ? regress::HistoryDb::Access::read : regress::HistoryDb::Access::write);
+    if (!sources.empty()) {
+      const auto m = regress::merge_databases(*db, sources);
+      std::cout << "merged " << m.results << " results of " << sources.size() << " databases into " << db_path
+                << "\n";
+    }
+  } catch (...) {
+    db.reset();  // closed before its files are removed
+    for (const auto& f : created) {
+      std::error_code ec;
+      std::filesystem::remove(f, ec);
+    }
+    throw;
   }
   if (!args.count("html") && !args.count("junit") && !args.count("csv") && !args.count("json")) return kExitPass;
 
@@ -101,7 +134,7 @@ int report_main(int argc, char** argv) {
   if (args.count("run")) sel.run_id = args["run"].as<std::int64_t>();
   sel.baseline_rev = args.count("baseline") ? args["baseline"].as<std::string>() : "";
   sel.thresholds = th;
-  const regress::ReportData data = regress::load_report_data(db, sel);
+  const regress::ReportData data = regress::load_report_data(*db, sel);
   if (args.count("junit")) regress::write_junit_file(data, args["junit"].as<std::string>());
   if (args.count("csv")) regress::write_csv_file(data, args["csv"].as<std::string>());
   if (args.count("json")) regress::write_json_file(data, args["json"].as<std::string>());

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "regress/history_db.h"
 #include "regress/outcome.h"
@@ -182,4 +183,108 @@ TEST_CASE("report refuses a database merged into itself, a missing baseline and 
   CHECK(run({MXCOSIM_BIN, "report", "--db", dir / "empty.db", "--json", dir / "z.json"}, dir / "l4") == 2);
   CHECK(read_text(dir / "l4").find("not an mxcosim results database") != std::string::npos);
   CHECK(std::filesystem::file_size(dir / "empty.db") == 0);
+}
+
+TEST_CASE("regress checks every file it writes and the report's assets before running any test") {
+  TempDir dir;
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, args: {rows: 4, cols: 4, m: 4, k: 4, n: 4}}\n");
+  // No test ran: neither its logs' folder nor the database was created.
+  auto nothing_ran = [&](const std::string& out) {
+    CHECK_FALSE(std::filesystem::exists(out + "/tests"));
+    CHECK_FALSE(std::filesystem::exists(out + "/results.db"));
+  };
+  for (const char* name : {"junit.xml", "report.html", "results.csv", "results.json"}) {
+    INFO(name);
+    const std::string out = dir / ("o-" + std::string(name));
+    std::filesystem::create_directories(out + "/" + name);
+    CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", out, "--no-progress"}, dir / "l1") == 2);
+    CHECK(read_text(dir / "l1").find("--out " + out + "/" + name + ": is a directory") != std::string::npos);
+    nothing_ran(out);
+  }
+  // The report's own files are not written with --no-report, so not checked.
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o-junit.xml", "--no-progress", "--no-report"},
+            dir / "l2") == 0);
+
+  CHECK(run({"env", "MXCOSIM_REPORT_ASSETS=" + dir / "no-assets", MXCOSIM_BIN, "regress", dir / "s.yaml", "--out",
+             dir / "o2", "--no-progress"},
+            dir / "l3") == 2);
+  CHECK(read_text(dir / "l3").find("report asset '" + dir / "no-assets/") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "o2"));
+
+  // --out naming a file, or a folder under one.
+  write_text(dir / "file", "");
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "file"}, dir / "l4") == 2);
+  CHECK(read_text(dir / "l4").find("--out '" + dir / "file" + "': not a folder") != std::string::npos);
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "file/sub"}, dir / "l5") == 2);
+  CHECK(read_text(dir / "l5").find("--out '" + dir / "file/sub" + "': cannot create the folder") != std::string::npos);
+  std::filesystem::create_directories(dir / "o3");
+  write_text(dir / "o3/tests", "");
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o3"}, dir / "l6") == 2);
+  CHECK(read_text(dir / "l6").find("o3/tests' is not a folder") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "o3/results.db"));
+}
+
+TEST_CASE("report checks the report's assets before merging") {
+  TempDir dir;
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, args: {rows: 4, cols: 4, m: 4, k: 4, n: 4}}\n");
+  REQUIRE(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--no-progress", "--no-report"},
+              dir / "l0") == 0);
+  CHECK(run({"env", "MXCOSIM_REPORT_ASSETS=" + dir / "no-assets", MXCOSIM_BIN, "report", "--db", dir / "all.db",
+             dir / "o/results.db", "--html", dir / "r.html"},
+            dir / "l1") == 2);
+  CHECK(read_text(dir / "l1").find("report asset '" + dir / "no-assets/") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "all.db"));
+}
+
+TEST_CASE("a test's usage error is recorded by its cause, not by the pointer to --help after it") {
+  TempDir dir;
+  write_text(dir / "u.yaml", "suite: u\ngroups:\n  - {name: g, args: {frobnicate: 3}}\n");
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "u.yaml", "--out", dir / "o", "--no-progress"}, dir / "l") == 1);
+  HistoryDb db(dir / "o/results.db", HistoryDb::Access::read);
+  const auto results = db.results(db.runs().at(0).run_id);
+  REQUIRE(results.size() == 1);
+  const std::string message = results[0].message;
+  CHECK(message.rfind("usage error: mxcosim run: ", 0) == 0);
+  CHECK(message.find("frobnicate") != std::string::npos);
+  CHECK(message.find("does not exist") != std::string::npos);
+  CHECK(read_text(dir / "o/junit.xml").find("<error message=\"" + message) != std::string::npos);
+}
+
+TEST_CASE("a NUL byte in a test's stderr ends the message nowhere: console, JUnit, CSV and JSON") {
+  TempDir dir;
+  write_text(dir / "nul.sh", "#!/bin/sh\nprintf 'before\\000after the nul\\n' >&2\nexit 5\n");
+  std::filesystem::permissions(dir / "nul.sh", std::filesystem::perms::owner_all);
+  write_text(dir / "n.yaml", "suite: n\ngroups:\n  - {name: g}\n");
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "n.yaml", "--out", dir / "o", "--exe", dir / "nul.sh"}, dir / "l") == 1);
+  const std::string shown = "exit code 5: before?after the nul";
+  CHECK(count_of(read_text(dir / "l"), shown) == 2);  // the progress line and the summary
+  CHECK(read_text(dir / "o/junit.xml").find("<error message=\"" + shown + "\"") != std::string::npos);
+  CHECK(read_text(dir / "o/results.csv").find("," + shown + ",") != std::string::npos);
+  const auto json = nlohmann::json::parse(read_text(dir / "o/results.json"));
+  CHECK(json["tests"][0]["message"] == std::string("exit code 5: before\0after the nul", 33));
+}
+
+TEST_CASE("a merge that fails into a new database leaves no file behind, and an existing one in place") {
+  TempDir dir;
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, args: {rows: 4, cols: 4, m: 4, k: 4, n: 4}}\n");
+  REQUIRE(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--no-progress", "--no-report"},
+              dir / "l0") == 0);
+  write_text(dir / "text.db", "not a database\n");
+  auto none_of = [&](const std::string& db) {
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+      INFO(db + suffix);
+      CHECK_FALSE(std::filesystem::exists(db + suffix));
+    }
+  };
+  CHECK(run({MXCOSIM_BIN, "report", "--db", dir / "all.db", dir / "text.db"}, dir / "l1") == 2);
+  CHECK(read_text(dir / "l1").find("results database '" + dir / "text.db" + "'") != std::string::npos);
+  none_of(dir / "all.db");
+  // The good shard was merged before the bad one failed: that goes too.
+  CHECK(run({MXCOSIM_BIN, "report", "--db", dir / "all2.db", dir / "o/results.db", dir / "text.db"}, dir / "l2") == 2);
+  none_of(dir / "all2.db");
+  // An existing database stays.
+  REQUIRE(run({MXCOSIM_BIN, "report", "--db", dir / "all3.db", dir / "o/results.db"}, dir / "l3") == 0);
+  CHECK(run({MXCOSIM_BIN, "report", "--db", dir / "all3.db", dir / "text.db"}, dir / "l4") == 2);
+  HistoryDb db(dir / "all3.db", HistoryDb::Access::read);
+  CHECK(db.results(db.runs().at(0).run_id).size() == 1);
 }

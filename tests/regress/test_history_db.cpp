@@ -395,3 +395,17 @@ TEST_CASE("a shard recorded before plans were kept merges with one that has a pl
   CHECK(again.runs().at(0).planned == 4);
   CHECK(again.runs().at(0).state == "complete");
 }
+
+TEST_CASE("text is read back whole: a NUL byte of a test's output does not end it") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  const auto run = db.create_run(key("s", "r", "l"));
+  TestRecord r = rec(std::string("g/a\0b", 5), 0, "error");
+  r.message = std::string("exit code 5: before\0after", 25);
+  db.record(run, r);
+  const auto back = db.results(run);
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].test_id == std::string("g/a\0b", 5));
+  CHECK(back[0].message == std::string("exit code 5: before\0after", 25));
+  CHECK(back[0].message.size() == 25);
+}

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "chromium.h"
 #include "regress/history_db.h"
@@ -17,8 +18,13 @@ using namespace mxc::testing;
 
 namespace {
 
-// Two nights of 30 tests; in the second, every 7th test fails.
-void fill(HistoryDb& db, bool with_model) {
+// Text that ends a script element or, unescaped, turns the rest of the
+// page into script data.
+const std::string kMarkup = "<!--<script></script>";
+
+// Two nights of 30 tests; in the second, every 7th test fails. With
+// `markup`, test 7's id and every failure message end in kMarkup.
+void fill(HistoryDb& db, bool with_model, bool markup = false) {
   for (int night = 1; night <= 2; ++night) {
     RunInfo k;
     k.suite = "smoke";
@@ -28,10 +34,11 @@ void fill(HistoryDb& db, bool with_model) {
     const auto run = db.create_run(k);
     for (int i = 1; i <= 30; ++i) {
       TestRecord t;
-      t.test_id = std::string("g/t") + (i < 10 ? "0" : "") + std::to_string(i);
+      t.test_id = std::string("g/t") + (i < 10 ? "0" : "") + std::to_string(i) + (markup && i == 7 ? kMarkup : "");
       t.test_index = i;
       t.status = night == 2 && i % 7 == 0 ? "fail" : "pass";
-      if (t.status == "fail") t.message = "data scoreboard C[0][" + std::to_string(i) + "] <mismatch> & more";
+      if (t.status == "fail")
+        t.message = "data scoreboard C[0][" + std::to_string(i) + "] <mismatch> & more" + (markup ? kMarkup : "");
       t.command = "mxcosim run --seed " + std::to_string(i);
       t.seed = std::to_string(i);
       t.wall_seconds = 0.1 * i;
@@ -47,12 +54,12 @@ void fill(HistoryDb& db, bool with_model) {
   }
 }
 
-nlohmann::json run_page(const TempDir& dir, bool with_model, BrowserResult& browser) {
+nlohmann::json run_page(const TempDir& dir, bool with_model, BrowserResult& browser, bool markup = false) {
   if (!std::filesystem::exists(kChromium))
     FAIL("Chromium is not installed at " << kChromium
                                          << ": the HTML report cannot be tested (scripts/install-deps.sh installs it)");
   HistoryDb db(dir / "r.db");
-  fill(db, with_model);
+  fill(db, with_model, markup);
   const std::string page = dir / "report.html";
   write_html_file(load_report_data(db, {}), page);
   browser = load_in_chromium("file://" + page + "#selftest", dir.path().string());
@@ -104,6 +111,48 @@ TEST_CASE("the HTML report without model data says so instead of drawing empty c
   CHECK(st["charts"]["trend"]["painted_pixels"].get<int>() > 1000);
 }
 
+TEST_CASE("data that reads as markup stays inside the report's data block") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  fill(db, true, true);
+  std::ostringstream page;
+  write_html(load_report_data(db, {}), page);
+  const std::string html = page.str();
+  const std::string open = "<script id=\"report-data\" type=\"application/json\">";
+  const auto start = html.find(open);
+  REQUIRE(start != std::string::npos);
+  // The block ends at the first "</script" after it (the HTML parser's
+  // rule); nothing in it may open a tag or a comment either.
+  const auto end = html.find("</script", start);
+  REQUIRE(end != std::string::npos);
+  const std::string block = html.substr(start + open.size(), end - start - open.size());
+  CHECK(block.find('<') == std::string::npos);
+  CHECK(html.compare(end, 10, "</script>\n") == 0);
+  // Every script element opens and closes once.
+  CHECK(count_of(html, "<script") == count_of(html, "</script>"));
+  // The data reads back whole.
+  const auto data = nlohmann::json::parse(block);
+  bool id_found = false, message_found = false;
+  for (const auto& t : data["tests"]) {
+    id_found = id_found || t["id"] == "g/t07" + kMarkup;
+    message_found = message_found || t["message"] == "data scoreboard C[0][14] <mismatch> & more" + kMarkup;
+  }
+  CHECK(id_found);
+  CHECK(message_found);
+}
+
+TEST_CASE("the HTML report renders its rows when the data reads as markup") {
+  TempDir dir;
+  BrowserResult browser;
+  const auto st = run_page(dir, true, browser, true);
+  INFO("self-test: " << st.dump());
+  CHECK(st["errors"].empty());
+  CHECK(st["final_rows"] == nlohmann::json::array({"g/t28", "g/t21", "g/t14", "g/t07" + kMarkup}));
+  // The message is text in its row.
+  CHECK(browser.dom.find("data scoreboard C[0][14] &lt;mismatch&gt; &amp; more&lt;!--&lt;script&gt;&lt;/script&gt;") !=
+        std::string::npos);
+}
+
 TEST_CASE("a missing charting library is a clear error, not a broken page") {
   TempDir dir;
   HistoryDb db(dir / "r.db");
@@ -113,4 +162,5 @@ TEST_CASE("a missing charting library is a clear error, not a broken page") {
                         Catch::Matchers::Contains("scripts/install-deps.sh"));
   CHECK_FALSE(std::filesystem::exists(dir / "r.html"));
   CHECK(script_safe("a</script>b") == "a<\\/script>b");
+  CHECK(json_in_html(R"({"m":"<!--<script></script>"})") == R"({"m":"\u003c!--\u003cscript>\u003c/script>"})");
 }

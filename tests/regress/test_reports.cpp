@@ -1,11 +1,13 @@
 // Regressions against a baseline, report data from the database, JUnit XML
 // and CSV: expectations computed by hand from the records below.
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <sstream>
 
 #include "regress/exports.h"
 #include "regress/history_db.h"
 #include "regress/junit_writer.h"
+#include "regress/progress.h"
 #include "regress/regression_check.h"
 #include "regress/report_data.h"
 #include "tests/temp_dir.h"
@@ -215,4 +217,42 @@ TEST_CASE("CSV export: one row per test, quoted where needed, empty for null") {
   CHECK(lines[1] == "smoke,r2,d2,g/t0,pass,,1,100,110,10,0.5,200,,,,mxcosim run --seed 1");
   CHECK(lines[3] == "smoke,r2,d2,g/t2,error,crash: SIGSEGV,3,,,,0.5,,,,,mxcosim run --seed 3");
   CHECK(csv_field("a,\"b\"") == "\"a,\"\"b\"\"\"");
+}
+
+TEST_CASE("CSV export cleans text as the JSON and XML files do: no invalid UTF-8, no control bytes") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  RunInfo k;
+  k.suite = "s";
+  k.rev = "r";
+  k.label = "l";
+  const auto run = db.create_run(k);
+  TestRecord t = rec("g/t\xff", "error", std::nullopt, std::nullopt, 1);
+  t.message = "usage error: bad \xc3( byte; \x1b[31mred\x1b[0m \xc2\xb5s";
+  t.command = "mxcosim run\x01";
+  db.record(run, t);
+  std::ostringstream out;
+  write_csv(load_report_data(db, {}), out);
+  const std::string csv = out.str();
+  const std::string row = csv.substr(csv.find('\n') + 1);
+  // U+FFFD for each ill-formed sequence, '?' for each control byte, valid
+  // UTF-8 (µ) kept.
+  CHECK(row == "s,r,l,g/t\xef\xbf\xbd,error,usage error: bad \xef\xbf\xbd( byte; ?[31mred?[0m \xc2\xb5s,,,,,1,,,,,"
+               "mxcosim run?\n");
+  CHECK(csv_field("a\x02,b") == "\"a?,b\"");
+  CHECK(csv_field("tab\tand\nline") == "\"tab\tand\nline\"");
+}
+
+TEST_CASE("progress lines show a test's text whole and cleaned, as the report files do") {
+  std::FILE* out = std::tmpfile();
+  REQUIRE(out);
+  {
+    Progress p(1, true, out);  // not a terminal: one line per test
+    p.test_finished(std::string("g/\0x", 4), "error", std::string("exit code 5: before\0after \x1b[0m", 30), 1);
+  }
+  std::rewind(out);
+  std::string text(4096, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), out));
+  std::fclose(out);
+  CHECK(text.rfind("error   g/?x (1.00 s)  exit code 5: before?after ?[0m\n", 0) == 0);
 }

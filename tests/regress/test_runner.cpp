@@ -1,11 +1,15 @@
 // The runner with a stand-in program: isolation of crashes and hangs, logs,
 // resume without repeats, rerun of failures. The stand-in is a shell script
 // whose first argument says how to end.
+#include <sys/wait.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <thread>
 
+#include "regress/outcome.h"
 #include "regress/runner.h"
+#include "regress/subprocess.h"
 #include "tests/temp_dir.h"
 
 using namespace mxc::regress;
@@ -30,6 +34,7 @@ case $mode in
   hang) if [ -e "$dir/hang" ]; then sleep 30 & sleep 30; fi; exit 0 ;;
   small) echo "mxcosim run: error: no RTL of a 64x64 array in this build; available: 4x4" >&2; exit 2 ;;
   spew) while :; do echo "warning: the same line again, without end" >&2; done ;;
+  burst) head -c 5000000 /dev/zero; exit 0 ;;
   timed) # timed --rtl N --before S --after S: waits, writes N as its cycles, waits again.
     echo "rtl $a3"; sleep $a5; echo "{\"status\":\"pass\",\"cycles\":{\"rtl\":$a3}}" > "$json"; sleep $a7; exit 0 ;;
 esac
@@ -154,10 +159,61 @@ TEST_CASE("a test whose log passes the limit is killed as an error, and the othe
   CHECK(res[0].test_id == "loud");
   CHECK(res[0].message == "killed: its stderr.log passed 1 MiB (mxcosim regress --max-log-mb)");
   CHECK(res[0].wall_seconds < 30);  // killed for its log, not at its timeout
-  // Killed soon after it passed the limit (its sizes are looked at every 50 ms).
+  // Killed soon after it passed the limit (its sizes are looked at on every poll).
   const auto log = std::filesystem::path(f.dir / "out") / "tests" / "loud" / "stderr.log";
   CHECK(std::filesystem::file_size(log) > (1u << 20));
   CHECK(std::filesystem::file_size(log) < (64u << 20));
+}
+
+TEST_CASE("a test that writes past the log limit and exits before it is killed is an error all the same") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  RunnerOptions o = f.options(1);
+  o.max_log_bytes = 1 << 20;
+  const RunSummary s = run_suite(f.suite("  - {name: burst, command: burst}\n"), o, db);
+  CHECK(s.counts.error == 1);
+  const auto res = db.results(s.run_id);
+  REQUIRE(res.size() == 1);
+  CHECK(res[0].status == "error");
+  // Killed while writing or found past the limit once it ended: the same error.
+  const std::string why = "its stdout.log passed 1 MiB (mxcosim regress --max-log-mb)";
+  CHECK((res[0].message == why || res[0].message == "killed: " + why));
+}
+
+TEST_CASE("a log found past the limit after the process ended is log_too_large, with its exit code") {
+  TempDir dir;
+  const std::string out = dir / "stdout.log", err = dir / "stderr.log";
+  Subprocess p({"/bin/sh", "-c", "head -c 3000000 /dev/zero; exit 3"}, out, err, 60, 1 << 20);
+  // Waits for the end without reaping, so the first poll finds it ended.
+  siginfo_t info{};
+  REQUIRE(waitid(P_PID, static_cast<id_t>(p.pid()), &info, WEXITED | WNOWAIT) == 0);
+  const auto o = p.poll();
+  REQUIRE(o);
+  CHECK(o->kind == ProcessOutcome::Kind::log_too_large);
+  CHECK_FALSE(o->log_killed);
+  CHECK(o->exit_code == 3);
+  CHECK(o->log_file == "stdout.log");
+  CHECK(std::filesystem::file_size(out) == 3000000);
+  CHECK(decide(*o, {}, "", false, 60).message == "its stdout.log passed 1 MiB (mxcosim regress --max-log-mb)");
+
+  // Within the limit it is the exit it was.
+  Subprocess q({"/bin/sh", "-c", "head -c 1000 /dev/zero; exit 3"}, out, err, 60, 1 << 20);
+  REQUIRE(waitid(P_PID, static_cast<id_t>(q.pid()), &info, WEXITED | WNOWAIT) == 0);
+  const auto e = q.poll();
+  REQUIRE(e);
+  CHECK(e->kind == ProcessOutcome::Kind::exited);
+  CHECK(e->exit_code == 3);
+}
+
+TEST_CASE("a file in the place of a test's log folder is an error before the run is recorded") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  std::filesystem::create_directories(f.dir / "out/tests");
+  write_text(f.dir / "out/tests/b", "");
+  CHECK_THROWS_WITH(run_suite(f.suite("  - {name: a, command: pass}\n  - {name: b, command: pass}\n"), f.options(), db),
+                    "'" + f.dir / "out/tests/b" + "' (the log folder of test 'b') is not a folder");
+  CHECK(db.runs().empty());
+  CHECK(read_text(f.dir / "calls.log").empty());  // no test ran
 }
 
 TEST_CASE("a resumed run runs only the tests without a result") {

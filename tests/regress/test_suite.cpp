@@ -81,11 +81,33 @@ TEST_CASE("suite errors name the file, the line and the field") {
         "bad.yaml:4: field 'groups[0].timeout': expected a positive number of seconds, got '-3'");
   CHECK(error_of("suite: x\ngroups:\n  - name: g\n    seeds: [1, 1]\n") ==
         "bad.yaml:4: field 'groups[0].seeds[1]': duplicate value '1'");
+  // Seeds are what `mxcosim run --seed` takes.
+  for (const char* bad : {"-1", "1.5", "0x10", "+1", "18446744073709551616", "''", "abc", "true"}) {
+    INFO(bad);
+    CHECK(error_of("suite: x\ngroups:\n  - name: g\n    seeds: [0, " + std::string(bad) + "]\n") ==
+          "bad.yaml:4: field 'groups[0].seeds[1]': expected a seed, a whole number >= 0 below 2^64, got '" +
+              (std::string(bad) == "''" ? std::string() : std::string(bad)) + "'");
+  }
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    sweep: {seed: [2, -1]}\n") ==
+        "bad.yaml:4: field 'groups[0].sweep.seed[1]': expected a seed, a whole number >= 0 below 2^64, got '-1'");
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    configs: [{name: a, seed: 1.5}]\n") ==
+        "bad.yaml:4: field 'groups[0].configs[0].seed': expected a seed, a whole number >= 0 below 2^64, got '1.5'");
+  CHECK(parse_suite("suite: x\ngroups:\n  - {name: g, seeds: [0, 18446744073709551615]}\n", "ok.yaml")
+            .tests.at(1)
+            .seed == "18446744073709551615");
   CHECK(error_of("suite: x\ngroups:\n  - name: g\n    sweeps: {m: [1]}\n").rfind(
             "bad.yaml:4: field 'groups[0].sweeps': unknown field", 0) == 0);
   CHECK(error_of("suite: x\ngroups:\n  - name: g\n    expect: maybe\n") ==
         "bad.yaml:4: field 'groups[0].expect': expected 'pass' or 'fail', got 'maybe'");
-  CHECK(error_of("suite: x\ngroups:\n  - name: g\n  - name: g\n") == "bad.yaml: test id 'g' is produced twice");
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n  - name: g\n") ==
+        "bad.yaml:4: field 'groups[1].name': test id 'g' is produced twice (also by groups[0], line 3)");
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n  - name: h\n    seeds: [1]\n"
+                 "  - {name: h, args: {m: 4}, seeds: [1]}\n") ==
+        "bad.yaml:6: field 'groups[2].name': test id 'h/seed=1' is produced twice (also by groups[1], line 4)");
+  // One group can repeat an id too, through names holding '/'.
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    configs: [{name: a}, {name: a/b}]\n"
+                 "    workloads: [{name: b/c}, {name: c}]\n") ==
+        "bad.yaml:3: field 'groups[0].name': test id 'g/a/b/c' is produced twice");
   CHECK(error_of("groups: []\n").rfind("bad.yaml:1: field 'suite': missing", 0) == 0);
   CHECK(error_of("suite: x\ngroups: [\n").rfind("bad.yaml:", 0) == 0);
   CHECK(error_of(",\nsuite: x\n") == "bad.yaml:1: YAML syntax error: unexpected ','");  // as every config
