@@ -176,6 +176,14 @@ TEST_CASE("report refuses a database merged into itself, a missing baseline and 
             dir / "l2") == 2);
   CHECK(read_text(dir / "l2").find("--baseline 'typo': results database '" + db + "' has no other run of suite 's'") !=
         std::string::npos);
+  // An output naming the database (or a shard) would overwrite the history: refused, the database intact.
+  const auto size = std::filesystem::file_size(db);
+  CHECK(run({MXCOSIM_BIN, "report", "--db", db, "--html", db}, dir / "l5") == 2);
+  CHECK(read_text(dir / "l5").find("--html names '" + db + "', the file --db reads") != std::string::npos);
+  CHECK(run({MXCOSIM_BIN, "report", "--db", dir / "new.db", db, "--csv", db}, dir / "l6") == 2);
+  CHECK(read_text(dir / "l6").find("the file --sources reads") != std::string::npos);
+  CHECK(std::filesystem::file_size(db) == size);
+  CHECK(HistoryDb(db, HistoryDb::Access::read).runs().size() == 1);
   CHECK(run({MXCOSIM_BIN, "report", "--db", db, "--json", dir / "y.json", "--run", "999"}, dir / "l3") == 2);
   CHECK(read_text(dir / "l3").find("has no run with id 999") != std::string::npos);
   // A file that is not a results database is refused and left as it was.
