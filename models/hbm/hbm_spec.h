@@ -52,8 +52,15 @@ struct HbmDeviceSpec {
   HbmOrg org;
   HbmTiming t;
 
-  /// Peak bandwidth of one stack in GB/s (pins x rate / 8).
-  double peak_gbps() const { return org.pcs() * org.bus_bits * data_rate_gbps / 8.0; }
+  /// Peak bandwidth of one stack in GB/s at the model's clock: pins x
+  /// (burst_length beats per burst_cycles tCK) / 8. It is pins x
+  /// data_rate_gbps / 8 when tCK is exact; a tCK rounded to whole
+  /// picoseconds (3.6 Gb/s: 556 ps, 3.597 Gb/s a pin) gives what the
+  /// model can reach rather than the nominal rate.
+  double peak_gbps() const {
+    return static_cast<double>(org.pcs()) * org.bus_bits / 8.0 * org.burst_length /
+           (static_cast<double>(t.burst_cycles) * static_cast<double>(t.tCK_ps) / 1000.0);
+  }
 };
 
 }  // namespace mxc::hbm
