@@ -403,6 +403,19 @@ void HistoryDb::record_all(std::int64_t run_id, const std::vector<TestRecord>& r
   });
 }
 
+std::optional<std::int64_t> HistoryDb::run_with_logs_in(const std::string& dir, std::int64_t run_id) {
+  Statement s(m_db, m_path, "SELECT MAX(run_id) FROM results WHERE log_dir = ? AND run_id != ?");
+  s.bind(1, dir).bind(2, run_id);
+  if (!s.step()) return std::nullopt;
+  return s.opt_int(0);
+}
+
+void HistoryDb::move_logs(std::int64_t run_id, const std::string& from, const std::string& to) {
+  Statement s(m_db, m_path, "UPDATE results SET log_dir = ? WHERE run_id = ? AND log_dir = ?");
+  s.bind(1, to).bind(2, run_id).bind(3, from);
+  s.step();
+}
+
 std::vector<RunInfo> HistoryDb::runs() {
   Statement s(m_db, m_path, (std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY started_at, run_id").c_str());
   std::vector<RunInfo> out;

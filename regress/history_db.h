@@ -90,6 +90,11 @@ class HistoryDb {
   /// adds to the attempts already recorded.
   void record_all(std::int64_t run_id, const std::vector<TestRecord>& recs, bool copy_attempts = false);
 
+  /// The latest run other than `run_id` with a result whose logs are in
+  /// `dir` (a test's log folder, reused by each run of the test).
+  std::optional<std::int64_t> run_with_logs_in(const std::string& dir, std::int64_t run_id);
+  /// That run's results in `from` now keep their logs in `to`.
+  void move_logs(std::int64_t run_id, const std::string& from, const std::string& to);
   /// Every run, oldest first (by start time, then id).
   std::vector<RunInfo> runs();
   std::optional<RunInfo> run(std::int64_t run_id);

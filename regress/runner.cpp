@@ -160,6 +160,21 @@ void check_test_dirs(const fs::path& tests_dir, const std::vector<TestSpec>& tes
   }
 }
 
+// A test's folder holds the logs of the last run of it. Before another run
+// writes there, they move to runs/<run id>/<folder>, and that run's results
+// follow them, so its reports still point at its own logs.
+void keep_earlier_logs(HistoryDb& db, std::int64_t run_id, const fs::path& dir, const fs::path& runs_dir) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return;
+  const auto earlier = db.run_with_logs_in(dir.string(), run_id);
+  if (!earlier) return;
+  const fs::path to = runs_dir / std::to_string(*earlier) / dir.filename();
+  fs::create_directories(to.parent_path());
+  fs::remove_all(to);  // left by a move that did not reach the database
+  fs::rename(dir, to);
+  db.move_logs(*earlier, dir.string(), to.string());
+}
+
 }  // namespace
 
 std::string test_dir_name(const std::string& test_id) {
@@ -268,6 +283,7 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     r.spec = t;
     r.index = position.count(t->id) ? position[t->id] : 0;
     r.dir = tests_dir / test_dir_name(t->id);
+    keep_earlier_logs(db, sum.run_id, r.dir, fs::path(opts.out_dir) / "runs");
     fs::create_directories(r.dir);
     fs::remove(r.dir / "results.json");
     r.command = {opts.executable};

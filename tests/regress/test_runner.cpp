@@ -281,6 +281,26 @@ TEST_CASE("rerunning failures runs only the failures of the newest run, into tha
   CHECK(again.counts.done() == 3);
 }
 
+TEST_CASE("a later run of a test moves the earlier run's logs aside, and its results follow them") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  const std::filesystem::path out = f.dir / "out";
+  const auto tests = out / "tests";
+  // Night 1 fails (its own stdout is empty), night 2 passes (prints "ok").
+  const RunSummary one = run_suite(f.suite("  - {name: t, command: fail}\n"), f.options(), db);
+  CHECK(db.results(one.run_id).at(0).log_dir == (tests / "t").string());
+  RunnerOptions o = f.options();
+  o.label = "night2";
+  const RunSummary two = run_suite(f.suite("  - {name: t, command: pass}\n"), o, db);
+  REQUIRE(two.run_id != one.run_id);
+  const auto moved = out / "runs" / std::to_string(one.run_id) / "t";
+  CHECK(db.results(one.run_id).at(0).log_dir == moved.string());
+  CHECK(read_text((moved / "stdout.log").string()).empty());
+  CHECK(read_text((moved / "command.txt").string()).find("fail") != std::string::npos);
+  CHECK(db.results(two.run_id).at(0).log_dir == (tests / "t").string());
+  CHECK(read_text((tests / "t" / "stdout.log").string()) == "ok\n");
+}
+
 TEST_CASE("a shard runs its own tests only") {
   Fixture f;
   HistoryDb db(f.dir / "r.db");
