@@ -19,6 +19,7 @@
 #include "regress/history_db.h"
 #include "regress/html_report.h"
 #include "regress/junit_writer.h"
+#include "regress/out_dir_lock.h"
 #include "regress/report_data.h"
 #include "regress/runner.h"
 #include "regress/suite.h"
@@ -156,6 +157,7 @@ int regress_main(int argc, char** argv) {
 
   if (!args.count("no-report")) regress::check_report_assets();
   prepare_out_dir(ro.out_dir, !args.count("no-report"));
+  const regress::OutDirLock lock(ro.out_dir);
   const std::string db_path = (std::filesystem::path(ro.out_dir) / "results.db").string();
   regress::HistoryDb db(db_path);
   const std::string baseline = args.count("baseline") ? args["baseline"].as<std::string>() : "";

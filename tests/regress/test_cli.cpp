@@ -1,6 +1,9 @@
 // `mxcosim regress` and `mxcosim report` end to end on the real binary: the
 // smoke suite with -j 2, and a suite with an injected fault.
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -230,6 +233,23 @@ TEST_CASE("regress checks every file it writes and the report's assets before ru
   CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o3"}, dir / "l6") == 2);
   CHECK(read_text(dir / "l6").find("o3/tests' is not a folder") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir / "o3/results.db"));
+}
+
+TEST_CASE("a second regress on the same --out is refused while the first holds it") {
+  TempDir dir;
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, args: {rows: 4, cols: 4, m: 4, k: 4, n: 4}}\n");
+  std::filesystem::create_directories(dir / "o");
+  // This process holds the folder's lock, as a running regress does.
+  const int fd = ::open((dir / "o/.lock").c_str(), O_RDWR | O_CREAT, 0644);
+  REQUIRE(fd >= 0);
+  REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
+  REQUIRE(::pwrite(fd, "4242", 4, 0) == 4);
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--no-progress"}, dir / "l1") == 2);
+  CHECK(read_text(dir / "l1").find("--out '" + (dir / "o") + "' is in use by another mxcosim regress (process 4242)") !=
+        std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "o/results.db"));  // nothing ran, nothing recorded
+  ::close(fd);
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--no-progress"}, dir / "l2") == 0);
 }
 
 TEST_CASE("report checks the report's assets before merging") {
