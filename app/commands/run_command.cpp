@@ -160,6 +160,7 @@ int run_main(int argc, char** argv) {
   if (args.count("clock-mhz")) c.tile_mhz = args["clock-mhz"].as<double>();
   apply_memory_options(args, c);
   if (args.count("backpressure")) c.backpressure = args["backpressure"].as<double>();
+  if (args.count("model") && args.count("no-model")) throw std::invalid_argument("give one of --model and --no-model");
   if (args.count("model")) c.compare_model = true;
   if (args.count("no-model")) c.compare_model = false;
   try {
@@ -183,6 +184,13 @@ int run_main(int argc, char** argv) {
   o.workload.hidden = args.count("hidden") ? args["hidden"].as<std::uint32_t>() : 0;  // 0: n
   if (args.count("hidden") && o.workload.kind != "mlp")
     throw std::invalid_argument("--hidden is an option of --workload mlp, not " + o.workload.kind);
+  if (args.count("hidden") && o.workload.hidden == 0)
+    throw std::invalid_argument("--hidden must be >= 1 (without it the hidden layer has n features)");
+  // Options another workload reads would be ignored here, and look applied.
+  if (args.count("split") && o.workload.kind != "gemm")
+    throw std::invalid_argument("--split is an option of --workload gemm, not " + o.workload.kind);
+  if (args.count("program") && args.count("workload") && o.workload.kind != "program")
+    throw std::invalid_argument("--program runs a program, not --workload " + o.workload.kind);
   if (args.count("program")) {
     o.workload.kind = "program";
     o.workload.program_file = args["program"].as<std::string>();
@@ -214,6 +222,8 @@ int run_main(int argc, char** argv) {
     };
   }
 
+  if (args.count("reply-timeout") && !args.count("connect"))
+    throw std::invalid_argument("--reply-timeout is an option of --connect (a run over a server)");
   std::vector<std::uint32_t> chips;
   if (args.count("chips")) {
     if (!args.count("connect")) throw std::invalid_argument("--chips needs --connect (a split run over a server)");
