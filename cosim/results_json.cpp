@@ -27,12 +27,21 @@ nlohmann::ordered_json results_json(const SystemRunOptions& o, const SystemRunRe
                  {"ici_config", c.ici_config},
                  {"compare_model", c.compare_model},
                  {"backpressure", c.backpressure}};
-  j["workload"] = {{"kind", o.workload.kind},
-                   {"description", r.workload},
-                   {"m", o.workload.shape.m},
-                   {"k", o.workload.shape.k},
-                   {"n", o.workload.shape.n},
-                   {"dtype", std::string(to_string(o.workload.shape.dtype))}};
+  // What the workload was made of, as `mxcosim model --json` writes it: a
+  // program is its file (no shape), an MLP has its hidden size too.
+  if (o.workload.kind == "program") {
+    j["workload"] = {{"kind", o.workload.kind}, {"description", r.workload}, {"file", o.workload.program_file}};
+  } else {
+    j["workload"] = {{"kind", o.workload.kind},
+                     {"description", r.workload},
+                     {"m", o.workload.shape.m},
+                     {"k", o.workload.shape.k},
+                     {"n", o.workload.shape.n},
+                     {"dtype", std::string(to_string(o.workload.shape.dtype))}};
+    if (o.workload.kind == "mlp")
+      j["workload"]["hidden"] = o.workload.hidden ? o.workload.hidden : o.workload.shape.n;
+    if (o.workload.kind == "gemm" && o.workload.split != "none") j["workload"]["split"] = o.workload.split;
+  }
   j["instructions"] = r.instructions;
   j["sim_time_ns"] = static_cast<double>(r.sim_time_ps) / 1000.0;
   j["elements_checked"] = r.elements_checked;

@@ -256,6 +256,11 @@ int run_main(int argc, char** argv) {
             << (o.workload.kind == "program" ? "program " + o.workload.program_file
                                              : o.workload.kind + " " + std::to_string(o.workload.shape.m) + "x" +
                                                    std::to_string(o.workload.shape.k) + "x" +
+                                                   (o.workload.kind == "mlp"
+                                                        ? std::to_string(o.workload.hidden ? o.workload.hidden
+                                                                                           : o.workload.shape.n) +
+                                                              "x"
+                                                        : "") +
                                                    std::to_string(o.workload.shape.n) + " " + dtype +
                                                    (o.workload.split != "none" ? " split " + o.workload.split : ""))
             << ", seed " << o.seed
