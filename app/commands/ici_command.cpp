@@ -205,6 +205,23 @@ int ici_main(int argc, char** argv) {
     std::cerr << argv[0] << ": give exactly one of --traffic or --collective\n";
     return kExitUsage;
   }
+  // The other mode's options would be ignored, and look applied.
+  const bool traffic = args.count("traffic") > 0;
+  for (const char* opt : traffic ? std::vector<const char*>{"algorithm", "bytes", "bytes-factor"}
+                                 : std::vector<const char*>{"sweep", "load", "packet-bytes", "hotspot-chip",
+                                                            "hotspot-fraction", "warmup-ns", "measure-ns", "drain-ns",
+                                                            "seed"})
+    if (args.count(opt)) {
+      std::cerr << argv[0] << ": --" << opt << " is an option of " << (traffic ? "--collective" : "--traffic")
+                << "\n";
+      return kExitUsage;
+    }
+  if (traffic && args["traffic"].as<std::string>() != "hotspot")
+    for (const char* opt : {"hotspot-chip", "hotspot-fraction"})
+      if (args.count(opt)) {
+        std::cerr << argv[0] << ": --" << opt << " is an option of --traffic hotspot\n";
+        return kExitUsage;
+      }
   IciConfig cfg = load_ici_config(args["config"].as<std::string>());
   if (args.count("model")) {
     cfg.model = args["model"].as<std::string>();

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -17,9 +18,11 @@
 namespace mxc {
 
 namespace {
+// A bound as written: whole numbers in full (1048576, not 1.04858e+06).
 std::string fmt(double v) {
   std::ostringstream s;
-  s << v;
+  if (v == std::floor(v) && std::fabs(v) < 1e15) s << static_cast<long long>(v);
+  else s << std::setprecision(15) << v;
   return s.str();
 }
 

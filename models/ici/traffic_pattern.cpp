@@ -23,14 +23,17 @@ std::string to_string(TrafficKind k) {
   return "?";
 }
 
+// Messages name the options of `mxcosim ici`, which sets these.
 TrafficPattern::TrafficPattern(TrafficKind kind, const Topology& topo, std::uint32_t hotspot_chip,
                                double hotspot_fraction)
     : m_kind(kind), m_topo(topo), m_hotspot(hotspot_chip) {
   if (topo.num_chips() < 2) throw std::invalid_argument("traffic: needs at least 2 chips");
   if (hotspot_chip >= topo.num_chips())
-    throw std::invalid_argument("traffic: hotspot chip " + std::to_string(hotspot_chip) + " is out of range");
+    throw std::invalid_argument("--hotspot-chip " + std::to_string(hotspot_chip) + ": not a chip of the " +
+                                std::to_string(topo.num_chips()) + "-chip topology (0.." +
+                                std::to_string(topo.num_chips() - 1) + ")");
   if (!(hotspot_fraction >= 0.0 && hotspot_fraction <= 1.0))
-    throw std::invalid_argument("traffic: hotspot fraction must be in [0, 1]");
+    throw std::invalid_argument("--hotspot-fraction must be in [0, 1]");
   m_hotspot_threshold = hotspot_fraction >= 1.0 ? ~0ull : static_cast<std::uint64_t>(hotspot_fraction * 0x1p64);
   if (kind == TrafficKind::kTranspose) {
     const auto& d = topo.dims();

@@ -70,6 +70,11 @@ same "$(printf '%s' "$row" | cut -d, -f5 | grep -c '^[1-9]')" "1" "transpose 0.5
 expect "traffic: transpose needs at least two dimensions larger than 1" --traffic transpose --config "$ring"
 # --model named the config field ("field 'model'"), not the option.
 expect "--model: must be torus or analytic, got 'foo'" --traffic uniform --model foo --config "$ring"
+# The other mode's options would be ignored: refused, naming the mode.
+expect "--load is an option of --traffic" --config "$ring" --collective allreduce --load 0.5
+expect "--bytes is an option of --collective" --config "$ring" --traffic uniform --bytes 1KiB
+expect "--hotspot-chip is an option of --traffic hotspot" --config "$ring" --traffic uniform --hotspot-chip 1
+expect "--hotspot-chip 4: not a chip of the 4-chip topology (0..3)" --config "$ring" --traffic hotspot --hotspot-chip 4
 # --json naming the config would overwrite it: refused, the config intact.
 dir=$(mktemp -d) || exit 1
 cp "$ring" "$dir/ring.yaml"
