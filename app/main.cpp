@@ -52,7 +52,14 @@ int main(int argc, char** argv) {
       std::string prog = std::string("mxcosim ") + argv[1];
       argv[1] = prog.data();
       try {
-        return c.main(argc - 1, argv + 1);
+        const int code = c.main(argc - 1, argv + 1);
+        // Results printed to a full disk or a closed pipe are lost: say so
+        // rather than end as if they had been written.
+        if (!std::cout.flush()) {
+          std::cerr << prog << ": error: writing standard output failed: the results printed are incomplete\n";
+          return code == mxc::app::kExitPass ? mxc::app::kExitUsage : code;
+        }
+        return code;
       } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
         const std::string option = option_of_bad_value(argc, argv, e.what());
         std::cerr << prog << ": error: " << (option.empty() ? "" : option + ": ") << e.what() << "\n";

@@ -38,6 +38,12 @@ expect "--json $dir/none/out.json: folder '$dir/none' does not exist" --pattern 
 expect "--json $dir: is a directory" --pattern seq --json "$dir"
 expect "/dev/full: writing failed" --pattern seq --requests 10 --json /dev/full
 expect "unexpected argument 'stray'" --pattern seq stray
+# The table printed to a full disk is lost: an error, not exit 0.
+out=$(timeout 60 "$m" hbm --config "$cfg" --pattern seq --requests 10 2>&1 >/dev/full)
+if [ $? -ne 2 ] || ! printf '%s\n' "$out" | grep -Fq "writing standard output failed"; then
+  echo "cli_bad_args: a table written to /dev/full gave: $out" >&2
+  fail=1
+fi
 # A request no queue can take names the trace line, or the pattern's options, it came from.
 printf '# header\n0x0 READ 0\n0x4000 READ 10\n0x10 READ 20\n' > "$dir/unaligned.trace"
 expect "$dir/unaligned.trace:4: hbm: request 2 needs 33 bursts in pseudo-channel 0" --trace "$dir/unaligned.trace" --size 16384
