@@ -101,7 +101,8 @@ int hbm_main(int argc, char** argv) {
                  "whole file)",
      cxxopts::value<std::uint64_t>())
     ("outstanding", "requests in flight at most (closed loop)", cxxopts::value<std::uint32_t>()->default_value("64"))
-    ("size", "bytes per request, any size (split into 32 B bursts); default 256 for --pattern (a DMA "
+    ("size", "bytes per request, any size (split into the device's bursts, 32 B on the presets); default 256 for "
+             "--pattern (a DMA "
              "burst), 64 for --trace (the DRAMsim3 / Ramulator transaction)",
      cxxopts::value<std::uint32_t>())
     ("stride", "address step of the stride pattern, bytes", cxxopts::value<std::uint64_t>()->default_value("4096"))
