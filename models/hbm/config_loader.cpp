@@ -257,6 +257,21 @@ HbmDeviceSpec parse_device(const Reader& r, const YAML::Node& d) {
   if (act > kMaxCycles)
     r.fail(t["ACT_cycles"], tw + ".ACT_cycles", "too large (at most " + std::to_string(kMaxCycles) + ")");
   x.ACT_cycles = static_cast<std::uint32_t>(act);
+  // Relations every JEDEC timing set keeps; one broken is a typo that
+  // would otherwise run, with results no device gives. tRC is tRAS + tRP
+  // (less one cycle for each rounded up to whole clocks); the same-group
+  // (_L) spacings are at least the other-group (_S) ones.
+  const auto n = [](std::uint32_t v) { return std::to_string(v); };
+  if (x.CL == 0) r.fail(t["CL"], tw + ".CL", "must be at least 1 cycle");
+  if (x.CCD_S == 0) r.fail(t["CCD_S"], tw + ".CCD_S", "must be at least 1 cycle");
+  if (std::uint64_t{x.RC} + 1 < std::uint64_t{x.RAS} + x.RP)
+    r.fail(t["RC"], tw + ".RC", "RC " + n(x.RC) + " cycles is below RAS " + n(x.RAS) + " + RP " + n(x.RP));
+  const auto at_least = [&](const char* l, std::uint32_t lv, const char* sh, std::uint32_t sv) {
+    if (lv < sv) r.fail(t[l], tw + "." + l, std::string(l) + " " + n(lv) + " cycles is below " + sh + " " + n(sv));
+  };
+  at_least("CCD_L", x.CCD_L, "CCD_S", x.CCD_S);
+  at_least("RRD_L", x.RRD_L, "RRD_S", x.RRD_S);
+  at_least("WTR_L", x.WTR_L, "WTR_S", x.WTR_S);
   return s;
 }
 
