@@ -20,6 +20,7 @@
 #include "regress/html_report.h"
 #include "regress/junit_writer.h"
 #include "regress/out_dir_lock.h"
+#include "regress/outcome.h"
 #include "regress/report_data.h"
 #include "regress/runner.h"
 #include "regress/suite.h"
@@ -124,9 +125,11 @@ int regress_main(int argc, char** argv) {
   if (args.count("list")) {
     const auto tests = regress::select_tests(suite, ro.tag, ro.shard);
     for (const auto& t : tests) {
-      std::cout << t.id << "\n    mxcosim";
-      for (const auto& a : t.args) std::cout << " " << a;
-      std::cout << (t.expect_fail ? "   (expected to fail)" : "") << "\n";
+      // Quoted as a shell reads it: each line can be pasted to run the test.
+      std::vector<std::string> command{"mxcosim"};
+      command.insert(command.end(), t.args.begin(), t.args.end());
+      std::cout << t.id << "\n    " << regress::shell_join(command) << (t.expect_fail ? "   (expected to fail)" : "")
+                << "\n";
     }
     std::cout << tests.size() << " tests\n";
     return kExitPass;
@@ -149,6 +152,7 @@ int regress_main(int argc, char** argv) {
     return kExitUsage;
   }
   ro.rev = args.count("rev") ? args["rev"].as<std::string>() : regress::git_revision(".");
+  if (ro.rev.empty()) throw std::invalid_argument("--rev: must not be empty (runs are told apart by it)");
   ro.label = args.count("label") ? args["label"].as<std::string>() : "";
   ro.host = regress::host_name();
   ro.rerun_failed = args.count("rerun-failed") > 0;

@@ -134,6 +134,14 @@ TEST_CASE("bad command lines are usage errors naming the problem") {
   CHECK(run({MXCOSIM_BIN, "regress", MXCOSIM_SOURCE_DIR "/regress/smoke.yaml", "--out", dir / "o", "--shard", "5/4"},
             dir / "l2") == 2);
   CHECK(read_text(dir / "l2").find("--shard '5/4'") != std::string::npos);
+  // Runs are told apart by their revision: an empty one is refused.
+  CHECK(run({MXCOSIM_BIN, "regress", MXCOSIM_SOURCE_DIR "/regress/smoke.yaml", "--out", dir / "o", "--rev", ""},
+            dir / "l4") == 2);
+  CHECK(read_text(dir / "l4").find("--rev: must not be empty") != std::string::npos);
+  // --list prints each command as a shell reads it.
+  write_text(dir / "q.yaml", "suite: q\ngroups:\n  - {name: a, args: {program: \"my prog.s\"}}\n");
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "q.yaml", "--list"}, dir / "l5") == 0);
+  CHECK(read_text(dir / "l5").find("mxcosim run --program 'my prog.s'") != std::string::npos);
   CHECK(run({MXCOSIM_BIN, "report", "--db", dir / "none.db", "--html", dir / "r.html"}, dir / "l3") == 2);
   CHECK(read_text(dir / "l3").find("does not exist") != std::string::npos);
 }
