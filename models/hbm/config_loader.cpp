@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -92,6 +93,9 @@ class Reader {
       if (!n.IsScalar() || n.Scalar().empty() || n.Scalar()[0] == '-') throw YAML::Exception(n.Mark(), "");
       v = n.as<std::uint64_t>();
     } catch (const YAML::Exception&) {
+      const std::string& t = n.IsScalar() ? n.Scalar() : std::string();
+      if (!t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        fail(n, field, t + " is too large (at most " + std::to_string(~std::uint64_t{0}) + ")");
       fail(n, field, std::string("expected a ") + (positive ? "positive" : "non-negative") + " integer, got '" +
                          (n.IsScalar() ? n.Scalar() : std::string("<not a scalar>")) + "'");
     }
@@ -153,6 +157,8 @@ class Reader {
         fail(n, field, "out of range: '" + s + "' at tCK " + std::to_string(tck_ps) + " ps" + limit);
       return static_cast<std::uint32_t>(v);
     }
+    if (s.size() > 2 && (s.back() == 'S' || s.back() == 's') && (s[s.size() - 2] == 'N' || s[s.size() - 2] == 'n'))
+      fail(n, field, "'" + s + "': nanoseconds are written with a lowercase unit, e.g. \"14ns\"");
     const std::uint64_t v = uint(map, where, key, def, false);
     if (v > kMaxCycles) fail(n, field, "out of range: " + s + limit);
     return static_cast<std::uint32_t>(v);

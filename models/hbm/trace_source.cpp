@@ -27,10 +27,20 @@ std::string_view next_field(std::string_view& rest) {
 }
 
 /// Digits only (no sign, no prefix, no space), and the value must fit.
-bool parse_u64(std::string_view s, std::uint64_t& v, int base) {
-  if (s.empty()) return false;
+enum class Parsed { kOk, kNotNumber, kTooLarge };
+Parsed parse_u64(std::string_view s, std::uint64_t& v, int base) {
+  if (s.empty()) return Parsed::kNotNumber;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  return ec == std::errc{} && end == s.data() + s.size();
+  if (end != s.data() + s.size()) return Parsed::kNotNumber;
+  return ec == std::errc{} ? Parsed::kOk : ec == std::errc::result_out_of_range ? Parsed::kTooLarge : Parsed::kNotNumber;
+}
+
+/// A hint for a line that reads as two: a carriage return inside it.
+std::string cr_hint(std::string_view line) {
+  const auto cr = line.find('\r');
+  return cr != std::string_view::npos && cr + 1 < line.size()
+             ? " (the line holds a carriage return: are the file's line endings CR only? save it with LF endings)"
+             : "";
 }
 
 /// A field for an error message: quoted, bytes that are not printable
@@ -125,6 +135,10 @@ bool TraceSource::read_line(std::string_view& line) {
 
 RequestSource::Next TraceSource::next(SourceItem& out) {
   if (m_count >= m_max) return Next::kEnd;
+  const auto address = [this](Parsed p, std::string_view field) {
+    if (p == Parsed::kTooLarge) fail("field address: " + quoted(field) + " is past 2^64 (at most 16 hex digits)");
+    if (p == Parsed::kNotNumber) fail("field address: expected 0x<hex>, got " + quoted(field));
+  };
   std::string_view line;
   for (;;) {
     if (!read_line(line)) {
@@ -139,6 +153,7 @@ RequestSource::Next TraceSource::next(SourceItem& out) {
     const std::string_view a = next_field(line);
     if (a.empty() || a[0] == '#') continue;
     const std::string_view b = next_field(line), c = next_field(line), extra = next_field(line);
+    const std::string_view whole(a.data(), static_cast<std::size_t>(line.data() + line.size() - a.data()));
     TraceFormat f = m_fmt;
     if (f == TraceFormat::kAuto) {
       // The first request line decides; the rest of the file must follow it.
@@ -148,21 +163,26 @@ RequestSource::Next TraceSource::next(SourceItem& out) {
     std::uint64_t addr = 0, cycle = 0;
     if (f == TraceFormat::kRamulator) {
       if (a != "LD" && a != "ST") fail("expected LD or ST, got " + quoted(a) + " (Ramulator format: LD|ST 0xADDR)");
-      if (b.size() < 3 || b.substr(0, 2) != "0x" || !parse_u64(b.substr(2), addr, 16))
-        fail("field address: expected 0x<hex>, got " + quoted(b));
-      if (!c.empty()) fail("unexpected field " + quoted(c) + " (Ramulator format: LD|ST 0xADDR)");
+      if (b.size() < 3 || b.substr(0, 2) != "0x") fail("field address: expected 0x<hex>, got " + quoted(b));
+      address(parse_u64(b.substr(2), addr, 16), b);
+      if (!c.empty()) fail("unexpected field " + quoted(c) + " (Ramulator format: LD|ST 0xADDR)" + cr_hint(whole));
       out.write = a == "ST";
       out.at = 0;
     } else {
-      if (a.size() < 3 || a.substr(0, 2) != "0x" || !parse_u64(a.substr(2), addr, 16))
+      if (a.size() < 3 || a.substr(0, 2) != "0x")
         fail("field address: expected 0x<hex>, got " + quoted(a) + " (DRAMsim3 format: 0xADDR READ|WRITE cycle)");
+      address(parse_u64(a.substr(2), addr, 16), a);
       if (b != "READ" && b != "WRITE") fail("field command: expected READ or WRITE, got " + quoted(b));
-      if (!parse_u64(c, cycle, 10)) fail("field cycle: expected a non-negative integer, got " + quoted(c));
-      if (!extra.empty()) fail("unexpected field " + quoted(extra));
       // Simulated time stays below 2^62 ps (about 53 days), leaving the
       // model room to add latencies without overflowing.
       const std::uint64_t most = (std::uint64_t{1} << 62) / (m_cycle_ps ? m_cycle_ps : 1);
-      if (cycle > most) fail("field cycle: " + std::to_string(cycle) + " is too large (at most " + std::to_string(most) + ")");
+      const Parsed pc = parse_u64(c, cycle, 10);
+      if (pc == Parsed::kNotNumber) fail("field cycle: expected a non-negative integer, got " + quoted(c));
+      if (pc == Parsed::kTooLarge || cycle > most)
+        fail("field cycle: " + std::string(c.substr(0, 40)) + (c.size() > 40 ? "..." : "") + " is too large (at most " +
+             std::to_string(most) + ")");
+      if (!extra.empty()) fail("unexpected field " + quoted(extra) + cr_hint(whole));
+
       out.write = b == "WRITE";
       out.at = cycle * m_cycle_ps;
       // Requests leave in file order, so one whose cycle is before the

@@ -26,6 +26,12 @@ printf '0x40 READ 0\n0xffffffffffffffff READ 9\n' > "$dir/top.trace"
 expect "$dir/top.trace:2: field address" --trace "$dir/top.trace"
 printf '0x40 READ 18446744073709551\n' > "$dir/late.trace"
 expect "$dir/late.trace:1: field cycle: 18446744073709551 is too large" --trace "$dir/late.trace"
+printf '0x40 READ 99999999999999999999999\n' > "$dir/huge.trace"
+expect "$dir/huge.trace:1: field cycle: 99999999999999999999999 is too large" --trace "$dir/huge.trace"
+printf '0x1FFFFFFFFFFFFFFFF READ 1\n' > "$dir/wide.trace"
+expect "$dir/wide.trace:1: field address: '0x1FFFFFFFFFFFFFFFF' is past 2^64" --trace "$dir/wide.trace"
+printf '0x40 READ 1\r0x80 READ 2\r' > "$dir/cr.trace"
+expect "are the file's line endings CR only?" --trace "$dir/cr.trace"
 expect "--requests: must be > 0" --pattern seq --requests 0
 expect "--outstanding: must be > 0" --pattern seq --outstanding 0
 expect "--stride: must be > 0" --pattern stride --stride 0

@@ -282,6 +282,16 @@ TEST_CASE("timings that break JEDEC's own relations are refused at their line") 
   CHECK_THROWS_WITH(parse_edited(base, "CL: 14", "CL: 0"), Catch::Contains("field 'device.timing.CL': must be at least 1"));
 }
 
+TEST_CASE("a number too large and a unit in capitals say so") {
+  const std::string base = preset_text("hbm2.yaml");
+  CHECK_THROWS_WITH(parse_edited(base, "read_queue: 32", "read_queue: 99999999999999999999"),
+                    Catch::Contains("field 'controller.read_queue': 99999999999999999999 is too large (at most "
+                                    "18446744073709551615)"));
+  CHECK_THROWS_WITH(parse_edited(base, "CL: 14", "CL: 14NS"),
+                    Catch::Contains("field 'device.timing.CL': '14NS': nanoseconds are written with a lowercase unit"));
+  CHECK(parse_edited(base, "CL: 14", "CL: 14ns").device.t.CL == 14);  // tCK 1 ns
+}
+
 TEST_CASE("a key given twice is an error at its second line") {
   const std::string base = preset_text("hbm2.yaml");
   const std::string queue = replaced(base, "read_queue: 32", "read_queue: 64\n  read_queue: 1");
