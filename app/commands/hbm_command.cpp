@@ -253,11 +253,18 @@ int hbm_main(int argc, char** argv) {
   if (s.requests_beyond_capacity)
     std::cerr << "mxcosim hbm: warning: " << s.requests_beyond_capacity << " of " << s.requests
               << " requests reach past the memory's " << s.capacity_bytes
-              << " bytes and alias lower addresses (a trace for a larger memory? see --stacks)\n";
-  if (trace && trace->backwards_lines())
-    std::cerr << "mxcosim hbm: warning: " << args["trace"].as<std::string>() << ": " << trace->backwards_lines()
-              << " lines (the first at line " << trace->first_backwards_line()
-              << ") have a cycle before an earlier line's; each was issued after the lines above it\n";
+              << " bytes and alias lower addresses ("
+              << (trace ? "a trace for a larger memory? see --stacks" : "--footprint is larger than the memory")
+              << ")\n";
+  if (trace && trace->backwards_lines()) {
+    const bool one = trace->backwards_lines() == 1;
+    std::cerr << "mxcosim hbm: warning: " << args["trace"].as<std::string>() << ": "
+              << (one ? std::string("line ") + std::to_string(trace->first_backwards_line()) + " has"
+                      : std::to_string(trace->backwards_lines()) + " lines (the first at line " +
+                            std::to_string(trace->first_backwards_line()) + ") have")
+              << " a cycle before an earlier line's; " << (one ? "it was" : "each was")
+              << " issued after the lines above it\n";
+  }
   if (args.count("json")) {
     write_output_file(args["json"].as<std::string>(), json_text(to_json(s, config_path, workload), 2) + "\n");
   }

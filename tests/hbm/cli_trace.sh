@@ -22,6 +22,14 @@ printf '%s\n' "$out" | grep -E "refreshes +[0-9]+" | grep -q postponed && fail "
 out=$("$mxcosim" hbm --config "$config" --trace "$tmp/t.trace" --requests 1000 2>&1) || fail "capped: exit $?: $out"
 printf '%s\n' "$out" | grep -Eq "requests +1000 \(1000 reads" || fail "capped: $out"
 
+# Lines whose cycle goes back: run in file order, with a warning counting them.
+printf '0x40 READ 10\n0x80 READ 5\n' > "$tmp/back1.trace"
+out=$("$mxcosim" hbm --config "$config" --trace "$tmp/back1.trace" 2>&1 >/dev/null) || fail "back1: exit $?: $out"
+printf '%s\n' "$out" | grep -Fq "back1.trace: line 2 has a cycle before an earlier line's; it was issued" || fail "back1: $out"
+printf '0x40 READ 10\n0x80 READ 5\n0xc0 READ 3\n' > "$tmp/back2.trace"
+out=$("$mxcosim" hbm --config "$config" --trace "$tmp/back2.trace" 2>&1 >/dev/null) || fail "back2: exit $?: $out"
+printf '%s\n' "$out" | grep -Fq "back2.trace: 2 lines (the first at line 2) have a cycle before" || fail "back2: $out"
+
 printf '0x40 READ 1\n0x80 FETCH 2\n' > "$tmp/bad.trace"
 out=$("$mxcosim" hbm --config "$config" --trace "$tmp/bad.trace" 2>&1)
 rc=$?
