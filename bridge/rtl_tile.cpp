@@ -65,6 +65,10 @@ std::vector<std::string> rtl_tile_mutants() {
 TileGeometry rtl_tile_geometry(std::uint32_t rows, std::uint32_t cols) {
   const auto sizes = rtl_tile_sizes();
   if (std::find(sizes.begin(), sizes.end(), std::pair{rows, cols}) == sizes.end()) no_such_size(rows, cols);
+  return rtl_like_geometry(rows, cols);
+}
+
+TileGeometry rtl_like_geometry(std::uint32_t rows, std::uint32_t cols) {
   TileGeometry g;
   g.rows = rows;
   g.cols = cols;

@@ -54,6 +54,9 @@ class RtlTile : public Tile {
 std::vector<std::pair<std::uint32_t, std::uint32_t>> rtl_tile_sizes();
 /// The geometry of the verilated tile of that size (throws like make_rtl_tile).
 TileGeometry rtl_tile_geometry(std::uint32_t rows, std::uint32_t cols);
+/// The same geometry for a size with no RTL (a system of model tiles
+/// only): the RTL's scratchpad, accumulators and AXI beat.
+TileGeometry rtl_like_geometry(std::uint32_t rows, std::uint32_t cols);
 
 /// Throws std::invalid_argument naming the available sizes when cfg.rows x
 /// cfg.cols was not verilated (configure with -DMXCOSIM_RTL_SIZES), or the

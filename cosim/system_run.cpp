@@ -34,6 +34,13 @@ namespace mxc {
 
 namespace {
 
+/// Every tile's geometry: an RTL size when any tile is RTL, any size for a
+/// system of model tiles only.
+TileGeometry system_geometry(const SystemConfig& c) {
+  const bool rtl = std::find(c.tile_kinds.begin(), c.tile_kinds.end(), TileKind::kRtl) != c.tile_kinds.end();
+  return rtl ? rtl_tile_geometry(c.rows, c.cols) : rtl_like_geometry(c.rows, c.cols);
+}
+
 /// The timing correlator's name for tile t of chip c's ICI rows.
 std::string ici_channel(std::uint32_t c, std::uint32_t t) {
   return "timing ici chip" + std::to_string(c) + ".tile" + std::to_string(t);
@@ -92,7 +99,7 @@ void write_trace(const std::string& path, const SystemConfig& cfg, const Workloa
 
 SystemRunResult run_system(const SystemRunOptions& opts) {
   validate(opts.system);
-  const TileGeometry geo = rtl_tile_geometry(opts.system.rows, opts.system.cols);
+  const TileGeometry geo = system_geometry(opts.system);
   return run_system(opts, build_workload(opts.workload, opts.system, geo, opts.seed));
 }
 
@@ -361,7 +368,7 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
   const auto wall_start = std::chrono::steady_clock::now();
   const SystemConfig& cfg = opts.system;
   validate(cfg);
-  const TileGeometry geo = rtl_tile_geometry(cfg.rows, cfg.cols);
+  const TileGeometry geo = system_geometry(cfg);
   if (work.images.size() != cfg.chips || work.programs.size() != cfg.chips || work.regions.size() != cfg.chips)
     throw std::invalid_argument("workload '" + work.description + "' is for " + std::to_string(work.images.size()) +
                                 " chips, the system has " + std::to_string(cfg.chips));

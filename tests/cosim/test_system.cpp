@@ -139,6 +139,22 @@ TEST_CASE("a system built in code with more chips than its fabric is refused in 
                                        o.system.ici_config + ": give at most 4 chips or a larger fabric");
 }
 
+TEST_CASE("a system of model tiles runs at a size with no RTL, and one RTL tile needs a verilated size") {
+  SystemRunOptions o;
+  o.system.rows = o.system.cols = 12;  // no build has a 12x12 tile
+  o.system.tile_kinds = {TileKind::kModel};
+  o.workload.shape = {24, 24, 24, DType::kInt8};
+  const SystemRunResult r = run_system(o);
+  INFO(r.error);
+  CHECK(r.passed);
+  REQUIRE(r.tiles.size() == 1);
+  CHECK(r.tiles[0].kind == TileKind::kModel);
+  CHECK(r.tiles[0].instructions > 0);
+  CHECK(r.rtl_cycles > 0);
+  o.system.tile_kinds = {TileKind::kRtl};
+  CHECK_THROWS_WITH(run_system(o), Catch::Contains("no RTL of a 12x12 array"));
+}
+
 TEST_CASE("a broken fabric file is reported at the system file's line of system.fabric.config") {
   // A directory passes the loader's existence check and fails only when the fabric is read.
   CHECK_THROWS_WITH(parse("system:\n  chips: 2\n  fabric:\n    config: ici\n"),
