@@ -113,8 +113,11 @@ bool read_line(std::istream& in, std::string& line, const std::string& where) {
   line.clear();
   for (char c; in.get(c);) {
     if (c == '\n') return true;
-    // A file that is no program (data without newlines) fails at its first line.
-    if (line.size() == kMaxInputLine) fail(where, "line longer than " + std::to_string(kMaxInputLine) + " characters");
+    // A file that is no program (data without newlines) fails at its first
+    // line. A CRLF line's carriage return is its line ending, not one of
+    // its characters (one past the limit is allowed for it).
+    if (line.size() == kMaxInputLine && !(c == '\r' && in.peek() == '\n'))
+      fail(where, "line longer than " + std::to_string(kMaxInputLine) + " characters");
     line.push_back(c);
   }
   return !line.empty();  // a last line without a newline

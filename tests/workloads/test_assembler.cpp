@@ -140,6 +140,9 @@ TEST_CASE("assembler: errors name the file, the line and the bad token") {
   // newlines (/dev/zero) was read into memory until the allocation failed.
   CHECK(parse(std::string(4000, ' ') + "nop\n" + std::string(4095, '#')).size() == 1);
   CHECK(parse_error("nop\n" + std::string(4096, ' ') + "\n") == "prog.s:2: line longer than 4095 characters");
+  // A CRLF line of 4095 characters: the carriage return is its ending, not a 4096th character.
+  CHECK(parse(std::string(4092, ' ') + "nop\r\n" + "nop\r\n").size() == 2);
+  CHECK(parse_error(std::string(4093, ' ') + "nop\r\n") == "prog.s:1: line longer than 4095 characters");
   CHECK_THROWS_WITH(load_program_file("/dev/zero"), "/dev/zero:1: line longer than 4095 characters");
 }
 
