@@ -93,12 +93,14 @@ bool TraceSource::read_line(std::string_view& line) {
     const char* const data = m_buf.data();
     if (const void* nl = std::memchr(data + m_pos, '\n', m_end - m_pos)) {
       const std::size_t len = static_cast<std::size_t>(static_cast<const char*>(nl) - data) - m_pos;
-      if (len > kMaxLine) break;
+      // A CRLF line's carriage return is its ending, not one of its characters.
+      if (len > kMaxLine && !(len == kMaxLine + 1 && data[m_pos + len - 1] == '\r')) break;
       line = std::string_view(data + m_pos, len);
       m_pos += len + 1;
       return true;
     }
-    if (m_end - m_pos > kMaxLine) break;
+    const std::size_t pending = m_end - m_pos;
+    if (pending > kMaxLine + 1 || (pending == kMaxLine + 1 && data[m_end - 1] != '\r')) break;
     if (m_eof) {  // a last line without a newline
       if (!m_read_error.empty()) {  // what was read before the error has been parsed
         ++m_line;
@@ -109,7 +111,7 @@ bool TraceSource::read_line(std::string_view& line) {
       m_pos = m_end;
       return true;
     }
-    // Keep the partial line (at most kMaxLine bytes) and read a block after it.
+    // Keep the partial line (at most kMaxLine bytes and a CR) and read a block after it.
     std::memmove(m_buf.data(), data + m_pos, m_end - m_pos);
     m_end -= m_pos;
     m_pos = 0;

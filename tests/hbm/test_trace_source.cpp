@@ -188,6 +188,10 @@ TEST_CASE("trace fields are plain digits, lines have a length limit, and errors 
   CHECK(first_error("0x40 READ 1\n#" + std::string(TraceSource::kMaxLine - 1, 'x') + "\n").empty());
   CHECK_THAT(first_error("0x40 READ 1\n#" + std::string(TraceSource::kMaxLine, 'x') + "\n0x80 READ 2\n"),
              Catch::Contains(":2: line longer than 4095 characters"));
+  // A CRLF line's carriage return is its ending: 4095 characters and CR pass, 4096 and CR do not.
+  CHECK(first_error("0x40 READ 1\r\n#" + std::string(TraceSource::kMaxLine - 1, 'x') + "\r\n0x80 READ 2\r\n").empty());
+  CHECK_THAT(first_error("0x40 READ 1\r\n#" + std::string(TraceSource::kMaxLine, 'x') + "\r\n0x80 READ 2\r\n"),
+             Catch::Contains(":2: line longer than 4095 characters"));
   // Not printable bytes are shown as \xNN and a long field is cut.
   const std::string shown = first_error(std::string("\x01\xff") + std::string(100, 'z') + " READ 1\n");
   CHECK_THAT(shown, Catch::Contains("got '\\x01\\xff" + std::string(38, 'z') + "'..."));
