@@ -223,6 +223,18 @@ inline BurstQueue::Index PcController::streaming_pick(const BurstQueue& q, std::
   return std::min(n, next);
 }
 
+void PcController::take_refresh_span(std::uint64_t ready, std::uint64_t held, std::uint64_t c, std::uint64_t& charge,
+                                     std::uint64_t& tail) {
+  // The refresh span's part in [ready, c): within [ready, held) it comes out
+  // of what held the burst, after held out of the time no burst waited.
+  const std::uint64_t from = std::min(std::max(m_refresh_start, ready), c);
+  const std::uint64_t to = std::max(std::min(m_refresh_end, c), from);
+  const std::uint64_t in_held = std::min(to, held) - std::min(from, held);
+  s_stats.refresh_idle_cycles += to - from;
+  charge -= in_held;
+  tail -= to - from - in_held;
+}
+
 template <bool kBranchFree>
 [[gnu::always_inline]] inline void PcController::issue_column(BurstQueue& q, BurstQueue::Index index,
                                                               std::uint64_t c) {
@@ -249,25 +261,24 @@ template <bool kBranchFree>
                                             : (miss || conflict ? e.arrival : e.waiting_since);
   const std::uint64_t ready = std::min(std::max(waiting, m_bus_free), c);
   const std::uint64_t held = std::min(std::max(legal, ready), c);
-  const std::uint64_t blocked_from = std::min(std::max(m_refresh_start, ready), c);
-  const std::uint64_t blocked_to = std::max(std::min(m_refresh_end, c), blocked_from);
-  const std::uint64_t blocked_held = std::min(blocked_to, held) - std::min(blocked_from, held);  // within [ready, held)
-  s_stats.refresh_idle_cycles += blocked_to - blocked_from;
   s_stats.bus_idle_cycles[0] += ready - m_bus_free;
-  s_stats.bus_idle_cycles[0] += c - held - (blocked_to - blocked_from - blocked_held);
+  std::uint64_t charge = held - ready, tail = c - held;  // to what held the burst, then to no burst waiting
+  // Usually the last refresh ended before the burst was ready: nothing to take.
+  if (m_refresh_end > ready) [[unlikely]]
+    take_refresh_span(ready, held, c, charge, tail);
+  s_stats.bus_idle_cycles[0] += tail;
   if constexpr (kBranchFree) {
     // Whether the burst hit, missed or conflicted is data: the same charges
     // as below, by an index instead of branches.
     std::uint64_t* const held_by[3] = {&s_stats.bus_idle_cycles[static_cast<int>(why)], &s_stats.miss_idle_cycles,
                                        &s_stats.conflict_idle_cycles};
-    *held_by[miss + 2 * conflict] += held - ready - blocked_held;
+    *held_by[miss + 2 * conflict] += charge;
     // No row command served it: a row hit (kUnknown | 1 == kHit; others unchanged).
     static_assert(static_cast<int>(RowOutcome::kUnknown) == 0 && static_cast<int>(RowOutcome::kHit) == 1);
     const bool first = e.outcome == RowOutcome::kUnknown;
     e.outcome = static_cast<RowOutcome>(static_cast<std::uint8_t>(e.outcome) | static_cast<std::uint8_t>(first));
     s_stats.row_hits += first;
   } else {
-    const std::uint64_t charge = held - ready - blocked_held;
     if (miss) s_stats.miss_idle_cycles += charge;
     else if (conflict) s_stats.conflict_idle_cycles += charge;
     else s_stats.bus_idle_cycles[static_cast<int>(why)] += charge;

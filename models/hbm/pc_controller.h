@@ -132,6 +132,12 @@ class PcController {
   /// A row command or refresh (e = the burst it serves, or nullptr).
   void issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c);
   void charge_stall(const QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c);
+  /// Moves the data-bus idle time a column command found in the last
+  /// refresh's blocking span (after the burst was `ready`) from `charge`
+  /// (what held the burst, up to `held`) and `tail` (no burst waiting, up
+  /// to `c`) to refresh. Out of line: a refresh is rarely in the way.
+  [[gnu::noinline, gnu::cold]] void take_refresh_span(std::uint64_t ready, std::uint64_t held, std::uint64_t c,
+                                                      std::uint64_t& charge, std::uint64_t& tail);
   /// At a refresh: throws when bursts have waited m_stuck_cycles with no
   /// column command. Out of line: a step that inlines it is slower.
   [[gnu::noinline, gnu::cold]] void check_stuck(std::uint64_t c) const;
