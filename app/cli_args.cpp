@@ -81,7 +81,10 @@ std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv
     const auto k = key(path);
     if (!k) continue;
     if (const auto in = read.find(*k); in != read.end()) {
-      std::cerr << argv[0] << ": error: --" << name << " names '" << path << "', the file --" << in->second
+      std::string reader = "--" + in->second;
+      for (const auto& [option, shown] : spec.positional)
+        if (option == in->second) reader = shown;
+      std::cerr << argv[0] << ": error: --" << name << " names '" << path << "', the file " << reader
                 << " reads: writing it would overwrite the input\n";
       return kExitUsage;
     }

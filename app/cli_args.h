@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace mxc::app {
@@ -35,6 +36,9 @@ struct ArgumentSpec {
   /// database): an output naming one of them is refused before the run,
   /// which would otherwise overwrite its own input.
   std::vector<std::string_view> input_files = {};
+  /// Options of input_files given as positional arguments, and the names
+  /// the help shows them by ("config" as CONFIG), for messages.
+  std::vector<std::pair<std::string_view, std::string_view>> positional = {};
   /// Printed after the options by --help (examples).
   std::string_view help_footer = {};
 };

@@ -67,7 +67,9 @@ int report_main(int argc, char** argv) {
   opts.positional_help("[SHARD_DB...]");
   cxxopts::ParseResult args;
   if (const auto done = parse_arguments(
-          opts, argc, argv, args, {.output_files = {"html", "junit", "csv", "json"}, .input_files = {"db", "sources"}}))
+          opts, argc, argv, args, {.output_files = {"html", "junit", "csv", "json"},
+                                           .input_files = {"db", "sources"},
+                                           .positional = {{"sources", "SHARD_DB"}}}))
     return *done;
   if (!args.count("db")) {
     std::cerr << argv[0] << ": missing --db FILE\n";

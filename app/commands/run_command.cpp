@@ -95,7 +95,7 @@ int run_main(int argc, char** argv) {
   // clang-format off
   opts.add_options("system")
     ("config", "system configuration YAML (configs/*.yaml)", cxxopts::value<std::string>())
-    ("rows", "array rows of every tile (overrides the config); must be a verilated size", cxxopts::value<std::uint32_t>())
+    ("rows", "array rows of every tile (overrides the config); a verilated size when any tile is RTL", cxxopts::value<std::uint32_t>())
     ("cols", "array columns of every tile (overrides the config)", cxxopts::value<std::uint32_t>())
     ("clock-mhz", "tile clock frequency in MHz (overrides the config)", cxxopts::value<double>())
     ("backpressure", "probability in [0, 1) of a random stall on each RTL tile channel per cycle", cxxopts::value<double>())
@@ -149,7 +149,8 @@ int run_main(int argc, char** argv) {
   if (const auto done = parse_arguments(opts, argc, argv, args,
                                         {.letters = "mkn",
                                          .output_files = {"json", "wave", "waveform", "trace"},
-                                         .input_files = {"config", "program"}}))
+                                         .input_files = {"config", "program"},
+                                         .positional = {{"config", "CONFIG"}}}))
     return *done;
 
   SystemRunOptions o;

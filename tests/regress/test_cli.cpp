@@ -192,7 +192,7 @@ TEST_CASE("report refuses a database merged into itself, a missing baseline and 
   CHECK(run({MXCOSIM_BIN, "report", "--db", db, "--html", db}, dir / "l5") == 2);
   CHECK(read_text(dir / "l5").find("--html names '" + db + "', the file --db reads") != std::string::npos);
   CHECK(run({MXCOSIM_BIN, "report", "--db", dir / "new.db", db, "--csv", db}, dir / "l6") == 2);
-  CHECK(read_text(dir / "l6").find("the file --sources reads") != std::string::npos);
+  CHECK(read_text(dir / "l6").find("the file SHARD_DB reads") != std::string::npos);
   CHECK(std::filesystem::file_size(db) == size);
   CHECK(HistoryDb(db, HistoryDb::Access::read).runs().size() == 1);
   CHECK(run({MXCOSIM_BIN, "report", "--db", db, "--json", dir / "y.json", "--run", "999"}, dir / "l3") == 2);
