@@ -55,7 +55,10 @@ class VerilatedTile final : public RtlTile {
   }
 
   ~VerilatedTile() override {
-    if (m_trace) m_trace->close();
+    if (m_trace) {
+      m_trace->close();
+      clear_fst_date(m_cfg.waveform);
+    }
     m_model->final();
   }
 
@@ -279,13 +282,16 @@ class VerilatedTile final : public RtlTile {
   /// edge) sees the falling edge too, which saves one eval per cycle; there
   /// is no negative-edge logic in the tile.
   void clock_edge() {
+    // The waveform's time is in picoseconds (its timescale), half a clock
+    // period for each half: cycle c (after the reset's cycles) has its
+    // inputs at (reset + c) periods and its rising edge half a period later.
     m_model->clk = 1;
     m_model->eval();
-    m_ctx->timeInc(1);
+    m_ctx->timeInc(m_clock.period() / 2);
     if (m_trace && m_cycle >= m_cfg.waveform_from_cycle && m_cycle <= m_cfg.waveform_to_cycle)
       m_trace->dump(m_ctx->time());
     m_model->clk = 0;
-    m_ctx->timeInc(1);
+    m_ctx->timeInc(m_clock.period() - m_clock.period() / 2);
   }
 
   /// Inputs settle with the clock low (and the previous edge's results visible).

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 namespace mxc {
@@ -50,6 +51,18 @@ WaveformGuard::WaveformGuard(const std::string& path) {
 
 WaveformGuard::~WaveformGuard() {
   if (--g_guards == 0) ::sigaction(SIGBUS, &g_previous, nullptr);
+}
+
+void clear_fst_date(const std::string& path) noexcept {
+  // The FST header block (type 0) starts the file; its date field is 119
+  // bytes at offset 202 (gtkwave's fstapi.c, FST_HDR_OFFS_DATE).
+  constexpr long kDateOffset = 202;
+  constexpr std::size_t kDateSize = 119;
+  std::FILE* f = std::fopen(path.c_str(), "r+b");
+  if (!f) return;
+  char date[kDateSize] = "reproducible (mxcosim)";
+  if (std::fgetc(f) == 0 && std::fseek(f, kDateOffset, SEEK_SET) == 0) std::fwrite(date, 1, kDateSize, f);
+  std::fclose(f);
 }
 
 }  // namespace mxc

@@ -19,4 +19,9 @@ class WaveformGuard {
   WaveformGuard& operator=(const WaveformGuard&) = delete;
 };
 
+/// Writes a fixed date into a closed FST file's header (the writer puts the
+/// wall-clock date there), so the same run gives the same file byte for
+/// byte. Does nothing to a file that is not FST.
+void clear_fst_date(const std::string& path) noexcept;
+
 }  // namespace mxc
