@@ -209,6 +209,12 @@ int run_main(int argc, char** argv) {
   if (threads != 1 && threads != 2) throw std::invalid_argument("--threads must be 1 or 2, not " + std::to_string(threads));
   o.shadow_thread = threads == 2;
   const char* const wave_option = args.count("wave") ? "wave" : args.count("waveform") ? "waveform" : nullptr;
+  // The waveform is tile 0 of chip 0's RTL: with a model tile there, no file
+  // would be written.
+  const bool rtl_first = !c.tile_kinds.empty() && c.tile_kinds.front() == TileKind::kRtl;
+  if (wave_option && !rtl_first)
+    throw std::invalid_argument(std::string("--") + wave_option +
+                                ": tile 0 of every chip is a performance-model tile here; a waveform is of an RTL tile");
   std::string wave = wave_option ? replaceable_output_path(args[wave_option].as<std::string>(),
                                                            std::string("--") + wave_option)
                                  : "";
@@ -246,6 +252,9 @@ int run_main(int argc, char** argv) {
     std::sort(chips.begin(), chips.end());
     chips.erase(std::unique(chips.begin(), chips.end()), chips.end());
     if (chips.size() == c.chips) chips.clear();  // every chip here: an ordinary --connect run
+    if (wave_option && !chips.empty() && chips.front() != 0)
+      throw std::invalid_argument(std::string("--") + wave_option +
+                                  ": the waveform is of chip 0, which another process of this split run runs");
   }
   std::string served;
   if (args.count("connect"))
@@ -318,7 +327,10 @@ int run_main(int argc, char** argv) {
     const std::string name = (dir / ("mxcosim-fail-seed" + std::to_string(o.seed) + ".fst")).string();
     again.waveform_from_cycle = fail_cycle > window ? fail_cycle - window : 0;
     again.waveform_to_cycle = fail_cycle + 16;
-    if (o.chips.empty() || o.chips.front() == 0) {
+    if (!rtl_first) {
+      again.waveform.clear();  // the reproduce line asks for none
+      std::cout << "  failure waveform: none (tile 0 of chip 0 is a performance-model tile)\n";
+    } else if (o.chips.empty() || o.chips.front() == 0) {
       // The waveform is a help, not the verdict: a place it cannot go, or a re-run that fails,
       // is said and the run still fails with its own results.
       try {
