@@ -348,6 +348,11 @@ SessionOutcome Server::run_session(Channel& ch, std::uint64_t& session) {
       }
       if (auto* q = std::get_if<RequestMsg>(&m)) {
         MemoryTarget& mem = memory(q->chip);
+        // Its data comes back in one frame: a larger request could never be
+        // answered, and its buffer would be the peer's to size.
+        if (q->req.bytes > kMaxFrameBytes / 2)
+          throw Refused("REQUEST of " + std::to_string(q->req.bytes) + " bytes (at most " +
+                        std::to_string(kMaxFrameBytes / 2) + ")");
         if (lookahead && !q->probe) {
           if (q->time < last) throw Refused("REQUEST at " + std::to_string(q->time) + " ps is in the past");
           last = q->time;

@@ -418,6 +418,26 @@ TEST_CASE("transport: garbage from a client ends its session with the decoder's 
                             Catch::Contains("after 0 messages"));
 }
 
+TEST_CASE("transport: a request larger than a frame can answer is refused before the memory sees it") {
+  const ServedSystem sys = ideal(100'000, 64);
+  ServerThread st(options(sys), "huge-request");
+  auto ch = Channel::connect(parse_address(st.address), Millis(2000));
+  Hello h;
+  h.config_hash = config_hash(sys);
+  h.seed = 1;
+  h.chips = {0};
+  ch->send(h, Millis(2000));
+  REQUIRE(std::holds_alternative<Hello>(ch->receive(Millis(5000))));
+  RequestMsg q;
+  q.time = 1000;
+  q.req.id = 1;
+  q.req.bytes = 0xffffffffu;  // 4 GiB of read data: once allocated by the memory before any check
+  ch->send(q, Millis(2000));
+  const Message m = ch->receive(Millis(5000));
+  REQUIRE(std::holds_alternative<ErrorMsg>(m));
+  CHECK_THAT(std::get<ErrorMsg>(m).text, Catch::Contains("REQUEST of 4294967295 bytes (at most 8388608)"));
+}
+
 TEST_CASE("transport: part of a HELLO at the deadline is a failed session that names the peer") {
   ServerOptions o = options(ideal(100'000, 64));
   o.hello_timeout = Millis(300);
