@@ -221,7 +221,13 @@ int run_main(int argc, char** argv) {
   o.waveform = wave;
   if (args.count("trace")) o.trace = args["trace"].as<std::string>();
   if (args.count("inject-fault")) o.inject_fault = args["inject-fault"].as<std::uint64_t>();
-  if (args.count("mutant")) o.mutant = args["mutant"].as<std::string>();
+  if (args.count("mutant")) {
+    o.mutant = args["mutant"].as<std::string>();
+    // A mutant with nothing to mutate would pass and read as a bug the checkers missed.
+    if (o.mutant.empty()) throw std::invalid_argument("--mutant: needs a name (docs/mutants.md)");
+    if (std::find(c.tile_kinds.begin(), c.tile_kinds.end(), TileKind::kRtl) == c.tile_kinds.end())
+      throw std::invalid_argument("--mutant " + o.mutant + ": the system has no RTL tile to run it");
+  }
   if (args.count("progress") || isatty(STDERR_FILENO)) {
     o.on_progress = [](double ns, std::size_t done, std::size_t total) {
       std::cerr << "\r  ... " << std::fixed << std::setprecision(1) << ns / 1000.0 << " us simulated, " << done << "/"
