@@ -338,16 +338,28 @@ int run_main(int argc, char** argv) {
       std::cout << "  failure waveform: none (tile 0 of chip 0 is a performance-model tile)\n";
     } else if (o.chips.empty() || o.chips.front() == 0) {
       // The waveform is a help, not the verdict: a place it cannot go, or a re-run that fails,
-      // is said and the run still fails with its own results.
-      try {
-        check_output_path(name, "failure waveform");
-        again.waveform = replaceable_output_path(name, "failure waveform");
-        run_system(again);
-        std::cout << "  failure waveform (cycles " << again.waveform_from_cycle << ".." << again.waveform_to_cycle
-                  << "): " << again.waveform << "\n";
-      } catch (const std::exception& e) {
-        again.waveform = name;
-        std::cout << "  failure waveform: not written (" << e.what() << ")\n";
+      // is said and the run still fails with its own results. Not over a file this run wrote
+      // or read (the reproduce line then asks for none).
+      std::string clash;
+      for (const char* opt : {"trace", "json", "program", "config"}) {
+        std::error_code ec;
+        if (clash.empty() && args.count(opt) && std::filesystem::equivalent(name, args[opt].as<std::string>(), ec))
+          clash = opt;
+      }
+      if (!clash.empty()) {
+        again.waveform.clear();
+        std::cout << "  failure waveform: not written (" << name << " is the " << clash << " file)\n";
+      } else {
+        try {
+          check_output_path(name, "failure waveform");
+          again.waveform = replaceable_output_path(name, "failure waveform");
+          run_system(again);
+          std::cout << "  failure waveform (cycles " << again.waveform_from_cycle << ".." << again.waveform_to_cycle
+                    << "): " << again.waveform << "\n";
+        } catch (const std::exception& e) {
+          again.waveform = name;
+          std::cout << "  failure waveform: not written (" << e.what() << ")\n";
+        }
       }
     } else {
       again.waveform = name;
