@@ -54,7 +54,7 @@ class TraceWriter::Sink {
     m_file = nullptr;
     return ok;
   }
-  static std::string reason() { return errno ? std::strerror(errno) : "unknown error"; }
+  static std::string reason() { return errno ? std::strerror(errno) : "the write failed"; }
 
  private:
   bool m_gzip;
@@ -87,7 +87,8 @@ void TraceWriter::begin_event() {
 
 void TraceWriter::flush_if_full() {
   if (m_buf.size() < kFlushBytes) return;
-  if (!m_sink->write(m_buf)) throw std::runtime_error("cannot write trace file '" + m_path + "': " + Sink::reason());
+  if (!m_sink->write(m_buf))
+    throw std::runtime_error("cannot write trace file '" + m_path + "': " + Sink::reason() + " (the file is incomplete)");
   m_buf.clear();
 }
 
@@ -150,7 +151,8 @@ void TraceWriter::close() {
   m_buf.clear();
   errno = 0;
   const bool closed = sink->finish();
-  if (!wrote || !closed) throw std::runtime_error("cannot write trace file '" + m_path + "': " + Sink::reason());
+  if (!wrote || !closed)
+    throw std::runtime_error("cannot write trace file '" + m_path + "': " + Sink::reason() + " (the file is incomplete)");
 }
 
 }  // namespace mxc

@@ -38,6 +38,13 @@ std::string connect_run(SystemRunOptions& o, const std::string& address, double 
   c.system = served_system(o.system);
   c.seed = o.seed;
   c.reply_timeout = millis(reply_timeout_s, "reply-timeout");
+  // While a split run waits for its slowest client the server sends a
+  // heartbeat once a second: a shorter deadline would take a live server
+  // for a dead one.
+  if (c.reply_timeout < 2 * c.heartbeat)
+    throw std::invalid_argument("--reply-timeout: at least " + std::to_string(2 * c.heartbeat.count() / 1000) +
+                                " s (a waiting server proves it is alive once a second), got " +
+                                std::to_string(c.reply_timeout.count()) + " ms");
   // A split run: the session serves this client's memories (if the server hosts them) and
   // links it to the fabric the server shares between the clients.
   c.chips = chips;
