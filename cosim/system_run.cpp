@@ -97,6 +97,11 @@ void write_trace(const std::string& path, const SystemConfig& cfg, const Workloa
 
 }  // namespace
 
+void check_run_inputs(const SystemRunOptions& opts) {
+  validate(opts.system);
+  build_workload(opts.workload, opts.system, system_geometry(opts.system), opts.seed);
+}
+
 SystemRunResult run_system(const SystemRunOptions& opts) {
   validate(opts.system);
   const TileGeometry geo = system_geometry(opts.system);

@@ -109,6 +109,10 @@ struct SystemRunResult {
 
 /// Runs opts.workload (built by build_workload).
 SystemRunResult run_system(const SystemRunOptions& opts);
+/// Throws what run_system(opts) would for its system and workload (a
+/// config, an array size, a program, a shape), without running: for a
+/// caller about to spend something first (a server's session).
+void check_run_inputs(const SystemRunOptions& opts);
 /// Runs a given workload (images, programs and result regions per chip).
 SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work);
 

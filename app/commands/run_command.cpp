@@ -263,8 +263,11 @@ int run_main(int argc, char** argv) {
                                   ": the waveform is of chip 0, which another process of this split run runs");
   }
   std::string served;
-  if (args.count("connect"))
+  if (args.count("connect")) {
+    // A bad input is said before a server's session is taken for it.
+    check_run_inputs(o);
     served = connect_run(o, args["connect"].as<std::string>(), args["reply-timeout"].as<double>(), chips);
+  }
 
   std::cout << "mxcosim run: " << c.chips << " chip" << (c.chips == 1 ? "" : "s") << " x " << c.tiles_per_chip
             << " tile" << (c.tiles_per_chip == 1 ? "" : "s") << " of " << c.rows << "x" << c.cols << " at "
