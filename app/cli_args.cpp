@@ -63,8 +63,10 @@ std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv
     } catch (const std::bad_cast&) {
       paths = {args[name].as<std::string>()};
     }
-    for (const std::string& path : paths)
-      if (const auto k = key(path); k && std::filesystem::exists(*k)) read.emplace(*k, name);
+    for (const std::string& path : paths) {
+      std::error_code ec;
+      if (const auto k = key(path); k && std::filesystem::exists(*k, ec)) read.emplace(*k, name);
+    }
   }
   std::map<std::string, std::string> written;  // each file, by its full path, and the option writing it
   for (const std::string_view option : spec.output_files) {

@@ -91,7 +91,7 @@ TrafficPoint run_traffic(Fabric& fabric, const Topology& topo, const TrafficPatt
   // backlog is what saturation is. From halfway, so that a warm-up shorter
   // than the latency (the network still filling) is not taken for growth.
   const Time win_mid = win_lo + prm.measure_ps / 2;
-  std::uint64_t backlog = 0, made = 0, made_mid = 0;
+  std::uint64_t backlog = 0, made = 0, made_mid = 0, made_hi = 0;
   std::optional<std::uint64_t> backlog_mid, backlog_hi;
   Time now = 0;
   while (true) {
@@ -99,7 +99,7 @@ TrafficPoint run_traffic(Fabric& fabric, const Topology& topo, const TrafficPatt
     const Time tg = arrivals.empty() ? kNever : arrivals.top().first;
     now = std::min(tf, tg);
     if (now >= win_mid && !backlog_mid) backlog_mid = backlog, made_mid = made;
-    if (now >= win_hi && !backlog_hi) backlog_hi = backlog, made -= made_mid;
+    if (now >= win_hi && !backlog_hi) backlog_hi = backlog, made_hi = made;
     if (now >= win_hi && outstanding == 0) break;
     if (now > stop || queued > kMaxQueued) {
       pt.saturated = true;
@@ -180,9 +180,10 @@ TrafficPoint run_traffic(Fabric& fabric, const Topology& topo, const TrafficPatt
   // grows by what the network cannot take). Accepted against offered load
   // would say the same only for windows much longer than the latency: a
   // packet made in the window is delivered after it.
-  if (!backlog_hi) made -= made_mid;  // the run stopped early (saturated anyway)
+  // (A run stopped before the window closed is saturated anyway.)
   const double grew = static_cast<double>(backlog_hi.value_or(backlog)) - static_cast<double>(backlog_mid.value_or(0));
-  if (outstanding > 0 || grew > std::max(0.02 * static_cast<double>(made), 2.0 * chips)) pt.saturated = true;
+  const double made_then = static_cast<double>((backlog_hi ? made_hi : made) - made_mid);
+  if (outstanding > 0 || grew > std::max(0.02 * made_then, 2.0 * chips)) pt.saturated = true;
   return pt;
 }
 
