@@ -262,12 +262,12 @@ int run_main(int argc, char** argv) {
       throw std::invalid_argument(std::string("--") + wave_option +
                                   ": the waveform is of chip 0, which another process of this split run runs");
   }
+  // A bad input (an array size without RTL, a program, a shape) is said
+  // before the run's header and before a server's session is taken for it.
+  check_run_inputs(o);
   std::string served;
-  if (args.count("connect")) {
-    // A bad input is said before a server's session is taken for it.
-    check_run_inputs(o);
+  if (args.count("connect"))
     served = connect_run(o, args["connect"].as<std::string>(), args["reply-timeout"].as<double>(), chips);
-  }
 
   std::cout << "mxcosim run: " << c.chips << " chip" << (c.chips == 1 ? "" : "s") << " x " << c.tiles_per_chip
             << " tile" << (c.tiles_per_chip == 1 ? "" : "s") << " of " << c.rows << "x" << c.cols << " at "
