@@ -453,6 +453,13 @@ SessionOutcome Server::run_session(Channel& ch, std::uint64_t& session) {
     }
   } catch (const TransportError& e) {
     out.error = e.what();
+    // A client dropped for its silence (stopped, not dead) would otherwise
+    // read the closed connection as the server's death: tell it why. To a
+    // dead one the message goes nowhere.
+    try {
+      reply_now(ErrorMsg{"the server ended this session: " + out.error});
+    } catch (const std::exception&) {
+    }
   } catch (const std::exception& e) {
     // A model failed (bad request, timing violation): tell the client why.
     out.error = std::string("server model error: ") + e.what();

@@ -438,6 +438,25 @@ TEST_CASE("transport: a request larger than a frame can answer is refused before
   CHECK_THAT(std::get<ErrorMsg>(m).text, Catch::Contains("REQUEST of 4294967295 bytes (at most 8388608)"));
 }
 
+TEST_CASE("transport: a client dropped for its silence is told why, not left to think the server died") {
+  const ServedSystem sys = ideal(100'000, 64);
+  ServerOptions o = options(sys);
+  o.read_timeout = Millis(300);
+  ServerThread st(o, "silent-client");
+  auto ch = Channel::connect(parse_address(st.address), Millis(2000));
+  Hello h;
+  h.config_hash = config_hash(sys);
+  h.seed = 1;
+  h.chips = {0};
+  ch->send(h, Millis(2000));
+  REQUIRE(std::holds_alternative<Hello>(ch->receive(Millis(5000))));
+  // Silent past the server's deadline (a stopped process): the next thing it reads is the reason.
+  const Message m = ch->receive(Millis(5000));
+  REQUIRE(std::holds_alternative<ErrorMsg>(m));
+  CHECK_THAT(std::get<ErrorMsg>(m).text, Catch::StartsWith("the server ended this session: "));
+  st.join();
+}
+
 TEST_CASE("transport: part of a HELLO at the deadline is a failed session that names the peer") {
   ServerOptions o = options(ideal(100'000, 64));
   o.hello_timeout = Millis(300);
