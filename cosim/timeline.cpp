@@ -143,14 +143,22 @@ void trace_ici(TraceWriter& out, int pid, const std::vector<IciPacket>& delivere
 
 void trace_hbm_commands(TraceWriter& out, int pid, const std::vector<HbmCommandRecord>& commands,
                         const ClockDomain& clk) {
+  // Two tracks per pseudo-channel, its row and its column command bus: a
+  // row and a column command may issue in one cycle, and a slice of one
+  // cycle per command never overlaps another on the same bus.
+  const auto tid = [](std::uint32_t pc, bool column) {
+    return kTraceTidPseudoChannelBase + 2 * static_cast<int>(pc) + (column ? 1 : 0);
+  };
   std::set<std::uint32_t> pcs;  // tracks named in index order, whatever the command order
   for (const HbmCommandRecord& c : commands) pcs.insert(c.pc);
-  for (std::uint32_t pc : pcs) out.thread(pid, kTraceTidPseudoChannelBase + static_cast<int>(pc), "pc " + std::to_string(pc));
+  for (std::uint32_t pc : pcs) {
+    out.thread(pid, tid(pc, false), "pc " + std::to_string(pc) + " row");
+    out.thread(pid, tid(pc, true), "pc " + std::to_string(pc) + " column");
+  }
   for (const HbmCommandRecord& c : commands) {
-    // A command occupies its bus for one cycle, so slices on a track never overlap.
     const nlohmann::json args = {{"bank", c.cmd.bank}, {"row", c.cmd.row}, {"col", c.cmd.col}, {"cycle", c.cmd.cycle}};
-    out.complete(pid, kTraceTidPseudoChannelBase + static_cast<int>(c.pc), hbm::cmd_name(c.cmd.cmd), "hbm",
-                 clk.edge(c.cmd.cycle), clk.period(), args);
+    out.complete(pid, tid(c.pc, hbm::is_column(c.cmd.cmd)), hbm::cmd_name(c.cmd.cmd), "hbm", clk.edge(c.cmd.cycle),
+                 clk.period(), args);
   }
 }
 

@@ -170,25 +170,36 @@ TEST_CASE("ici: one track per route, slices from injection to delivery", "[timel
   CHECK(x[2]["args"]["bytes"] == 64);
 }
 
-TEST_CASE("hbm commands: one-cycle slices on one track per pseudo-channel", "[timeline]") {
-  std::vector<HbmCommandRecord> cmds(3);
+TEST_CASE("hbm commands: one-cycle slices on a row and a column track per pseudo-channel", "[timeline]") {
+  std::vector<HbmCommandRecord> cmds(4);
   cmds[0].pc = 5;
   cmds[0].cmd = {hbm::Cmd::kAct, 2, 17, 0, 10};
   cmds[1].pc = 1;
   cmds[1].cmd = {hbm::Cmd::kRd, 0, 3, 4, 12};
   cmds[2].pc = 5;
   cmds[2].cmd = {hbm::Cmd::kRdA, 2, 17, 8, 24};
+  cmds[3].pc = 5;  // an ACT in the RDA's cycle (dual command buses): a track of its own
+  cmds[3].cmd = {hbm::Cmd::kAct, 3, 40, 0, 24};
   const ClockDomain hbm_clk("hbm", 625);  // 1.6 GHz
   const json out = written([&](TraceWriter& t) { trace_hbm_commands(t, 4, cmds, hbm_clk); });
-  // Tracks named in pseudo-channel order: pc 1 before pc 5.
-  REQUIRE(out[0]["name"] == "thread_name");
-  CHECK(out[0]["args"]["name"] == "pc 1");
-  CHECK(out[0]["tid"] == kTraceTidPseudoChannelBase + 1);
-  CHECK(out[2]["args"]["name"] == "pc 5");
+  // Tracks named in pseudo-channel order: pc 1 before pc 5, row before column.
+  std::vector<json> names;
+  for (const json& e : out)
+    if (e["name"] == "thread_name") names.push_back(e);
+  REQUIRE(names.size() == 4);
+  CHECK(names[0]["args"]["name"] == "pc 1 row");
+  CHECK(names[0]["tid"] == kTraceTidPseudoChannelBase + 2);
+  CHECK(names[1]["args"]["name"] == "pc 1 column");
+  CHECK(names[1]["tid"] == kTraceTidPseudoChannelBase + 3);
+  CHECK(names[2]["args"]["name"] == "pc 5 row");
+  CHECK(names[3]["tid"] == kTraceTidPseudoChannelBase + 11);
   const auto x = of_phase(out, "X");
-  REQUIRE(x.size() == 3);
+  REQUIRE(x.size() == 4);
   CHECK(x[0]["name"] == "ACT");
-  CHECK(x[0]["tid"] == kTraceTidPseudoChannelBase + 5);
+  CHECK(x[0]["tid"] == kTraceTidPseudoChannelBase + 10);
+  CHECK(x[1]["tid"] == kTraceTidPseudoChannelBase + 3);  // RD: pc 1's column track
+  CHECK(x[2]["tid"] == kTraceTidPseudoChannelBase + 11);
+  CHECK(x[3]["tid"] == kTraceTidPseudoChannelBase + 10);  // same cycle as the RDA, another track
   CHECK(x[0]["ts"].get<double>() == Approx(0.00625));  // cycle 10 x 625 ps
   CHECK(x[0]["dur"].get<double>() == Approx(0.000625));
   CHECK(x[0]["args"]["row"] == 17);
