@@ -54,6 +54,16 @@ std::uint64_t config_hash(const ServedSystem& sys) {
   return h;
 }
 
+std::string describe(const ServedSystem& sys) {
+  std::string s = std::to_string(sys.chips) + (sys.chips == 1 ? " chip" : " chips") + " x " +
+                  std::to_string(sys.tiles_per_chip) + (sys.tiles_per_chip == 1 ? " tile, " : " tiles, ");
+  if (sys.memory == "hbm") s += "HBM memory of preset " + sys.hbm_config + " (its contents)";
+  else s += sys.memory + " memory of " + std::to_string(sys.ideal_latency_ps) + " ps and " +
+            std::to_string(sys.ideal_outstanding) + " requests in flight";
+  if (sys.chips > 1) s += ", fabric " + sys.ici_config + " (its contents)";
+  return s;
+}
+
 std::unique_ptr<MemoryTarget> make_served_memory(const ServedSystem& sys, std::uint32_t /*chip*/,
                                                  const std::string& name) {
   if (sys.memory == "hbm") return std::make_unique<hbm::HbmModel>(name, hbm::load_memory_config(sys.hbm_config));

@@ -38,6 +38,9 @@ std::string to_string(const ServedParts& parts);
 
 /// FNV-1a 64 of the description, with the contents (not the paths) of the YAML files it names.
 std::uint64_t config_hash(const ServedSystem& sys);
+/// What config_hash covers, for a refusal to show (e.g. "1 chip x 1 tile,
+/// ideal memory of 100000 ps and 64 requests in flight").
+std::string describe(const ServedSystem& sys);
 
 /// A memory whose timing the client can mirror exactly: every accepted request
 /// completes exactly `latency_ps` after acceptance, in acceptance order, and a

@@ -267,7 +267,8 @@ SessionOutcome Server::run_session(Channel& ch, std::uint64_t& session) {
     if (h->role != Role::kClient) throw Refused("peer says it is a server, expected a client");
     if (h->config_hash != m_hash)
       throw Refused("config hash " + hex(h->config_hash) + " differs from the server's " + hex(m_hash) +
-                    ": client and server load different systems (chips, memory kind, HBM preset or fabric)");
+                    ": client and server load different systems (the server's: " + describe(m_opts.system) +
+                    ")");
     if (h->seed != m_opts.seed)
       throw Refused("seed " + std::to_string(h->seed) + " differs from the server's seed " +
                     std::to_string(m_opts.seed));
