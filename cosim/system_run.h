@@ -94,7 +94,7 @@ struct SystemRunResult {
   /// Memory requests past the HBM's capacity, which alias lower addresses
   /// in its banks (their data is kept at the address given).
   std::uint64_t hbm_requests_beyond_capacity = 0;
-  double utilization = 0;                 ///< Array-active cycles / (cycles x tiles).
+  double utilization = 0;                 ///< Array-active cycles / each tile's own cycles, both summed over the tiles.
   double bandwidth_gbps = 0;              ///< Memory bytes / simulated time.
   std::vector<TileReport> tiles;
   TimingSummary timing;
