@@ -97,16 +97,12 @@ void write_trace(const std::string& path, const SystemConfig& cfg, const Workloa
 
 }  // namespace
 
-void check_run_inputs(const SystemRunOptions& opts) {
+Workload build_run_workload(const SystemRunOptions& opts) {
   validate(opts.system);
-  build_workload(opts.workload, opts.system, system_geometry(opts.system), opts.seed);
+  return build_workload(opts.workload, opts.system, system_geometry(opts.system), opts.seed);
 }
 
-SystemRunResult run_system(const SystemRunOptions& opts) {
-  validate(opts.system);
-  const TileGeometry geo = system_geometry(opts.system);
-  return run_system(opts, build_workload(opts.workload, opts.system, geo, opts.seed));
-}
+SystemRunResult run_system(const SystemRunOptions& opts) { return run_system(opts, build_run_workload(opts)); }
 
 namespace {
 

@@ -109,10 +109,10 @@ struct SystemRunResult {
 
 /// Runs opts.workload (built by build_workload).
 SystemRunResult run_system(const SystemRunOptions& opts);
-/// Throws what run_system(opts) would for its system and workload (a
-/// config, an array size, a program, a shape), without running: for a
-/// caller about to spend something first (a server's session).
-void check_run_inputs(const SystemRunOptions& opts);
+/// opts.workload built for opts.system (validated, on its tiles' geometry),
+/// what run_system(opts) runs: a caller that builds it first hears of a bad
+/// config, array size, program or shape before anything else happens.
+Workload build_run_workload(const SystemRunOptions& opts);
 /// Runs a given workload (images, programs and result regions per chip).
 SystemRunResult run_system(const SystemRunOptions& opts, const Workload& work);
 

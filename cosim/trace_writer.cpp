@@ -88,7 +88,8 @@ void TraceWriter::begin_event() {
 void TraceWriter::flush_if_full() {
   if (m_buf.size() < kFlushBytes) return;
   if (!m_sink->write(m_buf))
-    throw std::runtime_error("cannot write trace file '" + m_path + "': " + Sink::reason() + " (the file is incomplete)");
+    throw std::runtime_error("cannot write trace file '" + m_path + "': " + Sink::reason() +
+                             " (the file is incomplete)");
   m_buf.clear();
 }
 
@@ -152,7 +153,8 @@ void TraceWriter::close() {
   errno = 0;
   const bool closed = sink->finish();
   if (!wrote || !closed)
-    throw std::runtime_error("cannot write trace file '" + m_path + "': " + Sink::reason() + " (the file is incomplete)");
+    throw std::runtime_error("cannot write trace file '" + m_path + "': " + Sink::reason() +
+                             " (the file is incomplete)");
 }
 
 }  // namespace mxc

@@ -138,10 +138,12 @@ int hbm_main(int argc, char** argv) {
   // would look applied.
   if (args.count("trace")) {
     for (const char* opt : {"stride", "footprint", "seed", "write-ratio"})
-      if (args.count(opt)) throw std::invalid_argument(std::string("--") + opt + " is an option of --pattern, not --trace");
+      if (args.count(opt))
+        throw std::invalid_argument(std::string("--") + opt + " is an option of --pattern, not --trace");
   } else {
     const std::string pattern = args["pattern"].as<std::string>();
-    if (args.count("trace-format")) throw std::invalid_argument("--trace-format is an option of --trace, not --pattern");
+    if (args.count("trace-format"))
+      throw std::invalid_argument("--trace-format is an option of --trace, not --pattern");
     if (args.count("stride") && pattern != "stride")
       throw std::invalid_argument("--stride is an option of --pattern stride, not " + pattern);
     if (args.count("write-ratio") && pattern == "chase")
@@ -153,8 +155,7 @@ int hbm_main(int argc, char** argv) {
   std::optional<hbm::RefreshMode> refresh;
   if (args.count("refresh")) {
     const auto r = args["refresh"].as<std::string>();
-    for (const auto m : {hbm::RefreshMode::kAllBank, hbm::RefreshMode::kPerBank, hbm::RefreshMode::kNone})
-      if (r == hbm::to_string(m)) refresh = m;
+    refresh = hbm::refresh_mode(r);
     if (!refresh) throw std::invalid_argument("--refresh: expected all_bank, per_bank or none, got '" + r + "'");
   }
   hbm::MemoryConfig cfg = hbm::load_memory_config(config_path, refresh);

@@ -196,7 +196,9 @@ int ici_main(int argc, char** argv) {
     ("h,help", "show this help");
   // clang-format on
   cxxopts::ParseResult args;
-  if (const auto done = parse_arguments(opts, argc, argv, args, {.output_files = {"json"}, .input_files = {"config"}})) return *done;
+  if (const auto done =
+          parse_arguments(opts, argc, argv, args, {.output_files = {"json"}, .input_files = {"config"}}))
+    return *done;
   if (!args.count("config")) {
     std::cerr << argv[0] << ": --config FILE is required (e.g. configs/ici/torus4x4.yaml)\n";
     return kExitUsage;
@@ -302,7 +304,8 @@ int ici_main(int argc, char** argv) {
       rows.push_back({fmt(p.offered_load, 3), fmt(p.accepted_load, 3),
                       has_latency ? fmt(p.avg_latency_ns, 1) : "n/a", has_latency ? fmt(p.max_latency_ns, 1) : "n/a",
                       std::to_string(p.measured), p.saturated ? "yes" : "no"});
-      if (has_latency) least_latency = least_latency == 0 ? p.avg_latency_ns : std::min(least_latency, p.avg_latency_ns);
+      if (has_latency)
+        least_latency = least_latency == 0 ? p.avg_latency_ns : std::min(least_latency, p.avg_latency_ns);
     }
     const double settle_ns = static_cast<double>(prm.warmup_ps + prm.measure_ps / 2) / 1000.0;
     if (least_latency > settle_ns)

@@ -95,7 +95,8 @@ int run_main(int argc, char** argv) {
   // clang-format off
   opts.add_options("system")
     ("config", "system configuration YAML (configs/*.yaml)", cxxopts::value<std::string>())
-    ("rows", "array rows of every tile (overrides the config); a verilated size when any tile is RTL", cxxopts::value<std::uint32_t>())
+    ("rows", "array rows of every tile (overrides the config); a verilated size when any tile is RTL",
+     cxxopts::value<std::uint32_t>())
     ("cols", "array columns of every tile (overrides the config)", cxxopts::value<std::uint32_t>())
     ("clock-mhz", "tile clock frequency in MHz (overrides the config)", cxxopts::value<double>())
     ("backpressure", "probability in [0, 1) of a random stall on each RTL tile channel per cycle", cxxopts::value<double>())
@@ -214,7 +215,8 @@ int run_main(int argc, char** argv) {
   const bool rtl_first = !c.tile_kinds.empty() && c.tile_kinds.front() == TileKind::kRtl;
   if (wave_option && !rtl_first)
     throw std::invalid_argument(std::string("--") + wave_option +
-                                ": tile 0 of every chip is a performance-model tile here; a waveform is of an RTL tile");
+                                ": tile 0 of every chip is a performance-model tile here; a waveform is of an RTL "
+                                "tile");
   std::string wave = wave_option ? replaceable_output_path(args[wave_option].as<std::string>(),
                                                            std::string("--") + wave_option)
                                  : "";
@@ -262,9 +264,10 @@ int run_main(int argc, char** argv) {
       throw std::invalid_argument(std::string("--") + wave_option +
                                   ": the waveform is of chip 0, which another process of this split run runs");
   }
-  // A bad input (an array size without RTL, a program, a shape) is said
-  // before the run's header and before a server's session is taken for it.
-  check_run_inputs(o);
+  // Built once, first: a bad input (an array size without RTL, a program, a
+  // shape) is said before the run's header and before a server's session is
+  // taken for it.
+  const Workload work = build_run_workload(o);
   std::string served;
   if (args.count("connect"))
     served = connect_run(o, args["connect"].as<std::string>(), args["reply-timeout"].as<double>(), chips);
@@ -272,22 +275,12 @@ int run_main(int argc, char** argv) {
   std::cout << "mxcosim run: " << c.chips << " chip" << (c.chips == 1 ? "" : "s") << " x " << c.tiles_per_chip
             << " tile" << (c.tiles_per_chip == 1 ? "" : "s") << " of " << c.rows << "x" << c.cols << " at "
             << c.tile_mhz << " MHz, " << c.memory << " memory, "
-            << (o.workload.kind == "program" ? "program " + o.workload.program_file
-                                             : o.workload.kind + " " + std::to_string(o.workload.shape.m) + "x" +
-                                                   std::to_string(o.workload.shape.k) + "x" +
-                                                   (o.workload.kind == "mlp"
-                                                        ? std::to_string(o.workload.hidden ? o.workload.hidden
-                                                                                           : o.workload.shape.n) +
-                                                              "x"
-                                                        : "") +
-                                                   std::to_string(o.workload.shape.n) + " " + dtype +
-                                                   (o.workload.split != "none" ? " split " + o.workload.split : ""))
-            << ", seed " << o.seed
+            << work.description << ", seed " << o.seed
             << (c.compare_model ? ", model compared" : "") << std::endl;
   if (!served.empty()) std::cout << "  " << served << "\n";
   SystemRunResult r;
   try {
-    r = run_system(o);
+    r = run_system(o, work);
   } catch (const std::exception&) {
     // A run over a server that fails (a split run whose chips stop early, a transport error):
     // the same run in one process gives what the whole run would have.
@@ -356,7 +349,7 @@ int run_main(int argc, char** argv) {
         try {
           check_output_path(name, "failure waveform");
           again.waveform = replaceable_output_path(name, "failure waveform");
-          run_system(again);
+          run_system(again, work);
           std::cout << "  failure waveform (cycles " << again.waveform_from_cycle << ".." << again.waveform_to_cycle
                     << "): " << again.waveform << "\n";
         } catch (const std::exception& e) {

@@ -307,10 +307,9 @@ ControllerConfig parse_controller(const Reader& r, const YAML::Node& c) {
   else if (page == "closed") k.page_policy = PagePolicy::kClosed;
   else r.fail(c["page_policy"], w + ".page_policy", "expected open or closed, got '" + page + "'");
   const std::string ref = r.str(c, w, "refresh", "all_bank");
-  if (ref == "all_bank") k.refresh = RefreshMode::kAllBank;
-  else if (ref == "per_bank") k.refresh = RefreshMode::kPerBank;
-  else if (ref == "none") k.refresh = RefreshMode::kNone;
-  else r.fail(c["refresh"], w + ".refresh", "expected all_bank, per_bank or none, got '" + ref + "'");
+  const auto mode = refresh_mode(ref);
+  if (!mode) r.fail(c["refresh"], w + ".refresh", "expected all_bank, per_bank or none, got '" + ref + "'");
+  k.refresh = *mode;
   const std::uint64_t postpone = r.uint(c, w, "refresh_postpone", k.refresh_postpone, false);
   if (postpone > kMaxRefreshPostpone)
     r.fail(c["refresh_postpone"], w + ".refresh_postpone",

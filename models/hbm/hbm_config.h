@@ -2,7 +2,9 @@
 // A memory system: N stacks of one device preset, how addresses interleave
 // across them, and the controller policy of every pseudo-channel.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "models/hbm/hbm_spec.h"
 
@@ -13,6 +15,12 @@ enum class RefreshMode { kAllBank, kPerBank, kNone };
 /// The config's name of a refresh mode (controller.refresh).
 inline const char* to_string(RefreshMode m) {
   return m == RefreshMode::kAllBank ? "all_bank" : m == RefreshMode::kPerBank ? "per_bank" : "none";
+}
+/// The refresh mode of that name; nullopt for a name that is none.
+inline std::optional<RefreshMode> refresh_mode(std::string_view name) {
+  for (const RefreshMode m : {RefreshMode::kAllBank, RefreshMode::kPerBank, RefreshMode::kNone})
+    if (name == to_string(m)) return m;
+  return std::nullopt;
 }
 
 /// JEDEC lets a controller postpone at most 8 refreshes at any time (the

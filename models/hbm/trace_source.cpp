@@ -32,7 +32,8 @@ Parsed parse_u64(std::string_view s, std::uint64_t& v, int base) {
   if (s.empty()) return Parsed::kNotNumber;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
   if (end != s.data() + s.size()) return Parsed::kNotNumber;
-  return ec == std::errc{} ? Parsed::kOk : ec == std::errc::result_out_of_range ? Parsed::kTooLarge : Parsed::kNotNumber;
+  if (ec == std::errc::result_out_of_range) return Parsed::kTooLarge;
+  return ec == std::errc{} ? Parsed::kOk : Parsed::kNotNumber;
 }
 
 /// A hint for a line that reads as two: a carriage return inside it.
@@ -137,9 +138,14 @@ bool TraceSource::read_line(std::string_view& line) {
 
 RequestSource::Next TraceSource::next(SourceItem& out) {
   if (m_count >= m_max) return Next::kEnd;
-  const auto address = [this](Parsed p, std::string_view field) {
+  // The address field, "0x" and hex digits; `hint` follows a malformed one.
+  const auto address = [this](std::string_view field, const char* hint) {
+    std::uint64_t v = 0;
+    const Parsed p =
+        field.size() < 3 || field.substr(0, 2) != "0x" ? Parsed::kNotNumber : parse_u64(field.substr(2), v, 16);
     if (p == Parsed::kTooLarge) fail("field address: " + quoted(field) + " is past 2^64 (at most 16 hex digits)");
-    if (p == Parsed::kNotNumber) fail("field address: expected 0x<hex>, got " + quoted(field));
+    if (p == Parsed::kNotNumber) fail("field address: expected 0x<hex>, got " + quoted(field) + hint);
+    return v;
   };
   std::string_view line;
   for (;;) {
@@ -165,15 +171,12 @@ RequestSource::Next TraceSource::next(SourceItem& out) {
     std::uint64_t addr = 0, cycle = 0;
     if (f == TraceFormat::kRamulator) {
       if (a != "LD" && a != "ST") fail("expected LD or ST, got " + quoted(a) + " (Ramulator format: LD|ST 0xADDR)");
-      if (b.size() < 3 || b.substr(0, 2) != "0x") fail("field address: expected 0x<hex>, got " + quoted(b));
-      address(parse_u64(b.substr(2), addr, 16), b);
+      addr = address(b, "");
       if (!c.empty()) fail("unexpected field " + quoted(c) + " (Ramulator format: LD|ST 0xADDR)" + cr_hint(whole));
       out.write = a == "ST";
       out.at = 0;
     } else {
-      if (a.size() < 3 || a.substr(0, 2) != "0x")
-        fail("field address: expected 0x<hex>, got " + quoted(a) + " (DRAMsim3 format: 0xADDR READ|WRITE cycle)");
-      address(parse_u64(a.substr(2), addr, 16), a);
+      addr = address(a, " (DRAMsim3 format: 0xADDR READ|WRITE cycle)");
       if (b != "READ" && b != "WRITE") fail("field command: expected READ or WRITE, got " + quoted(b));
       // Simulated time stays below 2^62 ps (about 53 days), leaving the
       // model room to add latencies without overflowing.

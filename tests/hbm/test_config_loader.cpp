@@ -272,14 +272,17 @@ TEST_CASE("timings that break JEDEC's own relations are refused at their line") 
   const std::string base = preset_text("hbm2.yaml");  // RAS 34, RP 14, RC 48, CCD 2 / 4, RRD 4 / 4, WTR 6 / 8
   const std::string rc = replaced(base, "RC: 48", "RC: 46");  // 46 + 1 < 34 + 14
   CHECK_THROWS_WITH(parse_memory_config(rc, "f.yaml"),
-                    "f.yaml:" + line_of(rc, "RC: 46") + ": field 'device.timing.RC': RC 46 cycles is below RAS 34 + RP 14");
+                    "f.yaml:" + line_of(rc, "RC: 46") +
+                        ": field 'device.timing.RC': RC 46 cycles is below RAS 34 + RP 14");
   CHECK_NOTHROW(parse_edited(base, "RC: 48", "RC: 47"));  // one short: a rounding of tRAS or tRP
   const std::string rrd = replaced(base, "RRD_L: 4", "RRD_L: 1");
-  CHECK_THROWS_WITH(parse_memory_config(rrd, "f.yaml"), "f.yaml:" + line_of(rrd, "RRD_L: 1") +
-                                                            ": field 'device.timing.RRD_L': RRD_L 1 cycles is below RRD_S 4");
+  CHECK_THROWS_WITH(parse_memory_config(rrd, "f.yaml"),
+                    "f.yaml:" + line_of(rrd, "RRD_L: 1") +
+                        ": field 'device.timing.RRD_L': RRD_L 1 cycles is below RRD_S 4");
   CHECK_THROWS_WITH(parse_edited(base, "CCD_L: 4", "CCD_L: 1"), Catch::Contains("CCD_L 1 cycles is below CCD_S 2"));
   CHECK_THROWS_WITH(parse_edited(base, "WTR_L: 8", "WTR_L: 5"), Catch::Contains("WTR_L 5 cycles is below WTR_S 6"));
-  CHECK_THROWS_WITH(parse_edited(base, "CL: 14", "CL: 0"), Catch::Contains("field 'device.timing.CL': must be at least 1"));
+  CHECK_THROWS_WITH(parse_edited(base, "CL: 14", "CL: 0"),
+                    Catch::Contains("field 'device.timing.CL': must be at least 1"));
 }
 
 TEST_CASE("a number too large and a unit in capitals say so") {

@@ -421,16 +421,28 @@ TEST_CASE("transport: garbage from a client ends its session with the decoder's 
                             Catch::Contains("after 0 messages"));
 }
 
-TEST_CASE("transport: a request larger than a frame can answer is refused before the memory sees it") {
-  const ServedSystem sys = ideal(100'000, 64);
-  ServerThread st(options(sys), "huge-request");
-  auto ch = Channel::connect(parse_address(st.address), Millis(2000));
+namespace {
+
+/// A raw connection past the handshake (a client of chip 0 with seed 1),
+/// to send the server what a ClientSession would not.
+std::unique_ptr<Channel> greeted_channel(const std::string& address, const ServedSystem& sys) {
+  auto ch = Channel::connect(parse_address(address), Millis(2000));
   Hello h;
   h.config_hash = config_hash(sys);
   h.seed = 1;
   h.chips = {0};
   ch->send(h, Millis(2000));
-  REQUIRE(std::holds_alternative<Hello>(ch->receive(Millis(5000))));
+  const Message answer = ch->receive(Millis(5000));
+  REQUIRE(std::holds_alternative<Hello>(answer));
+  return ch;
+}
+
+}  // namespace
+
+TEST_CASE("transport: a request larger than a frame can answer is refused before the memory sees it") {
+  const ServedSystem sys = ideal(100'000, 64);
+  ServerThread st(options(sys), "huge-request");
+  auto ch = greeted_channel(st.address, sys);
   RequestMsg q;
   q.time = 1000;
   q.req.id = 1;
@@ -446,13 +458,7 @@ TEST_CASE("transport: a client dropped for its silence is told why, not left to 
   ServerOptions o = options(sys);
   o.read_timeout = Millis(300);
   ServerThread st(o, "silent-client");
-  auto ch = Channel::connect(parse_address(st.address), Millis(2000));
-  Hello h;
-  h.config_hash = config_hash(sys);
-  h.seed = 1;
-  h.chips = {0};
-  ch->send(h, Millis(2000));
-  REQUIRE(std::holds_alternative<Hello>(ch->receive(Millis(5000))));
+  auto ch = greeted_channel(st.address, sys);
   // Silent past the server's deadline (a stopped process): the next thing it reads is the reason.
   const Message m = ch->receive(Millis(5000));
   REQUIRE(std::holds_alternative<ErrorMsg>(m));
