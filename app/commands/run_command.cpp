@@ -11,7 +11,9 @@
 #include <iostream>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
+#include "bridge/waveform_check.h"
 #include "cli_args.h"
 #include "cosim/json_text.h"
 #include "memory_options.h"
@@ -288,11 +290,17 @@ int run_main(int argc, char** argv) {
     throw;
   }
   if (o.on_progress) std::cerr << "\r" << std::string(60, ' ') << "\r";
+  // A waveform whose writes failed (a full file system) is closed cut short
+  // without a word from the writer: found here, removed, and the run's
+  // results stand but it ends as an error (below).
+  const std::string wave_damage = wave.empty() ? "" : fst_damage(wave);
+  std::error_code removed;
+  if (!wave_damage.empty()) std::filesystem::remove(wave, removed);
   print_summary(o, r, args["max-mismatches"].as<std::size_t>());
   if (!r.split_stopped.empty())
     std::cout << "  split run: " << r.split_stopped << "; these are the results of the whole run, re-run in this "
               << "process\n";
-  if (!wave.empty()) std::cout << "  waveform: " << wave << "\n";
+  if (!wave.empty()) std::cout << "  waveform: " << (wave_damage.empty() ? wave : "not written (see below)") << "\n";
   if (!o.trace.empty()) std::cout << "  timeline: " << o.trace << "\n";
   if (r.timing.compared)
     std::cout << "  timing: " << r.timing.instructions << " instructions and " << r.timing.memory_requests
@@ -350,6 +358,12 @@ int run_main(int argc, char** argv) {
           check_output_path(name, "failure waveform");
           again.waveform = replaceable_output_path(name, "failure waveform");
           run_system(again, work);
+          if (const std::string damage = fst_damage(again.waveform); !damage.empty()) {
+            std::error_code ec;
+            std::filesystem::remove(again.waveform, ec);
+            throw std::runtime_error(again.waveform + " came out incomplete: " + damage +
+                                     "; is its file system full?");
+          }
           std::cout << "  failure waveform (cycles " << again.waveform_from_cycle << ".." << again.waveform_to_cycle
                     << "): " << again.waveform << "\n";
         } catch (const std::exception& e) {
@@ -368,6 +382,9 @@ int run_main(int argc, char** argv) {
   if (args.count("json")) {
     write_output_file(args["json"].as<std::string>(), json_text(results_json(o, r), 2) + "\n");
   }
+  if (!wave_damage.empty())
+    throw std::runtime_error("the waveform " + wave + " came out incomplete: " + wave_damage +
+                             "; is its file system full? The run's results above stand; the partial file is removed");
   return r.passed ? kExitPass : kExitFail;
 }
 
