@@ -1,10 +1,10 @@
 #!/bin/sh
 # usage: cli_wave_cut_short.sh MXCOSIM PROGRAM
-# A waveform whose writes fail (here past a 20 KiB file-size limit, prlimit, with the
-# limit's signal ignored, so writes fail as on a full file system) is closed
-# cut short by the FST writer without a word: the run says so, removes the
-# file and exits 2, its results (summary, --json) standing. A failing run's
-# failure waveform cut short is said and the run exits 1 with its results.
+# A waveform whose writes fail (here past a file-size limit set by prlimit,
+# its signal ignored, so that writes fail as on a full file system) is
+# closed cut short by the FST writer without a word: the run says so,
+# removes the file and exits 2, its results (summary, --json) standing. A
+# failing run's failure waveform cut short is said and the run exits 1.
 m=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); prog=$2
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
