@@ -57,6 +57,7 @@ bool MemoryMonitor::complete_oldest(Chain& chain, Time complete) {
 }
 
 void MemoryMonitor::on_complete(const MemResponse& resp) {
+  ++m_answered;
   if (!m_paused) record_completion(resp.source, resp.id, resp.complete);
   complete(resp);
 }

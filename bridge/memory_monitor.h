@@ -58,6 +58,8 @@ class MemoryMonitor : public MemoryTarget {
   const MemoryLog& log() const { return m_log; }
   /// Requests logged and not yet completed.
   std::size_t outstanding() const { return m_outstanding; }
+  /// Responses forwarded so far, logged or not (watchdog progress).
+  std::uint64_t answered() const { return m_answered; }
 
   /// Logging paused: requests and completions pass through unrecorded, for a
   /// monitor whose log another one can stand for (the shadow's, while its memory
@@ -115,6 +117,7 @@ class MemoryMonitor : public MemoryTarget {
   std::vector<PendingMap::node_type> m_spare;
   ChunkedLog<std::size_t> m_next_same;  // per log entry: the next outstanding one with its key
   std::size_t m_outstanding = 0;
+  std::uint64_t m_answered = 0;
   std::uint64_t s_unmatched = 0;
   bool m_paused = false;
 };

@@ -173,6 +173,7 @@ void ChipSet::load_image(std::uint32_t chip, const SparseMemory& image) {
 }
 
 void ChipSet::load_program(std::uint32_t chip, std::uint32_t tile, Program program) {
+  m_traffic += program_traffic(program);
   m_chips.at(chip).tiles.at(tile)->load_program(std::move(program));
 }
 
@@ -230,6 +231,16 @@ std::size_t ChipSet::completed_instructions() const {
   for (const auto& chip : m_chips)
     for (const auto& t : chip.tiles) n += t->completed_instructions();
   return n;
+}
+
+std::uint64_t ChipSet::progress() const {
+  std::uint64_t answered = 0;
+  for (const auto& chip : m_chips)
+    for (const auto& m : chip.monitors) answered += m->answered();
+  // Each answer carries at least a byte of a DMA's: more answers than its bytes is a
+  // transfer that never ends.
+  return completed_instructions() + std::min(answered, m_traffic.dma_bytes) +
+         std::min(m_ici_bytes, m_traffic.ici_bytes);
 }
 
 std::uint64_t ChipSet::max_tile_cycles() const {

@@ -102,8 +102,12 @@ class ChipSet {
   Time next_event_time() const;
   /// Whether chip c is built here.
   bool local(std::uint32_t chip) const { return m_local.at(chip); }
-  /// Instructions completed over all tiles (watchdog progress).
+  /// Instructions completed over all tiles.
   std::size_t completed_instructions() const;
+  /// Work done so far, for the hang watchdog: instructions completed, memory requests
+  /// answered and ICI bytes delivered, the last two counted up to what the loaded programs
+  /// move (ProgramTraffic): a long transfer is progress, one that never ends is not.
+  std::uint64_t progress() const;
   /// The longest a tile has run, in tile cycles.
   std::uint64_t max_tile_cycles() const;
   /// Ends the run (HBM refresh bookkeeping and end-of-run timing checks).
@@ -197,6 +201,7 @@ class ChipSet {
   std::uint64_t m_offered_at_step = 0;    // m_fabric_step.steps() when the waiting packets were last offered
   std::uint64_t m_next_packet = 0;
   std::uint64_t m_ici_bytes = 0;
+  ProgramTraffic m_traffic;  // of the programs loaded
   std::vector<IciPacket> m_delivered;
 };
 

@@ -160,7 +160,7 @@ bool operator<(const StepPoint& a, const StepPoint& b) {
 
 StepPoint last_step(const Kernel& k) { return k.steps() ? StepPoint{true, k.now(), k.last_global()} : StepPoint{}; }
 
-/// Hang watchdog of one kernel: no instruction completing for `limit` tile cycles. It looks
+/// Hang watchdog of one kernel: no progress (ChipSet::progress) for `limit` tile cycles. It looks
 /// every 64 steps (a few tile cycles): a hang is still seen within the limit plus those, at a
 /// fraction of the per-step cost.
 class Watchdog {
@@ -170,9 +170,9 @@ class Watchdog {
   bool due() { return (++m_steps & 63) == 0; }
   std::uint64_t steps() const { return m_steps; }
   /// Looks at the progress so far; true once it has stood still for longer than the limit.
-  bool hung(std::size_t completed, std::uint64_t cycles) {
-    if (completed != m_completed) {
-      m_completed = completed;
+  bool hung(std::uint64_t progress, std::uint64_t cycles) {
+    if (progress != m_progress) {
+      m_progress = progress;
       m_last_progress = cycles;
       return false;
     }
@@ -182,7 +182,7 @@ class Watchdog {
  private:
   std::uint64_t m_limit;
   std::uint64_t m_steps = 0;
-  std::size_t m_completed = 0;
+  std::uint64_t m_progress = 0;
   std::uint64_t m_last_progress = 0;
 };
 
@@ -301,7 +301,7 @@ class ShadowRun {
       if (m_set.finished()) return true;
       if (m_abort.load(std::memory_order_relaxed)) return true;
       if (!m_watchdog.due()) return false;
-      m_outcome.hung = m_watchdog.hung(m_set.completed_instructions(), m_set.max_tile_cycles());
+      m_outcome.hung = m_watchdog.hung(m_set.progress(), m_set.max_tile_cycles());
       return m_outcome.hung;
     });
     m_outcome.last = last_step(m_kernel);
@@ -462,8 +462,9 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
     shadow_run.emplace(*shadow, dut.components(), cfg.watchdog_cycles,
                        static_cast<Time>(kShadowChunkCycles * 1e6 / cfg.tile_mhz), opts.shadow_thread);
 
-  // Watchdog: no instruction completing anywhere for watchdog_cycles tile
-  // cycles is a hang; the report says what every unfinished tile was doing.
+  // Watchdog: no progress anywhere (no instruction completing, no memory answer or ICI
+  // row a program asked for) for watchdog_cycles tile cycles is a hang; the report says
+  // what every unfinished tile was doing.
   Watchdog watchdog(cfg.watchdog_cycles);
   bool hung = false;
   auto next_report = wall_start + std::chrono::seconds(1);
@@ -488,9 +489,9 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
         return true;
       }
       if (!watchdog.due()) return false;
-      const std::size_t completed = dut.completed_instructions() + (joint ? joint->completed_instructions() : 0);
+      const std::uint64_t progress = dut.progress() + (joint ? joint->progress() : 0);
       const std::uint64_t cycles = std::max(dut.max_tile_cycles(), joint ? joint->max_tile_cycles() : 0);
-      if (watchdog.hung(completed, cycles)) {
+      if (watchdog.hung(progress, cycles)) {
         hung = true;
         return true;
       }

@@ -125,4 +125,14 @@ std::string describe(const Instr& in) {
   return s.str();
 }
 
+ProgramTraffic program_traffic(const Program& program) {
+  ProgramTraffic t;
+  for (const Instr& in : program) {
+    const std::uint64_t bytes = std::uint64_t{in.rows} * in.cols;
+    if (unit_of(in.op) == Unit::dma) t.dma_bytes += bytes;
+    else if (in.op == Opcode::ICI_SEND) t.ici_bytes += bytes;
+  }
+  return t;
+}
+
 }  // namespace mxc

@@ -45,6 +45,20 @@ Instr decode(const InstrWord& word);
 /// "matmul rows=16 cols=4 sp_row=0 acc_row=0 buf=1 accumulate wait_dma=0".
 std::string describe(const Instr& in);
 
+/// The bytes a program's DMA instructions move and its ICI_SEND rows carry
+/// (rows x cols each): all it can ask of its memory and of the fabric. The
+/// hang watchdogs count memory answers and ICI bytes as progress up to these,
+/// so a long transfer is not a hang while one that never ends still is.
+struct ProgramTraffic {
+  std::uint64_t dma_bytes = 0, ici_bytes = 0;
+  ProgramTraffic& operator+=(const ProgramTraffic& o) {
+    dma_bytes += o.dma_bytes;
+    ici_bytes += o.ici_bytes;
+    return *this;
+  }
+};
+ProgramTraffic program_traffic(const Program& program);
+
 /// When an instruction ran on a tile, in tile cycles: dispatched at `start`,
 /// completed at `end` (the cycle its unit reported it done).
 struct InstrEvent {

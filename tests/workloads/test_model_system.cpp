@@ -94,3 +94,27 @@ TEST_CASE("model system: programs that wait forever are reported, not hung") {
   CHECK_FALSE(r.finished);
   CHECK_THAT(r.error, Catch::StartsWith("chip 0 did not finish"));
 }
+
+TEST_CASE("model system: a DMA that outlasts the watchdog is no hang while its memory answers") {
+  // 64 rows, one request in flight answered 2 us later each: 128 000 cycles in one
+  // instruction, past a 20 000-cycle watchdog; one shorter than an answer still stops it.
+  Instr load;
+  load.op = Opcode::DMA_LOAD;
+  load.rows = 64;
+  load.cols = 4;
+  load.hbm_addr = 0x10000;
+  load.hbm_stride = 32;
+  ModelSystemConfig cfg;
+  cfg.geometry = tile4();
+  cfg.memory_latency_ps = 2'000'000;
+  cfg.memory_outstanding = 1;
+  cfg.watchdog_cycles = 20'000;
+  const ModelSystemResult r = run_model_system({{load}}, cfg);
+  INFO(r.error);
+  CHECK(r.finished);
+  CHECK(r.cycles > 64 * 2000);
+  cfg.watchdog_cycles = 1500;
+  const ModelSystemResult hung = run_model_system({{load}}, cfg);
+  CHECK_FALSE(hung.finished);
+  CHECK_THAT(hung.error, Catch::Contains("(no progress for 1500 cycles)"));
+}

@@ -1,5 +1,6 @@
 #include "models/mxu/workloads/model_system.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -39,6 +40,7 @@ ModelSystemResult run_model_system(const std::vector<Program>& programs, const M
   std::unique_ptr<Fabric> fabric;
   std::map<std::pair<std::uint32_t, std::uint64_t>, IciRow> in_flight;
   std::vector<std::uint64_t> next_id(P, 0);
+  std::uint64_t ici_bytes = 0;  // delivered to tiles (watchdog progress)
   if (P > 1) {
     ici::IciConfig ic;
     ic.dims = {P};
@@ -47,6 +49,7 @@ ModelSystemResult run_model_system(const std::vector<Program>& programs, const M
     fabric = ici::make_fabric(ic);
     fabric->set_delivery([&](const IciPacket& pkt) {
       auto it = in_flight.find({pkt.src, pkt.id});
+      ici_bytes += it->second.bytes;
       // The fabric is registered after the tiles: the delivery time keeps the
       // row exact while the destination tile skips idle cycles.
       tiles[pkt.dst]->push_inbound_at(std::move(it->second), pkt.deliver);
@@ -61,6 +64,7 @@ ModelSystemResult run_model_system(const std::vector<Program>& programs, const M
       while (!out.empty()) {
         IciRow& row = out.front();
         if (row.dst == c) {
+          ici_bytes += row.bytes;
           tiles[c]->push_inbound(std::move(row));
         } else {
           if (row.dst >= P)
@@ -86,15 +90,24 @@ ModelSystemResult run_model_system(const std::vector<Program>& programs, const M
     return true;
   };
 
+  // Progress for the watchdog: instructions completed, and the beats the DMAs moved and the
+  // ICI bytes delivered up to what the programs move (a beat carries at least one of a
+  // DMA's bytes), so a long transfer is progress and one that never ends is not.
+  ProgramTraffic traffic;
+  for (const Program& p : programs) traffic += program_traffic(p);
   Time now = 0, last_progress = 0;
-  std::size_t completed = 0;
+  std::uint64_t progress = 0;
   bool hung = false;
   const Time watchdog_ps = static_cast<Time>(static_cast<double>(cfg.watchdog_cycles) * 1e6 / cfg.clock_mhz);
   while (!all_finished()) {
-    std::size_t done = 0;
-    for (const auto& tile : tiles) done += tile->completed_instructions();
-    if (done != completed) {
-      completed = done;
+    std::uint64_t done = 0, beats = 0;
+    for (const auto& tile : tiles) {
+      done += tile->completed_instructions();
+      beats += (tile->bytes_read() + tile->bytes_written()) / cfg.geometry.beat_bytes;
+    }
+    done += std::min(beats, traffic.dma_bytes) + std::min(ici_bytes, traffic.ici_bytes);
+    if (done != progress) {
+      progress = done;
       last_progress = now;
     } else if (now - last_progress > watchdog_ps) {
       hung = true;
@@ -125,7 +138,7 @@ ModelSystemResult run_model_system(const std::vector<Program>& programs, const M
     if (!t.finished()) {
       r.finished = false;
       r.error += (r.error.empty() ? "" : "; ") + std::string("chip ") + std::to_string(c) + " did not finish" +
-                 (hung ? " (no instruction completed for " + std::to_string(cfg.watchdog_cycles) + " cycles)" : "") +
+                 (hung ? " (no progress for " + std::to_string(cfg.watchdog_cycles) + " cycles)" : "") +
                  ": " + t.state();
     }
     r.chip_cycles.push_back(t.cycles());
