@@ -26,6 +26,32 @@ NormalizedArgs::NormalizedArgs(int argc, char** argv, std::string_view letters) 
   for (auto& s : m_args) m_ptrs.push_back(s.data());
 }
 
+namespace {
+// Regular files by their full path (others, such as /dev/stdin or a FIFO,
+// may be both read and written: none).
+std::optional<std::string> file_key(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+  const std::string full = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec).string();
+  return ec ? path : full;
+}
+}  // namespace
+
+void refuse_output_over(const cxxopts::ParseResult& args, const std::vector<std::string_view>& outputs,
+                        const std::string& path, const std::string& what) {
+  const auto read = file_key(path);
+  std::error_code ec;
+  if (!read || !std::filesystem::exists(*read, ec)) return;
+  for (const std::string_view option : outputs) {
+    const std::string name(option);
+    if (!args.count(name)) continue;
+    const std::string out = args[name].as<std::string>();
+    if (file_key(out) == read)
+      throw std::invalid_argument("--" + name + " names '" + out + "', " + what +
+                                  ": writing it would overwrite the input");
+  }
+}
+
 std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv, cxxopts::ParseResult& args,
                                    const ArgumentSpec& spec) {
   try {
@@ -45,14 +71,7 @@ std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv
     std::cerr << argv[0] << ": unexpected argument '" << args.unmatched().front() << "'\n";
     return kExitUsage;
   }
-  // Regular files by their full path (others, such as /dev/stdin or a
-  // FIFO, may be both read and written) and the option naming them.
-  const auto key = [](const std::string& path) -> std::optional<std::string> {
-    std::error_code ec;
-    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) return std::nullopt;
-    const std::string full = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec).string();
-    return ec ? path : full;
-  };
+  const auto key = file_key;
   std::map<std::string, std::string> read;  // input files and the option naming them
   for (const std::string_view option : spec.input_files) {
     const std::string name(option);

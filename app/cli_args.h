@@ -43,6 +43,12 @@ struct ArgumentSpec {
   std::string_view help_footer = {};
 };
 
+/// Throws std::invalid_argument when one of the `outputs` options given names
+/// `path`, a file the command reads that no option names (a file a config
+/// refers to, `what` saying which): writing it would overwrite the input.
+void refuse_output_over(const cxxopts::ParseResult& args, const std::vector<std::string_view>& outputs,
+                        const std::string& path, const std::string& what);
+
 /// Parses a subcommand's arguments. Returns the exit code when the command
 /// is done already: --help printed (0), or a parse error, an unexpected
 /// argument or an output file that cannot be written reported on standard

@@ -149,9 +149,10 @@ int run_main(int argc, char** argv) {
   opts.parse_positional({"config"});
   opts.positional_help("[CONFIG]");
   cxxopts::ParseResult args;
+  const std::vector<std::string_view> outputs = {"json", "wave", "waveform", "trace"};
   if (const auto done = parse_arguments(opts, argc, argv, args,
                                         {.letters = "mkn",
-                                         .output_files = {"json", "wave", "waveform", "trace"},
+                                         .output_files = outputs,
                                          .input_files = {"config", "program"},
                                          .positional = {{"config", "CONFIG"}}}))
     return *done;
@@ -159,6 +160,11 @@ int run_main(int argc, char** argv) {
   SystemRunOptions o;
   o.system = args.count("config") ? load_system_config(args["config"].as<std::string>()) : default_system_config();
   SystemConfig& c = o.system;
+  // The files the config refers to are inputs too.
+  if (c.memory == "hbm" && !c.hbm_config.empty())
+    refuse_output_over(args, outputs, c.hbm_config, "the HBM preset the config reads (system.memory.config)");
+  if (!c.ici_config.empty())
+    refuse_output_over(args, outputs, c.ici_config, "the fabric the config reads (system.fabric.config)");
   if (args.count("rows")) c.rows = args["rows"].as<std::uint32_t>();
   if (args.count("cols")) c.cols = args["cols"].as<std::uint32_t>();
   if (args.count("clock-mhz")) c.tile_mhz = args["clock-mhz"].as<double>();
