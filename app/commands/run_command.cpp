@@ -190,15 +190,6 @@ int run_main(int argc, char** argv) {
                  "--no-model checks data and protocol only\n";
 
   o.workload.kind = args["workload"].as<std::string>();
-  o.workload.split = args["split"].as<std::string>();
-  o.workload.hidden = args.count("hidden") ? args["hidden"].as<std::uint32_t>() : 0;  // 0: n
-  if (args.count("hidden") && o.workload.kind != "mlp")
-    throw std::invalid_argument("--hidden is an option of --workload mlp, not " + o.workload.kind);
-  if (args.count("hidden") && o.workload.hidden == 0)
-    throw std::invalid_argument("--hidden must be >= 1 (without it the hidden layer has n features)");
-  // Options another workload reads would be ignored here, and look applied.
-  if (args.count("split") && o.workload.kind != "gemm")
-    throw std::invalid_argument("--split is an option of --workload gemm, not " + o.workload.kind);
   if (args.count("program") && args.count("workload") && o.workload.kind != "program")
     throw std::invalid_argument("--program runs a program, not --workload " + o.workload.kind);
   if (args.count("program")) {
@@ -207,6 +198,22 @@ int run_main(int argc, char** argv) {
   }
   if (o.workload.kind == "program" && o.workload.program_file.empty())
     throw std::invalid_argument("--workload program needs --program FILE");
+  o.workload.split = args["split"].as<std::string>();
+  o.workload.hidden = args.count("hidden") ? args["hidden"].as<std::uint32_t>() : 0;  // 0: n
+  // Options another workload reads would be ignored here, and look applied.
+  const std::string workload_named = o.workload.kind == "program" ? "a --program run" : o.workload.kind;
+  if (args.count("hidden") && o.workload.kind != "mlp")
+    throw std::invalid_argument("--hidden is an option of --workload mlp, not " + workload_named);
+  if (args.count("hidden") && o.workload.hidden == 0)
+    throw std::invalid_argument("--hidden must be >= 1 (without it the hidden layer has n features)");
+  if (args.count("split") && o.workload.kind != "gemm")
+    throw std::invalid_argument("--split is an option of --workload gemm, not " + workload_named);
+  if (o.workload.kind == "program")
+    for (const auto& [option, shown] : {std::pair{"gemm-m", "--m"}, {"gemm-k", "--k"}, {"gemm-n", "--n"},
+                                        {"dtype", "--dtype"}})
+      if (args.count(option))
+        throw std::invalid_argument(std::string(shown) + " is an option of --workload gemm and mlp, not a " +
+                                    "--program run (its instructions give their shapes and types)");
   o.workload.shape.m = args["gemm-m"].as<std::uint32_t>();
   o.workload.shape.k = args["gemm-k"].as<std::uint32_t>();
   o.workload.shape.n = args["gemm-n"].as<std::uint32_t>();
