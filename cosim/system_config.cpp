@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/core/yaml_reader.h"
+#include "models/hbm/config_loader.h"
 #include "models/ici/ici_config_loader.h"
 #include "models/ici/topology.h"
 
@@ -93,6 +94,17 @@ void check_fabric_fits(const YamlReader& r, const YAML::Node& s, const SystemCon
       fabric_misfit(c.chips, fabric, c.ici_config + " (system.fabric.config, line " + std::to_string(line + 1) + ")");
   if (!why.empty()) r.fail(s["chips"], "system.chips", why);
 }
+
+// The HBM preset is read here too, so that an error in it is said before anything runs,
+// from the line of the system file that names it, as the fabric's is.
+void check_hbm_preset(const YamlReader& r, const YAML::Node& s, const SystemConfig& c) {
+  if (c.memory != "hbm" || c.hbm_config.empty()) return;
+  try {
+    hbm::load_memory_config(c.hbm_config);
+  } catch (const std::exception& e) {
+    r.fail(s["memory"]["config"], "system.memory.config", e.what());
+  }
+}
 }  // namespace
 
 SystemConfig parse_system_config(const std::string& text, const std::string& origin, const std::string& base_dir) {
@@ -136,6 +148,9 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
       c.memory = r.string(m["kind"], "system.memory.kind");
       if (c.memory != "ideal" && c.memory != "hbm") r.fail(m["kind"], "system.memory.kind", "must be 'ideal' or 'hbm'");
     }
+    // Each kind reads its own fields: another kind's would be ignored without a word.
+    if (c.memory == "ideal" && m["config"])
+      r.fail(m["config"], "system.memory.config", "an HBM preset, but the memory is kind ideal (set kind: hbm)");
     if (m["config"]) {
       c.hbm_config = resolve(r.string(m["config"], "system.memory.config"));
       if (!std::filesystem::exists(c.hbm_config))
@@ -143,9 +158,6 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
     }
     if (m["latency_ns"]) c.ideal_latency_ps = r.ns(m["latency_ns"], "system.memory.latency_ns");
     if (m["outstanding"]) c.ideal_outstanding = r.uint(m["outstanding"], "system.memory.outstanding", 1, 1u << 20);
-    // Each kind reads its own fields: another kind's would be ignored without a word.
-    if (c.memory == "ideal" && m["config"])
-      r.fail(m["config"], "system.memory.config", "an HBM preset, but the memory is kind ideal (set kind: hbm)");
     for (const char* key : {"latency_ns", "outstanding"})
       if (c.memory == "hbm" && m[key])
         r.fail(m[key], std::string("system.memory.") + key, "an ideal memory's field, but the memory is kind hbm");
@@ -185,6 +197,7 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
                                 "': " + e.why);
   }
   check_fabric_fits(r, s, c);
+  check_hbm_preset(r, s, c);
   return c;
 }
 

@@ -86,6 +86,13 @@ TEST_CASE("system config errors name the file, the line and the field") {
                     Catch::Contains("test.yaml:3: field 'system.memory.config': an HBM preset, but the memory is kind ideal"));
   CHECK_THROWS_WITH(parse("system:\n  memory:\n    kind: hbm\n    config: hbm/hbm2.yaml\n    latency_ns: 50\n"),
                     Catch::Contains("test.yaml:5: field 'system.memory.latency_ns': an ideal memory's field"));
+  // Given with an ideal memory, a preset that does not exist is that mistake first.
+  CHECK_THROWS_WITH(parse("system:\n  memory:\n    config: hbm/none.yaml\n"),
+                    Catch::Contains("test.yaml:3: field 'system.memory.config': an HBM preset, but the memory is kind ideal"));
+  // The preset's own errors, before anything runs, from the line that names it.
+  CHECK_THROWS_WITH(parse("system:\n  memory:\n    kind: hbm\n    config: ici/ring4.yaml\n"),
+                    Catch::StartsWith("test.yaml:4: field 'system.memory.config': " + kConfigs + "/ici/ring4.yaml:") &&
+                        Catch::Contains("unknown key"));
   CHECK_THROWS_WITH(parse("system: [1, 2\n"), Catch::Contains("YAML syntax"));
   CHECK_THROWS_WITH(load_system_config("/nonexistent/system.yaml"), Catch::Contains("/nonexistent/system.yaml"));
 }
