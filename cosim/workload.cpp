@@ -157,8 +157,10 @@ Workload build_workload(const WorkloadSpec& spec, const SystemConfig& cfg, const
     std::vector<Program> progs;
     std::vector<ResultRegion> regions;
     for (std::uint32_t t = 0; t < tiles; ++t) {
-      // Tile t takes column blocks [t*blocks/tiles, (t+1)*blocks/tiles).
-      const std::uint32_t b0 = t * blocks / tiles, b1 = (t + 1) * blocks / tiles;
+      // Tile t takes column blocks [ceil(t*blocks/tiles), ceil((t+1)*blocks/tiles)): with
+      // fewer blocks than tiles the first tiles take one each and the last idle, so tile 0
+      // (the one whose waveform is dumped, RTL in a mixed system) always has work.
+      const std::uint32_t b0 = (t * blocks + tiles - 1) / tiles, b1 = ((t + 1) * blocks + tiles - 1) / tiles;
       if (b0 == b1) {
         progs.emplace_back();  // more tiles than column blocks: this one idles
         continue;

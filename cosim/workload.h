@@ -50,8 +50,9 @@ struct Workload {
 
 /// gemm, split none: every chip computes C = A x B on its own memory
 /// (operands drawn from seed + chip); the tiles of a chip split N between
-/// them, each a whole number of array-column blocks, and each tile's columns
-/// are one region. gemm, split k or n: one GEMM over all chips through the
+/// them, each a whole number of array-column blocks (the first tiles the
+/// larger shares; with fewer blocks than tiles the last ones idle), and each
+/// tile's columns are one region. gemm, split k or n: one GEMM over all chips through the
 /// ICI (models/mxu/multichip_program.h), on tile 0 of each chip. mlp: a
 /// two-layer MLP on tile 0 of each chip. program: an assembly file on tile 0
 /// of each chip, every byte it writes checked, on a memory whose bytes each

@@ -246,6 +246,27 @@ TEST_CASE("a two-layer MLP and an assembly program run on the RTL and are checke
   CHECK(r.elements_checked > 0);
 }
 
+TEST_CASE("a GEMM's column blocks go to a chip's first tiles, so tile 0 always works") {
+  // 4-column blocks over 3 tiles: n = 4 is one block (tile 0 alone), 8 two (tiles 0 and 1),
+  // 18 five, the last of 2 columns (2, 2 and 1 blocks: from ceil(t * 5 / 3) = 0, 2, 4).
+  SystemConfig cfg;
+  cfg.tiles_per_chip = 3;
+  cfg.tile_kinds.assign(3, TileKind::kRtl);
+  const TileGeometry geo;  // 4x4
+  const auto columns = [&](std::uint32_t n) {
+    WorkloadSpec spec;
+    spec.shape = {4, 4, n, DType::kInt8};
+    const Workload w = build_workload(spec, cfg, geo, 1);
+    std::vector<std::uint32_t> per_tile(3, 0);
+    for (const ResultRegion& r : w.regions[0]) per_tile.at(r.producer_tile) = r.layout.cols;
+    for (std::uint32_t t = 0; t < 3; ++t) CHECK(w.programs[0][t].empty() == (per_tile[t] == 0));
+    return per_tile;
+  };
+  CHECK(columns(4) == std::vector<std::uint32_t>{4, 0, 0});
+  CHECK(columns(8) == std::vector<std::uint32_t>{4, 4, 0});
+  CHECK(columns(18) == std::vector<std::uint32_t>{8, 8, 2});
+}
+
 TEST_CASE("a program runs on random bytes where its loads read, drawn from the seed") {
   // int8_matmul.s loads W (rows at 0x1000, 0x1020) and X (0x2000, 0x2020),
   // 2 bytes each, and stores C = X x W as int32 rows at 0x3000 and 0x3020.
