@@ -50,6 +50,7 @@ nlohmann::ordered_json results_json(const SystemRunOptions& o, const SystemRunRe
   for (const auto& m : r.mismatches)
     list.push_back({{"time_ps", m.time}, {"where", m.where}, {"id", m.id}, {"field", m.field},
                     {"expected", m.expected}, {"actual", m.actual}});
+  j["undefined_reads"] = r.undefined_reads;
   j["hbm_read_bytes"] = r.hbm_read_bytes;
   j["hbm_write_bytes"] = r.hbm_write_bytes;
   j["hbm_requests_beyond_capacity"] = r.hbm_requests_beyond_capacity;

@@ -49,7 +49,9 @@ std::string ici_channel(std::uint32_t c, std::uint32_t t) {
 /// The memory image the functional reference leaves on each chip. Tile t of
 /// every chip runs as one multi-chip functional system (its ICI peers are
 /// tile t of the other chips); the tiles of a chip run one after another.
-std::vector<SparseMemory> reference_images(const Workload& w, const TileGeometry& geo) {
+/// Adds to `undefined` what the programs read that they never wrote, per tile.
+std::vector<SparseMemory> reference_images(const Workload& w, const TileGeometry& geo,
+                                           std::vector<std::string>& undefined) {
   const auto chips = static_cast<std::uint32_t>(w.images.size());
   std::vector<SparseMemory> images;
   for (const auto& img : w.images) images.push_back(img.clone());
@@ -62,7 +64,11 @@ std::vector<SparseMemory> reference_images(const Workload& w, const TileGeometry
       programs.push_back(w.programs[c][t]);
     }
     sys.run(programs);
-    for (std::uint32_t c = 0; c < chips; ++c) images[c] = sys.memory(c).clone();
+    for (std::uint32_t c = 0; c < chips; ++c) {
+      images[c] = sys.memory(c).clone();
+      for (const std::string& note : sys.tile(c).undefined_reads())
+        undefined.push_back("chip" + std::to_string(c) + ".tile" + std::to_string(t) + ": " + note);
+    }
   }
   return images;
 }
@@ -378,9 +384,11 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
       throw std::invalid_argument("workload '" + work.description + "' has " + std::to_string(progs.size()) +
                                   " programs per chip, the system " + std::to_string(cfg.tiles_per_chip) + " tiles");
   const ResultRegion* const fault = fault_region(opts, work);
-  const std::vector<SparseMemory> expected = reference_images(work, geo);
+  std::vector<std::string> undefined;
+  const std::vector<SparseMemory> expected = reference_images(work, geo, undefined);
 
   SystemRunResult result;
+  result.undefined_reads = std::move(undefined);
   result.workload = work.description;
   const bool split = !opts.chips.empty() && opts.chips.size() < cfg.chips;
   if (split && !opts.make_port) throw std::invalid_argument("a split run needs a link to the server (make_port)");

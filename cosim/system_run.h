@@ -102,6 +102,10 @@ struct SystemRunResult {
   /// A split run whose chips stopped before its end (a hang, a protocol violation), here or in
   /// another client: why. The results are then those of the whole run, re-run in this process.
   std::string split_stopped;
+  /// What the programs read before any instruction wrote it (FunctionalTile::undefined_reads,
+  /// each prefixed "chipC.tileT: "): the RTL holds seeded random values there, the reference
+  /// 0, so results built on it differ through no fault of the RTL.
+  std::vector<std::string> undefined_reads;
   /// Every memory of the shadow answered from the design's log, none simulated (how the run
   /// was computed, not what it found: not in the results JSON).
   bool shadow_memory_replayed = false;

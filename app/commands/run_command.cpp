@@ -42,6 +42,14 @@ void print_summary(const SystemRunOptions& o, const SystemRunResult& r, std::siz
   for (std::size_t i = 0; i < show; ++i)
     std::cout << (i == 0 ? "  first mismatch: " : "  mismatch: ") << to_string(r.mismatches[i]) << "\n";
   if (r.mismatch_count > show) std::cout << "  ... " << r.mismatch_count - show << " more\n";
+  if (!r.undefined_reads.empty())
+    std::cout << "  warning: the program reads what no instruction wrote, which the RTL holds as random values "
+                 "(from the seed) and the reference as 0, so results built on it differ: "
+              << r.undefined_reads.front()
+              << (r.undefined_reads.size() > 1
+                      ? " (and " + std::to_string(r.undefined_reads.size() - 1) + " more in the --json results)"
+                      : "")
+              << "\n";
   std::cout << std::setprecision(1) << "  utilization " << 100.0 * r.utilization << " %  memory "
             << std::setprecision(2) << r.bandwidth_gbps << " GB/s (" << r.hbm_read_bytes << " B read, "
             << r.hbm_write_bytes << " B written)  ICI " << r.ici_bytes << " B\n";

@@ -1,5 +1,6 @@
 #include "models/mxu/functional_tile.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -15,6 +16,8 @@ FunctionalTile::FunctionalTile(const TileGeometry& geometry, SparseMemory& hbm, 
   m_sp.assign(m_geo.sp_rows, std::vector<std::uint8_t>(m_geo.sp_row_bytes(), 0));
   for (auto& w : m_weights) w.assign(std::size_t{m_geo.rows} * m_geo.cols, 0);
   m_acc.assign(std::size_t{m_geo.acc_rows} * m_geo.cols, 0);
+  m_sp_written.assign(m_geo.sp_rows, std::vector<std::uint8_t>(m_geo.sp_row_bytes(), 0));
+  m_acc_written.assign(m_acc.size(), 0);
   m_send = [this](const IciRow& r) {
     if (r.dst != m_chip)
       throw std::invalid_argument("ici_send to chip " + std::to_string(r.dst) + " in a single-chip run");
@@ -30,6 +33,39 @@ void FunctionalTile::check(const Instr& in) const {
   }
 }
 
+void FunctionalTile::note_undefined(const Instr& in, const std::string& what, std::uint32_t first,
+                                    std::uint32_t last, const std::string& span) {
+  const std::string rows = first == last ? " row " + std::to_string(first)
+                                         : " rows " + std::to_string(first) + ".." + std::to_string(last);
+  m_undefined.push_back("'" + describe(in) + "' reads " + what + rows + span + ", never written");
+}
+
+std::uint32_t FunctionalTile::written_prefix(std::uint32_t row, std::uint32_t bytes) const {
+  const auto& w = m_sp_written[row];
+  const std::uint32_t n = std::min<std::uint32_t>(bytes, static_cast<std::uint32_t>(w.size()));
+  std::uint32_t i = 0;
+  while (i < n && w[i]) ++i;
+  return i;
+}
+
+void FunctionalTile::read_sp(const Instr& in, std::uint32_t row, std::uint32_t n, std::uint32_t bytes) {
+  std::uint32_t first = n, last = 0;  // the rows with a byte never written
+  for (std::uint32_t r = 0; r < n; ++r)
+    if (written_prefix(row + r, bytes) < bytes) first = std::min(first, r), last = r;
+  if (bytes == 0 || first == n) return;
+  note_undefined(in, "scratchpad", row + first, row + last, " bytes 0.." + std::to_string(bytes - 1));
+}
+
+void FunctionalTile::read_acc(const Instr& in, std::uint32_t row, std::uint32_t n, std::uint32_t cols) {
+  std::uint32_t first = n, last = 0;
+  for (std::uint32_t r = 0; r < n; ++r) {
+    const auto at = m_acc_written.begin() + std::ptrdiff_t{row + r} * m_geo.cols;
+    if (std::find(at, at + cols, 0) != at + cols) first = std::min(first, r), last = r;
+  }
+  if (cols == 0 || first == n) return;
+  note_undefined(in, "accumulator", row + first, row + last, " columns 0.." + std::to_string(cols - 1));
+}
+
 std::uint16_t FunctionalTile::element(const std::vector<std::uint8_t>& row, std::uint32_t i, bool bf16,
                                       std::uint32_t count) const {
   if (i >= count) return 0;
@@ -42,12 +78,16 @@ void FunctionalTile::receive(const IciRow& r) {
     for (std::uint32_t c = 0; c < m_geo.cols && 4 * c < r.bytes; ++c) {
       std::uint32_t v;
       std::memcpy(&v, r.data.data() + 4 * c, 4);
-      std::uint32_t& a = m_acc[std::size_t{r.row} * m_geo.cols + c];
+      const std::size_t at = std::size_t{r.row} * m_geo.cols + c;
+      std::uint32_t& a = m_acc[at];
       a = r.bf16 ? fp32_add(a, v) : a + v;
+      m_acc_written[at] &= static_cast<std::uint8_t>(4 * c + 4 <= r.written);  // an unwritten addend
     }
   } else {
     if (r.row >= m_geo.sp_rows) throw std::invalid_argument("inbound ici row " + std::to_string(r.row) + " beyond the scratchpad");
-    std::memcpy(m_sp[r.row].data(), r.data.data(), std::min<std::size_t>(r.bytes, m_sp[r.row].size()));
+    const auto n = static_cast<std::uint32_t>(std::min<std::size_t>(r.bytes, m_sp[r.row].size()));
+    std::memcpy(m_sp[r.row].data(), r.data.data(), n);
+    for (std::uint32_t i = 0; i < n; ++i) m_sp_written[r.row][i] = i < r.written;
   }
   ++m_arrived;
 }
@@ -61,14 +101,19 @@ bool FunctionalTile::step(const Instr& in) {
     case Opcode::FENCE:
       break;
     case Opcode::DMA_LOAD:
-      for (std::uint32_t r = 0; r < in.rows; ++r)
+      for (std::uint32_t r = 0; r < in.rows; ++r) {
         m_hbm.read(in.hbm_addr + std::uint64_t{r} * in.hbm_stride, std::span(m_sp[in.sp_row + r].data(), in.cols));
+        std::fill_n(m_sp_written[in.sp_row + r].begin(), in.cols, 1);
+      }
       break;
     case Opcode::DMA_STORE:
+      read_sp(in, in.sp_row, in.rows, in.cols);
       for (std::uint32_t r = 0; r < in.rows; ++r)
         m_hbm.write(in.hbm_addr + std::uint64_t{r} * in.hbm_stride, std::span(m_sp[in.sp_row + r].data(), in.cols));
       break;
     case Opcode::LOAD_WEIGHTS: {
+      read_sp(in, in.sp_row, in.rows, std::min<std::uint32_t>(in.cols, g.cols) * (bf16 ? 2u : 1u));
+      m_weights_written[in.buf] = true;  // every lane: the rows and columns past the given ones are 0
       auto& w = m_weights[in.buf];
       for (std::uint32_t r = 0; r < g.rows; ++r)
         for (std::uint32_t c = 0; c < g.cols; ++c)
@@ -76,6 +121,11 @@ bool FunctionalTile::step(const Instr& in) {
       break;
     }
     case Opcode::MATMUL: {
+      read_sp(in, in.sp_row, in.rows, std::min<std::uint32_t>(in.cols, g.rows) * (bf16 ? 2u : 1u));
+      if (!m_weights_written[in.buf])
+        m_undefined.push_back("'" + describe(in) + "' reads weight buffer " + std::to_string(in.buf) + ", never written");
+      if (in.accumulate) read_acc(in, in.acc_row, in.rows, g.cols);
+      std::fill_n(m_acc_written.begin() + std::ptrdiff_t{in.acc_row} * g.cols, std::size_t{in.rows} * g.cols, 1);
       const auto& w = m_weights[in.buf];
       std::vector<std::uint16_t> x(g.rows), wc(g.rows);
       for (std::uint32_t i = 0; i < in.rows; ++i) {
@@ -98,7 +148,9 @@ bool FunctionalTile::step(const Instr& in) {
       break;
     }
     case Opcode::OUTPUT:
+      read_acc(in, in.acc_row, in.rows, in.cols);
       for (std::uint32_t i = 0; i < in.rows; ++i) {
+        std::fill_n(m_sp_written[in.sp_row + i].begin(), in.cols * (!in.convert ? 4u : bf16 ? 2u : 1u), 1);
         auto& row = m_sp[in.sp_row + i];
         for (std::uint32_t c = 0; c < in.cols; ++c) {
           std::uint32_t v = m_acc[std::size_t{in.acc_row + i} * g.cols + c];
@@ -125,6 +177,7 @@ bool FunctionalTile::step(const Instr& in) {
         r.bytes = in.cols;
         r.last = i + 1 == in.rows;
         r.data = m_sp[in.sp_row + i];
+        r.written = written_prefix(in.sp_row + i, static_cast<std::uint32_t>(r.data.size()));
         m_send(r);
       }
       break;

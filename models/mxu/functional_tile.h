@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "models/core/sparse_memory.h"
@@ -34,12 +35,31 @@ class FunctionalTile {
   /// Runs a whole single-chip program; throws if an ICI_WAIT can never finish.
   void run(const Program& program);
 
+  /// The instructions so far that read state no instruction had written
+  /// (scratchpad bytes, a weight buffer, accumulator columns), one line
+  /// each, e.g. "'dma_store rows=2 ...' reads scratchpad rows 100..101 bytes
+  /// 0..31, never written". The reference takes such state as 0; the RTL
+  /// holds random values from its seed, so results built on it differ. An
+  /// ICI_SEND is no such read: rows sent only to synchronise carry whatever
+  /// the row holds; what arrives is unwritten at the receiver where it was
+  /// at the sender, and reading it there is noted.
+  const std::vector<std::string>& undefined_reads() const { return m_undefined; }
+
   const TileGeometry& geometry() const { return m_geo; }
   const std::vector<std::uint8_t>& sp_row(std::uint32_t r) const { return m_sp.at(r); }
   std::uint32_t acc(std::uint32_t row, std::uint32_t col) const { return m_acc.at(std::size_t{row} * m_geo.cols + col); }
 
  private:
   void check(const Instr& in) const;
+  /// Bytes from the start of scratchpad row `row`, up to `bytes`, that were written.
+  std::uint32_t written_prefix(std::uint32_t row, std::uint32_t bytes) const;
+  /// Notes scratchpad rows [row, row + n) read over bytes [0, bytes) where
+  /// any byte was never written.
+  void read_sp(const Instr& in, std::uint32_t row, std::uint32_t n, std::uint32_t bytes);
+  /// Notes accumulator rows [row, row + n) read over columns [0, cols) likewise.
+  void read_acc(const Instr& in, std::uint32_t row, std::uint32_t n, std::uint32_t cols);
+  void note_undefined(const Instr& in, const std::string& what, std::uint32_t first, std::uint32_t last,
+                      const std::string& span);
   std::uint16_t element(const std::vector<std::uint8_t>& row, std::uint32_t i, bool bf16, std::uint32_t count) const;
 
   TileGeometry m_geo;
@@ -50,6 +70,12 @@ class FunctionalTile {
   std::vector<std::uint16_t> m_weights[2];      // rows x cols lanes
   std::vector<std::uint32_t> m_acc;             // acc_rows x cols
   std::uint64_t m_arrived = 0;                  // inbound rows not yet consumed by ICI_WAIT
+  // What has been written, a flag per byte of the scratchpad and per
+  // accumulator element (undefined_reads).
+  std::vector<std::vector<std::uint8_t>> m_sp_written;  // as m_sp
+  std::vector<std::uint8_t> m_acc_written;               // as m_acc
+  bool m_weights_written[2] = {false, false};
+  std::vector<std::string> m_undefined;
 };
 
 }  // namespace mxc

@@ -15,6 +15,9 @@ struct IciRow {
   std::uint16_t bytes = 0;   ///< Valid bytes from the start of the row.
   bool last = false;         ///< Last row of its ICI_SEND.
   std::vector<std::uint8_t> data;  ///< The whole scratchpad row.
+  /// Bytes from the start of the row the sender had written (the functional
+  /// reference's bookkeeping, FunctionalTile::undefined_reads; tiles ignore it).
+  std::uint32_t written = ~std::uint32_t{0};
 };
 
 }  // namespace mxc

@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "models/mxu/functional_tile.h"
 
@@ -67,6 +69,65 @@ TEST_CASE("functional tile: int8 weights, matmul, accumulate, raw output and sto
   t.run({st});
   std::memcpy(&v, hbm.read(0x3020, 4).data(), 4);
   CHECK(v == 40);
+  CHECK(t.undefined_reads().empty());  // it reads only what it wrote
+}
+
+TEST_CASE("functional tile: reads of state no instruction wrote are noted, each naming what it read") {
+  SparseMemory hbm;
+  FunctionalTile t(small(), hbm);  // 2x2 array, 4 accumulator rows
+  Instr ld = make(Opcode::DMA_LOAD, 1, 2, 0);  // scratchpad row 0, bytes 0..1
+  ld.hbm_addr = 0x1000;
+  ld.hbm_stride = 32;
+  Instr st = make(Opcode::DMA_STORE, 2, 2, 0);  // rows 0..1: row 1 never written
+  st.hbm_addr = 0x2000;
+  st.hbm_stride = 32;
+  Instr acc = make(Opcode::MATMUL, 1, 2, 0, 2);
+  acc.accumulate = true;
+  t.run({ld, st});
+  CHECK(t.undefined_reads() ==
+        std::vector<std::string>{"'" + describe(st) + "' reads scratchpad row 1 bytes 0..1, never written"});
+  t.run({make(Opcode::MATMUL, 1, 2, 0, 0)});  // weight buffer 0 never loaded
+  CHECK(t.undefined_reads().back() == "'" + describe(make(Opcode::MATMUL, 1, 2, 0, 0)) +
+                                          "' reads weight buffer 0, never written");
+  t.run({make(Opcode::LOAD_WEIGHTS, 2, 2, 0)});  // row 1 of the weights from scratchpad row 1
+  CHECK(t.undefined_reads().back() == "'" + describe(make(Opcode::LOAD_WEIGHTS, 2, 2, 0)) +
+                                          "' reads scratchpad row 1 bytes 0..1, never written");
+  t.run({acc});  // accumulator row 2 never written
+  CHECK(t.undefined_reads().back() == "'" + describe(acc) + "' reads accumulator row 2 columns 0..1, never written");
+  t.run({make(Opcode::OUTPUT, 2, 2, 4, 0)});  // rows 0 (written by the MATMUL) and 1 (not)
+  CHECK(t.undefined_reads().back() == "'" + describe(make(Opcode::OUTPUT, 2, 2, 4, 0)) +
+                                          "' reads accumulator row 1 columns 0..1, never written");
+  const std::size_t notes = t.undefined_reads().size();
+  CHECK(notes == 5);
+  // What is written since reads as written: the OUTPUT wrote scratchpad rows 4..5, 8 bytes
+  // each; the accumulating MATMUL left accumulator row 2 written.
+  Instr st2 = make(Opcode::DMA_STORE, 2, 8, 4);
+  st2.hbm_addr = 0x3000;
+  st2.hbm_stride = 32;
+  Instr again = acc;
+  t.run({st2, again});
+  CHECK(t.undefined_reads().size() == notes);
+  // An ICI_SEND reads nothing itself (rows sent to synchronise carry what the row holds), but
+  // what arrives is unwritten where it was at the sender: scratchpad row 0 has bytes 0..1.
+  Instr send = make(Opcode::ICI_SEND, 1, 4, 0);
+  send.remote_row = 6;
+  t.run({send});
+  CHECK(t.undefined_reads().size() == notes);
+  Instr st6 = make(Opcode::DMA_STORE, 1, 2, 6);
+  st6.hbm_addr = 0x4000;
+  t.run({st6});  // bytes 0..1 arrived written
+  CHECK(t.undefined_reads().size() == notes);
+  st6.cols = 4;
+  t.run({st6});
+  CHECK(t.undefined_reads().back() == "'" + describe(st6) + "' reads scratchpad row 6 bytes 0..3, never written");
+  // Added into accumulator row 0 (written): element 0 takes bytes 0..3, of which 2..3 unwritten.
+  send.to_acc = true;
+  send.remote_row = 0;
+  t.run({send});
+  CHECK(t.undefined_reads().size() == notes + 1);
+  const Instr out0 = make(Opcode::OUTPUT, 1, 2, 12, 0);
+  t.run({out0});
+  CHECK(t.undefined_reads().back() == "'" + describe(out0) + "' reads accumulator row 0 columns 0..1, never written");
 }
 
 TEST_CASE("functional tile: output converts int32 to int8 with rounding shift, saturation and relu") {
