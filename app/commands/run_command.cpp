@@ -198,8 +198,13 @@ int run_main(int argc, char** argv) {
     if (given.empty()) throw;
     throw std::invalid_argument(std::string(e.what()) + " (the command line set " + given + ")");
   }
+  // Random stalls are of RTL tiles' channels: on a system without one the option would do nothing.
+  const bool any_rtl = std::find(c.tile_kinds.begin(), c.tile_kinds.end(), TileKind::kRtl) != c.tile_kinds.end();
+  if (args.count("backpressure") && c.backpressure > 0 && !any_rtl)
+    throw std::invalid_argument("--backpressure stalls RTL tiles' channels, and every tile here is a "
+                                "performance model");
   // The model has no random stalls: its timing cannot match, which would read as RTL bugs.
-  if (c.backpressure > 0 && c.compare_model && c.tolerance_cycles == 0 && c.tolerance_percent == 0)
+  if (c.backpressure > 0 && any_rtl && c.compare_model && c.tolerance_cycles == 0 && c.tolerance_percent == 0)
     std::cerr << "mxcosim run: warning: backpressure " << c.backpressure
               << " stalls the RTL at random and the performance model does not, so timing will not match; "
                  "--no-model checks data and protocol only\n";
@@ -257,7 +262,7 @@ int run_main(int argc, char** argv) {
     o.mutant = args["mutant"].as<std::string>();
     // A mutant with nothing to mutate would pass and read as a bug the checkers missed.
     if (o.mutant.empty()) throw std::invalid_argument("--mutant: needs a name (docs/mutants.md)");
-    if (std::find(c.tile_kinds.begin(), c.tile_kinds.end(), TileKind::kRtl) == c.tile_kinds.end())
+    if (!any_rtl)
       throw std::invalid_argument("--mutant " + o.mutant + ": the system has no RTL tile to run it");
   }
   if (args.count("progress") || isatty(STDERR_FILENO)) {
@@ -339,8 +344,7 @@ int run_main(int argc, char** argv) {
   // whole system in this process, every model local: with served models, split or not, the
   // results are the same. Of a split run's clients, the one running chip 0 (whose tile 0 the
   // waveform shows) re-runs; the others say so.
-  const bool has_rtl = std::find(c.tile_kinds.begin(), c.tile_kinds.end(), TileKind::kRtl) != c.tile_kinds.end();
-  if (!r.passed && wave.empty() && has_rtl && !args.count("no-fail-wave")) {
+  if (!r.passed && wave.empty() && any_rtl && !args.count("no-fail-wave")) {
     const std::uint64_t period = static_cast<std::uint64_t>(1e6 / c.tile_mhz + 0.5);
     const Time at = r.mismatches.empty() ? r.sim_time_ps : r.mismatches.front().time;
     const std::uint64_t fail_cycle = period ? at / period : 0;

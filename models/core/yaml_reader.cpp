@@ -11,6 +11,7 @@
 #include <iomanip>
 #include <map>
 #include <sstream>
+#include <utility>
 #include <stdexcept>
 
 #include "models/core/utf8.h"
@@ -89,22 +90,33 @@ class EventCheck : public YAML::EventHandler {
 }  // namespace
 
 YAML::Node YamlReader::load(const std::string& text) const {
+  // The line and the column in characters of byte `at`, whose text before is UTF-8 (every
+  // byte there that is not a continuation byte starts a character).
+  const auto place = [&](std::size_t at) {
+    const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + at, '\n'));
+    const std::size_t start = at == 0 ? 0 : text.rfind('\n', at - 1) + 1;  // npos + 1 = 0: the first line
+    const std::size_t column = 1 + static_cast<std::size_t>(std::count_if(
+                                       text.begin() + static_cast<std::ptrdiff_t>(start),
+                                       text.begin() + static_cast<std::ptrdiff_t>(at),
+                                       [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; }));
+    return std::pair{line, column};
+  };
   // Names and paths from a config end up in result files, which are JSON
   // and so UTF-8: a byte of another encoding (Latin-1, say) is reported
   // here, at its line, rather than replaced in the results.
-  if (const std::size_t bad = first_non_utf8(text); bad != std::string_view::npos) {
-    const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + bad, '\n'));
-    const std::size_t start = bad == 0 ? 0 : text.rfind('\n', bad - 1) + 1;  // npos + 1 = 0: the first line
-    // The column in characters: the text before `bad` is UTF-8, so every
-    // byte there that is not a continuation byte starts one.
-    const std::size_t column = 1 + static_cast<std::size_t>(std::count_if(
-                                       text.begin() + static_cast<std::ptrdiff_t>(start),
-                                       text.begin() + static_cast<std::ptrdiff_t>(bad),
-                                       [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; }));
+  const std::size_t bad = first_non_utf8(text), nul = text.find('\0');
+  if (bad != std::string_view::npos && (nul == std::string::npos || bad < nul)) {
+    const auto [line, column] = place(bad);
     char hex[8];
     std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[bad]));
     throw std::invalid_argument(m_origin + ":" + std::to_string(line) + ": not UTF-8 text (byte " + hex +
                                 " in column " + std::to_string(column) + "); save the file as UTF-8");
+  }
+  // A NUL is UTF-8 but no config text, and inside a message it cuts the message short.
+  if (nul != std::string::npos) {
+    const auto [line, column] = place(nul);
+    throw std::invalid_argument(m_origin + ":" + std::to_string(line) + ": a NUL byte in column " +
+                                std::to_string(column) + " (a binary file?)");
   }
   try {
     std::istringstream in(text);
@@ -123,8 +135,10 @@ YAML::Node YamlReader::load(const std::string& text) const {
 }
 
 void YamlReader::fail(const YAML::Node& n, const std::string& field, const std::string& why) const {
-  const int line = n.IsDefined() && n.Mark().line >= 0 ? n.Mark().line + 1 : 0;
-  throw std::invalid_argument(m_origin + ":" + std::to_string(line) + ": field '" + field + "': " + why);
+  // A node of no place (an empty file's) names the file alone: line 0 would be no line.
+  const bool placed = n.IsDefined() && n.Mark().line >= 0;
+  throw std::invalid_argument(m_origin + (placed ? ":" + std::to_string(n.Mark().line + 1) : std::string()) +
+                              ": field '" + field + "': " + why);
 }
 
 RepeatedKey first_repeated_key(const YAML::Node& map) {

@@ -118,6 +118,8 @@ bool read_line(std::istream& in, std::string& line, const std::string& where) {
     // its characters (one past the limit is allowed for it).
     if (line.size() == kMaxInputLine && !(c == '\r' && in.peek() == '\n'))
       fail(where, "line longer than " + std::to_string(kMaxInputLine) + " characters");
+    // Said here: a NUL inside a message would cut it short where it is printed.
+    if (c == '\0') fail(where, "a NUL byte in column " + std::to_string(line.size() + 1) + " (a binary file?)");
     line.push_back(c);
   }
   return !line.empty();  // a last line without a newline

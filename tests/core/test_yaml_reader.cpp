@@ -91,6 +91,11 @@ TEST_CASE("yaml reader: text must be UTF-8, and the first byte that is not is na
   CHECK(error_of("a: \xed\xa0\x80\n") == "c.yaml:1: not UTF-8 text (byte 0xED in column 4); save the file as UTF-8");
   CHECK(error_of("a: \xf4\x90\x80\x80\n") == "c.yaml:1: not UTF-8 text (byte 0xF4 in column 4); save the file as UTF-8");
   CHECK(error_of("\n\na: \xe2\x82") == "c.yaml:3: not UTF-8 text (byte 0xE2 in column 4); save the file as UTF-8");
+  // A NUL byte is UTF-8 but no config text (in a message it cut the message short), said at
+  // its place; the first of a NUL and a non-UTF-8 byte is the one said.
+  CHECK(error_of(std::string("system:\n  chips: 1\0\n", 20)) == "c.yaml:2: a NUL byte in column 11 (a binary file?)");
+  CHECK(error_of(std::string("\xb5\0", 2)) == "c.yaml:1: not UTF-8 text (byte 0xB5 in column 1); save the file as UTF-8");
+  CHECK(error_of(std::string("\xc2\xb5\0\xff", 4)) == "c.yaml:1: a NUL byte in column 2 (a binary file?)");
   // Columns count characters: "µ" and "€" are one each.
   CHECK(error_of("x\nn: \xc2\xb5\xe2\x82\xac\xff") ==
         "c.yaml:2: not UTF-8 text (byte 0xFF in column 6); save the file as UTF-8");

@@ -94,6 +94,10 @@ TEST_CASE("system config errors name the file, the line and the field") {
                     Catch::StartsWith("test.yaml:4: field 'system.memory.config': " + kConfigs + "/ici/ring4.yaml:") &&
                         Catch::Contains("unknown key"));
   CHECK_THROWS_WITH(parse("system: [1, 2\n"), Catch::Contains("YAML syntax"));
+  // An empty file has no line to name ("test.yaml:0" before).
+  CHECK_THROWS_WITH(parse(""), "test.yaml: field 'system': missing: the file must have a top-level 'system' mapping");
+  CHECK_THROWS_WITH(parse("chips: 1\n"),
+                    "test.yaml:1: field 'system': missing: the file must have a top-level 'system' mapping");
   CHECK_THROWS_WITH(load_system_config("/nonexistent/system.yaml"), Catch::Contains("/nonexistent/system.yaml"));
 }
 
