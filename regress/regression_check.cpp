@@ -35,7 +35,8 @@ std::vector<Regression> find_regressions(const std::vector<TestRecord>& baseline
     auto it = base.find(c.test_id);
     if (it == base.end()) continue;
     const TestRecord& b = *it->second;
-    if (b.status == "pass" && (c.status == "fail" || c.status == "error")) {
+    // Skipped too: a test that stops running (an array size dropped from the build) tests nothing.
+    if (b.status == "pass" && (c.status == "fail" || c.status == "error" || c.status == "skipped")) {
       out.push_back({c.test_id, "status", b.status, c.status + (c.message.empty() ? "" : ": " + c.message)});
       continue;  // the numbers of a failed run mean little
     }
@@ -46,7 +47,8 @@ std::vector<Regression> find_regressions(const std::vector<TestRecord>& baseline
         static_cast<double>(*c.cycles_rtl) > static_cast<double>(*b.cycles_rtl) * t.cycles_ratio)
       out.push_back({c.test_id, "cycles", std::to_string(*b.cycles_rtl), std::to_string(*c.cycles_rtl)});
     const auto sb = sim_speed(b), sc = sim_speed(c);
-    if (sb && sc && *sc < *sb * t.speed_ratio)
+    const bool long_enough = b.wall_seconds >= t.speed_min_seconds && c.wall_seconds >= t.speed_min_seconds;
+    if (sb && sc && long_enough && *sc < *sb * t.speed_ratio)
       out.push_back({c.test_id, "speed", fmt(*sb) + " cycles/s", fmt(*sc) + " cycles/s"});
   }
   return out;

@@ -1,7 +1,7 @@
 #pragma once
 // Comparing a run against a baseline run test by test: a test regressed
-// when it stopped passing, or its model error, its cycles or its speed got
-// worse by more than a threshold.
+// when it stopped passing (failed, errored or was skipped), or its model
+// error, its cycles or its speed got worse by more than a threshold.
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +14,9 @@ struct Thresholds {
   double error_points = 1.0;    ///< |model error| grew by more than this many percentage points.
   double cycles_ratio = 1.02;   ///< RTL cycles grew by more than 2 %.
   double speed_ratio = 0.75;    ///< Simulated cycles per wall second fell below 75 % (wall time is noisy).
+  /// Speed is compared only where both runs took at least this long: a
+  /// shorter one is mostly the process starting, and its speed noise.
+  double speed_min_seconds = 2.0;
 };
 
 struct Regression {

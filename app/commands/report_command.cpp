@@ -59,6 +59,8 @@ int report_main(int argc, char** argv) {
      cxxopts::value<double>()->default_value("2.0"))
     ("speed-threshold", "flag a test whose simulation speed fell by more than this percentage",
      cxxopts::value<double>()->default_value("25.0"))
+    ("speed-min-seconds", "compare the speed of tests that took at least this long in both runs (shorter ones "
+                          "are mostly the process starting)", cxxopts::value<double>()->default_value("2.0"))
     ("fail-on-regression", "exit 1 when any test regressed against the baseline")
     ("sources", "shard databases to merge into --db first", cxxopts::value<std::vector<std::string>>())
     ("h,help", "show this help");
@@ -84,7 +86,9 @@ int report_main(int argc, char** argv) {
   th.error_points = args["error-threshold"].as<double>();
   th.cycles_ratio = 1.0 + args["cycles-threshold"].as<double>() / 100.0;
   th.speed_ratio = 1.0 - args["speed-threshold"].as<double>() / 100.0;
-  if (!(th.error_points >= 0) || !(th.cycles_ratio >= 1) || !(th.speed_ratio >= 0 && th.speed_ratio <= 1)) {
+  th.speed_min_seconds = args["speed-min-seconds"].as<double>();
+  if (!(th.error_points >= 0) || !(th.cycles_ratio >= 1) || !(th.speed_ratio >= 0 && th.speed_ratio <= 1) ||
+      !(th.speed_min_seconds >= 0)) {
     std::cerr << argv[0] << ": thresholds must be >= 0 (speed: 0..100)\n";
     return kExitUsage;
   }

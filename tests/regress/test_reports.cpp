@@ -1,6 +1,7 @@
 // Regressions against a baseline, report data from the database, JUnit XML
 // and CSV: expectations computed by hand from the records below.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -42,20 +43,26 @@ TEST_CASE("regressions: status, error, cycles and speed beyond their thresholds"
   const std::vector<TestRecord> base = {
       rec("status", "pass", 1000, 1000, 1.0), rec("error", "pass", 1000, 1010, 1.0),  // +1 %
       rec("error_ok", "pass", 1000, 1010, 1.0), rec("cycles", "pass", 1000, std::nullopt, 1.0),
-      rec("cycles_ok", "pass", 1000, std::nullopt, 1.0), rec("speed", "pass", 1000, std::nullopt, 1.0),
-      rec("speed_ok", "pass", 1000, std::nullopt, 1.0), rec("was_failing", "fail", 1000, std::nullopt, 1.0)};
+      rec("cycles_ok", "pass", 1000, std::nullopt, 1.0), rec("speed", "pass", 4000, std::nullopt, 4.0),
+      rec("speed_ok", "pass", 4000, std::nullopt, 4.0), rec("was_failing", "fail", 1000, std::nullopt, 1.0),
+      rec("speed_short", "pass", 1000, std::nullopt, 0.02), rec("skipped", "pass", 1000, std::nullopt, 1.0)};
   std::vector<TestRecord> cur = {
       rec("status", "fail", 1000, 1000, 1.0),
       rec("error", "pass", 1000, 970, 1.0),      // |-3 %| > 1 % + 1 point
       rec("error_ok", "pass", 1000, 1019, 1.0),  // 1.9 % <= 2 %
       rec("cycles", "pass", 1021, std::nullopt, 1.021),  // > 2 % more cycles, same speed
       rec("cycles_ok", "pass", 1020, std::nullopt, 1.02),
-      rec("speed", "pass", 1000, std::nullopt, 1.5),     // 667 < 750 cycles/s
-      rec("speed_ok", "pass", 1000, std::nullopt, 1.3),  // 769 >= 750
-      rec("was_failing", "fail", 1000, std::nullopt, 1.0), rec("new_test", "fail", 5, std::nullopt, 1.0)};
+      rec("speed", "pass", 4000, std::nullopt, 6.0),     // 667 < 750 cycles/s
+      rec("speed_ok", "pass", 4000, std::nullopt, 5.2),  // 769 >= 750
+      rec("was_failing", "fail", 1000, std::nullopt, 1.0), rec("new_test", "fail", 5, std::nullopt, 1.0),
+      // 0.02 s to 0.05 s is the process starting slower, not the simulation: below
+      // speed_min_seconds (2 s) speed is not compared.
+      rec("speed_short", "pass", 1000, std::nullopt, 0.05),
+      rec("skipped", "skipped", std::nullopt, std::nullopt, 0)};
   cur[0].message = "mismatch at C[0][1]";
+  cur.back().message = "no RTL of a 16x16 array in this build";
   const auto regs = find_regressions(base, cur, Thresholds{});
-  REQUIRE(regs.size() == 4);
+  REQUIRE(regs.size() == 5);
   CHECK(regs[0].test_id == "status");
   CHECK(regs[0].what == "status");
   CHECK(regs[0].current == "fail: mismatch at C[0][1]");
@@ -68,6 +75,14 @@ TEST_CASE("regressions: status, error, cycles and speed beyond their thresholds"
   CHECK(regs[2].current == "1021");
   CHECK(regs[3].test_id == "speed");
   CHECK(regs[3].what == "speed");
+  CHECK(regs[4].test_id == "skipped");
+  CHECK(regs[4].what == "status");
+  CHECK(regs[4].current == "skipped: no RTL of a 16x16 array in this build");
+  // The short test is compared once the threshold allows it.
+  Thresholds any_length;
+  any_length.speed_min_seconds = 0;
+  const auto all = find_regressions(base, cur, any_length);
+  CHECK(std::count_if(all.begin(), all.end(), [](const Regression& r) { return r.test_id == "speed_short"; }) == 1);
 }
 
 namespace {
@@ -122,9 +137,13 @@ TEST_CASE("report data: newest run, previous run as baseline, trend per run") {
   CHECK(d.counts.fail == 1);
   CHECK(d.counts.error == 1);
   CHECK(d.counts.skipped == 1);
-  REQUIRE(d.regressions.size() == 2);  // t1 and t2 stopped passing; skipped is no regression
+  // t1, t2 and t3 stopped passing: a test skipped now (its array size no longer built)
+  // tests nothing, which a nightly must not read as a pass.
+  REQUIRE(d.regressions.size() == 3);
   CHECK(d.regressions[0].test_id == "g/t1");
   CHECK(d.regressions[1].test_id == "g/t2");
+  CHECK(d.regressions[2].test_id == "g/t3");
+  CHECK(d.regressions[2].current == "skipped: size not built: no RTL of a 16x16 array");
   REQUIRE(d.trend_stats.size() == 2);
   CHECK(d.trend_stats[0].pass == 4);
   CHECK(*d.trend_stats[0].mean_abs_error_pct == Approx(10.0));
