@@ -72,8 +72,11 @@ std::string xml_escape(const std::string& text) {
 void write_junit(const ReportData& d, std::ostream& out) {
   double total_wall = 0;
   for (const auto& t : d.tests) total_wall += t.wall_seconds;
-  const std::string counts = "tests=\"" + std::to_string(d.tests.size()) + "\" failures=\"" +
-                             std::to_string(d.counts.fail) + "\" errors=\"" + std::to_string(d.counts.error) +
+  // Planned tests without a result are errors: a CI server reading only this file must not see
+  // an interrupted night as green.
+  const std::string counts = "tests=\"" + std::to_string(d.tests.size() + d.not_run.size()) + "\" failures=\"" +
+                             std::to_string(d.counts.fail) + "\" errors=\"" +
+                             std::to_string(d.counts.error + d.not_run.size()) +
                              "\" skipped=\"" + std::to_string(d.counts.skipped) + "\" time=\"" +
                              seconds(total_wall) + "\"";
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
@@ -84,6 +87,7 @@ void write_junit(const ReportData& d, std::ostream& out) {
   out << "    <properties>\n";
   out << "      <property name=\"rev\" value=\"" << xml_escape(d.run.rev) << "\"/>\n";
   out << "      <property name=\"label\" value=\"" << xml_escape(d.run.label) << "\"/>\n";
+  out << "      <property name=\"state\" value=\"" << xml_escape(d.run.state) << "\"/>\n";
   out << "    </properties>\n";
   for (const auto& t : d.tests) {
     const auto [cls, name] = split_id(d.run.suite, t.test_id);
@@ -106,6 +110,15 @@ void write_junit(const ReportData& d, std::ostream& out) {
       out << "      <skipped message=\"" << xml_escape(t.message) << "\"/>\n";
     }
     out << "      <system-out>" << xml_escape(repro) << "</system-out>\n";
+    out << "    </testcase>\n";
+  }
+  const std::string why = d.run.state == "interrupted" ? "not run: the regression was interrupted before it"
+                          : d.run.state == "running"   ? "not run: the regression stopped before it (killed?)"
+                                                       : "not run: no command on this run ran it";
+  for (const std::string& id : d.not_run) {
+    const auto [cls, name] = split_id(d.run.suite, id);
+    out << "    <testcase classname=\"" << xml_escape(cls) << "\" name=\"" << xml_escape(name) << "\" time=\"0.000\">\n";
+    out << "      <error message=\"" << xml_escape(why) << "\" type=\"not-run\">" << xml_escape(why) << "</error>\n";
     out << "    </testcase>\n";
   }
   out << "  </testsuite>\n</testsuites>\n";

@@ -1,5 +1,7 @@
 #include "regress/report_data.h"
 
+#include <set>
+
 #include <stdexcept>
 
 namespace mxc::regress {
@@ -43,6 +45,10 @@ ReportData load_report_data(HistoryDb& db, const ReportSelection& sel) {
   d.run = *chosen;
   d.tests = db.results(d.run.run_id);
   for (const auto& t : d.tests) d.counts.add(t.status);
+  std::set<std::string> done;
+  for (const auto& t : d.tests) done.insert(t.test_id);
+  for (const std::string& id : db.planned_tests(d.run.run_id))
+    if (!done.count(id)) d.not_run.push_back(id);
 
   // Baseline: the newest other run of the suite at the chosen revision, or
   // else the run just before the chosen one.

@@ -26,6 +26,9 @@ struct ReportData {
   RunInfo run;
   std::optional<RunInfo> baseline;
   std::vector<TestRecord> tests;
+  /// Tests of the run's plan with no result (an interrupted or killed run,
+  /// a shard never merged), in plan order.
+  std::vector<std::string> not_run;
   std::vector<Regression> regressions;
   std::vector<RunInfo> trend_runs;
   std::vector<RunStats> trend_stats;

@@ -222,6 +222,35 @@ TEST_CASE("JUnit XML: counts, per-test properties, failure with mismatch and rep
   CHECK(xml_escape("a\xef\xbf\xbf" "b\xef\xbf\xbe" "c\xef\xbf\xbd") == "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\xef\xbf\xbd");
 }
 
+TEST_CASE("JUnit XML: the planned tests an interrupted run never finished are errors") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  RunInfo k;
+  k.suite = "night";
+  k.rev = "r1";
+  k.label = "d1";
+  const auto run = db.create_run(k);
+  db.add_to_plan(run, {"g/a", "g/b", "g/c"}, "");
+  db.record(run, rec("g/a", "pass", 100, 100, 1.0));
+  db.set_run_state(run, "interrupted", "2025-01-01T01:00:00Z");
+  const ReportData d = load_report_data(db, {});
+  CHECK(d.not_run == std::vector<std::string>{"g/b", "g/c"});
+  std::ostringstream out;
+  write_junit(d, out);
+  const std::string x = out.str();
+  // Two tests with no result: the file says 3 tests, 2 errors, not 1 test that passed.
+  CHECK(x.find("<testsuites name=\"mxcosim regress\" tests=\"3\" failures=\"0\" errors=\"2\" skipped=\"0\"") !=
+        std::string::npos);
+  CHECK(count_of(x, "<testcase ") == 3);
+  CHECK(count_of(x, "<error message=\"not run: the regression was interrupted before it\" type=\"not-run\">") == 2);
+  CHECK(x.find("<testcase classname=\"night.g\" name=\"c\" time=\"0.000\">") != std::string::npos);
+  CHECK(x.find("<property name=\"state\" value=\"interrupted\"/>") != std::string::npos);
+  // Once every planned test has a result there is nothing more to say.
+  db.record(run, rec("g/b", "pass", 100, 100, 1.0));
+  db.record(run, rec("g/c", "pass", 100, 100, 1.0));
+  CHECK(load_report_data(db, {}).not_run.empty());
+}
+
 TEST_CASE("CSV export: one row per test, quoted where needed, empty for null") {
   TempDir dir;
   HistoryDb db(dir / "r.db");
