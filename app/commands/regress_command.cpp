@@ -138,7 +138,14 @@ int regress_main(int argc, char** argv) {
     std::cerr << argv[0] << ": missing --out DIR\n";
     return kExitUsage;
   }
-  ro.out_dir = args["out"].as<std::string>();
+  // One spelling of the folder however it is given (relative, through a link, with ".."):
+  // the log folders recorded for each run are matched by it when a later run moves them.
+  {
+    std::error_code ec;
+    const std::filesystem::path given = args["out"].as<std::string>();
+    const std::filesystem::path full = std::filesystem::weakly_canonical(std::filesystem::absolute(given, ec), ec);
+    ro.out_dir = ec ? given.string() : full.string();
+  }
   ro.executable = args.count("exe") ? args["exe"].as<std::string>() : self_path();
   // Checked before anything runs: a program that cannot start would
   // otherwise be recorded as an error of every test.
@@ -160,11 +167,20 @@ int regress_main(int argc, char** argv) {
   ro.stop = StopSignals::flag();
 
   if (!args.count("no-report")) regress::check_report_assets();
+  // Mistakes of the command are said before the folder, its lock and its database are made,
+  // which would otherwise be left behind: a selection of no test, and an earlier run asked
+  // of a folder that has none.
+  regress::select_tests(suite, ro.tag, ro.shard);  // throws naming the filter that selects nothing
+  const std::string db_path = (std::filesystem::path(ro.out_dir) / "results.db").string();
+  const std::string baseline = args.count("baseline") ? args["baseline"].as<std::string>() : "";
+  if (std::error_code ec; (!baseline.empty() || ro.rerun_failed) && !std::filesystem::exists(db_path, ec)) {
+    std::cerr << argv[0] << ": " << (ro.rerun_failed ? "--rerun-failed" : "--baseline '" + baseline + "'") << ": "
+              << db_path << " does not exist: --out holds no earlier run\n";
+    return kExitUsage;
+  }
   prepare_out_dir(ro.out_dir, !args.count("no-report"));
   const regress::OutDirLock lock(ro.out_dir);
-  const std::string db_path = (std::filesystem::path(ro.out_dir) / "results.db").string();
   regress::HistoryDb db(db_path);
-  const std::string baseline = args.count("baseline") ? args["baseline"].as<std::string>() : "";
   if (!baseline.empty() && !regress::has_run_at(db, suite.name, baseline)) {
     std::cerr << argv[0] << ": --baseline '" << baseline << "': " << db_path << " has no run of suite '"
               << suite.name << "' at that revision\n";

@@ -167,7 +167,28 @@ TEST_CASE("regress checks --exe, --tag, --shard and --baseline before running an
   CHECK(read_text(dir / "l5").find("--shard 3/3: no test falls in it") != std::string::npos);
   CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o3", "--baseline", "typo"}, dir / "l6") == 2);
   CHECK(read_text(dir / "l6").find("--baseline 'typo': ") != std::string::npos);
-  CHECK_FALSE(std::filesystem::exists(dir / "o3/tests"));
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o4", "--rerun-failed"}, dir / "l7") == 2);
+  CHECK(read_text(dir / "l7").find("--rerun-failed: ") != std::string::npos);
+  // None of these mistakes leaves a folder, a lock or an empty database behind.
+  for (const char* out : {"o2", "o3", "o4"}) CHECK_FALSE(std::filesystem::exists(dir / out));
+}
+
+TEST_CASE("regress knows its --out however it is spelled: a later run moves the earlier run's logs aside") {
+  TempDir dir;
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, command: model, args: {m: 8, k: 8, n: 8}}\n");
+  std::filesystem::create_directories(dir / "sub");
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--no-report", "--rev", "r1"}, dir / "l1") ==
+        0);
+  // The same folder through "sub/..": the first run's logs move to runs/1 and its row follows.
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "sub/../o", "--no-report", "--rev", "r2"},
+            dir / "l2") == 0);
+  HistoryDb db(dir / "o/results.db", HistoryDb::Access::read);
+  const auto runs = db.runs();
+  REQUIRE(runs.size() == 2);
+  const std::string first = db.results(runs[0].run_id).at(0).log_dir;
+  CHECK(first.find("/runs/" + std::to_string(runs[0].run_id) + "/") != std::string::npos);
+  CHECK(std::filesystem::exists(first));
+  CHECK(db.results(runs[1].run_id).at(0).log_dir == (std::filesystem::canonical(dir.path()) / "o/tests/a").string());
 }
 
 TEST_CASE("report refuses a database merged into itself, a missing baseline and another program's database") {
