@@ -7,6 +7,7 @@
 #include <string>
 
 #include "command.h"
+#include "regress/subprocess.h"
 
 namespace {
 
@@ -39,6 +40,8 @@ std::string option_of_bad_value(int argc, char** argv, const std::string& messag
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A test of `mxcosim regress` ends with its runner, however the runner ends.
+  if (!mxc::regress::end_with_parent_if_its_subprocess()) return mxc::app::kExitUsage;
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
     print_usage(argc < 2 ? std::cerr : std::cout);
     return argc < 2 ? mxc::app::kExitUsage : mxc::app::kExitPass;

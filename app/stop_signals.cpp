@@ -15,11 +15,13 @@ StopSignals::StopSignals(bool second_kills) {
   sa.sa_flags = second_kills ? SA_RESETHAND : 0;
   sigaction(SIGINT, &sa, &m_old_int);
   sigaction(SIGTERM, &sa, &m_old_term);
+  sigaction(SIGHUP, &sa, &m_old_hup);
 }
 
 StopSignals::~StopSignals() {
   sigaction(SIGINT, &m_old_int, nullptr);
   sigaction(SIGTERM, &m_old_term, nullptr);
+  sigaction(SIGHUP, &m_old_hup, nullptr);
 }
 
 const std::atomic<bool>* StopSignals::flag() { return &g_stop; }

@@ -1,7 +1,7 @@
 #pragma once
-// SIGINT and SIGTERM as a request to stop: a command that can end cleanly
-// (keep what it has recorded, remove what it made) polls a flag instead of
-// being killed on the spot.
+// SIGINT, SIGTERM and SIGHUP (its terminal closed) as a request to stop: a
+// command that can end cleanly (keep what it has recorded, remove what it
+// made) polls a flag instead of being killed on the spot.
 #include <atomic>
 #include <csignal>
 
@@ -9,8 +9,9 @@ namespace mxc::app {
 
 class StopSignals {
  public:
-  /// Until destroyed, SIGINT and SIGTERM set flag(). With `second_kills`, a
-  /// second signal takes its default action, for a user who will not wait.
+  /// Until destroyed, SIGINT, SIGTERM and SIGHUP set flag(). With
+  /// `second_kills`, a second signal takes its default action, for a user
+  /// who will not wait.
   explicit StopSignals(bool second_kills = false);
   ~StopSignals();
   StopSignals(const StopSignals&) = delete;
@@ -20,7 +21,7 @@ class StopSignals {
   static const std::atomic<bool>* flag();
 
  private:
-  struct sigaction m_old_int {}, m_old_term {};
+  struct sigaction m_old_int {}, m_old_term {}, m_old_hup {};
 };
 
 }  // namespace mxc::app

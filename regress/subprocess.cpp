@@ -3,15 +3,30 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
 extern char** environ;
 
 namespace mxc::regress {
+
+namespace {
+// The environment variable naming the process that started this one with Subprocess.
+constexpr const char* kParentVariable = "MXCOSIM_SUBPROCESS_PARENT";
+}  // namespace
+
+bool end_with_parent_if_its_subprocess() {
+  const char* parent = std::getenv(kParentVariable);
+  if (!parent || std::to_string(getppid()) != parent) return true;
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  return std::to_string(getppid()) == parent;  // it may have died before the request
+}
 
 std::string signal_name(int sig) {
   switch (sig) {
@@ -53,9 +68,13 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::string& 
   sigemptyset(&defaults);
   sigaddset(&defaults, SIGINT);
   sigaddset(&defaults, SIGTERM);
+  sigaddset(&defaults, SIGHUP);
   sigaddset(&defaults, SIGPIPE);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
+  // Named for end_with_parent_if_its_subprocess() in the child (the runner spawns from one thread,
+  // whose exit is what the kernel watches).
+  ::setenv(kParentVariable, std::to_string(getpid()).c_str(), 1);
   const int rc = posix_spawn(&m_pid, args[0], &files, &attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&files);
   posix_spawnattr_destroy(&attr);

@@ -28,6 +28,15 @@ struct ProcessOutcome {
 /// "SIGSEGV" for SIGSEGV, "signal N" for one without a name here.
 std::string signal_name(int sig);
 
+/// In a program a Subprocess started (its parent names itself in the
+/// environment for this), asks the kernel to kill it when that parent dies:
+/// a runner killed outright (SIGKILL, which it cannot catch to stop its
+/// tests) left them running, orphaned, writing into the folders its next
+/// run reuses. A program started through a wrapper (`--exe`), whose parent
+/// is the wrapper, is left as it is. Returns false when the parent is gone
+/// already: the caller should end at once.
+bool end_with_parent_if_its_subprocess();
+
 class Subprocess {
  public:
   /// Starts argv[0] (a path) with stdout/stderr redirected to the files.
