@@ -121,7 +121,8 @@ nlohmann::json config_json(const IciConfig& c) {
           {"link_gbps", c.link_gbps}, {"link_latency_ns", c.link_latency_ps / 1000.0},
           {"router_latency_ns", c.router_latency_ps / 1000.0}, {"max_payload_bytes", c.max_payload_bytes},
           {"header_bytes", c.header_bytes}, {"flit_bytes", c.flit_bytes}, {"vcs_per_class", c.vcs_per_class},
-          {"buffer_bytes_per_vc", c.buffer_bytes_per_vc}, {"injection_queue", c.injection_queue}};
+          {"buffer_bytes_per_vc", c.buffer_bytes_per_vc}, {"injection_queue", c.injection_queue},
+          {"datelines", c.datelines}};
 }
 
 std::string fmt(double v, int prec) {
@@ -236,6 +237,7 @@ int ici_main(int argc, char** argv) {
   out["schema_version"] = 1;
   out["config"] = config_json(cfg);
   out["config_file"] = args["config"].as<std::string>();
+  int code = kExitPass;  // kExitFail when the fabric deadlocked
   const auto wall0 = std::chrono::steady_clock::now();
 
   if (args.count("traffic")) {
@@ -290,6 +292,7 @@ int ici_main(int argc, char** argv) {
     // over the window's second half): a warm-up and half window shorter
     // than every point's mean latency measure the network filling up.
     double least_latency = 0;
+    std::size_t deadlocks = 0;
     for (double load : loads) {
       prm.load = load;
       auto fabric = make_fabric(cfg);
@@ -300,10 +303,11 @@ int ici_main(int argc, char** argv) {
                      {"avg_latency_ns", has_latency ? nlohmann::json(p.avg_latency_ns) : nlohmann::json()},
                      {"max_latency_ns", has_latency ? nlohmann::json(p.max_latency_ns) : nlohmann::json()},
                      {"measured_packets", p.measured}, {"delivered_packets", p.delivered},
-                     {"saturated", p.saturated}});
+                     {"saturated", p.saturated}, {"deadlocked", p.deadlocked}});
       rows.push_back({fmt(p.offered_load, 3), fmt(p.accepted_load, 3),
                       has_latency ? fmt(p.avg_latency_ns, 1) : "n/a", has_latency ? fmt(p.max_latency_ns, 1) : "n/a",
-                      std::to_string(p.measured), p.saturated ? "yes" : "no"});
+                      std::to_string(p.measured), p.deadlocked ? "DEADLOCK" : p.saturated ? "yes" : "no"});
+      deadlocks += p.deadlocked;
       if (has_latency)
         least_latency = least_latency == 0 ? p.avg_latency_ns : std::min(least_latency, p.avg_latency_ns);
     }
@@ -319,6 +323,14 @@ int ici_main(int argc, char** argv) {
                 << prm.packet_bytes << " B packets\n";
     print_rows({"offered_load", "accepted_load", "avg_latency_ns", "max_latency_ns", "packets", "saturated"}, rows,
                csv);
+    if (deadlocks) {
+      std::cerr << "mxcosim ici: the fabric deadlocked at " << deadlocks << " of " << loads.size()
+                << " loads: packets in its buffers and nothing left to move them"
+                << (cfg.datelines ? "" : " (with router.datelines false the rings' buffers can wait on each other "
+                                         "in a cycle)")
+                << "\n";
+      code = kExitFail;
+    }
   } else {
     const Collective coll = parse_collective(args["collective"].as<std::string>());
     const Algorithm alg = parse_algorithm(args["algorithm"].as<std::string>());
@@ -355,7 +367,7 @@ int ici_main(int argc, char** argv) {
   if (args.count("json")) {
     write_output_file(args["json"].as<std::string>(), json_text(out, 2) + "\n");
   }
-  return kExitPass;
+  return code;
 }
 
 }  // namespace mxc::app

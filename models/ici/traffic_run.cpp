@@ -97,6 +97,11 @@ TrafficPoint run_traffic(Fabric& fabric, const Topology& topo, const TrafficPatt
   while (true) {
     const Time tf = fabric.next_event_time();
     const Time tg = arrivals.empty() ? kNever : arrivals.top().first;
+    // Made, not waiting at a source, not delivered: in the network, which has nothing left to do.
+    if (tf == kNever && backlog > queued) {
+      pt.deadlocked = pt.saturated = true;
+      break;
+    }
     now = std::min(tf, tg);
     if (now >= win_mid && !backlog_mid) backlog_mid = backlog, made_mid = made;
     if (now >= win_hi && !backlog_hi) backlog_hi = backlog, made_hi = made;

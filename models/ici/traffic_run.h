@@ -30,6 +30,9 @@ struct TrafficPoint {
   std::uint64_t measured = 0;   ///< Packets created in the window.
   std::uint64_t delivered = 0;  ///< ... of which delivered.
   bool saturated = false;       ///< Measured packets lost in the drain, or accepted < 90% of offered.
+  /// Packets in the network and no event left to move them: its buffers
+  /// wait on one another in a cycle (only with datelines off). Saturated too.
+  bool deadlocked = false;
 };
 
 /// Time between a source's packet slots (one Bernoulli trial each): a

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "models/ici/torus_fabric.h"
+#include "models/ici/traffic_run.h"
 
 using namespace mxc;
 using namespace mxc::ici;
@@ -101,4 +102,25 @@ TEST_CASE("without dateline classes the same traffic on a ring deadlocks") {
   const Result r = all_to_all(cfg, 6);
   CHECK(r.deadlocked);
   CHECK(r.delivered < 8u * 7 * 6);
+}
+
+TEST_CASE("a traffic run says it deadlocked, rather than saturated and waiting out its time") {
+  // The same ring without datelines under uniform traffic: the point ends at the deadlock,
+  // flagged; with datelines it runs to its end, no deadlock.
+  TrafficParams prm;
+  prm.load = 0.9;
+  prm.packet_bytes = 192;
+  prm.measure_ps = 2'000'000;
+  prm.drain_limit_ps = 50'000'000;
+  for (const bool datelines : {false, true}) {
+    IciConfig cfg = tight({8}, datelines);
+    cfg.vcs_per_class = 1;
+    TorusFabric f(cfg);
+    const TrafficPattern uniform(TrafficKind::kUniform, f.topology());
+    const TrafficPoint pt = run_traffic(f, f.topology(), uniform, 45e9, prm);
+    INFO("datelines " << datelines);
+    CHECK(pt.deadlocked == !datelines);
+    CHECK(f.deadlocked() == !datelines);
+    if (!datelines) CHECK(pt.saturated);
+  }
 }
