@@ -239,14 +239,15 @@ void TorusFabric::try_send(std::uint32_t li, Time now) {
     }
     return;
   }
-  arbitrate(li, now);
-  if (l.queued > 0 && !l.wake_pending && l.busy_until > now) {
+  // After a send the link is free again after its serialisation time, which is 0 for a packet of
+  // no bytes (no header, no payload): the next one goes at once, not at the next credit.
+  if (arbitrate(li, now) && l.queued > 0 && !l.wake_pending) {
     l.wake_pending = true;
-    m_events.push_after(now, l.busy_until - now, kLinkFree, li);  // just sent: the delay is a serialisation time
+    m_events.push_after(now, l.busy_until - now, kLinkFree, li);
   }
 }
 
-void TorusFabric::arbitrate(std::uint32_t li, Time now) {
+bool TorusFabric::arbitrate(std::uint32_t li, Time now) {
   // Round robin over (VC, transit|inject) slots from l.rr. With up to 64
   // slots the bit mask of non-empty queues visits only those, in the same order.
   const Link& l = m_links[li];
@@ -257,14 +258,15 @@ void TorusFabric::arbitrate(std::uint32_t li, Time now) {
     const std::uint64_t passes[2] = {l.waiting & from_start, l.waiting & ~from_start};
     for (std::uint64_t bits : passes)
       for (; bits != 0; bits &= bits - 1)
-        if (try_slot(li, static_cast<std::uint32_t>(std::countr_zero(bits)), now)) return;
+        if (try_slot(li, static_cast<std::uint32_t>(std::countr_zero(bits)), now)) return true;
   } else {
     for (std::uint32_t i = 0; i < slots; ++i) {
       std::uint32_t slot = l.rr + i;  // rr <= slots, so one subtraction wraps it
       if (slot >= slots) slot -= slots;
-      if (try_slot(li, slot, now)) return;
+      if (try_slot(li, slot, now)) return true;
     }
   }
+  return false;
 }
 
 bool TorusFabric::try_slot(std::uint32_t li, std::uint32_t slot, Time now) {

@@ -118,8 +118,8 @@ class TorusFabric : public Fabric, public InjectionWatch {
   void on_arrive(std::uint32_t seg, Time now);
   void on_eject(std::uint32_t seg, Time now);
   void try_send(std::uint32_t link, Time now);
-  /// Sends at most one packet on an idle link, round robin over its slots.
-  void arbitrate(std::uint32_t link, Time now);
+  /// Sends at most one packet on an idle link, round robin over its slots; true if it did.
+  bool arbitrate(std::uint32_t link, Time now);
   /// Sends the head of one (VC, transit|inject) slot of an idle link if its
   /// credits allow; true if it did.
   bool try_slot(std::uint32_t link, std::uint32_t slot, Time now);

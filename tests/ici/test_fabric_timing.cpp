@@ -164,6 +164,26 @@ TEST_CASE("messages between a pair arrive in injection order, all others too") {
   for (std::uint32_t i = 0; i < 10; ++i) CHECK(got[i].id == i);
 }
 
+TEST_CASE("packets of no bytes on the wire follow the one ahead at once, not at the next credit") {
+  // With no header a message of 0 bytes takes no link time: behind a 4096 B message on the
+  // same link it leaves as that one's last packet does and arrives with it, at router + link
+  // + 4 x 1024 B x 20 ps; it waited for the first credit's return (one more link latency).
+  IciConfig cfg = small_config({2}, true);
+  cfg.header_bytes = 0;
+  TorusFabric f(cfg);
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    IciPacket p;
+    p.id = i;
+    p.src = 0;
+    p.dst = 1;
+    p.bytes = i == 0 ? 4096 : 0;
+    REQUIRE(f.inject(p, 0));
+  }
+  const auto got = drain(f);
+  REQUIRE(got.size() == 4);
+  for (const IciPacket& p : got) CHECK(p.deliver == 200'000 + 300'000 + 4096 * 20);
+}
+
 TEST_CASE("the injection queue refuses beyond its capacity and an idle fabric has no events") {
   IciConfig cfg = small_config({4}, true);
   cfg.injection_queue = 3;
