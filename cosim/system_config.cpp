@@ -68,14 +68,6 @@ std::string fabric_misfit(std::uint32_t chips, std::uint32_t fabric_chips, const
 }
 
 namespace {
-/// The 0-based line of the node at path keys[i..] below `node`, -1 when the file does not give it.
-int field_line(const YAML::Node& node, const std::vector<std::string>& keys, std::size_t i) {
-  if (i == keys.size()) return node.Mark().line;
-  if (!node.IsMap()) return -1;
-  const YAML::Node next = node[keys[i]];  // a const lookup: adds no key
-  return next ? field_line(next, keys, i + 1) : -1;
-}
-
 // Every chip needs a place on the fabric. Checked here, where the line of system.chips is
 // known, rather than only when the run builds the fabric (ChipSet checks again for systems
 // not loaded from a file).
@@ -187,14 +179,7 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
   try {
     validate(c, false);
   } catch (const ConfigFieldError& e) {
-    // Anchored at the field's line when the file gives it, else at the system mapping.
-    std::vector<std::string> keys;
-    std::stringstream parts(e.field);
-    for (std::string key; std::getline(parts, key, '.');) keys.push_back(key);
-    const int at = field_line(root, keys, 0);
-    const int line = at >= 0 ? at : s.Mark().line;
-    throw std::invalid_argument(origin + ":" + std::to_string(line >= 0 ? line + 1 : 0) + ": field '" + e.field +
-                                "': " + e.why);
+    r.fail_at_field(root, e.field, e.why);  // at the field's line, or its nearest ancestor's
   }
   check_fabric_fits(r, s, c);
   check_hbm_preset(r, s, c);

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/core/config_field_error.h"
 #include "models/core/time.h"
 
 namespace mxc {
@@ -52,13 +53,6 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
 std::string fabric_misfit(std::uint32_t chips, std::uint32_t fabric_chips, const std::string& fabric);
 
 /// What validate() throws: "FILE: field 'F': WHY", with the field and the reason apart.
-struct ConfigFieldError : std::invalid_argument {
-  ConfigFieldError(const std::string& file, std::string f, std::string w)
-      : std::invalid_argument(file + ": field '" + f + "': " + w), field(std::move(f)), why(std::move(w)) {}
-  std::string field;  ///< Dotted, e.g. "system.checks.watchdog_cycles".
-  std::string why;
-};
-
 /// Checks ranges and combinations; throws ConfigFieldError.
 /// `overridable`: also the rules between fields the command line may
 /// override (an ideal memory's latency against the watchdog), which a

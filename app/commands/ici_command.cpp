@@ -232,6 +232,11 @@ int ici_main(int argc, char** argv) {
       throw std::invalid_argument("--model: must be torus or analytic, got '" + cfg.model + "'");
   }
   const Topology topo(cfg.dims, cfg.wrap);
+  // Traffic and collectives move data between chips: a fabric of one has none to move.
+  if (topo.num_chips() < 2)
+    throw std::invalid_argument(args["config"].as<std::string>() + ": field 'ici.topology.dims': " +
+                                topo.describe() + " has one chip; --" +
+                                (args.count("traffic") ? "traffic" : "collective") + " needs at least 2");
   const bool csv = args.count("csv") > 0;
   nlohmann::json out;
   out["schema_version"] = 1;

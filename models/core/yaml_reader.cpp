@@ -141,6 +141,18 @@ void YamlReader::fail(const YAML::Node& n, const std::string& field, const std::
                               ": field '" + field + "': " + why);
 }
 
+void YamlReader::fail_at_field(const YAML::Node& root, const std::string& field, const std::string& why) const {
+  YAML::Node at = root;
+  std::stringstream parts(field);
+  for (std::string key; std::getline(parts, key, '.');) {
+    if (!at.IsMap()) break;
+    const YAML::Node next = static_cast<const YAML::Node&>(at)[key];  // a const lookup: adds no key
+    if (!next) break;
+    at.reset(next);
+  }
+  fail(at, field, why);
+}
+
 RepeatedKey first_repeated_key(const YAML::Node& map) {
   std::map<std::string, int> seen;  // key -> line
   for (const auto& kv : map) {

@@ -23,6 +23,10 @@ class YamlReader {
 
   /// Throws std::invalid_argument "ORIGIN:LINE: field 'FIELD': WHY" at node n.
   [[noreturn]] void fail(const YAML::Node& n, const std::string& field, const std::string& why) const;
+  /// The same for the dotted `field` below `root` ("system.checks.backpressure"),
+  /// at its line when the file gives it, else at its nearest ancestor's: for
+  /// rules checked after loading, which know the field, not the node.
+  [[noreturn]] void fail_at_field(const YAML::Node& root, const std::string& field, const std::string& why) const;
 
   /// Checks that `map` is a mapping with no keys beyond `allowed` (typos must
   /// not pass silently) and none given twice.

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "models/core/config_field_error.h"
+
 namespace mxc::ici {
 
 Time IciConfig::message_serialise_ps(std::uint64_t bytes) const {
@@ -15,9 +17,8 @@ Time IciConfig::message_serialise_ps(std::uint64_t bytes) const {
 }
 
 void IciConfig::validate() const {
-  auto bad = [](const std::string& field, const std::string& why) {
-    throw std::invalid_argument("field '" + field + "': " + why);
-  };
+  // Fields below `ici`; the loader puts the error at the field's line.
+  auto bad = [](const std::string& field, const std::string& why) { throw ConfigFieldError("", field, why); };
   if (!known_model(model)) bad("model", "must be 'torus' or 'analytic', got '" + model + "'");
   if (dims.empty()) bad("topology.dims", "needs at least one dimension");
   for (auto k : dims)

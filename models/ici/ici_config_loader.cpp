@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "models/core/config_field_error.h"
 #include "models/core/yaml_reader.h"
 
 namespace mxc::ici {
@@ -66,8 +67,8 @@ IciConfig parse_ici_config(const std::string& text, const std::string& origin) {
   }
   try {
     c.validate();
-  } catch (const std::invalid_argument& e) {
-    r.fail(ici, "ici", e.what());
+  } catch (const ConfigFieldError& e) {
+    r.fail_at_field(root, "ici." + e.field, e.why);  // at the field's line, or its nearest ancestor's
   }
   return c;
 }

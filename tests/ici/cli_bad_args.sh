@@ -81,6 +81,12 @@ cp "$ring" "$dir/ring.yaml"
 expect "--json names '$dir/ring.yaml', the file --config reads" --config "$dir/ring.yaml" --collective allreduce \
   --bytes 1KiB --json "$dir/ring.yaml"
 cmp -s "$ring" "$dir/ring.yaml" || { echo "cli_bad_args: the config was overwritten" >&2; fail=1; }
+# A fabric of one chip has no data to move: said by the config's field, not by the model.
+sed 's/dims: \[4\]/dims: [1]/' "$ring" >"$dir/one.yaml"
+expect "one.yaml: field 'ici.topology.dims': 1 ring has one chip; --collective needs at least 2" \
+  --config "$dir/one.yaml" --collective allreduce
+expect "one.yaml: field 'ici.topology.dims': 1 ring has one chip; --traffic needs at least 2" \
+  --config "$dir/one.yaml" --traffic uniform
 rm -rf "$dir"
 [ $fail -eq 0 ] && echo "cli_bad_args: ok"
 exit $fail

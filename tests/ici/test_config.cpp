@@ -35,8 +35,14 @@ TEST_CASE("config errors name the file, the line and the field") {
   CHECK(error_of("ici:\n  topology:\n    dims: [4]\n  router:\n    latncy_ns: 5\n")
             .rfind("x.yaml:5: field 'ici.router.latncy_ns': unknown key", 0) == 0);
   CHECK(error_of("ici:\n  link: {}\n").find("field 'ici.topology': is required") != std::string::npos);
-  CHECK(error_of("ici:\n  topology:\n    dims: [4]\n  router:\n    buffer_bytes_per_vc: 64\n")
-            .find("buffer_bytes_per_vc") != std::string::npos);
+  // A rule checked after loading is said at its field's line (it was the line of "ici:"), or
+  // at its nearest ancestor's when the file leaves the field to its default (the ici mapping,
+  // whose first key is on line 2).
+  CHECK(error_of("ici:\n  topology:\n    dims: [4]\n  router:\n    buffer_bytes_per_vc: 64\n") ==
+        "x.yaml:5: field 'ici.router.buffer_bytes_per_vc': must hold at least one maximum-size packet (4160 bytes)");
+  CHECK(error_of("ici:\n  topology:\n    dims: [4]\n  packet:\n    max_payload_bytes: 200000\n") ==
+        "x.yaml:2: field 'ici.router.buffer_bytes_per_vc': must hold at least one maximum-size packet (200064 "
+        "bytes)");
   CHECK(error_of("ici: [").rfind("x.yaml:", 0) == 0);
   // A key given twice would otherwise keep its first value silently.
   CHECK(error_of("ici:\n  topology:\n    dims: [4]\n    dims: [8]\n") ==
