@@ -1,8 +1,11 @@
 // All axes concurrently: the data is split into 2n parts for the n
 // dimensions that have links. Part j runs the dimension-by-dimension schedule
 // starting at dimension j mod n, in the plus direction for j < n and minus
-// otherwise, so at any moment the parts use different (dimension, direction)
-// pairs and all 2n ports of every chip are busy. All-to-all sends every
+// otherwise. With dimensions of one size the parts move in step, so at any
+// moment they use different (dimension, direction) pairs and all 2n ports of
+// every chip are busy; with unequal sizes a part leaves a short dimension
+// while another still uses the next one, and they share its links (docs/ici.md,
+// "The bound"). All-to-all sends every
 // destination its share directly and lets routing spread it over the ports.
 #include "models/ici/collective.h"
 

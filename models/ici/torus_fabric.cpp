@@ -76,8 +76,11 @@ bool TorusFabric::inject(const IciPacket& pkt, Time now) {
   m.last_flits = m_cfg.flits(m.last_bytes + m_cfg.header_bytes);
   m.last_ser = m.last_bytes == m_cfg.max_payload_bytes ? m_full_ser : m_cfg.serialise_ps(m.last_bytes + m_cfg.header_bytes);
   // The lane within a dateline class depends on the pair only, so a pair's
-  // packets share every queue and stay in order.
-  m.lane = static_cast<std::uint8_t>((static_cast<std::uint64_t>(pkt.src) + pkt.dst) % m_cfg.vcs_per_class);
+  // packets share every queue and stay in order. A multiplicative hash of the
+  // pair spreads pairs over the lanes: (src + dst) has one parity for every
+  // pair of a shift or tornado pattern, which left one lane of two idle.
+  const std::uint64_t pair = (std::uint64_t{pkt.src} << 32) | pkt.dst;
+  m.lane = static_cast<std::uint8_t>(((pair * 0x9E3779B97F4A7C15ull) >> 32) % m_cfg.vcs_per_class);
   ++m_queued_msgs[pkt.src];
   ++m_in_flight;
   const Time route = pkt.src == pkt.dst ? 0 : m_cfg.router_latency_ps;
