@@ -447,8 +447,8 @@ TEST_CASE("the shadow's memories replayed from the design's and simulated give b
 }
 
 TEST_CASE("requests past the HBM's capacity are counted in the results") {
-  // One HBM2 stack holds 16 pseudo-channels x 16 banks x 32768 rows x 1 KiB
-  // = 8 GiB. This program loads a row from 8 GiB + 4 KiB and, after a
+  // One HBM2 stack holds 16 pseudo-channels x 16 banks x 16384 rows x 1 KiB
+  // = 4 GiB. This program loads a row from 8 GiB + 4 KiB and, after a
   // fence, stores it to 8 GiB + 12 KiB: one read and one write request
   // (a row of one AXI beat) past the capacity.
   const mxc::testing::TempDir tmp;

@@ -44,7 +44,10 @@ TEST_CASE("presets give the peak bandwidths of the standards") {
   CHECK(h2.device.t.burst_cycles == 2);
   CHECK(h2.device.t.RFC == 260);
   CHECK(h2.device.t.REFI == 3900);
-  CHECK(h2.device.org.stack_bytes() == 8ull << 30);
+  // A 4-high stack of 8 Gb dies: 8 channels x 2 x 16 banks x 16384 rows x 1 KB = 4 GiB, 4 Gb a
+  // channel, whose tRFC (above) is 260 ns.
+  CHECK(h2.device.org.stack_bytes() == 4ull << 30);
+  CHECK(h2.device.t.REFIsb == 243);  // 3900 / 16 = 243.75 ns, rounded down to 1 ns cycles
   CHECK(parse_memory_config(preset_text("hbm2e_3200.yaml"), "x").device.peak_gbps() == Approx(409.6));
   const MemoryConfig e36 = parse_memory_config(preset_text("hbm2e_3600.yaml"), "x");
   // 3.6 Gb/s nominal; at the model's tCK of 556 ps, 1024 pins x 2 beats / 0.556 ns / 8.
@@ -107,7 +110,7 @@ TEST_CASE("config errors name file, line and field") {
   CHECK_THROWS_WITH(parse_edited(base, "stacks: 1", "stackz: 1"), Catch::Contains("field 'memory.stackz': unknown key"));
   CHECK_THROWS_WITH(parse_edited(base, "\"ro-ba-co:4-ch-pc-bg-co:1\"", "\"ro-ba-co-ch-pc\""),
                     Catch::Contains("controller.address_mapping"));
-  CHECK_THROWS_WITH(parse_edited(base, "rows: 32768", "rows: [1, 2]"), Catch::Contains("device.organisation.rows"));
+  CHECK_THROWS_WITH(parse_edited(base, "rows: 16384", "rows: [1, 2]"), Catch::Contains("device.organisation.rows"));
   CHECK_THROWS_WITH(parse_memory_config("device: {\n  name: x\n", "f.yaml"), Catch::Contains("f.yaml:"));
   CHECK_THROWS_WITH(load_memory_config("/nonexistent.yaml"), Catch::Contains("/nonexistent.yaml: cannot open"));
   // The line number points at the offending entry.
@@ -155,12 +158,12 @@ TEST_CASE("refresh timings that leave requests no time are rejected") {
   CHECK_THROWS_WITH(parse_edited(base, "RFC: 260ns", "RFC: 3805"), Catch::Contains("device.timing.RFC"));
   CHECK_NOTHROW(parse_edited(base, "RFC: 260ns", "RFC: 3804"));
   // Per-bank: tREFIsb above tRREFD + tRRD_S, and a bank free 2 tRC before its next refresh.
-  const std::string short_refisb = replaced(per_bank, "REFIsb: 243ns", "REFIsb: 8");
+  const std::string short_refisb = replaced(per_bank, "REFIsb: 243.75ns", "REFIsb: 8");
   CHECK_THROWS_WITH(parse_memory_config(short_refisb, "f.yaml"),
                     Catch::StartsWith("f.yaml:" + line_of(short_refisb, "REFIsb: 8") +
                                       ": field 'device.timing.REFIsb': REFIsb 8 cycles must be above RREFD 8 + RRD_S 4"));
-  CHECK_THROWS_WITH(parse_edited(per_bank, "REFIsb: 243ns", "REFIsb: 12"), Catch::Contains("device.timing.REFIsb"));
-  const std::string tight = replaced(replaced(per_bank, "REFIsb: 243ns", "REFIsb: 13"), "RFCsb: 160ns", "RFCsb: 112");
+  CHECK_THROWS_WITH(parse_edited(per_bank, "REFIsb: 243.75ns", "REFIsb: 12"), Catch::Contains("device.timing.REFIsb"));
+  const std::string tight = replaced(replaced(per_bank, "REFIsb: 243.75ns", "REFIsb: 13"), "RFCsb: 160ns", "RFCsb: 112");
   CHECK_NOTHROW(parse_memory_config(tight, "f.yaml"));
   CHECK_THROWS_WITH(parse_edited(tight, "RFCsb: 112", "RFCsb: 113"),
                     Catch::Contains("field 'device.timing.RFCsb': RFCsb 113 cycles must be at most 16 banks x REFIsb 13 - "
@@ -176,13 +179,13 @@ TEST_CASE("refresh timings that leave requests no time are rejected") {
                         Catch::Contains("REFIsb not given"));
   // Each rule only for the refresh mode that uses it.
   CHECK_NOTHROW(parse_edited(per_bank, "RFC: 260ns", "RFC: 5000ns"));
-  CHECK_NOTHROW(parse_edited(base, "REFIsb: 243ns", "REFIsb: 8"));
+  CHECK_NOTHROW(parse_edited(base, "REFIsb: 243.75ns", "REFIsb: 8"));
   CHECK_NOTHROW(parse_edited(big_rfc, "refresh: all_bank", "refresh: none"));
   // ... the mode the run uses: a command line's override, not the file's.
   CHECK_NOTHROW(parse_memory_config(big_rfc, "f.yaml", RefreshMode::kNone));
   CHECK_NOTHROW(parse_memory_config(big_rfc, "f.yaml", RefreshMode::kPerBank));
   CHECK_NOTHROW(parse_memory_config(short_refisb, "f.yaml", RefreshMode::kAllBank));
-  const std::string all_short = replaced(base, "REFIsb: 243ns", "REFIsb: 8");
+  const std::string all_short = replaced(base, "REFIsb: 243.75ns", "REFIsb: 8");
   CHECK_THROWS_WITH(parse_memory_config(all_short, "f.yaml", RefreshMode::kPerBank),
                     Catch::StartsWith("f.yaml:" + line_of(all_short, "REFIsb: 8") +
                                       ": field 'device.timing.REFIsb': REFIsb 8 cycles must be above") &&
@@ -306,7 +309,7 @@ TEST_CASE("a key given twice is an error at its second line") {
                     Catch::Contains(": field 'check_timing': duplicate key"));
   CHECK_THROWS_WITH(parse_edited(base, "  name: HBM2-2000\n", "  name: a\n  name: b\n"),
                     Catch::Contains("field 'device.name': duplicate key"));
-  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "    rows: 32768\n", "    rows: 32768\n    rows: 16384\n"),
+  CHECK_THROWS_WITH(parse_memory_config(replaced(base, "    rows: 16384\n", "    rows: 16384\n    rows: 32768\n"),
                                         "f.yaml"),
                     Catch::Contains("field 'device.organisation.rows': duplicate key"));
   CHECK_THROWS_WITH(parse_edited(base, "    CL: 14\n", "    CL: 14\n    CL: 15\n"),

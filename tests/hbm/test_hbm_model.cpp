@@ -415,8 +415,8 @@ TEST_CASE("requests that reach past the capacity are counted and alias lower add
     MemoryConfig cfg = test::preset("hbm2.yaml");
     cfg.stacks = stacks;
     HbmModel m("hbm", cfg);
-    // HBM2 preset: 16 pseudo-channels x 16 banks x 32768 rows x 128 columns x 32 B = 8 GiB a stack.
-    const std::uint64_t cap = std::uint64_t{8} << 30 << (stacks - 1);
+    // HBM2 preset: 16 pseudo-channels x 16 banks x 16384 rows x 128 columns x 32 B = 4 GiB a stack.
+    const std::uint64_t cap = std::uint64_t{4} << 30 << (stacks - 1);
     REQUIRE(m.capacity_bytes() == cap);
     // The bits above the capacity are ignored: the same bursts as the address below.
     std::vector<BurstTarget> low, high;
