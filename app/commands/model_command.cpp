@@ -123,8 +123,12 @@ double macs(const Workload& w) {
 // The limits of the machine options, applied to an option's value and to
 // every entry of its sweep list alike (`option` names the one given).
 
-/// Array rows and columns: the instructions' 16-bit ROWS and COLS fields.
-constexpr std::uint32_t kMaxArraySide = 65535;
+/// Array rows and columns: a row of raw 32-bit outputs (4 x cols bytes), or of
+/// a scratchpad holding max(rows, cols) of them, is moved by one DMA or ICI
+/// row whose byte count is the instructions' 16-bit COLS field. (At 16384
+/// columns the compiled programs' byte counts wrapped: a wrong count or an
+/// internal error.)
+constexpr std::uint32_t kMaxArraySide = 65535 / 4;
 
 void check_clock(double mhz, const std::string& option) {
   if (!(mhz > 0 && mhz <= 1e6)) throw std::invalid_argument(option + " must be in (0, 1e6]");
@@ -144,7 +148,9 @@ TileGeometry geometry(const Machine& mc) {
   g.sp_rows = mc.sp_rows;
   g.validate();
   if (g.sp_rows > 65536 || g.acc_rows > 65536 || g.rows > kMaxArraySide || g.cols > kMaxArraySide)
-    throw std::invalid_argument("--sp-rows and --acc-rows must be <= 65536, --rows and --cols <= 65535 (16-bit fields)");
+    throw std::invalid_argument("--sp-rows and --acc-rows must be <= 65536, --rows and --cols <= " +
+                                std::to_string(kMaxArraySide) + " (a row of 32-bit values must fit a DMA's 16-bit "
+                                "byte count)");
   return g;
 }
 
@@ -270,8 +276,8 @@ std::pair<std::uint32_t, std::uint32_t> to_size(const std::string& s) {
     if (t.empty() || t.size() > 5 || t.find_first_not_of("0123456789") != std::string::npos || std::stoul(t) == 0)
       throw std::invalid_argument("--sweep-sizes: '" + s + "' is not ROWSxCOLS");
     if (std::stoul(t) > kMaxArraySide)
-      throw std::invalid_argument("--sweep-sizes: '" + s + "': rows and columns must be <= 65535 (16-bit fields), as "
-                                  "--rows and --cols");
+      throw std::invalid_argument("--sweep-sizes: '" + s + "': rows and columns must be <= " +
+                                  std::to_string(kMaxArraySide) + ", as --rows and --cols");
     return static_cast<std::uint32_t>(std::stoul(t));
   };
   if (x == std::string::npos) throw std::invalid_argument("--sweep-sizes: '" + s + "' is not ROWSxCOLS");
