@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 #include <typeinfo>
 
@@ -24,6 +25,12 @@ NormalizedArgs::NormalizedArgs(int argc, char** argv, std::string_view letters) 
     if (a.size() > 3) m_args.push_back(a.substr(4));
   }
   for (auto& s : m_args) m_ptrs.push_back(s.data());
+}
+
+std::string shortest(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
 }
 
 namespace {

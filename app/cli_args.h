@@ -49,6 +49,9 @@ struct ArgumentSpec {
 void refuse_output_over(const cxxopts::ParseResult& args, const std::vector<std::string_view>& outputs,
                         const std::string& path, const std::string& what);
 
+/// `v` as a stream prints it by default, for messages: "1e-12", "0.5", "45".
+std::string shortest(double v);
+
 /// Parses a subcommand's arguments. Returns the exit code when the command
 /// is done already: --help printed (0), or a parse error, an unexpected
 /// argument or an output file that cannot be written reported on standard

@@ -131,13 +131,6 @@ std::string fmt(double v, int prec) {
   return s.str();
 }
 
-/// `v` as a stream prints it by default: "1e-12", "0.5", "45".
-std::string shortest(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
 void print_rows(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows, bool csv) {
   if (csv) {
     for (std::size_t i = 0; i < head.size(); ++i) std::cout << (i ? "," : "") << head[i];

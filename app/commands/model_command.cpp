@@ -412,10 +412,24 @@ int model_main(int argc, char** argv) {
   Workload w;
   w.kind = args["workload"].as<std::string>();
   if (w.kind != "gemm" && w.kind != "mlp") return usage("--workload must be gemm or mlp, not '" + w.kind + "'");
+  // Options another mode reads would be ignored here, and look applied.
   if (args.count("program")) {
+    if (args.count("workload")) return usage("--program runs a program, not --workload " + w.kind);
+    for (const auto& [option, shown] : {std::pair{"gemm-m", "--m"}, {"gemm-k", "--k"}, {"gemm-n", "--n"},
+                                        {"dtype", "--dtype"}, {"hidden", "--hidden"}})
+      if (args.count(option))
+        return usage(std::string(shown) + " describes a workload; a --program run's shapes and types are its "
+                                          "instructions'");
     w.kind = "program";
     w.program_file = args["program"].as<std::string>();
   }
+  if (args.count("hidden") && w.kind == "gemm") return usage("--hidden is an option of --workload mlp");
+  if (args["chips"].as<std::uint32_t>() == 1)
+    for (const char* opt : {"split", "ici-gbps", "sweep-ici"})
+      if (args.count(opt)) return usage(std::string("--") + opt + " is an option of a multi-chip run (--chips 2 or more)");
+  if (!args.count("analytic"))
+    for (const char* opt : {"m-block", "no-port-limit"})
+      if (args.count(opt)) return usage(std::string("--") + opt + " applies to --analytic (the compiler picks its own)");
   w.m = args["gemm-m"].as<std::uint32_t>();
   w.k = args["gemm-k"].as<std::uint32_t>();
   w.n = args["gemm-n"].as<std::uint32_t>();
@@ -454,6 +468,25 @@ int model_main(int argc, char** argv) {
   if (!(mc.mem_latency_ns >= 0 && mc.mem_latency_ns <= 1e9)) return usage("--mem-latency-ns must be in [0, 1e9]");
   if (mc.outstanding == 0) return usage("--outstanding must be >= 1");
   const bool analytic = args.count("analytic") > 0;
+  // The ideal memory's options, with no ideal memory to read them.
+  const std::vector<std::string> memories =
+      args.count("sweep-hbm") ? split_list(args["sweep-hbm"].as<std::string>(), "sweep-hbm") : std::vector{mc.hbm};
+  const bool ideal = std::find(memories.begin(), memories.end(), "ideal") != memories.end();
+  for (const char* opt : {"mem-latency-ns", "outstanding"})
+    if (args.count(opt) && !ideal) return usage(std::string("--") + opt + " applies to --hbm ideal");
+  // A latency of the watchdog's cycles or more stops every run as hung (as run's config check).
+  if (ideal && !analytic) {
+    std::vector<double> clocks{mc.clock_mhz};
+    if (args.count("sweep-clocks"))
+      for (const auto& s : split_list(args["sweep-clocks"].as<std::string>(), "sweep-clocks"))
+        clocks.push_back(to_double(s, "sweep-clocks"));
+    const double fastest = *std::max_element(clocks.begin(), clocks.end());
+    const double cycles = mc.mem_latency_ns * fastest / 1000.0;
+    if (cycles >= static_cast<double>(ModelSystemConfig{}.watchdog_cycles))
+      return usage("--mem-latency-ns " + shortest(mc.mem_latency_ns) + " is " + shortest(cycles) + " cycles at " +
+                   shortest(fastest) + " MHz, not below the watchdog's " +
+                   std::to_string(ModelSystemConfig{}.watchdog_cycles) + ": every run would stop as hung");
+  }
   if (!mc.double_buffer && !analytic)
     return usage("--no-double-buffer applies to --analytic (the compiler always double-buffers)");
 
