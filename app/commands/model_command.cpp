@@ -550,15 +550,27 @@ int model_main(int argc, char** argv) {
             m.clock_mhz = clk;
             m.hbm = h;
             m.ici_gbps = ici;
-            const Outcome o = run(m);
+            // A point the workload cannot take (an MLP on a non-square array, a split the sizes do
+            // not divide) is an error row, and the sweep goes on: the other points' rows stand.
+            Outcome o;
+            try {
+              o = run(m);
+            } catch (const std::exception& e) {
+              o.ok = false;
+              o.error = e.what();
+            }
             failed += !o.ok;
             out << (analytic ? "analytic" : "model") << "," << w.kind << "," << shape << "," << w.chips << ","
                 << (w.split == ChipSplit::kK ? "k" : "n") << "," << r << "," << c << "," << exact(clk) << ","
-                << regress::csv_field(h) << "," << exact(ici) << "," << o.cycles << "," << std::setprecision(6)
-                << static_cast<double>(o.cycles) / clk << "," << o.utilization << "," << o.read_bytes << ","
-                << o.write_bytes << "," << o.achieved_gbps << "," << (o.ok ? "ok" : "error") << tail << "\n";
-            std::cerr << "  " << r << "x" << c << " " << clk << " MHz " << h << " ici " << ici << ": " << o.cycles
-                      << " cycles" << (o.ok ? "" : " (" + o.error + ")") << "\n";
+                << regress::csv_field(h) << "," << exact(ici) << ",";
+            if (o.ok)  // an error row has no results: empty, not 0
+              out << o.cycles << "," << std::setprecision(6) << static_cast<double>(o.cycles) / clk << ","
+                  << o.utilization << "," << o.read_bytes << "," << o.write_bytes << "," << o.achieved_gbps;
+            else
+              out << ",,,,,";
+            out << "," << (o.ok ? "ok" : "error") << tail << "\n";
+            std::cerr << "  " << r << "x" << c << " " << clk << " MHz " << h << " ici " << ici << ": "
+                      << (o.ok ? std::to_string(o.cycles) + " cycles" : "error: " + o.error) << "\n";
           }
     if (args.count("csv")) write_output_file(args["csv"].as<std::string>(), csv_text.str());
     return failed ? kExitFail : kExitPass;
