@@ -316,6 +316,15 @@ nlohmann::json to_json(const Outcome& o, const Workload& w, const Machine& mc, b
   j["config"] = {{"rows", mc.rows}, {"cols", mc.cols}, {"acc_rows", mc.acc_rows}, {"sp_rows", mc.sp_rows},
                  {"clock_mhz", mc.clock_mhz}, {"hbm", mc.hbm}, {"ici_gbps", mc.ici_gbps},
                  {"double_buffer", mc.double_buffer}};
+  // The ideal memory's own settings: without them two runs at different latencies read alike.
+  if (mc.hbm == "ideal") {
+    j["config"]["mem_latency_ns"] = mc.mem_latency_ns;
+    j["config"]["outstanding"] = mc.outstanding;
+  }
+  if (analytic) {
+    j["config"]["m_block"] = mc.m_block;
+    j["config"]["port_limit"] = mc.port_limit;
+  }
   j["workload"] = {{"kind", w.kind}, {"m", w.m}, {"k", w.k}, {"n", w.n}, {"dtype", std::string(to_string(w.dtype))},
                    {"chips", w.chips}, {"split", w.split == ChipSplit::kK ? "k" : "n"}};
   if (w.kind == "mlp") j["workload"]["hidden"] = w.hidden;
