@@ -21,8 +21,14 @@ void IciConfig::validate() const {
   auto bad = [](const std::string& field, const std::string& why) { throw ConfigFieldError("", field, why); };
   if (!known_model(model)) bad("model", "must be 'torus' or 'analytic', got '" + model + "'");
   if (dims.empty()) bad("topology.dims", "needs at least one dimension");
-  for (auto k : dims)
+  std::uint64_t chips = 1;
+  for (auto k : dims) {
     if (k == 0) bad("topology.dims", "sizes must be >= 1");
+    chips *= k;
+    // Far past any pod (thousands of chips): a typo's fabric of millions took minutes and gigabytes.
+    if (chips > kMaxChips)
+      bad("topology.dims", "more than " + std::to_string(kMaxChips) + " chips in all (the product of the sizes)");
+  }
   if (wrap.size() != 1 && wrap.size() != dims.size()) bad("topology.wrap", "needs one entry or one per dimension");
   if (!(link_gbps >= kMinLinkGbps && link_gbps <= kMaxLinkGbps))
     bad("link.bandwidth_gbps", "must be in [0.001, 1e6]");

@@ -13,6 +13,8 @@ namespace mxc::ici {
 /// link.bandwidth_gbps, of every IciConfig (below 5e-10, link_bytes_per_s()
 /// would be 0) and of `mxcosim model --ici-gbps`.
 inline constexpr double kMinLinkGbps = 1e-3, kMaxLinkGbps = 1e6;
+/// The most chips a fabric may have.
+inline constexpr std::uint64_t kMaxChips = 65536;
 
 struct IciConfig {
   std::string name = "ici";

@@ -44,6 +44,10 @@ TEST_CASE("config errors name the file, the line and the field") {
         "x.yaml:2: field 'ici.router.buffer_bytes_per_vc': must hold at least one maximum-size packet (200064 "
         "bytes)");
   CHECK(error_of("ici: [").rfind("x.yaml:", 0) == 0);
+  // A fabric of millions of chips (a typo) ran for minutes on gigabytes; 65536 chips is the most.
+  CHECK(error_of("ici:\n  topology:\n    dims: [4096, 4096]\n") ==
+        "x.yaml:3: field 'ici.topology.dims': more than 65536 chips in all (the product of the sizes)");
+  CHECK_NOTHROW(parse_ici_config("ici:\n  topology:\n    dims: [256, 256]\n", "x.yaml"));
   // A key given twice would otherwise keep its first value silently.
   CHECK(error_of("ici:\n  topology:\n    dims: [4]\n    dims: [8]\n") ==
         "x.yaml:4: field 'ici.topology.dims': duplicate key (first given on line 3)");
