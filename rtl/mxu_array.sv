@@ -30,6 +30,7 @@ module mxu_array #(
     parameter int COLS = 4
 ) (
     input  logic                   clk,
+    input  logic                   rst_n,
     input  logic                   in_valid,
     input  logic [ROWS*16-1:0]     in_data,
     input  logic                   in_sel,
@@ -130,9 +131,15 @@ module mxu_array #(
       out_data[c*32 +: 32] <= deskew[c][ring_back(int'(deskew_at), COLS - 2 - c, COLS)];
     out_data[(COLS-1)*32 +: 32] <= psum[ROWS-1][COLS-1];
 
-    // Rings advance; a position left out of range at power-up wraps to 0.
-    skew_at   = int'(skew_at) >= ROWS - 1 ? '0 : skew_at + 1'b1;
-    deskew_at = int'(deskew_at) >= COLS - 1 ? '0 : deskew_at + 1'b1;
+    // Rings advance from 0 after reset (unreset, a 4-state simulator's X
+    // position would never write a delay line, and every output would be X).
+    if (!rst_n) begin
+      skew_at   = '0;
+      deskew_at = '0;
+    end else begin
+      skew_at   = int'(skew_at) >= ROWS - 1 ? '0 : skew_at + 1'b1;
+      deskew_at = int'(deskew_at) >= COLS - 1 ? '0 : deskew_at + 1'b1;
+    end
   end
   /* verilator lint_on BLKSEQ */
   /* verilator tracing_on */

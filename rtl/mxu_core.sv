@@ -49,6 +49,7 @@ module mxu_core #(
 
   mxu_array #(.ROWS(ROWS), .COLS(COLS)) array (
       .clk     (clk),
+      .rst_n   (rst_n),
       .in_valid(in_valid),
       .in_data (in_data),
       .in_sel  (in_sel),

@@ -60,8 +60,10 @@ module mxu_dma #(
   localparam int NSLOT = 1 << ID_W;  // per-ID state covers every encodable ID
   localparam int AHEAD_W = $clog2(NID + 2);
 
-  if (DATA_W < 8 || (1 << SH) != BEAT_BYTES || BEAT_BYTES > 4096) begin : g_bad_data_w
-    $error("mxu_dma: DATA_W must be 8 * a power of two, at most 32768");
+  // AxSIZE's 3 bits name beats of 1 to 128 bytes (AXI4, ARM IHI 0022): a wider beat's size
+  // would be truncated into a wrong one.
+  if (DATA_W < 8 || (1 << SH) != BEAT_BYTES || BEAT_BYTES > 128) begin : g_bad_data_w
+    $error("mxu_dma: DATA_W must be 8 * a power of two, at most 1024 (AXI4 beats of at most 128 bytes)");
   end
   if (NID < 1 || NID > (1 << ID_W)) begin : g_bad_outstanding
     $error("mxu_dma: MAX_OUTSTANDING must be in 1..2**ID_W");
