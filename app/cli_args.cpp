@@ -78,6 +78,24 @@ std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv
     std::cerr << argv[0] << ": unexpected argument '" << args.unmatched().front() << "'\n";
     return kExitUsage;
   }
+  // An option of one value given twice: the parser keeps the last, silently; a script that
+  // appends an option to a command line holding it already reads the first as applied.
+  std::map<std::string, std::vector<std::string>> given;
+  for (const auto& kv : args.arguments()) given[kv.key()].push_back(kv.value());
+  for (const auto& [key, values] : given) {
+    if (values.size() < 2) continue;
+    try {
+      (void)args[key].as<std::vector<std::string>>();
+      continue;  // a list option (positional files) takes several
+    } catch (const std::bad_cast&) {
+    }
+    std::string shown = "--" + key;
+    if (key.size() == 6 && key.compare(0, 5, "gemm-") == 0 && spec.letters.find(key[5]) != std::string_view::npos)
+      shown = std::string("--") + key[5];  // --m, --k, --n
+    std::cerr << argv[0] << ": error: " << shown << " given " << values.size() << " times ('" << values.front()
+              << "', then '" << values.back() << "'): give it once\n";
+    return kExitUsage;
+  }
   const auto key = file_key;
   std::map<std::string, std::string> read;  // input files and the option naming them
   for (const std::string_view option : spec.input_files) {

@@ -6,10 +6,14 @@ m=$1 cfg=$2
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 fail=0
-expect() {  # expect MESSAGE-PATTERN ARGS...: exit 2 and the message
+expect() {  # expect MESSAGE-PATTERN ARGS...: exit 2 and the message (ARGS with --config $cfg unless they give one)
   want=$1
   shift
-  out=$(timeout 60 "$m" hbm --config "$cfg" "$@" 2>&1)
+  case " $* " in
+    *" --config "*) ;;
+    *) set -- --config "$cfg" "$@" ;;
+  esac
+  out=$(timeout 60 "$m" hbm "$@" 2>&1)
   rc=$?
   if [ $rc -ne 2 ] || ! printf '%s\n' "$out" | grep -Fq -- "$want"; then
     echo "cli_bad_args: '$*' gave exit $rc and: $out (wanted exit 2 and '$want')" >&2
@@ -99,5 +103,7 @@ if ! timeout 60 "$m" hbm --config "$odd" --pattern seq --requests 10 --json "$di
   echo "cli_bad_args: a config whose name is not UTF-8 gave no JSON naming it" >&2
   fail=1
 fi
+# An option given twice: the parser kept the last silently.
+expect "--requests given 2 times ('10', then '20'): give it once" --pattern seq --requests 10 --requests 20
 [ $fail -eq 0 ] && echo "cli_bad_args: ok"
 exit $fail
