@@ -71,7 +71,7 @@ class VerilatedTile final : public RtlTile {
     for (const Instr& in : m_program) m_words.push_back(encode(in));
     m_next_cmd = 0;
     m_dispatched = 0;
-    m_events.assign(m_program.size(), InstrEvent{});
+    m_events.assign(m_program.size(), InstrEvent{0, 0, 0, false, false});
     for (std::size_t i = 0; i < m_events.size(); ++i) m_events[i].index = i;
     for (auto& q : m_unit_pending) q.clear();
     m_completed = 0;
@@ -259,6 +259,7 @@ class VerilatedTile final : public RtlTile {
       if ((m_model->ev_done >> u) & 1) {
         if (m_unit_pending[u].empty()) throw std::logic_error(m_cfg.name + ": unit completed an instruction it never got");
         m_events[m_unit_pending[u].front()].end = m_cycle;
+        m_events[m_unit_pending[u].front()].done = true;
         m_unit_pending[u].pop_front();
         ++m_completed;
       }
@@ -267,9 +268,11 @@ class VerilatedTile final : public RtlTile {
       if (m_dispatched >= m_program.size()) throw std::logic_error(m_cfg.name + ": dispatch beyond the program");
       const std::size_t i = m_dispatched++;
       m_events[i].start = m_cycle;
+      m_events[i].dispatched = true;
       const unsigned unit = m_model->ev_unit;
       if (unit == 3) {
         m_events[i].end = m_cycle;
+        m_events[i].done = true;
         ++m_completed;
       } else {
         m_unit_pending[unit].push_back(i);

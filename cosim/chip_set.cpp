@@ -191,7 +191,17 @@ void ChipSet::move_rows(Time now) {
           throw std::runtime_error(chip.tiles[t]->name() + ": ICI row for chip " + std::to_string(r.dst) +
                                    ", but the system has " + std::to_string(m_chips.size()) + " chips");
         if (r.dst == c || !m_fabric) {
-          // A chip's rows for itself never leave it.
+          // A chip's rows for itself never leave it: delivered at once, and logged as such for
+          // the timeline as the fabric's deliveries are (their bytes count in ici_bytes too).
+          IciPacket p;
+          p.id = m_next_local++;
+          p.src = c;
+          p.dst = r.dst;
+          p.bytes = r.bytes;
+          p.addr = pack_row_addr(r, t);
+          p.last = r.last;
+          p.inject = p.deliver = now;
+          m_delivered.push_back(std::move(p));
           m_ici_bytes += r.bytes;
           m_chips[r.dst].tiles[t]->push_inbound_at(std::move(r), now);
           continue;

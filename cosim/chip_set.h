@@ -203,6 +203,7 @@ class ChipSet {
   std::uint64_t m_ici_bytes = 0;
   ProgramTraffic m_traffic;  // of the programs loaded
   std::vector<IciPacket> m_delivered;
+  std::uint64_t m_next_local = 0;  // ids of the rows chips send themselves (m_delivered)
 };
 
 }  // namespace mxc

@@ -13,7 +13,8 @@ nlohmann::ordered_json results_json(const SystemRunOptions& o, const SystemRunRe
   j["rtl_cycles"] = r.rtl_cycles;
   j["model_cycles"] = r.model_cycles ? json(*r.model_cycles) : json(nullptr);
   j["cycles"] = {{"rtl", r.rtl_cycles}, {"model", r.model_cycles ? json(*r.model_cycles) : json(nullptr)}};
-  if (r.model_cycles && *r.model_cycles)
+  // Only for a run that ran to its end: a stopped run's cycle counts are where it stopped.
+  if (r.model_cycles && *r.model_cycles && r.error.empty())
     j["cycle_error_percent"] =
         100.0 * (static_cast<double>(r.rtl_cycles) - static_cast<double>(*r.model_cycles)) / static_cast<double>(*r.model_cycles);
   j["config"] = {{"file", c.file},

@@ -79,15 +79,21 @@ void trace_instructions(TraceWriter& out, int pid, const Program& program, const
     if (e.index >= program.size())
       throw std::invalid_argument("trace_instructions: event for instruction " + std::to_string(e.index) +
                                   " of a " + std::to_string(program.size()) + "-instruction program");
+    // A run stopped early: instructions never dispatched have no time to be drawn at (they
+    // were slices at time 0), and one dispatched but unfinished is an instant at its dispatch.
+    if (!e.dispatched) continue;
     const Instr& in = program[e.index];
-    const nlohmann::json args = {{"index", e.index},
-                                 {"instr", describe(in)},
-                                 {"start_cycle", e.start},
-                                 {"end_cycle", e.end}};
+    nlohmann::json args = {{"index", e.index}, {"instr", describe(in)}, {"start_cycle", e.start}};
+    if (e.done) args["end_cycle"] = e.end;
     const std::string name(to_string(in.op));
     const Unit u = unit_of(in.op);
     const Time start = clk.edge(e.start);
     const Time end = clk.edge(std::max(e.start, e.end));
+    if (!e.done) {
+      const int tid = u == Unit::none ? kTraceTidDispatch : units[static_cast<int>(u) - 1].first();
+      out.instant(pid, tid, name + " (unfinished)", "instr", start, args);
+      continue;
+    }
     if (u == Unit::none) {
       out.instant(pid, kTraceTidDispatch, name, "instr", start, args);
       continue;

@@ -347,7 +347,11 @@ int run_main(int argc, char** argv) {
   if (!r.passed && wave.empty() && any_rtl && !args.count("no-fail-wave")) {
     const std::uint64_t period = static_cast<std::uint64_t>(1e6 / c.tile_mhz + 0.5);
     const Time at = r.mismatches.empty() ? r.sim_time_ps : r.mismatches.front().time;
-    const std::uint64_t fail_cycle = period ? at / period : 0;
+    // The waveform is of chip 0's tile 0, which may have ended before the failure's time (the
+    // data check is stamped at the run's end, after the other tiles and the fabric's drain):
+    // the window ends with that tile.
+    const std::uint64_t last_cycle = r.tiles.empty() ? ~std::uint64_t{0} : r.tiles.front().cycles;
+    const std::uint64_t fail_cycle = std::min(period ? at / period : 0, last_cycle);
     const std::uint64_t window = args["wave-window"].as<std::uint64_t>();
     SystemRunOptions again = o;
     again.on_progress = nullptr;

@@ -65,6 +65,11 @@ struct InstrEvent {
   std::size_t index = 0;
   std::uint64_t start = 0;
   std::uint64_t end = 0;
+  /// Whether it was dispatched and whether it completed: a run stopped early
+  /// (a hang) leaves instructions without. True for an event given whole;
+  /// a tile loading a program sets both false and each as it happens.
+  bool dispatched = true;
+  bool done = true;
 };
 
 }  // namespace mxc

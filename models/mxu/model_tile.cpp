@@ -40,7 +40,7 @@ ModelTile::ModelTile(const ModelTileConfig& cfg, MemoryTarget& mem)
 
 void ModelTile::load_program(Program program) {
   m_program = std::move(program);
-  m_events.assign(m_program.size(), InstrEvent{});
+  m_events.assign(m_program.size(), InstrEvent{0, 0, 0, false, false});
   for (std::size_t i = 0; i < m_events.size(); ++i) m_events[i].index = i;
   m_dispatch.resize(m_program.size());
   for (std::size_t i = 0; i < m_program.size(); ++i) {
@@ -220,14 +220,17 @@ ModelTile::Change ModelTile::step(Time now) {
     if (done[u]) {
       if (m_unit_pending[u].empty()) throw std::logic_error(m_cfg.name + ": unit completed an instruction it never got");
       m_events[m_unit_pending[u].front()].end = c;
+      m_events[m_unit_pending[u].front()].done = true;
       m_unit_pending[u].pop_front();
       ++m_completed;
     }
   if (fire) {
     const std::size_t i = m_dispatched++;
     m_events[i].start = c;
+    m_events[i].dispatched = true;
     if (head_unit == 3) {
       m_events[i].end = c;
+      m_events[i].done = true;
       ++m_completed;
     } else {
       m_unit_pending[head_unit].push_back(i);

@@ -44,6 +44,28 @@ std::vector<json> of_phase(const json& ev, const std::string& ph) {
 
 }  // namespace
 
+TEST_CASE("instructions of a run stopped early: never dispatched, not drawn, and unfinished, an instant", "[timeline]") {
+  // A hang after the load completed and the matmul was dispatched: the output never dispatched.
+  Program p(3);
+  p[0].op = Opcode::DMA_LOAD;
+  p[1].op = Opcode::MATMUL;
+  p[2].op = Opcode::OUTPUT;
+  std::vector<InstrEvent> ev = {{0, 1, 10}, {1, 11, 0}, {2, 0, 0}};
+  ev[1].done = false;
+  ev[2].dispatched = ev[2].done = false;
+  const ClockDomain clk("tile", 1000);
+  const json out = written([&](TraceWriter& t) { trace_instructions(t, 3, p, ev, clk); });
+  const auto slices = of_phase(out, "X");
+  REQUIRE(slices.size() == 1);  // the load; the output was a slice at time 0, the matmul one of no length
+  CHECK(slices[0]["args"]["index"] == 0);
+  const auto instants = of_phase(out, "i");
+  REQUIRE(instants.size() == 1);
+  CHECK(instants[0]["name"] == "MATMUL (unfinished)");
+  CHECK(instants[0]["ts"].get<double>() == Approx(0.011));  // dispatched at cycle 11 = 11 ns
+  CHECK_FALSE(instants[0]["args"].contains("end_cycle"));
+  CHECK(instants[0]["args"]["start_cycle"] == 11);
+}
+
 TEST_CASE("instructions: one track per unit, slices from dispatch to done", "[timeline]") {
   Program p(5);
   p[0].op = Opcode::DMA_LOAD;
