@@ -1,5 +1,6 @@
 #include "bridge/transport/server.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -94,6 +95,7 @@ void Server::serve() {
     std::thread thread;
     bool said_nothing = false;  // closed or dropped before a single byte: not a session
     std::atomic<bool> done{false};
+    std::atomic<std::uint64_t> number{0};  // its session number once its HELLO came, 0 before
   };
   std::list<Running> sessions;  // joined as they end, so a long-running server holds only live ones
   struct JoinAll {              // also if this throws: a joinable std::thread must not be destroyed
@@ -116,9 +118,15 @@ void Server::serve() {
       if (it->said_nothing) --accepted;  // e.g. another server's check whether this one is alive
       it = sessions.erase(it);
     }
-    if (m_opts.max_sessions && accepted >= m_opts.max_sessions) {
-      if (sessions.empty()) break;
-      std::this_thread::sleep_for(Millis(20));  // one may turn out to be no session
+    // Every session of --sessions taken: the server ends with the last of them. A client that
+    // connects meanwhile is told so at once (it waited in the backlog, then read the close as a
+    // dead peer), once every taken connection has said HELLO: until then one may turn out to
+    // be no session (another server checking this one is alive), and a connection waits in
+    // the backlog for its place, looked at every 20 ms.
+    const bool spent = m_opts.max_sessions && accepted >= m_opts.max_sessions;
+    if (spent && sessions.empty()) break;
+    if (spent && std::any_of(sessions.begin(), sessions.end(), [](const Running& r) { return r.number == 0; })) {
+      std::this_thread::sleep_for(Millis(20));
       continue;
     }
     const auto now = std::chrono::steady_clock::now();
@@ -134,7 +142,7 @@ void Server::serve() {
     }
     std::unique_ptr<Channel> ch;
     try {
-      ch = m_listener->accept(Millis(100));
+      ch = m_listener->accept(Millis(spent ? 20 : 100));
     } catch (const TransportError& e) {
       // Typically out of file descriptors: the connection waits in the backlog; retry shortly.
       if (accept_error != e.what()) log(std::string(e.what()) + "; retrying every 100 ms");
@@ -144,6 +152,13 @@ void Server::serve() {
     }
     if (!ch) continue;
     accept_error.clear();
+    if (spent) {
+      refuse(std::move(ch),
+             "server ending: it serves " + std::to_string(m_opts.max_sessions) +
+                 " session(s) (mxcosim serve --sessions) and has taken them all; start another server",
+             refusing);
+      continue;
+    }
     if (sessions.size() >= m_opts.max_clients) {
       refuse(std::move(ch),
              "server busy: it serves at most " + std::to_string(m_opts.max_clients) +
@@ -156,9 +171,9 @@ void Server::serve() {
     try {
       r.thread = std::thread([this, &r, c] {
         try {
-          std::uint64_t n = 0;
           const double cpu0 = thread_cpu_seconds();
-          SessionOutcome out = run_session(*c, n);
+          SessionOutcome out = run_session(*c, r.number);
+          const std::uint64_t n = r.number;
           out.cpu_seconds = thread_cpu_seconds() - cpu0;
           c->close();
           if (n == 0 && c->bytes_received() == 0) {
@@ -206,7 +221,7 @@ std::pair<std::shared_ptr<SplitGroup>, std::size_t> Server::join_split(const std
   return {group, member};
 }
 
-SessionOutcome Server::run_session(Channel& ch, std::uint64_t& session) {
+SessionOutcome Server::run_session(Channel& ch, std::atomic<std::uint64_t>& session) {
   SessionOutcome out;
   const ServedSystem& sys = m_opts.system;
   std::map<std::uint32_t, std::unique_ptr<MemoryTarget>> mems;  // ordered: deterministic teardown

@@ -199,6 +199,28 @@ TEST_CASE("transport: connections beyond the server's client limit are refused w
   CHECK(std::count_if(out.begin(), out.end(), [](const SessionOutcome& x) { return x.ok; }) == 1);
 }
 
+TEST_CASE("transport: a client past a server's --sessions is told so at once, not kept waiting") {
+  // It waited in the backlog until the taken session ended, then read the close as a dead peer.
+  const ServedSystem sys = ideal(100'000, 64);
+  ServerOptions o = options(sys);
+  o.max_sessions = 1;
+  std::ostringstream log;
+  o.log = &log;
+  ServerThread st(o, "sessions-spent");
+  const auto first = ClientSession::connect(client(st.address, sys));  // the one session, running
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH(ClientSession::connect(client(st.address, sys)),
+                    Catch::Contains("refused: server ending: it serves 1 session(s) (mxcosim serve --sessions) and "
+                                    "has taken them all; start another server"));
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
+  first->bye();
+  st.join();
+  CHECK_THAT(log.str(), Catch::Contains("refused: server ending"));
+  const auto out = st.server.outcomes();
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].ok);
+}
+
 TEST_CASE("transport: a connection that sends no HELLO in time is closed and its place freed") {
   const ServedSystem sys = ideal(100'000, 64);
   ServerOptions o = options(sys);
