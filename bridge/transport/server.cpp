@@ -129,6 +129,7 @@ void Server::serve() {
       std::this_thread::sleep_for(Millis(20));
       continue;
     }
+    if (spent) abandon_forming();  // no client can join it any more
     const auto now = std::chrono::steady_clock::now();
     for (auto it = refusing.begin(); it != refusing.end();) {
       bool open = now < it->until;
@@ -207,6 +208,16 @@ void Server::serve() {
     ++accepted;
   }
   m_listener->close();  // refuse connections at once while the last sessions end
+  abandon_forming();
+}
+
+void Server::abandon_forming() {
+  // A split run still forming can get no more clients: its joined ones are told now rather
+  // than at the end of the join timeout.
+  std::lock_guard lk(m_mutex);
+  if (m_forming)
+    m_forming->abandon("the server takes no more clients (stopped, or its --sessions all taken): none can join "
+                       "the split run");
 }
 
 std::pair<std::shared_ptr<SplitGroup>, std::size_t> Server::join_split(const std::vector<std::uint32_t>& chips,

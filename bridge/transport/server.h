@@ -76,6 +76,8 @@ class Server {
   struct Refusal;
   /// Numbers the session (`session`) once the client's first message is in; 0 if none came.
   SessionOutcome run_session(Channel& ch, std::atomic<std::uint64_t>& session);
+  /// Fails the split run still waiting for clients, if any: the server takes no more.
+  void abandon_forming();
   /// Numbers a new session and logs "session N: `what`" under one lock; returns N.
   std::uint64_t number_session(const std::string& what);
   void refuse(std::shared_ptr<Channel> ch, const std::string& why, std::deque<Refusal>& refusing);

@@ -334,6 +334,11 @@ std::vector<std::string> SplitGroup::report(std::size_t member, std::string part
   return parts;
 }
 
+void SplitGroup::abandon(const std::string& why) {
+  std::lock_guard lk(m_mutex);
+  if (!complete()) fail_locked(why);
+}
+
 void SplitGroup::leave(std::size_t member, const std::string& why) {
   std::lock_guard lk(m_mutex);
   if (m_reported) return;

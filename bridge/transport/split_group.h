@@ -52,6 +52,8 @@ class SplitGroup {
   std::vector<std::string> report(std::size_t member, std::string part, const std::function<void()>& keepalive);
   /// Client `member`'s session ended (`why` empty: after the reports); an unfinished run fails.
   void leave(std::size_t member, const std::string& why);
+  /// A run still waiting for clients fails now (`why`): none can join any more.
+  void abandon(const std::string& why);
 
  private:
   struct Post {

@@ -665,6 +665,21 @@ TEST_CASE("split run: a run that failed while its clients joined is dropped, and
   CHECK(run_clients(st.address, o, {}) == std::vector<std::string>{want, want});
 }
 
+TEST_CASE("split run: a run still forming when the server takes no more clients fails at once") {
+  // A server of one session: its one client starts a split run no other client can join. It
+  // waited out the join timeout (30 s by default) to learn it.
+  const SystemRunOptions o = small_k_split();
+  ServerOptions so = server_for(o);
+  so.read_timeout = Millis(30'000);
+  so.max_sessions = 1;
+  ServerThread st(so, "split-no-more");
+  auto alone = ClientSession::connect(split_client(st.address, o, {0}));
+  ChipPort port(alone);
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH(port.advance_to(0), Catch::Contains("the server takes no more clients"));
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+}
+
 TEST_CASE("split run: a client whose workload or tile options differ from the run's is refused, naming them") {
   const SystemRunOptions o = small_k_split();
   const std::string want = results_json(o, run_system(o)).dump();
