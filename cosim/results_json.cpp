@@ -40,7 +40,7 @@ nlohmann::ordered_json results_json(const SystemRunOptions& o, const SystemRunRe
                      {"n", o.workload.shape.n},
                      {"dtype", std::string(to_string(o.workload.shape.dtype))}};
     if (o.workload.kind == "mlp")
-      j["workload"]["hidden"] = o.workload.hidden ? o.workload.hidden : o.workload.shape.n;
+      j["workload"]["hidden"] = o.workload.hidden_features();
     if (o.workload.kind == "gemm" && o.workload.split != "none") j["workload"]["split"] = o.workload.split;
   }
   j["instructions"] = r.instructions;

@@ -75,7 +75,7 @@ Workload mlp(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeomet
   MlpShape shape;
   shape.m = spec.shape.m;
   shape.k = spec.shape.k;
-  shape.hidden = spec.hidden ? spec.hidden : spec.shape.n;
+  shape.hidden = spec.hidden_features();
   shape.n = spec.shape.n;
   shape.dtype = spec.shape.dtype;
   shape.shift = shape.dtype == DType::kInt8 ? mlp_default_shift(shape.k) : 0;

@@ -37,6 +37,9 @@ struct WorkloadSpec {
   std::string split = "none";    ///< gemm on several chips: "none" (each chip its own), "k" or "n".
   std::uint32_t hidden = 0;      ///< mlp: hidden features (0: same as n).
   std::string program_file;      ///< program: assembly text (docs/isa.md), run by tile 0 of every chip.
+
+  /// The MLP's hidden features: `hidden`, or n when it is 0.
+  std::uint32_t hidden_features() const { return hidden ? hidden : shape.n; }
 };
 
 struct Workload {
