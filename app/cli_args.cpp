@@ -33,14 +33,28 @@ std::string shortest(double v) {
   return s.str();
 }
 
+std::string full_path(const std::string& path) {
+  std::error_code ec;
+  const std::string full = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec).string();
+  return ec ? path : full;
+}
+
 namespace {
 // Regular files by their full path (others, such as /dev/stdin or a FIFO,
 // may be both read and written: none).
 std::optional<std::string> file_key(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) return std::nullopt;
-  const std::string full = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec).string();
-  return ec ? path : full;
+  return full_path(path);
+}
+
+// The values an option was given: several for a list option (positional files), else one.
+std::optional<std::vector<std::string>> list_values(const cxxopts::ParseResult& args, const std::string& name) {
+  try {
+    return args[name].as<std::vector<std::string>>();
+  } catch (const std::bad_cast&) {
+    return std::nullopt;
+  }
 }
 }  // namespace
 
@@ -83,12 +97,7 @@ std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv
   std::map<std::string, std::vector<std::string>> given;
   for (const auto& kv : args.arguments()) given[kv.key()].push_back(kv.value());
   for (const auto& [key, values] : given) {
-    if (values.size() < 2) continue;
-    try {
-      (void)args[key].as<std::vector<std::string>>();
-      continue;  // a list option (positional files) takes several
-    } catch (const std::bad_cast&) {
-    }
+    if (values.size() < 2 || list_values(args, key)) continue;  // a list option takes several
     std::string shown = "--" + key;
     if (key.size() == 6 && key.compare(0, 5, "gemm-") == 0 && spec.letters.find(key[5]) != std::string_view::npos)
       shown = std::string("--") + key[5];  // --m, --k, --n
@@ -96,20 +105,14 @@ std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv
               << "', then '" << values.back() << "'): give it once\n";
     return kExitUsage;
   }
-  const auto key = file_key;
   std::map<std::string, std::string> read;  // input files and the option naming them
   for (const std::string_view option : spec.input_files) {
     const std::string name(option);
     if (!args.count(name)) continue;
-    std::vector<std::string> paths;
-    try {
-      paths = args[name].as<std::vector<std::string>>();  // a list option (positional files)
-    } catch (const std::bad_cast&) {
-      paths = {args[name].as<std::string>()};
-    }
-    for (const std::string& path : paths) {
+    const auto list = list_values(args, name);
+    for (const std::string& path : list ? *list : std::vector{args[name].as<std::string>()}) {
       std::error_code ec;
-      if (const auto k = key(path); k && std::filesystem::exists(*k, ec)) read.emplace(*k, name);
+      if (const auto k = file_key(path); k && std::filesystem::exists(*k, ec)) read.emplace(*k, name);
     }
   }
   std::map<std::string, std::string> written;  // each file, by its full path, and the option writing it
@@ -124,7 +127,7 @@ std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv
       return kExitUsage;
     }
     // Devices (/dev/null, /dev/stdout) may take several.
-    const auto k = key(path);
+    const auto k = file_key(path);
     if (!k) continue;
     if (const auto in = read.find(*k); in != read.end()) {
       std::string reader = "--" + in->second;

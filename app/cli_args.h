@@ -49,6 +49,10 @@ struct ArgumentSpec {
 void refuse_output_over(const cxxopts::ParseResult& args, const std::vector<std::string_view>& outputs,
                         const std::string& path, const std::string& what);
 
+/// `path` made absolute, its links and ".." resolved as far as it exists: one
+/// spelling of a file however it is named.
+std::string full_path(const std::string& path);
+
 /// `v` as a stream prints it by default, for messages: "1e-12", "0.5", "45".
 std::string shortest(double v);
 

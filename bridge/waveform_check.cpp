@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <vector>
@@ -115,6 +116,13 @@ std::string fst_damage(const std::string& path) {
     return "its hierarchy block" + at(hier) + " does not unpack to the " + std::to_string(unpacked) +
            " bytes it declares (" + std::to_string(size) + " bytes in all)";
   return {};
+}
+
+std::string remove_fst_if_damaged(const std::string& path) {
+  std::string damage = fst_damage(path);
+  std::error_code ec;
+  if (!damage.empty()) std::filesystem::remove(path, ec);
+  return damage;
 }
 
 }  // namespace mxc

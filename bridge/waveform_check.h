@@ -16,4 +16,8 @@ namespace mxc {
 /// wrong, for an error message.
 std::string fst_damage(const std::string& path);
 
+/// fst_damage(path), the file removed when it is damaged: a waveform cut
+/// short is no result to leave behind.
+std::string remove_fst_if_damaged(const std::string& path);
+
 }  // namespace mxc

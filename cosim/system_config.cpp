@@ -1,5 +1,6 @@
 #include "cosim/system_config.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <limits>
 #include <sstream>
@@ -23,6 +24,10 @@ TileKind tile_kind(const YamlReader& r, const YAML::Node& n, const std::string& 
 }
 
 }  // namespace
+
+bool has_rtl_tile(const SystemConfig& cfg) {
+  return std::find(cfg.tile_kinds.begin(), cfg.tile_kinds.end(), TileKind::kRtl) != cfg.tile_kinds.end();
+}
 
 SystemConfig default_system_config() { return SystemConfig{}; }
 

@@ -42,6 +42,9 @@ struct SystemConfig {
 /// The built-in default: one chip, one 4x4 RTL tile, ideal memory.
 SystemConfig default_system_config();
 
+/// Whether any tile of a chip is RTL (else the system is performance models only).
+bool has_rtl_tile(const SystemConfig& cfg);
+
 /// Throws std::invalid_argument "FILE:LINE: field 'system.x': reason".
 SystemConfig load_system_config(const std::string& path);
 SystemConfig parse_system_config(const std::string& text, const std::string& origin,
@@ -52,8 +55,7 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
 /// empty when they fit. The loader and ChipSet both check it, with one wording.
 std::string fabric_misfit(std::uint32_t chips, std::uint32_t fabric_chips, const std::string& fabric);
 
-/// What validate() throws: "FILE: field 'F': WHY", with the field and the reason apart.
-/// Checks ranges and combinations; throws ConfigFieldError.
+/// Checks ranges and combinations; throws ConfigFieldError (the field and the reason apart).
 /// `overridable`: also the rules between fields the command line may
 /// override (an ideal memory's latency against the watchdog), which a
 /// file alone need not meet: run and serve check again after overriding.

@@ -37,8 +37,7 @@ namespace {
 /// Every tile's geometry: an RTL size when any tile is RTL, any size for a
 /// system of model tiles only.
 TileGeometry system_geometry(const SystemConfig& c) {
-  const bool rtl = std::find(c.tile_kinds.begin(), c.tile_kinds.end(), TileKind::kRtl) != c.tile_kinds.end();
-  return rtl ? rtl_tile_geometry(c.rows, c.cols) : rtl_like_geometry(c.rows, c.cols);
+  return has_rtl_tile(c) ? rtl_tile_geometry(c.rows, c.cols) : rtl_like_geometry(c.rows, c.cols);
 }
 
 /// The timing correlator's name for tile t of chip c's ICI rows.

@@ -477,18 +477,24 @@ int model_main(int argc, char** argv) {
   if (!(mc.mem_latency_ns >= 0 && mc.mem_latency_ns <= 1e9)) return usage("--mem-latency-ns must be in [0, 1e9]");
   if (mc.outstanding == 0) return usage("--outstanding must be >= 1");
   const bool analytic = args.count("analytic") > 0;
-  // The ideal memory's options, with no ideal memory to read them.
+  // The clocks and memories the run or sweep uses, each checked once.
+  std::vector<double> clocks;
+  if (args.count("sweep-clocks")) {
+    for (const auto& s : split_list(args["sweep-clocks"].as<std::string>(), "sweep-clocks")) {
+      clocks.push_back(to_double(s, "sweep-clocks"));
+      check_clock(clocks.back(), "--sweep-clocks: '" + s + "':");
+    }
+  } else {
+    clocks.push_back(mc.clock_mhz);
+  }
   const std::vector<std::string> memories =
       args.count("sweep-hbm") ? split_list(args["sweep-hbm"].as<std::string>(), "sweep-hbm") : std::vector{mc.hbm};
+  // The ideal memory's options, with no ideal memory to read them.
   const bool ideal = std::find(memories.begin(), memories.end(), "ideal") != memories.end();
   for (const char* opt : {"mem-latency-ns", "outstanding"})
     if (args.count(opt) && !ideal) return usage(std::string("--") + opt + " applies to --hbm ideal");
   // A latency of the watchdog's cycles or more stops every run as hung (as run's config check).
   if (ideal && !analytic) {
-    std::vector<double> clocks{mc.clock_mhz};
-    if (args.count("sweep-clocks"))
-      for (const auto& s : split_list(args["sweep-clocks"].as<std::string>(), "sweep-clocks"))
-        clocks.push_back(to_double(s, "sweep-clocks"));
     const double fastest = *std::max_element(clocks.begin(), clocks.end());
     const double cycles = mc.mem_latency_ns * fastest / 1000.0;
     if (cycles >= static_cast<double>(ModelSystemConfig{}.watchdog_cycles))
@@ -508,15 +514,7 @@ int model_main(int argc, char** argv) {
     } else {
       sizes.push_back({mc.rows, mc.cols});
     }
-    std::vector<double> clocks, icis;
-    if (args.count("sweep-clocks")) {
-      for (const auto& s : split_list(args["sweep-clocks"].as<std::string>(), "sweep-clocks")) {
-        clocks.push_back(to_double(s, "sweep-clocks"));
-        check_clock(clocks.back(), "--sweep-clocks: '" + s + "':");
-      }
-    } else {
-      clocks.push_back(mc.clock_mhz);
-    }
+    std::vector<double> icis;
     if (args.count("sweep-ici")) {
       for (const auto& s : split_list(args["sweep-ici"].as<std::string>(), "sweep-ici")) {
         icis.push_back(to_double(s, "sweep-ici"));
@@ -525,10 +523,8 @@ int model_main(int argc, char** argv) {
     } else {
       icis.push_back(mc.ici_gbps);
     }
-    const std::vector<std::string> hbms =
-        args.count("sweep-hbm") ? split_list(args["sweep-hbm"].as<std::string>(), "sweep-hbm") : std::vector{mc.hbm};
     // Every entry is checked before the first point runs.
-    for (const auto& h : hbms) resolve_memory(h, "--sweep-hbm");
+    for (const auto& h : memories) resolve_memory(h, "--sweep-hbm");
     // Rows go to standard output as they come, or into the --csv file
     // once the sweep is done (a sweep stopped by an error leaves no half file).
     std::ostringstream csv_text;
@@ -551,7 +547,7 @@ int model_main(int argc, char** argv) {
     int failed = 0;
     for (const auto& [r, c] : sizes)
       for (double clk : clocks)
-        for (const auto& h : hbms)
+        for (const auto& h : memories)
           for (double ici : icis) {
             Machine m = mc;
             m.rows = r;

@@ -140,12 +140,7 @@ int regress_main(int argc, char** argv) {
   }
   // One spelling of the folder however it is given (relative, through a link, with ".."):
   // the log folders recorded for each run are matched by it when a later run moves them.
-  {
-    std::error_code ec;
-    const std::filesystem::path given = args["out"].as<std::string>();
-    const std::filesystem::path full = std::filesystem::weakly_canonical(std::filesystem::absolute(given, ec), ec);
-    ro.out_dir = ec ? given.string() : full.string();
-  }
+  ro.out_dir = full_path(args["out"].as<std::string>());
   ro.executable = args.count("exe") ? args["exe"].as<std::string>() : self_path();
   // Checked before anything runs: a program that cannot start would
   // otherwise be recorded as an error of every test.

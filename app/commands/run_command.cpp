@@ -199,7 +199,7 @@ int run_main(int argc, char** argv) {
     throw std::invalid_argument(std::string(e.what()) + " (the command line set " + given + ")");
   }
   // Random stalls are of RTL tiles' channels: on a system without one the option would do nothing.
-  const bool any_rtl = std::find(c.tile_kinds.begin(), c.tile_kinds.end(), TileKind::kRtl) != c.tile_kinds.end();
+  const bool any_rtl = has_rtl_tile(c);
   if (args.count("backpressure") && c.backpressure > 0 && !any_rtl)
     throw std::invalid_argument("--backpressure stalls RTL tiles' channels, and every tile here is a "
                                 "performance model");
@@ -326,9 +326,7 @@ int run_main(int argc, char** argv) {
   // A waveform whose writes failed (a full file system) is closed cut short
   // without a word from the writer: found here, removed, and the run's
   // results stand but it ends as an error (below).
-  const std::string wave_damage = wave.empty() ? "" : fst_damage(wave);
-  std::error_code removed;
-  if (!wave_damage.empty()) std::filesystem::remove(wave, removed);
+  const std::string wave_damage = wave.empty() ? "" : remove_fst_if_damaged(wave);
   print_summary(o, r, args["max-mismatches"].as<std::size_t>());
   if (!r.split_stopped.empty())
     std::cout << "  split run: " << r.split_stopped << "; these are the results of the whole run, re-run in this "
@@ -394,12 +392,9 @@ int run_main(int argc, char** argv) {
           check_output_path(name, "failure waveform");
           again.waveform = replaceable_output_path(name, "failure waveform");
           run_system(again, work);
-          if (const std::string damage = fst_damage(again.waveform); !damage.empty()) {
-            std::error_code ec;
-            std::filesystem::remove(again.waveform, ec);
+          if (const std::string damage = remove_fst_if_damaged(again.waveform); !damage.empty())
             throw std::runtime_error(again.waveform + " came out incomplete: " + damage +
                                      "; is its file system full?");
-          }
           std::cout << "  failure waveform (cycles " << again.waveform_from_cycle << ".." << again.waveform_to_cycle
                     << "): " << again.waveform << "\n";
         } catch (const std::exception& e) {
