@@ -94,7 +94,7 @@ MergeSummary merge_databases(HistoryDb& dest, const std::vector<std::string>& so
       const std::set<std::string> adding = shard_set(run.shard);
       std::size_t known = 0;
       for (const auto& s : adding) known += shards.count(s);
-      const std::set<std::string> plan = src.planned_tests(run.run_id);
+      const std::vector<std::string> plan = src.plan_in_order(run.run_id);
       std::int64_t unlisted = unlisted_count(*target, dest.planned_tests(id).size());
       if (adding.empty()) {
         unlisted = std::max(unlisted, unlisted_count(run, plan.size()));
@@ -106,7 +106,7 @@ MergeSummary merge_databases(HistoryDb& dest, const std::vector<std::string>& so
                                  target->shard);
       }
       shards.insert(adding.begin(), adding.end());
-      dest.add_to_plan(id, std::vector<std::string>(plan.begin(), plan.end()), shard_list(shards), unlisted);
+      dest.add_to_plan(id, plan, shard_list(shards), unlisted);
       const bool complete = merged_complete(dest, id, run, shards);
       dest.set_run_state(id, complete ? "complete" : "interrupted", std::max(target->finished_at, run.finished_at));
     }

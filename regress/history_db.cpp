@@ -302,20 +302,27 @@ std::int64_t HistoryDb::create_run(const RunInfo& key) {
   return sqlite3_last_insert_rowid(m_db);
 }
 
-std::int64_t HistoryDb::open_run(const RunInfo& key, bool& resumed) {
+std::optional<RunInfo> HistoryDb::resumable_run(const RunInfo& key, std::string* fresh_label) {
   // Labels of repeated complete runs get a suffix: "2025-01-01", "2025-01-01.2", ...
   std::string label = key.label;
   for (int n = 2;; ++n) {
     auto existing = find_run(key.suite, key.rev, label);
     if (!existing) break;
-    if (existing->state != "complete") {
-      resumed = true;
-      set_run_state(existing->run_id, "running", "");
-      return existing->run_id;
-    }
+    if (existing->state != "complete") return existing;
     label = key.label + "." + std::to_string(n);
   }
-  resumed = false;
+  if (fresh_label) *fresh_label = label;
+  return std::nullopt;
+}
+
+std::int64_t HistoryDb::open_run(const RunInfo& key, bool& resumed) {
+  std::string label;
+  const auto existing = resumable_run(key, &label);
+  resumed = existing.has_value();
+  if (existing) {
+    set_run_state(existing->run_id, "running", "");
+    return existing->run_id;
+  }
   RunInfo fresh = key;
   fresh.label = label;
   return create_run(fresh);
@@ -358,6 +365,14 @@ std::set<std::string> HistoryDb::test_ids(const char* sql, std::int64_t run_id) 
 
 std::set<std::string> HistoryDb::planned_tests(std::int64_t run_id) {
   return test_ids("SELECT test_id FROM planned_tests WHERE run_id = ?", run_id);
+}
+
+std::vector<std::string> HistoryDb::plan_in_order(std::int64_t run_id) {
+  Statement s(m_db, m_path, "SELECT test_id FROM planned_tests WHERE run_id = ? ORDER BY rowid");
+  s.bind(1, run_id);
+  std::vector<std::string> out;
+  while (s.step()) out.push_back(s.text(0));
+  return out;
 }
 
 std::set<std::string> HistoryDb::finished_tests(std::int64_t run_id) {

@@ -64,6 +64,9 @@ class HistoryDb {
   /// The run to continue: the newest run with this suite, rev and label if it
   /// did not complete; otherwise a new one. `resumed` tells which.
   std::int64_t open_run(const RunInfo& key, bool& resumed);
+  /// The run open_run() would continue, writing nothing; none when it would
+  /// make a new one, whose label it puts in `fresh_label` if given.
+  std::optional<RunInfo> resumable_run(const RunInfo& key, std::string* fresh_label = nullptr);
   /// A new run with exactly this key (fails if it exists).
   std::int64_t create_run(const RunInfo& key);
   std::optional<RunInfo> find_run(const std::string& suite, const std::string& rev, const std::string& label);
@@ -79,6 +82,9 @@ class HistoryDb {
   /// The run's plan; empty for a run recorded before plans were kept, whose
   /// planned count is all that is known of it.
   std::set<std::string> planned_tests(std::int64_t run_id);
+  /// The same plan in the order its tests were added (the suite's order;
+  /// a merged plan's shards one after the other).
+  std::vector<std::string> plan_in_order(std::int64_t run_id);
 
   /// Test ids that have a result in the run.
   std::set<std::string> finished_tests(std::int64_t run_id);

@@ -1,16 +1,17 @@
 #include "regress/regression_check.h"
 
 #include <cmath>
+#include <iomanip>
 #include <map>
 #include <sstream>
 
 namespace mxc::regress {
 
 namespace {
-std::string fmt(double v, int precision = 3) {
+// Fixed-point, never an exponent ("1.23e+03 %" read badly in the table).
+std::string fixed(double v, int decimals) {
   std::ostringstream o;
-  o.precision(precision);
-  o << v;
+  o << std::fixed << std::setprecision(decimals) << v;
   return o.str();
 }
 }  // namespace
@@ -27,7 +28,8 @@ std::optional<double> sim_speed(const TestRecord& r) {
 }
 
 std::vector<Regression> find_regressions(const std::vector<TestRecord>& baseline,
-                                         const std::vector<TestRecord>& current, const Thresholds& t) {
+                                         const std::vector<TestRecord>& current, const Thresholds& t,
+                                         const std::vector<std::string>& not_run) {
   std::map<std::string, const TestRecord*> base;
   for (const auto& b : baseline) base[b.test_id] = &b;
   std::vector<Regression> out;
@@ -42,15 +44,18 @@ std::vector<Regression> find_regressions(const std::vector<TestRecord>& baseline
     }
     const auto eb = model_error_pct(b), ec = model_error_pct(c);
     if (eb && ec && std::fabs(*ec) > std::fabs(*eb) + t.error_points)
-      out.push_back({c.test_id, "error", fmt(*eb) + " %", fmt(*ec) + " %"});
+      out.push_back({c.test_id, "error", fixed(*eb, 2) + " %", fixed(*ec, 2) + " %"});
     if (b.cycles_rtl && c.cycles_rtl &&
         static_cast<double>(*c.cycles_rtl) > static_cast<double>(*b.cycles_rtl) * t.cycles_ratio)
       out.push_back({c.test_id, "cycles", std::to_string(*b.cycles_rtl), std::to_string(*c.cycles_rtl)});
     const auto sb = sim_speed(b), sc = sim_speed(c);
     const bool long_enough = b.wall_seconds >= t.speed_min_seconds && c.wall_seconds >= t.speed_min_seconds;
     if (sb && sc && long_enough && *sc < *sb * t.speed_ratio)
-      out.push_back({c.test_id, "speed", fmt(*sb) + " cycles/s", fmt(*sc) + " cycles/s"});
+      out.push_back({c.test_id, "speed", fixed(*sb, 0) + " cycles/s", fixed(*sc, 0) + " cycles/s"});
   }
+  for (const auto& id : not_run)
+    if (const auto it = base.find(id); it != base.end() && it->second->status == "pass")
+      out.push_back({id, "status", "pass", "not run"});
   return out;
 }
 

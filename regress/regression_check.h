@@ -31,9 +31,13 @@ std::optional<double> model_error_pct(const TestRecord& r);
 /// RTL cycles simulated per wall second; null without cycles or time.
 std::optional<double> sim_speed(const TestRecord& r);
 
-/// Regressions of `current` against `baseline`, in the order of `current`;
-/// tests absent from the baseline are new, not regressed.
+/// Regressions of `current` against `baseline`, in the order of `current`,
+/// then those of `not_run` (tests of the current run's plan with no result,
+/// in plan order): a test that passed in the baseline and did not run tests
+/// nothing, as a skipped one. Tests absent from the baseline are new, not
+/// regressed.
 std::vector<Regression> find_regressions(const std::vector<TestRecord>& baseline,
-                                         const std::vector<TestRecord>& current, const Thresholds& t);
+                                         const std::vector<TestRecord>& current, const Thresholds& t,
+                                         const std::vector<std::string>& not_run = {});
 
 }  // namespace mxc::regress

@@ -23,19 +23,40 @@ json run_json(const RunInfo& r) {
 
 }  // namespace
 
+namespace {
+
+// The distinct revisions of `runs` that `given` names (rev_matches), for
+// an error when it names more than one: a short prefix taken as the newest
+// of several revisions would compare against the wrong run unseen.
+void refuse_ambiguous(const std::vector<const RunInfo*>& runs, const std::string& given, const std::string& what) {
+  std::set<std::string> revs;
+  for (const RunInfo* r : runs)
+    if (rev_matches(r->rev, given)) revs.insert(r->rev);
+  if (revs.size() < 2) return;
+  std::string list;
+  for (const auto& r : revs) list += (list.empty() ? "" : ", ") + r.substr(0, 12);
+  throw std::runtime_error(what + " '" + given + "' names " + std::to_string(revs.size()) + " revisions (" + list +
+                           "): give more of the hash");
+}
+
+}  // namespace
+
 ReportData load_report_data(HistoryDb& db, const ReportSelection& sel) {
   const auto runs = db.runs();
   ReportData d;
   const RunInfo* chosen = nullptr;
-  for (auto it = runs.rbegin(); it != runs.rend() && !chosen; ++it) {
+  std::vector<const RunInfo*> candidates;  // of the suite and label asked for, any revision
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
     if (sel.run_id) {
-      if (it->run_id == *sel.run_id) chosen = &*it;
+      if (it->run_id == *sel.run_id && !chosen) chosen = &*it;
       continue;
     }
-    if ((sel.suite.empty() || it->suite == sel.suite) && (sel.rev.empty() || it->rev == sel.rev) &&
-        (sel.label.empty() || it->label == sel.label))
-      chosen = &*it;
+    if ((sel.suite.empty() || it->suite == sel.suite) && (sel.label.empty() || it->label == sel.label)) {
+      candidates.push_back(&*it);
+      if (!chosen && (sel.rev.empty() || rev_matches(it->rev, sel.rev))) chosen = &*it;
+    }
   }
+  if (!sel.run_id && !sel.rev.empty()) refuse_ambiguous(candidates, sel.rev, "--rev");
   if (!chosen)
     throw std::runtime_error("results database '" + db.path() + "' has no run" +
                              (sel.run_id ? " with id " + std::to_string(*sel.run_id) : std::string()) +
@@ -47,23 +68,33 @@ ReportData load_report_data(HistoryDb& db, const ReportSelection& sel) {
   for (const auto& t : d.tests) d.counts.add(t.status);
   std::set<std::string> done;
   for (const auto& t : d.tests) done.insert(t.test_id);
-  for (const std::string& id : db.planned_tests(d.run.run_id))
+  for (const std::string& id : db.plan_in_order(d.run.run_id))
     if (!done.count(id)) d.not_run.push_back(id);
 
-  // Baseline: the newest other run of the suite at the chosen revision, or
-  // else the run just before the chosen one.
+  // Baseline: the newest other run of the suite at the named revision; or
+  // else the newest earlier run that completed (an interrupted night, or a
+  // run of a few tests, would leave the others uncompared), else the run
+  // just before the chosen one.
+  std::vector<const RunInfo*> others;  // the suite's other runs, newest first
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it)
+    if (it->suite == d.run.suite && it->run_id != d.run.run_id) others.push_back(&*it);
   const RunInfo* base = nullptr;
-  for (auto it = runs.rbegin(); it != runs.rend() && !base; ++it) {
-    if (it->suite != d.run.suite || it->run_id == d.run.run_id) continue;
-    if (!sel.baseline_rev.empty()) {
-      if (rev_matches(it->rev, sel.baseline_rev)) base = &*it;
-    } else if (std::make_pair(it->started_at, it->run_id) < std::make_pair(d.run.started_at, d.run.run_id)) {
-      base = &*it;
-    }
+  if (!sel.baseline_rev.empty()) {
+    refuse_ambiguous(others, sel.baseline_rev, "--baseline");
+    for (const RunInfo* r : others)
+      if (!base && rev_matches(r->rev, sel.baseline_rev)) base = r;
+  } else {
+    const auto earlier = [&](const RunInfo* r) {
+      return std::make_pair(r->started_at, r->run_id) < std::make_pair(d.run.started_at, d.run.run_id);
+    };
+    for (const RunInfo* r : others)
+      if (!base && earlier(r) && r->state == "complete") base = r;
+    for (const RunInfo* r : others)
+      if (!base && earlier(r)) base = r;
   }
   if (base) {
     d.baseline = *base;
-    d.regressions = find_regressions(db.results(base->run_id), d.tests, sel.thresholds);
+    d.regressions = find_regressions(db.results(base->run_id), d.tests, sel.thresholds, d.not_run);
   } else if (!sel.baseline_rev.empty()) {
     // A named baseline that is not there is a mistake, not "no regressions".
     throw std::runtime_error("--baseline '" + sel.baseline_rev + "': results database '" + db.path() +
@@ -83,9 +114,15 @@ bool rev_matches(const std::string& stored, const std::string& given) {
          (given.size() >= 4 && stored.size() > given.size() && stored.compare(0, given.size(), given) == 0);
 }
 
-bool has_run_at(HistoryDb& db, const std::string& suite, const std::string& rev) {
-  for (const auto& r : db.runs())
-    if (r.suite == suite && rev_matches(r.rev, rev)) return true;
+bool has_run_at(HistoryDb& db, const std::string& suite, const std::string& rev,
+                std::optional<std::int64_t> other_than) {
+  const auto runs = db.runs();
+  std::vector<const RunInfo*> others;
+  for (const auto& r : runs)
+    if (r.suite == suite && r.run_id != other_than) others.push_back(&r);
+  refuse_ambiguous(others, rev, "--baseline");
+  for (const RunInfo* r : others)
+    if (rev_matches(r->rev, rev)) return true;
   return false;
 }
 

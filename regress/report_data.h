@@ -15,10 +15,12 @@ namespace mxc::regress {
 
 struct ReportSelection {
   std::string suite;          ///< "" = the suite of the newest run.
-  std::string rev;            ///< "" = any revision.
+  std::string rev;            ///< "" = any revision; else as rev_matches() takes it.
   std::string label;          ///< "" = any label.
   std::optional<std::int64_t> run_id;  ///< Overrides the three above.
-  std::string baseline_rev;   ///< "" = the run before the chosen one; else a run there must exist.
+  /// "" = the newest earlier complete run of the suite (else the run
+  /// before the chosen one); else a run there must exist.
+  std::string baseline_rev;
   Thresholds thresholds;
 };
 
@@ -37,11 +39,15 @@ struct ReportData {
 };
 
 /// Throws std::runtime_error naming the database and the selection when it
-/// has no matching run, or no run of the suite at a named baseline revision.
+/// has no matching run, or no run of the suite at a named baseline revision,
+/// or when a revision given names several.
 ReportData load_report_data(HistoryDb& db, const ReportSelection& sel);
 
-/// Whether `db` holds a run of `suite` at revision `rev`.
-bool has_run_at(HistoryDb& db, const std::string& suite, const std::string& rev);
+/// Whether `db` holds a run of `suite` at revision `rev` (rev_matches), other
+/// than run `other_than` (the run a regress command is about to continue);
+/// throws std::runtime_error when `rev` names several of its revisions.
+bool has_run_at(HistoryDb& db, const std::string& suite, const std::string& rev,
+                std::optional<std::int64_t> other_than = std::nullopt);
 /// Whether a revision given by a user (`--baseline`) names `stored`: the
 /// whole of it, or its first 4 or more characters.
 bool rev_matches(const std::string& stored, const std::string& given);

@@ -57,19 +57,35 @@ std::vector<std::string> reproduce_args(const TestSpec& t) {
   return a;
 }
 
+// The newest run of the suite at any revision (the one --rerun-failed continues).
+std::optional<std::int64_t> latest_run_of(HistoryDb& db, const std::string& suite) {
+  const auto runs = db.runs();
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it)
+    if (it->suite == suite) return it->run_id;
+  return std::nullopt;
+}
+
 // Tests to run again under --rerun-failed: those whose result in the newest
 // run of the suite at any revision was neither pass nor skipped.
 std::set<std::string> failed_in_latest_run(HistoryDb& db, const std::string& suite, std::int64_t& run_id) {
-  auto runs = db.runs();
-  for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
-    if (it->suite != suite) continue;
-    run_id = it->run_id;
-    std::set<std::string> failed;
-    for (const auto& r : db.results(it->run_id))
-      if (r.status != "pass" && r.status != "skipped") failed.insert(r.test_id);
-    return failed;
-  }
-  throw std::runtime_error("--rerun-failed: the database has no earlier run of suite '" + suite + "'");
+  const auto latest = latest_run_of(db, suite);
+  if (!latest) throw std::runtime_error("--rerun-failed: the database has no earlier run of suite '" + suite + "'");
+  run_id = *latest;
+  std::set<std::string> failed;
+  for (const auto& r : db.results(run_id))
+    if (r.status != "pass" && r.status != "skipped") failed.insert(r.test_id);
+  return failed;
+}
+
+// The key of the run a command without --rerun-failed records into.
+RunInfo run_key(const Suite& suite, const RunnerOptions& opts) {
+  RunInfo key;
+  key.suite = suite.name;
+  key.rev = opts.rev;
+  key.label = opts.label.empty() ? utc_now().substr(0, 10) : opts.label;
+  key.host = opts.host;
+  key.shard = opts.shard ? opts.shard->to_string() : "";
+  return key;
 }
 
 // Adds the command's tests to the run's plan. The run takes the command's
@@ -246,12 +262,7 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     sum.already_done = selected.size() - keep.size();
     selected = std::move(keep);
   } else {
-    RunInfo key;
-    key.suite = suite.name;
-    key.rev = opts.rev;
-    key.label = opts.label.empty() ? utc_now().substr(0, 10) : opts.label;
-    key.host = opts.host;
-    key.shard = opts.shard ? opts.shard->to_string() : "";
+    const RunInfo key = run_key(suite, opts);
     sum.run_id = db.open_run(key, sum.resumed);
     // A resumed run keeps its plan and adds this command's tests to it: a
     // narrower or another --tag or --shard runs its tests but leaves the
@@ -361,6 +372,12 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
   db.set_run_state(sum.run_id, complete ? "complete" : "interrupted", utc_now());
   sum.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return sum;
+}
+
+std::optional<std::int64_t> run_to_continue(HistoryDb& db, const Suite& suite, const RunnerOptions& opts) {
+  if (opts.rerun_failed) return latest_run_of(db, suite.name);
+  if (const auto run = db.resumable_run(run_key(suite, opts))) return run->run_id;
+  return std::nullopt;
 }
 
 }  // namespace mxc::regress

@@ -66,6 +66,11 @@ std::string test_dir_name(const std::string& test_id);
 /// std::invalid_argument naming the option when they select none.
 std::vector<TestSpec> select_tests(const Suite& suite, const std::string& tag, const std::optional<Shard>& shard);
 
+/// The earlier run run_suite() would continue (--rerun-failed, or an
+/// unfinished run of the same suite, revision and label); none when it would
+/// start a new one. Reads only.
+std::optional<std::int64_t> run_to_continue(HistoryDb& db, const Suite& suite, const RunnerOptions& opts);
+
 /// Runs `suite` under `opts`, recording into `db`. Throws on a setup error
 /// (cannot create folders, nothing to rerun).
 RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& db);

@@ -176,8 +176,9 @@ int regress_main(int argc, char** argv) {
   prepare_out_dir(ro.out_dir, !args.count("no-report"));
   const regress::OutDirLock lock(ro.out_dir);
   regress::HistoryDb db(db_path);
-  if (!baseline.empty() && !regress::has_run_at(db, suite.name, baseline)) {
-    std::cerr << argv[0] << ": --baseline '" << baseline << "': " << db_path << " has no run of suite '"
+  // The run this command continues is not its own baseline (the report leaves it out).
+  if (!baseline.empty() && !regress::has_run_at(db, suite.name, baseline, regress::run_to_continue(db, suite, ro))) {
+    std::cerr << argv[0] << ": --baseline '" << baseline << "': " << db_path << " has no other run of suite '"
               << suite.name << "' at that revision\n";
     return kExitUsage;
   }

@@ -7,6 +7,7 @@
   const tests = data.tests;
   const NA = 'n/a';
   const charts = {};
+  let histogram = null;  // the error histogram's bins (labels, counts), for the self-check
 
   function el(tag, attrs, children) {
     const e = document.createElement(tag);
@@ -87,19 +88,27 @@
         plugins: { tooltip: { callbacks: { label: c => (c.raw.id || '') + ' (' + c.raw.x + ', ' + c.raw.y + ')' } } }
       })
     });
-    const errs = withModel.map(t => t.error_pct);
-    const lo = Math.min(...errs), top = Math.max(...errs);
-    const bins = 20, width = (top - lo) / bins || 1;
-    const counts = new Array(bins).fill(0);
-    for (const e of errs) counts[Math.min(bins - 1, Math.floor((e - lo) / width))]++;
-    charts.hist = new Chart(document.getElementById('chart-hist'), {
-      type: 'bar',
-      data: { labels: counts.map((_, i) => (lo + (i + 0.5) * width).toFixed(2)),
-              datasets: [{ label: 'tests', data: counts, backgroundColor: 'rgba(214,96,77,0.8)' }] },
-      options: Object.assign({}, common, {
-        scales: { x: { title: { display: true, text: 'model error % (bin centre)' } },
-                  y: { title: { display: true, text: 'tests' }, beginAtZero: true } } })
-    });
+    // A test with 0 RTL cycles has no error (null): it is in the scatter, not here.
+    const errs = withModel.map(t => t.error_pct).filter(e => e !== null);
+    if (errs.length === 0) {
+      note('hist', 'No model error: every test with model cycles has 0 RTL cycles.');
+    } else {
+      const lo = Math.min(...errs), top = Math.max(...errs);
+      // One bin centred on the value when every error is the same.
+      const bins = top > lo ? 20 : 1, width = top > lo ? (top - lo) / bins : 1;
+      const start = top > lo ? lo : lo - width / 2;
+      const counts = new Array(bins).fill(0);
+      for (const e of errs) counts[Math.min(bins - 1, Math.floor((e - start) / width))]++;
+      histogram = { labels: counts.map((_, i) => (start + (i + 0.5) * width).toFixed(2)), counts: counts };
+      charts.hist = new Chart(document.getElementById('chart-hist'), {
+        type: 'bar',
+        data: { labels: histogram.labels,
+                datasets: [{ label: 'tests', data: counts, backgroundColor: 'rgba(214,96,77,0.8)' }] },
+        options: Object.assign({}, common, {
+          scales: { x: { title: { display: true, text: 'model error % (bin centre)' } },
+                    y: { title: { display: true, text: 'tests' }, beginAtZero: true } } })
+      });
+    }
   }
 
   const MAX_BARS = 200;
@@ -222,14 +231,18 @@
   }
   function csv() {
     const esc = v => { const s = v === null || v === undefined ? '' : String(v);
-                       return /[",\n]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s; };
+                       return /[",\r\n]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s; };
     const keys = columns.map(c => c[0]).concat(['command']);
     return [keys.join(',')].concat(visible().map(t => keys.map(k => esc(t[k])).join(','))).join('\n') + '\n';
+  }
+  // The report's data with the table's visible rows, in their order, as its tests.
+  function visibleJson() {
+    return JSON.stringify(Object.assign({}, data, { tests: visible() }), null, 1);
   }
   document.getElementById('export-csv').addEventListener('click', () =>
     download(run.suite + '-' + run.label + '.csv', 'text/csv', csv()));
   document.getElementById('export-json').addEventListener('click', () =>
-    download(run.suite + '-' + run.label + '.json', 'application/json', JSON.stringify(data, null, 1)));
+    download(run.suite + '-' + run.label + '.json', 'application/json', visibleJson()));
 
   // ---- self-check (only with #selftest) ----
   if (location.hash !== '#selftest') return;
@@ -264,6 +277,10 @@
   thead.querySelector('th[data-key="id"]').click();
   thead.querySelector('th[data-key="id"]').click();
   out.final_rows = ids();
+  // The downloads hold the visible rows, in the table's order.
+  out.export_json_ids = JSON.parse(visibleJson()).tests.map(t => t.id);
+  out.export_csv_ids = csv().trim().split('\n').slice(1).map(line => line.split(',')[0]);
+  out.histogram = histogram;
   out.errors = window.__reportErrors.slice();
   const pre = document.getElementById('selftest');
   pre.textContent = JSON.stringify(out);

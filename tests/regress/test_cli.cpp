@@ -173,6 +173,35 @@ TEST_CASE("regress checks --exe, --tag, --shard and --baseline before running an
   for (const char* out : {"o2", "o3", "o4"}) CHECK_FALSE(std::filesystem::exists(dir / out));
 }
 
+TEST_CASE("regress --baseline does not count the run it continues: refused before running, not after") {
+  TempDir dir;
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, command: model, args: {m: 8, k: 8, n: 8}}\n");
+  REQUIRE(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--no-progress", "--rev", "r1"},
+              dir / "l0") == 0);
+  {
+    // An unfinished run at r2, which the next command at r2 with its label continues.
+    HistoryDb db(dir / "o/results.db");
+    RunInfo k;
+    k.suite = "s";
+    k.rev = "r2";
+    k.label = "night";
+    k.started_at = "2099-01-01T00:00:00Z";
+    db.set_run_state(db.create_run(k), "interrupted", "");
+  }
+  std::filesystem::remove(dir / "o/junit.xml");
+  // It used to run the suite, then fail writing the reports (exit 2, none written).
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--no-progress", "--rev", "r2", "--label",
+             "night", "--baseline", "r2"},
+            dir / "l1") == 2);
+  CHECK(read_text(dir / "l1").find("--baseline 'r2': " + (dir / "o/results.db") +
+                                   " has no other run of suite 's' at that revision") != std::string::npos);
+  CHECK(HistoryDb(dir / "o/results.db", HistoryDb::Access::read).results(2).empty());
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--no-progress", "--rev", "r2", "--label",
+             "night", "--baseline", "r1"},
+            dir / "l2") == 0);
+  CHECK(std::filesystem::exists(dir / "o/junit.xml"));
+}
+
 TEST_CASE("regress knows its --out however it is spelled: a later run moves the earlier run's logs aside") {
   TempDir dir;
   write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, command: model, args: {m: 8, k: 8, n: 8}}\n");

@@ -2,6 +2,7 @@
 // offline with no console errors, its charts paint, its table sorts and
 // filters. The page's own #selftest script drives the clicks; the expected
 // final table is computed here from the records.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -22,9 +23,16 @@ namespace {
 // page into script data.
 const std::string kMarkup = "<!--<script></script>";
 
+// How the model's cycles relate to the RTL's in fill().
+enum class Model {
+  kNone,    // no model cycles
+  kVaried,  // model = RTL + (i % 5) * 10 - 20
+  kExact,   // model = RTL, and test 1 has 0 RTL cycles (no error)
+};
+
 // Two nights of 30 tests; in the second, every 7th test fails. With
 // `markup`, test 7's id and every failure message end in kMarkup.
-void fill(HistoryDb& db, bool with_model, bool markup = false) {
+void fill(HistoryDb& db, Model model, bool markup = false) {
   for (int night = 1; night <= 2; ++night) {
     RunInfo k;
     k.suite = "smoke";
@@ -42,9 +50,9 @@ void fill(HistoryDb& db, bool with_model, bool markup = false) {
       t.command = "mxcosim run --seed " + std::to_string(i);
       t.seed = std::to_string(i);
       t.wall_seconds = 0.1 * i;
-      t.cycles_rtl = 1000 + 37 * ((i * 13) % 30);
-      if (with_model) {
-        t.cycles_model = *t.cycles_rtl + (i % 5) * 10 - 20;
+      t.cycles_rtl = model == Model::kExact && i == 1 ? 0 : 1000 + 37 * ((i * 13) % 30);
+      if (model != Model::kNone) {
+        t.cycles_model = *t.cycles_rtl + (model == Model::kVaried ? (i % 5) * 10 - 20 : 0);
         t.utilisation = 0.02 * i;
         t.bandwidth_gbps = 3.0 * i;
       }
@@ -54,12 +62,12 @@ void fill(HistoryDb& db, bool with_model, bool markup = false) {
   }
 }
 
-nlohmann::json run_page(const TempDir& dir, bool with_model, BrowserResult& browser, bool markup = false) {
+nlohmann::json run_page(const TempDir& dir, Model model, BrowserResult& browser, bool markup = false) {
   if (!std::filesystem::exists(kChromium))
     FAIL("Chromium is not installed at " << kChromium
                                          << ": the HTML report cannot be tested (scripts/install-deps.sh installs it)");
   HistoryDb db(dir / "r.db");
-  fill(db, with_model, markup);
+  fill(db, model, markup);
   const std::string page = dir / "report.html";
   write_html_file(load_report_data(db, {}), page);
   browser = load_in_chromium("file://" + page + "#selftest", dir.path().string());
@@ -75,7 +83,7 @@ nlohmann::json run_page(const TempDir& dir, bool with_model, BrowserResult& brow
 TEST_CASE("the HTML report renders in headless Chromium: no errors, charts painted, table sorts and filters") {
   TempDir dir;
   BrowserResult browser;
-  const auto st = run_page(dir, true, browser);
+  const auto st = run_page(dir, Model::kVaried, browser);
   INFO("self-test: " << st.dump());
   CHECK(st["errors"].empty());
   CHECK(browser.log.find("Uncaught") == std::string::npos);
@@ -89,6 +97,23 @@ TEST_CASE("the HTML report renders in headless Chromium: no errors, charts paint
   CHECK(st["checks"]["filter_text_rows"] == 1);
   // Filtered to failures, sorted by id descending: t28, t21, t14, t07.
   CHECK(st["final_rows"] == nlohmann::json::array({"g/t28", "g/t21", "g/t14", "g/t07"}));
+  // The downloads hold the rows the table shows, in its order.
+  CHECK(st["export_json_ids"] == st["final_rows"]);
+  CHECK(st["export_csv_ids"] == st["final_rows"]);
+  // The error histogram, recomputed here: 20 bins from the smallest error to
+  // the largest, (model - RTL) / RTL in percent, the largest in the last bin.
+  std::vector<double> errs;
+  for (int i = 1; i <= 30; ++i) {
+    const double rtl = 1000 + 37 * ((i * 13) % 30);
+    errs.push_back(((i % 5) * 10 - 20) / rtl * 100);
+  }
+  const double lo = *std::min_element(errs.begin(), errs.end()), hi = *std::max_element(errs.begin(), errs.end());
+  const double width = (hi - lo) / 20;
+  std::vector<int> counts(20, 0);
+  for (const double e : errs) ++counts[std::min(19, static_cast<int>((e - lo) / width))];
+  CHECK(st["histogram"]["counts"] == nlohmann::json(counts));
+  CHECK(std::stod(st["histogram"]["labels"][0].get<std::string>()) == Approx(lo + width / 2).margin(0.006));
+  CHECK(std::stod(st["histogram"]["labels"][19].get<std::string>()) == Approx(hi - width / 2).margin(0.006));
   // The regressions (pass -> fail against the night before) are at the top.
   CHECK(browser.dom.find("4 regressions against baseline rev1 (2025-01-01)") != std::string::npos);
   CHECK(browser.dom.find("id=\"regression-banner\"") < browser.dom.find("id=\"summary\""));
@@ -101,7 +126,7 @@ TEST_CASE("the HTML report renders in headless Chromium: no errors, charts paint
 TEST_CASE("the HTML report without model data says so instead of drawing empty charts") {
   TempDir dir;
   BrowserResult browser;
-  const auto st = run_page(dir, false, browser);
+  const auto st = run_page(dir, Model::kNone, browser);
   INFO("self-test: " << st.dump());
   CHECK(st["errors"].empty());
   CHECK(st["charts"]["scatter"]["chart"] == false);
@@ -111,10 +136,23 @@ TEST_CASE("the HTML report without model data says so instead of drawing empty c
   CHECK(st["charts"]["trend"]["painted_pixels"].get<int>() > 1000);
 }
 
+TEST_CASE("the error histogram of tests the model matches exactly is one bin at 0, without tests of no error") {
+  TempDir dir;
+  BrowserResult browser;
+  const auto st = run_page(dir, Model::kExact, browser);
+  INFO("self-test: " << st.dump());
+  CHECK(st["errors"].empty());
+  // Test 1 has 0 RTL cycles, so no error: 29 tests, all at 0 % (it used to
+  // be 30 in the first of 20 bins labelled from 0.5 %).
+  CHECK(st["histogram"]["labels"] == nlohmann::json::array({"0.00"}));
+  CHECK(st["histogram"]["counts"] == nlohmann::json::array({29}));
+  CHECK(st["charts"]["hist"]["painted_pixels"].get<int>() > 1000);
+}
+
 TEST_CASE("data that reads as markup stays inside the report's data block") {
   TempDir dir;
   HistoryDb db(dir / "r.db");
-  fill(db, true, true);
+  fill(db, Model::kVaried, true);
   std::ostringstream page;
   write_html(load_report_data(db, {}), page);
   const std::string html = page.str();
@@ -144,7 +182,7 @@ TEST_CASE("data that reads as markup stays inside the report's data block") {
 TEST_CASE("the HTML report renders its rows when the data reads as markup") {
   TempDir dir;
   BrowserResult browser;
-  const auto st = run_page(dir, true, browser, true);
+  const auto st = run_page(dir, Model::kVaried, browser, true);
   INFO("self-test: " << st.dump());
   CHECK(st["errors"].empty());
   CHECK(st["final_rows"] == nlohmann::json::array({"g/t28", "g/t21", "g/t14", "g/t07" + kMarkup}));
@@ -156,7 +194,7 @@ TEST_CASE("the HTML report renders its rows when the data reads as markup") {
 TEST_CASE("a missing charting library is a clear error, not a broken page") {
   TempDir dir;
   HistoryDb db(dir / "r.db");
-  fill(db, true);
+  fill(db, Model::kVaried);
   CHECK_THROWS_WITH(write_html_file(load_report_data(db, {}), dir / "r.html", dir / "no-assets"),
                     Catch::Matchers::Contains("node_modules/chart.js/dist/chart.umd.js' is missing") &&
                         Catch::Matchers::Contains("scripts/install-deps.sh"));

@@ -3,6 +3,7 @@
 #include <csignal>
 
 #include "regress/outcome.h"
+#include "regress/regression_check.h"
 #include "regress/result_reader.h"
 
 using namespace mxc::regress;
@@ -42,6 +43,19 @@ TEST_CASE("results.json: present fields are extracted, missing or mistyped ones 
   CHECK(q.cycles_model == 90);
   CHECK(q.utilisation == 0.5);
   CHECK(q.bandwidth_gbps == 12.5);
+
+  // A run that stopped before its end (a hang) has the cycles of where it
+  // stopped: no model cycles, so no model error in the report's histogram,
+  // trend or regression check (results.json leaves cycle_error_percent out).
+  TestRecord hung;
+  const ResultsFile stopped =
+      read_results_json(R"({"status": "fail", "error": "hang: no progress for 100000 cycles",
+                            "cycles": {"rtl": 100500, "model": 4251}})",
+                        hung);
+  CHECK(stopped.error == "hang: no progress for 100000 cycles");
+  CHECK(hung.cycles_rtl == 100500);
+  CHECK_FALSE(hung.cycles_model);
+  CHECK_FALSE(model_error_pct(hung));
 
   TestRecord z;
   CHECK_FALSE(read_results_json("{not json", z).parsed);

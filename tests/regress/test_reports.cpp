@@ -68,13 +68,16 @@ TEST_CASE("regressions: status, error, cycles and speed beyond their thresholds"
   CHECK(regs[0].current == "fail: mismatch at C[0][1]");
   CHECK(regs[1].test_id == "error");
   CHECK(regs[1].what == "error");
-  CHECK(regs[1].baseline == "1 %");
-  CHECK(regs[1].current == "-3 %");
+  CHECK(regs[1].baseline == "1.00 %");
+  CHECK(regs[1].current == "-3.00 %");
   CHECK(regs[2].test_id == "cycles");
   CHECK(regs[2].baseline == "1000");
   CHECK(regs[2].current == "1021");
   CHECK(regs[3].test_id == "speed");
   CHECK(regs[3].what == "speed");
+  // 4000 cycles in 4 s, then in 6 s: fixed-point, never "1e+03".
+  CHECK(regs[3].baseline == "1000 cycles/s");
+  CHECK(regs[3].current == "667 cycles/s");
   CHECK(regs[4].test_id == "skipped");
   CHECK(regs[4].what == "status");
   CHECK(regs[4].current == "skipped: no RTL of a 16x16 array in this build");
@@ -190,6 +193,64 @@ TEST_CASE("report data: newest run, previous run as baseline, trend per run") {
   CHECK(j["tests"][1]["error_pct"].get<double>() == Approx(50.0));
   CHECK(j["tests"][2]["cycles_rtl"].is_null());
   CHECK(j["trend"].size() == 2);
+}
+
+TEST_CASE("report data: planned tests that never ran regress in plan order, complete runs are baselines, revisions by prefix") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  const auto make_run = [&](const std::string& rev, const std::string& day, const std::string& state,
+                            const std::vector<std::string>& results) {
+    RunInfo k;
+    k.suite = "s";
+    k.rev = rev;
+    k.label = day;
+    k.started_at = "2025-01-0" + day + "T00:00:00Z";
+    const auto id = db.create_run(k);
+    db.add_to_plan(id, {"t-m", "t-a", "t-z"}, "");  // not alphabetical
+    for (const auto& t : results) db.record(id, rec(t, "pass", 100, 100, 1));
+    db.set_run_state(id, state, state == "complete" ? k.started_at : "");
+    return id;
+  };
+  const auto night1 = make_run("aaaa1111", "1", "complete", {"t-m", "t-a", "t-z"});
+  const auto night2 = make_run("aaaa2222", "2", "interrupted", {"t-z"});
+  // The interrupted night: the two tests it never ran passed the night before,
+  // and test nothing now (they used to be no regression at all).
+  ReportSelection second;
+  second.run_id = night2;
+  const ReportData d2 = load_report_data(db, second);
+  CHECK(d2.not_run == std::vector<std::string>{"t-m", "t-a"});
+  REQUIRE(d2.regressions.size() == 2);
+  CHECK(d2.regressions[0].test_id == "t-m");
+  CHECK(d2.regressions[0].what == "status");
+  CHECK(d2.regressions[0].baseline == "pass");
+  CHECK(d2.regressions[0].current == "not run");
+  CHECK(d2.regressions[1].test_id == "t-a");
+  // The next night's baseline is the last complete one, not the interrupted one
+  // whose missing tests would go uncompared.
+  const auto night3 = make_run("bbbb3333", "3", "complete", {"t-m", "t-a", "t-z"});
+  const ReportData d3 = load_report_data(db, {});
+  CHECK(d3.run.run_id == night3);
+  REQUIRE(d3.baseline);
+  CHECK(d3.baseline->run_id == night1);
+  CHECK(d3.regressions.empty());
+  // A revision by its start, as --baseline takes it; one start naming two is refused.
+  ReportSelection by_prefix;
+  by_prefix.rev = "aaaa2";
+  CHECK(load_report_data(db, by_prefix).run.run_id == night2);
+  ReportSelection ambiguous;
+  ambiguous.rev = "aaaa";
+  CHECK_THROWS_WITH(load_report_data(db, ambiguous),
+                    "--rev 'aaaa' names 2 revisions (aaaa1111, aaaa2222): give more of the hash");
+  ReportSelection ambiguous_base;
+  ambiguous_base.baseline_rev = "aaaa";
+  CHECK_THROWS_WITH(load_report_data(db, ambiguous_base),
+                    "--baseline 'aaaa' names 2 revisions (aaaa1111, aaaa2222): give more of the hash");
+  CHECK_THROWS_WITH(has_run_at(db, "s", "aaaa"),
+                    "--baseline 'aaaa' names 2 revisions (aaaa1111, aaaa2222): give more of the hash");
+  // The run a regress command continues is not a baseline for it.
+  CHECK(has_run_at(db, "s", "aaaa2222"));
+  CHECK_FALSE(has_run_at(db, "s", "aaaa2222", night2));
+  CHECK(has_run_at(db, "s", "aaaa", night2));  // one revision left
 }
 
 TEST_CASE("JUnit XML: counts, per-test properties, failure with mismatch and reproduce command") {
