@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -60,6 +61,22 @@ std::optional<RuleBreak> refresh_rule_broken(const HbmTiming& t, RefreshMode mod
                                     n(t.REFIsb) + " - 2 x RC " + n(t.RC) + " = " + n(round - std::min(round, two_rc)) +
                                     " (a bank's requests would have no time between its refreshes)"};
   }
+  return std::nullopt;
+}
+
+/// Timings of any refresh mode that no device has: a write's data meeting
+/// the data of the read before it (it comes CWL after the write's command,
+/// the read's ends CL + burst after its own), and a per-bank refresh round
+/// (banks x tREFIsb) longer than tREFI, which refreshes each bank less often
+/// than its cells need.
+std::optional<RuleBreak> data_or_refresh_rule_broken(const HbmTiming& t, std::uint32_t banks) {
+  const auto n = [](std::uint64_t v) { return std::to_string(v); };
+  if (std::uint64_t{t.RTW} + t.CWL < std::uint64_t{t.CL} + t.burst_cycles)
+    return RuleBreak{"RTW", "RTW " + n(t.RTW) + " cycles is below CL " + n(t.CL) + " + burst " + n(t.burst_cycles) +
+                                " - CWL " + n(t.CWL) + ": a write's data would overlap the data of the read before it"};
+  if (std::uint64_t{t.REFIsb} * banks > t.REFI)
+    return RuleBreak{"REFIsb", "REFIsb " + n(t.REFIsb) + " cycles x " + n(banks) + " banks is above REFI " +
+                                   n(t.REFI) + ": per-bank refresh would visit each bank less than once per tREFI"};
   return std::nullopt;
 }
 
@@ -205,6 +222,20 @@ HbmDeviceSpec parse_device(const Reader& r, const YAML::Node& d) {
            "bus_bits / 8 x burst_length is the burst's bytes, at most " + std::to_string(kMaxBurstBytes));
   if (s.org.columns % s.org.burst_length != 0)
     r.fail(o["columns"], ow + ".columns", "must be a multiple of burst_length");
+  // The address mapping gives each field whole bits of the address.
+  const auto power_of_two = [&](const char* k, std::uint64_t v, const std::string& what) {
+    if (!std::has_single_bit(v))
+      r.fail(o[k], ow + "." + k, what + " must be a power of two (the address mapping takes whole bits), got " +
+                                     std::to_string(v));
+  };
+  power_of_two("channels", s.org.channels, "channels");
+  power_of_two("pseudo_channels", s.org.pseudo_channels, "pseudo_channels");
+  power_of_two("bank_groups", s.org.bank_groups, "bank_groups");
+  power_of_two("banks_per_group", s.org.banks_per_group, "banks_per_group");
+  power_of_two("rows", s.org.rows, "rows");
+  power_of_two("columns", s.org.columns / s.org.burst_length, "columns / burst_length (bursts per row)");
+  power_of_two("bus_bits", std::uint64_t{s.org.bus_bits / 8} * s.org.burst_length,
+               "bus_bits / 8 x burst_length (the burst's bytes)");
 
   const YAML::Node t = d["timing"];
   if (!t) r.fail(d, "device.timing", "missing");
@@ -278,6 +309,8 @@ HbmDeviceSpec parse_device(const Reader& r, const YAML::Node& d) {
   at_least("CCD_L", x.CCD_L, "CCD_S", x.CCD_S);
   at_least("RRD_L", x.RRD_L, "RRD_S", x.RRD_S);
   at_least("WTR_L", x.WTR_L, "WTR_S", x.WTR_S);
+  if (const auto broken = data_or_refresh_rule_broken(x, s.org.banks()))
+    r.fail(t[broken->field] ? t[broken->field] : t, tw + "." + broken->field, broken->what);
   return s;
 }
 
@@ -388,8 +421,9 @@ void validate(const MemoryConfig& cfg) {
       cfg.device.t.REFIsb == 0)
     throw std::invalid_argument("device timing needs tCK, burst cycles, tREFI and tREFIsb > 0");
   if (cfg.device.t.tCK_ps < 16) throw std::invalid_argument("device timing needs tCK >= 16 ps");
-  if (const auto broken = refresh_rule_broken(cfg.device.t, c.refresh, o.banks()))
-    throw std::invalid_argument(std::string("device.timing.") + broken->field + ": " + broken->what);
+  for (const auto& broken : {data_or_refresh_rule_broken(cfg.device.t, o.banks()),
+                            refresh_rule_broken(cfg.device.t, c.refresh, o.banks())})
+    if (broken) throw std::invalid_argument(std::string("device.timing.") + broken->field + ": " + broken->what);
 }
 
 MemoryConfig parse_memory_config(const std::string& text, const std::string& file,

@@ -20,10 +20,13 @@ TimingChecker::TimingChecker(const HbmDeviceSpec& spec, std::uint32_t pseudo_cha
 }
 
 void TimingChecker::fail(std::uint32_t pc, const DramCommand& c, const std::string& what) {
+  report("pc " + std::to_string(pc) + " cycle " + std::to_string(c.cycle) + ": " + std::string(cmd_name(c.cmd)) +
+         " bank " + std::to_string(c.bank) + ": " + what);
+}
+
+void TimingChecker::report(std::string violation) {
   ++m_violation_count;
-  if (m_violations.size() < 100)
-    m_violations.push_back("pc " + std::to_string(pc) + " cycle " + std::to_string(c.cycle) + ": " +
-                           std::string(cmd_name(c.cmd)) + " bank " + std::to_string(c.bank) + ": " + what);
+  if (m_violations.size() < 100) m_violations.push_back(std::move(violation));
 }
 
 void TimingChecker::fail_gap(std::uint32_t pc, const DramCommand& c, const char* rule, std::int64_t gap,
@@ -51,11 +54,12 @@ void TimingChecker::check_refresh_rate(std::uint32_t pc, std::uint64_t cycle) {
     const std::uint64_t had = m_pcs[pc].banks[b].refreshes;
     const bool late = had + 8 < due, early = had > most;
     if (late || early) {
-      DramCommand c{Cmd::kRefAb, static_cast<std::uint32_t>(b), 0, 0, cycle};
-      fail(pc, c, "refresh interval: " + std::to_string(had) + " refreshes by cycle " + std::to_string(cycle) +
-                      ", tREFI " + std::to_string(t.REFI) +
-                      (late ? " needs at least " + std::to_string(due - 8)
-                            : " allows at most " + std::to_string(most) + " (8 pulled in)"));
+      // No command's name: a bank falls behind between commands, whatever the refresh mode.
+      report("pc " + std::to_string(pc) + " cycle " + std::to_string(cycle) + ": bank " + std::to_string(b) +
+             ": refresh interval: " + std::to_string(had) + " refreshes by cycle " + std::to_string(cycle) +
+             ", tREFI " + std::to_string(t.REFI) +
+             (late ? " needs at least " + std::to_string(due - 8)
+                   : " allows at most " + std::to_string(most) + " (8 pulled in)"));
       return;
     }
   }
@@ -125,6 +129,7 @@ void TimingChecker::on_command(std::uint32_t pc, const DramCommand& c) {
       if (b.open_row != static_cast<std::int64_t>(c.row))
         fail(pc, c, "column command to row " + std::to_string(c.row) + " but open row is " + std::to_string(b.open_row));
       need(pc, c, "tRCD", b.act, rd ? t.RCDRD : t.RCDWR);
+      check_data_bus(pc, c, now + (rd ? t.CL : t.CWL), rd);
       if (rd) {
         need(pc, c, "tCCD_S", p.rd, std::max<std::int64_t>(t.CCD_S, bl));
         need(pc, c, "tCCD_L", p.group_rd[g], std::max<std::int64_t>(t.CCD_L, bl));
@@ -150,6 +155,7 @@ void TimingChecker::on_command(std::uint32_t pc, const DramCommand& c) {
       }
       for (Bank& x : p.banks) {
         need(pc, c, "tRP", x.closed_at, t.RP);
+        need(pc, c, "tRC", x.act, t.RC);  // ACT to ACT or refresh; tRAS + tRP may fall short of it
         need(pc, c, "tRFCsb", x.refsb, t.RFCsb);
         ++x.refreshes;
       }
@@ -171,6 +177,25 @@ void TimingChecker::on_command(std::uint32_t pc, const DramCommand& c) {
     }
   }
   if (c.cmd == Cmd::kRefAb || c.cmd == Cmd::kRefSb || (m_commands & 1023) == 0) check_refresh_rate(pc, c.cycle);
+}
+
+void TimingChecker::check_data_bus(std::uint32_t pc, const DramCommand& c, std::int64_t start, bool read) {
+  // The pseudo-channel's data bus carries one burst at a time: a read's
+  // data from CL after its command, a write's from CWL, each for the burst's
+  // cycles. Bursts whose data is over by this command's cycle are dropped
+  // (no later command's data starts before its own cycle).
+  Pc& p = m_pcs[pc];
+  const auto now = static_cast<std::int64_t>(c.cycle);
+  const std::int64_t end = start + m_spec.t.burst_cycles;
+  std::erase_if(p.data, [&](const DataBurst& d) { return d.end <= now; });
+  for (const DataBurst& d : p.data)
+    if (start < d.end && d.start < end)
+      fail(pc, c,
+           std::string("data bus: ") + (read ? "read" : "write") + " data in cycles " + std::to_string(start) + ".." +
+               std::to_string(end - 1) + " overlaps the " + (d.read ? "read" : "write") + " data in cycles " +
+               std::to_string(d.start) + ".." + std::to_string(d.end - 1) + " (CL " + std::to_string(m_spec.t.CL) +
+               ", CWL " + std::to_string(m_spec.t.CWL) + ")");
+  p.data.push_back({start, end, read});
 }
 
 void TimingChecker::finish(std::uint64_t cycle) {

@@ -41,8 +41,13 @@ class TimingChecker {
     std::int64_t refsb = kLongAgo;
     std::uint64_t refreshes = 0;
   };
+  struct DataBurst {
+    std::int64_t start, end;  // cycles [start, end) on the data bus
+    bool read;
+  };
   struct Pc {
     std::vector<Bank> banks;
+    std::vector<DataBurst> data;  // bursts whose data is not over yet
     std::vector<std::int64_t> group_act, group_rd, group_wr;
     std::int64_t act = kLongAgo, rd = kLongAgo, wr = kLongAgo, refab = kLongAgo, refsb = kLongAgo;
     std::int64_t acts4[4] = {kLongAgo, kLongAgo, kLongAgo, kLongAgo};
@@ -58,6 +63,10 @@ class TimingChecker {
   [[gnu::cold]] void fail_gap(std::uint32_t pc, const DramCommand& c, const char* rule, std::int64_t gap,
                               std::int64_t got);
   void fail(std::uint32_t pc, const DramCommand& c, const std::string& what);
+  void report(std::string violation);
+  /// A column command whose data occupies the bus from `start`: no other
+  /// burst's data may be on it then.
+  void check_data_bus(std::uint32_t pc, const DramCommand& c, std::int64_t start, bool read);
   void check_refresh_rate(std::uint32_t pc, std::uint64_t cycle);
   void close_row(Bank& b, std::int64_t at);
 

@@ -1,5 +1,6 @@
 // Presets load with their cited figures; bad files give file, line, field.
 #include <catch2/catch.hpp>
+#include <tuple>
 
 #include <algorithm>
 #include <filesystem>
@@ -153,7 +154,7 @@ TEST_CASE("refresh timings that leave requests no time are rejected") {
                     "f.yaml:" + line_of(big_rfc, "RFC: 5000ns") +
                         ": field 'device.timing.RFC': RFC 5000 cycles must be at most REFI 3900 - 2 x RC 48 (all-bank "
                         "refresh would leave requests no time to finish)");
-  CHECK_THROWS_WITH(parse_edited(base, "REFI: 3900ns", "REFI: 200"),
+  CHECK_THROWS_WITH(parse_edited(replaced(base, "REFIsb: 243.75ns", "REFIsb: 12"), "REFI: 3900ns", "REFI: 200"),
                     Catch::Contains("field 'device.timing.RFC': RFC 260 cycles must be at most REFI 200"));
   CHECK_THROWS_WITH(parse_edited(base, "RFC: 260ns", "RFC: 3805"), Catch::Contains("device.timing.RFC"));
   CHECK_NOTHROW(parse_edited(base, "RFC: 260ns", "RFC: 3804"));
@@ -231,7 +232,9 @@ TEST_CASE("timings above 2^24 cycles are out of range, not cut to 32 bits") {
                         ": field 'device.timing.CL': out of range: 4294967297 (at most 16777216 cycles)");
   CHECK_THROWS_WITH(parse_edited(base, "    CL: 14\n", "    CL: 16777217\n"),
                     Catch::Contains("field 'device.timing.CL': out of range"));
-  CHECK(parse_edited(base, "    CL: 14\n", "    CL: 16777216\n").device.t.CL == 16777216);
+  // (Without the file's RTW 13: the data of a write after a read needs RTW >= CL + burst - CWL.)
+  CHECK(parse_edited(replaced(base, "    RTW: 13\n", ""), "    CL: 14\n", "    CL: 16777216\n").device.t.CL ==
+        16777216);
   // Nanoseconds alike, counted in cycles of tCK (1 ns here).
   CHECK_THROWS_WITH(parse_edited(base, "REFI: 3900ns", "REFI: 1e9ns"),
                     Catch::Contains("field 'device.timing.REFI': out of range: '1e9ns' at tCK 1000 ps (at most 16777216 "
@@ -286,6 +289,51 @@ TEST_CASE("timings that break JEDEC's own relations are refused at their line") 
   CHECK_THROWS_WITH(parse_edited(base, "WTR_L: 8", "WTR_L: 5"), Catch::Contains("WTR_L 5 cycles is below WTR_S 6"));
   CHECK_THROWS_WITH(parse_edited(base, "CL: 14", "CL: 0"),
                     Catch::Contains("field 'device.timing.CL': must be at least 1"));
+  // A write's data after a read's: RTW >= CL 14 + burst 2 - CWL 5 = 11.
+  const std::string rtw = replaced(base, "RTW: 13", "RTW: 10");
+  CHECK_THROWS_WITH(parse_memory_config(rtw, "f.yaml"),
+                    "f.yaml:" + line_of(rtw, "RTW: 10") +
+                        ": field 'device.timing.RTW': RTW 10 cycles is below CL 14 + burst 2 - CWL 5: a write's data "
+                        "would overlap the data of the read before it");
+  CHECK_NOTHROW(parse_edited(base, "RTW: 13", "RTW: 11"));
+  // Per-bank refresh must visit each bank once per tREFI (3900): 16 x 244 = 3904.
+  const std::string refisb = replaced(base, "REFIsb: 243.75ns", "REFIsb: 244");
+  CHECK_THROWS_WITH(parse_memory_config(refisb, "f.yaml"),
+                    "f.yaml:" + line_of(refisb, "REFIsb: 244") +
+                        ": field 'device.timing.REFIsb': REFIsb 244 cycles x 16 banks is above REFI 3900: per-bank "
+                        "refresh would visit each bank less than once per tREFI");
+  CHECK_NOTHROW(parse_edited(base, "REFIsb: 243.75ns", "REFIsb: 243"));
+  // Both in configs built in code too.
+  MemoryConfig cfg = parse_memory_config(base, "hbm2.yaml");
+  cfg.device.t.REFIsb = 3900;
+  CHECK_THROWS_WITH(validate(cfg), Catch::StartsWith("device.timing.REFIsb: REFIsb 3900 cycles x 16 banks"));
+  cfg = parse_memory_config(base, "hbm2.yaml");
+  cfg.device.t.RTW = 1;
+  CHECK_THROWS_WITH(validate(cfg), Catch::StartsWith("device.timing.RTW: RTW 1 cycles is below"));
+}
+
+TEST_CASE("an organisation's counts are powers of two, refused at their own line") {
+  // They were refused at controller.address_mapping, and bus_bits 48 at
+  // memory.stack_interleave_bytes ("multiple of 24").
+  const std::string base = preset_text("hbm2.yaml");
+  for (const auto& [from, to, what] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"channels: 8", "channels: 6", "channels must be a power of two (the address mapping takes whole bits), "
+                                          "got 6"},
+           {"pseudo_channels: 2", "pseudo_channels: 3", "pseudo_channels must be a power of two"},
+           {"bank_groups: 4", "bank_groups: 3", "bank_groups must be a power of two"},
+           {"banks_per_group: 4", "banks_per_group: 5", "banks_per_group must be a power of two"},
+           {"rows: 16384", "rows: 1000", "rows must be a power of two (the address mapping takes whole bits), got "
+                                         "1000"},
+           {"columns: 128", "columns: 96", "columns / burst_length (bursts per row) must be a power of two"},
+           {"bus_bits: 64", "bus_bits: 48", "bus_bits / 8 x burst_length (the burst's bytes) must be a power of two"},
+       }) {
+    INFO(to);
+    const std::string text = replaced(base, from, to);
+    const std::string field = to.substr(0, to.find(':'));
+    CHECK_THROWS_WITH(parse_memory_config(text, "f.yaml"),
+                      Catch::StartsWith("f.yaml:" + line_of(text, to) + ": field 'device.organisation." + field +
+                                        "': " + what));
+  }
 }
 
 TEST_CASE("a number too large and a unit in capitals say so") {

@@ -23,6 +23,7 @@ struct Case {
   std::vector<DramCommand> prefix;
   DramCommand last;  // at the legal minimum; the test also tries one cycle earlier
   std::uint32_t faw = 0;  // override tFAW (0 = preset)
+  std::uint32_t rc = 0;   // override tRC (0 = preset)
 };
 
 DramCommand C(Cmd c, std::uint32_t bank, std::uint64_t cycle, std::uint32_t row = 1) { return {c, bank, row, 0, cycle}; }
@@ -78,10 +79,15 @@ TEST_CASE("timing checker catches each constraint violated by one cycle") {
       {"tRFC", {C(kRefAb, 0, 0)}, C(kRefSb, 3, 260)},
       {"tRAS", {C(kAct, 0, 0)}, C(kPreA, 0, 34)},
       {"tRTP", {C(kAct, 0, 0), C(kRd, 0, 30)}, C(kPreA, 0, 35)},
+      // tRC runs from an ACT to the next ACT or refresh of the bank, and may be
+      // longer than tRAS + tRP (HBM3: 45 + 26 < 72); here 50 > 34 + 14.
+      {"tRC", {C(kAct, 0, 0), C(kPreA, 0, 34)}, C(kRefAb, 0, 50), 0, 50},
+      {"tRC", {C(kAct, 0, 0), C(kPre, 0, 34)}, C(kRefSb, 0, 50), 0, 50},
   };
   for (const Case& c : cases) {
     HbmDeviceSpec spec = base;
     if (c.faw) spec.t.FAW = c.faw;
+    if (c.rc) spec.t.RC = c.rc;
     INFO("rule " << c.rule << ", last command " << cmd_name(c.last.cmd) << " at " << c.last.cycle);
     std::vector<DramCommand> ok = c.prefix;
     ok.push_back(c.last);
@@ -94,6 +100,24 @@ TEST_CASE("timing checker catches each constraint violated by one cycle") {
     const auto v = run(spec, bad);
     CHECK(mentions(v, c.rule));
   }
+}
+
+TEST_CASE("timing checker keeps one burst at a time on a pseudo-channel's data bus, whatever tRTW says") {
+  // With tRTW 1 (below CL + burst - CWL = 11) a write 9 cycles after a read
+  // puts its data (29 + CWL 5 = 34..35) on the read's (20 + CL 14 = 34..35).
+  HbmDeviceSpec spec = test::preset("hbm2.yaml").device;
+  spec.t.RTW = 1;
+  using enum Cmd;
+  const auto overlap = run(spec, {C(kAct, 0, 0), C(kAct, 4, 4), C(kRd, 0, 20), C(kWr, 4, 29)});
+  CHECK(mentions(overlap, "WR bank 4: data bus: write data in cycles 34..35 overlaps the read data in cycles 34..35"));
+  // Its data may follow the read's at once (31: 36..37); at 28 (33..34) and 30 (35..36) it still meets it.
+  CHECK_FALSE(mentions(run(spec, {C(kAct, 0, 0), C(kAct, 4, 4), C(kRd, 0, 20), C(kWr, 4, 31)}), "data bus"));
+  CHECK(mentions(run(spec, {C(kAct, 0, 0), C(kAct, 4, 4), C(kRd, 0, 20), C(kWr, 4, 30)}), "data bus"));
+  CHECK(mentions(run(spec, {C(kAct, 0, 0), C(kAct, 4, 4), C(kRd, 0, 20), C(kWr, 4, 28)}), "data bus"));
+  // A write whose data ends before the read's begins is no overlap: 27 + 5 = 32..33.
+  CHECK_FALSE(mentions(run(spec, {C(kAct, 0, 0), C(kAct, 4, 4), C(kRd, 0, 20), C(kWr, 4, 27)}), "data bus"));
+  // Reads tCCD apart never meet (CCD >= burst): the preset's own sequences stay clean.
+  CHECK(run(test::preset("hbm2.yaml").device, {C(kAct, 0, 0), C(kAct, 4, 4), C(kRd, 0, 18), C(kRd, 4, 20)}).empty());
 }
 
 TEST_CASE("timing checker catches state errors and command-bus conflicts") {
@@ -157,6 +181,8 @@ TEST_CASE("timing checker enforces the refresh rate: at most 8 postponed or pull
     chk.finish(10 * refi);
     CHECK(mentions(chk.violations(), "bank 1: refresh interval"));
     CHECK_FALSE(mentions(chk.violations(), "bank 0:"));
+    // Named by no command: it was "REFab bank 1" whatever the refresh mode.
+    CHECK_FALSE(mentions(chk.violations(), "REFab"));
   }
   SECTION("per-bank refresh round robin every tREFIsb passes over a long run") {
     // 16 x tREFIsb (3 888) is a little under tREFI (3 900): over 3 000
