@@ -12,6 +12,7 @@ namespace mxc {
 namespace {
 
 constexpr std::uint64_t k4KiB = 4096;
+constexpr std::uint32_t kMaxId = 0xffff;  // AxID width the transactor takes (16 bits; the tile uses 4)
 
 std::string hex(std::uint64_t v) {
   std::ostringstream os;
@@ -152,6 +153,10 @@ void Axi4SlaveTransactor::check_burst(const char* ch, std::uint32_t id, std::uin
     throw Axi4ProtocolError(m_cfg.name + ": " + burst_id + ": " + why,
                             {now, "protocol " + m_cfg.name + "." + channel, burst_id, rule, expected, actual});
   };
+  // One queue per ID, by index: a 32-bit ID would allocate billions of them.
+  if (id > kMaxId)
+    fail("ID width", "AxID <= " + std::to_string(kMaxId), hex(id),
+         "ID " + hex(id) + " wider than the transactor's 16 bits");
   if (burst != kAxiBurstIncr)
     fail("burst type", "1 (INCR)", std::to_string(burst), "burst type " + std::to_string(burst) + " unsupported (only INCR = 1)");
   if (size > 12 || (std::uint32_t{1} << size) != m_cfg.beat_bytes)

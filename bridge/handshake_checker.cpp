@@ -23,6 +23,13 @@ std::string payload_hex(std::span<const std::uint8_t> bytes) {
   return s;
 }
 
+void HandshakeChecker::observe_reset(std::size_t channel, bool valid, std::uint64_t edge) {
+  Channel& c = m_channels[channel];
+  if (!valid || c.valid_in_reset) return;
+  c.valid_in_reset = true;
+  report({0, "handshake " + c.name, "reset edge " + std::to_string(edge), "valid during reset", "valid=0", "valid=1"});
+}
+
 void HandshakeChecker::check_stalled(Channel& c, bool valid, std::span<const std::uint8_t> payload,
                                      std::uint64_t cycle, Time now) {
   if (!valid) {

@@ -46,6 +46,15 @@ class HandshakeChecker : public Checker {
     }
   }
 
+  /// A source's valid after clock edge `edge` of reset (counted from 0), so
+  /// as it stands at the next edge, in reset or the first after it: it must
+  /// be low (A3.1.2: a master drives ARVALID, AWVALID and WVALID low during
+  /// reset, and raises them no earlier than an edge after it; ARM's checker's
+  /// xVALID_RESET rules). Before the first edge a synchronous reset has not
+  /// cleared the registers yet, so that edge is not checked. One report per
+  /// channel.
+  void observe_reset(std::size_t channel, bool valid, std::uint64_t edge);
+
   /// Whether observe() will look at this cycle's payload: only while valid
   /// is high and the channel stalls now or stalled in the previous cycle.
   /// Lets a caller skip packing a payload nobody compares.
@@ -64,6 +73,7 @@ class HandshakeChecker : public Checker {
   struct Channel {
     std::string name;
     bool stalled = false;            // last cycle had valid && !ready
+    bool valid_in_reset = false;     // reported once
     std::vector<std::uint8_t> held;  // payload offered in that cycle
     std::uint64_t s_handshakes = 0;
     std::uint64_t s_stall_cycles = 0;

@@ -98,7 +98,9 @@ bool TimingCorrelator::same_traffic(const MemoryLog& rtl, const MemoryLog& model
   std::array<std::uint64_t, 2>* of_source = nullptr;
   std::uint32_t source = 0;
   for (auto r = rtl.begin(), m = model.begin(); r != rtl.end(); ++r, ++m) {
-    if (r->source != m->source || r->write != m->write || r->issue != m->issue || r->addr != m->addr) return false;
+    if (r->source != m->source || r->write != m->write || r->issue != m->issue || r->addr != m->addr ||
+        r->bytes != m->bytes)
+      return false;
     if (!of_source || r->source != source) {
       source = r->source;
       of_source = &counts[source];
@@ -125,12 +127,15 @@ void TimingCorrelator::compare_channel(const std::vector<const MemoryLogEntry*>&
     // tolerance, so the divisions that turn times into cycles (and the name, built only for a
     // mismatch) are left to the requests that differ.
     const bool same_time = r[i]->issue == m[i]->issue;
-    if (same_time && r[i]->addr == m[i]->addr) continue;
+    if (same_time && r[i]->addr == m[i]->addr && r[i]->bytes == m[i]->bytes) continue;
     const std::uint64_t rc = clk.cycle_at_or_after(r[i]->issue);
     const std::uint64_t mc = same_time ? rc : clk.cycle_at_or_after(m[i]->issue);
     t.max_abs_issue_error = std::max(t.max_abs_issue_error, rc > mc ? rc - mc : mc - rc);
     const auto id = [&] { return "request " + std::to_string(i) + " (id " + std::to_string(r[i]->id) + ")"; };
     if (r[i]->addr != m[i]->addr) note({clk.edge(rc), where, id(), "address", hex(m[i]->addr), hex(r[i]->addr)});
+    // A burst of another length at the same address and cycle (an AxLEN off by one) moves other data.
+    if (r[i]->bytes != m[i]->bytes)
+      note({clk.edge(rc), where, id(), "bytes", std::to_string(m[i]->bytes), std::to_string(r[i]->bytes)});
     if (!m_mem_tol.within(mc, rc))
       note({clk.edge(rc), where, id(), "issue cycle", std::to_string(mc), std::to_string(rc)});
   }

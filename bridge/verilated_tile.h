@@ -45,13 +45,19 @@ class VerilatedTile final : public RtlTile {
     m_model->ici_in_valid = 0;
     m_model->ici_out_ready = 0;
     write_slave_pins(*m_model, Axi4SlaveSignals{});
+    for (const char* ch : {"cmd", "axi.ar", "axi.r", "axi.aw", "axi.w", "axi.b", "ici.out", "ici.in"})
+      m_handshake.add_channel(m_cfg.name + "." + ch);
     for (std::uint32_t i = 0; i < geo.rows + geo.cols + 4; ++i) {
       eval_inputs();
       clock_edge();
+      // The tile's outputs that are a source's valid (AR, AW, W, ICI out), low from the first edge on.
+      read_master_pins(*m_model, m_master);
+      m_handshake.observe_reset(1, m_master.arvalid, i);
+      m_handshake.observe_reset(3, m_master.awvalid, i);
+      m_handshake.observe_reset(4, m_master.wvalid, i);
+      m_handshake.observe_reset(6, m_model->ici_out_valid, i);
     }
     m_model->rst_n = 1;
-    for (const char* ch : {"cmd", "axi.ar", "axi.r", "axi.aw", "axi.w", "axi.b", "ici.out", "ici.in"})
-      m_handshake.add_channel(m_cfg.name + "." + ch);
   }
 
   ~VerilatedTile() override {

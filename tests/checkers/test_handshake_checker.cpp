@@ -96,6 +96,25 @@ TEST_CASE("valid withdrawn before the handshake", "[handshake]") {
   CHECK(c.handshakes(ici) == 2);
 }
 
+TEST_CASE("a source's valid high in reset is reported once, at its first edge", "[handshake]") {
+  HandshakeChecker c;
+  const auto ar = c.add_channel("ar");
+  const auto w = c.add_channel("w");
+  c.observe_reset(ar, false, 0);
+  c.observe_reset(w, false, 0);
+  CHECK(c.passed());
+  c.observe_reset(w, true, 3);
+  c.observe_reset(w, true, 4);
+  c.observe_reset(ar, false, 4);
+  REQUIRE(c.mismatch_count() == 1);
+  const Mismatch& m = c.mismatches()[0];
+  CHECK(m.where == "handshake w");
+  CHECK(m.id == "reset edge 3");
+  CHECK(m.field == "valid during reset");
+  CHECK(m.expected == "valid=0");
+  CHECK(m.actual == "valid=1");
+}
+
 TEST_CASE("a payload of another width while stalled is a change", "[handshake]") {
   HandshakeChecker c;
   const auto ch = c.add_channel("x");

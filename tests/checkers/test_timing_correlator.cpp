@@ -209,6 +209,20 @@ TEST_CASE("memory: per channel count, issue cycle and address", "[timing]") {
     CHECK(t.first_divergence()->field == "address");  // 1500 ps is the earliest
     CHECK(t.memory_channels()[0].max_abs_issue_error == 2);
   }
+  SECTION("a burst of another length at the same address and cycle") {
+    // An AxLEN off by one moves other data: it passed as a match when only
+    // addresses and issue cycles were compared.
+    MemoryLog rtl = model;
+    rtl[1].bytes += 64;
+    TimingCorrelator t;
+    t.compare_memory(rtl, model, kClk);
+    REQUIRE(t.mismatch_count() == 1);
+    CHECK(t.mismatches()[0].where == "timing memory source 0 write");
+    CHECK(t.mismatches()[0].id == "request 0 (id 0)");
+    CHECK(t.mismatches()[0].field == "bytes");
+    CHECK(t.mismatches()[0].expected == std::to_string(model[1].bytes));
+    CHECK(t.mismatches()[0].actual == std::to_string(model[1].bytes + 64));
+  }
   SECTION("an issue tolerance of two cycles") {
     MemoryLog rtl = model;
     rtl[2].issue = 6500;

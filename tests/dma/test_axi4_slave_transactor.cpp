@@ -230,6 +230,11 @@ TEST_CASE("axi4 slave: illegal bursts are reported precisely") {
   narrow.awsize = 2;
   CHECK_THROWS_WITH(rig.tick(narrow), Catch::Contains("size 2 unsupported"));
   CHECK_THROWS_WITH(rig.tick(aw(0, 0x4, 0)), Catch::Contains("not aligned"));
+  // A 32-bit ID was one queue per possible ID up to it: std::bad_alloc.
+  CHECK_THROWS_WITH(rig.tick(ar(0x80000000u, 0x0, 0)),
+                    Catch::Contains("ID 0x80000000 wider than the transactor's 16 bits"));
+  Rig wide;
+  wide.tick(ar(0xffff, 0x0, 0));  // the widest taken
 }
 
 TEST_CASE("axi4 slave: WLAST early or missing is an error naming the beat") {
