@@ -14,7 +14,8 @@ namespace {
 void print_usage(std::ostream& out) {
   out << "mxcosim - RTL-coupled co-simulation of an MXU tile against its models\n\n"
          "usage: mxcosim <command> [options]\n"
-         "       mxcosim <command> --help   options of one command\n\n"
+         "       mxcosim <command> --help   options of one command\n"
+         "       mxcosim --version          the program's version\n\n"
          "commands:\n";
   for (const auto& c : mxc::app::commands()) {
     std::string name(c.name);
