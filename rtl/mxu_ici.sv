@@ -74,7 +74,7 @@ module mxu_ici
   logic [15:0] n_rows, n_cols, sp_row, remote_row;
   logic [7:0]  dst;
   logic        to_acc, bf16;
-  logic [15:0] issued, sent;
+  logic [15:0] issued;
 
   // ---- inbound ----
   assign sp_wr_valid = in_valid && !in_to_acc;
@@ -167,12 +167,10 @@ module mxu_ici
             to_acc     <= q_instr[F_TO_ACC_LSB];
             bf16       <= q_instr[F_DTYPE_LSB];
             issued     <= '0;
-            sent       <= '0;
             state      <= (q_instr[F_OPCODE_LSB +: F_OPCODE_W] == OP_ICI_SEND) ? SEND : WAIT_IN;
           end
         SEND: begin
           if (sp_rd_en) issued <= issued + 1'b1;
-          if (fifo_pop) sent <= sent + 1'b1;
           if (fifo_pop && out_last) state <= IDLE;
         end
         WAIT_IN: if (consume) state <= IDLE;
@@ -184,5 +182,5 @@ module mxu_ici
   // Inputs only partly used: row numbers wider than the memories, data past
   // the accumulator width.
   logic unused;
-  assign unused = in_last ^ fifo_full ^ (^sent) ^ (^in_row) ^ (^in_data);
+  assign unused = in_last ^ fifo_full ^ (^in_row) ^ (^in_data);
 endmodule
