@@ -157,10 +157,11 @@ Workload build_workload(const WorkloadSpec& spec, const SystemConfig& cfg, const
     std::vector<Program> progs;
     std::vector<ResultRegion> regions;
     for (std::uint32_t t = 0; t < tiles; ++t) {
-      // Tile t takes column blocks [ceil(t*blocks/tiles), ceil((t+1)*blocks/tiles)): with
+      // Each tile takes blocks / tiles column blocks and the first blocks % tiles one more: with
       // fewer blocks than tiles the first tiles take one each and the last idle, so tile 0
       // (the one whose waveform is dumped, RTL in a mixed system) always has work.
-      const std::uint32_t b0 = (t * blocks + tiles - 1) / tiles, b1 = ((t + 1) * blocks + tiles - 1) / tiles;
+      const std::uint32_t share = blocks / tiles, extra = blocks % tiles;
+      const std::uint32_t b0 = t * share + std::min(t, extra), b1 = b0 + share + (t < extra ? 1 : 0);
       if (b0 == b1) {
         progs.emplace_back();  // more tiles than column blocks: this one idles
         continue;

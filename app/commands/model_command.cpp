@@ -380,7 +380,8 @@ int model_main(int argc, char** argv) {
     ("ici-gbps", "ICI link bandwidth per direction in GB/s (multi-chip)", cxxopts::value<double>()->default_value("45"));
   opts.add_options("mode")
     ("analytic", "closed-form model instead of the performance model (docs/workloads.md)")
-    ("no-double-buffer", "analytic: weights not double buffered: each fold 2R + C + M - 2 cycles (SCALE-Sim's count)")
+    ("no-double-buffer", "analytic: weights not double buffered: each fold 2R + C + M - 2 cycles (SCALE-Sim's count), "
+                         "then OUTPUT")
     ("m-block", "analytic: rows of A per fold (0: all of M, as SCALE-Sim; the compiler uses min(acc-rows, (sp-rows - 2 rows) / 3))",
      cxxopts::value<std::uint32_t>()->default_value("0"))
     ("no-port-limit", "analytic: ignore the tile's DMA rate of one 32-byte beat per cycle (only HBM bandwidth bounds traffic)")

@@ -76,19 +76,26 @@ AnalyticResult analyze_gemm(const AnalyticConfig& c) {
   r.folds = fit(u128{mblocks} * kf * nf, "folds");
 
   // Folds in program order: M blocks outer, then N, then K; fold f streams
-  // m_f rows: mb for every M block but the last, which streams the rest.
-  const std::uint64_t m_last = M - (mblocks - 1) * mb;
+  // m_f rows: mb for every M block but the last, which streams the rest, so
+  // the folds stream M rows for each of the K x N folds.
+  // Each output tile (an M block by an N fold) ends with OUTPUT, which waits
+  // for the array to drain, then reads the tile's m_t rows out.
   const u128 count = u128{kf} * nf;
-  const u128 sum_plain = count * (u128{mblocks} * (2 * R + C - 2) + M);
-  // With double buffering fold f+1 starts streaming max(m_f, R) after fold f
-  // (its R-cycle weight shift overlaps fold f's streaming).
-  const u128 sum_overlap = count * (u128{mblocks - 1} * std::max(mb, R) + std::max(m_last, R));
+  const u128 tiles = u128{mblocks} * nf;
+  const u128 streamed = count * M;  // sum of m_f over the folds
+  const u128 drain = R + C - 2;     // the last vector's way through the array
+  // Without double buffering each fold shifts its weights (R), streams
+  // (m_f) and drains before the next may shift: SCALE-Sim's count.
+  const u128 sum_plain = count * (u128{mblocks} * (R + drain)) + streamed;
   if (c.double_buffer) {
-    // R to shift the first weights, the folds back to back, then the last
-    // fold's tail: it streams m_last (not max(m_last, R)) and drains R + C - 2.
-    r.compute_cycles = fit(R + sum_overlap - std::max(m_last, R) + m_last + R + C - 2, "cycles");
+    // Weight buffers alternate, so a fold's weight shift need not wait for
+    // the fold before it to drain; it cannot overlap that fold's streaming,
+    // which reads the same scratchpad port in the same in-order compute
+    // unit: fold f+1 starts R + m_f after fold f. Only OUTPUT waits for a
+    // drain, once per output tile.
+    r.compute_cycles = fit(u128{r.folds} * R + streamed + tiles * drain + u128{nf} * M, "cycles");
   } else {
-    r.compute_cycles = fit(sum_plain, "cycles");
+    r.compute_cycles = fit(sum_plain + u128{nf} * M, "cycles");  // the drains are in the folds
   }
   r.scalesim_total_cycles = fit(sum_plain - 1, "cycles");
 

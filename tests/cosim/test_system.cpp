@@ -251,24 +251,28 @@ TEST_CASE("a two-layer MLP and an assembly program run on the RTL and are checke
 }
 
 TEST_CASE("a GEMM's column blocks go to a chip's first tiles, so tile 0 always works") {
-  // 4-column blocks over 3 tiles: n = 4 is one block (tile 0 alone), 8 two (tiles 0 and 1),
-  // 18 five, the last of 2 columns (2, 2 and 1 blocks: from ceil(t * 5 / 3) = 0, 2, 4).
-  SystemConfig cfg;
-  cfg.tiles_per_chip = 3;
-  cfg.tile_kinds.assign(3, TileKind::kRtl);
+  // 4-column blocks: each tile takes blocks / tiles of them and the first blocks % tiles one more.
   const TileGeometry geo;  // 4x4
-  const auto columns = [&](std::uint32_t n) {
+  const auto columns = [&](std::uint32_t tiles, std::uint32_t n) {
+    SystemConfig cfg;
+    cfg.tiles_per_chip = tiles;
+    cfg.tile_kinds.assign(tiles, TileKind::kRtl);
     WorkloadSpec spec;
     spec.shape = {4, 4, n, DType::kInt8};
     const Workload w = build_workload(spec, cfg, geo, 1);
-    std::vector<std::uint32_t> per_tile(3, 0);
+    std::vector<std::uint32_t> per_tile(tiles, 0);
     for (const ResultRegion& r : w.regions[0]) per_tile.at(r.producer_tile) = r.layout.cols;
-    for (std::uint32_t t = 0; t < 3; ++t) CHECK(w.programs[0][t].empty() == (per_tile[t] == 0));
+    for (std::uint32_t t = 0; t < tiles; ++t) CHECK(w.programs[0][t].empty() == (per_tile[t] == 0));
     return per_tile;
   };
-  CHECK(columns(4) == std::vector<std::uint32_t>{4, 0, 0});
-  CHECK(columns(8) == std::vector<std::uint32_t>{4, 4, 0});
-  CHECK(columns(18) == std::vector<std::uint32_t>{8, 8, 2});
+  // Over 3 tiles: n = 4 is one block (tile 0 alone), 8 two (tiles 0 and 1), 18 five, the last
+  // of 2 columns (2, 2 and 1 blocks).
+  CHECK(columns(3, 4) == std::vector<std::uint32_t>{4, 0, 0});
+  CHECK(columns(3, 8) == std::vector<std::uint32_t>{4, 4, 0});
+  CHECK(columns(3, 18) == std::vector<std::uint32_t>{8, 8, 2});
+  // Over 4 tiles: 2 blocks went to tiles 0 and 2, and 6 blocks 2, 1, 2, 1 (ceil(t * blocks / tiles)).
+  CHECK(columns(4, 8) == std::vector<std::uint32_t>{4, 4, 0, 0});
+  CHECK(columns(4, 24) == std::vector<std::uint32_t>{8, 8, 4, 4});
 }
 
 TEST_CASE("a program runs on random bytes where its loads read, drawn from the seed") {

@@ -21,37 +21,43 @@ AnalyticConfig cfg(std::uint32_t r, std::uint32_t c, std::uint32_t m, std::uint3
 
 }  // namespace
 
-TEST_CASE("analytic: without double buffering each fold costs 2R + C + M - 2 (SCALE-Sim)") {
-  // 4x4 array, M=10, K=8, N=6: folds = ceil(8/4) * ceil(6/4) = 4, each 8 + 4 + 10 - 2 = 20.
+TEST_CASE("analytic: without double buffering each fold costs 2R + C + M - 2 (SCALE-Sim), then OUTPUT") {
+  // 4x4 array, M=10, K=8, N=6: folds = ceil(8/4) * ceil(6/4) = 4, each 8 + 4 + 10 - 2 = 20
+  // (SCALE-Sim's count, which it prints less 1); then each of the 2 output tiles' OUTPUT
+  // reads its 10 rows out of the accumulators: 80 + 20.
   const AnalyticResult r = analyze_gemm(cfg(4, 4, 10, 8, 6, false));
   CHECK(r.folds == 4);
-  CHECK(r.compute_cycles == 80);
-  CHECK(r.cycles == 80);
+  CHECK(r.compute_cycles == 100);
+  CHECK(r.cycles == 100);
   CHECK(r.scalesim_total_cycles == 79);
-  // Non-square: R=8, C=2, M=5, K=9, N=3: folds 2 * 2 = 4, each 16 + 2 + 5 - 2 = 21.
-  CHECK(analyze_gemm(cfg(8, 2, 5, 9, 3, false)).compute_cycles == 84);
+  // Non-square: R=8, C=2, M=5, K=9, N=3: folds 2 * 2 = 4, each 16 + 2 + 5 - 2 = 21; 2 outputs of 5.
+  CHECK(analyze_gemm(cfg(8, 2, 5, 9, 3, false)).compute_cycles == 84 + 10);
 }
 
-TEST_CASE("analytic: double buffering hides each weight shift behind the previous fold") {
-  // First fold as without double buffering (20), then each of the other 3
-  // folds adds max(M, R) = 10 cycles: 50.
-  CHECK(analyze_gemm(cfg(4, 4, 10, 8, 6, true)).compute_cycles == 50);
-  // M < R: the weight shift (R = 4) binds: 2*4 + 4 + 2 - 2 = 12, plus 4 = 16.
-  CHECK(analyze_gemm(cfg(4, 4, 2, 8, 4, true)).compute_cycles == 16);
-  // One fold: the same either way.
-  CHECK(analyze_gemm(cfg(4, 4, 7, 4, 4, true)).compute_cycles == analyze_gemm(cfg(4, 4, 7, 4, 4, false)).compute_cycles);
+TEST_CASE("analytic: double buffering hides each weight shift behind the previous fold's drain, not its stream") {
+  // The 4 folds back to back, each a weight shift (R = 4) and its stream (10
+  // rows): one scratchpad port serves both. Each of the 2 output tiles then
+  // drains (4 + 4 - 2 = 6) and reads its 10 rows out: 4 x 14 + 2 x 16 = 88.
+  CHECK(analyze_gemm(cfg(4, 4, 10, 8, 6, true)).compute_cycles == 88);
+  // M < R: 2 folds of 4 + 2, one output tile 6 + 2: 20 (26 without double buffering).
+  CHECK(analyze_gemm(cfg(4, 4, 2, 8, 4, true)).compute_cycles == 20);
+  CHECK(analyze_gemm(cfg(4, 4, 2, 8, 4, false)).compute_cycles == 26);
+  // One fold: the same either way (4 + 7 + 6 + 7).
+  CHECK(analyze_gemm(cfg(4, 4, 7, 4, 4, true)).compute_cycles == 24);
+  CHECK(analyze_gemm(cfg(4, 4, 7, 4, 4, false)).compute_cycles == 24);
 }
 
 TEST_CASE("analytic: M blocks of the accumulator depth") {
   // M = 10 in blocks of 4: folds of 4, 4, 2 rows (K = N = 4: one fold each).
   AnalyticConfig a = cfg(4, 4, 10, 4, 4, false);
   a.m_block = 4;
-  // 14 + 14 + 12 = 40.
-  CHECK(analyze_gemm(a).compute_cycles == 40);
+  // 14 + 14 + 12 = 40, and the three outputs 4 + 4 + 2: 50.
+  CHECK(analyze_gemm(a).compute_cycles == 50);
   CHECK(analyze_gemm(a).folds == 3);
-  // Double buffered: W0 shift 4, streams 4 + 4 + 2, drain 4 + 4 - 2 = 6: 20.
+  // Double buffered: every fold is a whole output tile, whose OUTPUT waits
+  // for its drain: the same 50 (3 x 4 + 10 + 3 x 6 + 10).
   a.double_buffer = true;
-  CHECK(analyze_gemm(a).compute_cycles == 20);
+  CHECK(analyze_gemm(a).compute_cycles == 50);
 }
 
 TEST_CASE("analytic: 1024^3 bf16 on 128x128: cycles, traffic, roofline") {
@@ -61,7 +67,8 @@ TEST_CASE("analytic: 1024^3 bf16 on 128x128: cycles, traffic, roofline") {
   a.clock_mhz = 1000;
   AnalyticResult r = analyze_gemm(a);
   CHECK(r.folds == 64);
-  CHECK(r.compute_cycles == 64 * (256 + 128 + 1024 - 2));  // 89984
+  CHECK(r.compute_cycles == 64 * (256 + 128 + 1024 - 2) + 8 * 1024);  // 98176
+  CHECK(r.scalesim_total_cycles == 89983);
   // A read once per N fold: 8 * 1024 * 1024 * 2; B once: 1024 * 1024 * 2.
   CHECK(r.hbm_read_bytes == 8ull * 1024 * 1024 * 2 + 1024ull * 1024 * 2);
   CHECK(r.hbm_write_bytes == 1024ull * 1024 * 4);
@@ -71,9 +78,10 @@ TEST_CASE("analytic: 1024^3 bf16 on 128x128: cycles, traffic, roofline") {
   CHECK(r.roofline_cycles == 65536);
   a.double_buffer = true;
   r = analyze_gemm(a);
-  CHECK(r.compute_cycles == 1406 + 63 * 1024);  // 65918
-  CHECK(r.cycles == 65918);
-  CHECK(r.utilization == Approx(65536.0 / 65918.0));
+  // 64 folds of 128 + 1024, and 8 output tiles of 254 + 1024: 83952.
+  CHECK(r.compute_cycles == 64 * (128 + 1024) + 8 * (254 + 1024));
+  CHECK(r.cycles == 83952);
+  CHECK(r.utilization == Approx(65536.0 / 83952.0));
   // Memory-bound case: a quarter of the bandwidth -> 225280 cycles.
   a.hbm_gbps = 102.4;
   r = analyze_gemm(a);
@@ -127,10 +135,10 @@ TEST_CASE("analytic: multi-chip split adds a ring collective") {
   a.ici_gbps = 64;
   const AnalyticResult r = analyze_gemm(a);
   CHECK(r.folds == 2);  // ceil(4/4) * ceil(8/4)
-  CHECK(r.compute_cycles == 2 * (8 + 4 + 8 - 2));
+  CHECK(r.compute_cycles == 2 * (8 + 4 + 8 - 2) + 2 * 8);  // and 2 outputs of 8 rows
   CHECK(r.ici_bytes == 128);
   CHECK(r.ici_cycles == 2);
-  CHECK(r.cycles == 38);
+  CHECK(r.cycles == 54);
 }
 
 TEST_CASE("analytic: bad input names the field") {
@@ -140,24 +148,24 @@ TEST_CASE("analytic: bad input names the field") {
 
 TEST_CASE("analytic: the cost does not grow with the problem, counts past 64 bits are refused") {
   // 10^7 cubed on 128x128, no double buffering: 78125 x 78125 folds of
-  // 2 * 128 + 128 + 10^7 - 2 cycles; 10^21 MACs (past 2^64) / 128^2 bound the
-  // array at 61035156250000000 cycles.
+  // 2 * 128 + 128 + 10^7 - 2 cycles, 78125 outputs of 10^7 rows; 10^21 MACs
+  // (past 2^64) / 128^2 bound the array at 61035156250000000 cycles.
   AnalyticConfig a = cfg(128, 128, 10'000'000, 10'000'000, 10'000'000, false);
   a.beat_bytes = 32;
   AnalyticResult r = analyze_gemm(a);
   CHECK(r.folds == 6103515625ull);
-  CHECK(r.compute_cycles == 6103515625ull * 10000382);
+  CHECK(r.compute_cycles == 6103515625ull * 10000382 + 781250000000ull);
   CHECK(r.compute_bound_cycles == 61035156250000000ull);
-  CHECK(r.utilization == Approx(1e21 / (16384.0 * 6103515625.0 * 10000382.0)));
+  CHECK(r.utilization == Approx(1e21 / (16384.0 * (6103515625.0 * 10000382.0 + 781250000000.0))));
   // A (256-byte rows) read once per N fold, B once, C written once.
   CHECK(r.hbm_read_bytes == 10'000'000ull * 78125 * 20'000'000 + 200'000'000'000'000ull);
   CHECK(r.hbm_write_bytes == 400'000'000'000'000ull);
-  // M blocks of one row: 2^32 - 1 folds of 2 * 1 + 1 + 1 - 2 = 2 cycles,
-  // each reading one int8 element of A and one of B.
+  // M blocks of one row: 2^32 - 1 folds of 2 * 1 + 1 + 1 - 2 = 2 cycles and
+  // an output of one row each, each reading one int8 element of A and one of B.
   AnalyticConfig b = cfg(1, 1, 4294967295u, 1, 1, false);
   b.dtype = DType::kInt8;
   b.m_block = 1;
-  CHECK(analyze_gemm(b).compute_cycles == 2ull * 4294967295u);
+  CHECK(analyze_gemm(b).compute_cycles == 3ull * 4294967295u);
   CHECK(analyze_gemm(b).hbm_read_bytes == 2ull * 4294967295u);
   // (2^32 - 1)^3 MACs on 128x128: about 2^82 cycles.
   CHECK_THROWS_WITH(analyze_gemm(cfg(128, 128, 4294967295u, 4294967295u, 4294967295u, true)),

@@ -3,6 +3,8 @@
 // programs, and runs are deterministic.
 #include <catch2/catch.hpp>
 
+#include "models/mxu/analytic_model.h"
+#include "models/mxu/gemm_program.h"
 #include "models/mxu/mlp_program.h"
 #include "models/mxu/multichip_program.h"
 #include "models/mxu/workloads/model_system.h"
@@ -117,4 +119,43 @@ TEST_CASE("model system: a DMA that outlasts the watchdog is no hang while its m
   const ModelSystemResult hung = run_model_system({{load}}, cfg);
   CHECK_FALSE(hung.finished);
   CHECK_THAT(hung.error, Catch::Contains("(no progress for 1500 cycles)"));
+}
+
+TEST_CASE("model system: the analytic array cycles bound a GEMM's compute from below, tightly") {
+  // The compiled GEMM without its DMA instructions (their waits then pass at
+  // once): the compute unit's LOAD_WEIGHTS, MATMUL and OUTPUT alone, on the
+  // performance model, against the closed form with the compiler's M blocks.
+  // Above it by no more than the dispatcher's few cycles an instruction.
+  struct Case {
+    std::uint32_t r, c, acc, m, k, n;
+  };
+  for (const Case& s : {Case{4, 4, 16, 16, 16, 16}, Case{4, 4, 16, 37, 21, 13}, Case{8, 8, 32, 100, 40, 24},
+                        Case{16, 8, 64, 8, 64, 40}, Case{8, 16, 8, 64, 8, 64}}) {
+    TileGeometry t;
+    t.rows = s.r;
+    t.cols = s.c;
+    t.acc_rows = s.acc;
+    t.sp_rows = 1024;
+    const GemmShape shape{s.m, s.k, s.n, DType::kInt8};
+    Program compute;
+    for (const Instr& in : compile_gemm(shape, place_gemm(shape, t), t))
+      if (in.op != Opcode::DMA_LOAD && in.op != Opcode::DMA_STORE) compute.push_back(in);
+    ModelSystemConfig cfg;
+    cfg.geometry = t;
+    const ModelSystemResult r = run_model_system({compute}, cfg);
+    REQUIRE(r.finished);
+    AnalyticConfig a;
+    a.rows = s.r;
+    a.cols = s.c;
+    a.m = s.m;
+    a.k = s.k;
+    a.n = s.n;
+    a.m_block = std::min(s.acc, (t.sp_rows - 2 * s.r) / 3);  // the compiler's M block
+    a.hbm_gbps = 0;
+    const std::uint64_t closed = analyze_gemm(a).compute_cycles;
+    INFO(s.r << "x" << s.c << " acc " << s.acc << ", " << s.m << "x" << s.k << "x" << s.n << ": model " << r.cycles
+              << ", closed form " << closed << ", " << compute.size() << " instructions");
+    CHECK(closed <= r.cycles);
+    CHECK(r.cycles <= closed + 4 * compute.size());
+  }
 }
