@@ -1,7 +1,6 @@
 #include "cosim/chip_set.h"
 
 #include <algorithm>
-#include <sstream>
 #include <stdexcept>
 
 #include "cosim/tile_factory.h"
@@ -10,40 +9,10 @@
 #include "models/hbm/hbm_model.h"
 #include "models/ici/fabric_factory.h"
 #include "models/ici/ici_config_loader.h"
-#include "models/ici/topology.h"
 
 namespace mxc {
 
 namespace {
-
-// A tile waiting for an ICI row often has nothing else to do, as one waiting
-// for memory: a row whose way through the idle fabric takes the watchdog's
-// cycles or more would stop the run as hung (the ideal memory's latency has
-// the same rule, system_config.cpp).
-void check_fabric_latency(const SystemConfig& cfg, const ici::IciConfig& ici) {
-  const ici::Topology topo(ici.dims, ici.wrap);
-  const std::uint32_t chips = std::min(cfg.chips, topo.num_chips());
-  std::uint32_t hops = 0;
-  if (chips <= 512) {
-    for (std::uint32_t a = 0; a < chips; ++a)
-      for (std::uint32_t b = 0; b < chips; ++b) hops = std::max(hops, topo.hops(a, b));
-  } else {
-    for (std::size_t d = 0; d < ici.dims.size(); ++d) {  // the fabric's diameter
-      const bool wrap = ici.wrap.size() == 1 ? ici.wrap[0] : ici.wrap[d];
-      hops += wrap ? ici.dims[d] / 2 : ici.dims[d] - 1;
-    }
-  }
-  const Time ps = ici.zero_load_ps(hops, 0);
-  const double cycles = static_cast<double>(ps) * cfg.tile_mhz / 1e6;
-  if (cycles < static_cast<double>(cfg.watchdog_cycles)) return;
-  std::ostringstream why;
-  why << cfg.file << ": field 'system.checks.watchdog_cycles': " << cfg.watchdog_cycles
-      << " tile cycles is not above the fabric's latency over its longest path of " << hops << " hops, "
-      << static_cast<double>(ps) / 1000.0 << " ns with no traffic (" << cfg.ici_config << "), "
-      << static_cast<std::uint64_t>(cycles) << " tile cycles at " << cfg.tile_mhz
-      << " MHz: runs would stop as hung; raise watchdog_cycles";
-  throw std::invalid_argument(why.str());
-}
 
 // IciPacket::addr carries the row's routing fields: destination row in bits
 // 15:0, to_acc in 16, bf16 in 17, destination tile in 23:18.
@@ -145,7 +114,6 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
       m_fabric = opts.make_fabric();
     } else {
       const ici::IciConfig ici = ici::load_ici_config(cfg.ici_config);
-      check_fabric_latency(cfg, ici);
       m_fabric = ici::make_fabric(ici);
     }
     // A file's system was checked with its lines when loaded (parse_system_config); this is

@@ -1,5 +1,7 @@
 #include "cosim/results_json.h"
 
+#include "models/core/clock_domain.h"
+
 namespace mxc {
 
 nlohmann::ordered_json results_json(const SystemRunOptions& o, const SystemRunResult& r) {
@@ -23,6 +25,7 @@ nlohmann::ordered_json results_json(const SystemRunOptions& o, const SystemRunRe
                  {"rows", c.rows},
                  {"cols", c.cols},
                  {"tile_mhz", c.tile_mhz},
+                 {"tile_period_ps", ClockDomain::from_mhz("tile", c.tile_mhz).period()},
                  {"memory", c.memory},
                  {"hbm_config", c.hbm_config},
                  {"ici_config", c.ici_config},

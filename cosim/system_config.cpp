@@ -72,6 +72,33 @@ std::string fabric_misfit(std::uint32_t chips, std::uint32_t fabric_chips, const
          fabric + ": give at most " + std::to_string(fabric_chips) + " chips or a larger fabric";
 }
 
+void check_fabric_latency(const SystemConfig& cfg) {
+  if (cfg.chips < 2 || cfg.ici_config.empty()) return;
+  const ici::IciConfig ici = ici::load_ici_config(cfg.ici_config);
+  const ici::Topology topo(ici.dims, ici.wrap);
+  const std::uint32_t chips = std::min(cfg.chips, topo.num_chips());
+  std::uint32_t hops = 0;
+  if (chips <= 512) {
+    for (std::uint32_t a = 0; a < chips; ++a)
+      for (std::uint32_t b = 0; b < chips; ++b) hops = std::max(hops, topo.hops(a, b));
+  } else {
+    for (std::size_t d = 0; d < ici.dims.size(); ++d) {  // the fabric's diameter
+      const bool wrap = ici.wrap.size() == 1 ? ici.wrap[0] : ici.wrap[d];
+      hops += wrap ? ici.dims[d] / 2 : ici.dims[d] - 1;
+    }
+  }
+  const Time ps = ici.zero_load_ps(hops, 0);
+  const double cycles = static_cast<double>(ps) * cfg.tile_mhz / 1e6;
+  if (cycles < static_cast<double>(cfg.watchdog_cycles)) return;
+  std::ostringstream why;
+  why << cfg.file << ": field 'system.checks.watchdog_cycles': " << cfg.watchdog_cycles
+      << " tile cycles is not above the fabric's latency over its longest path of " << hops << " hops, "
+      << static_cast<double>(ps) / 1000.0 << " ns with no traffic (" << cfg.ici_config << "), "
+      << static_cast<std::uint64_t>(cycles) << " tile cycles at " << cfg.tile_mhz
+      << " MHz: runs would stop as hung; raise watchdog_cycles";
+  throw std::invalid_argument(why.str());
+}
+
 namespace {
 // Every chip needs a place on the fabric. Checked here, where the line of system.chips is
 // known, rather than only when the run builds the fabric (ChipSet checks again for systems

@@ -54,6 +54,14 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
 /// "8 chips do not fit the fabric of 4 chips in FABRIC: give at most 4 chips or a larger fabric";
 /// empty when they fit. The loader and ChipSet both check it, with one wording.
 std::string fabric_misfit(std::uint32_t chips, std::uint32_t fabric_chips, const std::string& fabric);
+/// Throws std::invalid_argument naming system.checks.watchdog_cycles when a
+/// row's way over the system's longest path through the idle fabric
+/// (cfg.ici_config, read here) takes the watchdog's tile cycles or more: a
+/// tile waiting for it would be stopped as hung, as the ideal memory's
+/// latency rule of validate() guards against for memory. For `run`, after
+/// its command-line overrides (tests provoke hangs with short watchdogs on
+/// purpose, so run_system does not apply it).
+void check_fabric_latency(const SystemConfig& cfg);
 
 /// Checks ranges and combinations; throws ConfigFieldError (the field and the reason apart).
 /// `overridable`: also the rules between fields the command line may

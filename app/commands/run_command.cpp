@@ -18,6 +18,7 @@
 #include "cosim/json_text.h"
 #include "memory_options.h"
 #include "command.h"
+#include "models/core/clock_domain.h"
 #include "models/core/output_file.h"
 #include "serve_command.h"
 #include "cosim/results_json.h"
@@ -190,6 +191,7 @@ int run_main(int argc, char** argv) {
   if (args.count("no-model")) c.compare_model = false;
   try {
     validate(c);
+    check_fabric_latency(c);
   } catch (const std::invalid_argument& e) {
     // The value at fault may be the command line's, not the file's.
     std::string given;
@@ -343,7 +345,7 @@ int run_main(int argc, char** argv) {
   // results are the same. Of a split run's clients, the one running chip 0 (whose tile 0 the
   // waveform shows) re-runs; the others say so.
   if (!r.passed && wave.empty() && any_rtl && !args.count("no-fail-wave")) {
-    const std::uint64_t period = static_cast<std::uint64_t>(1e6 / c.tile_mhz + 0.5);
+    const std::uint64_t period = ClockDomain::from_mhz("tile", c.tile_mhz).period();
     const Time at = r.mismatches.empty() ? r.sim_time_ps : r.mismatches.front().time;
     // The waveform is of chip 0's tile 0, which may have ended before the failure's time (the
     // data check is stamped at the run's end, after the other tiles and the fabric's drain):

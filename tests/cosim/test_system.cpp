@@ -133,14 +133,25 @@ TEST_CASE("a system config checked in code names the field at fault") {
 TEST_CASE("a fabric whose idle latency reaches the watchdog is refused before the run, not stopped as hung") {
   // ring4.yaml: 500 ns link + 500 ns router a hop. Over 4 chips the longest path is 2 hops,
   // 2 us plus a header's serialisation: at 100 GHz about 200 000 tile cycles, the watchdog's
-  // limit; a K-split GEMM's row waited that long and the run failed as a hang.
-  SystemRunOptions o = gemm_run("chip4x1_model.yaml", {4, 16, 4, DType::kInt8}, 0, 0);
+  // limit; `run` on a K-split GEMM failed as a hang there.
+  SystemConfig c = load_system_config(kConfigs + "/chip4x1_model.yaml");
+  CHECK_NOTHROW(check_fabric_latency(c));
+  c.tile_mhz = 100'000;
+  CHECK_THROWS_WITH(check_fabric_latency(c),
+                    Catch::Contains("chip4x1_model.yaml: field 'system.checks.watchdog_cycles': 200000 tile cycles "
+                                    "is not above the fabric's latency over its longest path of 2 hops") &&
+                        Catch::Contains("raise watchdog_cycles"));
+  // Two chips of the ring are one hop apart: half the latency passes.
+  c.chips = 2;
+  CHECK_NOTHROW(check_fabric_latency(c));
+  c.chips = 4;
+  c.watchdog_cycles = 1'000'000;
+  CHECK_NOTHROW(check_fabric_latency(c));
+  // The same run with its watchdog raised passes: the rows were only slow.
+  SystemRunOptions o;
+  o.system = c;
+  o.workload.shape = {4, 16, 4, DType::kInt8};
   o.workload.split = "k";
-  o.system.tile_mhz = 100'000;
-  CHECK_THROWS_WITH(run_system(o), Catch::Contains("field 'system.checks.watchdog_cycles': 200000 tile cycles is not "
-                                                   "above the fabric's latency over its longest path of 2 hops") &&
-                                       Catch::Contains("raise watchdog_cycles"));
-  o.system.watchdog_cycles = 1'000'000;  // the same run, its watchdog raised, passes
   const SystemRunResult r = run_system(o);
   INFO(r.error);
   CHECK(r.passed);
