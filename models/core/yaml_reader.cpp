@@ -185,6 +185,9 @@ void YamlReader::keys(const YAML::Node& map, const std::string& field, const std
       for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
       fail(kv.first, field.empty() ? k : field + "." + k, "unknown key (expected one of: " + list + ")");
     }
+    // Named at the key: yaml-cpp places an empty value at the next token, a later line (or
+    // one past the file's end).
+    if (kv.second.IsNull()) fail(kv.first, field.empty() ? k : field + "." + k, "has no value");
   }
 }
 

@@ -29,7 +29,7 @@ class YamlReader {
   [[noreturn]] void fail_at_field(const YAML::Node& root, const std::string& field, const std::string& why) const;
 
   /// Checks that `map` is a mapping with no keys beyond `allowed` (typos must
-  /// not pass silently) and none given twice.
+  /// not pass silently), none given twice and none without a value.
   void keys(const YAML::Node& map, const std::string& field, const std::set<std::string>& allowed) const;
   /// Checks that every key of `map` is a plain name given once.
   void unique_keys(const YAML::Node& map, const std::string& field) const;

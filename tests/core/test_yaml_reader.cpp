@@ -100,3 +100,20 @@ TEST_CASE("yaml reader: text must be UTF-8, and the first byte that is not is na
   CHECK(error_of("x\nn: \xc2\xb5\xe2\x82\xac\xff") ==
         "c.yaml:2: not UTF-8 text (byte 0xFF in column 6); save the file as UTF-8");
 }
+
+TEST_CASE("yaml reader: a key without a value is named at its own line") {
+  // yaml-cpp places an empty value at the next token: the line after, or one past the file.
+  const YamlReader r("c.yaml");
+  const auto keys_error = [&](const std::string& text) {
+    try {
+      r.keys(r.load(text), "tile", {"clock_mhz", "rows"});
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(keys_error("clock_mhz:\nrows: 4\n") == "c.yaml:1: field 'tile.clock_mhz': has no value");
+  CHECK(keys_error("rows: 4\nclock_mhz:\n") == "c.yaml:2: field 'tile.clock_mhz': has no value");
+  CHECK(keys_error("rows: 4\nclock_mhz: ~\n") == "c.yaml:2: field 'tile.clock_mhz': has no value");
+  CHECK(keys_error("rows: 4\nclock_mhz: 940\n") == "no error");
+}
