@@ -1,6 +1,7 @@
 #include "cosim/chip_set.h"
 
 #include <algorithm>
+#include <sstream>
 #include <stdexcept>
 
 #include "cosim/tile_factory.h"

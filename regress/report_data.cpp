@@ -21,10 +21,6 @@ json run_json(const RunInfo& r) {
           {"host", r.host},     {"shard", r.shard},        {"planned", r.planned}};
 }
 
-}  // namespace
-
-namespace {
-
 // The distinct revisions of `runs` that `given` names (rev_matches), for
 // an error when it names more than one: a short prefix taken as the newest
 // of several revisions would compare against the wrong run unseen.
@@ -72,9 +68,9 @@ ReportData load_report_data(HistoryDb& db, const ReportSelection& sel) {
     if (!done.count(id)) d.not_run.push_back(id);
 
   // Baseline: the newest other run of the suite at the named revision; or
-  // else the newest earlier run that completed (an interrupted night, or a
-  // run of a few tests, would leave the others uncompared), else the run
-  // just before the chosen one.
+  // else the newest earlier run that completed (an interrupted night would
+  // leave the tests it did not run uncompared), else the run just before the
+  // chosen one.
   std::vector<const RunInfo*> others;  // the suite's other runs, newest first
   for (auto it = runs.rbegin(); it != runs.rend(); ++it)
     if (it->suite == d.run.suite && it->run_id != d.run.run_id) others.push_back(&*it);
