@@ -62,7 +62,10 @@ std::vector<SparseMemory> reference_images(const Workload& w, const TileGeometry
       images[c].for_each_page([&](std::uint64_t a, std::span<const std::uint8_t> b) { sys.memory(c).write(a, b); });
       programs.push_back(w.programs[c][t]);
     }
-    sys.run(programs);
+    // A program file's instructions by their lines (every chip runs the same file).
+    FunctionalSystem::InstrNamer name;
+    if (w.source) name = [&](std::size_t, std::size_t i) { return w.source->where(i); };
+    sys.run(programs, name);
     for (std::uint32_t c = 0; c < chips; ++c) {
       images[c] = sys.memory(c).clone();
       for (const std::string& note : sys.tile(c).undefined_reads())

@@ -117,9 +117,11 @@ SparseMemory random_load_sources(const Program& p, std::uint64_t seed) {
 
 Workload program_file(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeometry& geo,
                       std::uint64_t seed) {
-  const Program p = load_program_file(spec.program_file, geo);
-  check_destinations(p, cfg.chips, spec.program_file);
+  ProgramSource source;
+  const Program p = load_program_file(spec.program_file, geo, &source);
+  check_destinations(p, cfg.chips, source);
   Workload w;
+  w.source = source;
   w.description = "program " + spec.program_file;
   w.check_whole_image = true;
   for (std::uint32_t c = 0; c < cfg.chips; ++c) w.images.push_back(random_load_sources(p, seed + c));

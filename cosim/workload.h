@@ -2,11 +2,13 @@
 // What a system runs: per chip an initial memory image and a program per
 // tile, and the result regions the data scoreboard checks.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cosim/system_config.h"
 #include "models/core/sparse_memory.h"
+#include "models/mxu/assembler.h"
 #include "models/mxu/gemm_program.h"
 #include "models/mxu/matrix_layout.h"
 #include "models/mxu/tile_geometry.h"
@@ -46,6 +48,8 @@ struct Workload {
   std::string description;
   /// Check every byte the reference wrote, not just the regions (programs).
   bool check_whole_image = false;
+  /// program: where each instruction came from (the same program on every chip), for messages.
+  std::optional<ProgramSource> source;
   std::vector<SparseMemory> images;               ///< Per chip.
   std::vector<std::vector<Program>> programs;     ///< [chip][tile].
   std::vector<std::vector<ResultRegion>> regions; ///< Per chip.

@@ -111,11 +111,10 @@ std::uint64_t program_macs(const Program& p) {
   return total;
 }
 
-/// The workload's multiply-accumulates, exact in 128 bits (m * k * n reaches
-/// 2^96) and rounded once to a double.
+/// A GEMM's or an MLP's multiply-accumulates, exact in 128 bits (m * k * n
+/// reaches 2^96) and rounded once to a double.
 double macs(const Workload& w) {
   using u128 = unsigned __int128;
-  if (w.kind == "program") return static_cast<double>(program_macs(load_program_file(w.program_file)));
   if (w.kind == "mlp") return static_cast<double>(u128{w.m} * w.k * w.hidden + u128{w.m} * w.hidden * w.n);
   return static_cast<double>(u128{w.m} * w.k * w.n);
 }
@@ -206,8 +205,10 @@ Outcome run_model(const Workload& w, const Machine& mc) {
   const TileGeometry geo = geometry(mc);
   std::vector<Program> programs;
   if (w.kind == "program") {
-    programs.push_back(load_program_file(w.program_file, geo));
-    check_destinations(programs.back(), 1, w.program_file);  // a program runs on one chip
+    ProgramSource source;
+    programs.push_back(load_program_file(w.program_file, geo, &source));
+    check_destinations(programs.back(), 1, source);  // a program runs on one chip
+    check_waits_alone(programs.back(), source);
   } else if (w.kind == "mlp") {
     if (w.chips != 1) throw std::runtime_error("--workload mlp runs on one chip (--chips 1)");
     MlpShape s{w.m, w.k, w.hidden, w.n, w.dtype, mlp_default_shift(w.k)};
@@ -239,7 +240,9 @@ Outcome run_model(const Workload& w, const Machine& mc) {
   o.counters = r.counters;
   for (const auto& p : programs) o.instructions += p.size();
   if (o.cycles > 0) {
-    o.utilization = macs(w) / (static_cast<double>(P) * mc.rows * mc.cols * static_cast<double>(o.cycles));
+    // A program's MACs from the program run (its file read once: it may be a pipe).
+    const double work = w.kind == "program" ? static_cast<double>(program_macs(programs.front())) : macs(w);
+    o.utilization = work / (static_cast<double>(P) * mc.rows * mc.cols * static_cast<double>(o.cycles));
     const double seconds = static_cast<double>(o.cycles) / (mc.clock_mhz * 1e6);
     o.achieved_gbps = static_cast<double>(o.read_bytes + o.write_bytes) / seconds / 1e9;
   }

@@ -1,6 +1,7 @@
 #include "models/mxu/assembler.h"
 
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -125,9 +126,11 @@ bool read_line(std::istream& in, std::string& line, const std::string& where) {
   return !line.empty();  // a last line without a newline
 }
 
-/// parse_program, and with `geo` each instruction checked against that tile.
-Program parse(std::istream& in, const std::string& filename, const TileGeometry* geo) {
+/// parse_program, and with `geo` each instruction checked against that tile;
+/// with `source`, each instruction's line.
+Program parse(std::istream& in, const std::string& filename, const TileGeometry* geo, ProgramSource* source) {
   Program program;
+  if (source) *source = ProgramSource{filename, {}};
   std::string line;
   for (std::size_t n = 1;; ++n) {
     const std::string where = filename + ":" + std::to_string(n);
@@ -142,25 +145,33 @@ Program parse(std::istream& in, const std::string& filename, const TileGeometry*
       }
     }
     program.push_back(instr);
+    if (source) source->lines.push_back(static_cast<std::uint32_t>(n));
   }
   if (in.bad()) throw std::runtime_error(filename + ": read error");
   if (geo && program.empty()) throw std::invalid_argument(filename + ": no instructions");
   return program;
 }
 
-Program load(const std::string& path, const TileGeometry* geo) {
+Program load(const std::string& path, const TileGeometry* geo, ProgramSource* source) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw std::runtime_error(path + ": is a directory, not a program file");
   std::ifstream f(path);
-  if (!f) throw std::runtime_error(path + ": cannot open program file");
-  return parse(f, path, geo);
+  if (!f) throw std::runtime_error((path.empty() ? std::string("(empty file name)") : path) +
+                                   ": cannot open program file");
+  return parse(f, path, geo, source);
 }
 
 }  // namespace
 
-Program parse_program(std::istream& in, const std::string& filename) { return parse(in, filename, nullptr); }
+Program parse_program(std::istream& in, const std::string& filename) {
+  return parse(in, filename, nullptr, nullptr);
+}
 
-Program load_program_file(const std::string& path) { return load(path, nullptr); }
+Program load_program_file(const std::string& path) { return load(path, nullptr, nullptr); }
 
-Program load_program_file(const std::string& path, const TileGeometry& geo) { return load(path, &geo); }
+Program load_program_file(const std::string& path, const TileGeometry& geo, ProgramSource* source) {
+  return load(path, &geo, source);
+}
 
 std::string format_program(const Program& program) {
   std::string text;

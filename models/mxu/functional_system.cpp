@@ -25,10 +25,13 @@ FunctionalSystem::FunctionalSystem(const TileGeometry& geometry, std::uint32_t c
   }
 }
 
-void FunctionalSystem::run(const std::vector<Program>& programs) {
+void FunctionalSystem::run(const std::vector<Program>& programs, const InstrNamer& name) {
   if (programs.size() != m_tiles.size())
     throw std::invalid_argument("functional system: " + std::to_string(programs.size()) + " programs for " +
                                 std::to_string(m_tiles.size()) + " chips");
+  const auto named = [&](std::size_t c, std::size_t i) {
+    return name ? name(c, i) : "instruction " + std::to_string(i);
+  };
   std::vector<std::size_t> pc(programs.size(), 0);
   for (;;) {
     bool progressed = false, done = true;
@@ -40,8 +43,7 @@ void FunctionalSystem::run(const std::vector<Program>& programs) {
       try {
         ok = m_tiles[c]->step(in);
       } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument("chip " + std::to_string(c) + " instruction " + std::to_string(pc[c]) + ": " +
-                                    e.what());
+        throw std::invalid_argument("chip " + std::to_string(c) + " " + named(c, pc[c]) + ": " + e.what());
       }
       if (!ok) continue;
       if (in.op == Opcode::ICI_WAIT) m_pending[c] -= in.rows;
@@ -54,7 +56,7 @@ void FunctionalSystem::run(const std::vector<Program>& programs) {
       for (std::size_t c = 0; c < programs.size(); ++c) {
         if (pc[c] >= programs[c].size()) continue;
         const Instr& in = programs[c][pc[c]];
-        msg += " chip " + std::to_string(c) + " at instruction " + std::to_string(pc[c]) + " '" + describe(in) +
+        msg += " chip " + std::to_string(c) + " at " + named(c, pc[c]) + " '" + describe(in) +
                "' has " + std::to_string(m_pending[c]) + " of " + std::to_string(in.rows) + " rows;";
       }
       msg.pop_back();

@@ -6,6 +6,7 @@
 // Per-chip results do not depend on the interleaving when the programs
 // synchronise as docs/workloads.md describes.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -23,11 +24,16 @@ class FunctionalSystem {
   SparseMemory& memory(std::uint32_t c) { return *m_mem.at(c); }
   const FunctionalTile& tile(std::uint32_t c) const { return *m_tiles.at(c); }
 
+  /// Names instruction `index` of chip `chip`'s program in messages
+  /// ("instruction 7" without one; "prog.s:12" for a file's).
+  using InstrNamer = std::function<std::string(std::size_t chip, std::size_t index)>;
+
   /// Runs one program per chip to completion. Throws std::runtime_error when
-  /// no chip can progress ("deadlock: chip 1 at instruction 7 'ici_wait
-  /// rows=4' has 2 of 4 rows; ..."), and std::invalid_argument for an
-  /// instruction a tile cannot execute or a send to a chip that does not exist.
-  void run(const std::vector<Program>& programs);
+  /// no chip can progress ("deadlock: no chip can progress; chip 1 at
+  /// instruction 7 'ici_wait rows=4' has 2 of 4 rows; ..."), and
+  /// std::invalid_argument for an instruction a tile cannot execute or a send
+  /// to a chip that does not exist.
+  void run(const std::vector<Program>& programs, const InstrNamer& name = {});
 
   /// Rows each chip sent over ICI during run().
   std::uint64_t rows_sent(std::uint32_t c) const { return s_rows_sent.at(c); }

@@ -96,13 +96,35 @@ void check_instruction(const Instr& in, const TileGeometry& geo) {
   }
 }
 
-void check_destinations(const Program& program, std::uint32_t chips, const std::string& path) {
+void check_destinations(const Program& program, std::uint32_t chips, const ProgramSource& source) {
   for (std::size_t i = 0; i < program.size(); ++i) {
     const Instr& in = program[i];
-    if (in.op == Opcode::ICI_SEND && in.dst_chip >= chips)
-      throw std::invalid_argument(path + ": instruction " + std::to_string(i) + " (" + describe(in) +
-                                  "): field 'dst_chip': chip " + std::to_string(in.dst_chip) + " of a " +
-                                  std::to_string(chips) + "-chip system");
+    if (in.op != Opcode::ICI_SEND) continue;
+    if (in.dst_chip >= chips)
+      throw std::invalid_argument(source.where(i) + ": field 'dst_chip': chip " + std::to_string(in.dst_chip) +
+                                  " of a " + std::to_string(chips) + "-chip system");
+    const std::uint32_t from = in.sp_row, to = in.remote_row;
+    if (!in.to_acc && in.rows > 0 && from < to + in.rows && to < from + in.rows)
+      throw std::invalid_argument(
+          source.where(i) + ": field 'remote_row': scratchpad rows " + std::to_string(to) + ".." +
+          std::to_string(to + in.rows - 1) + " overlap the rows sent, " + std::to_string(from) + ".." +
+          std::to_string(from + in.rows - 1) + ": chip " + std::to_string(in.dst_chip) +
+          " runs this program too and sends them to itself, where they overwrite rows it has yet to read "
+          "(a result that depends on timing)");
+  }
+}
+
+void check_waits_alone(const Program& program, const ProgramSource& source) {
+  std::uint64_t arrived = 0;  // rows sent to the chip (itself) and not yet waited for
+  for (std::size_t i = 0; i < program.size(); ++i) {
+    const Instr& in = program[i];
+    if (in.op == Opcode::ICI_SEND) arrived += in.rows;
+    if (in.op != Opcode::ICI_WAIT) continue;
+    if (in.rows > arrived)
+      throw std::invalid_argument(source.where(i) + ": deadlock: '" + describe(in) + "' waits for " +
+                                  std::to_string(in.rows) + " rows and the sends before it deliver " +
+                                  std::to_string(arrived) + " (one chip runs the program alone)");
+    arrived -= in.rows;
   }
 }
 

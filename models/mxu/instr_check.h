@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "models/mxu/assembler.h"
 #include "models/mxu/instr.h"
 #include "models/mxu/tile_geometry.h"
 
@@ -16,9 +17,19 @@ namespace mxc {
 /// scratchpad or accumulator range past its rows, a misaligned address).
 void check_instruction(const Instr& in, const TileGeometry& geo);
 
-/// Throws std::invalid_argument "`path`: instruction I (text): field
-/// 'dst_chip': ..." for the first ICI_SEND of `program` to a chip the
-/// system of `chips` chips does not have.
-void check_destinations(const Program& program, std::uint32_t chips, const std::string& path);
+/// For a program every chip of a `chips`-chip system runs (an assembly
+/// file): throws std::invalid_argument "FILE:LINE: field 'dst_chip': ..."
+/// for the first ICI_SEND to a chip the system does not have, and "FILE:LINE:
+/// field 'remote_row': ..." for one into scratchpad rows overlapping those
+/// it sends: chip dst_chip runs it too, so it sends to itself, and its rows
+/// arrive while it still reads the ones they overwrite, with a result that
+/// depends on timing.
+void check_destinations(const Program& program, std::uint32_t chips, const ProgramSource& source);
+
+/// For a program one chip runs alone (`mxcosim model --program`): throws
+/// std::invalid_argument "FILE:LINE: deadlock: ..." for the first ICI_WAIT
+/// for more rows than the ICI_SENDs before it deliver (all go to that chip),
+/// which would wait for ever.
+void check_waits_alone(const Program& program, const ProgramSource& source);
 
 }  // namespace mxc

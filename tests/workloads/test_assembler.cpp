@@ -217,12 +217,58 @@ TEST_CASE("assembler: a program for a tile is checked against its geometry, nami
   CHECK_THROWS_WITH(tile.step(lw), Catch::EndsWith("': field 'rows': 99 exceeds the 4-row array"));
 }
 
-TEST_CASE("assembler: a program's ICI sends go to chips the system has") {
-  std::istringstream text("nop\nici_send rows=1 cols=32 dst_chip=5 remote_row=10\n");
-  const Program p = parse_program(text, "prog.s");
-  CHECK_NOTHROW(check_destinations(p, 6, "prog.s"));
-  CHECK_THROWS_WITH(check_destinations(p, 5, "prog.s"), "prog.s: instruction 1 (" + describe(p[1]) +
-                                                            "): field 'dst_chip': chip 5 of a 5-chip system");
+TEST_CASE("assembler: a program's ICI sends go to chips the system has, named at their line") {
+  const mxc::testing::TempDir dir;
+  const std::string path = dir / "prog.s";
+  {
+    std::ofstream f(path);
+    f << "# header\n\nnop\nici_send rows=1 cols=32 dst_chip=5 remote_row=10\n";
+  }
+  ProgramSource source;
+  const Program p = load_program_file(path, TileGeometry{}, &source);
+  CHECK(source.lines == std::vector<std::uint32_t>{3, 4});
+  CHECK_NOTHROW(check_destinations(p, 6, source));
+  // It said "prog.s: instruction 1 (...)": the line is 4.
+  CHECK_THROWS_WITH(check_destinations(p, 5, source), path + ":4: field 'dst_chip': chip 5 of a 5-chip system");
+}
+
+TEST_CASE("assembler: a send into the rows it sends is refused (its chip sends them to itself)") {
+  // Rows 0..5 into 2..7 of the same scratchpad: the chip (every chip runs the file) reads rows
+  // 2..5 after the first rows arrived there, so the result depends on timing; the reference,
+  // delivering each row as it is sent, copied row 0 on down, and the RTL failed against it.
+  const ProgramSource source{"prog.s", {7}};
+  const auto send = [](std::uint32_t sp_row, std::uint32_t remote_row, bool to_acc) {
+    Instr in;
+    in.op = Opcode::ICI_SEND;
+    in.rows = 6;
+    in.cols = 32;
+    in.sp_row = static_cast<std::uint16_t>(sp_row);
+    in.remote_row = static_cast<std::uint16_t>(remote_row);
+    in.to_acc = to_acc;
+    return Program{in};
+  };
+  CHECK_THROWS_WITH(check_destinations(send(0, 2, false), 1, source),
+                    Catch::StartsWith("prog.s:7: field 'remote_row': scratchpad rows 2..7 overlap the rows sent, "
+                                      "0..5: chip 0 runs this program too"));
+  CHECK_THROWS_WITH(check_destinations(send(2, 0, false), 1, source), Catch::StartsWith("prog.s:7: field 'remote_row'"));
+  CHECK_NOTHROW(check_destinations(send(0, 6, false), 1, source));  // the next rows: no overlap
+  CHECK_NOTHROW(check_destinations(send(6, 0, false), 1, source));
+  CHECK_NOTHROW(check_destinations(send(0, 2, true), 1, source));   // into the accumulators
+}
+
+TEST_CASE("assembler: a program run alone that waits for rows no send before it delivers is a deadlock") {
+  const ProgramSource source{"prog.s", {2, 3, 5, 6}};
+  Program p(4);
+  p[0].op = Opcode::ICI_SEND, p[0].rows = 2, p[0].cols = 32, p[0].remote_row = 8;
+  p[1].op = Opcode::ICI_WAIT, p[1].rows = 1;
+  p[2].op = Opcode::ICI_WAIT, p[2].rows = 1;
+  p[3].op = Opcode::ICI_WAIT, p[3].rows = 1;
+  // Two rows arrive: the first two waits pass, the third waits for ever.
+  CHECK_THROWS_WITH(check_waits_alone(p, source),
+                    "prog.s:6: deadlock: 'ici_wait rows=1' waits for 1 rows and the sends before it deliver 0 "
+                    "(one chip runs the program alone)");
+  p.pop_back();
+  CHECK_NOTHROW(check_waits_alone(p, source));
 }
 
 TEST_CASE("assembler: every hand-written program in tests/programs parses") {
