@@ -33,6 +33,7 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
       m_state(cfg.device.org, cfg.device.t, cfg.controller.dual_command, buses),
       m_id(id),
       m_rfc(cfg.device.t.RFC),
+      m_rfcsb(cfg.device.t.RFCsb),
       // With a shared row bus the channel's idle pseudo-channels refresh
       // one after the other from the due cycle (turn_delay), within the interval.
       m_skip_span(m_fast && m_refresh.idle_refreshes_on_time(cfg.device.t) &&
@@ -46,6 +47,7 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
       m_write_cap(cfg.controller.write_queue),
       m_sched(cfg.controller.starvation_cap) {
   s_stats.bank_acts.assign(cfg.device.org.banks(), 0);
+  m_refresh_spans.assign(cfg.device.org.banks(), RefreshSpan{});
   // The reference steps from cycle 0, work or not.
   m_next = m_every_cycle ? 0 : m_refresh.next_due();
 }
@@ -105,7 +107,7 @@ void PcController::skip_idle(std::uint64_t cycle) {
   s_stats.steps += n + late;
   m_skipped_refreshes += n;
   s_stats.last_cycle = last;
-  if (cmd == Cmd::kRefAb) m_refresh_start = last, m_refresh_end = last + m_rfc;
+  if (cmd == Cmd::kRefAb) m_refresh_spans.assign(m_refresh_spans.size(), RefreshSpan{last, last + m_rfc});
   m_clk = m_counted = last;  // the queues are empty: no occupancy to count
   m_next = m_refresh.next_due();
 }
@@ -167,10 +169,10 @@ void PcController::notify(const DramCommand& cmd) {
     case Cmd::kRefSb:
       ++s_stats.refreshes;
       // Its blocking span runs from when it fell due (owed ones follow
-      // back to back: one span) to tRFC after it.
-      if (cmd == Cmd::kRefAb && m_refresh.pending_since() > m_refresh_end) m_refresh_start = m_refresh.pending_since();
+      // back to back: one span) to tRFC (tRFCsb) after it, for every bank
+      // or for its own.
+      note_refresh_span(cmd, bank, c);
       s_stats.refresh_bank_cycles += m_refresh.on_issue(cmd, c);
-      if (cmd == Cmd::kRefAb) m_refresh_end = c + m_rfc;
       check_stuck(c);
       break;
     default: break;
@@ -223,12 +225,24 @@ inline BurstQueue::Index PcController::streaming_pick(const BurstQueue& q, std::
   return std::min(n, next);
 }
 
-void PcController::take_refresh_span(std::uint64_t ready, std::uint64_t held, std::uint64_t c, std::uint64_t& charge,
-                                     std::uint64_t& tail) {
+void PcController::note_refresh_span(Cmd cmd, std::uint32_t bank, std::uint64_t c) {
+  const auto set = [&](RefreshSpan& s, std::uint64_t busy) {
+    if (m_refresh.pending_since() > s.end) s.start = m_refresh.pending_since();
+    s.end = c + busy;
+  };
+  if (cmd == Cmd::kRefAb) {
+    for (RefreshSpan& s : m_refresh_spans) set(s, m_rfc);
+  } else {
+    set(m_refresh_spans[bank], m_rfcsb);
+  }
+}
+
+void PcController::take_refresh_span(const RefreshSpan& span, std::uint64_t ready, std::uint64_t held,
+                                     std::uint64_t c, std::uint64_t& charge, std::uint64_t& tail) {
   // The refresh span's part in [ready, c): within [ready, held) it comes out
   // of what held the burst, after held out of the time no burst waited.
-  const std::uint64_t from = std::min(std::max(m_refresh_start, ready), c);
-  const std::uint64_t to = std::max(std::min(m_refresh_end, c), from);
+  const std::uint64_t from = std::min(std::max(span.start, ready), c);
+  const std::uint64_t to = std::max(std::min(span.end, c), from);
   const std::uint64_t in_held = std::min(to, held) - std::min(from, held);
   s_stats.refresh_idle_cycles += to - from;
   charge -= in_held;
@@ -250,12 +264,12 @@ template <bool kBranchFree>
       kBranchFree ? m_state.earliest_branch_free(cmd, bank, &why) : m_state.earliest(cmd, bank, &why);
   charge_stall(e, legal, why, c);
   // Why the data bus sat idle before this burst, in [m_bus_free, c): no
-  // burst waiting until `ready`; then refresh for the part of its blocking
-  // span [m_refresh_start, m_refresh_end) after `ready` (a refresh while
-  // nothing waited cost nothing), and the constraint that held the burst
-  // (a miss or a conflict charged as such: the burst had to open its row)
-  // for the rest. Nothing else can fall in a refresh span: all-bank refresh
-  // blocks every burst, so the last span is the only one after `ready`.
+  // burst waiting until `ready`; then refresh for the part of its bank's
+  // last refresh span after `ready` (a refresh while nothing waited cost
+  // nothing), and the constraint that held the burst (a miss or a conflict
+  // charged as such: the burst had to open its row) for the rest. Nothing
+  // else can fall in a refresh span: a refresh blocks every burst of its
+  // banks, so the bank's last span is the only one after `ready`.
   const bool miss = e.outcome == RowOutcome::kMiss, conflict = e.outcome == RowOutcome::kConflict;
   const std::uint64_t waiting = kBranchFree ? select(miss || conflict, e.arrival, e.waiting_since)
                                             : (miss || conflict ? e.arrival : e.waiting_since);
@@ -264,8 +278,8 @@ template <bool kBranchFree>
   s_stats.bus_idle_cycles[0] += ready - m_bus_free;
   std::uint64_t charge = held - ready, tail = c - held;  // to what held the burst, then to no burst waiting
   // Usually the last refresh ended before the burst was ready: nothing to take.
-  if (m_refresh_end > ready) [[unlikely]]
-    take_refresh_span(ready, held, c, charge, tail);
+  if (const RefreshSpan& span = m_refresh_spans[bank]; span.end > ready) [[unlikely]]
+    take_refresh_span(span, ready, held, c, charge, tail);
   s_stats.bus_idle_cycles[0] += tail;
   if constexpr (kBranchFree) {
     // Whether the burst hit, missed or conflicted is data: the same charges
@@ -298,7 +312,9 @@ template <bool kBranchFree>
     ++s_stats.read_bursts;
     m_sink.burst_issued(e.slot, c + m_read_done);
   }
-  if (index != q.front() && q[q.front()].arrival <= c) q.bypass_front();
+  // Bypassed only when it could have gone instead: not while refresh holds its bank.
+  if (index != q.front() && q[q.front()].arrival <= c && !m_refresh.refreshing(q[q.front()].bank, c))
+    q.bypass_front();
   // With auto-precharge this was the row's only hit: no hit counts change
   // but its own.
   q.erase_hit(index);

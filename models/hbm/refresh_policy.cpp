@@ -29,6 +29,8 @@ std::uint64_t RefreshPolicy::on_issue(Cmd cmd, std::uint64_t cycle) {
   else --m_owed;
   m_for_due = false;
   const std::uint64_t lost = cycle - m_pending_since + m_busy;
+  m_busy_bank = m_bank;
+  m_busy_until = cycle + m_busy;
   // The owed ones follow back to back. An all-bank one waits out this
   // one's tRFC, which `lost` already counts for every bank; a per-bank
   // one's bank waits from now.

@@ -50,6 +50,13 @@ class RefreshPolicy {
   bool blocks(std::uint32_t bank) const {
     return m_pending && (m_mode == RefreshMode::kAllBank || bank == m_bank);
   }
+  /// Whether `bank` is held by refresh at `cycle`: its pending refresh, or
+  /// the last one issued to it still running (tRFC, tRFCsb). The oldest
+  /// burst is not bypassed then, nor starving: others go first for want of
+  /// it, not before it (a per-bank refresh stalled the whole pseudo-channel).
+  bool refreshing(std::uint32_t bank, std::uint64_t cycle) const {
+    return blocks(bank) || (cycle < m_busy_until && (m_mode == RefreshMode::kAllBank || bank == m_busy_bank));
+  }
   /// Word `w` of bank set `set` (bank_set.h) without the banks that must
   /// wait for the pending refresh: blocks() for 64 banks at once.
   std::uint64_t unblocked(std::span<const std::uint64_t> set, std::size_t w) const {
@@ -99,6 +106,8 @@ class RefreshPolicy {
   std::uint64_t m_due;
   std::uint64_t m_pending_since = 0;
   std::uint32_t m_bank = 0;  // per-bank: the bank refreshed next
+  std::uint32_t m_busy_bank = 0;  // per-bank: the bank the last refresh went to
+  std::uint64_t m_busy_until = 0;  // the last refresh runs until then
   std::uint32_t m_postpone;  // refreshes a busy controller may owe
   std::uint32_t m_owed = 0;  // postponed, not issued (m_due already past them)
   bool m_pending = false;

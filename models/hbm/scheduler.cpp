@@ -87,8 +87,8 @@ SchedulePick FrFcfsScheduler::pick(const BurstQueue& q, const BankState& state, 
   SchedulePick p;
   if (q.empty()) return p;
   const QueueEntry& f = q[q.front()];
-  if (q.front_bypassed() >= m_cap && f.arrival <= now) {
-    // Starving: only the oldest burst may issue.
+  if (q.front_bypassed() >= m_cap && f.arrival <= now && !refresh.refreshing(f.bank, now)) {
+    // Starving: only the oldest burst may issue (unless refresh holds its bank).
     Cmd cmd;
     if (needed(f, q, state, refresh, true, &cmd) && state.earliest(cmd, f.bank) <= now) {
       if (is_column(cmd)) p.col = q.front();
@@ -184,7 +184,11 @@ std::uint64_t FrFcfsScheduler::next_ready_as(BurstQueue& q, const BankState& sta
   }
   const QueueEntry& f = q[q.front()];
   plan.valid = q.front_bypassed() < m_cap;
-  if (!plan.valid && f.arrival <= now + 1) {
+  // While refresh holds the oldest burst's bank it does not starve (pick()):
+  // the banks are timed below, and its own is among them, so the wake-up
+  // comes no later than its command; plan.valid stays false, so pick()
+  // decides at that step.
+  if (!plan.valid && f.arrival <= now + 1 && !refresh.refreshing(f.bank, now + 1)) {
     // Starving (or about to be): only the oldest burst counts.
     plan = SchedulePlan{};
     if (f.arrival > now) return f.arrival;

@@ -32,9 +32,10 @@ void maybe_enqueue(std::mt19937_64& rng, BurstQueue& q, const BankState& state, 
 }
 
 /// Issues what pick chose at `now`, as the controller does, and returns
-/// the banks of its row and column commands.
+/// the banks of its row and column commands. The oldest burst counts as
+/// bypassed unless `front_held` (refresh holds its bank).
 std::pair<std::uint32_t, std::uint32_t> issue(const SchedulePick& p, BurstQueue& q, BankState& state,
-                                              std::uint64_t now) {
+                                              std::uint64_t now, bool front_held = false) {
   std::uint32_t row_bank = 0, col_bank = 0;
   if (p.row != BurstQueue::kNone) {
     const QueueEntry& e = q[p.row];
@@ -50,7 +51,7 @@ std::pair<std::uint32_t, std::uint32_t> issue(const SchedulePick& p, BurstQueue&
     const Cmd col = q.write() ? Cmd::kWr : Cmd::kRd;
     REQUIRE(state.earliest(col, e.bank) <= now);
     state.issue(col, e.bank, e.row, now);
-    if (p.col != q.front() && q[q.front()].arrival <= now) q.bypass_front();
+    if (p.col != q.front() && q[q.front()].arrival <= now && !front_held) q.bypass_front();
     q.erase_hit(p.col);
   }
   return {row_bank, col_bank};
@@ -71,8 +72,13 @@ std::uint64_t require_same_pick(const SchedulePick& got, const SchedulePick& wan
 /// the row bus for its ACT (bank closed) or PRE (another row open) if that
 /// may issue; not both to one bank; and once the oldest burst has been
 /// bypassed `cap` times, only it is served (its PRE even over others' hits).
+/// FR-FCFS over every burst. The oldest burst starves (alone served) once
+/// bypassed `cap` times, but not while refresh holds its bank: a pending
+/// refresh of it, or `refreshed`, the bank of the last per-bank refresh, up
+/// to cycle `refreshed_until`.
 SchedulePick reference_pick(const BurstQueue& q, const BankState& state, const RefreshPolicy& refresh,
-                            std::uint32_t cap, std::uint64_t now) {
+                            std::uint32_t cap, std::uint64_t now, std::uint32_t refreshed,
+                            std::uint64_t refreshed_until) {
   SchedulePick p;
   if (q.empty()) return p;
   const auto hits_in_bank = [&](std::uint32_t bank) {
@@ -86,7 +92,8 @@ SchedulePick reference_pick(const BurstQueue& q, const BankState& state, const R
     return open == static_cast<std::int64_t>(e.row) ? col : open == BankState::kClosed ? Cmd::kAct : Cmd::kPre;
   };
   const QueueEntry& f = q[q.front()];
-  if (q.front_bypassed() >= cap && f.arrival <= now) {
+  const bool held = refresh.blocks(f.bank) || (f.bank == refreshed && now < refreshed_until);
+  if (q.front_bypassed() >= cap && f.arrival <= now && !held) {
     const Cmd cmd = command(f);
     if (!refresh.blocks(f.bank) && state.earliest(cmd, f.bank) <= now) {
       if (is_column(cmd)) p.col = q.front();
@@ -201,6 +208,8 @@ TEST_CASE("pick chooses what FR-FCFS over the queued bursts one by one chooses")
         const FrFcfsScheduler sched(cap);
         BurstQueue q(org.banks(), write);
         std::uint64_t run_commands = 0;
+        std::uint32_t refreshed = 0;
+        std::uint64_t refreshed_until = 0;  // the last per-bank refresh's bank is busy until then
         for (std::uint64_t now = 0; now < 20000; ++now) {
           maybe_enqueue(rng, q, state, org.banks(), now);
           refresh.update(now, true, postponed);
@@ -214,15 +223,21 @@ TEST_CASE("pick chooses what FR-FCFS over the queued bursts one by one chooses")
             if (state.earliest(cmd, bank) <= now) {
               state.issue(cmd, bank, 0, now);
               if (cmd == Cmd::kPre) q.row_closed(bank);
-              if (cmd == Cmd::kRefSb) refresh.on_issue(cmd, now);
+              if (cmd == Cmd::kRefSb) {
+                refresh.on_issue(cmd, now);
+                refreshed = bank;
+                refreshed_until = now + cfg.device.t.RFCsb;
+              }
             }
           }
           const SchedulePick p = sched.pick(q, state, refresh, now);
-          const SchedulePick want = reference_pick(q, state, refresh, cap, now);
+          const SchedulePick want = reference_pick(q, state, refresh, cap, now, refreshed, refreshed_until);
           INFO("cycle " << now << ", cap " << cap << (write ? ", writes" : ", reads"));
           run_commands += require_same_pick(p, want);
           starving += !q.empty() && q.front_bypassed() >= cap;
-          issue(p, q, state, now);
+          const bool held = !q.empty() && (refresh.blocks(q[q.front()].bank) ||
+                                           (q[q.front()].bank == refreshed && now < refreshed_until));
+          issue(p, q, state, now, held);
         }
         CHECK(run_commands > 2000);  // the queue kept moving to the end
         commands += run_commands;
