@@ -329,6 +329,8 @@ ControllerConfig parse_controller(const Reader& r, const YAML::Node& c) {
   k.read_queue = u32("read_queue", k.read_queue, true);
   k.write_queue = u32("write_queue", k.write_queue, true);
   k.starvation_cap = u32("starvation_cap", k.starvation_cap, false);
+  if (k.starvation_cap > 65535)  // the queue counts bypasses in 16 bits
+    r.fail(c["starvation_cap"], w + ".starvation_cap", "must be <= 65535, got " + std::to_string(k.starvation_cap));
   k.write_high_watermark = u32("write_high_watermark", k.write_queue * 3 / 4, true);
   k.write_low_watermark = u32("write_low_watermark", k.write_queue / 4, false);
   k.frontend_cycles = u32("frontend_cycles", k.frontend_cycles, false);

@@ -108,6 +108,11 @@ TEST_CASE("config errors name file, line and field") {
                     Catch::Contains("field 'device.timing.tCK_ps': must be at least 16"));
   CHECK_THROWS_WITH(parse_edited(base, "page_policy: open", "page_policy: ajar"),
                     Catch::Contains("controller.page_policy"));
+  // At its line (it was "controller.starvation_cap must be <= 65535", no file or line).
+  const std::string cap = replaced(base, "starvation_cap: 16", "starvation_cap: 100000");
+  CHECK_THROWS_WITH(parse_memory_config(cap, "f.yaml"),
+                    "f.yaml:" + line_of(cap, "starvation_cap: 100000") +
+                        ": field 'controller.starvation_cap': must be <= 65535, got 100000");
   CHECK_THROWS_WITH(parse_edited(base, "stacks: 1", "stackz: 1"), Catch::Contains("field 'memory.stackz': unknown key"));
   CHECK_THROWS_WITH(parse_edited(base, "\"ro-ba-co:4-ch-pc-bg-co:1\"", "\"ro-ba-co-ch-pc\""),
                     Catch::Contains("controller.address_mapping"));
