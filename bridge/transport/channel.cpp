@@ -219,6 +219,16 @@ void Channel::flush(Millis timeout) {
   s.out.clear();
 }
 
+std::optional<Message> Channel::try_receive_buffered() {
+  Impl& s = *m_impl;
+  try {
+    return s.decoder.next();
+  } catch (const ProtocolError& e) {
+    s.socket.close();
+    throw TransportError("transport: garbage from " + s.peer + ": " + e.what());
+  }
+}
+
 std::optional<Message> Channel::try_receive() {
   Impl& s = *m_impl;
   for (int pass = 0; pass < 2; ++pass) {

@@ -62,6 +62,9 @@ class Channel {
   /// A message that is already here (buffered or readable now), without waiting; nullopt otherwise.
   /// After a write failed because the peer closed, it still gives what the peer sent before.
   std::optional<Message> try_receive();
+  /// The next message already read and buffered, without a system call;
+  /// nullopt when none is complete.
+  std::optional<Message> try_receive_buffered();
   void close();
   /// The other end, for messages: the server's address ("tcp://...", "unix:...") on a connected
   /// channel, the client ("tcp client 127.0.0.1:40312", "unix client (pid 4242)") on an accepted one.

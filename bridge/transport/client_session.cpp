@@ -188,22 +188,29 @@ void ClientSession::take_completions(std::uint32_t chip, std::size_t n, std::vec
   check_locked();
   if (chip >= m_inbox.size()) fail_locked("no memory of chip " + std::to_string(chip) + " is served");
   auto& box = m_inbox[chip];
-  // Take everything that already arrived (no wait); block, and count it, only
-  // while what is needed is still missing.
+  // Take what is already read and buffered; then, while what is needed is
+  // still missing, what the socket holds (a system call, which finds nothing
+  // as often as not: so not when the buffer had enough); block, and count
+  // it, only while it is still missing.
   bool waited = false;
-  for (;;) {
+  const auto take = [&](bool buffered_only) {
     for (;;) {
       std::optional<Message> m;
       try {
-        m = m_channel->try_receive();
+        m = buffered_only ? m_channel->try_receive_buffered() : m_channel->try_receive();
       } catch (const TransportError& e) {
         fail_locked(e.what());
       }
-      if (!m) break;
+      if (!m) return;
       if (auto* e = std::get_if<ErrorMsg>(&*m)) fail_locked("refused: " + e->text);
       if (!stash_locked(*m))
         fail_locked("unexpected " + type_name(static_cast<std::uint8_t>(type_of(*m))) + " while waiting for completions");
     }
+  };
+  for (;;) {
+    take(true);
+    if (box.size() >= n) break;
+    take(false);
     if (box.size() >= n) break;
     if (!waited) ++m_round_trips;
     waited = true;
