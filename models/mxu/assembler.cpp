@@ -121,6 +121,10 @@ bool read_line(std::istream& in, std::string& line, const std::string& where) {
       fail(where, "line longer than " + std::to_string(kMaxInputLine) + " characters");
     // Said here: a NUL inside a message would cut it short where it is printed.
     if (c == '\0') fail(where, "a NUL byte in column " + std::to_string(line.size() + 1) + " (a binary file?)");
+    // A lone carriage return read as a space would join two lines into one instruction.
+    if (c == '\r' && in.peek() != '\n' && in.peek() != std::char_traits<char>::eof())
+      fail(where, "a carriage return inside the line, in column " + std::to_string(line.size() + 1) +
+                      " (lines ending in CR alone? end them in LF or CRLF)");
     line.push_back(c);
   }
   return !line.empty();  // a last line without a newline
@@ -135,6 +139,8 @@ Program parse(std::istream& in, const std::string& filename, const TileGeometry*
   for (std::size_t n = 1;; ++n) {
     const std::string where = filename + ":" + std::to_string(n);
     if (!read_line(in, line, where)) break;
+    // A byte-order mark some editors put first is no part of the opcode.
+    if (n == 1 && line.rfind("\xef\xbb\xbf", 0) == 0) line.erase(0, 3);
     Instr instr;
     if (!parse_instruction(line, where, instr)) continue;
     if (geo) {

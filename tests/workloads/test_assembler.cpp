@@ -271,6 +271,17 @@ TEST_CASE("assembler: a program run alone that waits for rows no send before it 
   CHECK_NOTHROW(check_waits_alone(p, source));
 }
 
+TEST_CASE("assembler: a byte-order mark starts a file harmlessly, a lone carriage return is named") {
+  std::istringstream bom("\xef\xbb\xbfnop\nfence\n");
+  CHECK(parse_program(bom, "prog.s").size() == 2);  // it was "unknown opcode '\ufeffnop'"
+  // CR-only line ends joined the lines: "unknown field 'fence'".
+  std::istringstream cr("nop\rfence\r");
+  CHECK_THROWS_WITH(parse_program(cr, "prog.s"),
+                    Catch::StartsWith("prog.s:1: a carriage return inside the line, in column 4"));
+  std::istringstream crlf("nop\r\nfence\r\n");
+  CHECK(parse_program(crlf, "prog.s").size() == 2);
+}
+
 TEST_CASE("assembler: every hand-written program in tests/programs parses") {
   const std::filesystem::path dir = std::filesystem::path(MXCOSIM_SOURCE_DIR) / "tests" / "programs";
   int files = 0;

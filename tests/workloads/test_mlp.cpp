@@ -130,4 +130,8 @@ TEST_CASE("mlp: bad shapes name the field") {
   s.hidden = 0;
   s.n = 1;
   CHECK_THROWS_WITH(validate(s, TileGeometry{}), "mlp: hidden must be >= 1");
+  s.hidden = 65537;  // it was "gemm: m, k and n must each be <= 65536"
+  CHECK_THROWS_WITH(validate(s, TileGeometry{}), "mlp: hidden must be <= 65536");
+  s.hidden = 65536;
+  CHECK_NOTHROW(validate(s, TileGeometry{}));
 }
