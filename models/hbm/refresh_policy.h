@@ -8,6 +8,7 @@
 // banks once for the lot; an idle one catches up at once.
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "models/hbm/bank_state.h"
 #include "models/hbm/hbm_config.h"
@@ -55,7 +56,7 @@ class RefreshPolicy {
   /// burst is not bypassed then, nor starving: others go first for want of
   /// it, not before it (a per-bank refresh stalled the whole pseudo-channel).
   bool refreshing(std::uint32_t bank, std::uint64_t cycle) const {
-    return blocks(bank) || (cycle < m_busy_until && (m_mode == RefreshMode::kAllBank || bank == m_busy_bank));
+    return blocks(bank) || cycle < m_busy_until[bank];
   }
   /// Word `w` of bank set `set` (bank_set.h) without the banks that must
   /// wait for the pending refresh: blocks() for 64 banks at once.
@@ -106,13 +107,12 @@ class RefreshPolicy {
   std::uint64_t m_due;
   std::uint64_t m_pending_since = 0;
   std::uint32_t m_bank = 0;  // per-bank: the bank refreshed next
-  std::uint32_t m_busy_bank = 0;  // per-bank: the bank the last refresh went to
-  std::uint64_t m_busy_until = 0;  // the last refresh runs until then
   std::uint32_t m_postpone;  // refreshes a busy controller may owe
   std::uint32_t m_owed = 0;  // postponed, not issued (m_due already past them)
   bool m_pending = false;
   bool m_for_due = false;  // the pending refresh is the one due at m_due, not an owed one
   std::uint64_t m_count = 0;
+  std::vector<std::uint64_t> m_busy_until;  // per bank: its last refresh runs until then
 };
 
 }  // namespace mxc::hbm
