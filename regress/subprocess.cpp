@@ -23,7 +23,16 @@ constexpr const char* kParentVariable = "MXCOSIM_SUBPROCESS_PARENT";
 
 bool end_with_parent_if_its_subprocess() {
   const char* parent = std::getenv(kParentVariable);
-  if (!parent || std::to_string(getppid()) != parent) return true;
+  if (!parent) return true;
+  if (std::to_string(getppid()) != parent) {
+    // Started through a wrapper (`--exe`), whose child this is while the runner lives; or the
+    // runner died before this process got here (a slow start: a sanitizer build's), which left
+    // it orphaned. Only the second ends.
+    char* end = nullptr;
+    const long pid = std::strtol(parent, &end, 10);
+    if (*end != '\0' || pid <= 0) return true;
+    return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH;
+  }
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   return std::to_string(getppid()) == parent;  // it may have died before the request
 }

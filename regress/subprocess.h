@@ -34,7 +34,8 @@ std::string signal_name(int sig);
 /// tests) left them running, orphaned, writing into the folders its next
 /// run reuses. A program started through a wrapper (`--exe`), whose parent
 /// is the wrapper, is left as it is. Returns false when the parent is gone
-/// already: the caller should end at once.
+/// already (it died before this process started up): the caller should end
+/// at once.
 bool end_with_parent_if_its_subprocess();
 
 class Subprocess {

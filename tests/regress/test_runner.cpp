@@ -598,3 +598,25 @@ TEST_CASE("a database at schema 2 is migrated, and its runs keep their planned c
   CHECK(db.run(next.run_id)->planned == 5);
   CHECK(db.run(next.run_id)->state == "complete");
 }
+
+TEST_CASE("a runner's subprocess that starts after its runner died ends at once; one under a wrapper runs") {
+  // The environment names the runner (Subprocess sets it). A test process that a slow start
+  // (a sanitizer build's) brought to this check after its runner was killed found another
+  // parent, took itself for a wrapper's child and ran on, orphaned.
+  const auto with_parent = [](const std::string& pid) {
+    ::setenv("MXCOSIM_SUBPROCESS_PARENT", pid.c_str(), 1);
+    const bool go_on = end_with_parent_if_its_subprocess();
+    ::unsetenv("MXCOSIM_SUBPROCESS_PARENT");
+    return go_on;
+  };
+  // A process that has ended: its pid names no process any more.
+  const pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  REQUIRE(gone > 0);
+  int status = 0;
+  REQUIRE(waitpid(gone, &status, 0) == gone);
+  CHECK_FALSE(with_parent(std::to_string(gone)));
+  // A live process other than the parent: a wrapper started this one, and the runner lives.
+  CHECK(with_parent(std::to_string(getpid())));
+  CHECK(end_with_parent_if_its_subprocess());  // not a runner's subprocess at all
+}
