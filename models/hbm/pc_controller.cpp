@@ -32,8 +32,6 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
       m_refresh(cfg.controller.refresh, cfg.device.t, cfg.device.org.banks(), cfg.controller.refresh_postpone),
       m_state(cfg.device.org, cfg.device.t, cfg.controller.dual_command, buses),
       m_id(id),
-      m_rfc(cfg.device.t.RFC),
-      m_rfcsb(cfg.device.t.RFCsb),
       // With a shared row bus the channel's idle pseudo-channels refresh
       // one after the other from the due cycle (turn_delay), within the interval.
       m_skip_span(m_fast && m_refresh.idle_refreshes_on_time(cfg.device.t) &&
@@ -47,7 +45,6 @@ PcController::PcController(std::uint32_t id, const MemoryConfig& cfg, BurstSink&
       m_write_cap(cfg.controller.write_queue),
       m_sched(cfg.controller.starvation_cap) {
   s_stats.bank_acts.assign(cfg.device.org.banks(), 0);
-  m_refresh_spans.assign(cfg.device.org.banks(), RefreshSpan{});
   // The reference steps from cycle 0, work or not.
   m_next = m_every_cycle ? 0 : m_refresh.next_due();
 }
@@ -102,12 +99,11 @@ void PcController::skip_idle(std::uint64_t cycle) {
   const std::uint64_t late = n / period * per_period + rest;
   const std::uint64_t last_due = m_next + (n - 1) * interval;
   const std::uint64_t last = last_due + turn_delay(last_due);
-  s_stats.refresh_bank_cycles += m_refresh.skip(n, late);
+  s_stats.refresh_bank_cycles += m_refresh.skip(n, late, last);
   s_stats.refreshes += n;
   s_stats.steps += n + late;
   m_skipped_refreshes += n;
   s_stats.last_cycle = last;
-  if (cmd == Cmd::kRefAb) m_refresh_spans.assign(m_refresh_spans.size(), RefreshSpan{last, last + m_rfc});
   m_clk = m_counted = last;  // the queues are empty: no occupancy to count
   m_next = m_refresh.next_due();
 }
@@ -168,10 +164,7 @@ void PcController::notify(const DramCommand& cmd) {
     case Cmd::kRefAb:
     case Cmd::kRefSb:
       ++s_stats.refreshes;
-      // Its blocking span runs from when it fell due (owed ones follow
-      // back to back: one span) to tRFC (tRFCsb) after it, for every bank
-      // or for its own.
-      note_refresh_span(cmd, bank, c);
+      // (Its blocking span, for the statistics, is the refresh policy's.)
       s_stats.refresh_bank_cycles += m_refresh.on_issue(cmd, c);
       check_stuck(c);
       break;
@@ -225,19 +218,7 @@ inline BurstQueue::Index PcController::streaming_pick(const BurstQueue& q, std::
   return std::min(n, next);
 }
 
-void PcController::note_refresh_span(Cmd cmd, std::uint32_t bank, std::uint64_t c) {
-  const auto set = [&](RefreshSpan& s, std::uint64_t busy) {
-    if (m_refresh.pending_since() > s.end) s.start = m_refresh.pending_since();
-    s.end = c + busy;
-  };
-  if (cmd == Cmd::kRefAb) {
-    for (RefreshSpan& s : m_refresh_spans) set(s, m_rfc);
-  } else {
-    set(m_refresh_spans[bank], m_rfcsb);
-  }
-}
-
-void PcController::take_refresh_span(const RefreshSpan& span, std::uint64_t ready, std::uint64_t held,
+void PcController::take_refresh_span(const RefreshPolicy::Span& span, std::uint64_t ready, std::uint64_t held,
                                      std::uint64_t c, std::uint64_t& charge, std::uint64_t& tail) {
   // The refresh span's part in [ready, c): within [ready, held) it comes out
   // of what held the burst, after held out of the time no burst waited.
@@ -278,7 +259,7 @@ template <bool kBranchFree>
   s_stats.bus_idle_cycles[0] += ready - m_bus_free;
   std::uint64_t charge = held - ready, tail = c - held;  // to what held the burst, then to no burst waiting
   // Usually the last refresh ended before the burst was ready: nothing to take.
-  if (const RefreshSpan& span = m_refresh_spans[bank]; span.end > ready) [[unlikely]]
+  if (const RefreshPolicy::Span& span = m_refresh.span(bank); span.end > ready) [[unlikely]]
     take_refresh_span(span, ready, held, c, charge, tail);
   s_stats.bus_idle_cycles[0] += tail;
   if constexpr (kBranchFree) {

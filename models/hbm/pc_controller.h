@@ -125,10 +125,6 @@ class PcController {
   std::uint64_t skipped_refreshes() const { return m_skipped_refreshes; }
 
  private:
-  struct RefreshSpan {  // a refresh's blocking span [start, end) (statistics)
-    std::uint64_t start = 0, end = 0;
-  };
-
   void step(std::uint64_t c);
   /// Cycles after `due` an idle refresh due then issues, waiting for the
   /// channel's other idle pseudo-channels whose turn comes first.
@@ -140,14 +136,12 @@ class PcController {
   /// bank's last refresh (after the burst was `ready`), from `charge` (what
   /// held the burst, up to `held`) and `tail` (no burst waiting, up to `c`)
   /// to refresh. Out of line: a refresh is rarely in the way.
-  [[gnu::noinline, gnu::cold]] void take_refresh_span(const RefreshSpan& span, std::uint64_t ready,
+  [[gnu::noinline, gnu::cold]] void take_refresh_span(const RefreshPolicy::Span& span, std::uint64_t ready,
                                                       std::uint64_t held, std::uint64_t c, std::uint64_t& charge,
                                                       std::uint64_t& tail);
   /// At a refresh: throws when bursts have waited m_stuck_cycles with no
   /// column command. Out of line: a step that inlines it is slower.
   [[gnu::noinline, gnu::cold]] void check_stuck(std::uint64_t c) const;
-  /// A refresh issued at `c` (REFsb: to `bank`): its banks' blocking spans.
-  void note_refresh_span(Cmd cmd, std::uint32_t bank, std::uint64_t c);
   /// Adds the queues' occupancy from the last count up to cycle `c`, which
   /// must not be earlier: each step and each enqueue count, so that bursts
   /// count from when they came. An enqueue counts up to no later than the
@@ -203,9 +197,6 @@ class PcController {
   std::uint64_t m_clk = 0;   // last processed cycle
   std::uint64_t m_next = 0;  // next cycle with an event (refresh included)
   std::uint64_t m_bus_free = 0;  // cycle after the last column command's data-bus slot
-  // Per bank, the last refresh's blocking span, from when it fell due to its tRFC or tRFCsb after
-  // (statistics: the bus idle time a burst waited through it is refresh's). All-bank refresh sets all.
-  std::vector<RefreshSpan> m_refresh_spans;
   std::uint64_t m_counted = 0;  // queue occupancy counted up to this cycle (statistics)
   std::uint64_t m_skipped_refreshes = 0;
   std::uint64_t m_streaming_steps = 0, m_planned_steps = 0;
@@ -232,7 +223,6 @@ class PcController {
   PcStats s_stats;
   // Not needed on every step.
   std::uint32_t m_id;
-  std::uint32_t m_rfc, m_rfcsb;  // tRFC, tRFCsb (statistics: refresh spans)
   // Idle refreshes may be skipped (RefreshPolicy::idle_refreshes_on_time,
   // shortcuts on) when more than this many cycles of them are due: a round;
   // kNoCycle when they may not.

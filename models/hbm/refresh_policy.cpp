@@ -11,7 +11,7 @@ RefreshPolicy::RefreshPolicy(RefreshMode mode, const HbmTiming& t, std::uint32_t
       m_banks(banks),
       m_due(mode == RefreshMode::kNone ? std::numeric_limits<std::uint64_t>::max() : m_interval),
       m_postpone(mode == RefreshMode::kAllBank ? postpone : 0),
-      m_busy_until(banks, 0) {}
+      m_spans(banks) {}
 
 void RefreshPolicy::wanted(const BankState& state, Cmd* cmd, std::uint32_t* bank) const {
   if (m_mode == RefreshMode::kAllBank) {
@@ -30,8 +30,12 @@ std::uint64_t RefreshPolicy::on_issue(Cmd cmd, std::uint64_t cycle) {
   else --m_owed;
   m_for_due = false;
   const std::uint64_t lost = cycle - m_pending_since + m_busy;
-  if (m_mode == RefreshMode::kPerBank) m_busy_until[m_bank] = cycle + m_busy;
-  else m_busy_until.assign(m_busy_until.size(), cycle + m_busy);
+  const auto set = [&](Span& s) {
+    if (m_pending_since > s.end) s.start = m_pending_since;  // else an owed one, back to back: one span
+    s.end = cycle + m_busy;
+  };
+  if (m_mode == RefreshMode::kPerBank) set(m_spans[m_bank]);
+  else for (Span& s : m_spans) set(s);
   // The owed ones follow back to back. An all-bank one waits out this
   // one's tRFC, which `lost` already counts for every bank; a per-bank
   // one's bank waits from now.

@@ -22,9 +22,6 @@ class RefreshPolicy {
   /// Cycle the next refresh falls due (kNoCycle with refresh off).
   std::uint64_t next_due() const { return m_due; }
   bool pending() const { return m_pending; }
-  /// Cycle the pending refresh started to block (for an owed one issued
-  /// back to back: the end of the one before).
-  std::uint64_t pending_since() const { return m_pending_since; }
   /// Refreshes postponed and not issued yet.
   std::uint32_t owed() const { return m_owed; }
   /// Marks refresh pending once `cycle` reaches its due time, unless the
@@ -51,12 +48,19 @@ class RefreshPolicy {
   bool blocks(std::uint32_t bank) const {
     return m_pending && (m_mode == RefreshMode::kAllBank || bank == m_bank);
   }
+  /// A refresh's blocking span of a bank: from when it fell due (owed ones
+  /// issued back to back are one span) to its tRFC or tRFCsb after it.
+  struct Span {
+    std::uint64_t start = 0, end = 0;
+  };
+  /// The last refresh's span of `bank` (all-bank refresh: of every bank).
+  const Span& span(std::uint32_t bank) const { return m_spans[bank]; }
   /// Whether `bank` is held by refresh at `cycle`: its pending refresh, or
-  /// the last one issued to it still running (tRFC, tRFCsb). The oldest
-  /// burst is not bypassed then, nor starving: others go first for want of
-  /// it, not before it (a per-bank refresh stalled the whole pseudo-channel).
+  /// the last one issued to it still running. The oldest burst is not
+  /// bypassed then, nor starving: others go first for want of it, not
+  /// before it (a per-bank refresh stalled the whole pseudo-channel).
   bool refreshing(std::uint32_t bank, std::uint64_t cycle) const {
-    return blocks(bank) || cycle < m_busy_until[bank];
+    return blocks(bank) || cycle < m_spans[bank].end;
   }
   /// Word `w` of bank set `set` (bank_set.h) without the banks that must
   /// wait for the pending refresh: blocks() for 64 banks at once.
@@ -83,15 +87,17 @@ class RefreshPolicy {
     return false;
   }
   /// The next `n` refreshes, issued `late` cycles after their due cycles
-  /// in all, as on_issue() would record them; returns the bank-cycles they
-  /// made unavailable.
-  std::uint64_t skip(std::uint64_t n, std::uint64_t late = 0) {
+  /// in all, the last at cycle `last`, as on_issue() would record them;
+  /// returns the bank-cycles they made unavailable.
+  std::uint64_t skip(std::uint64_t n, std::uint64_t late, std::uint64_t last) {
     m_count += n;
     m_due += n * m_interval;
     if (m_mode == RefreshMode::kPerBank) {
       m_bank = static_cast<std::uint32_t>((m_bank + n) % m_banks);
+      m_spans[(m_bank + m_banks - 1) % m_banks] = Span{last, last + m_busy};
       return n * m_busy + late;
     }
+    m_spans.assign(m_spans.size(), Span{last, last + m_busy});
     return (n * m_busy + late) * m_banks;
   }
   std::uint64_t interval() const { return m_interval; }
@@ -112,7 +118,7 @@ class RefreshPolicy {
   bool m_pending = false;
   bool m_for_due = false;  // the pending refresh is the one due at m_due, not an owed one
   std::uint64_t m_count = 0;
-  std::vector<std::uint64_t> m_busy_until;  // per bank: its last refresh runs until then
+  std::vector<Span> m_spans;  // per bank: its last refresh's span
 };
 
 }  // namespace mxc::hbm

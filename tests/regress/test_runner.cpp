@@ -599,7 +599,7 @@ TEST_CASE("a database at schema 2 is migrated, and its runs keep their planned c
   CHECK(db.run(next.run_id)->state == "complete");
 }
 
-TEST_CASE("a runner's subprocess that starts after its runner died ends at once; one under a wrapper runs") {
+TEST_CASE("a runner's subprocess that starts after its runner died ends at once, one under a wrapper runs") {
   // The environment names the runner (Subprocess sets it). A test process that a slow start
   // (a sanitizer build's) brought to this check after its runner was killed found another
   // parent, took itself for a wrapper's child and ran on, orphaned.
