@@ -37,12 +37,17 @@ class BankState {
 
   /// Earliest cycle `cmd` to `bank` satisfies every timing constraint and the
   /// command bus; `why` receives the binding constraint.
-  std::uint64_t earliest(Cmd cmd, std::uint32_t bank, Constraint* why = nullptr) const;  // inline, below
+  /// With `rules_at`, also the cycle and constraint of the timing rules
+  /// alone, without the command bus (the statistics charge a wait up to
+  /// there to the rule, the rest to the bus).
+  std::uint64_t earliest(Cmd cmd, std::uint32_t bank, Constraint* why = nullptr, std::uint64_t* rules_at = nullptr,
+                         Constraint* rules_why = nullptr) const;  // inline, below
   /// earliest() with the constraint found without branches, for callers
   /// where which constraint binds is data (random traffic): branches on it
   /// were mispredicted about a third of the time. Where it repeats
   /// (streaming row hits), earliest()'s branches predict and cost less.
-  std::uint64_t earliest_branch_free(Cmd cmd, std::uint32_t bank, Constraint* why) const;  // inline, below
+  std::uint64_t earliest_branch_free(Cmd cmd, std::uint32_t bank, Constraint* why, std::uint64_t* rules_at = nullptr,
+                                     Constraint* rules_why = nullptr) const;  // inline, below
   /// Earliest column command (`cmd` = RD or WR) over the banks in the set
   /// `want` (bank_set.h) with `!blocked(b)`; ~0 when there are none.
   template <class Blocked>
@@ -192,7 +197,8 @@ inline constexpr BankState::Shape BankState::kRaises = [] {
 
 // Both always inline (GCC kept them out of line): every command is timed
 // here, and the callers that ask for no constraint drop that part.
-[[gnu::always_inline]] inline std::uint64_t BankState::earliest(Cmd cmd, std::uint32_t bank, Constraint* why) const {
+[[gnu::always_inline]] inline std::uint64_t BankState::earliest(Cmd cmd, std::uint32_t bank, Constraint* why,
+                                                              std::uint64_t* rules_at, Constraint* rules_why) const {
   const int i = kSlot[static_cast<int>(cmd)];
   const Next& b = m_bank[bank];
   const Next& g = *m_group_of[bank];
@@ -202,13 +208,15 @@ inline constexpr BankState::Shape BankState::kRaises = [] {
   if (g.at[i] > at) at = g.at[i], w = g.why[i];
   if (m_pc.at[i] > at) at = m_pc.at[i], w = m_pc.why[i];
   if (cmd == Cmd::kAct && m_faw_at > at) at = m_faw_at, w = Constraint::kFAW;
+  if (rules_at) *rules_at = at, *rules_why = w;
   if (bus > at) at = bus, w = Constraint::kCmdBus;
   if (why) *why = w;
   return at;
 }
 
 [[gnu::always_inline]] inline std::uint64_t BankState::earliest_branch_free(Cmd cmd, std::uint32_t bank,
-                                                                          Constraint* why) const {
+                                                                          Constraint* why, std::uint64_t* rules_at,
+                                                                          Constraint* rules_why) const {
   // The binding constraint is the first of bank, group, pseudo-channel,
   // tFAW and command bus with the latest time: one maximum over
   // (time << 3 | rank), rank 4 for the bank down to 0 for the bus, which
@@ -218,10 +226,12 @@ inline constexpr BankState::Shape BankState::kRaises = [] {
   const Next& b = m_bank[bank];
   const Next& g = *m_group_of[bank];
   const std::uint64_t bus = is_column(cmd) ? col_bus() : row_bus();
-  std::uint64_t key = std::max({b.at[i] << 3 | 4, g.at[i] << 3 | 3, m_pc.at[i] << 3 | 2, bus << 3});
-  if (cmd == Cmd::kAct) key = std::max(key, m_faw_at << 3 | 1);
+  std::uint64_t rules = std::max({b.at[i] << 3 | 4, g.at[i] << 3 | 3, m_pc.at[i] << 3 | 2});
+  if (cmd == Cmd::kAct) rules = std::max(rules, m_faw_at << 3 | 1);
+  const std::uint64_t key = std::max(rules, bus << 3);
   const std::array<Constraint, 5> by_rank = {Constraint::kCmdBus, Constraint::kFAW, m_pc.why[i], g.why[i], b.why[i]};
   *why = by_rank[key & 7];
+  if (rules_at) *rules_at = rules >> 3, *rules_why = by_rank[rules & 7];
   return key >> 3;
 }
 

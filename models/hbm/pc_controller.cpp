@@ -118,10 +118,19 @@ void PcController::check_stuck(std::uint64_t c) const {
       "(compare tRCDRD, tRCDWR, tRAS and tRC with tREFI - tRFC, or tREFIsb x banks - tRFCsb)");
 }
 
-void PcController::charge_stall(const QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c) {
-  // Charge the wait to the constraint that made the command late.
-  if (legal > e.waiting_since) s_stats.stall_cycles[static_cast<int>(why)] += legal - e.waiting_since;
-  s_stats.stall_cycles[0] += c - std::max(legal, e.waiting_since);
+void PcController::charge_stall(const QueueEntry& e, std::uint64_t legal, std::uint64_t rules_at,
+                                Constraint rules_why, std::uint64_t c) {
+  // Charge the wait to the timing rule that made the command late, up to
+  // when the rules allowed it; the rest to the command bus, which another
+  // pseudo-channel of the channel held then (a one-cycle wait for the bus
+  // at the end of a turnaround is the bus's cycle, not the whole wait).
+  const std::uint64_t from = e.waiting_since;
+  if (legal > from) {
+    const std::uint64_t split = std::min(std::max(rules_at, from), legal);
+    s_stats.stall_cycles[static_cast<int>(rules_why)] += split - from;
+    s_stats.stall_cycles[static_cast<int>(Constraint::kCmdBus)] += legal - split;
+  }
+  s_stats.stall_cycles[0] += c - std::max(legal, from);
 }
 
 void PcController::notify(const DramCommand& cmd) {
@@ -135,9 +144,11 @@ void PcController::notify(const DramCommand& cmd) {
 [[gnu::always_inline]] inline void PcController::issue(Cmd cmd, QueueEntry* e, std::uint32_t bank,
                                                        std::uint32_t row, std::uint32_t col, std::uint64_t c) {
   if (e) {
-    Constraint why = Constraint::kNone;
-    const std::uint64_t legal = m_state.earliest_branch_free(cmd, bank, &why);  // row commands: general steps
-    charge_stall(*e, legal, why, c);
+    Constraint why = Constraint::kNone, rules_why = Constraint::kNone;
+    std::uint64_t rules_at = 0;
+    // Row commands: general steps.
+    const std::uint64_t legal = m_state.earliest_branch_free(cmd, bank, &why, &rules_at, &rules_why);
+    charge_stall(*e, legal, rules_at, rules_why, c);
     e->waiting_since = c + 1;
     if (e->outcome == RowOutcome::kUnknown) {
       e->outcome = cmd == Cmd::kAct ? RowOutcome::kMiss : RowOutcome::kConflict;
@@ -240,10 +251,11 @@ template <bool kBranchFree>
   // direction) wants the row; those are exactly the bank's other row hits.
   const bool ap = m_closed_page && m_reads.hits(bank) + m_writes.hits(bank) == 1;
   const Cmd cmd = write ? (ap ? Cmd::kWrA : Cmd::kWr) : (ap ? Cmd::kRdA : Cmd::kRd);
-  Constraint why = Constraint::kNone;
-  const std::uint64_t legal =
-      kBranchFree ? m_state.earliest_branch_free(cmd, bank, &why) : m_state.earliest(cmd, bank, &why);
-  charge_stall(e, legal, why, c);
+  Constraint why = Constraint::kNone, rules_why = Constraint::kNone;
+  std::uint64_t rules_at = 0;
+  const std::uint64_t legal = kBranchFree ? m_state.earliest_branch_free(cmd, bank, &why, &rules_at, &rules_why)
+                                          : m_state.earliest(cmd, bank, &why, &rules_at, &rules_why);
+  charge_stall(e, legal, rules_at, rules_why, c);
   // Why the data bus sat idle before this burst, in [m_bus_free, c): no
   // burst waiting until `ready`; then refresh for the part of its bank's
   // last refresh span after `ready` (a refresh while nothing waited cost
@@ -262,21 +274,32 @@ template <bool kBranchFree>
   if (const RefreshPolicy::Span& span = m_refresh.span(bank); span.end > ready) [[unlikely]]
     take_refresh_span(span, ready, held, c, charge, tail);
   s_stats.bus_idle_cycles[0] += tail;
+  // A row hit held by a timing rule and then by the command bus: the bus's
+  // part is from when the rules allowed it (a miss or a conflict is charged
+  // whole to its row).
+  const std::uint64_t by_bus = std::min(held - std::min(std::max(rules_at, ready), held), charge);
   if constexpr (kBranchFree) {
     // Whether the burst hit, missed or conflicted is data: the same charges
     // as below, by an index instead of branches.
-    std::uint64_t* const held_by[3] = {&s_stats.bus_idle_cycles[static_cast<int>(why)], &s_stats.miss_idle_cycles,
-                                       &s_stats.conflict_idle_cycles};
-    *held_by[miss + 2 * conflict] += charge;
+    std::uint64_t* const held_by[3] = {&s_stats.bus_idle_cycles[static_cast<int>(rules_why)],
+                                       &s_stats.miss_idle_cycles, &s_stats.conflict_idle_cycles};
+    const std::uint64_t to_bus = select(miss || conflict, std::uint64_t{0}, by_bus);
+    *held_by[miss + 2 * conflict] += charge - to_bus;
+    s_stats.bus_idle_cycles[static_cast<int>(Constraint::kCmdBus)] += to_bus;
     // No row command served it: a row hit (kUnknown | 1 == kHit; others unchanged).
     static_assert(static_cast<int>(RowOutcome::kUnknown) == 0 && static_cast<int>(RowOutcome::kHit) == 1);
     const bool first = e.outcome == RowOutcome::kUnknown;
     e.outcome = static_cast<RowOutcome>(static_cast<std::uint8_t>(e.outcome) | static_cast<std::uint8_t>(first));
     s_stats.row_hits += first;
   } else {
-    if (miss) s_stats.miss_idle_cycles += charge;
-    else if (conflict) s_stats.conflict_idle_cycles += charge;
-    else s_stats.bus_idle_cycles[static_cast<int>(why)] += charge;
+    if (miss) {
+      s_stats.miss_idle_cycles += charge;
+    } else if (conflict) {
+      s_stats.conflict_idle_cycles += charge;
+    } else {
+      s_stats.bus_idle_cycles[static_cast<int>(rules_why)] += charge - by_bus;
+      s_stats.bus_idle_cycles[static_cast<int>(Constraint::kCmdBus)] += by_bus;
+    }
     if (e.outcome == RowOutcome::kUnknown) {
       e.outcome = RowOutcome::kHit;
       ++s_stats.row_hits;

@@ -131,7 +131,8 @@ class PcController {
   std::uint64_t turn_delay(std::uint64_t due) const;
   /// A row command or refresh (e = the burst it serves, or nullptr).
   void issue(Cmd cmd, QueueEntry* e, std::uint32_t bank, std::uint32_t row, std::uint32_t col, std::uint64_t c);
-  void charge_stall(const QueueEntry& e, std::uint64_t legal, Constraint why, std::uint64_t c);
+  void charge_stall(const QueueEntry& e, std::uint64_t legal, std::uint64_t rules_at, Constraint rules_why,
+                    std::uint64_t c);
   /// Moves the data-bus idle time a column command found in `span`, its
   /// bank's last refresh (after the burst was `ready`), from `charge` (what
   /// held the burst, up to `held`) and `tail` (no burst waiting, up to `c`)
