@@ -42,7 +42,11 @@ std::string option_of_bad_value(int argc, char** argv, const std::string& messag
 
 int main(int argc, char** argv) {
   // A test of `mxcosim regress` ends with its runner, however the runner ends.
-  if (!mxc::regress::end_with_parent_if_its_subprocess()) return mxc::app::kExitUsage;
+  if (!mxc::regress::end_with_parent_if_its_subprocess()) {
+    std::cerr << "mxcosim: the regress runner that started this test has ended (MXCOSIM_SUBPROCESS_PARENT "
+                 "names a process that is gone); not running\n";
+    return mxc::app::kExitUsage;
+  }
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
     print_usage(argc < 2 ? std::cerr : std::cout);
     return argc < 2 ? mxc::app::kExitUsage : mxc::app::kExitPass;
