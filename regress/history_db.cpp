@@ -364,7 +364,8 @@ std::set<std::string> HistoryDb::test_ids(const char* sql, std::int64_t run_id) 
 }
 
 std::set<std::string> HistoryDb::planned_tests(std::int64_t run_id) {
-  return test_ids("SELECT test_id FROM planned_tests WHERE run_id = ?", run_id);
+  const std::vector<std::string> plan = plan_in_order(run_id);
+  return {plan.begin(), plan.end()};
 }
 
 std::vector<std::string> HistoryDb::plan_in_order(std::int64_t run_id) {

@@ -481,16 +481,20 @@ int model_main(int argc, char** argv) {
   if (!(mc.mem_latency_ns >= 0 && mc.mem_latency_ns <= 1e9)) return usage("--mem-latency-ns must be in [0, 1e9]");
   if (mc.outstanding == 0) return usage("--outstanding must be >= 1");
   const bool analytic = args.count("analytic") > 0;
+  // A sweep list option's entries, each parsed (and checked) by `parse`, or
+  // the single value when the option is not given.
+  const auto listed = [&](const std::string& option, auto single, auto parse) {
+    if (!args.count(option)) return std::vector{single};
+    std::vector<decltype(single)> out;
+    for (const auto& s : split_list(args[option].as<std::string>(), option)) out.push_back(parse(s));
+    return out;
+  };
   // The clocks and memories the run or sweep uses, each checked once.
-  std::vector<double> clocks;
-  if (args.count("sweep-clocks")) {
-    for (const auto& s : split_list(args["sweep-clocks"].as<std::string>(), "sweep-clocks")) {
-      clocks.push_back(to_double(s, "sweep-clocks"));
-      check_clock(clocks.back(), "--sweep-clocks: '" + s + "':");
-    }
-  } else {
-    clocks.push_back(mc.clock_mhz);
-  }
+  const std::vector<double> clocks = listed("sweep-clocks", mc.clock_mhz, [](const std::string& s) {
+    const double v = to_double(s, "sweep-clocks");
+    check_clock(v, "--sweep-clocks: '" + s + "':");
+    return v;
+  });
   const std::vector<std::string> memories =
       args.count("sweep-hbm") ? split_list(args["sweep-hbm"].as<std::string>(), "sweep-hbm") : std::vector{mc.hbm};
   // The ideal memory's options, with no ideal memory to read them.
@@ -512,21 +516,13 @@ int model_main(int argc, char** argv) {
   const auto run = [&](const Machine& m) { return analytic ? run_analytic(w, m) : run_model(w, m); };
 
   if (args.count("sweep")) {
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> sizes;
-    if (args.count("sweep-sizes")) {
-      for (const auto& s : split_list(args["sweep-sizes"].as<std::string>(), "sweep-sizes")) sizes.push_back(to_size(s));
-    } else {
-      sizes.push_back({mc.rows, mc.cols});
-    }
-    std::vector<double> icis;
-    if (args.count("sweep-ici")) {
-      for (const auto& s : split_list(args["sweep-ici"].as<std::string>(), "sweep-ici")) {
-        icis.push_back(to_double(s, "sweep-ici"));
-        check_ici(icis.back(), "--sweep-ici: '" + s + "':");
-      }
-    } else {
-      icis.push_back(mc.ici_gbps);
-    }
+    const auto sizes = listed("sweep-sizes", std::pair{mc.rows, mc.cols},
+                              [](const std::string& s) { return to_size(s); });
+    const std::vector<double> icis = listed("sweep-ici", mc.ici_gbps, [](const std::string& s) {
+      const double v = to_double(s, "sweep-ici");
+      check_ici(v, "--sweep-ici: '" + s + "':");
+      return v;
+    });
     // Every entry is checked before the first point runs.
     for (const auto& h : memories) resolve_memory(h, "--sweep-hbm");
     // Rows go to standard output as they come, or into the --csv file

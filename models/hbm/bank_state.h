@@ -230,7 +230,7 @@ inline constexpr BankState::Shape BankState::kRaises = [] {
   if (cmd == Cmd::kAct) rules = std::max(rules, m_faw_at << 3 | 1);
   const std::uint64_t key = std::max(rules, bus << 3);
   const std::array<Constraint, 5> by_rank = {Constraint::kCmdBus, Constraint::kFAW, m_pc.why[i], g.why[i], b.why[i]};
-  *why = by_rank[key & 7];
+  if (why) *why = by_rank[key & 7];
   if (rules_at) *rules_at = rules >> 3, *rules_why = by_rank[rules & 7];
   return key >> 3;
 }

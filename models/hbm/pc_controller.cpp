@@ -144,10 +144,10 @@ void PcController::notify(const DramCommand& cmd) {
 [[gnu::always_inline]] inline void PcController::issue(Cmd cmd, QueueEntry* e, std::uint32_t bank,
                                                        std::uint32_t row, std::uint32_t col, std::uint64_t c) {
   if (e) {
-    Constraint why = Constraint::kNone, rules_why = Constraint::kNone;
+    // Row commands: general steps. The stall is charged by the rules' part and the bus's.
+    Constraint rules_why = Constraint::kNone;
     std::uint64_t rules_at = 0;
-    // Row commands: general steps.
-    const std::uint64_t legal = m_state.earliest_branch_free(cmd, bank, &why, &rules_at, &rules_why);
+    const std::uint64_t legal = m_state.earliest_branch_free(cmd, bank, nullptr, &rules_at, &rules_why);
     charge_stall(*e, legal, rules_at, rules_why, c);
     e->waiting_since = c + 1;
     if (e->outcome == RowOutcome::kUnknown) {
@@ -251,10 +251,10 @@ template <bool kBranchFree>
   // direction) wants the row; those are exactly the bank's other row hits.
   const bool ap = m_closed_page && m_reads.hits(bank) + m_writes.hits(bank) == 1;
   const Cmd cmd = write ? (ap ? Cmd::kWrA : Cmd::kWr) : (ap ? Cmd::kRdA : Cmd::kRd);
-  Constraint why = Constraint::kNone, rules_why = Constraint::kNone;
+  Constraint rules_why = Constraint::kNone;
   std::uint64_t rules_at = 0;
-  const std::uint64_t legal = kBranchFree ? m_state.earliest_branch_free(cmd, bank, &why, &rules_at, &rules_why)
-                                          : m_state.earliest(cmd, bank, &why, &rules_at, &rules_why);
+  const std::uint64_t legal = kBranchFree ? m_state.earliest_branch_free(cmd, bank, nullptr, &rules_at, &rules_why)
+                                          : m_state.earliest(cmd, bank, nullptr, &rules_at, &rules_why);
   charge_stall(e, legal, rules_at, rules_why, c);
   // Why the data bus sat idle before this burst, in [m_bus_free, c): no
   // burst waiting until `ready`; then refresh for the part of its bank's

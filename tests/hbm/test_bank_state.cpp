@@ -31,6 +31,16 @@ TEST_CASE("earliest_branch_free gives earliest's time and binding constraint") {
             INFO(preset << (dual ? " dual" : " single") << ", round " << round << ", command " << c << ", bank " << b);
             REQUIRE(state.earliest_branch_free(cmd, b, &branch_free) == at);
             REQUIRE(branch_free == plain);
+            // The timing rules' part alone (the command bus left out) agrees too, and is the
+            // whole answer whenever the bus does not bind.
+            std::uint64_t rules_plain = 0, rules_free = 0;
+            Constraint why_plain = Constraint::kCount, why_free = Constraint::kCount;
+            state.earliest(cmd, b, nullptr, &rules_plain, &why_plain);
+            REQUIRE(state.earliest_branch_free(cmd, b, nullptr, &rules_free, &why_free) == at);
+            REQUIRE(rules_free == rules_plain);
+            REQUIRE(why_free == why_plain);
+            REQUIRE(rules_plain <= at);
+            if (plain != Constraint::kCmdBus) REQUIRE((rules_plain == at && why_plain == plain));
             ++compared;
             shared_binds += at > 0 && at == state.earliest_floor(cmd);
           }
