@@ -164,6 +164,12 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
   else if (s.queue_full_fraction >= 0.5 && s.avg_in_flight < 0.8 * s.outstanding && no_burst >= 0.2)
     s.binding_constraint = "queue room (a request waiting for its pseudo-channel's full queue holds back the ones "
                            "behind it)";
+  // Every request allowed is in flight and none waits for room: more in
+  // flight would carry more, whatever makes each one's latency (Little's
+  // law, outstanding x size / latency).
+  else if (s.avg_in_flight >= 0.95 * s.outstanding && s.queue_full_fraction < 0.05)
+    s.binding_constraint = "requests in flight (all allowed are, and none waits for queue room: outstanding x size / "
+                           "latency)";
   else if (!s.bus_idle_share.empty() && s.bus_idle_share.front().first == kNoBurst && queue_fill < 0.5)
     s.binding_constraint = "requests in flight (queues mostly empty: outstanding x size / latency)";
   else if (!s.bus_idle_share.empty())
