@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "models/mxu/assembler.h"
+#include "models/mxu/hazard_check.h"
 #include "models/mxu/instr_check.h"
 #include "models/mxu/mlp_program.h"
 #include "models/mxu/multichip_program.h"
@@ -120,6 +121,7 @@ Workload program_file(const WorkloadSpec& spec, const SystemConfig& cfg, const T
   ProgramSource source;
   const Program p = load_program_file(spec.program_file, geo, &source);
   check_destinations(p, cfg.chips, source);
+  check_hazards(p, source);
   Workload w;
   w.source = source;
   w.description = "program " + spec.program_file;

@@ -62,8 +62,8 @@ struct Workload {
 /// tile's columns are one region. gemm, split k or n: one GEMM over all chips through the
 /// ICI (models/mxu/multichip_program.h), on tile 0 of each chip. mlp: a
 /// two-layer MLP on tile 0 of each chip. program: an assembly file on tile 0
-/// of each chip, every byte it writes checked, on a memory whose bytes each
-/// DMA_LOAD reads are random (drawn from seed + chip).
+/// of each chip, every byte of memory it writes checked, on a memory whose
+/// bytes each DMA_LOAD reads are random (drawn from seed + chip).
 Workload build_workload(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeometry& geo,
                         std::uint64_t seed);
 

@@ -21,6 +21,7 @@
 #include "models/ici/ici_config.h"
 #include "models/mxu/analytic_model.h"
 #include "models/mxu/assembler.h"
+#include "models/mxu/hazard_check.h"
 #include "models/mxu/instr_check.h"
 #include "models/mxu/mlp_program.h"
 #include "models/mxu/multichip_program.h"
@@ -209,6 +210,7 @@ Outcome run_model(const Workload& w, const Machine& mc) {
     programs.push_back(load_program_file(w.program_file, geo, &source));
     check_destinations(programs.back(), 1, source);  // a program runs on one chip
     check_waits_alone(programs.back(), source);
+    check_hazards(programs.back(), source);
   } else if (w.kind == "mlp") {
     if (w.chips != 1) throw std::runtime_error("--workload mlp runs on one chip (--chips 1)");
     MlpShape s{w.m, w.k, w.hidden, w.n, w.dtype, mlp_default_shift(w.k)};

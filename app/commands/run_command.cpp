@@ -54,6 +54,10 @@ void print_summary(const SystemRunOptions& o, const SystemRunResult& r, std::siz
   std::cout << std::setprecision(1) << "  utilization " << 100.0 * r.utilization << " %  memory "
             << std::setprecision(2) << r.bandwidth_gbps << " GB/s (" << r.hbm_read_bytes << " B read, "
             << r.hbm_write_bytes << " B written)  ICI " << r.ici_bytes << " B\n";
+  // Only memory is compared: what a program leaves in the scratchpad or the accumulators is not.
+  if (o.workload.kind == "program" && r.hbm_write_bytes == 0 && r.error.empty())
+    std::cout << "  warning: the program stores nothing to memory, and only memory is compared with the reference: "
+                 "its results in the scratchpad and the accumulators are not checked (store them with dma_store)\n";
   if (r.hbm_requests_beyond_capacity)
     std::cout << "  warning: " << r.hbm_requests_beyond_capacity
               << " HBM requests reached past the stacks' capacity, each timed as the lower address it wraps to "
@@ -128,7 +132,8 @@ int run_main(int argc, char** argv) {
   opts.add_options("workload")
     ("workload", "workload kind: gemm, mlp (two layers: m x k -> hidden -> n) or program",
      cxxopts::value<std::string>()->default_value("gemm"))
-    ("program", "run an assembly program (docs/isa.md) on tile 0 of every chip and check every byte it writes",
+    ("program", "run an assembly program (docs/isa.md) on tile 0 of every chip and check every byte of memory it "
+                "writes",
      cxxopts::value<std::string>())
     ("split", "gemm over several chips: none (each chip its own), k (reduce-scatter) or n (all-gather)",
      cxxopts::value<std::string>()->default_value("none"))

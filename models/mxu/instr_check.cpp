@@ -52,6 +52,13 @@ void check_instruction(const Instr& in, const TileGeometry& geo) {
       beat_multiple("hbm_addr", in.hbm_addr);
       beat_multiple("hbm_stride", in.hbm_stride);
       sp_range(in.sp_row, in.rows);
+      // A store's bursts in flight have different AXI IDs (rtl/mxu_dma.sv),
+      // and AXI4 orders no writes of different IDs: rows that overlap in HBM
+      // would leave whichever the memory happened to write last.
+      if (in.op == Opcode::DMA_STORE && in.rows > 1 && in.hbm_stride < in.cols)
+        fail("hbm_stride", std::to_string(in.hbm_stride) + " is less than cols " + std::to_string(in.cols) +
+                               ": the store's rows overlap in HBM, and AXI4 does not order their writes (bursts in "
+                               "flight have different IDs), so which row's bytes remain would depend on the memory");
       {
         // The DMA's addresses are hbm_addr's width: a row ending past them
         // would wrap to low memory (rows >= 1, cols >= 1 here).

@@ -197,6 +197,15 @@ TEST_CASE("assembler: a program for a tile is checked against its geometry, nami
         "prog.s:1: field 'hbm_addr': 0xffffffffffe0 + (rows - 1) x hbm_stride + cols ends at 0x1000000000020, past the "
         "48-bit HBM address space");
   CHECK(geometry_error("dma_store rows=1 cols=32 sp_row=0 hbm_addr=0xFFFFFFFFFFE0\n", t).empty());
+  // A store's rows 9 bytes long and 0 bytes apart overlap in HBM: their bursts' order is the memory's. A
+  // load's may (it only reads them twice), and so may one row of a store; 32 bytes apart they do not.
+  CHECK(geometry_error("dma_store rows=2 cols=9 sp_row=0 hbm_addr=0x2000 hbm_stride=0\n", t) ==
+        "prog.s:1: field 'hbm_stride': 0 is less than cols 9: the store's rows overlap in HBM, and AXI4 does not "
+        "order their writes (bursts in flight have different IDs), so which row's bytes remain would depend on the "
+        "memory");
+  CHECK(geometry_error("dma_load rows=2 cols=9 sp_row=0 hbm_addr=0x2000 hbm_stride=0\n", t).empty());
+  CHECK(geometry_error("dma_store rows=1 cols=9 sp_row=0 hbm_addr=0x2000 hbm_stride=0\n", t).empty());
+  CHECK(geometry_error("dma_store rows=2 cols=32 sp_row=0 hbm_addr=0x2000 hbm_stride=32\n", t).empty());
   CHECK(geometry_error("ici_send rows=0 cols=4\n", t) == "prog.s:1: field 'rows': must be >= 1");
   // Sent rows land at remote_row.. of a tile like this one.
   CHECK(geometry_error("ici_send rows=1 cols=32 dst_chip=0 remote_row=1030\n", t) ==
