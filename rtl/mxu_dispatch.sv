@@ -4,7 +4,9 @@
 // An instruction waits in the head register until, for each unit X, the
 // number of X instructions dispatched and not yet completed is at most its
 // WAIT_X field (15 = do not wait), and its unit's queue has room. FENCE waits
-// for every count to be zero. NOP and FENCE complete when dispatched.
+// for every count to be zero and for the array to drain (a MATMUL completes
+// when its last vector enters the array; its results reach the accumulators
+// ROWS + COLS cycles later). NOP and FENCE complete when dispatched.
 // Throughput: one instruction per cycle; an instruction accepted at edge t
 // dispatches at edge t+1 at the earliest.
 module mxu_dispatch
@@ -21,6 +23,7 @@ module mxu_dispatch
     input  logic [2:0]         q_full,
     // completion pulses from the units
     input  logic [2:0]         unit_done,
+    input  logic               array_busy,        // vectors in the array not yet written back
     output logic [3:0]         outstanding[3],
     // events for monitors and counters
     output logic               ev_dispatch,       // an instruction left the head this cycle's edge
@@ -74,6 +77,7 @@ module mxu_dispatch
 `else
       if (wait_lim[u] != WAIT_NONE && outstanding[u] > wait_lim[u]) waits_met = 1'b0;
 `endif
+    if (opcode == OP_FENCE && array_busy) waits_met = 1'b0;
   end
   assign room      = (unit == 2'd3) || !q_full[unit];
   assign fire      = head_valid && waits_met && room;

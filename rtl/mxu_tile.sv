@@ -82,6 +82,9 @@ module mxu_tile
   logic [INSTR_W-1:0] q_data, q_head[3];
   logic [3:0]         outstanding[3];
   logic               dispatch_stall, dispatch_pending, dispatch_error;
+  // Vectors in the array per weight buffer, not yet written back (the core's
+  // registered counts): FENCE also waits for them.
+  logic [CW-1:0]      inflight0, inflight1;
 
   mxu_dispatch dispatch (
       .clk        (clk),
@@ -93,6 +96,7 @@ module mxu_tile
       .q_data     (q_data),
       .q_full     (q_full),
       .unit_done  (unit_done),
+      .array_busy (inflight0 != '0 || inflight1 != '0),
       .outstanding(outstanding),
       .ev_dispatch(ev_dispatch),
       .ev_unit    (ev_unit),
@@ -203,7 +207,6 @@ module mxu_tile
   logic [COLS*32-1:0] acc_rd_data, ia_data;
   logic               ia_valid, ia_ready, ia_bf16;
   logic [COLS-1:0]    ia_elem_en;
-  logic [CW-1:0]      inflight0, inflight1;
   logic               compute_busy, stall_weights, stall_drain;
 
   mxu_core #(.ROWS(ROWS), .COLS(COLS), .ACC_ROWS(ACC_ROWS)) core (

@@ -50,6 +50,12 @@ std::optional<Hazard> find_hazard(const Program& program) {
   std::vector<Done> done(program.size());
   std::array<std::vector<std::size_t>, kUnits> of_unit;  // each unit's instructions, in order
   Done carried{};  // what held at the previous dispatch (dispatch is in order)
+  // Accumulator write-backs: the MATMULs so far, the latest OUTPUT among the
+  // first k compute instructions (OUTPUT starts once the array has drained),
+  // and the index before which every MATMUL is written back at this dispatch.
+  std::vector<std::size_t> matmuls;
+  std::vector<std::size_t> output_upto;  // per compute ordinal; 0 when none
+  std::size_t drained_before = 0;
   for (std::size_t i = 0; i < program.size(); ++i) {
     const Instr& in = program[i];
     const int u = unit_index(in.op);
@@ -71,6 +77,26 @@ std::optional<Hazard> find_hazard(const Program& program) {
       }
     }
     done[i] = carried = g;
+    if (g[1] != 0) drained_before = std::max(drained_before, output_upto[g[1] - 1]);
+    if (in.op == Opcode::FENCE) drained_before = i;  // it waits for the array to drain
+    if (in.op == Opcode::ICI_SEND && in.to_acc) {
+      // Every chip runs the program: chip dst_chip adds these rows into its
+      // own accumulators, where a MATMUL not yet written back may still write.
+      for (std::size_t k = matmuls.size(); k-- > 0 && matmuls[k] >= drained_before;) {
+        const Instr& mm = program[matmuls[k]];
+        const std::uint32_t first = std::max<std::uint32_t>(in.remote_row, mm.acc_row);
+        const std::uint32_t end = std::min<std::uint32_t>(in.remote_row + in.rows, mm.acc_row + mm.rows);
+        if (first >= end) continue;
+        Hazard h;
+        h.earlier = matmuls[k];
+        h.later = i;
+        h.first_row = first;
+        h.last_row = end - 1;
+        h.accumulators = h.later_writes = h.earlier_writes = true;
+        h.fix = "a fence before it";
+        return h;
+      }
+    }
     if (u < 0) continue;
     const RowUse mine = scratchpad_rows(in);
     if (mine.any()) {
@@ -96,6 +122,8 @@ std::optional<Hazard> find_hazard(const Program& program) {
         }
       }
     }
+    if (in.op == Opcode::MATMUL) matmuls.push_back(i);
+    if (u == 1) output_upto.push_back(in.op == Opcode::OUTPUT ? i : output_upto.empty() ? 0 : output_upto.back());
     of_unit[u].push_back(i);
   }
   return std::nullopt;
@@ -108,6 +136,13 @@ void check_hazards(const Program& program, const ProgramSource& source) {
   const std::string rows = h->first_row == h->last_row
                                ? "row " + std::to_string(h->first_row)
                                : "rows " + std::to_string(h->first_row) + ".." + std::to_string(h->last_row);
+  if (h->accumulators)
+    throw std::invalid_argument(
+        source.where(h->later) + ": '" + describe(program[h->later]) + "' adds into accumulator " + rows +
+        " of chip " + std::to_string(program[h->later].dst_chip) + ", which runs this program too, while '" +
+        describe(earlier) + "' (" + source.where(h->earlier) + ") may still be writing its results back there: a "
+        "MATMUL completes when its last vector enters the array, and its results reach the accumulators ROWS + "
+        "COLS cycles later, so the result depends on timing (" + h->fix + " would wait for them)");
   throw std::invalid_argument(source.where(h->later) + ": '" + describe(program[h->later]) + "' " +
                               (h->later_writes ? "writes" : "reads") + " scratchpad " + rows + " while '" +
                               describe(earlier) + "' (" + source.where(h->earlier) + ") may still be " +

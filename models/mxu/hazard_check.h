@@ -4,8 +4,10 @@
 // compute unit orders its own work (docs/isa.md, Dependencies), so an
 // instruction that reads scratchpad rows another unit's earlier instruction
 // writes, or writes rows it reads or writes, must wait for it to complete.
-// Where nothing guarantees that, the result depends on timing and the
-// reference, which runs the program in order, cannot predict it.
+// Likewise an ICI_SEND adding into accumulator rows must wait until the
+// MATMULs writing them have written their results back. Where nothing
+// guarantees that, the result depends on timing and the reference, which
+// runs the program in order, cannot predict it.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -17,14 +19,19 @@
 namespace mxc {
 
 /// Instruction `later` may run while instruction `earlier` (another unit's)
-/// still touches the same scratchpad rows, one of them writing.
+/// still touches the same scratchpad rows, one of them writing, or its
+/// results are still on their way to the accumulators `later` adds into.
 struct Hazard {
   std::size_t earlier = 0, later = 0;  ///< Instruction indices.
   std::uint32_t first_row = 0, last_row = 0;  ///< The scratchpad rows both touch.
   bool later_writes = false, earlier_writes = false;
-  /// The wait field that closes it, e.g. "wait_dma=0": at most that many of
-  /// the earlier instruction's unit outstanding leaves it (and all of that
-  /// unit before it) complete.
+  /// Accumulator rows: an ICI_SEND into them (to_acc) while an earlier
+  /// MATMUL may not have written its results back (the rows of its chip
+  /// dst_chip, which runs the program too); else scratchpad rows.
+  bool accumulators = false;
+  /// What closes it: a wait field, e.g. "wait_dma=0" (at most that many of
+  /// the earlier instruction's unit outstanding leaves it, and all of that
+  /// unit before it, complete), or "a fence before it" (accumulators).
   std::string fix;
 };
 
@@ -34,8 +41,9 @@ struct Hazard {
 /// unit X are outstanding (FENCE: none), at most ProgramBuilder::
 /// kMaxOutstanding of its own unit are, dispatch is in program order, and
 /// each unit completes in order; what held at an instruction's dispatch
-/// holds once it has completed. Rows other chips send in (ICI) are not
-/// followed.
+/// holds once it has completed. A MATMUL's results are in the accumulators
+/// after a FENCE or once a later OUTPUT has completed. Rows other chips send
+/// into the scratchpad (ICI) are not followed.
 std::optional<Hazard> find_hazard(const Program& program);
 
 /// Throws std::invalid_argument "FILE:LINE: ..." naming the first hazard's

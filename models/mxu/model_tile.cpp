@@ -51,6 +51,7 @@ void ModelTile::load_program(Program program) {
     d.limit[0] = fence ? 0 : in.wait_dma;
     d.limit[1] = fence ? 0 : in.wait_compute;
     d.limit[2] = fence ? 0 : in.wait_ici;
+    d.fence = fence;
   }
   m_next_cmd = m_dispatched = m_completed = 0;
   for (auto& q : m_unit_pending) q.clear();
@@ -178,6 +179,7 @@ ModelTile::Change ModelTile::step(Time now) {
   // nothing: skip it (most evaluated cycles are DMA bursts).
   const bool in_valid = !m_in_queue.empty();
   const bool compute_idle = m_queue[1].empty() && m_compute.idle();
+  const bool in_flight = m_compute.vectors_in_flight();  // the core's registered counts, as the dispatcher sees them
   const bool ici_idle = !in_valid && m_queue[2].empty() && m_ici.idle();
   ModelCompute::Comb cc;
   if (!compute_idle) m_compute.comb(c, !m_queue[1].empty(), cc);
@@ -206,6 +208,7 @@ ModelTile::Change ModelTile::step(Time now) {
     bool met = true;
     for (int u = 0; u < 3; ++u)
       if (d.limit[u] != isa::kNoWait && m_outstanding[u] > d.limit[u]) met = false;
+    if (d.fence && in_flight) met = false;
     const bool room = head_unit == 3 || m_queue[head_unit].size() < 4;
     fire = met && room;
   }
@@ -283,8 +286,10 @@ ModelTile::Change ModelTile::step(Time now) {
   m_last_cc = cc;
   // The compute unit's own registers are left out: advance_to checks that its
   // outputs hold instead.
+  // The array draining changes what a FENCE waits for.
+  const bool drained = in_flight && !m_compute.vectors_in_flight();
   if (m_axi.activity() || fire || cmd_taken || ic.in_fire || done[0] || done[1] || done[2] || pops[0] || pops[1] ||
-      pops[2] || m_ici.changed())
+      pops[2] || m_ici.changed() || drained)
     return Change::kSome;
   if (m_dma.changed()) {
     if (m_dma.read_beat_only() && !m_axi.write_beat()) return Change::kReadStream;

@@ -101,6 +101,7 @@ class ModelTile final : public Tile {
   struct Dispatch {
     std::uint8_t unit = 3;
     std::uint8_t limit[3] = {0, 0, 0};
+    bool fence = false;  // also waits for the array to drain
   };
   std::vector<Dispatch> m_dispatch;
   IciRow m_row;                      // scratch for the ICI unit's emitted row

@@ -105,6 +105,35 @@ TEST_CASE("hazards: a unit's queue holds at most kMaxOutstanding, so older ones 
   CHECK_FALSE(find_hazard(parse(program + read)));
 }
 
+TEST_CASE("hazards: an ICI add into accumulator rows a MATMUL may not have written back yet") {
+  // The MATMUL is complete (wait_compute=0) when its last vector entered the array; its results
+  // reach accumulator rows 0..3 later, and chip 0 (this program's too) adds the sent rows there.
+  const std::string mm = "matmul rows=4 cols=4 sp_row=0 acc_row=0\n";
+  const std::string send = "ici_send rows=2 cols=16 sp_row=20 dst_chip=0 remote_row=2 to_acc wait_compute=0\n";
+  const auto h = find_hazard(parse(mm + send));
+  REQUIRE(h);
+  CHECK(h->accumulators);
+  CHECK(h->earlier == 0);
+  CHECK(h->first_row == 2);
+  CHECK(h->last_row == 3);
+  CHECK(h->fix == "a fence before it");
+  // A FENCE waits for the array to drain; an OUTPUT starts only once it has, so its completion does.
+  CHECK_FALSE(find_hazard(parse(mm + "fence\n" + send)));
+  CHECK_FALSE(find_hazard(parse(mm + "output rows=1 cols=4 sp_row=40 acc_row=100\n" + send)));
+  // An OUTPUT not known complete says nothing; rows the MATMUL does not write, or the scratchpad, race with nothing.
+  CHECK(find_hazard(parse(mm + "output rows=1 cols=4 sp_row=40 acc_row=100\n" +
+                          "ici_send rows=2 cols=16 sp_row=20 dst_chip=0 remote_row=2 to_acc\n")));
+  CHECK_FALSE(find_hazard(parse(mm + "ici_send rows=2 cols=16 sp_row=20 remote_row=4 to_acc\n")));
+  CHECK_FALSE(find_hazard(parse(mm + "ici_send rows=2 cols=16 sp_row=20 remote_row=2\n")));
+  const Program p = parse(mm + send);
+  CHECK_THROWS_WITH(check_hazards(p, ProgramSource{"prog.s", {4, 9}}),
+                    "prog.s:9: '" + describe(p[1]) + "' adds into accumulator rows 2..3 of chip 0, which runs this "
+                    "program too, while 'matmul rows=4 cols=4 sp_row=0 acc_row=0 dtype=int8 buf=0' (prog.s:4) may still "
+                    "be writing its results back there: a MATMUL completes when its last vector enters the array, and "
+                    "its results reach the accumulators ROWS + COLS cycles later, so the result depends on timing (a "
+                    "fence before it would wait for them)");
+}
+
 TEST_CASE("hazards: the error names both lines and the wait that closes it") {
   const Program p = parse("dma_load rows=4 cols=4 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n"
                           "matmul rows=4 cols=4 sp_row=0 acc_row=0\n");

@@ -4,9 +4,11 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <sstream>
 
 #include "bridge/rtl_tile.h"
 #include "cosim/program_run.h"
+#include "models/mxu/assembler.h"
 #include "models/mxu/program_builder.h"
 
 using namespace mxc;
@@ -43,9 +45,10 @@ void put_rows(SparseMemory& mem, std::uint64_t base, std::uint32_t rows, std::ui
     mem.write(base + 32ull * r, std::span(values.data() + r * row_bytes, row_bytes));
 }
 
-ProgramRunResult run(const SparseMemory& image, Program p, std::vector<ResultRegion> regions, double bp = 0) {
+ProgramRunResult run(const SparseMemory& image, Program p, std::vector<ResultRegion> regions, double bp = 0,
+                     std::uint64_t latency_ps = 20'000) {
   ProgramRunOptions o;
-  o.memory_latency_ps = 20'000;
+  o.memory_latency_ps = latency_ps;
   o.backpressure = bp;
   o.seed = 3;
   return run_program_cosim(o, image, std::move(p), regions);
@@ -164,6 +167,11 @@ TEST_CASE("rtl tile ici loopback: rows sent to its own scratchpad and added into
     add.cols = 12;  // only the first three elements
     add.remote_row = 0;
     add.to_acc = true;
+    // The MATMUL is complete once its last vector entered the array; its results reach the
+    // accumulators ROWS + COLS cycles later: the FENCE waits for them before the add goes out.
+    Instr fence;
+    fence.op = Opcode::FENCE;
+    pb.emit(fence);
     const auto s2 = pb.emit(add, {le, mm});
     const auto w2 = pb.emit(wait, {s2});
     Instr out = compute(Opcode::OUTPUT, 4, 4, 16, DType::kInt8);
@@ -171,6 +179,40 @@ TEST_CASE("rtl tile ici loopback: rows sent to its own scratchpad and added into
     pb.emit(dma(Opcode::DMA_STORE, 4, 16, 16, kOut), {o});
     const auto r = run(image, pb.take(), {{"Y", {kOut, 4, 4, 4, 4, 32}, DType::kInt8}}, bp);
     INFO("backpressure " << bp << ": " << why(r));
+    CHECK(r.passed);
+  }
+}
+
+TEST_CASE("rtl tile: a FENCE waits for the array to drain, so an ICI add lands after the MATMUL's write-back") {
+  // One vector into accumulator row 0 (overwrite), then row 0 + the ICI row: X . W + E. With the
+  // FENCE dispatched as soon as the MATMUL completed, the add arrived before the write-back, which
+  // overwrote it (the reference's X . W + E against the RTL's X . W).
+  const std::string text =
+      "dma_load rows=1 cols=4 sp_row=0 hbm_addr=0x10000 hbm_stride=32\n"
+      "dma_load rows=4 cols=4 sp_row=8 hbm_addr=0x20000 hbm_stride=32\n"
+      "dma_load rows=1 cols=16 sp_row=20 hbm_addr=0x10020 hbm_stride=32\n"
+      "load_weights rows=4 cols=4 sp_row=8 dtype=int8 buf=0 wait_dma=0\n"
+      "matmul rows=1 cols=4 sp_row=0 acc_row=0 dtype=int8 buf=0\n"
+      "fence\n"
+      "ici_send rows=1 cols=16 sp_row=20 dst_chip=0 remote_row=0 to_acc\n"
+      "ici_wait rows=1\n"
+      "output rows=1 cols=4 sp_row=30 acc_row=0 dtype=int8 wait_ici=0\n"
+      "dma_store rows=1 cols=16 sp_row=30 hbm_addr=0x30000 hbm_stride=32 wait_compute=0\n";
+  std::istringstream in(text);
+  const Program p = parse_program(in, "fence_drain.s");
+  SparseMemory image;
+  std::vector<std::uint8_t> x(4), w(16), e(16);
+  for (int i = 0; i < 16; ++i) {
+    w[i] = static_cast<std::uint8_t>(5 * i - 31);
+    e[i] = static_cast<std::uint8_t>(11 * i + 3);
+  }
+  for (int i = 0; i < 4; ++i) x[i] = static_cast<std::uint8_t>(i + 2);
+  put_rows(image, kIn, 1, 4, x);
+  put_rows(image, kW, 4, 4, w);
+  put_rows(image, kIn + 0x20, 1, 16, e);
+  for (const std::uint64_t latency : {1'000, 20'000, 100'000}) {
+    const auto r = run(image, p, {{"Y", {kOut, 1, 4, 4, 4, 32}, DType::kInt8}}, 0, latency);
+    INFO("memory latency " << latency << " ps: " << why(r));
     CHECK(r.passed);
   }
 }
