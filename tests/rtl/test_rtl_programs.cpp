@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <random>
 #include <sstream>
 
 #include "bridge/rtl_tile.h"
@@ -186,34 +187,39 @@ TEST_CASE("rtl tile ici loopback: rows sent to its own scratchpad and added into
 TEST_CASE("rtl tile: a FENCE waits for the array to drain, so an ICI add lands after the MATMUL's write-back") {
   // One vector into accumulator row 0 (overwrite), then row 0 + the ICI row: X . W + E. With the
   // FENCE dispatched as soon as the MATMUL completed, the add arrived before the write-back, which
-  // overwrote it (the reference's X . W + E against the RTL's X . W).
-  const std::string text =
-      "dma_load rows=1 cols=4 sp_row=0 hbm_addr=0x10000 hbm_stride=32\n"
-      "dma_load rows=4 cols=4 sp_row=8 hbm_addr=0x20000 hbm_stride=32\n"
-      "dma_load rows=1 cols=16 sp_row=20 hbm_addr=0x10020 hbm_stride=32\n"
-      "load_weights rows=4 cols=4 sp_row=8 dtype=int8 buf=0 wait_dma=0\n"
-      "matmul rows=1 cols=4 sp_row=0 acc_row=0 dtype=int8 buf=0\n"
-      "fence\n"
-      "ici_send rows=1 cols=16 sp_row=20 dst_chip=0 remote_row=0 to_acc\n"
-      "ici_wait rows=1\n"
-      "output rows=1 cols=4 sp_row=30 acc_row=0 dtype=int8 wait_ici=0\n"
-      "dma_store rows=1 cols=16 sp_row=30 hbm_addr=0x30000 hbm_stride=32 wait_compute=0\n";
-  std::istringstream in(text);
-  const Program p = parse_program(in, "fence_drain.s");
-  SparseMemory image;
-  std::vector<std::uint8_t> x(4), w(16), e(16);
-  for (int i = 0; i < 16; ++i) {
-    w[i] = static_cast<std::uint8_t>(5 * i - 31);
-    e[i] = static_cast<std::uint8_t>(11 * i + 3);
-  }
-  for (int i = 0; i < 4; ++i) x[i] = static_cast<std::uint8_t>(i + 2);
-  put_rows(image, kIn, 1, 4, x);
-  put_rows(image, kW, 4, 4, w);
-  put_rows(image, kIn + 0x20, 1, 16, e);
-  for (const std::uint64_t latency : {1'000, 20'000, 100'000}) {
-    const auto r = run(image, p, {{"Y", {kOut, 1, 4, 4, 4, 32}, DType::kInt8}}, 0, latency);
-    INFO("memory latency " << latency << " ps: " << why(r));
-    CHECK(r.passed);
+  // overwrote it (the reference's X . W + E against the RTL's X . W). In bf16 the add is an fp32
+  // sum in the accumulators, on random bits (NaN, infinities, subnormals and signed zeros among them).
+  for (const DType t : {DType::kInt8, DType::kBf16}) {
+    const std::string dt = t == DType::kBf16 ? "bf16" : "int8";
+    const std::uint16_t eb = t == DType::kBf16 ? 2 : 1;
+    const std::string text =
+        "dma_load rows=1 cols=" + std::to_string(4 * eb) + " sp_row=0 hbm_addr=0x10000 hbm_stride=32\n" +
+        "dma_load rows=4 cols=" + std::to_string(4 * eb) + " sp_row=8 hbm_addr=0x20000 hbm_stride=32\n" +
+        "dma_load rows=1 cols=16 sp_row=20 hbm_addr=0x10020 hbm_stride=32\n" +
+        "load_weights rows=4 cols=4 sp_row=8 dtype=" + dt + " buf=0 wait_dma=0\n" +
+        "matmul rows=1 cols=4 sp_row=0 acc_row=0 dtype=" + dt + " buf=0\n" +
+        "fence\n" +
+        "ici_send rows=1 cols=16 sp_row=20 dst_chip=0 remote_row=0 to_acc dtype=" + dt + "\n" +
+        "ici_wait rows=1\n" +
+        "output rows=1 cols=4 sp_row=30 acc_row=0 dtype=" + dt + " wait_ici=0\n" +
+        "dma_store rows=1 cols=16 sp_row=30 hbm_addr=0x30000 hbm_stride=32 wait_compute=0\n";
+    std::istringstream in(text);
+    const Program p = parse_program(in, "fence_drain.s");
+    for (const std::uint64_t seed : {1, 2, 3}) {
+      SparseMemory image;
+      std::mt19937_64 gen(seed);
+      std::vector<std::uint8_t> x(4 * eb), w(16 * eb), e(16);
+      for (auto* v : {&x, &w, &e})
+        for (std::uint8_t& b : *v) b = static_cast<std::uint8_t>(gen());
+      put_rows(image, kIn, 1, 4 * eb, x);
+      put_rows(image, kW, 4, 4 * eb, w);
+      put_rows(image, kIn + 0x20, 1, 16, e);
+      for (const std::uint64_t latency : {1'000, 20'000, 100'000}) {
+        const auto r = run(image, p, {{"Y", {kOut, 1, 4, 4, 4, 32}, t}}, 0, latency);
+        INFO(dt << ", seed " << seed << ", memory latency " << latency << " ps: " << why(r));
+        CHECK(r.passed);
+      }
+    }
   }
 }
 
