@@ -191,6 +191,15 @@ TEST_CASE("correlation: programs that end while the array drains") {
     pb.emit(make(Opcode::MATMUL, 200, 4, 0));
     programs.push_back(pb.take());
   }
+  {
+    // A FENCE waits for the drain, and what follows it starts after: the model wakes at that edge.
+    ProgramBuilder pb;
+    pb.emit(make(Opcode::MATMUL, 8, 4, 0));
+    pb.emit(make(Opcode::FENCE, 0, 0, 0));
+    const auto l = pb.emit(dma(Opcode::DMA_LOAD, 2, 4, 20, 0x10000));
+    pb.emit(make(Opcode::MATMUL, 2, 4, 20), {l});
+    programs.push_back(pb.take());
+  }
   for (std::size_t i = 0; i < programs.size(); ++i)
     for (const auto& mem : {ideal(0), ideal(10'000)}) {
       INFO("program " << i << ", " << mem.label);
