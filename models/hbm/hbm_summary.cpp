@@ -168,8 +168,8 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
   // flight would carry more, whatever makes each one's latency (Little's
   // law, outstanding x size / latency).
   else if (s.avg_in_flight >= 0.95 * s.outstanding && s.queue_full_fraction < 0.05)
-    s.binding_constraint = "requests in flight (all allowed are, and none waits for queue room: outstanding x size / "
-                           "latency)";
+    s.binding_constraint = "requests in flight (every one allowed is in flight, none waits for queue room: "
+                           "outstanding x size / latency)";
   else if (!s.bus_idle_share.empty() && s.bus_idle_share.front().first == kNoBurst && queue_fill < 0.5)
     s.binding_constraint = "requests in flight (queues mostly empty: outstanding x size / latency)";
   else if (!s.bus_idle_share.empty())
