@@ -374,3 +374,35 @@ TEST_CASE("a merge that fails into a new database leaves no file behind, and an 
   HistoryDb db(dir / "all3.db", HistoryDb::Access::read);
   CHECK(db.results(db.runs().at(0).run_id).size() == 1);
 }
+
+TEST_CASE("a regress started with SIGHUP ignored (nohup) keeps running through a hangup") {
+  TempDir dir;
+  write_text(dir / "slow.sh", "#!/bin/sh\nsleep 1\nexit 0\n");
+  std::filesystem::permissions(dir / "slow.sh", std::filesystem::perms::owner_all);
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, seeds: [1, 2]}\n");
+  // As nohup starts it; the hangup comes once the tests are running (the handlers are in place).
+  const std::string script =
+      "trap '' HUP; \"$0\" regress \"$1\" --out \"$2\" --exe \"$3\" --no-progress --no-report & p=$!; "
+      "while [ ! -d \"$2/tests\" ]; do sleep 0.05; done; sleep 0.2; kill -HUP $p; wait $p";
+  const int rc = run({"sh", "-c", script, MXCOSIM_BIN, dir / "s.yaml", dir / "o", dir / "slow.sh"}, dir / "l");
+  INFO(read_text(dir / "l"));
+  // It used to stop: exit 130, the run interrupted.
+  CHECK(rc == 0);
+  HistoryDb db(dir / "o/results.db", HistoryDb::Access::read);
+  CHECK(db.runs().at(0).state == "complete");
+  CHECK(db.results(db.runs().at(0).run_id).size() == 2);
+}
+
+TEST_CASE("an unknown command's error is its last line, as a test of it records") {
+  TempDir dir;
+  CHECK(run({MXCOSIM_BIN, "nosuchcommand"}, dir / "l") == 2);
+  std::string text = read_text(dir / "l");
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  CHECK(text.substr(text.rfind('\n') + 1) == "mxcosim: unknown command 'nosuchcommand'");
+  CHECK(text.find("commands:") != std::string::npos);  // the list is still there, above it
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: badcmd, command: nosuchcommand}\n");
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--no-progress", "--no-report"},
+            dir / "l2") == 1);
+  HistoryDb db(dir / "o/results.db", HistoryDb::Access::read);
+  CHECK(db.results(db.runs().at(0).run_id).at(0).message == "usage error: mxcosim: unknown command 'nosuchcommand'");
+}
