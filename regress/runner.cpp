@@ -283,7 +283,7 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
   Progress progress(sum.counts.done() + queue.size(), opts.progress);
   for (const auto& r : db.results(sum.run_id))
     if (!opts.rerun_failed || !std::count_if(queue.begin(), queue.end(), [&](auto* t) { return t->id == r.test_id; }))
-      progress.test_finished(r.test_id, r.status, "(earlier)", r.wall_seconds);
+      progress.test_finished(r.test_id, r.status, "(earlier)", r.wall_seconds, true);
 
   fs::create_directories(tests_dir);
   std::vector<Running> running;
