@@ -393,6 +393,30 @@ TEST_CASE("a regress started with SIGHUP ignored (nohup) keeps running through a
   CHECK(db.results(db.runs().at(0).run_id).size() == 2);
 }
 
+TEST_CASE("a rerun of failures records under its run's revision and refuses a --rev naming another") {
+  TempDir dir;
+  write_text(dir / "bad.sh", "#!/bin/sh\necho 'it went wrong' >&2\nexit 1\n");
+  std::filesystem::permissions(dir / "bad.sh", std::filesystem::perms::owner_all);
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a}\n");
+  const std::vector<std::string> base{MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--exe",
+                                      dir / "bad.sh", "--no-progress", "--no-report"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  REQUIRE(run(with({"--rev", "abcdef1234567890"}), dir / "l0") == 1);
+  CHECK(run(with({"--rerun-failed", "--rev", "fedcba98"}), dir / "l1") == 2);
+  CHECK(read_text(dir / "l1").find("--rerun-failed: the newest run of suite 's' (") != std::string::npos);
+  CHECK(read_text(dir / "l1").find(") is at revision abcdef1234567890, not 'fedcba98'") != std::string::npos);
+  // A start of its hash names it; the summary prints the run's revision, not the one given.
+  CHECK(run(with({"--rerun-failed", "--rev", "abcd"}), dir / "l2") == 1);
+  CHECK(read_text(dir / "l2").find("suite s @ abcdef123456 (") != std::string::npos);
+  HistoryDb db(dir / "o/results.db", HistoryDb::Access::read);
+  REQUIRE(db.runs().size() == 1);
+  CHECK(db.results(db.runs()[0].run_id).at(0).attempts == 2);
+}
+
 TEST_CASE("an unknown command's error is its last line, as a test of it records") {
   TempDir dir;
   CHECK(run({MXCOSIM_BIN, "nosuchcommand"}, dir / "l") == 2);
