@@ -78,7 +78,9 @@ int main(int argc, char** argv) {
       }
     }
   }
-  std::cerr << "mxcosim: unknown command '" << argv[1] << "'\n\n";
+  // The error comes last, after the list of commands: the last line is the
+  // one a log's tail, and `mxcosim regress` recording the test, shows.
   print_usage(std::cerr);
+  std::cerr << "\nmxcosim: unknown command '" << argv[1] << "'\n";
   return mxc::app::kExitUsage;
 }

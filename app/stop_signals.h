@@ -9,7 +9,8 @@ namespace mxc::app {
 
 class StopSignals {
  public:
-  /// Until destroyed, SIGINT, SIGTERM and SIGHUP set flag(). With
+  /// Until destroyed, SIGINT, SIGTERM and SIGHUP set flag(); one that was
+  /// ignored (nohup, a script's background job) stays ignored. With
   /// `second_kills`, a second signal takes its default action, for a user
   /// who will not wait.
   explicit StopSignals(bool second_kills = false);

@@ -106,7 +106,13 @@ MergeSummary merge_databases(HistoryDb& dest, const std::vector<std::string>& so
                                  target->shard);
       }
       shards.insert(adding.begin(), adding.end());
-      dest.add_to_plan(id, plan, shard_list(shards), unlisted);
+      // A shard's run knows the tests its shard was taken from: they are all
+      // planned, in suite order, so those of a shard never merged are not
+      // run (errors in the JUnit file, regressions against a baseline).
+      std::vector<std::string> merged_plan = src.suite_tests(run.run_id);
+      if (!merged_plan.empty()) unlisted = 0;  // the tests counted by number are among them
+      merged_plan.insert(merged_plan.end(), plan.begin(), plan.end());
+      dest.add_to_plan(id, merged_plan, shard_list(shards), unlisted);
       const bool complete = merged_complete(dest, id, run, shards);
       dest.set_run_state(id, complete ? "complete" : "interrupted", std::max(target->finished_at, run.finished_at));
     }

@@ -15,8 +15,10 @@ struct MergeSummary {
 /// Copies every run, plan and result of `sources` (opened read-only) into
 /// `dest`. Merging a shard again replaces its results and changes neither
 /// the run's planned count (unless the shard's plan grew since), its shard
-/// list nor any test's attempts. A merged run is complete when it has every
-/// shard K/N of its N and a result for every planned test.
+/// list nor any test's attempts. The merged plan holds every test a shard's
+/// run was taken from (HistoryDb::suite_tests), so the tests of a shard
+/// never merged are planned and not run. A merged run is complete when it
+/// has every shard K/N of its N and a result for every planned test.
 MergeSummary merge_databases(HistoryDb& dest, const std::vector<std::string>& sources);
 
 }  // namespace mxc::regress

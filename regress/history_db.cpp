@@ -62,11 +62,20 @@ const char* const kMigrations[] = {
       test_id TEXT NOT NULL,
       PRIMARY KEY (run_id, test_id)
     );)sql",
+    // 4: a shard's run keeps the tests its shard was taken from, so a merge
+    // that lacks a shard plans that shard's tests (not run) all the same.
+    R"sql(
+    CREATE TABLE suite_tests (
+      run_id  INTEGER NOT NULL REFERENCES runs(run_id),
+      test_id TEXT NOT NULL,
+      PRIMARY KEY (run_id, test_id)
+    );)sql",
 };
 static_assert(std::size(kMigrations) == HistoryDb::kSchemaVersion);
 
-// Migration 3's table, empty, for reading a schema-2 file without writing it.
+// Migration 3's and 4's tables, empty, for reading an older file without writing it.
 const char* const kNoPlans = "CREATE TEMP TABLE planned_tests (run_id INTEGER NOT NULL, test_id TEXT NOT NULL)";
+const char* const kNoSuiteTests = "CREATE TEMP TABLE suite_tests (run_id INTEGER NOT NULL, test_id TEXT NOT NULL)";
 
 // Every error names the database: "results database 'r.db': sqlite: ...".
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
@@ -169,11 +178,13 @@ HistoryDb::HistoryDb(const std::string& path, Access access) : m_path(path) {
       open(SQLITE_OPEN_READONLY);
       const std::int64_t version = stored_version(false);
       if (version == kSchemaVersion) return;
-      if (version == 2) {
-        // Written before plans were kept: its runs have no plan rows, so an
-        // empty table in this connection's temporary schema stands for
-        // them, and the file is read as it is (it may not be writable).
-        exec(kNoPlans);
+      if (version == 2 || version == 3) {
+        // Written before plans (or shards' suites) were kept: its runs have
+        // no such rows, so empty tables in this connection's temporary
+        // schema stand for them, and the file is read as it is (it may not
+        // be writable).
+        if (version == 2) exec(kNoPlans);
+        exec(kNoSuiteTests);
         return;
       }
       // Older still: carried forward as when it is written to.
@@ -353,6 +364,40 @@ void HistoryDb::add_to_plan(std::int64_t run_id, const std::vector<std::string>&
                 " WHERE run_id = ?3");
     s.bind(1, unlisted).bind(2, shard).bind(3, run_id).step();
   });
+}
+
+void HistoryDb::remove_from_plan(std::int64_t run_id, const std::vector<std::string>& test_ids) {
+  in_transaction([&] {
+    std::int64_t removed = 0;
+    {
+      Statement del(m_db, m_path, "DELETE FROM planned_tests WHERE run_id = ? AND test_id = ?");
+      for (const auto& id : test_ids) {
+        del.bind(1, run_id).bind(2, id).step();
+        removed += sqlite3_changes(m_db);
+        del.reset();
+      }
+    }
+    Statement s(m_db, m_path, "UPDATE runs SET planned = MAX(0, planned - ?) WHERE run_id = ?");
+    s.bind(1, removed).bind(2, run_id).step();
+  });
+}
+
+void HistoryDb::add_suite_tests(std::int64_t run_id, const std::vector<std::string>& test_ids) {
+  in_transaction([&] {
+    Statement add(m_db, m_path, "INSERT OR IGNORE INTO suite_tests (run_id, test_id) VALUES (?, ?)");
+    for (const auto& id : test_ids) {
+      add.bind(1, run_id).bind(2, id).step();
+      add.reset();
+    }
+  });
+}
+
+std::vector<std::string> HistoryDb::suite_tests(std::int64_t run_id) {
+  Statement s(m_db, m_path, "SELECT test_id FROM suite_tests WHERE run_id = ? ORDER BY rowid");
+  s.bind(1, run_id);
+  std::vector<std::string> out;
+  while (s.step()) out.push_back(s.text(0));
+  return out;
 }
 
 std::set<std::string> HistoryDb::test_ids(const char* sql, std::int64_t run_id) {

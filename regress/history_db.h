@@ -56,7 +56,7 @@ class HistoryDb {
   HistoryDb(const HistoryDb&) = delete;
   HistoryDb& operator=(const HistoryDb&) = delete;
 
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
   int schema_version();
   std::string journal_mode();
   const std::string& path() const { return m_path; }
@@ -85,6 +85,16 @@ class HistoryDb {
   /// The same plan in the order its tests were added (the suite's order;
   /// a merged plan's shards one after the other).
   std::vector<std::string> plan_in_order(std::int64_t run_id);
+
+  /// Takes tests out of the run's plan, lowering its planned count by as
+  /// many as it held. One transaction.
+  void remove_from_plan(std::int64_t run_id, const std::vector<std::string>& test_ids);
+  /// Adds to the tests a shard's run was taken from (the suite after --tag),
+  /// in suite order; a merge plans them all.
+  void add_suite_tests(std::int64_t run_id, const std::vector<std::string>& test_ids);
+  /// Those tests in the order they were added; empty for an unsharded run
+  /// or one recorded before they were kept.
+  std::vector<std::string> suite_tests(std::int64_t run_id);
 
   /// Test ids that have a result in the run.
   std::set<std::string> finished_tests(std::int64_t run_id);

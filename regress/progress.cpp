@@ -20,13 +20,16 @@ Progress::Progress(std::size_t total, bool enabled, std::FILE* out)
     : m_total(total), m_enabled(enabled), m_tty(isatty(fileno(out)) != 0), m_out(out),
       m_start(std::chrono::steady_clock::now()) {}
 
-std::string Progress::line(const Counts& c, std::size_t total, double elapsed, std::size_t width) {
+std::string Progress::line(const Counts& c, std::size_t total, double elapsed, std::size_t done_here,
+                           std::size_t width) {
   const std::size_t done = c.done();
   const std::size_t filled = total ? done * width / total : width;
   std::string bar = "[" + std::string(filled, '#') + std::string(width - filled, '.') + "]";
   char eta[32] = "--:--";
-  if (done > 0 && done < total) {
-    const long s = std::lround(elapsed / static_cast<double>(done) * static_cast<double>(total - done));
+  // Only the tests this process ran took the elapsed time: a resumed run's
+  // earlier results would make the rest look almost free.
+  if (done_here > 0 && done < total) {
+    const long s = std::lround(elapsed / static_cast<double>(done_here) * static_cast<double>(total - done));
     std::snprintf(eta, sizeof eta, "%ld:%02ld", s / 60, s % 60);
   } else if (done == total) {
     std::snprintf(eta, sizeof eta, "0:00");
@@ -38,11 +41,12 @@ std::string Progress::line(const Counts& c, std::size_t total, double elapsed, s
 }
 
 void Progress::test_finished(const std::string& test_id, const std::string& status, const std::string& message,
-                             double wall_seconds) {
+                             double wall_seconds, bool earlier) {
   m_counts.add(status);
+  if (!earlier) ++m_done_here;
   if (!m_enabled) return;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
-  const std::string bar = line(m_counts, m_total, elapsed);
+  const std::string bar = line(m_counts, m_total, elapsed, m_done_here);
   // As the report files have them: a NUL byte of a test's output would end
   // the text here, an escape byte would reach the terminal.
   const std::string id = clean_text(test_id), why = clean_text(message);

@@ -77,15 +77,53 @@ std::set<std::string> failed_in_latest_run(HistoryDb& db, const std::string& sui
   return failed;
 }
 
-// The key of the run a command without --rerun-failed records into.
-RunInfo run_key(const Suite& suite, const RunnerOptions& opts) {
+// A label the runner gives when --label is not: "YYYY-MM-DD", or with ".N"
+// for a repeated run.
+bool default_label(const std::string& label) {
+  const auto digits = [&](std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to; ++i)
+      if (label[i] < '0' || label[i] > '9') return false;
+    return to > from;
+  };
+  if (label.size() < 10 || !digits(0, 4) || label[4] != '-' || !digits(5, 7) || label[7] != '-' || !digits(8, 10))
+    return false;
+  return label.size() == 10 || (label[10] == '.' && digits(11, label.size()));
+}
+
+// The key of the run a command without --rerun-failed records into. Without
+// --label it is the newest unfinished run of the suite, revision and shard
+// that has a date label, whatever the date: a run interrupted before 00:00
+// UTC is continued by the same command after it. Else today's UTC date.
+RunInfo run_key(HistoryDb& db, const Suite& suite, const RunnerOptions& opts) {
   RunInfo key;
   key.suite = suite.name;
   key.rev = opts.rev;
   key.label = opts.label.empty() ? utc_now().substr(0, 10) : opts.label;
   key.host = opts.host;
   key.shard = opts.shard ? opts.shard->to_string() : "";
+  if (!opts.label.empty()) return key;
+  const auto runs = db.runs();
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it)
+    if (it->suite == key.suite && it->rev == key.rev && it->shard == key.shard && it->state != "complete" &&
+        default_label(it->label)) {
+      key.label = it->label;
+      break;
+    }
   return key;
+}
+
+// Tests of the run's plan that the suite no longer has and that have no
+// result: no command could finish the run with them in it, so they leave
+// the plan. In plan order.
+std::vector<std::string> drop_lost_tests(HistoryDb& db, std::int64_t run_id, const Suite& suite) {
+  std::set<std::string> ids;
+  for (const auto& t : suite.tests) ids.insert(t.id);
+  const std::set<std::string> finished = db.finished_tests(run_id);
+  std::vector<std::string> lost;
+  for (const auto& id : db.plan_in_order(run_id))
+    if (!ids.count(id) && !finished.count(id)) lost.push_back(id);
+  if (!lost.empty()) db.remove_from_plan(run_id, lost);
+  return lost;
 }
 
 // Adds the command's tests to the run's plan. The run takes the command's
@@ -191,6 +229,14 @@ void keep_earlier_logs(HistoryDb& db, std::int64_t run_id, const fs::path& dir, 
   db.move_logs(*earlier, dir.string(), to.string());
 }
 
+// The test's folder, made and emptied of an earlier results file; its
+// earlier run's logs moved aside.
+void prepare_test_dir(HistoryDb& db, std::int64_t run_id, const fs::path& dir, const fs::path& runs_dir) {
+  keep_earlier_logs(db, run_id, dir, runs_dir);
+  fs::create_directories(dir);
+  fs::remove(dir / "results.json");
+}
+
 }  // namespace
 
 std::string test_dir_name(const std::string& test_id) {
@@ -208,12 +254,16 @@ std::string test_dir_name(const std::string& test_id) {
     if (c == '/' && next == '_') plain = false;
     out += c == '/' ? std::string("__") : safe ? std::string(1, c) : std::string("_");
   }
-  if (plain) return out;
+  // A file name may have 255 bytes: a longer id (several sweep axes, a
+  // config path) is cut, and the hash tells the cut ones apart.
+  constexpr std::size_t kMaxName = 200, kHashLength = 9;
+  if (plain && out.size() <= kMaxName) return out;
   // FNV-1a of the id: deterministic, so a resumed run finds the same folder.
   std::uint64_t h = 0xcbf29ce484222325ull;
   for (unsigned char c : test_id) h = (h ^ c) * 0x100000001b3ull;
   static const char* const kHex = "0123456789abcdef";
   h ^= h >> 32;
+  if (out.size() > kMaxName - kHashLength) out.resize(kMaxName - kHashLength);
   out += '~';
   for (int shift = 28; shift >= 0; shift -= 4) out += kHex[(h >> shift) & 0xf];
   return out;
@@ -262,12 +312,20 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     sum.already_done = selected.size() - keep.size();
     selected = std::move(keep);
   } else {
-    const RunInfo key = run_key(suite, opts);
+    const RunInfo key = run_key(db, suite, opts);
     sum.run_id = db.open_run(key, sum.resumed);
+    if (sum.resumed) sum.dropped = drop_lost_tests(db, sum.run_id, suite);
     // A resumed run keeps its plan and adds this command's tests to it: a
     // narrower or another --tag or --shard runs its tests but leaves the
     // others due.
     plan_run(db, sum.run_id, selected, key.shard);
+    // A shard's run also keeps the tests its shard was taken from: a merge
+    // of the shards' databases plans those of a shard never merged.
+    if (opts.shard) {
+      std::vector<std::string> whole;
+      for (const auto& t : filter_by_tag(suite.tests, opts.tag)) whole.push_back(t.id);
+      db.add_suite_tests(sum.run_id, whole);
+    }
     done = db.finished_tests(sum.run_id);
   }
 
@@ -283,20 +341,42 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
   Progress progress(sum.counts.done() + queue.size(), opts.progress);
   for (const auto& r : db.results(sum.run_id))
     if (!opts.rerun_failed || !std::count_if(queue.begin(), queue.end(), [&](auto* t) { return t->id == r.test_id; }))
-      progress.test_finished(r.test_id, r.status, "(earlier)", r.wall_seconds);
+      progress.test_finished(r.test_id, r.status, "(earlier)", r.wall_seconds, true);
 
   fs::create_directories(tests_dir);
   std::vector<Running> running;
   const unsigned jobs = std::max(1u, opts.jobs);
+
+  // A test whose folder or files cannot be made is that test's error: the
+  // tests after it still run and the run still gets its reports.
+  auto setup_failed = [&](const TestSpec* t, const fs::path& dir, const std::string& why) {
+    TestRecord rec;
+    rec.test_id = t->id;
+    rec.test_index = static_cast<std::int64_t>(position.count(t->id) ? position[t->id] : 0);
+    rec.seed = t->seed;
+    rec.tags = join_tags(t->tags);
+    rec.command = shell_join(reproduce_args(*t));
+    rec.log_dir = dir.string();
+    rec.status = "error";
+    rec.message = "cannot set up the test's folder: " + why;
+    rec.finished_at = utc_now();
+    db.record(sum.run_id, rec);
+    ++sum.ran;
+    sum.counts.add(rec.status);
+    progress.test_finished(rec.test_id, rec.status, rec.message, 0);
+  };
 
   auto launch = [&](const TestSpec* t) {
     Running r;
     r.spec = t;
     r.index = position.count(t->id) ? position[t->id] : 0;
     r.dir = tests_dir / test_dir_name(t->id);
-    keep_earlier_logs(db, sum.run_id, r.dir, fs::path(opts.out_dir) / "runs");
-    fs::create_directories(r.dir);
-    fs::remove(r.dir / "results.json");
+    try {
+      prepare_test_dir(db, sum.run_id, r.dir, fs::path(opts.out_dir) / "runs");
+    } catch (const std::exception& e) {
+      setup_failed(t, r.dir, e.what());
+      return;
+    }
     r.command = {opts.executable};
     r.command.insert(r.command.end(), t->args.begin(), t->args.end());
     if (opts.one_thread_per_run && !t->args.empty() && t->args.front() == "run" &&
@@ -376,7 +456,7 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
 
 std::optional<std::int64_t> run_to_continue(HistoryDb& db, const Suite& suite, const RunnerOptions& opts) {
   if (opts.rerun_failed) return latest_run_of(db, suite.name);
-  if (const auto run = db.resumable_run(run_key(suite, opts))) return run->run_id;
+  if (const auto run = db.resumable_run(run_key(db, suite, opts))) return run->run_id;
   return std::nullopt;
 }
 

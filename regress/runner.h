@@ -24,7 +24,9 @@ struct RunnerOptions {
   bool rerun_failed = false;         ///< Only tests whose last result was not pass/skipped.
   std::optional<double> timeout_seconds;  ///< Overrides the suite's.
   std::string rev = "unknown";
-  std::string label;                 ///< Run label; "" = today's UTC date.
+  /// Run label; "" = the newest unfinished run of the suite, revision and
+  /// shard with a date label, else today's UTC date.
+  std::string label;
   std::string host;
   bool progress = true;
   /// Adds `--threads 1` to `mxcosim run` tests that do not choose: with a
@@ -44,6 +46,9 @@ struct RunSummary {
   bool resumed = false;
   std::size_t selected = 0;          ///< Tests in the suite after shard/tag selection.
   std::size_t already_done = 0;      ///< Skipped because the resumed run had them.
+  /// Tests the resumed run planned that the suite no longer has (and that
+  /// have no result): taken out of its plan, in plan order.
+  std::vector<std::string> dropped;
   std::size_t ran = 0;
   Counts counts;                     ///< Of the whole run (earlier results included).
   std::size_t planned = 0;           ///< Tests in the run's plan.

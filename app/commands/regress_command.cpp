@@ -78,8 +78,8 @@ int regress_main(int argc, char** argv) {
     ("max-log-mb", "a test whose stdout or stderr log passes this many MiB is killed, an error (0: no limit)",
      cxxopts::value<std::uint64_t>()->default_value("1024"))
     ("rev", "revision recorded with the results (default: git rev-parse HEAD, else 'unknown')", cxxopts::value<std::string>())
-    ("label", "run label: runs of one suite at one revision with one label are one run (default: UTC date)",
-     cxxopts::value<std::string>())
+    ("label", "run label: runs of one suite at one revision with one label are one run (default: that of the newest "
+              "unfinished run with a date label, else the UTC date)", cxxopts::value<std::string>())
     ("baseline", "revision the report compares against (default: the previous run)", cxxopts::value<std::string>())
     ("list", "print the selected tests and their commands, run nothing")
     ("no-progress", "no progress output")
@@ -183,18 +183,44 @@ int regress_main(int argc, char** argv) {
     return kExitUsage;
   }
 
+  // --rerun-failed records into the run it reruns, under that run's revision: a --rev naming
+  // another would say the results are of code they are not of.
+  if (ro.rerun_failed) {
+    const auto id = regress::run_to_continue(db, suite, ro);
+    const auto rerun = id ? db.run(*id) : std::nullopt;
+    if (rerun && !regress::rev_matches(rerun->rev, ro.rev)) {
+      if (args.count("rev")) {
+        std::cerr << argv[0] << ": --rerun-failed: the newest run of suite '" << suite.name << "' ("
+                  << rerun->label << ") is at revision " << rerun->rev << ", not '" << ro.rev
+                  << "'; its failures are rerun into it: give its --rev, or run the suite at " << ro.rev
+                  << " without --rerun-failed\n";
+        return kExitUsage;
+      }
+      std::cerr << argv[0] << ": note: --rerun-failed records into run " << rerun->label << " at revision "
+                << rerun->rev << " (this checkout is at " << ro.rev << ")\n";
+    }
+  }
+
   const regress::RunSummary sum = [&] {
     const StopSignals signals;  // Ctrl-C leaves the run resumable
     return regress::run_suite(suite, ro, db);
   }();
 
   const auto run = db.run(sum.run_id);
-  std::cout << "suite " << suite.name << " @ " << ro.rev.substr(0, 12) << " (" << (run ? run->label : "?") << "): "
+  // The run's own revision: --rerun-failed continues a run at the revision it was made at.
+  std::cout << "suite " << suite.name << " @ " << (run ? run->rev : ro.rev).substr(0, 12) << " ("
+            << (run ? run->label : "?") << "): "
             << sum.counts.done() << " of "
             << std::max<std::int64_t>(static_cast<std::int64_t>(sum.selected), run ? run->planned : 0) << " tests: " << sum.counts.pass << " pass, "
             << sum.counts.fail << " fail, " << sum.counts.error << " error, " << sum.counts.skipped << " skipped; ran "
             << sum.ran << (sum.already_done ? " (" + std::to_string(sum.already_done) + " done earlier)" : "")
             << " in " << std::fixed << std::setprecision(1) << sum.wall_seconds << " s with -j " << ro.jobs << "\n";
+  if (!sum.dropped.empty()) {
+    std::cout << "run " << (run ? run->label : "?") << ": " << sum.dropped.size()
+              << " planned test(s) without a result left its plan, as the suite no longer has them:";
+    for (const auto& id : sum.dropped) std::cout << " " << regress::clean_text(id);
+    std::cout << "\n";
+  }
   if (run && !sum.interrupted && run->state != "complete")
     std::cout << "run " << run->label << " is not complete: " << sum.planned_done << " of its " << sum.planned
               << " planned tests have a result; run it again "

@@ -19,7 +19,12 @@ wait_for() {  # CONDITION SECONDS: polls every 0.1 s
   while [ "$i" -lt "$(($2 * 10))" ]; do eval "$1" && return 0; sleep 0.1; i=$((i + 1)); done
   return 1
 }
-for sig in KILL HUP; do
+# A runner started with SIGHUP ignored (this script under nohup) keeps it
+# ignored, as nohup asks: the hangup is then not this script's to check.
+sigs="KILL HUP"
+ignored=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/$$/status)
+[ -n "$ignored" ] && [ $((0x$ignored & 1)) -eq 1 ] && sigs=KILL
+for sig in $sigs; do
   rm -rf "$dir/out"
   "$m" regress "$dir/long.yaml" --out "$dir/out" -j 2 --no-report --no-progress >"$dir/log" 2>&1 &
   runner=$!

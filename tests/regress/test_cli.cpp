@@ -374,3 +374,59 @@ TEST_CASE("a merge that fails into a new database leaves no file behind, and an 
   HistoryDb db(dir / "all3.db", HistoryDb::Access::read);
   CHECK(db.results(db.runs().at(0).run_id).size() == 1);
 }
+
+TEST_CASE("a regress started with SIGHUP ignored (nohup) keeps running through a hangup") {
+  TempDir dir;
+  write_text(dir / "slow.sh", "#!/bin/sh\nsleep 1\nexit 0\n");
+  std::filesystem::permissions(dir / "slow.sh", std::filesystem::perms::owner_all);
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, seeds: [1, 2]}\n");
+  // As nohup starts it; the hangup comes once the tests are running (the handlers are in place).
+  const std::string script =
+      "trap '' HUP; \"$0\" regress \"$1\" --out \"$2\" --exe \"$3\" --no-progress --no-report & p=$!; "
+      "while [ ! -d \"$2/tests\" ]; do sleep 0.05; done; sleep 0.2; kill -HUP $p; wait $p";
+  const int rc = run({"sh", "-c", script, MXCOSIM_BIN, dir / "s.yaml", dir / "o", dir / "slow.sh"}, dir / "l");
+  INFO(read_text(dir / "l"));
+  // It used to stop: exit 130, the run interrupted.
+  CHECK(rc == 0);
+  HistoryDb db(dir / "o/results.db", HistoryDb::Access::read);
+  CHECK(db.runs().at(0).state == "complete");
+  CHECK(db.results(db.runs().at(0).run_id).size() == 2);
+}
+
+TEST_CASE("a rerun of failures records under its run's revision and refuses a --rev naming another") {
+  TempDir dir;
+  write_text(dir / "bad.sh", "#!/bin/sh\necho 'it went wrong' >&2\nexit 1\n");
+  std::filesystem::permissions(dir / "bad.sh", std::filesystem::perms::owner_all);
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a}\n");
+  const std::vector<std::string> base{MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--exe",
+                                      dir / "bad.sh", "--no-progress", "--no-report"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  REQUIRE(run(with({"--rev", "abcdef1234567890"}), dir / "l0") == 1);
+  CHECK(run(with({"--rerun-failed", "--rev", "fedcba98"}), dir / "l1") == 2);
+  CHECK(read_text(dir / "l1").find("--rerun-failed: the newest run of suite 's' (") != std::string::npos);
+  CHECK(read_text(dir / "l1").find(") is at revision abcdef1234567890, not 'fedcba98'") != std::string::npos);
+  // A start of its hash names it; the summary prints the run's revision, not the one given.
+  CHECK(run(with({"--rerun-failed", "--rev", "abcd"}), dir / "l2") == 1);
+  CHECK(read_text(dir / "l2").find("suite s @ abcdef123456 (") != std::string::npos);
+  HistoryDb db(dir / "o/results.db", HistoryDb::Access::read);
+  REQUIRE(db.runs().size() == 1);
+  CHECK(db.results(db.runs()[0].run_id).at(0).attempts == 2);
+}
+
+TEST_CASE("an unknown command's error is its last line, as a test of it records") {
+  TempDir dir;
+  CHECK(run({MXCOSIM_BIN, "nosuchcommand"}, dir / "l") == 2);
+  std::string text = read_text(dir / "l");
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  CHECK(text.substr(text.rfind('\n') + 1) == "mxcosim: unknown command 'nosuchcommand'");
+  CHECK(text.find("commands:") != std::string::npos);  // the list is still there, above it
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: badcmd, command: nosuchcommand}\n");
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--no-progress", "--no-report"},
+            dir / "l2") == 1);
+  HistoryDb db(dir / "o/results.db", HistoryDb::Access::read);
+  CHECK(db.results(db.runs().at(0).run_id).at(0).message == "usage error: mxcosim: unknown command 'nosuchcommand'");
+}

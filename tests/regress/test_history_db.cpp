@@ -143,7 +143,7 @@ TEST_CASE("a version 1 database is migrated with its data kept, a newer one is r
     db.exec("UPDATE schema_version SET version = 99");
   }
   CHECK_THROWS_WITH(HistoryDb(path), "results database '" + path +
-                                         "': schema version 99 is newer than this program's (3); use a newer mxcosim");
+                                         "': schema version 99 is newer than this program's (4); use a newer mxcosim");
   CHECK_THROWS_WITH(HistoryDb("/nonexistent/dir/r.db"),
                     Catch::Matchers::StartsWith("cannot open results database '/nonexistent/dir/r.db'"));
 }
@@ -233,7 +233,7 @@ TEST_CASE("a schema 2 database is read as it is, its runs without plans") {
     k.planned = 5;
     db.create_run(k);
   }
-  raw_sql(path, "DROP TABLE planned_tests; UPDATE schema_version SET version = 2");
+  raw_sql(path, "DROP TABLE planned_tests; DROP TABLE suite_tests; UPDATE schema_version SET version = 2");
   const std::string before = mxc::testing::read_text(path);
   {
     // Reading neither migrates the file nor needs to write it (it may not be writable).
@@ -408,4 +408,29 @@ TEST_CASE("text is read back whole: a NUL byte of a test's output does not end i
   CHECK(back[0].test_id == std::string("g/a\0b", 5));
   CHECK(back[0].message == std::string("exit code 5: before\0after", 25));
   CHECK(back[0].message.size() == 25);
+}
+
+TEST_CASE("a schema 3 database is read as it is, its runs without shards' suites, and merges") {
+  TempDir dir;
+  const std::string path = dir / "v3.db";
+  {
+    HistoryDb db(path);
+    RunInfo k = key("s", "r", "l");
+    k.shard = "1/2";
+    const auto id = db.create_run(k);
+    db.add_to_plan(id, {"a"}, "1/2");
+    db.record(id, rec("a", 0, "pass"));
+  }
+  raw_sql(path, "DROP TABLE suite_tests; UPDATE schema_version SET version = 3");
+  const std::string before = mxc::testing::read_text(path);
+  {
+    HistoryDb reader(path, HistoryDb::Access::read);
+    CHECK(reader.schema_version() == 3);
+    CHECK(reader.suite_tests(reader.runs().at(0).run_id).empty());
+    HistoryDb all(dir / "all.db");
+    merge_databases(all, {path});
+    CHECK(all.planned_tests(all.runs().at(0).run_id) == std::set<std::string>{"a"});
+  }
+  CHECK(mxc::testing::read_text(path) == before);
+  CHECK(table_names(path).find("suite_tests") == std::string::npos);
 }

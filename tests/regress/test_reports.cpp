@@ -365,3 +365,16 @@ TEST_CASE("progress lines show a test's text whole and cleaned, as the report fi
   std::fclose(out);
   CHECK(text.rfind("error   g/?x (1.00 s)  exit code 5: before?after ?[0m\n", 0) == 0);
 }
+
+TEST_CASE("the ETA counts only the tests this process finished") {
+  Counts c;
+  c.pass = 9;
+  // A resumed run: 8 results were earlier, 1 test took this process 1 s, 2 are left: 2 s.
+  CHECK(Progress::line(c, 11, 1.0, 1).find("9/11") != std::string::npos);
+  CHECK(Progress::line(c, 11, 1.0, 1).find("ETA 0:02") != std::string::npos);
+  c.pass = 3;
+  // 20 s for 2 tests here, 7 left: 70 s (not 20 / 3 x 7).
+  CHECK(Progress::line(c, 10, 20.0, 2).find("ETA 1:10") != std::string::npos);
+  // Nothing finished here yet: no estimate.
+  CHECK(Progress::line(c, 10, 20.0, 0).find("ETA --:--") != std::string::npos);
+}

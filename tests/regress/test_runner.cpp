@@ -5,9 +5,13 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <sstream>
 #include <thread>
 
+#include "regress/db_merge.h"
+#include "regress/junit_writer.h"
 #include "regress/outcome.h"
+#include "regress/report_data.h"
 #include "regress/runner.h"
 #include "regress/subprocess.h"
 #include "tests/temp_dir.h"
@@ -568,10 +572,10 @@ TEST_CASE("a database at schema 2 is migrated, and its runs keep their planned c
   const Suite s = f.suite(kFive);
   std::int64_t run = 0;
   {
-    // Schema 2 as an older build left it: the tables but the plan's.
+    // Schema 2 as an older build left it: the tables but those of migrations 3 and 4.
     HistoryDb old(f.dir / "r.db");
     run = killed_run(old, s, false);
-    old.exec("DROP TABLE planned_tests; UPDATE schema_version SET version = 2");
+    old.exec("DROP TABLE planned_tests; DROP TABLE suite_tests; UPDATE schema_version SET version = 2");
   }
   HistoryDb db(f.dir / "r.db");
   CHECK(db.schema_version() == HistoryDb::kSchemaVersion);
@@ -619,4 +623,154 @@ TEST_CASE("a runner's subprocess that starts after its runner died ends at once,
   // A live process other than the parent: a wrapper started this one, and the runner lives.
   CHECK(with_parent(std::to_string(getpid())));
   CHECK(end_with_parent_if_its_subprocess());  // not a runner's subprocess at all
+}
+
+TEST_CASE("a test id too long for a file name gets a cut folder name ending in its hash") {
+  const std::string x300(300, 'x');
+  // "g__" and 188 of the x make 191 bytes, "~" and 8 hex digits of the id's hash (FNV-1a,
+  // folded as for the other hashed names) 9 more.
+  CHECK(test_dir_name("g/" + x300) == "g__" + std::string(188, 'x') + "~b794d827");
+  CHECK(test_dir_name("g/" + std::string(197, 'x')) == "g__" + std::string(197, 'x'));  // 200 bytes: kept whole
+  CHECK(test_dir_name("g/" + std::string(198, 'x')).size() == 200);
+  CHECK(test_dir_name("g/m:64") == "g__m_64~e2514a60");  // short ones as before
+  // It used to stop the run at that test ("File name too long"), the run left running, no reports.
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  const Suite s = f.suite("  - {name: a, command: pass}\n  - {name: g, command: pass, configs: [{name: " + x300 +
+                          "}]}\n  - {name: c, command: pass}\n");
+  const RunSummary sum = run_suite(s, f.options(1), db);
+  CHECK(sum.counts.pass == 3);
+  CHECK(db.run(sum.run_id)->state == "complete");
+  CHECK(std::filesystem::is_directory(f.dir / ("out/tests/g__" + std::string(188, 'x') + "~b794d827")));
+}
+
+TEST_CASE("a test whose folder cannot be set up is that test's error, and the tests after it run") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  // A folder where b's results file goes cannot be removed before b runs.
+  std::filesystem::create_directories(f.dir / "out/tests/b/results.json/kept");
+  const Suite s = f.suite("  - {name: a, command: pass}\n  - {name: b, command: pass}\n  - {name: c, command: pass}\n");
+  const RunSummary sum = run_suite(s, f.options(1), db);
+  CHECK(sum.counts.pass == 2);
+  CHECK(sum.counts.error == 1);
+  CHECK(f.calls("pass") == 2);  // a and c; b never started
+  const auto res = db.results(sum.run_id);
+  REQUIRE(res.size() == 3);
+  CHECK(res[1].test_id == "b");
+  CHECK(res[1].status == "error");
+  CHECK(res[1].message.rfind("cannot set up the test's folder: ", 0) == 0);
+  CHECK(res[1].message.find("results.json") != std::string::npos);
+  CHECK(res[1].command == "mxcosim pass");
+  CHECK(db.run(sum.run_id)->state == "complete");
+}
+
+TEST_CASE("without a label the newest unfinished run with a date label is continued, whatever its date") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  const Suite s = f.suite("  - {name: ok, command: pass, seeds: [1, 2]}\n");
+  auto stopped = [&](const std::string& label, const std::string& shard) {
+    RunInfo k;
+    k.suite = "s";
+    k.rev = "r1";
+    k.label = label;
+    k.shard = shard;
+    const auto run = db.create_run(k);
+    db.add_to_plan(run, {"ok/seed=1", "ok/seed=2"}, shard);
+    TestRecord r;
+    r.test_id = "ok/seed=1";
+    r.status = "pass";
+    db.record(run, r);
+    db.set_run_state(run, "interrupted", utc_now());
+    return run;
+  };
+  // Interrupted before midnight UTC; then a run labelled by hand, and one of a shard.
+  const auto night = stopped("2020-01-31.2", "");
+  stopped("mine", "");
+  stopped("2020-02-01", "1/2");
+  RunnerOptions o = f.options();
+  o.label = "";
+  CHECK(run_to_continue(db, s, o) == night);
+  const RunSummary sum = run_suite(s, o, db);
+  CHECK(sum.resumed);
+  CHECK(sum.run_id == night);
+  CHECK(sum.ran == 1);
+  CHECK(f.calls("pass") == 1);
+  CHECK(db.run(night)->state == "complete");
+  // Complete now: the next command starts today's run.
+  const RunSummary next = run_suite(s, o, db);
+  CHECK_FALSE(next.resumed);
+  CHECK(db.run(next.run_id)->label == utc_now().substr(0, 10));
+}
+
+TEST_CASE("a resumed run whose suite lost tests drops them from its plan and completes") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  // The run planned three groups, finished ok/seed=1 and gone/seed=1, then the suite lost group gone.
+  const auto run = stopped_run(db, {"ok/seed=1", "gone/seed=1"});
+  db.add_to_plan(run, {"ok/seed=1", "gone/seed=1", "gone/seed=2", "ok/seed=2", "gone/seed=3"}, "");
+  const RunSummary sum = run_suite(f.suite("  - {name: ok, command: pass, seeds: [1, 2]}\n"), f.options(), db);
+  CHECK(sum.run_id == run);
+  CHECK(sum.dropped == std::vector<std::string>{"gone/seed=2", "gone/seed=3"});
+  CHECK(sum.ran == 1);
+  // The one with a result stays: it ran in this run.
+  CHECK(db.planned_tests(run) == std::set<std::string>{"gone/seed=1", "ok/seed=1", "ok/seed=2"});
+  CHECK(db.run(run)->planned == 3);
+  CHECK(sum.planned == 3);
+  CHECK(sum.planned_done == 3);
+  CHECK(db.run(run)->state == "complete");
+}
+
+TEST_CASE("a merge without one shard plans that shard's tests: not run in JUnit, regressions against a baseline") {
+  Fixture f;
+  const Suite s = f.suite("  - {name: ok, command: pass, seeds: [1, 2, 3, 4, 5, 6]}\n");
+  for (int k = 1; k <= 3; ++k) {
+    HistoryDb db(f.dir / ("s" + std::to_string(k) + ".db"));
+    RunnerOptions o = f.options();
+    o.out_dir = f.dir / ("out" + std::to_string(k));
+    o.shard = parse_shard(std::to_string(k) + "/3");
+    run_suite(s, o, db);
+  }
+  HistoryDb all(f.dir / "all.db");
+  {
+    // A complete run at r0 where every test passed.
+    RunInfo k;
+    k.suite = "s";
+    k.rev = "r0";
+    k.label = "before";
+    k.started_at = "2020-01-01T00:00:00Z";
+    const auto base = all.create_run(k);
+    for (int seed = 1; seed <= 6; ++seed) {
+      TestRecord r;
+      r.test_id = "ok/seed=" + std::to_string(seed);
+      r.test_index = seed - 1;
+      r.status = "pass";
+      all.record(base, r);
+    }
+    all.set_run_state(base, "complete", "2020-01-01T01:00:00Z");
+  }
+  // Shard 3/3 (seeds 3 and 6) never arrives.
+  merge_databases(all, {f.dir / "s1.db", f.dir / "s2.db"});
+  ReportSelection sel;
+  sel.suite = "s";
+  sel.rev = "r1";
+  sel.baseline_rev = "r0";
+  ReportData d = load_report_data(all, sel);
+  CHECK(d.run.planned == 6);
+  CHECK(d.run.state == "interrupted");
+  CHECK(d.not_run == std::vector<std::string>{"ok/seed=3", "ok/seed=6"});
+  REQUIRE(d.regressions.size() == 2);
+  CHECK(d.regressions[0].test_id == "ok/seed=3");
+  CHECK(d.regressions[0].current == "not run");
+  CHECK(d.regressions[1].test_id == "ok/seed=6");
+  std::ostringstream xml;
+  write_junit(d, xml);
+  CHECK(xml.str().find("tests=\"6\" failures=\"0\" errors=\"2\"") != std::string::npos);
+  CHECK(count_of(xml.str(), "type=\"not-run\"") == 2);
+  // Once it is merged the run is complete, with nothing regressed.
+  merge_databases(all, {f.dir / "s3.db"});
+  d = load_report_data(all, sel);
+  CHECK(d.run.planned == 6);
+  CHECK(d.run.state == "complete");
+  CHECK(d.not_run.empty());
+  CHECK(d.regressions.empty());
 }
