@@ -84,6 +84,10 @@ std::vector<std::uint64_t> parse_sizes(const std::string& s, std::uint64_t facto
 }
 
 constexpr std::size_t kMaxLoads = 10'000;  // traffic points of one command
+constexpr double kMaxTrafficNs = 1e9;      // --warmup-ns, --measure-ns, --drain-ns
+// Runs of about a minute and more (measured: some 2 million synthetic
+// packets, 10-20 million collective wire packets a second on 4x4x4).
+constexpr double kWarnTrafficPackets = 2e8, kWarnWirePackets = 1e9;
 
 /// "0.05:0.95:0.1" -> 0.05, 0.15, ..., 0.95.
 std::vector<double> parse_sweep(const std::string& s) {
@@ -252,9 +256,12 @@ int ici_main(int argc, char** argv) {
     TrafficParams prm;
     prm.packet_bytes = args["packet-bytes"].as<std::uint32_t>();
     if (prm.packet_bytes == 0) throw std::invalid_argument("--packet-bytes: must be at least 1");
+    // One simulated second is far past any steady state (the default
+    // window is 50 us) and already takes minutes of packets; 1e12 ns took days.
     auto ns = [&](const char* k) {
       const double v = args[k].as<double>();
-      if (!(v >= 0) || v > 1e12) throw std::invalid_argument(std::string("--") + k + " must be in [0, 1e12]");
+      if (!(v >= 0) || v > kMaxTrafficNs)
+        throw std::invalid_argument(std::string("--") + k + " must be in [0, 1e9] (ns, one simulated second)");
       return static_cast<Time>(std::llround(v * 1000));
     };
     prm.warmup_ps = ns("warmup-ns");
@@ -270,6 +277,16 @@ int ici_main(int argc, char** argv) {
                                   std::to_string(2 * std::max(1u, topo.active_dims())) + " links of " +
                                   shortest(cfg.link_gbps) + " GB/s (ici.link.bandwidth_gbps in " +
                                   args["config"].as<std::string>() + "), so no packet could be measured");
+    // The packets a sweep makes before its drains, at least: said before a run of minutes.
+    double packets = 0;
+    for (double load : loads)
+      packets += load * static_cast<double>(topo.num_chips()) * static_cast<double>(prm.warmup_ps + prm.measure_ps) /
+                 slot_ps;
+    if (packets > kWarnTrafficPackets)
+      std::cerr << "warning: about " << fmt(packets / 1e6, 0) << " million packets to simulate (" << loads.size()
+                << " loads x " << topo.num_chips() << " chips over --warmup-ns + --measure-ns "
+                << shortest(static_cast<double>(prm.warmup_ps + prm.measure_ps) / 1000.0)
+                << "): some minutes at a few million packets a second\n";
     prm.seed = args["seed"].as<std::uint64_t>();
     const TrafficPattern pattern(kind, topo, args["hotspot-chip"].as<std::uint32_t>(),
                                  args["hotspot-fraction"].as<double>());
@@ -335,26 +352,59 @@ int ici_main(int argc, char** argv) {
     const std::uint64_t factor = args["bytes-factor"].as<std::uint64_t>();
     if (factor < 2) throw std::invalid_argument("--bytes-factor must be >= 2");
     const auto sizes = parse_sizes(args["bytes"].as<std::string>(), factor);
+    // Wire packets of the packet model, about: all-reduce sends 2N per chip, the others N.
+    if (cfg.model == "torus") {
+      double wire = 0;
+      for (std::uint64_t bytes : sizes)
+        wire += (coll == Collective::kAllReduce ? 2.0 : 1.0) * static_cast<double>(bytes) *
+                static_cast<double>(topo.num_chips()) / cfg.max_payload_bytes;
+      if (wire > kWarnWirePackets)
+        std::cerr << "warning: about " << fmt(wire / 1e6, 0) << " million wire packets to simulate (--bytes on "
+                  << topo.num_chips() << " chips): some minutes at 10-20 million a second; --model analytic "
+                     "takes a message as one unit\n";
+    }
     std::vector<std::vector<std::string>> rows;
     auto& list = out["collectives"] = nlohmann::json::array();
+    std::size_t deadlocks = 0;
     for (std::uint64_t bytes : sizes) {
       const Schedule s = build_schedule(coll, alg, topo, bytes);
       const BoundTerms bound = schedule_bound(s, topo, cfg);
       auto fabric = make_fabric(cfg);
       CollectiveRunner runner(*fabric, topo);
       const auto t0 = std::chrono::steady_clock::now();
-      const CollectiveRun run = runner.run(s);
+      // A deadlock is the model's verdict on this config (as for traffic): recorded, exit 1.
+      CollectiveRun run;
+      std::uint64_t unfinished = 0;
+      try {
+        run = runner.run(s);
+      } catch (const CollectiveDeadlock& e) {
+        unfinished = e.unfinished();
+        std::cerr << "mxcosim ici: " << e.what() << "\n";
+      }
+      const bool deadlocked = unfinished > 0;
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       const double time_ns = static_cast<double>(run.time_ps()) / 1000.0;
       const double bound_ns = static_cast<double>(bound.total_ps) / 1000.0;
       list.push_back({{"collective", to_string(coll)}, {"algorithm", to_string(alg)}, {"bytes", bytes},
-                      {"time_ns", time_ns}, {"bound_time_ns", bound_ns},
-                      {"latency_term_ns", bound.latency_ps / 1000.0},
+                      {"time_ns", deadlocked ? nlohmann::json() : nlohmann::json(time_ns)},
+                      {"bound_time_ns", bound_ns}, {"latency_term_ns", bound.latency_ps / 1000.0},
                       {"bandwidth_term_ns", bound.bandwidth_ps / 1000.0}, {"messages", run.messages},
-                      {"wall_seconds", wall}});
-      rows.push_back({std::to_string(bytes), fmt(time_ns, 1), fmt(bound_ns, 1),
-                      fmt(time_ns > 0 ? bound_ns / time_ns : 1.0, 3),
-                      fmt(time_ns > 0 ? static_cast<double>(bytes) / time_ns : 0.0, 2), fmt(wall, 2)});
+                      {"deadlocked", deadlocked}, {"unfinished_streams", unfinished}, {"wall_seconds", wall}});
+      if (deadlocked)
+        rows.push_back({std::to_string(bytes), "DEADLOCK", fmt(bound_ns, 1), "n/a", "n/a", fmt(wall, 2)});
+      else
+        rows.push_back({std::to_string(bytes), fmt(time_ns, 1), fmt(bound_ns, 1),
+                        fmt(time_ns > 0 ? bound_ns / time_ns : 1.0, 3),
+                        fmt(time_ns > 0 ? static_cast<double>(bytes) / time_ns : 0.0, 2), fmt(wall, 2)});
+      deadlocks += deadlocked;
+    }
+    if (deadlocks) {
+      std::cerr << "mxcosim ici: the fabric deadlocked at " << deadlocks << " of " << sizes.size()
+                << " sizes: messages in its buffers and nothing left to move them"
+                << (cfg.datelines ? "" : " (with router.datelines false the rings' buffers can wait on each other "
+                                         "in a cycle)")
+                << "\n";
+      code = kExitFail;
     }
     if (!csv)
       std::cout << topo.describe() << ", " << cfg.model << " model, " << to_string(coll) << " by "

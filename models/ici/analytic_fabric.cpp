@@ -5,7 +5,9 @@
 
 namespace mxc::ici {
 
-AnalyticFabric::AnalyticFabric(const IciConfig& cfg) : m_cfg(validated(cfg)), m_topo(cfg.dims, cfg.wrap) {}
+AnalyticFabric::AnalyticFabric(const IciConfig& cfg)
+    : m_cfg(validated(cfg)), m_topo(cfg.dims, cfg.wrap),
+      m_links(static_cast<std::size_t>(m_topo.num_chips()) * m_topo.num_ports()) {}
 
 bool AnalyticFabric::inject(const IciPacket& pkt, Time now) {
   if (pkt.src >= m_topo.num_chips() || pkt.dst >= m_topo.num_chips())
@@ -15,39 +17,97 @@ bool AnalyticFabric::inject(const IciPacket& pkt, Time now) {
   if (now < m_now)
     throw std::logic_error(m_cfg.name + ": inject at " + std::to_string(now) + " ps, before the last event at " +
                            std::to_string(m_now) + " ps");
-  // A pair's messages leave the source one after another: one waits until
-  // the pair's previous one has been serialised (a message cut into
-  // pieces takes the sum of their times, not one piece's).
-  Pair& pair = m_pairs[{pkt.src, pkt.dst}];
-  const Time start = std::max(now, pair.sent);
-  pair.sent = start + m_cfg.message_serialise_ps(pkt.bytes);
-  Time t = start + m_cfg.zero_load_ps(m_topo.hops(pkt.src, pkt.dst), pkt.bytes);
-  t = std::max(t, pair.last);  // in order per pair; ties keep injection order
-  pair.last = t;
   std::uint32_t i;
   if (m_free.empty()) {
-    i = static_cast<std::uint32_t>(m_pkts.size());
-    m_pkts.emplace_back();
+    i = static_cast<std::uint32_t>(m_msgs.size());
+    m_msgs.emplace_back();
   } else {
     i = m_free.back();
     m_free.pop_back();
   }
-  m_pkts[i] = pkt;
-  m_pkts[i].inject = now;
-  m_pkts[i].deliver = t;
-  m_events.push(t, 0, i);
+  Message& m = m_msgs[i];
+  m.pkt = pkt;
+  m.pkt.inject = now;
+  m.ser = m_cfg.message_serialise_ps(pkt.bytes);
+  m.cur = pkt.src;
+  ++m_in_flight;
+  // A message to its own chip crosses no link (zero latency, as in the packet model).
+  if (pkt.src == pkt.dst)
+    m_events.push_after(now, 0, kDeliver, i);
+  else
+    m_events.push_after(now, m_cfg.router_latency_ps, kHop, i);
   return true;
+}
+
+std::uint32_t AnalyticFabric::next_port(std::uint32_t cur, std::uint32_t dst) const {
+  for (std::uint32_t d = 0; d < m_topo.num_dims(); ++d) {
+    const std::uint32_t a = m_topo.coord(cur, d), b = m_topo.coord(dst, d);
+    if (a == b) continue;
+    const std::uint32_t k = m_topo.dim_size(d);
+    bool minus;
+    if (m_topo.wraps(d)) {
+      const std::uint32_t fwd = (b + k - a) % k;
+      minus = fwd > k - fwd;  // the packet model's tie: plus
+    } else {
+      minus = b < a;
+    }
+    return Topology::port(d, minus);
+  }
+  throw std::logic_error("analytic fabric: next_port called at the destination");
+}
+
+void AnalyticFabric::on_hop(std::uint32_t msg, Time now) {
+  const Message& m = m_msgs[msg];
+  const std::uint32_t link = m.cur * m_topo.num_ports() + next_port(m.cur, m.pkt.dst);
+  Link& l = m_links[link];
+  if (l.busy)
+    l.queue.push_back(msg);  // sent when the messages ahead have been
+  else
+    depart(msg, link, now);
+}
+
+void AnalyticFabric::depart(std::uint32_t msg, std::uint32_t link, Time now) {
+  Message& m = m_msgs[msg];
+  Link& l = m_links[link];
+  l.busy = true;
+  l.s_busy_ps += m.ser;
+  m_events.push_after(now, m.ser, kFree, link);
+  m.cur = m_topo.neighbour(m.cur, link % m_topo.num_ports());
+  if (m.cur == m.pkt.dst)
+    m_events.push_after(now, m.ser + m_cfg.link_latency_ps, kDeliver, msg);
+  else
+    m_events.push_after(now, m_cfg.link_latency_ps + m_cfg.router_latency_ps, kHop, msg);
 }
 
 void AnalyticFabric::advance_to(Time now) {
   while (!m_events.empty() && m_events.next_time() <= now) {
     const Event e = m_events.pop();
     m_now = e.time;
-    IciPacket pkt = std::move(m_pkts[e.a]);
-    m_free.push_back(e.a);
-    ++s_messages;
-    s_bytes += pkt.bytes;
-    deliver(pkt);
+    switch (e.kind) {
+      case kHop:
+        on_hop(e.a, e.time);
+        break;
+      case kFree: {
+        Link& l = m_links[e.a];
+        if (l.queue.empty()) {
+          l.busy = false;
+        } else {
+          const std::uint32_t next = l.queue.front();
+          l.queue.pop_front();
+          depart(next, e.a, e.time);
+        }
+        break;
+      }
+      default: {
+        IciPacket pkt = std::move(m_msgs[e.a].pkt);
+        m_free.push_back(e.a);
+        pkt.deliver = e.time;
+        --m_in_flight;
+        ++s_messages;
+        s_bytes += pkt.bytes;
+        deliver(pkt);
+      }
+    }
   }
   if (now > m_now) m_now = now;
 }

@@ -1,21 +1,26 @@
 #pragma once
-// AnalyticFabric: the alpha-beta ICI model behind the Fabric seam, for pods
-// too large for the packet model and as a cross-check of it. A message is
-// delivered after hops * (router_latency + link_latency) plus the
-// serialisation of its wire packets (payload + headers) at link bandwidth:
-// exactly the packet model's zero-load latency. Contention is ignored; the
-// only interactions between messages are those of a (source, destination)
-// pair: delivered in injection order, and serialised one after another
-// (a message starts when the pair's previous one has left the source).
+// AnalyticFabric: the message-level ICI model behind the Fabric seam, for
+// pods too large for the packet model and as a cross-check of it. A message
+// is not cut into wire packets: it crosses its dimension-order path as a
+// whole, holding each link for the serialisation of all its wire packets
+// (payload + headers), and its head moves on router_latency + link_latency
+// after it started on a link (cut-through). A lone message therefore takes
+// exactly the packet model's zero-load latency,
+//   hops * (router_latency + link_latency) + serialisation.
+// Every directed link sends one message at a time, first come first served
+// (ties in event order), so the links' bandwidth bounds what crosses them:
+// no chip gets more out than its links carry. Ignored: buffers and credits
+// (a message waiting for a link waits in an unlimited queue and blocks no
+// one upstream), the injection queue, and the packet-by-packet interleaving
+// of messages on a link (one finishes before the next starts).
 #include <cstdint>
-#include <map>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "models/core/fabric.h"
 #include "models/ici/event_queue.h"
 #include "models/ici/ici_config.h"
+#include "models/ici/ring_fifo.h"
 #include "models/ici/topology.h"
 
 namespace mxc::ici {
@@ -34,22 +39,42 @@ class AnalyticFabric : public Fabric {
 
   const Topology& topology() const { return m_topo; }
   const IciConfig& config() const { return m_cfg; }
-  std::uint64_t in_flight() const { return m_events.size(); }
+  /// Messages accepted and not yet delivered.
+  std::uint64_t in_flight() const { return m_in_flight; }
+  /// Time the link out of `chip` through `port` spent sending.
+  Time link_busy_ps(std::uint32_t chip, std::uint32_t port) const {
+    return m_links[chip * m_topo.num_ports() + port].s_busy_ps;
+  }
 
   std::uint64_t s_messages = 0;
   std::uint64_t s_bytes = 0;
 
  private:
+  enum Kind : std::uint32_t { kHop, kFree, kDeliver };
+  struct Message {
+    IciPacket pkt;
+    Time ser = 0;           // serialisation of all its wire packets
+    std::uint32_t cur = 0;  // chip its head is at
+  };
+  struct Link {
+    bool busy = false;              // a message is being sent (a kFree event is queued)
+    RingFifo<std::uint32_t> queue;  // messages waiting for it, oldest first
+    Time s_busy_ps = 0;
+  };
+
+  /// The dimension-order output port from `cur` towards `dst` (as DimensionOrderRouter).
+  std::uint32_t next_port(std::uint32_t cur, std::uint32_t dst) const;
+  void on_hop(std::uint32_t msg, Time now);
+  /// Message `msg` starts on link `link` at `now`.
+  void depart(std::uint32_t msg, std::uint32_t link, Time now);
+
   IciConfig m_cfg;
   Topology m_topo;
   EventQueue m_events;
-  std::vector<IciPacket> m_pkts;
+  std::vector<Message> m_msgs;
   std::vector<std::uint32_t> m_free;
-  struct Pair {
-    Time last = 0;  // the last delivery
-    Time sent = 0;  // when the last message has left the source (serialised)
-  };
-  std::map<std::pair<std::uint32_t, std::uint32_t>, Pair> m_pairs;  // per (source, destination)
+  std::vector<Link> m_links;  // chip * ports + port
+  std::uint64_t m_in_flight = 0;
   Time m_now = 0;
 };
 

@@ -48,9 +48,12 @@ CollectiveRun CollectiveRunner::run(const Schedule& s, Time start) {
   flush(start);
   while (m_cursors_left > 0) {
     const Time t = m_fabric.next_event_time();
-    if (t == kNever)
-      throw std::runtime_error("collective " + s.name + ": the fabric went idle with " +
-                               std::to_string(m_cursors_left) + " chip streams unfinished (deadlock?)");
+    if (t == kNever) {
+      m_fabric.set_delivery(nullptr);
+      throw CollectiveDeadlock("collective " + s.name + ": the fabric went idle with " +
+                                   std::to_string(m_cursors_left) + " chip streams unfinished (deadlock?)",
+                               m_cursors_left);
+    }
     m_fabric.advance_to(t);
     for (const IciPacket& p : m_inbox) {
       m_run.end_ps = std::max(m_run.end_ps, p.deliver);

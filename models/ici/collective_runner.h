@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "models/core/fabric.h"
@@ -16,6 +18,20 @@
 #include "models/ici/topology.h"
 
 namespace mxc::ici {
+
+/// The fabric went idle before every chip finished: messages wait on one
+/// another in a cycle (a deadlock, possible with router.datelines off) or
+/// were lost. A runtime error of the model, not of its input.
+class CollectiveDeadlock : public std::runtime_error {
+ public:
+  CollectiveDeadlock(const std::string& what, std::uint64_t unfinished)
+      : std::runtime_error(what), m_unfinished(unfinished) {}
+  /// Chip streams that had not finished.
+  std::uint64_t unfinished() const { return m_unfinished; }
+
+ private:
+  std::uint64_t m_unfinished;
+};
 
 struct CollectiveRun {
   Time start_ps = 0;
@@ -32,7 +48,7 @@ class CollectiveRunner {
   /// Messages larger than this are split (IciPacket::bytes is 32 bit).
   void set_max_message_bytes(std::uint64_t b) { m_max_msg = b; }
 
-  /// Runs `s` from time `start`; throws std::runtime_error if the fabric
+  /// Runs `s` from time `start`; throws CollectiveDeadlock if the fabric
   /// goes idle before the schedule completes (a deadlock or a lost message).
   CollectiveRun run(const Schedule& s, Time start = 0);
 

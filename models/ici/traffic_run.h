@@ -29,7 +29,10 @@ struct TrafficPoint {
   double max_latency_ns = 0;
   std::uint64_t measured = 0;   ///< Packets created in the window.
   std::uint64_t delivered = 0;  ///< ... of which delivered.
-  bool saturated = false;       ///< Measured packets lost in the drain, or accepted < 90% of offered.
+  /// Measured packets not delivered by the end of the drain, or the backlog
+  /// (made, not delivered) grew over the window's second half by more than
+  /// 2 % of the packets made in it and 2 per chip (traffic_run.cpp).
+  bool saturated = false;
   /// Packets in the network and no event left to move them: its buffers
   /// wait on one another in a cycle (only with datelines off). Saturated too.
   bool deadlocked = false;

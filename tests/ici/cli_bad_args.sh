@@ -68,6 +68,9 @@ same "$(printf '%s' "$row" | cut -d, -f3,4,6)" "n/a,n/a,yes" "transpose 0.5 on m
 same "$(printf '%s' "$row" | cut -d, -f5 | grep -c '^[1-9]')" "1" "transpose 0.5 on mesh3x3_q1: measured packets"
 # transpose on a ring: every chip is its own transpose (it ran and sent nothing).
 expect "traffic: transpose needs at least two dimensions larger than 1" --traffic transpose --config "$ring"
+# The time options stop at one simulated second (1e12 ns would have run for days).
+expect "--measure-ns must be in [0, 1e9]" --traffic uniform --measure-ns 1e10 --config "$ring"
+expect "--drain-ns must be in [0, 1e9]" --traffic uniform --drain-ns 2e9 --config "$ring"
 # --model named the config field ("field 'model'"), not the option.
 expect "--model: must be torus or analytic, got 'foo'" --traffic uniform --model foo --config "$ring"
 # The other mode's options would be ignored: refused, naming the mode.

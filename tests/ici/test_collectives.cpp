@@ -112,6 +112,22 @@ TEST_CASE("the analytic fabric gives the bound plus header overhead") {
   CHECK(static_cast<double>(o.time) <= 1.03 * static_cast<double>(o.bound));
 }
 
+TEST_CASE("analytic all-to-all on a 4x4x4 torus is no faster than the links out of a chip allow") {
+  // Each chip sends 63 messages of N/64 bytes, all over its 6 outgoing links: at least
+  // 63 serialisations of N/64 + headers shared by 6 links. At 4 MiB: 63 x 16 packets of
+  // 4160 B (92445 ps each at 45 GB/s, rounded up) / 6 = 15.53 us. All-axes sends them all
+  // at once.
+  const IciConfig cfg = pod({4, 4, 4});
+  const std::uint64_t n = 4ull << 20;
+  const double floor_ps = 63.0 * 16 * 92'445 / 6;
+  REQUIRE(cfg.message_serialise_ps(n / 64) == 16 * 92'445);
+  for (Algorithm a : {Algorithm::kRing, Algorithm::kBidirRing, Algorithm::kDimOrder, Algorithm::kAllAxes}) {
+    INFO(to_string(a));
+    const Outcome an = run<AnalyticFabric>(cfg, Collective::kAllToAll, a, n);
+    CHECK(static_cast<double>(an.time) >= floor_ps);
+  }
+}
+
 TEST_CASE("the bound of a ring on a 3-chip line charges each hop of the critical chain once") {
   // Snake ring 0 -> 1 -> 2 -> 0 on a line without wraparound: 2 -> 0 goes
   // back over two hops. Chip c starts a step when its message of the step

@@ -113,6 +113,45 @@ TEST_CASE("analytic fabric: a pair's messages leave one after another, other pai
   }
 }
 
+TEST_CASE("analytic fabric: messages of different pairs sharing a link are sent one after another") {
+  // 4-ring, 3000 B: wire packets of 1088, 1088 and 952 + 64 B, S = 3192 B x 20 ps = 63840 ps;
+  // r = 200 ns, l = 300 ns. All hops go plus.
+  const IciConfig cfg = small_config({4}, true);
+  const Time s = 3192 * 20, r = 200'000, l = 300'000;
+  REQUIRE(cfg.message_serialise_ps(3000) == s);
+  IciPacket p;
+  p.bytes = 3000;
+  SECTION("one source, two destinations: the first link carries both") {
+    AnalyticFabric a(cfg);
+    p.src = 0;
+    p.id = 0, p.dst = 1;
+    REQUIRE(a.inject(p, 0));
+    p.id = 1, p.dst = 2;
+    REQUIRE(a.inject(p, 0));
+    auto got = drain(a);
+    REQUIRE(got.size() == 2);
+    // 0 -> 1 leaves at r; 0 -> 2 leaves at r + s (it once left at r too, as if
+    // the chip had a port per destination), then takes link 1 -> 2 r + l later.
+    CHECK(got[0].id == 0);
+    CHECK(got[0].deliver == r + s + l);
+    CHECK(got[1].deliver == r + s + (l + r) + s + l);
+    CHECK(a.link_busy_ps(0, 0) == 2 * s);
+    CHECK(a.link_busy_ps(1, 0) == s);
+  }
+  SECTION("a message in transit and a local one meet at a link: the one there first goes first") {
+    AnalyticFabric a(cfg);
+    p.id = 0, p.src = 0, p.dst = 2;  // starts on 0 -> 1 at r, on 1 -> 2 at r + (l + r) = 700 ns
+    REQUIRE(a.inject(p, 0));
+    p.id = 1, p.src = 1, p.dst = 2;  // wants 1 -> 2 at 510 + 200 = 710 ns: busy until 700 ns + s
+    REQUIRE(a.inject(p, 510'000));
+    auto got = drain(a);
+    REQUIRE(got.size() == 2);
+    CHECK(got[0].id == 0);
+    CHECK(got[0].deliver == 2 * (r + l) + s);  // zero-load
+    CHECK(got[1].deliver == 2 * r + l + s + s + l);  // waited for the first from 710 ns to 763.84 ns
+  }
+}
+
 TEST_CASE("one link saturates at its bandwidth times payload/(payload+header)") {
   IciConfig cfg = small_config({2}, false);  // one link each way
   cfg.buffer_bytes_per_vc = 1 << 20;          // far above the credit round trip
@@ -146,6 +185,25 @@ TEST_CASE("a buffer smaller than the credit round trip limits throughput to buff
   // start every 21760 + 600000 ps. Last packet: batch 9, 4th in batch.
   const Time ser = 1088 * 20, period = ser + 2 * 300'000;
   CHECK(got[0].deliver == 200'000 + 9 * period + 3 * ser + 300'000 + ser);
+}
+
+TEST_CASE("a one-packet buffer at a router that forwards adds the router latency to the credit round trip") {
+  // 3-chip line, 0 -> 2, one packet per VC buffer. Chip 1 forwards a packet r after its head
+  // arrives and frees the buffer when the tail has left (+ ser): the credit is back at chip 0
+  // ser + 2 l + r after the packet started, so link 0 -> 1 starts one every 21760 + 800000 ps.
+  // (Chip 2 ejects, its round trip ser + 2 l is shorter and binds nothing.)
+  IciConfig cfg = small_config({3}, false);
+  cfg.buffer_bytes_per_vc = 1088;  // 17 flits: one full packet
+  TorusFabric f(cfg);
+  IciPacket p;
+  p.src = 0;
+  p.dst = 2;
+  p.bytes = 1024 * 10;
+  REQUIRE(f.inject(p, 0));
+  const auto got = drain(f);
+  REQUIRE(got.size() == 1);
+  const Time ser = 1088 * 20, r = 200'000, l = 300'000, period = ser + 2 * l + r;
+  CHECK(got[0].deliver == r + 9 * period + (l + r) + ser + l);
 }
 
 TEST_CASE("messages between a pair arrive in injection order, all others too") {

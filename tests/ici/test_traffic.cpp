@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "models/ici/analytic_fabric.h"
 #include "models/ici/ici_config_loader.h"
 #include "models/ici/torus_fabric.h"
 #include "models/ici/traffic_run.h"
@@ -75,6 +76,31 @@ TEST_CASE("uniform traffic on a 4x4 torus saturates above its hand-computed capa
   // No warm-up: the network fills during the window's first part, which
   // is not growth.
   CHECK_FALSE(run(0.2, 0).saturated);
+}
+
+TEST_CASE("the analytic fabric saturates where its links do, as the packet model") {
+  // Its links send one message at a time: uniform traffic on the 4x4 torus saturates above
+  // the hand limit 0.294 (previous test case), and all 15 chips sending only to chip 0 get
+  // at most its 4 incoming links through: 4 x 45 GB/s x 1024 / 1088 over 16 chips' 180 GB/s,
+  // 0.0588 of the offered 0.1. (It once accepted every load offered.)
+  const IciConfig cfg = load_ici_config(std::string(MXCOSIM_SOURCE_DIR) + "/configs/ici/torus4x4.yaml");
+  const auto run = [&](const TrafficPattern& pat, double load) {
+    AnalyticFabric f(cfg);
+    TrafficParams prm;
+    prm.load = load;
+    prm.packet_bytes = 1024;
+    return run_traffic(f, f.topology(), pat, static_cast<double>(cfg.link_bytes_per_s()), prm);
+  };
+  const Topology topo(cfg.dims, cfg.wrap);
+  const TrafficPattern uniform(TrafficKind::kUniform, topo), hot(TrafficKind::kHotspot, topo, 0, 1.0);
+  CHECK_FALSE(run(uniform, 0.25).saturated);
+  CHECK(run(uniform, 0.32).saturated);
+  const TrafficPoint full = run(uniform, 1.0);
+  CHECK(full.saturated);
+  CHECK(full.accepted_load < 1024.0 / 1088);
+  const TrafficPoint h = run(hot, 0.1);
+  CHECK(h.saturated);
+  CHECK(h.accepted_load <= 4 * 45.0 * 1024 / 1088 / (16 * 180));
 }
 
 TEST_CASE("a traffic run replays bit for bit with the same seed") {
