@@ -45,7 +45,10 @@ class DimensionOrderRouter {
   // recomputing coordinates on every hop: a hop is the simulator's inner loop.
   static constexpr std::uint32_t kTableMaxChips = 256;
   static constexpr std::uint8_t kWrapBit = 0x80;
-  const Topology& m_topo;
+  // Its own copy (a few small vectors): a fabric copied with its router
+  // (the served models copy one per session) must not route by the
+  // original's, which may be gone.
+  Topology m_topo;
   bool m_datelines;
   std::vector<std::uint8_t> m_table;  // [cur * chips + dst]: port | kWrapBit; empty when not built
 };

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <memory>
 #include <vector>
 
 #include "models/ici/analytic_fabric.h"
@@ -65,6 +66,23 @@ TEST_CASE("zero-load latency equals hops*(router+link) + serialisation on a 4x4x
       CHECK(got[0].inject == 1000);
     }
   }
+}
+
+TEST_CASE("a copied packet fabric routes on its own after the original is gone") {
+  // The served models copy a fabric per session: the copy's router kept the original's topology by
+  // reference, routing through freed memory once the original was destroyed.
+  const IciConfig cfg = small_config({4, 4}, true);
+  auto original = std::make_unique<TorusFabric>(cfg);
+  TorusFabric copy(*original);
+  original.reset();
+  IciPacket p;
+  p.src = 0;
+  p.dst = 10;  // (2, 2): 2 + 2 hops
+  p.bytes = 100;
+  REQUIRE(copy.inject(p, 0));
+  const auto got = drain(copy);
+  REQUIRE(got.size() == 1);
+  CHECK(got[0].deliver == 4 * (200'000 + 300'000) + (100 + 64) * 20);
 }
 
 TEST_CASE("analytic fabric matches the packet model at zero load") {
