@@ -6,7 +6,7 @@
 namespace mxc::ici {
 
 AnalyticFabric::AnalyticFabric(const IciConfig& cfg)
-    : m_cfg(validated(cfg)), m_topo(cfg.dims, cfg.wrap),
+    : m_cfg(validated(cfg)), m_topo(cfg.dims, cfg.wrap), m_router(m_topo),
       m_links(static_cast<std::size_t>(m_topo.num_chips()) * m_topo.num_ports()) {}
 
 bool AnalyticFabric::inject(const IciPacket& pkt, Time now) {
@@ -30,6 +30,7 @@ bool AnalyticFabric::inject(const IciPacket& pkt, Time now) {
   m.pkt.inject = now;
   m.ser = m_cfg.message_serialise_ps(pkt.bytes);
   m.cur = pkt.src;
+  m.route = RouteState{};
   ++m_in_flight;
   // A message to its own chip crosses no link (zero latency, as in the packet model).
   if (pkt.src == pkt.dst)
@@ -39,26 +40,9 @@ bool AnalyticFabric::inject(const IciPacket& pkt, Time now) {
   return true;
 }
 
-std::uint32_t AnalyticFabric::next_port(std::uint32_t cur, std::uint32_t dst) const {
-  for (std::uint32_t d = 0; d < m_topo.num_dims(); ++d) {
-    const std::uint32_t a = m_topo.coord(cur, d), b = m_topo.coord(dst, d);
-    if (a == b) continue;
-    const std::uint32_t k = m_topo.dim_size(d);
-    bool minus;
-    if (m_topo.wraps(d)) {
-      const std::uint32_t fwd = (b + k - a) % k;
-      minus = fwd > k - fwd;  // the packet model's tie: plus
-    } else {
-      minus = b < a;
-    }
-    return Topology::port(d, minus);
-  }
-  throw std::logic_error("analytic fabric: next_port called at the destination");
-}
-
 void AnalyticFabric::on_hop(std::uint32_t msg, Time now) {
-  const Message& m = m_msgs[msg];
-  const std::uint32_t link = m.cur * m_topo.num_ports() + next_port(m.cur, m.pkt.dst);
+  Message& m = m_msgs[msg];
+  const std::uint32_t link = m.cur * m_topo.num_ports() + m_router.next_hop(m.cur, m.pkt.dst, m.route).port;
   Link& l = m_links[link];
   if (l.busy)
     l.queue.push_back(msg);  // sent when the messages ahead have been

@@ -21,6 +21,7 @@
 #include "models/ici/event_queue.h"
 #include "models/ici/ici_config.h"
 #include "models/ici/ring_fifo.h"
+#include "models/ici/routing.h"
 #include "models/ici/topology.h"
 
 namespace mxc::ici {
@@ -55,6 +56,7 @@ class AnalyticFabric : public Fabric {
     IciPacket pkt;
     Time ser = 0;           // serialisation of all its wire packets
     std::uint32_t cur = 0;  // chip its head is at
+    RouteState route;       // the packet model's route (its dateline classes unused)
   };
   struct Link {
     bool busy = false;              // a message is being sent (a kFree event is queued)
@@ -62,14 +64,13 @@ class AnalyticFabric : public Fabric {
     Time s_busy_ps = 0;
   };
 
-  /// The dimension-order output port from `cur` towards `dst` (as DimensionOrderRouter).
-  std::uint32_t next_port(std::uint32_t cur, std::uint32_t dst) const;
   void on_hop(std::uint32_t msg, Time now);
   /// Message `msg` starts on link `link` at `now`.
   void depart(std::uint32_t msg, std::uint32_t link, Time now);
 
   IciConfig m_cfg;
   Topology m_topo;
+  DimensionOrderRouter m_router;
   EventQueue m_events;
   std::vector<Message> m_msgs;
   std::vector<std::uint32_t> m_free;
