@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <typeinfo>
@@ -82,6 +83,21 @@ std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv
     throw;  // main names the option the value was given to
   } catch (const cxxopts::exceptions::exception& e) {
     std::cerr << argv[0] << ": " << e.what() << "\n(see " << argv[0] << " --help)\n";
+    return kExitUsage;
+  }
+  // A flag given a value: cxxopts takes `--no-model=false` as false, but the commands ask only
+  // whether a flag was given, so it would act as `--no-model`. A flag is given alone or not at all.
+  std::set<std::string> flags;
+  for (const std::string& group : opts.groups())
+    for (const auto& o : opts.group_help(group).options)
+      if (o.is_boolean) flags.insert(o.l.begin(), o.l.end());
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") break;  // the arguments after it are not options
+    const auto eq = a.find('=');
+    if (a.compare(0, 2, "--") != 0 || eq == std::string::npos || !flags.count(a.substr(2, eq - 2))) continue;
+    std::cerr << argv[0] << ": error: " << a.substr(0, eq) << " is a flag and takes no value (given '" << a
+              << "'): give " << a.substr(0, eq) << " alone to set it, or leave it out\n";
     return kExitUsage;
   }
   if (args.count("help")) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -35,10 +34,14 @@ void validate(const SystemConfig& c, bool overridable) {
   const auto bad = [&](const std::string& field, const std::string& why) {
     throw ConfigFieldError(c.file, field, why);
   };
-  if (c.chips == 0 || c.chips > 4096) bad("system.chips", "must be in 1..4096");
+  // An instruction names a chip in 8 bits (ICI_SEND's DST_CHIP), as the reference and the
+  // compiler hold: more chips would load and then fail once the run is under way.
+  if (c.chips == 0 || c.chips > kMaxChips) bad("system.chips", "must be in 1.." + std::to_string(kMaxChips));
   if (c.tiles_per_chip == 0 || c.tiles_per_chip > 64) bad("system.tiles_per_chip", "must be in 1..64");
-  if (c.rows == 0) bad("system.tile.rows", "must be >= 1");
-  if (c.cols == 0) bad("system.tile.cols", "must be >= 1");
+  // The file's range, for the command line's --rows and --cols too.
+  for (const auto& [field, side] : {std::pair{"system.tile.rows", c.rows}, {"system.tile.cols", c.cols}})
+    if (side == 0 || side > kMaxTileSide)
+      bad(field, "must be in [1, " + std::to_string(kMaxTileSide) + "], got " + std::to_string(side));
   // The range the file's field is read with: below 1 kHz a cycle passes
   // picosecond time's range in a long run.
   if (!(c.tile_mhz >= 1e-3 && c.tile_mhz <= 1e5)) {
@@ -140,7 +143,7 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
   r.keys(root, "", {"system"});
   const YAML::Node s = root["system"];
   r.keys(s, "system", {"chips", "tiles_per_chip", "tile", "memory", "fabric", "checks"});
-  if (s["chips"]) c.chips = r.uint(s["chips"], "system.chips", 1, 4096);
+  if (s["chips"]) c.chips = r.uint(s["chips"], "system.chips", 1, kMaxChips);
   if (s["tiles_per_chip"]) c.tiles_per_chip = r.uint(s["tiles_per_chip"], "system.tiles_per_chip", 1, 64);
   const auto resolve = [&](const std::string& p) {
     if (p.empty() || std::filesystem::path(p).is_absolute()) return p;
@@ -150,8 +153,8 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
   c.tile_kinds.assign(c.tiles_per_chip, TileKind::kRtl);
   if (const YAML::Node t = s["tile"]) {
     r.keys(t, "system.tile", {"rows", "cols", "clock_mhz", "kind", "kinds"});
-    if (t["rows"]) c.rows = r.uint(t["rows"], "system.tile.rows", 1, 1024);
-    if (t["cols"]) c.cols = r.uint(t["cols"], "system.tile.cols", 1, 1024);
+    if (t["rows"]) c.rows = r.uint(t["rows"], "system.tile.rows", 1, kMaxTileSide);
+    if (t["cols"]) c.cols = r.uint(t["cols"], "system.tile.cols", 1, kMaxTileSide);
     if (t["clock_mhz"]) c.tile_mhz = r.number(t["clock_mhz"], "system.tile.clock_mhz", 1e-3, 1e5);
     if (t["kind"] && t["kinds"])
       r.fail(t["kinds"], "system.tile.kinds", "give kind (every tile) or kinds (each tile), not both");
@@ -201,10 +204,17 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
     if (k["tolerance_cycles"]) c.tolerance_cycles = r.uint64(k["tolerance_cycles"], "system.checks.tolerance_cycles");
     if (k["tolerance_percent"])
       c.tolerance_percent = r.number(k["tolerance_percent"], "system.checks.tolerance_percent", 0, 1e6);
-    // Any finite number here: validate() holds it to [0, 1), as it does the command line's.
-    if (k["backpressure"])
-      c.backpressure = r.number(k["backpressure"], "system.checks.backpressure", std::numeric_limits<double>::lowest(),
-                                std::numeric_limits<double>::max());
+    // A probability below 1 (YamlReader's ranges are closed): .nan and .inf are out of this
+    // range too, not of all doubles'.
+    if (const YAML::Node b = k["backpressure"]) {
+      const std::string field = "system.checks.backpressure";
+      try {
+        c.backpressure = b.as<double>();
+      } catch (const YAML::Exception&) {
+        r.fail(b, field, "expected a number");
+      }
+      if (!(c.backpressure >= 0.0 && c.backpressure < 1.0)) r.fail(b, field, "must be in [0, 1)");
+    }
     if (k["watchdog_cycles"]) c.watchdog_cycles = r.uint64(k["watchdog_cycles"], "system.checks.watchdog_cycles");
     if (k["hbm_timing_check"]) c.hbm_timing_check = r.boolean(k["hbm_timing_check"], "system.checks.hbm_timing_check");
   }
@@ -213,12 +223,20 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
   } catch (const ConfigFieldError& e) {
     r.fail_at_field(root, e.field, e.why);  // at the field's line, or its nearest ancestor's
   }
+  // A fabric links chips: on one chip nothing would read it.
+  if (c.chips == 1 && !c.ici_config.empty())
+    r.fail(s["fabric"]["config"], "system.fabric.config",
+           "a fabric links chips, and the system has one (system.chips is 1): give chips 2 or more, or no fabric");
   check_fabric_fits(r, s, c);
   check_hbm_preset(r, s, c);
   return c;
 }
 
 SystemConfig load_system_config(const std::string& path) {
+  // The reason, as an HBM preset's or a fabric's missing file gives it.
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec) && !ec)
+    throw std::invalid_argument(path + ": cannot open the system configuration: no such file");
   return parse_system_config(read_config_file(path, "the system configuration"), path,
                              std::filesystem::path(path).parent_path().string());
 }

@@ -15,6 +15,11 @@ namespace mxc {
 
 enum class TileKind { kRtl, kModel };
 
+/// Chips of a system: an instruction names a chip in 8 bits (docs/isa.md, DST_CHIP).
+inline constexpr std::uint32_t kMaxChips = 256;
+/// Array rows and columns of a tile, at most.
+inline constexpr std::uint32_t kMaxTileSide = 1024;
+
 struct SystemConfig {
   std::string file = "<built-in>";     ///< Where it came from, for messages.
   std::uint32_t chips = 1;

@@ -96,7 +96,11 @@ MemorySpec resolve_memory(const std::string& spec, const std::string& option = "
                                 spec + ".yaml (relative to the working directory or to $MXCOSIM_ROOT, or in " +
                                 MXCOSIM_HBM_PRESETS_DIR + ")");
   m.ideal = false;
-  m.cfg = hbm::load_memory_config(path);
+  try {
+    m.cfg = hbm::load_memory_config(path);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(option + " '" + spec + "': " + e.what());
+  }
   m.peak_gbps = m.cfg.device.peak_gbps() * m.cfg.stacks;
   return m;
 }
@@ -130,8 +134,10 @@ double macs(const Workload& w) {
 /// internal error.)
 constexpr std::uint32_t kMaxArraySide = 65535 / 4;
 
+/// The clock: below 1 kHz a cycle's picoseconds pass the range of time in a long run (as run's
+/// system.tile.clock_mhz); at 1e6 MHz a cycle is 1 ps.
 void check_clock(double mhz, const std::string& option) {
-  if (!(mhz > 0 && mhz <= 1e6)) throw std::invalid_argument(option + " must be in (0, 1e6]");
+  if (!(mhz >= 1e-3 && mhz <= 1e6)) throw std::invalid_argument(option + " must be in [0.001, 1e6]");
 }
 
 void check_ici(double gbps, const std::string& option) {
@@ -147,10 +153,16 @@ TileGeometry geometry(const Machine& mc) {
   g.acc_rows = mc.acc_rows;
   g.sp_rows = mc.sp_rows;
   g.validate();
-  if (g.sp_rows > 65536 || g.acc_rows > 65536 || g.rows > kMaxArraySide || g.cols > kMaxArraySide)
-    throw std::invalid_argument("--sp-rows and --acc-rows must be <= 65536, --rows and --cols <= " +
-                                std::to_string(kMaxArraySide) + " (a row of 32-bit values must fit a DMA's 16-bit "
-                                "byte count)");
+  // The one option at fault (the first, of several).
+  for (const auto& [option, value] : {std::pair{"--sp-rows", g.sp_rows}, {"--acc-rows", g.acc_rows}})
+    if (value > 65536)
+      throw std::invalid_argument(std::string(option) + " must be <= 65536 (row numbers are 16-bit fields), got " +
+                                  std::to_string(value));
+  for (const auto& [option, value] : {std::pair{"--rows", g.rows}, {"--cols", g.cols}})
+    if (value > kMaxArraySide)
+      throw std::invalid_argument(std::string(option) + " must be <= " + std::to_string(kMaxArraySide) +
+                                  " (a row of 32-bit values must fit a DMA's 16-bit byte count), got " +
+                                  std::to_string(value));
   return g;
 }
 
@@ -253,12 +265,13 @@ Outcome run_model(const Workload& w, const Machine& mc) {
 }
 
 std::vector<std::string> split_list(const std::string& s, const std::string& option) {
+  if (s.empty()) throw std::invalid_argument("--" + option + ": empty list");
+  // An empty entry ("700,,1000", "700,") is a typo: dropped, the list would run fewer points than written.
+  if (s.front() == ',' || s.back() == ',' || s.find(",,") != std::string::npos)
+    throw std::invalid_argument("--" + option + ": '" + s + "' has an empty entry");
   std::vector<std::string> out;
   std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  if (out.empty()) throw std::invalid_argument("--" + option + ": empty list");
+  for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
   return out;
 }
 
@@ -331,7 +344,9 @@ nlohmann::json to_json(const Outcome& o, const Workload& w, const Machine& mc, b
     j["config"]["port_limit"] = mc.port_limit;
   }
   j["workload"] = {{"kind", w.kind}, {"m", w.m}, {"k", w.k}, {"n", w.n}, {"dtype", std::string(to_string(w.dtype))},
-                   {"chips", w.chips}, {"split", w.split == ChipSplit::kK ? "k" : "n"}};
+                   {"chips", w.chips}};
+  // One chip splits nothing (--split is refused there).
+  if (w.chips > 1) j["workload"]["split"] = w.split == ChipSplit::kK ? "k" : "n";
   if (w.kind == "mlp") j["workload"]["hidden"] = w.hidden;
   if (w.kind == "program") j["workload"] = {{"kind", "program"}, {"file", w.program_file}};
   j["cycles"] = o.cycles;
@@ -423,6 +438,11 @@ int model_main(int argc, char** argv) {
       if (args.count(opt)) return usage(std::string("--") + opt + " is an option of --sweep");
   if (args.count("sweep") && args.count("json"))
     return usage("--json writes one run's results; a sweep writes its rows as CSV (--csv FILE)");
+  // A sweep list replaces its single-value option: given both, the single value would be ignored.
+  for (const auto& [list, single] : {std::pair{"sweep-sizes", "rows"}, {"sweep-sizes", "cols"},
+                                     {"sweep-clocks", "clock-mhz"}, {"sweep-hbm", "hbm"}, {"sweep-ici", "ici-gbps"}})
+    if (args.count(list) && args.count(single))
+      return usage(std::string("give one of --") + single + " and --" + list + " (the list replaces the value)");
 
   Workload w;
   w.kind = args["workload"].as<std::string>();
@@ -442,6 +462,12 @@ int model_main(int argc, char** argv) {
   if (args["chips"].as<std::uint32_t>() == 1)
     for (const char* opt : {"split", "ici-gbps", "sweep-ici"})
       if (args.count(opt)) return usage(std::string("--") + opt + " is an option of a multi-chip run (--chips 2 or more)");
+  // The closed form's memory is a bandwidth: an ideal one has neither latency nor a queue.
+  if (args.count("analytic"))
+    for (const char* opt : {"mem-latency-ns", "outstanding"})
+      if (args.count(opt))
+        return usage(std::string("--") + opt + " applies to the performance model; --analytic's ideal memory has " +
+                     "unlimited bandwidth and no latency");
   if (!args.count("analytic"))
     for (const char* opt : {"m-block", "no-port-limit"})
       if (args.count(opt)) return usage(std::string("--") + opt + " applies to --analytic (the compiler picks its own)");
@@ -462,6 +488,13 @@ int model_main(int argc, char** argv) {
   if (w.kind == "mlp" && w.chips != 1) return usage("--workload mlp runs on one chip (--chips 1)");
   if (w.kind == "program" && w.chips != 1) return usage("--program runs on one chip (--chips 1)");
   if (w.kind == "program" && args.count("analytic")) return usage("--analytic needs a workload, not --program");
+  // The shape's own limits, before the header and any point of a sweep.
+  if (w.kind != "program") {
+    for (const auto& [value, option] : {std::pair{w.m, "--m"}, {w.k, "--k"}, {w.n, "--n"}, {w.hidden, "--hidden"}})
+      if (value == 0 && (w.kind == "mlp" || std::string(option) != "--hidden"))
+        return usage(std::string(option) + " must be >= 1");
+    validate(GemmShape{w.m, w.k, w.n, w.dtype});
+  }
 
   Machine mc;
   mc.rows = args["rows"].as<std::uint32_t>();
@@ -542,6 +575,7 @@ int model_main(int argc, char** argv) {
       return t.str();
     };
     const bool program = w.kind == "program";
+    const std::string split_column = w.chips == 1 ? "" : w.split == ChipSplit::kK ? "k" : "n";  // none on one chip
     const std::string shape = program ? ",,," : std::to_string(w.m) + "," + std::to_string(w.k) + "," +
                                                     std::to_string(w.n) + "," + std::string(to_string(w.dtype));
     const std::string tail = "," + (w.kind == "mlp" ? std::to_string(w.hidden) : std::string()) + "," +
@@ -568,7 +602,7 @@ int model_main(int argc, char** argv) {
             }
             failed += !o.ok;
             out << (analytic ? "analytic" : "model") << "," << w.kind << "," << shape << "," << w.chips << ","
-                << (w.split == ChipSplit::kK ? "k" : "n") << "," << r << "," << c << "," << exact(clk) << ","
+                << split_column << "," << r << "," << c << "," << exact(clk) << ","
                 << regress::csv_field(h) << "," << exact(ici) << ",";
             if (o.ok)  // an error row has no results: empty, not 0
               out << o.cycles << "," << std::setprecision(6) << static_cast<double>(o.cycles) / clk << ","

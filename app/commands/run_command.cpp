@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "bridge/rtl_tile.h"
 #include "bridge/waveform_check.h"
 #include "cli_args.h"
 #include "cosim/json_text.h"
@@ -20,6 +21,7 @@
 #include "command.h"
 #include "models/core/clock_domain.h"
 #include "models/core/output_file.h"
+#include "models/mxu/gemm_program.h"
 #include "serve_command.h"
 #include "cosim/results_json.h"
 #include "cosim/system_run.h"
@@ -103,6 +105,37 @@ std::string in_process_command(const std::vector<std::string>& args, const std::
   }
   if (!wave.empty()) cmd << " --wave " << shell_quote(wave);
   return cmd.str();
+}
+
+// The checks the run makes of --mutant and --inject-fault when it builds its tiles and checks
+// its results, made before the run's header: bad input is said before anything seems to run.
+void check_mutant(const std::string& mutant, const SystemConfig& c) {
+  const std::string size = std::to_string(c.rows) + "x" + std::to_string(c.cols);
+  const auto built = rtl_tile_mutants();  // "name (RxC)"
+  if (std::find(built.begin(), built.end(), mutant + " (" + size + ")") != built.end()) return;
+  std::string names;
+  for (const auto& n : built) names += " " + n;
+  throw std::invalid_argument("--mutant " + mutant + ": no RTL mutant '" + mutant + "' of a " + size +
+                              " array in this build; built:" + (names.empty() ? " none" : names) +
+                              " (configure with -DMXCOSIM_RTL_MUTANTS=\"" + mutant + ";...\", docs/mutants.md)");
+}
+
+void check_fault(std::uint64_t idx, const SystemConfig& c, const Workload& work) {
+  for (const ResultRegion& r : work.regions.at(0)) {
+    if (c.tile_kinds.at(r.producer_tile) != TileKind::kRtl) continue;
+    const std::uint64_t cols = r.layout.cols;
+    const std::uint64_t first = std::min(r.first_row, r.layout.rows) * cols;
+    const std::uint64_t end = std::min(r.end_row, r.layout.rows) * cols;
+    if (idx < first || idx >= end)
+      throw std::invalid_argument("--inject-fault " + std::to_string(idx) + ": chip 0 holds elements " +
+                                  std::to_string(first) + " to " + std::to_string(end - 1) + " of result '" + r.name +
+                                  "'");
+    return;
+  }
+  throw std::invalid_argument("--inject-fault: chip 0 has no result an RTL tile writes (" +
+                              std::string(work.regions.at(0).empty() ? "a program run checks memory, not a result"
+                                                                     : "its results come from model tiles") +
+                              "), so there is nothing to flip");
 }
 
 }  // namespace
@@ -196,6 +229,18 @@ int run_main(int argc, char** argv) {
   if (args.count("no-model")) c.compare_model = false;
   try {
     validate(c);
+    // An RTL tile is one of the verilated sizes: named by the field (or the option) that chose
+    // the size, not only when the run builds its tiles.
+    if (has_rtl_tile(c)) {
+      try {
+        rtl_tile_geometry(c.rows, c.cols);
+      } catch (const std::invalid_argument& e) {
+        const auto sizes = rtl_tile_sizes();
+        const bool rows_built =
+            std::any_of(sizes.begin(), sizes.end(), [&](const auto& rc) { return rc.first == c.rows; });
+        throw ConfigFieldError(c.file, rows_built ? "system.tile.cols" : "system.tile.rows", e.what());
+      }
+    }
     check_fabric_latency(c);
   } catch (const std::invalid_argument& e) {
     // The value at fault may be the command line's, not the file's.
@@ -247,10 +292,22 @@ int run_main(int argc, char** argv) {
   const std::string dtype = args["dtype"].as<std::string>();
   if (dtype != "int8" && dtype != "bf16") throw std::invalid_argument("--dtype must be int8 or bf16, not '" + dtype + "'");
   o.workload.shape.dtype = dtype == "bf16" ? DType::kBf16 : DType::kInt8;
+  // An array too tall for a GEMM's scratchpad, named by the field or the option that set its rows
+  // (a program may use such an array: its instructions say what they need).
+  if (o.workload.kind != "program") {
+    try {
+      validate(GemmShape{1, 1, 1, o.workload.shape.dtype}, rtl_like_geometry(c.rows, c.cols));
+    } catch (const std::invalid_argument& e) {
+      if (args.count("rows")) throw std::invalid_argument("--rows " + std::to_string(c.rows) + ": " + e.what());
+      throw ConfigFieldError(c.file, "system.tile.rows", e.what());
+    }
+  }
   o.seed = args["seed"].as<std::uint64_t>();
   const unsigned threads = args["threads"].as<unsigned>();
   if (threads != 1 && threads != 2) throw std::invalid_argument("--threads must be 1 or 2, not " + std::to_string(threads));
   o.shadow_thread = threads == 2;
+  // One waveform per run: of two files, one would be silently left unwritten.
+  if (args.count("wave") && args.count("waveform")) throw std::invalid_argument("give one of --wave and --waveform");
   const char* const wave_option = args.count("wave") ? "wave" : args.count("waveform") ? "waveform" : nullptr;
   // The waveform is tile 0 of chip 0's RTL: with a model tile there, no file
   // would be written.
@@ -272,6 +329,8 @@ int run_main(int argc, char** argv) {
     if (!any_rtl)
       throw std::invalid_argument("--mutant " + o.mutant + ": the system has no RTL tile to run it");
   }
+  if (args.count("wave-window") && args.count("no-fail-wave"))
+    throw std::invalid_argument("--wave-window sizes the failure waveform, which --no-fail-wave turns off");
   if (args.count("progress") || isatty(STDERR_FILENO)) {
     o.on_progress = [](double ns, std::size_t done, std::size_t total) {
       std::cerr << "\r  ... " << std::fixed << std::setprecision(1) << ns / 1000.0 << " us simulated, " << done << "/"
@@ -310,6 +369,8 @@ int run_main(int argc, char** argv) {
   // shape) is said before the run's header and before a server's session is
   // taken for it.
   const Workload work = build_run_workload(o);
+  if (!o.mutant.empty()) check_mutant(o.mutant, c);
+  if (o.inject_fault) check_fault(*o.inject_fault, c, work);
   std::string served;
   if (args.count("connect"))
     served = connect_run(o, args["connect"].as<std::string>(), args["reply-timeout"].as<double>(), chips);
@@ -348,7 +409,9 @@ int run_main(int argc, char** argv) {
   // On failure, a deterministic re-run dumps the cycles before the first mismatch. It runs the
   // whole system in this process, every model local: with served models, split or not, the
   // results are the same. Of a split run's clients, the one running chip 0 (whose tile 0 the
-  // waveform shows) re-runs; the others say so.
+  // waveform shows) re-runs; the others say so. Every failing run says how to reproduce it,
+  // with the waveform the re-run wrote (or would have) when there is one.
+  std::string reproduce_wave;
   if (!r.passed && wave.empty() && any_rtl && !args.count("no-fail-wave")) {
     const std::uint64_t period = ClockDomain::from_mhz("tile", c.tile_mhz).period();
     const Time at = r.mismatches.empty() ? r.sim_time_ps : r.mismatches.front().time;
@@ -413,9 +476,11 @@ int run_main(int argc, char** argv) {
       again.waveform = name;
       std::cout << "  failure waveform: written by the process running chip 0\n";
     }
-    std::cout << "  reproduce" << (served.empty() ? "" : " in one process") << ": "
-              << in_process_command(original, again.waveform) << "\n";
+    reproduce_wave = again.waveform;
   }
+  if (!r.passed)
+    std::cout << "  reproduce" << (served.empty() ? "" : " in one process") << ": "
+              << in_process_command(original, reproduce_wave) << "\n";
 
   if (args.count("json")) {
     write_output_file(args["json"].as<std::string>(), json_text(results_json(o, r), 2) + "\n");

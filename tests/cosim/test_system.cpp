@@ -107,12 +107,72 @@ TEST_CASE("backpressure must be at least 0 and below 1, in a file as on the comm
   CHECK_THROWS_WITH(parse("system:\n  checks:\n    backpressure: 1\n"),
                     "test.yaml:3: field 'system.checks.backpressure': must be in [0, 1)");
   CHECK(parse("system:\n  checks:\n    backpressure: 0.9995\n").backpressure == 0.9995);
+  // Not a number at all: the range said is the field's, not that of every double.
+  for (const char* v : {".nan", ".inf", "-.inf"})
+    CHECK_THROWS_WITH(parse(std::string("system:\n  checks:\n    backpressure: ") + v + "\n"),
+                      "test.yaml:3: field 'system.checks.backpressure': must be in [0, 1)");
+  CHECK_THROWS_WITH(parse("system:\n  checks:\n    backpressure: [1]\n"),
+                    "test.yaml:3: field 'system.checks.backpressure': expected a number");
+}
+
+TEST_CASE("system.chips is at most 256, the chips an instruction can name, in a file as in code") {
+  const std::string ring = kConfigs + "/ici/tpu4096_analytic.yaml";  // a fabric of 4096 chips
+  const auto text = [&](int chips) {
+    return "system:\n  chips: " + std::to_string(chips) + "\n  tile: {kind: model}\n  fabric: {config: " + ring + "}\n";
+  };
+  CHECK(parse(text(256)).chips == 256);
+  CHECK_THROWS_WITH(parse(text(257)), "test.yaml:2: field 'system.chips': must be in [1, 256], got 257");
+  SystemConfig c = parse(text(256));
+  c.chips = 300;
+  CHECK_THROWS_WITH(validate(c), "test.yaml: field 'system.chips': must be in 1..256");
+}
+
+TEST_CASE("an array side above 1024 is refused in code as in a file") {
+  SystemConfig c = default_system_config();
+  c.tile_kinds = {TileKind::kModel};
+  c.rows = 1024;
+  CHECK_NOTHROW(validate(c));
+  c.rows = 1025;
+  CHECK_THROWS_WITH(validate(c), "<built-in>: field 'system.tile.rows': must be in [1, 1024], got 1025");
+  c.rows = 4;
+  c.cols = 20000;
+  CHECK_THROWS_WITH(validate(c), "<built-in>: field 'system.tile.cols': must be in [1, 1024], got 20000");
+}
+
+TEST_CASE("a fabric on a one-chip system is refused at the line of fabric.config") {
+  CHECK_THROWS_WITH(parse("system:\n  fabric:\n    config: ici/ring4.yaml\n"),
+                    Catch::StartsWith("test.yaml:3: field 'system.fabric.config': a fabric links chips, and the "
+                                      "system has one"));
+  CHECK_THROWS_WITH(parse("system:\n  chips: 1\n  fabric:\n    config: ici/ring4.yaml\n"),
+                    Catch::StartsWith("test.yaml:4: field 'system.fabric.config'"));
+  CHECK(parse("system:\n  chips: 2\n  fabric:\n    config: ici/ring4.yaml\n").chips == 2);
+}
+
+TEST_CASE("the reference block of docs/configs.md is a config that loads, with the values it shows") {
+  const std::string doc = read(std::string(MXCOSIM_SOURCE_DIR) + "/docs/configs.md");
+  const auto begin = doc.find("```yaml\n");
+  REQUIRE(begin != std::string::npos);
+  const auto end = doc.find("```", begin + 8);
+  REQUIRE(end != std::string::npos);
+  // Its paths are relative to configs/, as in a file there.
+  const SystemConfig c = parse_system_config(doc.substr(begin + 8, end - begin - 8), "configs.md", kConfigs);
+  CHECK(c.chips == 2);
+  CHECK(c.tiles_per_chip == 2);
+  CHECK(c.tile_kinds == std::vector<TileKind>{TileKind::kRtl, TileKind::kModel});
+  CHECK(c.memory == "hbm");
+  CHECK(c.ici_config == kConfigs + "/ici/ring4.yaml");
+  CHECK(c.watchdog_cycles == 200000);
+}
+
+TEST_CASE("a missing system config says there is no such file") {
+  CHECK_THROWS_WITH(load_system_config("/nonexistent/system.yaml"),
+                    "/nonexistent/system.yaml: cannot open the system configuration: no such file");
 }
 
 TEST_CASE("a system config checked in code names the field at fault") {
   SystemConfig c = default_system_config();
   c.cols = 0;  // rows was blamed for it
-  CHECK_THROWS_WITH(validate(c), "<built-in>: field 'system.tile.cols': must be >= 1");
+  CHECK_THROWS_WITH(validate(c), "<built-in>: field 'system.tile.cols': must be in [1, 1024], got 0");
   c = default_system_config();
   // 200 us at 1 GHz is the watchdog's 200 000 cycles: every run would stop as hung.
   c.ideal_latency_ps = 200'000'000;
