@@ -58,9 +58,9 @@ std::string shortest(double v);
 
 /// Parses a subcommand's arguments. Returns the exit code when the command
 /// is done already: --help printed (0), or a parse error, a flag given a
-/// value (`--flag=false`), an unexpected argument or an output file that cannot be written reported on standard
-/// error (2), as is an output naming an input file; nullopt to go on with
-/// `args`.
+/// value (`--flag=false`), an unexpected argument or an output file that
+/// cannot be written reported on standard error (2), as is an output naming
+/// an input file; nullopt to go on with `args`.
 std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv, cxxopts::ParseResult& args,
                                    const ArgumentSpec& spec = {});
 
