@@ -40,8 +40,9 @@ struct RuleBreak {
 /// never finishes: a refresh due again before the last one ends lets no
 /// command through, and a window shorter than two row cycles lets an
 /// activate through whose row the next refresh closes before its column
-/// command (a refresh's precharge may itself wait a row cycle). Only the
-/// timings of `mode` are checked.
+/// command (a refresh's precharge may itself wait a row cycle), and so does
+/// one shorter than a row cycle and an activate's tRCD. Only the timings of
+/// `mode` are checked.
 std::optional<RuleBreak> refresh_rule_broken(const HbmTiming& t, RefreshMode mode, std::uint32_t banks) {
   const auto n = [](std::uint64_t v) { return std::to_string(v); };
   const std::uint64_t two_rc = 2 * std::uint64_t{t.RC};
@@ -61,6 +62,24 @@ std::optional<RuleBreak> refresh_rule_broken(const HbmTiming& t, RefreshMode mod
                                     n(t.REFIsb) + " - 2 x RC " + n(t.RC) + " = " + n(round - std::min(round, two_rc)) +
                                     " (a bank's requests would have no time between its refreshes)"};
   }
+  if (mode == RefreshMode::kNone) return std::nullopt;
+  // An activate's column command may come later than a row cycle after it
+  // (tRCD above tRC, in no real device): the window must also hold a row
+  // cycle (the refresh's own precharge may wait one) and then tRCD, or every
+  // row opened is closed by the next refresh before its column command.
+  const std::uint64_t window = mode == RefreshMode::kAllBank
+                                   ? t.REFI - std::min<std::uint64_t>(t.REFI, t.RFC)
+                                   : std::uint64_t{banks} * t.REFIsb - std::min<std::uint64_t>(
+                                                                           std::uint64_t{banks} * t.REFIsb, t.RFCsb);
+  const bool write = t.RCDWR > t.RCDRD;
+  const std::uint64_t rcd = write ? t.RCDWR : t.RCDRD;
+  if (std::uint64_t{t.RC} + rcd > window)
+    return RuleBreak{write ? "RCDWR" : "RCDRD",
+                     "RC " + n(t.RC) + (write ? " + RCDWR " : " + RCDRD ") + n(rcd) + " = " + n(t.RC + rcd) +
+                         " cycles must fit in " +
+                         (mode == RefreshMode::kAllBank ? "REFI - RFC" : "banks x REFIsb - RFCsb") + " = " +
+                         n(window) + " (each row opened would be closed by the next refresh before its " +
+                         (write ? "write)" : "read)")};
   return std::nullopt;
 }
 

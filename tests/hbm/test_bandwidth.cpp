@@ -152,26 +152,27 @@ TEST_CASE("refresh timings at the loader's bounds still let every request finish
   }
 }
 
-TEST_CASE("timings that leave no time between refreshes stop the run with an error, not a hang") {
-  // tRCDWR longer than tREFI: every write's row is closed by the next
-  // refresh before its column command may issue. The loader's refresh
-  // bounds (tRFC, tREFI, tRC) cannot see it; the controller stops after 64
-  // refresh rounds without a column command while bursts wait.
+TEST_CASE("timings whose rows the next refresh closes before their column command are refused, not run") {
+  // tRCDWR longer than tREFI: every write's row would be closed by the next refresh before its column
+  // command may issue, and the run would go on for ever (the controller's backstop stopped it after 64
+  // refresh rounds without a column command). The window between refreshes must hold a row cycle and
+  // then tRCD: 48 + 7800 > 3900 - 260 = 3640 cycles all-bank, above 16 banks x tREFIsb - tRFCsb per-bank.
   for (const RefreshMode mode : {RefreshMode::kAllBank, RefreshMode::kPerBank}) {
     MemoryConfig cfg = test::preset("hbm2.yaml");
     cfg.controller.refresh = mode;
-    // Postponed refreshes would leave writes 8 tREFI between batches.
-    cfg.controller.refresh_postpone = 0;
     cfg.device.t.RCDWR = 2 * cfg.device.t.REFI;
-    REQUIRE_NOTHROW(validate(cfg));
-    HbmModel m("hbm", cfg);
-    PatternOptions p;
-    p.pattern = "mix";
-    p.requests = 200;
-    p.write_ratio = 0.5;
-    PatternSource src(p);
-    CHECK_THROWS_WITH(run_closed_loop(m, src, 16), Catch::Contains("no column command for") &&
-                                                       Catch::Contains("64 refresh rounds) with bursts queued"));
+    const HbmTiming& t = cfg.device.t;
+    const std::string window = mode == RefreshMode::kAllBank
+                                   ? "REFI - RFC = " + std::to_string(t.REFI - t.RFC)
+                                   : "banks x REFIsb - RFCsb = " + std::to_string(16 * t.REFIsb - t.RFCsb);
+    CHECK_THROWS_WITH(validate(cfg), Catch::Contains("RC 48 + RCDWR 7800 = 7848 cycles must fit in " + window + " ("));
+    CHECK_THROWS_AS(HbmModel("hbm", cfg), std::invalid_argument);
+    // The same tRCD on reads, and with refresh off nothing closes the rows.
+    cfg.device.t.RCDWR = 14;
+    cfg.device.t.RCDRD = 7800;
+    CHECK_THROWS_WITH(validate(cfg), Catch::Contains("RC 48 + RCDRD 7800"));
+    cfg.controller.refresh = RefreshMode::kNone;
+    CHECK_NOTHROW(validate(cfg));
   }
 }
 
