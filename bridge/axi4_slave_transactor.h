@@ -79,6 +79,11 @@ class Axi4SlaveTransactor {
 
   /// No burst accepted and not finished, and no early W beat held.
   bool idle() const { return m_live_bursts == 0 && m_early_w.empty(); }
+  /// Bursts accepted and not finished, and W beats held with no AW for them
+  /// yet (a master that sends W beats it never gives an address leaves them
+  /// here for good: a hang's report names them).
+  std::size_t live_bursts() const { return m_live_bursts; }
+  std::size_t early_w_beats() const { return m_early_w.size(); }
   const Axi4SlaveConfig& config() const { return m_cfg; }
 
   std::uint64_t read_bursts() const { return s_read_bursts; }

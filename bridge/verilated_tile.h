@@ -99,7 +99,10 @@ class VerilatedTile final : public RtlTile {
         s << "; " << kUnits[u] << " busy with #" << i << " (" << describe(m_program[i]) << ")";
       }
     if (m_dispatched < m_program.size()) s << "; next to dispatch #" << m_dispatched << " (" << describe(m_program[m_dispatched]) << ")";
-    s << "; axi " << (m_axi.idle() ? "idle" : "busy") << ", tile " << (m_model->idle ? "idle" : "busy");
+    s << "; axi " << (m_axi.idle() ? "idle" : "busy");
+    if (m_axi.live_bursts()) s << " (" << m_axi.live_bursts() << " bursts unfinished)";
+    if (m_axi.early_w_beats()) s << " (" << m_axi.early_w_beats() << " W beats held with no AW for them)";
+    s << ", tile " << (m_model->idle ? "idle" : "busy");
     return s.str();
   }
 

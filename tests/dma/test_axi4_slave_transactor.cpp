@@ -207,6 +207,10 @@ TEST_CASE("axi4 slave: W beats ahead of their AW are held and matched in AW orde
   Rig rig;
   rig.tick(w(0x31, true));
   rig.tick(w(0x32, true));
+  // Held, and counted for a hang's report until their AWs come.
+  CHECK_FALSE(rig.axi.idle());
+  CHECK(rig.axi.early_w_beats() == 2);
+  CHECK(rig.axi.live_bursts() == 0);
   rig.tick(aw(0, 0x300, 0));
   rig.tick(aw(1, 0x308, 0));
   Axi4MasterSignals idle;
@@ -217,6 +221,7 @@ TEST_CASE("axi4 slave: W beats ahead of their AW are held and matched in AW orde
   CHECK(got == std::vector<std::uint8_t>{0x31, 0x31, 0x31, 0x31, 0x31, 0x31, 0x31, 0x31, 0x32, 0x32, 0x32, 0x32, 0x32,
                                          0x32, 0x32, 0x32});
   CHECK(rig.axi.idle());
+  CHECK(rig.axi.early_w_beats() == 0);
 }
 
 TEST_CASE("axi4 slave: illegal bursts are reported precisely") {
