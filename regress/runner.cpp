@@ -460,4 +460,12 @@ std::optional<std::int64_t> run_to_continue(HistoryDb& db, const Suite& suite, c
   return std::nullopt;
 }
 
+std::optional<RunInfo> run_to_repeat(HistoryDb& db, const Suite& suite, const RunnerOptions& opts) {
+  if (opts.rerun_failed) return std::nullopt;
+  const RunInfo key = run_key(db, suite, opts);
+  std::string fresh;
+  if (db.resumable_run(key, &fresh) || fresh == key.label) return std::nullopt;
+  return db.find_run(key.suite, key.rev, key.label);
+}
+
 }  // namespace mxc::regress

@@ -75,6 +75,10 @@ std::vector<TestSpec> select_tests(const Suite& suite, const std::string& tag, c
 /// unfinished run of the same suite, revision and label); none when it would
 /// start a new one. Reads only.
 std::optional<std::int64_t> run_to_continue(HistoryDb& db, const Suite& suite, const RunnerOptions& opts);
+/// The complete run of the same suite, revision and label that run_suite()
+/// would repeat (as LABEL.2, ...) rather than continue; none when it would
+/// continue a run or start the first. Reads only.
+std::optional<RunInfo> run_to_repeat(HistoryDb& db, const Suite& suite, const RunnerOptions& opts);
 
 /// Runs `suite` under `opts`, recording into `db`. Throws on a setup error
 /// (cannot create folders, nothing to rerun).

@@ -81,6 +81,8 @@ int regress_main(int argc, char** argv) {
     ("label", "run label: runs of one suite at one revision with one label are one run (default: that of the newest "
               "unfinished run with a date label, else the UTC date)", cxxopts::value<std::string>())
     ("baseline", "revision the report compares against (default: the previous run)", cxxopts::value<std::string>())
+    ("no-repeat", "when the run this command names (suite, revision, label) is complete, do nothing and exit 0 "
+                  "rather than start a repeat of it (a resubmitted batch job)")
     ("list", "print the selected tests and their commands, run nothing")
     ("no-progress", "no progress output")
     ("no-report", "record results only; write no JUnit/HTML/CSV/JSON")
@@ -181,6 +183,18 @@ int regress_main(int argc, char** argv) {
     std::cerr << argv[0] << ": --baseline '" << baseline << "': " << db_path << " has no other run of suite '"
               << suite.name << "' at that revision\n";
     return kExitUsage;
+  }
+
+  if (args.count("no-repeat")) {
+    if (ro.rerun_failed) {
+      std::cerr << argv[0] << ": --no-repeat: --rerun-failed always records into the newest run\n";
+      return kExitUsage;
+    }
+    if (const auto done = regress::run_to_repeat(db, suite, ro)) {
+      std::cout << "run " << done->label << " of suite " << suite.name << " @ " << done->rev.substr(0, 12)
+                << " is complete: nothing to do (--no-repeat)\n";
+      return kExitPass;
+    }
   }
 
   // --rerun-failed records into the run it reruns, under that run's revision: a --rev naming

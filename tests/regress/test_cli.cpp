@@ -430,3 +430,40 @@ TEST_CASE("an unknown command's error is its last line, as a test of it records"
   HistoryDb db(dir / "o/results.db", HistoryDb::Access::read);
   CHECK(db.results(db.runs().at(0).run_id).at(0).message == "usage error: mxcosim: unknown command 'nosuchcommand'");
 }
+
+TEST_CASE("with --no-repeat a complete run is left as it is, and an unfinished one is continued") {
+  // A resubmitted batch task: its shard's run is complete, and the same command would start LABEL.2 and run
+  // every test again (a merge then counted the shard twice). A passing stub counts its runs in a file.
+  TempDir dir;
+  write_text(dir / "ok.sh", "#!/bin/sh\necho x >> " + (dir / "count") + "\nexit 0\n");
+  std::filesystem::permissions(dir / "ok.sh", std::filesystem::perms::owner_all);
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, seeds: [1, 2, 3]}\n");
+  const std::vector<std::string> cmd{MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--exe",
+                                     dir / "ok.sh", "--label", "L", "--rev", "r1", "--no-progress", "--no-report",
+                                     "--no-repeat"};
+  const auto lines = [&] {
+    const std::string t = read_text(dir / "count");
+    return std::count(t.begin(), t.end(), '\n');
+  };
+  REQUIRE(run(cmd, dir / "l1") == 0);  // no run yet: it runs
+  CHECK(lines() == 3);
+  REQUIRE(run(cmd, dir / "l2") == 0);
+  CHECK(read_text(dir / "l2").find("run L of suite s @ r1 is complete: nothing to do (--no-repeat)") !=
+        std::string::npos);
+  CHECK(lines() == 3);
+  {
+    HistoryDb db(dir / "o/results.db", HistoryDb::Access::read);
+    REQUIRE(db.runs().size() == 1);
+    CHECK(db.runs()[0].label == "L");
+  }
+  // Without it the same command repeats the run as L.2.
+  REQUIRE(run(std::vector<std::string>(cmd.begin(), cmd.end() - 1), dir / "l3") == 0);
+  CHECK(lines() == 6);
+  HistoryDb db(dir / "o/results.db", HistoryDb::Access::read);
+  REQUIRE(db.runs().size() == 2);
+  CHECK(db.runs()[1].label == "L.2");
+  // It cannot go with --rerun-failed, which always records into the newest run.
+  std::vector<std::string> rerun = cmd;
+  rerun.push_back("--rerun-failed");
+  CHECK(run(rerun, dir / "l4") == 2);
+}
