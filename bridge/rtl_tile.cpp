@@ -62,6 +62,18 @@ std::vector<std::string> rtl_tile_mutants() {
   return names;
 }
 
+void check_rtl_mutant(const std::string& name, std::uint32_t rows, std::uint32_t cols) {
+  const auto it = mutants().find(name);
+  if (it != mutants().end() && it->second.rows == rows && it->second.cols == cols) return;
+  std::ostringstream msg;
+  msg << "no RTL mutant '" << name << "' of a " << rows << "x" << cols << " array in this build; built:";
+  const auto names = rtl_tile_mutants();
+  if (names.empty()) msg << " none";
+  for (const auto& n : names) msg << " " << n;
+  msg << " (configure with -DMXCOSIM_RTL_MUTANTS=\"" << name << ";...\", docs/mutants.md)";
+  throw std::invalid_argument(msg.str());
+}
+
 TileGeometry rtl_tile_geometry(std::uint32_t rows, std::uint32_t cols) {
   const auto sizes = rtl_tile_sizes();
   if (std::find(sizes.begin(), sizes.end(), std::pair{rows, cols}) == sizes.end()) no_such_size(rows, cols);
@@ -81,17 +93,8 @@ TileGeometry rtl_like_geometry(std::uint32_t rows, std::uint32_t cols) {
 std::unique_ptr<RtlTile> make_rtl_tile(const RtlTileConfig& cfg, MemoryTarget& mem) {
   const TileGeometry geo = rtl_tile_geometry(cfg.rows, cfg.cols);
   if (!cfg.mutant.empty()) {
-    const auto it = mutants().find(cfg.mutant);
-    if (it == mutants().end() || it->second.rows != cfg.rows || it->second.cols != cfg.cols) {
-      std::ostringstream msg;
-      msg << "no RTL mutant '" << cfg.mutant << "' of a " << cfg.rows << "x" << cfg.cols << " array in this build; built:";
-      const auto names = rtl_tile_mutants();
-      if (names.empty()) msg << " none";
-      for (const auto& n : names) msg << " " << n;
-      msg << " (configure with -DMXCOSIM_RTL_MUTANTS=\"" << cfg.mutant << ";...\", docs/mutants.md)";
-      throw std::invalid_argument(msg.str());
-    }
-    return it->second.make(cfg, geo, mem);
+    check_rtl_mutant(cfg.mutant, cfg.rows, cfg.cols);
+    return mutants().at(cfg.mutant).make(cfg, geo, mem);
   }
 #define MXCOSIM_SIZE_ENTRY(r, c, cls) \
   if (cfg.rows == (r) && cfg.cols == (c)) return std::make_unique<VerilatedTile<cls>>(cfg, geo, mem);

@@ -70,5 +70,8 @@ using RtlMutantMaker =
 void register_rtl_mutant(const std::string& name, std::uint32_t rows, std::uint32_t cols, RtlMutantMaker make);
 /// "name (RxC)" of every mutant this build holds, sorted.
 std::vector<std::string> rtl_tile_mutants();
+/// Throws std::invalid_argument, naming the mutants built and how to build
+/// it, unless this build holds mutant `name` of a rows x cols array.
+void check_rtl_mutant(const std::string& name, std::uint32_t rows, std::uint32_t cols);
 
 }  // namespace mxc

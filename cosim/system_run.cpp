@@ -125,10 +125,8 @@ struct SplitStopped : std::runtime_error {
 
 SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work);
 
-/// The result --inject-fault flips an element of: chip 0's first result an
-/// RTL tile writes (model tiles' results are not checked); nullptr without
-/// the option. Throws when there is none, or the element is not one chip
-/// 0 holds: the fault would change nothing and the run would still pass.
+}  // namespace
+
 const ResultRegion* fault_region(const SystemRunOptions& opts, const Workload& work) {
   if (!opts.inject_fault) return nullptr;
   const std::uint64_t idx = *opts.inject_fault;
@@ -148,6 +146,8 @@ const ResultRegion* fault_region(const SystemRunOptions& opts, const Workload& w
                                                                      : "its results come from model tiles") +
                               "), so there is nothing to flip");
 }
+
+namespace {
 
 // Tile cycles the shadow's thread runs at a time once it has caught up with the design: few
 // enough wake-ups to cost nothing, short enough to keep both threads busy.

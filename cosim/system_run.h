@@ -111,6 +111,12 @@ struct SystemRunResult {
   bool shadow_memory_replayed = false;
 };
 
+/// The result --inject-fault flips an element of: chip 0's first result an
+/// RTL tile writes (model tiles' results are not checked); nullptr without
+/// the option. Throws when there is none, or the element is not one chip
+/// 0 holds: the fault would change nothing and the run would still pass.
+const ResultRegion* fault_region(const SystemRunOptions& opts, const Workload& work);
+
 /// Runs opts.workload (built by build_workload).
 SystemRunResult run_system(const SystemRunOptions& opts);
 /// opts.workload built for opts.system (validated, on its tiles' geometry),

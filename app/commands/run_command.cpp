@@ -107,37 +107,6 @@ std::string in_process_command(const std::vector<std::string>& args, const std::
   return cmd.str();
 }
 
-// The checks the run makes of --mutant and --inject-fault when it builds its tiles and checks
-// its results, made before the run's header: bad input is said before anything seems to run.
-void check_mutant(const std::string& mutant, const SystemConfig& c) {
-  const std::string size = std::to_string(c.rows) + "x" + std::to_string(c.cols);
-  const auto built = rtl_tile_mutants();  // "name (RxC)"
-  if (std::find(built.begin(), built.end(), mutant + " (" + size + ")") != built.end()) return;
-  std::string names;
-  for (const auto& n : built) names += " " + n;
-  throw std::invalid_argument("--mutant " + mutant + ": no RTL mutant '" + mutant + "' of a " + size +
-                              " array in this build; built:" + (names.empty() ? " none" : names) +
-                              " (configure with -DMXCOSIM_RTL_MUTANTS=\"" + mutant + ";...\", docs/mutants.md)");
-}
-
-void check_fault(std::uint64_t idx, const SystemConfig& c, const Workload& work) {
-  for (const ResultRegion& r : work.regions.at(0)) {
-    if (c.tile_kinds.at(r.producer_tile) != TileKind::kRtl) continue;
-    const std::uint64_t cols = r.layout.cols;
-    const std::uint64_t first = std::min(r.first_row, r.layout.rows) * cols;
-    const std::uint64_t end = std::min(r.end_row, r.layout.rows) * cols;
-    if (idx < first || idx >= end)
-      throw std::invalid_argument("--inject-fault " + std::to_string(idx) + ": chip 0 holds elements " +
-                                  std::to_string(first) + " to " + std::to_string(end - 1) + " of result '" + r.name +
-                                  "'");
-    return;
-  }
-  throw std::invalid_argument("--inject-fault: chip 0 has no result an RTL tile writes (" +
-                              std::string(work.regions.at(0).empty() ? "a program run checks memory, not a result"
-                                                                     : "its results come from model tiles") +
-                              "), so there is nothing to flip");
-}
-
 }  // namespace
 
 int run_main(int argc, char** argv) {
@@ -369,8 +338,9 @@ int run_main(int argc, char** argv) {
   // shape) is said before the run's header and before a server's session is
   // taken for it.
   const Workload work = build_run_workload(o);
-  if (!o.mutant.empty()) check_mutant(o.mutant, c);
-  if (o.inject_fault) check_fault(*o.inject_fault, c, work);
+  // Said before the run's header, as every input error (the run checks them again as it starts).
+  if (!o.mutant.empty()) check_rtl_mutant(o.mutant, c.rows, c.cols);
+  fault_region(o, work);
   std::string served;
   if (args.count("connect"))
     served = connect_run(o, args["connect"].as<std::string>(), args["reply-timeout"].as<double>(), chips);
