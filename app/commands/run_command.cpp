@@ -339,7 +339,13 @@ int run_main(int argc, char** argv) {
   // taken for it.
   const Workload work = build_run_workload(o);
   // Said before the run's header, as every input error (the run checks them again as it starts).
-  if (!o.mutant.empty()) check_rtl_mutant(o.mutant, c.rows, c.cols);
+  if (!o.mutant.empty()) {
+    try {
+      check_rtl_mutant(o.mutant, c.rows, c.cols);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("--mutant " + o.mutant + ": " + e.what());
+    }
+  }
   fault_region(o, work);
   std::string served;
   if (args.count("connect"))
