@@ -71,6 +71,16 @@ expect "traffic: transpose needs at least two dimensions larger than 1" --traffi
 # The time options stop at one simulated second (1e12 ns would have run for days).
 expect "--measure-ns must be in [0, 1e9]" --traffic uniform --measure-ns 1e10 --config "$ring"
 expect "--drain-ns must be in [0, 1e9]" --traffic uniform --drain-ns 2e9 --config "$ring"
+expect "--warmup-ns must be in [0, 1e9]" --traffic uniform --warmup-ns 2e9 --config "$ring"
+# An option given twice: the parser kept the last silently.
+expect "--load given 2 times ('0.1', then '0.2'): give it once" --traffic uniform --load 0.1 --config "$ring" --load 0.2
+# The table printed to a full disk is lost: an error, not exit 0.
+out=$(timeout 60 "$m" ici --config "$ring" --model analytic --collective allreduce --bytes 1KiB 2>&1 >/dev/full)
+rc=$?
+if [ $rc -ne 2 ] || ! printf '%s\n' "$out" | grep -q "^mxcosim ici: error: writing standard output failed"; then
+  echo "cli_bad_args: a table written to /dev/full gave exit $rc and: $out" >&2
+  fail=1
+fi
 # --model named the config field ("field 'model'"), not the option.
 expect "--model: must be torus or analytic, got 'foo'" --traffic uniform --model foo --config "$ring"
 # The other mode's options would be ignored: refused, naming the mode.

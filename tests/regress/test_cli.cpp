@@ -467,3 +467,52 @@ TEST_CASE("with --no-repeat a complete run is left as it is, and an unfinished o
   rerun.push_back("--rerun-failed");
   CHECK(run(rerun, dir / "l4") == 2);
 }
+
+TEST_CASE("report --fail-on-regression exits 1 when a test regressed against the baseline, 0 when none did") {
+  TempDir dir;
+  // Passes, or fails with a mismatch while the file `broken` is beside it; the same cycles either way.
+  write_text(dir / "fake.sh", R"(#!/bin/sh
+json=''
+while [ $# -gt 0 ]; do [ "$1" = --json ] && json=$2; shift; done
+if [ -e "$(dirname "$0")/broken" ]; then
+  echo '{"status":"fail","error":"","cycles":{"rtl":500},"mismatches":[{"where":"sb","id":"C[1][2]",
+         "field":"value","expected":"1","actual":"0","time_ps":9}]}' > "$json"
+  exit 1
+fi
+echo '{"status":"pass","cycles":{"rtl":500,"model":500}}' > "$json"
+)");
+  std::filesystem::permissions(dir / "fake.sh", std::filesystem::perms::owner_all);
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a}\n  - {name: b}\n");
+  auto regress = [&](const std::string& rev) {
+    return run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--exe", dir / "fake.sh", "--no-progress",
+                "--no-report", "--rev", rev},
+               dir / ("regress-" + rev));
+  };
+  const std::string db = dir / "o/results.db";
+  auto report = [&](const std::string& baseline, bool fail_on_regression) {
+    std::vector<std::string> args{MXCOSIM_BIN, "report", "--db", db, "--json", dir / "r.json"};
+    args.insert(args.end(), {"--baseline", baseline});
+    if (fail_on_regression) args.push_back("--fail-on-regression");
+    return run(args, dir / "report.txt");
+  };
+  REQUIRE(regress("r1") == 0);
+  write_text(dir / "broken", "");
+  REQUIRE(regress("r2") == 1);
+  // r2 against r1: both tests passed and now fail.
+  CHECK(report("r1", true) == 1);
+  CHECK(read_text(dir / "report.txt").find("2 regression(s) against r1") != std::string::npos);
+  CHECK(report("r1", false) == 0);
+  std::filesystem::remove(dir / "broken");
+  REQUIRE(regress("r3") == 0);
+  // r3 against r1, and against the failing r2: nothing that passed fails.
+  CHECK(report("r1", true) == 0);
+  CHECK(read_text(dir / "report.txt").find("0 regression(s) against r1") != std::string::npos);
+  CHECK(report("r2", true) == 0);
+  // The summary printed to a standard output that cannot take it is an error, not a silent exit 0.
+  const std::string full = shell_join({MXCOSIM_BIN, "report", "--db", db, "--json", dir / "r.json"}) +
+                           " > /dev/full 2> " + shell_join({dir / "full.txt"});
+  const int status = std::system(full.c_str());
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 2));
+  CHECK(read_text(dir / "full.txt").find("mxcosim report: error: writing standard output failed") !=
+        std::string::npos);
+}

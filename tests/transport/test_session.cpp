@@ -204,15 +204,18 @@ TEST_CASE("transport: a client past a server's --sessions is told so at once, no
   const ServedSystem sys = ideal(100'000, 64);
   ServerOptions o = options(sys);
   o.max_sessions = 1;
+  o.read_timeout = Millis(60'000);  // the running session outlasts the second client's wait
   std::ostringstream log;
   o.log = &log;
   ServerThread st(o, "sessions-spent");
   const auto first = ClientSession::connect(client(st.address, sys));  // the one session, running
+  ClientOptions second = client(st.address, sys);
+  second.reply_timeout = Millis(30'000);  // kept waiting, it would fail only after this
   const auto t0 = std::chrono::steady_clock::now();
-  CHECK_THROWS_WITH(ClientSession::connect(client(st.address, sys)),
+  CHECK_THROWS_WITH(ClientSession::connect(second),
                     Catch::Contains("refused: server ending: it serves 1 session(s) (mxcosim serve --sessions) and "
                                     "has taken them all; start another server"));
-  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(15));
   first->bye();
   st.join();
   CHECK_THAT(log.str(), Catch::Contains("refused: server ending"));
