@@ -502,6 +502,10 @@ echo '{"status":"pass","cycles":{"rtl":500,"model":500}}' > "$json"
   CHECK(report("r1", true) == 1);
   CHECK(read_text(dir / "report.txt").find("2 regression(s) against r1") != std::string::npos);
   CHECK(report("r1", false) == 0);
+  // A merge with no report file asked for still decides the exit status (it exited 0 once merged).
+  CHECK(run({MXCOSIM_BIN, "report", "--db", dir / "merged.db", db, "--baseline", "r1", "--fail-on-regression"},
+            dir / "merge.txt") == 1);
+  CHECK(read_text(dir / "merge.txt").find("2 regression(s) against r1") != std::string::npos);
   std::filesystem::remove(dir / "broken");
   REQUIRE(regress("r3") == 0);
   // r3 against r1, and against the failing r2: nothing that passed fails.
