@@ -32,9 +32,16 @@ namespace {
 asio::generic::stream_protocol::endpoint endpoint_of(const Address& a) {
   if (a.kind == Address::Kind::kUnix) return asio::local::stream_protocol::endpoint(a.path);
   boost::system::error_code ec;
-  const auto ip = asio::ip::make_address(a.host, ec);
-  if (ec) throw TransportError("address '" + a.to_string() + "': '" + a.host + "' is not an IP address");
-  return asio::ip::tcp::endpoint(ip, a.port);
+  if (const auto ip = asio::ip::make_address(a.host, ec); !ec) return asio::ip::tcp::endpoint(ip, a.port);
+  // A host name: its first address in the resolver's order, so the server and its clients on
+  // one machine pick the same one every time.
+  asio::io_context io;
+  asio::ip::tcp::resolver resolver(io);
+  const auto found = resolver.resolve(a.host, std::to_string(a.port), asio::ip::tcp::resolver::numeric_service, ec);
+  if (ec || found.empty())
+    throw TransportError("address '" + a.to_string() + "': host '" + a.host + "' does not resolve" +
+                         (ec ? " (" + ec.message() + ")" : std::string()));
+  return found.begin()->endpoint();
 }
 
 // Runs one asynchronous operation on `io` with a deadline. Returns false on

@@ -3,6 +3,13 @@
 // same moment both finish (each reads while it waits to write), where plain
 // blocking writes would wait for each other until the deadline.
 #include <catch2/catch.hpp>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <thread>
@@ -164,4 +171,27 @@ TEST_CASE("channel: a client started before its server waits for it, up to the c
                     Catch::Contains("no server accepted at unix:") &&
                         Catch::Contains("within 0.3 s (No such file or directory)"));
   CHECK(std::chrono::steady_clock::now() - t0 >= Millis(300));
+}
+
+TEST_CASE("channel: a TCP address may name its host, which must resolve") {
+  // parse_address reads localhost as 127.0.0.1 itself; this one goes through the resolver.
+  Address named;
+  named.host = "localhost";
+  Listener listener(named);
+  CHECK(listener.address().port != 0);
+  std::unique_ptr<Channel> served;
+  std::thread server([&] { served = listener.accept(Millis(5000)); });
+  const auto client = Channel::connect(listener.address(), Millis(5000));
+  server.join();
+  REQUIRE(served);
+  client->send(big(3, 10), Millis(2000));
+  const Message m = served->receive(Millis(2000));
+  REQUIRE(std::holds_alternative<BackdoorMsg>(m));
+  CHECK(std::get<BackdoorMsg>(m).chip == 3);
+
+  const Address nowhere = parse_address("tcp://nosuchhost.invalid:7000");
+  const auto names_host = Catch::Contains("address 'tcp://nosuchhost.invalid:7000': host 'nosuchhost.invalid' "
+                                          "does not resolve");
+  CHECK_THROWS_WITH(Channel::connect(nowhere, Millis(2000)), names_host);
+  CHECK_THROWS_WITH(Listener(nowhere), names_host);
 }
