@@ -146,8 +146,9 @@ int run_main(int argc, char** argv) {
     ("dtype", "int8 (int8 x int8 -> int32) or bf16 (bf16 x bf16 -> fp32)", cxxopts::value<std::string>()->default_value("int8"))
     ("seed", "seed of the operands, the RTL's initial state and all random stalls", cxxopts::value<std::uint64_t>()->default_value("1"));
   opts.add_options("transport")
-    ("connect", "use the memories and fabric served by `mxcosim serve` at ADDR (tcp://HOST:PORT or unix:PATH; "
-                "docs/transport.md); results are identical to a local run", cxxopts::value<std::string>())
+    ("connect", "use the memories and fabric served by `mxcosim serve` at ADDR (tcp://HOST:PORT, HOST an IP "
+                "address or a host name, or unix:PATH; docs/transport.md); results are identical to a local run",
+     cxxopts::value<std::string>())
     ("reply-timeout", "with --connect: seconds to wait for the server before failing the run",
      cxxopts::value<double>()->default_value("10"))
     ("chips", "with --connect: run only these chips' tiles (LIST: comma-separated, e.g. 0 or 0,2); the other chips "

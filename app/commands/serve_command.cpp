@@ -68,7 +68,8 @@ int serve_main(int argc, char** argv) {
   // clang-format off
   opts.add_options()
     ("config", "system configuration YAML (configs/*.yaml); default: the built-in system", cxxopts::value<std::string>())
-    ("listen", "address: tcp://HOST:PORT (HOST empty = 127.0.0.1; give 0.0.0.0 to accept other hosts) or unix:PATH",
+    ("listen", "address: tcp://HOST:PORT (HOST an IP address or a host name, empty = 127.0.0.1; give 0.0.0.0 to "
+               "accept other hosts) or unix:PATH",
      cxxopts::value<std::string>()->default_value("tcp://127.0.0.1:7000"))
     ("serve", "what to host: all (the memories and the fabric), memories, or fabric (clients simulate their own "
               "chips' memories; a split run then has only the fabric across processes)",

@@ -158,7 +158,13 @@ int main(int argc, char** argv) {
   int repeat = 3;
   std::uint32_t m = 32, k = 32, n = 32;
   std::string only;  // run the rows whose name contains this
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; i += 2) {
+    // Every option takes a value: a last one without it is --help or a mistake, never a full run.
+    const bool help = !std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h");
+    if (help || i + 1 == argc) {
+      std::fprintf(help ? stdout : stderr, "usage: %s [--repeat R] [--m M] [--k K] [--n N] [--only TEXT]\n", argv[0]);
+      return help ? 0 : 2;
+    }
     if (!std::strcmp(argv[i], "--repeat")) repeat = std::max(1, std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--m")) m = static_cast<std::uint32_t>(std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--k")) k = static_cast<std::uint32_t>(std::atoi(argv[i + 1]));

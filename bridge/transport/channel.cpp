@@ -32,9 +32,16 @@ namespace {
 asio::generic::stream_protocol::endpoint endpoint_of(const Address& a) {
   if (a.kind == Address::Kind::kUnix) return asio::local::stream_protocol::endpoint(a.path);
   boost::system::error_code ec;
-  const auto ip = asio::ip::make_address(a.host, ec);
-  if (ec) throw TransportError("address '" + a.to_string() + "': '" + a.host + "' is not an IP address");
-  return asio::ip::tcp::endpoint(ip, a.port);
+  if (const auto ip = asio::ip::make_address(a.host, ec); !ec) return asio::ip::tcp::endpoint(ip, a.port);
+  // A host name: its first address in the resolver's order, so the server and its clients on
+  // one machine pick the same one every time.
+  asio::io_context io;
+  asio::ip::tcp::resolver resolver(io);
+  const auto found = resolver.resolve(a.host, std::to_string(a.port), asio::ip::tcp::resolver::numeric_service, ec);
+  if (ec || found.empty())
+    throw TransportError("address '" + a.to_string() + "': host '" + a.host + "' does not resolve" +
+                         (ec ? " (" + ec.message() + ")" : std::string()));
+  return found.begin()->endpoint();
 }
 
 // Runs one asynchronous operation on `io` with a deadline. Returns false on
@@ -72,6 +79,8 @@ struct Channel::Impl {
   std::vector<std::uint8_t> out;  // queued frames, reused
   std::array<std::uint8_t, 1 << 16> buf{};
   std::uint64_t bytes_in = 0;
+  std::size_t peak_buffered = 0;  // most bytes the decoder held at once
+  std::string bad_input;          // why reading stopped (garbage came); the write side stays open
 
   // Reads and writes go straight to the (non-blocking) descriptor with poll()
   // for the deadline: an io_context round per operation costs more than the
@@ -93,6 +102,7 @@ struct Channel::Impl {
       if (n > 0) {
         bytes_in += static_cast<std::uint64_t>(n);
         decoder.feed(std::span<const std::uint8_t>(buf.data(), static_cast<std::size_t>(n)));
+        peak_buffered = std::max(peak_buffered, decoder.pending());
         return true;
       }
       if (n == 0) closed();
@@ -104,13 +114,34 @@ struct Channel::Impl {
       throw TransportError("transport: receiving from " + peer + " failed: " + why + " (peer died?)");
     }
   }
+  // Bytes that cannot be framed: nothing after them can be read as messages, so reading stops,
+  // but the write side stays open for the ERROR that tells the peer why (close() ends it).
+  [[noreturn]] void garbage(const ProtocolError& e) {
+    if (bad_input.empty() && socket.is_open()) ::shutdown(fd(), SHUT_RD);
+    bad_input = "transport: garbage from " + peer + ": " + e.what();
+    throw TransportError(bad_input);
+  }
+  // The next buffered message; throws once the input went bad.
+  std::optional<Message> next_buffered() {
+    if (!bad_input.empty()) throw TransportError(bad_input);
+    try {
+      return decoder.next();
+    } catch (const ProtocolError& e) {
+      garbage(e);
+    }
+  }
   // Waits until the descriptor is ready for `events` or the deadline; returns the ready events (0 = timeout).
+  // Past the deadline it says timeout even when the descriptor is ready: a peer that never stops
+  // sending would otherwise keep a waiting flush going for ever.
   short wait(short events, std::chrono::steady_clock::time_point deadline) {
     for (;;) {
       const auto left = std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now()).count();
       pollfd p{fd(), events, 0};
       const int r = ::poll(&p, 1, static_cast<int>(std::clamp<long long>(left + 1, 0, 1 << 30)));
-      if (r > 0) return p.revents ? p.revents : events;
+      if (r > 0) {
+        if (std::chrono::steady_clock::now() >= deadline) return 0;
+        return p.revents ? p.revents : events;
+      }
       if (r == 0) {
         if (std::chrono::steady_clock::now() >= deadline) return 0;
         continue;
@@ -198,7 +229,7 @@ void Channel::flush(Millis timeout) {
         // What the peer sent before it closed (its ERROR, say) stays for
         // try_receive(); closing without reading it would drop it.
         try {
-          while (s.read_some()) {
+          while (s.bad_input.empty() && s.read_some()) {
           }
         } catch (const TransportError&) {  // its end of stream, or a frame it cut short
         }
@@ -208,36 +239,28 @@ void Channel::flush(Millis timeout) {
       s.socket.close();
       throw TransportError("transport: sending to " + s.peer + " failed: " + std::strerror(err) + " (peer died?)");
     }
-    // Full: take the peer's data meanwhile, so that its own writes cannot block it forever.
-    const short ev = s.wait(POLLOUT | POLLIN, deadline);
+    // Full: take the peer's data meanwhile, so that its own writes cannot block it forever; but
+    // only about one frame of it, as nothing is decoded here: a peer that writes and never reads
+    // would otherwise fill our memory. Past that its writes wait, as ours do.
+    const bool take = s.bad_input.empty() && s.decoder.pending() < kMaxFrameBytes + kLengthBytes;
+    const short ev = s.wait(take ? POLLOUT | POLLIN : POLLOUT, deadline);
     if (ev == 0) {
+      // Part of a frame may have gone out: nothing more can be sent on this stream.
       s.out.clear();
+      s.socket.close();
       throw TransportError("transport: " + s.peer + " did not take data for " + seconds_text(timeout) + " (stalled)");
     }
-    if (ev & POLLIN) s.read_some();
+    if (take && (ev & POLLIN)) s.read_some();
   }
   s.out.clear();
 }
 
-std::optional<Message> Channel::try_receive_buffered() {
-  Impl& s = *m_impl;
-  try {
-    return s.decoder.next();
-  } catch (const ProtocolError& e) {
-    s.socket.close();
-    throw TransportError("transport: garbage from " + s.peer + ": " + e.what());
-  }
-}
+std::optional<Message> Channel::try_receive_buffered() { return m_impl->next_buffered(); }
 
 std::optional<Message> Channel::try_receive() {
   Impl& s = *m_impl;
   for (int pass = 0; pass < 2; ++pass) {
-    try {
-      if (auto m = s.decoder.next()) return m;
-    } catch (const ProtocolError& e) {
-      s.socket.close();
-      throw TransportError("transport: garbage from " + s.peer + ": " + e.what());
-    }
+    if (auto m = s.next_buffered()) return m;
     if (pass == 0 && (!s.socket.is_open() || !s.read_some())) break;
   }
   return std::nullopt;
@@ -247,12 +270,7 @@ Message Channel::receive(Millis timeout) {
   Impl& s = *m_impl;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    try {
-      if (auto m = s.decoder.next()) return std::move(*m);
-    } catch (const ProtocolError& e) {
-      s.socket.close();
-      throw TransportError("transport: garbage from " + s.peer + ": " + e.what());
-    }
+    if (auto m = s.next_buffered()) return std::move(*m);
     if (!s.socket.is_open()) throw TransportError("transport: connection to " + s.peer + " is closed");
     // A flush that had to wait read what the peer sent meanwhile: look in
     // the decoder again before waiting for more, or a message already here
@@ -275,6 +293,8 @@ void Channel::close() {
 const std::string& Channel::peer() const { return m_impl->peer; }
 
 std::uint64_t Channel::bytes_received() const { return m_impl->bytes_in; }
+
+std::size_t Channel::peak_buffered() const { return m_impl->peak_buffered; }
 
 struct Listener::Impl {
   asio::io_context io;

@@ -48,15 +48,17 @@ class Channel {
   void send(const Message& m, Millis timeout);
   /// Appends a frame to the output buffer without writing (see flush).
   void queue(const Message& m);
-  /// Writes everything queued within `timeout`, reading what the peer sends meanwhile so two
-  /// peers writing at once cannot block each other.
+  /// Writes everything queued within `timeout`, reading what the peer sends meanwhile (up to
+  /// about one frame) so two peers writing at once cannot block each other. A peer that takes
+  /// nothing until the deadline is dropped (the connection is closed), however much it sends.
   void flush(Millis timeout);
   /// Bytes queued and not yet written.
   std::size_t queued() const;
   /// Raw bytes as they are (tests use it to play a broken peer).
   void send_raw(std::span<const std::uint8_t> bytes, Millis timeout);
   /// The next message within `timeout`; throws TransportError (with the peer's name) otherwise,
-  /// TransportTimeout when the deadline passed.
+  /// TransportTimeout when the deadline passed. After garbage only the reading side is shut:
+  /// an ERROR saying why can still be sent before close().
   /// Flushes queued output before waiting: never wait for a peer that may be waiting for us.
   Message receive(Millis timeout);
   /// A message that is already here (buffered or readable now), without waiting; nullopt otherwise.
@@ -71,6 +73,9 @@ class Channel {
   const std::string& peer() const;
   /// Bytes read from the peer so far.
   std::uint64_t bytes_received() const;
+  /// The most bytes read and not yet taken as messages at any one time. A flush reads what the
+  /// peer sends meanwhile only while this is under about one frame (kMaxFrameBytes).
+  std::size_t peak_buffered() const;
 
  private:
   std::unique_ptr<Impl> m_impl;

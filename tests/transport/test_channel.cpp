@@ -3,6 +3,13 @@
 // same moment both finish (each reads while it waits to write), where plain
 // blocking writes would wait for each other until the deadline.
 #include <catch2/catch.hpp>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <thread>
@@ -166,4 +173,69 @@ TEST_CASE("channel: a client started before its server waits for it, up to the c
                     Catch::Contains("no server accepted at unix:") &&
                         Catch::Contains("within 0.3 s (No such file or directory)"));
   CHECK(std::chrono::steady_clock::now() - t0 >= Millis(300));
+}
+
+TEST_CASE("channel: a peer that writes and never reads is dropped at the deadline, holding about a frame") {
+  // The peer is a raw socket that sends heartbeats as fast as it can and reads nothing. While
+  // a flush waited for it, the channel once took in all it sent (gigabytes for a server) and,
+  // as input kept coming, waited past its deadline.
+  const std::string path = socket_path("flood");
+  Listener listener(parse_address("unix:" + path));
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_un sa{};
+  sa.sun_family = AF_UNIX;
+  std::memcpy(sa.sun_path, path.c_str(), path.size());
+  REQUIRE(::connect(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa) == 0);
+  auto ch = listener.accept(Millis(5000));
+  REQUIRE(ch);
+  std::atomic<bool> stop{false};
+  std::uint64_t sent = 0;
+  std::thread flood([&] {
+    std::vector<std::uint8_t> chunk;
+    for (int i = 0; i < 16384; ++i) encode_into(chunk, HeartbeatMsg{});
+    // 256 MiB at most, well past the bound, so that a channel without it does not take all memory.
+    while (!stop && sent < (256u << 20)) {
+      pollfd p{fd, POLLOUT, 0};
+      if (::poll(&p, 1, 50) <= 0) continue;
+      const ssize_t n = ::send(fd, chunk.data(), chunk.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n > 0) sent += static_cast<std::uint64_t>(n);
+      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) break;  // dropped
+    }
+  });
+  for (int i = 0; i < 8; ++i) ch->queue(big(1, 1u << 20));
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH(ch->flush(Millis(1000)), Catch::Contains("did not take data for 1 s (stalled)"));
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stop = true;
+  flood.join();
+  ::close(fd);
+  CHECK(took < 6.0);  // the deadline, with room for a loaded machine
+  CHECK(ch->peak_buffered() <= kMaxFrameBytes + kLengthBytes + (1u << 16));  // a frame and one read
+  CHECK(sent > kMaxFrameBytes);  // the peer did send more than that
+  // The stream may end inside a frame now: nothing more goes out on it.
+  CHECK_THROWS_WITH(ch->send(HeartbeatMsg{}, Millis(1000)), Catch::Contains("is closed"));
+}
+
+TEST_CASE("channel: a TCP address may name its host, which must resolve") {
+  // parse_address reads localhost as 127.0.0.1 itself; this one goes through the resolver.
+  Address named;
+  named.host = "localhost";
+  Listener listener(named);
+  CHECK(listener.address().port != 0);
+  std::unique_ptr<Channel> served;
+  std::thread server([&] { served = listener.accept(Millis(5000)); });
+  const auto client = Channel::connect(listener.address(), Millis(5000));
+  server.join();
+  REQUIRE(served);
+  client->send(big(3, 10), Millis(2000));
+  const Message m = served->receive(Millis(2000));
+  REQUIRE(std::holds_alternative<BackdoorMsg>(m));
+  CHECK(std::get<BackdoorMsg>(m).chip == 3);
+
+  const Address nowhere = parse_address("tcp://nosuchhost.invalid:7000");
+  const auto names_host = Catch::Contains("address 'tcp://nosuchhost.invalid:7000': host 'nosuchhost.invalid' "
+                                          "does not resolve");
+  CHECK_THROWS_WITH(Channel::connect(nowhere, Millis(2000)), names_host);
+  CHECK_THROWS_WITH(Listener(nowhere), names_host);
 }

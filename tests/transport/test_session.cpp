@@ -434,7 +434,12 @@ TEST_CASE("transport: garbage from a client ends its session with the decoder's 
   ServerThread st(o, "garbage-in");
   auto ch = Channel::connect(parse_address(st.address), Millis(2000));
   ch->send_raw(std::vector<std::uint8_t>{0xff, 0xff, 0xff, 0xff, 1, 2, 3}, Millis(2000));
-  // The server closes the connection; the client sees it closed.
+  // The server stops reading but still says why before it closes (once a bare close).
+  const Message said = ch->receive(Millis(5000));
+  REQUIRE(std::holds_alternative<ErrorMsg>(said));
+  CHECK_THAT(std::get<ErrorMsg>(said).text,
+             Catch::StartsWith("the server ended this session: transport: garbage from unix client") &&
+                 Catch::Contains("bad frame length 4294967295"));
   CHECK_THROWS_WITH(ch->receive(Millis(5000)), Catch::Contains("closed the connection"));
   st.join();
   const auto out = st.server.outcomes();
