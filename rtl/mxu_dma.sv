@@ -177,7 +177,12 @@ module mxu_dma #(
 `else
   assign m_axi_araddr  = ax_addr;
 `endif
+`ifdef MXCOSIM_MUTANT_AW_ADDR_UNALIGNED
+  // Mutant: the write address keeps a byte offset inside the beat.
+  assign m_axi_awaddr  = ax_addr | ADDR_W'(1);
+`else
   assign m_axi_awaddr  = ax_addr;
+`endif
   assign m_axi_arlen   = ax_len;
   assign m_axi_awlen   = ax_len;
   assign m_axi_arsize  = 3'(SH);
@@ -304,7 +309,12 @@ module mxu_dma #(
       wb_left <= wb_left - 9'd1;
     end
     if (w_issue) begin
+`ifdef MXCOSIM_MUTANT_WLAST_MISSING
+      // Mutant: WLAST never marks a burst's last beat.
+      rd_last_q <= 1'b0;
+`else
       rd_last_q <= wb_left == 9'd1;
+`endif
 `ifdef MXCOSIM_MUTANT_WSTRB_SHORT
       // Mutant: the last beat's byte enables stop one byte short.
       rd_strb_q <= (wb_bank == last_bank_q) ? (last_strb_q >> 1) : '1;

@@ -179,6 +179,8 @@ const Expectation kExpected[] = {
      false},
     {"r_beat_lost", DType::kInt8, 0.0, "data scoreboard", "int32 value", true},
     {"ar_addr_unaligned", DType::kInt8, 0.0, "protocol dut.chip0.tile0.axi.ar", "address alignment", true},
+    {"aw_addr_unaligned", DType::kInt8, 0.0, "protocol dut.chip0.tile0.axi.aw", "address alignment", true},
+    {"wlast_missing", DType::kInt8, 0.0, "protocol dut.chip0.tile0.axi.w", "WLAST", true},
     // Each chip's partial sums go to itself instead of the other chip: wrong
     // sums (data) too, so the first record must be the ICI one.
     {"ici_wrong_chip", DType::kInt8, 0.0, "timing ici chip0.tile0", "destination chip", false, true},
