@@ -32,8 +32,9 @@ namespace {
 std::uint32_t m_block(const TileGeometry& t) {
   const std::uint32_t mb = t.sp_rows < 2 * t.rows + 3 ? 0 : std::min(t.acc_rows, (t.sp_rows - 2 * t.rows) / 3);
   if (mb == 0)
-    throw std::invalid_argument("gemm: a " + std::to_string(t.rows) + "-row array leaves no room in the scratchpad of " +
-                                std::to_string(t.sp_rows) + " rows: rows must be <= (sp_rows - 3) / 2 = " +
+    throw std::invalid_argument("gemm: a " + std::to_string(t.rows) +
+                                "-row array leaves no room in the scratchpad of " + std::to_string(t.sp_rows) +
+                                " rows: rows must be <= (sp_rows - 3) / 2 = " +
                                 std::to_string(t.sp_rows < 3 ? 0 : (t.sp_rows - 3) / 2) + " for a GEMM");
   return mb;
 }

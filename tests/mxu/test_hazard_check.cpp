@@ -128,10 +128,10 @@ TEST_CASE("hazards: an ICI add into accumulator rows a MATMUL may not have writt
   const Program p = parse(mm + send);
   CHECK_THROWS_WITH(check_hazards(p, ProgramSource{"prog.s", {4, 9}}),
                     "prog.s:9: '" + describe(p[1]) + "' adds into accumulator rows 2..3 of chip 0, which runs this "
-                    "program too, while 'matmul rows=4 cols=4 sp_row=0 acc_row=0 dtype=int8 buf=0' (prog.s:4) may still "
-                    "be writing its results back there: a MATMUL completes when its last vector enters the array, and "
-                    "its results reach the accumulators ROWS + COLS cycles later, so the result depends on timing (a "
-                    "fence before it would wait for them)");
+                    "program too, while 'matmul rows=4 cols=4 sp_row=0 acc_row=0 dtype=int8 buf=0' (prog.s:4) may "
+                    "still be writing its results back there: a MATMUL completes when its last vector enters the "
+                    "array, and its results reach the accumulators ROWS + COLS cycles later, so the result depends on "
+                    "timing (a fence before it would wait for them)");
 }
 
 TEST_CASE("hazards: the error names both lines and the wait that closes it") {
