@@ -155,7 +155,12 @@ module mxu_dma #(
   assign ag_next  = ax_load;
 
   always_ff @(posedge clk) begin
+`ifdef MXCOSIM_MUTANT_VALID_IN_RESET
+    // Mutant: the address channel's valid is set, not cleared, by reset.
+    if (!rst_n) ax_valid <= 1'b1;
+`else
     if (!rst_n) ax_valid <= 1'b0;
+`endif
     else if (ax_load) ax_valid <= 1'b1;
     else if (ax_fire) ax_valid <= 1'b0;
   end
