@@ -7,6 +7,12 @@
 namespace mxc::hbm {
 
 namespace {
+
+std::string two_decimals(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.2f", v);
+  return b;
+}
 /// Saturated pseudo-channels the binding constraint names by number.
 constexpr std::uint32_t kNamedPcs = 8;
 /// The data-bus idle cause "no burst queued" (also compared with below).
@@ -170,6 +176,12 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
   else if (s.avg_in_flight >= 0.95 * s.outstanding && s.queue_full_fraction < 0.05)
     s.binding_constraint = "requests in flight (every one allowed is in flight, none waits for queue room: "
                            "outstanding x size / latency)";
+  // Fewer in flight than allowed, and none waiting for room: the source
+  // offers no more (each load of a pointer chase waits for the one before;
+  // a trace's own timing).
+  else if (s.avg_in_flight < 0.8 * s.outstanding && s.queue_full_fraction < 0.05)
+    s.binding_constraint = "request supply (" + two_decimals(s.avg_in_flight) + " of " + std::to_string(s.outstanding) +
+                           " allowed in flight on average, none waiting for queue room: the source offers no more)";
   else if (!s.bus_idle_share.empty() && s.bus_idle_share.front().first == kNoBurst && queue_fill < 0.5)
     s.binding_constraint = "requests in flight (queues mostly empty: outstanding x size / latency)";
   else if (!s.bus_idle_share.empty())
@@ -186,11 +198,7 @@ void print_summary(std::ostream& out, const HbmSummary& s) {
     std::snprintf(line, sizeof line, "  %-28s %s\n", k, v.c_str());
     out << line;
   };
-  auto num = [](double v, const char* unit) {
-    char b[64];
-    std::snprintf(b, sizeof b, "%.2f %s", v, unit);
-    return std::string(b);
-  };
+  auto num = [](double v, const char* unit) { return two_decimals(v) + " " + unit; };
   const double total = s.read_bandwidth_gbps + s.write_bandwidth_gbps;
   out << "HBM run: " << s.device << ", " << s.stacks << " stack(s), " << s.pseudo_channels << " pseudo-channels\n";
   row("requests", std::to_string(s.requests) + " (" + std::to_string(s.reads) + " reads, " +

@@ -276,6 +276,10 @@ TEST_CASE("the summary counts requests in flight by Little's law") {
   const HbmSummary chase = run("chase", 64);
   CHECK(chase.avg_in_flight == Approx(1.0).epsilon(1e-9));
   CHECK(chase.outstanding == 64);
+  // More allowed would change nothing: the chase itself supplies one at a time.
+  CHECK(chase.binding_constraint ==
+        "request supply (1.00 of 64 allowed in flight on average, none waiting for queue room: the source offers "
+        "no more)");
   // Sequential reads keep the window full but for the start and the end.
   const HbmSummary seq = run("seq", 64);
   CHECK(seq.avg_in_flight <= 64.0);
