@@ -116,6 +116,12 @@ std::uint64_t program_macs(const Program& p) {
   return total;
 }
 
+/// The chip split as the JSON and the CSV name it; none on one chip (--split is refused there).
+std::string split_name(const Workload& w) {
+  if (w.chips == 1) return "";
+  return w.split == ChipSplit::kK ? "k" : "n";
+}
+
 /// A GEMM's or an MLP's multiply-accumulates, exact in 128 bits (m * k * n
 /// reaches 2^96) and rounded once to a double.
 double macs(const Workload& w) {
@@ -345,8 +351,7 @@ nlohmann::json to_json(const Outcome& o, const Workload& w, const Machine& mc, b
   }
   j["workload"] = {{"kind", w.kind}, {"m", w.m}, {"k", w.k}, {"n", w.n}, {"dtype", std::string(to_string(w.dtype))},
                    {"chips", w.chips}};
-  // One chip splits nothing (--split is refused there).
-  if (w.chips > 1) j["workload"]["split"] = w.split == ChipSplit::kK ? "k" : "n";
+  if (w.chips > 1) j["workload"]["split"] = split_name(w);
   if (w.kind == "mlp") j["workload"]["hidden"] = w.hidden;
   if (w.kind == "program") j["workload"] = {{"kind", "program"}, {"file", w.program_file}};
   j["cycles"] = o.cycles;
@@ -530,8 +535,7 @@ int model_main(int argc, char** argv) {
     check_clock(v, "--sweep-clocks: '" + s + "':");
     return v;
   });
-  const std::vector<std::string> memories =
-      args.count("sweep-hbm") ? split_list(args["sweep-hbm"].as<std::string>(), "sweep-hbm") : std::vector{mc.hbm};
+  const std::vector<std::string> memories = listed("sweep-hbm", mc.hbm, [](const std::string& s) { return s; });
   // The ideal memory's options, with no ideal memory to read them.
   const bool ideal = std::find(memories.begin(), memories.end(), "ideal") != memories.end();
   for (const char* opt : {"mem-latency-ns", "outstanding"})
@@ -575,7 +579,6 @@ int model_main(int argc, char** argv) {
       return t.str();
     };
     const bool program = w.kind == "program";
-    const std::string split_column = w.chips == 1 ? "" : w.split == ChipSplit::kK ? "k" : "n";  // none on one chip
     const std::string shape = program ? ",,," : std::to_string(w.m) + "," + std::to_string(w.k) + "," +
                                                     std::to_string(w.n) + "," + std::string(to_string(w.dtype));
     const std::string tail = "," + (w.kind == "mlp" ? std::to_string(w.hidden) : std::string()) + "," +
@@ -602,7 +605,7 @@ int model_main(int argc, char** argv) {
             }
             failed += !o.ok;
             out << (analytic ? "analytic" : "model") << "," << w.kind << "," << shape << "," << w.chips << ","
-                << split_column << "," << r << "," << c << "," << exact(clk) << ","
+                << split_name(w) << "," << r << "," << c << "," << exact(clk) << ","
                 << regress::csv_field(h) << "," << exact(ici) << ",";
             if (o.ok)  // an error row has no results: empty, not 0
               out << o.cycles << "," << std::setprecision(6) << static_cast<double>(o.cycles) / clk << ","

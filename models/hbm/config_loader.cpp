@@ -67,17 +67,16 @@ std::optional<RuleBreak> refresh_rule_broken(const HbmTiming& t, RefreshMode mod
   // (tRCD above tRC, in no real device): the window must also hold a row
   // cycle (the refresh's own precharge may wait one) and then tRCD, or every
   // row opened is closed by the next refresh before its column command.
-  const std::uint64_t window = mode == RefreshMode::kAllBank
-                                   ? t.REFI - std::min<std::uint64_t>(t.REFI, t.RFC)
-                                   : std::uint64_t{banks} * t.REFIsb - std::min<std::uint64_t>(
-                                                                           std::uint64_t{banks} * t.REFIsb, t.RFCsb);
+  const bool all_bank = mode == RefreshMode::kAllBank;
+  const std::uint64_t period = all_bank ? t.REFI : std::uint64_t{banks} * t.REFIsb;
+  const std::uint64_t window = period - std::min<std::uint64_t>(period, all_bank ? t.RFC : t.RFCsb);
   const bool write = t.RCDWR > t.RCDRD;
   const std::uint64_t rcd = write ? t.RCDWR : t.RCDRD;
   if (std::uint64_t{t.RC} + rcd > window)
     return RuleBreak{write ? "RCDWR" : "RCDRD",
                      "RC " + n(t.RC) + (write ? " + RCDWR " : " + RCDRD ") + n(rcd) + " = " + n(t.RC + rcd) +
                          " cycles must fit in " +
-                         (mode == RefreshMode::kAllBank ? "REFI - RFC" : "banks x REFIsb - RFCsb") + " = " +
+                         (all_bank ? "REFI - RFC" : "banks x REFIsb - RFCsb") + " = " +
                          n(window) + " (each row opened would be closed by the next refresh before its " +
                          (write ? "write)" : "read)")};
   return std::nullopt;

@@ -25,11 +25,7 @@ void validate(const GemmShape& s) {
     throw std::invalid_argument("gemm: m, k and n must each be <= " + std::to_string(kMaxDim));
 }
 
-namespace {
-
-/// Rows of A per fold: two activation buffers, two weight buffers of
-/// `rows` rows and one output region of as many rows in the scratchpad.
-std::uint32_t m_block(const TileGeometry& t) {
+std::uint32_t gemm_m_block(const TileGeometry& t) {
   const std::uint32_t mb = t.sp_rows < 2 * t.rows + 3 ? 0 : std::min(t.acc_rows, (t.sp_rows - 2 * t.rows) / 3);
   if (mb == 0)
     throw std::invalid_argument("gemm: a " + std::to_string(t.rows) +
@@ -39,13 +35,11 @@ std::uint32_t m_block(const TileGeometry& t) {
   return mb;
 }
 
-}  // namespace
-
 void validate(const GemmShape& s, const TileGeometry& t) {
   validate(s);
   t.validate();
   const auto blocks = [](std::uint64_t n, std::uint64_t b) { return (n + b - 1) / b; };
-  const std::uint64_t folds = blocks(s.m, m_block(t)) * blocks(s.n, t.cols) * blocks(s.k, t.rows);
+  const std::uint64_t folds = blocks(s.m, gemm_m_block(t)) * blocks(s.n, t.cols) * blocks(s.k, t.rows);
   if (folds > kMaxGemmFolds)
     throw std::invalid_argument("gemm: " + std::to_string(s.m) + " x " + std::to_string(s.k) + " x " +
                                 std::to_string(s.n) + " on a " + std::to_string(t.rows) + "x" + std::to_string(t.cols) +
@@ -113,7 +107,7 @@ Program compile_gemm(const GemmShape& s, const GemmLayout& l, const TileGeometry
   const std::uint32_t eb = elem_bytes(s.dtype);
   // Scratchpad: two activation buffers of mb rows, two weight buffers of
   // `rows` rows, one output region of mb rows.
-  const std::uint32_t mb_max = m_block(t);
+  const std::uint32_t mb_max = gemm_m_block(t);
   const std::uint32_t a_buf[2] = {0, mb_max};
   const std::uint32_t w_buf[2] = {2 * mb_max, 2 * mb_max + t.rows};
   const std::uint32_t out_buf = 2 * mb_max + 2 * t.rows;

@@ -55,5 +55,10 @@ inline constexpr std::uint64_t kMaxGemmFolds = std::uint64_t{1} << 22;
 /// at most kMaxGemmFolds folds): checked before operands or a program of
 /// that size are made.
 void validate(const GemmShape& shape, const TileGeometry& tile);
+/// Rows of A per fold the compiler uses on `tile`: two activation buffers,
+/// two weight buffers of `rows` rows and one output region of as many rows
+/// fit the scratchpad, and the accumulators hold them. Throws
+/// std::invalid_argument when the array is too tall for any.
+std::uint32_t gemm_m_block(const TileGeometry& tile);
 
 }  // namespace mxc

@@ -150,7 +150,7 @@ TEST_CASE("model system: the analytic array cycles bound a GEMM's compute from b
     a.m = s.m;
     a.k = s.k;
     a.n = s.n;
-    a.m_block = std::min(s.acc, (t.sp_rows - 2 * s.r) / 3);  // the compiler's M block
+    a.m_block = gemm_m_block(t);  // the compiler's M block
     a.hbm_gbps = 0;
     const std::uint64_t closed = analyze_gemm(a).compute_cycles;
     INFO(s.r << "x" << s.c << " acc " << s.acc << ", " << s.m << "x" << s.k << "x" << s.n << ": model " << r.cycles
