@@ -39,7 +39,7 @@ void TimingChecker::close_row(Bank& b, std::int64_t at) {
   b.closed_at = at;
 }
 
-void TimingChecker::check_refresh_rate(std::uint32_t pc, std::uint64_t cycle) {
+void TimingChecker::check_refresh_rate(std::uint32_t pc, std::uint64_t cycle, bool late_at, bool early_at) {
   if (!m_check_refresh) return;
   // JEDEC lets a controller postpone at most 8 refreshes and pull in at
   // most 8. So by cycle t each bank has had at least floor(t / tREFI) - 8
@@ -52,7 +52,7 @@ void TimingChecker::check_refresh_rate(std::uint32_t pc, std::uint64_t cycle) {
   const std::uint64_t most = cycle / std::min<std::uint64_t>(t.REFI, std::uint64_t{t.REFIsb} * m_spec.org.banks()) + 9;
   for (std::size_t b = 0; b < m_pcs[pc].banks.size(); ++b) {
     const std::uint64_t had = m_pcs[pc].banks[b].refreshes;
-    const bool late = had + 8 < due, early = had > most;
+    const bool late = late_at && had + 8 < due, early = early_at && had > most;
     if (late || early) {
       // No command's name: a bank falls behind between commands, whatever the refresh mode.
       report("pc " + std::to_string(pc) + " cycle " + std::to_string(cycle) + ": bank " + std::to_string(b) +
@@ -147,6 +147,7 @@ void TimingChecker::on_command(std::uint32_t pc, const DramCommand& c) {
       break;
     }
     case Cmd::kRefAb: {
+      check_refresh_rate(pc, c.cycle, true, false);  // before it counts (timing_checker.h)
       for (const Bank& x : p.banks) {
         if (x.open_row >= 0) {
           fail(pc, c, "all-bank refresh with an open row");
@@ -164,6 +165,7 @@ void TimingChecker::on_command(std::uint32_t pc, const DramCommand& c) {
       break;
     }
     case Cmd::kRefSb: {
+      check_refresh_rate(pc, c.cycle, true, false);  // before it counts (timing_checker.h)
       if (b.open_row >= 0) fail(pc, c, "per-bank refresh to a bank with an open row");
       need(pc, c, "tRP", b.closed_at, t.RP);
       need(pc, c, "tRC", b.act, t.RC);
@@ -176,7 +178,9 @@ void TimingChecker::on_command(std::uint32_t pc, const DramCommand& c) {
       break;
     }
   }
-  if (c.cmd == Cmd::kRefAb || c.cmd == Cmd::kRefSb || (m_commands & 1023) == 0) check_refresh_rate(pc, c.cycle);
+  // After a refresh only the pull-in bound: it was checked as late before it counted.
+  if (c.cmd == Cmd::kRefAb || c.cmd == Cmd::kRefSb) check_refresh_rate(pc, c.cycle, false, true);
+  else if ((m_commands & 1023) == 0) check_refresh_rate(pc, c.cycle, true, true);
 }
 
 void TimingChecker::check_data_bus(std::uint32_t pc, const DramCommand& c, std::int64_t start, bool read) {
@@ -199,7 +203,7 @@ void TimingChecker::check_data_bus(std::uint32_t pc, const DramCommand& c, std::
 }
 
 void TimingChecker::finish(std::uint64_t cycle) {
-  for (std::uint32_t pc = 0; pc < m_pcs.size(); ++pc) check_refresh_rate(pc, cycle);
+  for (std::uint32_t pc = 0; pc < m_pcs.size(); ++pc) check_refresh_rate(pc, cycle, true, true);
 }
 
 }  // namespace mxc::hbm

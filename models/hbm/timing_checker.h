@@ -67,7 +67,12 @@ class TimingChecker {
   /// A column command whose data occupies the bus from `start`: no other
   /// burst's data may be on it then.
   void check_data_bus(std::uint32_t pc, const DramCommand& c, std::int64_t start, bool read);
-  void check_refresh_rate(std::uint32_t pc, std::uint64_t cycle);
+  /// Whether each bank of `pc` has had the refreshes due by `cycle` but
+  /// for 8 postponed (`late_at`), and no more than 8 pulled in (`early_at`).
+  /// A refresh checks the first before it counts: a bank that owes 9 owed
+  /// them from the due cycle that made it 9, however soon the refresh
+  /// follows (checked after counting it, a gap of almost 10 x tREFI passed).
+  void check_refresh_rate(std::uint32_t pc, std::uint64_t cycle, bool late_at, bool early_at);
   void close_row(Bank& b, std::int64_t at);
 
   struct Buses {  // a channel's command buses, shared by its pseudo-channels

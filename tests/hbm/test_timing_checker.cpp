@@ -174,6 +174,17 @@ TEST_CASE("timing checker enforces the refresh rate: at most 8 postponed or pull
     chk.finish(9 * refi);
     CHECK(mentions(chk.violations(), "refresh interval"));
   }
+  SECTION("a refresh that ends a gap of 9 intervals is caught, one that ends 8 passes") {
+    // By cycle 9 x tREFI nine refreshes are due and none has come: 9 owed,
+    // one past the 8 JEDEC lets a controller postpone, however soon the
+    // refresh follows. One cycle earlier only 8 are due.
+    TimingChecker late(spec, 1, true);
+    late.on_command(0, C(Cmd::kRefAb, 0, 9 * refi + 5));
+    CHECK(mentions(late.violations(), "refresh interval: 0 refreshes by cycle " + std::to_string(9 * refi + 5)));
+    TimingChecker in_time(spec, 1, true);
+    in_time.on_command(0, C(Cmd::kRefAb, 0, 9 * refi - 1));
+    CHECK(in_time.violation_count() == 0);
+  }
   SECTION("per-bank refresh must cover every bank") {
     TimingChecker chk(spec, 1, true);
     // Only bank 0 is refreshed (once per tREFI): bank 1 falls behind.
