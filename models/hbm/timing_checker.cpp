@@ -142,7 +142,9 @@ void TimingChecker::on_command(std::uint32_t pc, const DramCommand& c) {
         need(pc, c, "tRTW", p.rd, t.RTW);
         b.wr = p.wr = p.group_wr[g] = now;
       }
-      if (c.cmd == Cmd::kRdA) close_row(b, std::max(now + t.RTP, b.act + t.RAS));
+      // An auto-precharge starts once tRAS, and tRTP or write recovery,
+      // allow: a read's also waits out the recovery of an earlier write.
+      if (c.cmd == Cmd::kRdA) close_row(b, std::max({now + t.RTP, b.act + t.RAS, b.wr + t.CWL + bl + t.WR}));
       if (c.cmd == Cmd::kWrA) close_row(b, std::max(now + t.CWL + bl + t.WR, b.act + t.RAS));
       break;
     }

@@ -100,6 +100,13 @@ constexpr TimingTable::TimingTable(const HbmTiming& t) {
   add({kWrA}, {kAct, kRefSb}, kBank, wr_end + t.WR + t.RP, C::kWR);
   add({kWrA}, {kRefAb}, kPseudoChannel, wr_end + t.WR + t.RP, C::kWR);
   add({kWrA}, {kPreA}, kPseudoChannel, wr_end + t.WR, C::kWR);
+  // A write's recovery holds any precharge of its bank, a read's
+  // auto-precharge too (WR, then RDA once tWTR_L allows: tWTR_L + tRTP may
+  // fall short of tWR), so the bank opens or refreshes no earlier than
+  // write recovery and tRP after the write. An explicit PRE or a WRA already
+  // implies it.
+  add({kWr}, {kAct, kRefSb}, kBank, wr_end + t.WR + t.RP, C::kWR);
+  add({kWr}, {kRefAb}, kPseudoChannel, wr_end + t.WR + t.RP, C::kWR);
 
   // Refresh.
   add({kRefAb}, {kAct, kRefAb, kRefSb, kPreA, kPre}, kPseudoChannel, t.RFC, C::kRFC);

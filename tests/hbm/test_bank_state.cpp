@@ -66,3 +66,26 @@ TEST_CASE("earliest_branch_free gives earliest's time and binding constraint") {
   // binds: there a bank's or group's equal time must not be named instead.
   CHECK(shared_binds > 1000);
 }
+
+TEST_CASE("a read's auto-precharge after a write to its bank waits out write recovery") {
+  // HBM2 preset: tRCDWR 12, CWL 5, burst 2, tWTR_L 8, tWR 16, tRTP 5,
+  // tRAS 34, tRP 14, tRC 48. WR at 12, RDA at 12 + 5 + 2 + 8 = 27: its
+  // precharge starts at write recovery, 12 + 5 + 2 + 16 = 35 (not at
+  // 27 + tRTP = 32 or tRAS = 34), so the bank opens again at 35 + 14 = 49,
+  // past tRC's 48.
+  const MemoryConfig cfg = test::preset("hbm2.yaml");
+  BankState state(cfg.device.org, cfg.device.t, true);
+  state.issue(Cmd::kAct, 0, 1, 0);
+  state.issue(Cmd::kWr, 0, 1, 12);
+  REQUIRE(state.earliest(Cmd::kRdA, 0) == 27);
+  state.issue(Cmd::kRdA, 0, 1, 27);
+  Constraint why = Constraint::kCount;
+  CHECK(state.earliest(Cmd::kAct, 0, &why) == 49);
+  CHECK(why == Constraint::kWR);
+  CHECK(state.earliest(Cmd::kRefSb, 0) == 49);
+  // Without the write the same RDA lets the bank open at tRC.
+  BankState read_only(cfg.device.org, cfg.device.t, true);
+  read_only.issue(Cmd::kAct, 0, 1, 0);
+  read_only.issue(Cmd::kRdA, 0, 1, 27);
+  CHECK(read_only.earliest(Cmd::kAct, 0) == 48);
+}

@@ -74,6 +74,11 @@ TEST_CASE("timing checker catches each constraint violated by one cycle") {
       {"tRRD_S", {C(kAct, 0, 0)}, C(kRefSb, 4, 4)},  // a per-bank refresh after another bank's activate
       {"tRP", {C(kAct, 0, 0), C(kPre, 0, 34)}, C(kRefAb, 0, 48)},
       {"tRP", {C(kAct, 0, 0), C(kWrA, 0, 12)}, C(kAct, 0, 49)},  // auto-precharge at 12 + CWL + burst + tWR
+      // A read's auto-precharge waits out an earlier write's recovery: WR at
+      // 12, RDA at 27 (tWTR_L), precharge at 12 + 5 + 2 + 16 = 35, not at
+      // 27 + tRTP = 32 or tRAS = 34.
+      {"tRP", {C(kAct, 0, 0), C(kWr, 0, 12), C(kRdA, 0, 27)}, C(kAct, 0, 49)},
+      {"tRP", {C(kAct, 0, 0), C(kWr, 0, 12), C(kRdA, 0, 27)}, C(kRefSb, 0, 49)},
       {"tRC", {C(kAct, 0, 0), C(kPre, 0, 34)}, C(kRefSb, 0, 48)},
       {"tRFCsb", {C(kRefSb, 0, 0)}, C(kRefSb, 0, 160)},
       {"tRFC", {C(kRefAb, 0, 0)}, C(kRefSb, 3, 260)},
