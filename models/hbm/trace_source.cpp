@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 namespace mxc::hbm {
@@ -34,6 +35,15 @@ Parsed parse_u64(std::string_view s, std::uint64_t& v, int base) {
   if (end != s.data() + s.size()) return Parsed::kNotNumber;
   if (ec == std::errc::result_out_of_range) return Parsed::kTooLarge;
   return ec == std::errc{} ? Parsed::kOk : Parsed::kNotNumber;
+}
+
+// A DRAMsim3 command: the names its loader takes for writes, and for reads
+// the ones its traces use (its loader reads any other name as a read; here
+// another name is an error, more likely a damaged line than a read).
+std::optional<bool> dramsim3_write(std::string_view op) {
+  if (op == "WRITE" || op == "write" || op == "P_MEM_WR" || op == "BOFF") return true;
+  if (op == "READ" || op == "read" || op == "P_MEM_RD" || op == "P_FETCH") return false;
+  return std::nullopt;
 }
 
 /// A hint for a line that reads as two: a carriage return inside it.
@@ -138,13 +148,19 @@ bool TraceSource::read_line(std::string_view& line) {
 
 RequestSource::Next TraceSource::next(SourceItem& out) {
   if (m_count >= m_max) return Next::kEnd;
-  // The address field, "0x" and hex digits; `hint` follows a malformed one.
-  const auto address = [this](std::string_view field, const char* hint) {
+  // The address field: hex digits after "0x" or "0X"; bare digits are hex
+  // in DRAMsim3's format (it reads the field with std::hex) and decimal in
+  // Ramulator's (its loader's std::stoll). `hint` follows a malformed one.
+  const auto address = [this](std::string_view field, int bare_base, const char* hint) {
+    const bool prefixed = field.size() >= 2 && field[0] == '0' && (field[1] == 'x' || field[1] == 'X');
+    const std::string_view digits = prefixed ? field.substr(2) : field;
+    const int base = prefixed ? 16 : bare_base;
     std::uint64_t v = 0;
-    const Parsed p =
-        field.size() < 3 || field.substr(0, 2) != "0x" ? Parsed::kNotNumber : parse_u64(field.substr(2), v, 16);
-    if (p == Parsed::kTooLarge) fail("field address: " + quoted(field) + " is past 2^64 (at most 16 hex digits)");
-    if (p == Parsed::kNotNumber) fail("field address: expected 0x<hex>, got " + quoted(field) + hint);
+    const Parsed p = parse_u64(digits, v, base);
+    if (p == Parsed::kTooLarge) fail("field address: " + quoted(field) + " is past 2^64");
+    if (p == Parsed::kNotNumber)
+      fail("field address: expected 0x<hex> or " + std::string(bare_base == 16 ? "hex" : "decimal") +
+           " digits, got " + quoted(field) + hint);
     return v;
   };
   std::string_view line;
@@ -171,13 +187,16 @@ RequestSource::Next TraceSource::next(SourceItem& out) {
     std::uint64_t addr = 0, cycle = 0;
     if (f == TraceFormat::kRamulator) {
       if (a != "LD" && a != "ST") fail("expected LD or ST, got " + quoted(a) + " (Ramulator format: LD|ST 0xADDR)");
-      addr = address(b, "");
+      addr = address(b, 10, "");
       if (!c.empty()) fail("unexpected field " + quoted(c) + " (Ramulator format: LD|ST 0xADDR)" + cr_hint(whole));
       out.write = a == "ST";
       out.at = 0;
     } else {
-      addr = address(a, " (DRAMsim3 format: 0xADDR READ|WRITE cycle)");
-      if (b != "READ" && b != "WRITE") fail("field command: expected READ or WRITE, got " + quoted(b));
+      addr = address(a, 16, " (DRAMsim3 format: 0xADDR READ|WRITE cycle)");
+      const std::optional<bool> is_write = dramsim3_write(b);
+      if (!is_write)
+        fail("field command: expected READ or WRITE (or read, write, P_MEM_RD, P_FETCH, P_MEM_WR, BOFF), got " +
+             quoted(b));
       // Simulated time stays below 2^62 ps (about 53 days), leaving the
       // model room to add latencies without overflowing.
       const std::uint64_t most = (std::uint64_t{1} << 62) / (m_cycle_ps ? m_cycle_ps : 1);
@@ -188,7 +207,7 @@ RequestSource::Next TraceSource::next(SourceItem& out) {
              std::to_string(most) + ")");
       if (!extra.empty()) fail("unexpected field " + quoted(extra) + cr_hint(whole));
 
-      out.write = b == "WRITE";
+      out.write = *is_write;
       out.at = cycle * m_cycle_ps;
       // Requests leave in file order, so one whose cycle is before the
       // line above's waits for it (as in DRAMsim3); counted for a warning.

@@ -44,6 +44,43 @@ TEST_CASE("DRAMsim3 traces give address, direction and issue time") {
   }
 }
 
+TEST_CASE("traces take the address and command spellings DRAMsim3's and Ramulator 2's loaders take") {
+  // DRAMsim3 reads the address with std::hex (0x, 0X or bare hex digits)
+  // and takes WRITE, write, P_MEM_WR and BOFF as writes; Ramulator 2 reads
+  // 0x / 0X as hex and bare digits as decimal.
+  const auto d3 = write_file("d3_spellings.trace",
+                             "0X1000 read 5\n1000 P_MEM_WR 6\nabc P_FETCH 7\n0x20 BOFF 8\n40 P_MEM_RD 9\n0x8 write 10\n",
+                             false);
+  TraceSource t(d3, TraceFormat::kAuto, 1000, 64);
+  const struct {
+    std::uint64_t addr;
+    bool write;
+  } want[] = {{0x1000, false}, {0x1000, true}, {0xabc, false}, {0x20, true}, {0x40, false}, {0x8, true}};
+  SourceItem s;
+  for (const auto& w : want) {
+    REQUIRE(t.next(s) == RequestSource::Next::kReady);
+    CHECK(s.addr == w.addr);
+    CHECK(s.write == w.write);
+  }
+  CHECK(t.next(s) == RequestSource::Next::kEnd);
+  const auto ram = write_file("ram_spellings.trace", "LD 0X1000\nST 4096\nLD 0x10\n", false);
+  TraceSource r(ram, TraceFormat::kAuto, 1000, 64);
+  for (const auto& w : {std::pair{0x1000ull, false}, std::pair{4096ull, true}, std::pair{0x10ull, false}}) {
+    REQUIRE(r.next(s) == RequestSource::Next::kReady);
+    CHECK(s.addr == w.first);
+    CHECK(s.write == w.second);
+  }
+  // Bare hex digits are not decimal in Ramulator's format, and a command
+  // neither loader's traces use is refused.
+  const auto bad = write_file("ram_bad.trace", "LD 1f\n", false);
+  TraceSource rb(bad, TraceFormat::kAuto, 1000, 64);
+  CHECK_THROWS_WITH(rb.next(s), Catch::Contains(":1: field address: expected 0x<hex> or decimal digits"));
+  const auto bad_op = write_file("d3_bad_op.trace", "0x40 Read 1\n", false);
+  TraceSource db(bad_op, TraceFormat::kAuto, 1000, 64);
+  CHECK_THROWS_WITH(db.next(s), Catch::Contains(":1: field command: expected READ or WRITE"));
+  for (const auto& p : {d3, ram, bad, bad_op}) std::remove(p.c_str());
+}
+
 TEST_CASE("Ramulator traces run through the model") {
   const auto path = write_file("ram.trace.gz", "LD 0x0\nST 0x40\nLD 0x40\n", true);
   TraceSource t(path, TraceFormat::kRamulator, 1000, 64);
@@ -60,7 +97,7 @@ TEST_CASE("trace errors name file and line") {
   SourceItem a;
   t.next(a);
   CHECK_THROWS_WITH(t.next(a), Catch::Contains(path + ":2: field command"));
-  const auto p2 = write_file("bad2.trace", "LD 40\n", false);
+  const auto p2 = write_file("bad2.trace", "LD 4x0\n", false);
   TraceSource t2(p2, TraceFormat::kAuto, 1000, 64);
   CHECK_THROWS_WITH(t2.next(a), Catch::Contains(p2 + ":1: field address"));
   CHECK_THROWS_WITH(TraceSource("/nonexistent.trace", TraceFormat::kAuto, 1000, 64), Catch::Contains("cannot open"));
