@@ -434,6 +434,12 @@ PcStats HbmModel::total_stats() const {
   return t;
 }
 
+std::uint64_t HbmModel::refreshes_owed() const {
+  std::uint64_t n = 0;
+  for (const auto& pc : m_pcs) n += pc->refreshes_owed();
+  return n;
+}
+
 std::uint64_t HbmModel::streaming_steps() const {
   std::uint64_t n = 0;
   for (const auto& pc : m_pcs) n += pc->streaming_steps();

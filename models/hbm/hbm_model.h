@@ -59,6 +59,8 @@ class HbmModel : public MemoryTarget {
   PcStats total_stats() const;
   /// Controller steps that took the streaming shortcut, summed.
   std::uint64_t streaming_steps() const;
+  /// Refreshes the controllers postponed and have not issued yet.
+  std::uint64_t refreshes_owed() const;
   /// Controller steps that took the scheduler's plan from the step before, summed.
   std::uint64_t planned_steps() const;
   /// Refreshes of idle controllers counted rather than stepped through, summed.

@@ -60,6 +60,7 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
   s.activates = tot.acts;
   s.refreshes = tot.refreshes;
   s.refreshes_postponed = tot.refreshes_postponed;
+  s.refreshes_owed = model.refreshes_owed();
   const double cycles = ns * 1000.0 / static_cast<double>(t.tCK_ps);
   const double bank_time = cycles * cfg.device.org.banks() * s.pseudo_channels;
   if (bank_time > 0) s.refresh_fraction = std::min(1.0, static_cast<double>(tot.refresh_bank_cycles) / bank_time);
@@ -257,7 +258,8 @@ void print_summary(std::ostream& out, const HbmSummary& s) {
   row("activates", std::to_string(s.activates));
   row("controller events", std::to_string(s.controller_steps));
   row("refreshes", std::to_string(s.refreshes) + " (" + num(100.0 * s.refresh_fraction, "% of bank time)") +
-                       (s.refreshes_postponed ? ", " + std::to_string(s.refreshes_postponed) + " postponed" : ""));
+                       (s.refreshes_postponed ? ", " + std::to_string(s.refreshes_postponed) + " postponed" : "") +
+                       (s.refreshes_owed ? ", " + std::to_string(s.refreshes_owed) + " still owed at the end" : ""));
   row("avg queue (read / write)", num(s.avg_read_queue, "/ ") + num(s.avg_write_queue, "bursts per PC"));
   row("wall / cpu time", num(s.wall_seconds, "s / ") + num(s.cpu_seconds, "s"));
   row("speed", num(s.requests_per_second / 1e6, "M requests/s (wall)"));

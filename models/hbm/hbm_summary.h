@@ -35,6 +35,9 @@ struct HbmSummary {
   std::uint64_t controller_steps = 0;  ///< Controller wake-ups (events), summed.
   std::uint64_t row_hits = 0, row_misses = 0, row_conflicts = 0, activates = 0, refreshes = 0;
   std::uint64_t refreshes_postponed = 0;  ///< Due refreshes a busy controller owed instead.
+  /// Postponed refreshes not issued by the end: a run too short for its
+  /// controllers to pay them shows less refresh than a long one.
+  std::uint64_t refreshes_owed = 0;
   double refresh_fraction = 0;  ///< Share of bank-time made unavailable by refresh.
   double avg_read_queue = 0, avg_write_queue = 0;  ///< Per pseudo-channel, time-weighted.
   double cpu_seconds = 0;

@@ -123,6 +123,8 @@ class PcController {
   std::uint64_t planned_steps() const { return m_planned_steps; }
   /// Refreshes counted by skip_idle rather than stepped through (likewise).
   std::uint64_t skipped_refreshes() const { return m_skipped_refreshes; }
+  /// Refreshes postponed and not issued yet.
+  std::uint32_t refreshes_owed() const { return m_refresh.owed(); }
 
  private:
   void step(std::uint64_t c);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/hbm/closed_loop.h"
+#include "models/hbm/hbm_summary.h"
 #include "models/hbm/pattern_source.h"
 #include "models/hbm/refresh_policy.h"
 #include "tests/hbm/hbm_test_util.h"
@@ -158,4 +159,34 @@ TEST_CASE("a controller that goes idle issues its owed refresh once its row may 
   CHECK(refs == std::vector<std::uint64_t>{3948, 7800});
   CHECK(m.pc_stats(0).refreshes == 2);
   CHECK(m.pc_stats(0).refreshes_postponed == 1);
+}
+
+TEST_CASE("refreshes still owed when a run ends are counted: with those issued they are the ones due") {
+  // 20 000 sequential 256 B reads keep every pseudo-channel busy for about
+  // 20 us: five tREFI (3 900 ns) fall due on each of the 16, and a busy
+  // controller owing fewer than 8 postpones each. Issued plus owed is the
+  // count due, 16 x floor(time / tREFI); with nothing postponed none is owed.
+  for (const std::uint32_t postpone : {7u, 0u}) {
+    MemoryConfig cfg = test::preset("hbm2.yaml");
+    cfg.controller.refresh_postpone = postpone;
+    HbmModel m("hbm", cfg);
+    PatternOptions p;
+    p.pattern = "seq";
+    p.bytes = 256;
+    p.requests = 20000;
+    PatternSource src(p);
+    const LoopResult run = run_closed_loop(m, src, 64);
+    const HbmSummary s = summarize(m, run);
+    const std::uint64_t due = 16 * (run.sim_time_ps / (cfg.device.t.REFI * cfg.device.t.tCK_ps));
+    INFO("postpone " << postpone << ", " << s.refreshes << " issued, " << s.refreshes_owed << " owed");
+    REQUIRE(due >= 64);
+    if (postpone == 0) {
+      CHECK(s.refreshes_owed == 0);
+      CHECK(s.refreshes == due);
+    } else {
+      CHECK(s.refreshes_owed > 0);
+      CHECK(s.refreshes_owed <= 16 * postpone);
+      CHECK(s.refreshes + s.refreshes_owed == due);
+    }
+  }
 }
