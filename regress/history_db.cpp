@@ -268,6 +268,14 @@ std::string HistoryDb::journal_mode() {
 }
 
 void HistoryDb::in_transaction(const std::function<void()>& body) {
+  // SQLite has no nested BEGIN: an inner body is part of the outer
+  // transaction, which an exception rolls back whole.
+  struct Depth {
+    int& n;
+    explicit Depth(int& d) : n(++d) {}
+    ~Depth() { --n; }
+  } depth(m_transaction_depth);
+  if (depth.n > 1) return body();
   exec("BEGIN IMMEDIATE");
   try {
     body();

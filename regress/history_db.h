@@ -121,6 +121,9 @@ class HistoryDb {
   std::vector<RunStats> run_stats(const std::string& suite);
 
   void exec(const std::string& sql);
+  /// Runs `body` in one write transaction, rolled back whole if it throws;
+  /// the methods above that write in their own transaction join it.
+  void transaction(const std::function<void()>& body) { in_transaction(body); }
 
  private:
   void open(int flags);
@@ -129,13 +132,15 @@ class HistoryDb {
   std::int64_t stored_version(bool may_be_new);
   void migrate();
   void insert(std::int64_t run_id, const TestRecord& rec, bool copy_attempts);
-  /// Runs `body` in one write transaction, rolled back if it throws.
+  /// Runs `body` in one write transaction, rolled back if it throws; inside
+  /// another one, as part of it.
   void in_transaction(const std::function<void()>& body);
   /// The test ids `sql` selects for `run_id` (its one parameter).
   std::set<std::string> test_ids(const char* sql, std::int64_t run_id);
 
   sqlite3* m_db = nullptr;
   std::string m_path;
+  int m_transaction_depth = 0;  ///< Nested in_transaction() calls running.
 };
 
 /// Current UTC time as "YYYY-MM-DDTHH:MM:SSZ".

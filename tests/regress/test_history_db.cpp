@@ -434,3 +434,28 @@ TEST_CASE("a schema 3 database is read as it is, its runs without shards' suites
   CHECK(mxc::testing::read_text(path) == before);
   CHECK(table_names(path).find("suite_tests") == std::string::npos);
 }
+
+TEST_CASE("a refused merge leaves the database it merges into as it was") {
+  TempDir dir;
+  shard_db(dir, 1, true, {"t1", "u1"});
+  shard_db(dir, 2, true, {"t2", "u2"});
+  {
+    HistoryDb all(dir / "all.db");
+    merge_databases(all, {dir / "s1.db", dir / "s2.db"});
+  }
+  HistoryDb half(dir / "half.db");
+  merge_databases(half, {dir / "s1.db"});
+  // all.db's run holds shards 1/2 and 2/2, and 1/2 is in half.db already: refused, and
+  // shard 2/2's results (t2, u2) must not have been copied in before the refusal.
+  CHECK_THROWS_WITH(merge_databases(half, {dir / "all.db"}),
+                    Catch::Matchers::Contains("holds shards 1/2,2/2, some of them already merged as part of 1/2"));
+  const auto run = half.runs().at(0);
+  CHECK(half.finished_tests(run.run_id) == std::set<std::string>{"t1", "u1"});
+  CHECK(half.run(run.run_id)->shard == "1/2");
+  CHECK(half.run(run.run_id)->planned == 2);
+  // A merge failing at its second source leaves nothing of its first.
+  write_text(dir / "text.db", "not a database\n");
+  HistoryDb fresh(dir / "fresh.db");
+  CHECK_THROWS(merge_databases(fresh, {dir / "s2.db", dir / "text.db"}));
+  CHECK(fresh.runs().empty());
+}
