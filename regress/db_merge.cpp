@@ -91,6 +91,14 @@ std::int64_t unlisted_after(HistoryDb& dest, const RunInfo& target, const RunInf
   return unlisted;
 }
 
+// A merged run starts when its earliest shard did, whatever order the shards
+// are merged in: the start decides which run is the newest and which is a
+// baseline.
+void keep_earliest_start(HistoryDb& dest, const RunInfo& target, const RunInfo& run) {
+  if (!run.started_at.empty() && run.started_at < target.started_at)
+    dest.set_run_started(target.run_id, run.started_at);
+}
+
 // Merges one run of a source database into `dest`; checks come before any
 // write.
 void merge_run(HistoryDb& dest, HistoryDb& src, const RunInfo& run, const std::string& path, MergeSummary& sum) {
@@ -103,6 +111,7 @@ void merge_run(HistoryDb& dest, HistoryDb& src, const RunInfo& run, const std::s
   std::int64_t unlisted = existing ? unlisted_after(dest, *existing, run, plan.size(), path)
                                    : unlisted_count(run, plan.size());
   const RunInfo target = existing ? *existing : new_merged_run(dest, run, sum);
+  keep_earliest_start(dest, target, run);
   const std::int64_t id = target.run_id;
   const auto results = src.results(run.run_id);
   // Results are copied as they are: merging a shard again (after it was

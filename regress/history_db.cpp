@@ -352,6 +352,11 @@ void HistoryDb::set_run_state(std::int64_t run_id, const std::string& state, con
   s.bind(1, state).bind(2, finished_at).bind(3, run_id).step();
 }
 
+void HistoryDb::set_run_started(std::int64_t run_id, const std::string& started_at) {
+  Statement s(m_db, m_path, "UPDATE runs SET started_at = ? WHERE run_id = ?");
+  s.bind(1, started_at).bind(2, run_id).step();
+}
+
 void HistoryDb::set_run_planned(std::int64_t run_id, std::int64_t planned, const std::string& shard) {
   Statement s(m_db, m_path, "UPDATE runs SET planned = ?, shard = ? WHERE run_id = ?");
   s.bind(1, planned).bind(2, shard).bind(3, run_id).step();

@@ -71,6 +71,8 @@ class HistoryDb {
   std::int64_t create_run(const RunInfo& key);
   std::optional<RunInfo> find_run(const std::string& suite, const std::string& rev, const std::string& label);
   void set_run_state(std::int64_t run_id, const std::string& state, const std::string& finished_at);
+  /// Sets the run's start time (a merged run starts when its earliest shard did).
+  void set_run_started(std::int64_t run_id, const std::string& started_at);
   void set_run_planned(std::int64_t run_id, std::int64_t planned, const std::string& shard);
 
   /// Adds tests to the run's plan (the union of what every command on it
