@@ -380,3 +380,26 @@ TEST_CASE("the ETA counts only the tests this process finished") {
   // Nothing finished here yet: no estimate.
   CHECK(Progress::line(c, 10, 20.0, 0).find("ETA --:--") != std::string::npos);
 }
+
+TEST_CASE("JUnit XML: a status the database should not hold is an error naming it, as the counts have it") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  RunInfo k;
+  k.suite = "s";
+  k.rev = "r1";
+  k.label = "d1";
+  const auto run = db.create_run(k);
+  db.record(run, rec("g/a", "pass", 100, 100, 1.0));
+  TestRecord odd = rec("g/b", "flaky", 100, 100, 1.0);
+  odd.message = "from another tool";
+  db.record(run, odd);
+  const ReportData d = load_report_data(db, {});
+  CHECK(d.counts.error == 1);
+  std::ostringstream out;
+  write_junit(d, out);
+  const std::string x = out.str();
+  CHECK(x.find("errors=\"1\"") != std::string::npos);
+  CHECK(count_of(x, "<error ") == 1);
+  CHECK(x.find("<error message=\"unknown status &apos;flaky&apos;: from another tool\" type=\"unknown-status\">") !=
+        std::string::npos);
+}
