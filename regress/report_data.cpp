@@ -37,6 +37,17 @@ void refuse_ambiguous(const std::vector<const RunInfo*>& runs, const std::string
 
 }  // namespace
 
+std::string recorded_seed(const TestRecord& t) {
+  if (!t.seed.empty() || t.results_json.empty()) return t.seed;
+  const json root = json::parse(t.results_json, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded() || !root.is_object()) return "";
+  const auto it = root.find("seed");
+  if (it == root.end()) return "";
+  if (it->is_number_unsigned()) return std::to_string(it->get<std::uint64_t>());
+  if (it->is_number_integer()) return std::to_string(it->get<std::int64_t>());
+  return it->is_string() ? it->get<std::string>() : "";
+}
+
 ReportData load_report_data(HistoryDb& db, const ReportSelection& sel) {
   const auto runs = db.runs();
   ReportData d;

@@ -52,6 +52,11 @@ bool has_run_at(HistoryDb& db, const std::string& suite, const std::string& rev,
 /// whole of it, or its first 4 or more characters.
 bool rev_matches(const std::string& stored, const std::string& given);
 
+/// The seed a test ran with: the one its suite set, else the one its results
+/// file recorded (a test whose suite sets none runs with the program's
+/// default); "" when neither has one.
+std::string recorded_seed(const TestRecord& t);
+
 /// The report's data as JSON (what the HTML page and the JSON export carry).
 nlohmann::json to_json(const ReportData& d);
 

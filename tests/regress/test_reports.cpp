@@ -403,3 +403,34 @@ TEST_CASE("JUnit XML: a status the database should not hold is an error naming i
   CHECK(x.find("<error message=\"unknown status &apos;flaky&apos;: from another tool\" type=\"unknown-status\">") !=
         std::string::npos);
 }
+
+TEST_CASE("JUnit XML: a test whose suite sets no seed has the seed its results file recorded") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  RunInfo k;
+  k.suite = "s";
+  k.rev = "r1";
+  k.label = "d1";
+  const auto run = db.create_run(k);
+  TestRecord from_file = rec("g/a", "pass", 100, 100, 1.0);
+  from_file.results_json = R"({"status":"pass","seed":1,"cycles":{"rtl":100}})";
+  db.record(run, from_file);
+  TestRecord suite_seed = rec("g/b", "pass", 100, 100, 1.0);
+  suite_seed.seed = "7";
+  suite_seed.results_json = R"({"status":"pass","seed":7})";
+  db.record(run, suite_seed);
+  TestRecord none = rec("g/c", "pass", 100, 100, 1.0);
+  none.results_json = R"({"status":"pass"})";
+  db.record(run, none);
+  std::ostringstream out;
+  write_junit(load_report_data(db, {}), out);
+  const std::string x = out.str();
+  const auto seed_of = [&](const std::string& name) {
+    const auto at = x.find("name=\"" + name + "\"");
+    const auto p = x.find("<property name=\"seed\" value=\"", at);
+    return x.substr(p + 29, x.find('"', p + 29) - p - 29);
+  };
+  CHECK(seed_of("a") == "1");
+  CHECK(seed_of("b") == "7");
+  CHECK(seed_of("c") == "n/a");
+}
