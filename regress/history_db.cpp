@@ -545,7 +545,10 @@ std::vector<RunStats> HistoryDb::run_stats(const std::string& suite) {
               " SUM(x.status = 'skipped'),"
               " AVG(CASE WHEN x.cycles_model IS NOT NULL AND x.cycles_rtl > 0"
               "     THEN ABS(x.cycles_model - x.cycles_rtl) * 100.0 / x.cycles_rtl END),"
-              " TOTAL(x.wall_seconds)"
+              " TOTAL(x.wall_seconds),"
+              // As the report of one run counts them: planned, no result.
+              " (SELECT COUNT(*) FROM planned_tests p WHERE p.run_id = r.run_id AND NOT EXISTS"
+              "  (SELECT 1 FROM results y WHERE y.run_id = p.run_id AND y.test_id = p.test_id))"
               " FROM runs r LEFT JOIN results x ON x.run_id = r.run_id WHERE r.suite = ?"
               " GROUP BY r.run_id ORDER BY r.started_at, r.run_id");
   s.bind(1, suite);
@@ -559,6 +562,7 @@ std::vector<RunStats> HistoryDb::run_stats(const std::string& suite) {
     r.skipped = s.integer(4);
     r.mean_abs_error_pct = s.opt_double(5);
     r.wall_seconds = s.opt_double(6).value_or(0);
+    r.not_run = s.integer(7);
     out.push_back(r);
   }
   return out;

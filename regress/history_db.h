@@ -37,6 +37,7 @@ struct RunInfo {
 struct RunStats {
   std::int64_t run_id = 0;
   std::int64_t pass = 0, fail = 0, error = 0, skipped = 0;
+  std::int64_t not_run = 0;                   ///< Planned tests with no result (not in `error`).
   std::optional<double> mean_abs_error_pct;   ///< Over tests with model and RTL cycles.
   double wall_seconds = 0;                    ///< Sum of the tests' wall times.
 };

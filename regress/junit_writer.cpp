@@ -124,12 +124,11 @@ void write_junit(const ReportData& d, std::ostream& out) {
   out << "      <property name=\"state\" value=\"" << xml_escape(d.run.state) << "\"/>\n";
   out << "    </properties>\n";
   for (const auto& t : d.tests) write_testcase(out, d.run.suite, t);
-  const std::string why = d.run.state == "interrupted" ? "not run: the regression was interrupted before it"
-                          : d.run.state == "running"   ? "not run: the regression stopped before it (killed?)"
-                                                       : "not run: no command on this run ran it";
-  for (const std::string& id : d.not_run) {
-    const auto [cls, name] = split_id(d.run.suite, id);
-    out << "    <testcase classname=\"" << xml_escape(cls) << "\" name=\"" << xml_escape(name) << "\" time=\"0.000\">\n";
+  for (std::size_t i = 0; i < d.not_run.size(); ++i) {
+    const auto [cls, name] = split_id(d.run.suite, d.not_run[i]);
+    const std::string why = not_run_reason(d, i);
+    out << "    <testcase classname=\"" << xml_escape(cls) << "\" name=\"" << xml_escape(name)
+        << "\" time=\"0.000\">\n";
     out << "      <error message=\"" << xml_escape(why) << "\" type=\"not-run\">" << xml_escape(why) << "</error>\n";
     out << "    </testcase>\n";
   }

@@ -434,3 +434,65 @@ TEST_CASE("JUnit XML: a test whose suite sets no seed has the seed its results f
   CHECK(seed_of("b") == "7");
   CHECK(seed_of("c") == "n/a");
 }
+
+namespace {
+// Run "night" of suite g planning g/a, g/b, g/c, interrupted after g/a
+// passed, started after a complete run where all three passed.
+ReportData interrupted_night(HistoryDb& db) {
+  RunInfo k;
+  k.suite = "night";
+  k.rev = "r0";
+  k.label = "d0";
+  k.started_at = "2025-01-01T00:00:00Z";
+  const auto before = db.create_run(k);
+  for (const char* id : {"g/a", "g/b", "g/c"}) db.record(before, rec(id, "pass", 100, 100, 1.0));
+  db.set_run_state(before, "complete", "2025-01-01T01:00:00Z");
+  k.rev = "r1";
+  k.label = "d1";
+  k.started_at = "2025-01-02T00:00:00Z";
+  const auto run = db.create_run(k);
+  db.add_to_plan(run, {"g/a", "g/b", "g/c"}, "");
+  db.record(run, rec("g/a", "pass", 100, 100, 1.0));
+  db.set_run_state(run, "interrupted", "2025-01-02T01:00:00Z");
+  return load_report_data(db, {});
+}
+}  // namespace
+
+TEST_CASE("JSON export: planned tests that never ran are errors in the summary, the tests and the trend") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  const auto j = to_json(interrupted_night(db));
+  // 3 planned, 1 passed, 2 never ran: as the JUnit file counts them.
+  CHECK(j["summary"]["total"] == 3);
+  CHECK(j["summary"]["pass"] == 1);
+  CHECK(j["summary"]["error"] == 2);
+  CHECK(j["summary"]["not_run"] == 2);
+  REQUIRE(j["tests"].size() == 3);
+  CHECK(j["tests"][0]["not_run"] == false);
+  CHECK(j["tests"][1]["id"] == "g/b");
+  CHECK(j["tests"][1]["status"] == "error");
+  CHECK(j["tests"][1]["message"] == "not run: the regression was interrupted before it");
+  CHECK(j["tests"][1]["not_run"] == true);
+  CHECK(j["tests"][1]["cycles_rtl"].is_null());
+  CHECK(j["tests"][2]["id"] == "g/c");
+  // The trend's pass rate is pass / (pass + fail + error): 3 of 3 the night before, 1 of 3 now.
+  REQUIRE(j["trend"].size() == 2);
+  CHECK(j["trend"][0]["pass"] == 3);
+  CHECK(j["trend"][0]["error"] == 0);
+  CHECK(j["trend"][1]["pass"] == 1);
+  CHECK(j["trend"][1]["error"] == 2);
+  CHECK(j["trend"][1]["not_run"] == 2);
+}
+
+TEST_CASE("CSV export: planned tests that never ran are rows, errors saying why") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  std::ostringstream out;
+  write_csv(interrupted_night(db), out);
+  std::istringstream in(out.str());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[2] == "night,r1,d1,g/b,error,not run: the regression was interrupted before it,,,,,,,,,,");
+  CHECK(lines[3] == "night,r1,d1,g/c,error,not run: the regression was interrupted before it,,,,,,,,,,");
+}
