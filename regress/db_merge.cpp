@@ -124,12 +124,14 @@ void merge_run(HistoryDb& dest, HistoryDb& src, const RunInfo& run, const std::s
   shards.insert(adding.begin(), adding.end());
   // A shard's run knows the tests its shard was taken from: they are all
   // planned, in suite order, so those of a shard never merged are not run
-  // (errors in the JUnit file, regressions against a baseline).
+  // (errors in the reports, regressions against a baseline). The merged run
+  // keeps them too, so a report can tell which shard a test not run was in.
   const std::vector<std::string> suite = src.suite_tests(run.run_id);
   if (!suite.empty()) unlisted = 0;  // the tests counted by number are among them
   std::vector<std::string> merged_plan = suite;
   merged_plan.insert(merged_plan.end(), plan.begin(), plan.end());
   dest.add_to_plan(id, merged_plan, shard_list(shards), unlisted);
+  dest.add_suite_tests(id, suite);
   const bool complete = merged_complete(dest, id, run, shards);
   dest.set_run_state(id, complete ? "complete" : "interrupted", std::max(target.finished_at, run.finished_at));
 }

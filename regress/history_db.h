@@ -96,7 +96,7 @@ class HistoryDb {
   /// in suite order; a merge plans them all.
   void add_suite_tests(std::int64_t run_id, const std::vector<std::string>& test_ids);
   /// Those tests in the order they were added; empty for an unsharded run
-  /// or one recorded before they were kept.
+  /// or one recorded before they were kept. A merged run has its shards'.
   std::vector<std::string> suite_tests(std::int64_t run_id);
 
   /// Test ids that have a result in the run.

@@ -1,7 +1,11 @@
 #include "regress/report_data.h"
 
+#include <map>
 #include <set>
+#include <sstream>
 #include <stdexcept>
+
+#include "regress/shard.h"
 
 namespace mxc::regress {
 
@@ -39,6 +43,46 @@ std::string state_reason(const RunInfo& run) {
   return run.state == "interrupted" ? "not run: the regression was interrupted before it"
          : run.state == "running"   ? "not run: the regression stopped before it (killed?)"
                                     : "not run: no command on this run ran it";
+}
+
+// The shard numbers K of a run's shard list "K/N,...", N in `count`; count 0
+// for an unsharded run or a list that is not all of one N.
+std::set<std::uint32_t> shards_held(const std::string& list, std::uint32_t& count) {
+  std::set<std::uint32_t> held;
+  count = 0;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    const auto sh = shard_named(item);
+    if (!sh || (count != 0 && sh->count != count)) {
+      count = 0;
+      return {};
+    }
+    count = sh->count;
+    held.insert(sh->index);
+  }
+  return held;
+}
+
+// Why each test of `not_run` did not run. A test of a merged run whose shard
+// (its position in the suite the shards were taken from, modulo N) was
+// never merged says so; the others what the run's state tells. A run merged
+// before merges kept the shards' suite cannot tell them apart.
+std::vector<std::string> not_run_reasons(HistoryDb& db, const RunInfo& run, const std::vector<std::string>& not_run) {
+  std::vector<std::string> out(not_run.size(), state_reason(run));
+  std::uint32_t count = 0;
+  const std::set<std::uint32_t> held = shards_held(run.shard, count);
+  if (count == 0 || held.size() == count || not_run.empty()) return out;
+  const std::vector<std::string> suite = db.suite_tests(run.run_id);
+  std::map<std::string, std::size_t> position;
+  for (std::size_t i = 0; i < suite.size(); ++i) position.emplace(suite[i], i);
+  for (std::size_t i = 0; i < not_run.size(); ++i) {
+    const auto it = position.find(not_run[i]);
+    if (it == position.end()) continue;
+    const auto k = static_cast<std::uint32_t>(it->second % count) + 1;
+    if (!held.count(k))
+      out[i] = "not run: shard " + std::to_string(k) + "/" + std::to_string(count) + " was never merged";
+  }
+  return out;
 }
 
 // A planned test without a result as a row of the table: an error with its
@@ -93,7 +137,9 @@ json trend_json(const ReportData& d) {
 
 }  // namespace
 
-std::string not_run_reason(const ReportData& d, std::size_t) { return state_reason(d.run); }
+std::string not_run_reason(const ReportData& d, std::size_t i) {
+  return i < d.not_run_why.size() ? d.not_run_why[i] : state_reason(d.run);
+}
 
 std::string recorded_seed(const TestRecord& t) {
   if (!t.seed.empty() || t.results_json.empty()) return t.seed;
@@ -135,6 +181,7 @@ ReportData load_report_data(HistoryDb& db, const ReportSelection& sel) {
   for (const auto& t : d.tests) done.insert(t.test_id);
   for (const std::string& id : db.plan_in_order(d.run.run_id))
     if (!done.count(id)) d.not_run.push_back(id);
+  d.not_run_why = not_run_reasons(db, d.run, d.not_run);
 
   // Baseline: the newest other run of the suite at the named revision; or
   // else the newest earlier run that completed (an interrupted night would

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "regress/db_merge.h"
 #include "regress/exports.h"
 #include "regress/history_db.h"
 #include "regress/junit_writer.h"
@@ -379,6 +380,41 @@ TEST_CASE("the ETA counts only the tests this process finished") {
   CHECK(Progress::line(c, 10, 20.0, 2).find("ETA 1:10") != std::string::npos);
   // Nothing finished here yet: no estimate.
   CHECK(Progress::line(c, 10, 20.0, 0).find("ETA --:--") != std::string::npos);
+}
+
+TEST_CASE("a test that did not run names the shard never merged, or else why its run stopped") {
+  TempDir dir;
+  {
+    // Shard 1/2 of the suite b, a, d, c (not alphabetical): b and d; it ran b and was interrupted.
+    HistoryDb s1(dir / "s1.db");
+    RunInfo k;
+    k.suite = "s";
+    k.rev = "r1";
+    k.label = "slurm";
+    k.shard = "1/2";
+    const auto id = s1.create_run(k);
+    s1.add_to_plan(id, {"g/b", "g/d"}, "1/2");
+    s1.add_suite_tests(id, {"g/b", "g/a", "g/d", "g/c"});
+    s1.record(id, rec("g/b", "pass", 100, 100, 1.0));
+    s1.set_run_state(id, "interrupted", "2025-01-01T01:00:00Z");
+  }
+  HistoryDb all(dir / "all.db");
+  merge_databases(all, {dir / "s1.db"});  // shard 2/2 (a and c) never arrives
+  const ReportData d = load_report_data(all, {});
+  REQUIRE(d.not_run == std::vector<std::string>{"g/a", "g/d", "g/c"});
+  const std::string never = "not run: shard 2/2 was never merged";
+  const std::string stopped = "not run: the regression was interrupted before it";
+  CHECK(not_run_reason(d, 0) == never);
+  CHECK(not_run_reason(d, 1) == stopped);
+  CHECK(not_run_reason(d, 2) == never);
+  std::ostringstream xml;
+  write_junit(d, xml);
+  CHECK(count_of(xml.str(), "<error message=\"" + never + "\" type=\"not-run\">") == 2);
+  CHECK(count_of(xml.str(), "<error message=\"" + stopped + "\" type=\"not-run\">") == 1);
+  CHECK(to_json(d)["tests"][1]["message"] == never);
+  std::ostringstream csv;
+  write_csv(d, csv);
+  CHECK(csv.str().find("s,r1,slurm,g/c,error," + never + ",") != std::string::npos);
 }
 
 TEST_CASE("JUnit XML: a status the database should not hold is an error naming it, as the counts have it") {
