@@ -77,9 +77,10 @@ int report_main(int argc, char** argv) {
     std::cerr << argv[0] << ": missing --db FILE\n";
     return kExitUsage;
   }
+  // --fail-on-regression alone is a check: its exit status is the answer.
   if (!args.count("html") && !args.count("junit") && !args.count("csv") && !args.count("json") &&
-      !args.count("sources")) {
-    std::cerr << argv[0] << ": nothing to do: give --html, --junit, --csv or --json\n";
+      !args.count("sources") && !args.count("fail-on-regression")) {
+    std::cerr << argv[0] << ": nothing to do: give --html, --junit, --csv, --json or --fail-on-regression\n";
     return kExitUsage;
   }
   regress::Thresholds th;
