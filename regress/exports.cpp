@@ -38,6 +38,12 @@ void write_csv(const ReportData& d, std::ostream& out) {
         << opt(std::optional<double>(t.wall_seconds)) << ',' << opt(sim_speed(t)) << ',' << opt(t.utilisation)
         << ',' << opt(t.bandwidth_gbps) << ',' << opt(t.mismatch_count) << ',' << csv_field(t.command) << '\n';
   }
+  // The planned tests without a result, as errors saying why: a spreadsheet
+  // of an interrupted night must not hold only the tests that ran.
+  for (std::size_t i = 0; i < d.not_run.size(); ++i) {
+    out << csv_field(d.run.suite) << ',' << csv_field(d.run.rev) << ',' << csv_field(d.run.label) << ','
+        << csv_field(d.not_run[i]) << ",error," << csv_field(not_run_reason(d, i)) << ",,,,,,,,,,\n";
+  }
 }
 
 void write_csv_file(const ReportData& d, const std::string& path) {

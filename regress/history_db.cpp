@@ -268,6 +268,14 @@ std::string HistoryDb::journal_mode() {
 }
 
 void HistoryDb::in_transaction(const std::function<void()>& body) {
+  // SQLite has no nested BEGIN: an inner body is part of the outer
+  // transaction, which an exception rolls back whole.
+  struct Depth {
+    int& n;
+    explicit Depth(int& d) : n(++d) {}
+    ~Depth() { --n; }
+  } depth(m_transaction_depth);
+  if (depth.n > 1) return body();
   exec("BEGIN IMMEDIATE");
   try {
     body();
@@ -342,6 +350,11 @@ std::int64_t HistoryDb::open_run(const RunInfo& key, bool& resumed) {
 void HistoryDb::set_run_state(std::int64_t run_id, const std::string& state, const std::string& finished_at) {
   Statement s(m_db, m_path, "UPDATE runs SET state = ?, finished_at = ? WHERE run_id = ?");
   s.bind(1, state).bind(2, finished_at).bind(3, run_id).step();
+}
+
+void HistoryDb::set_run_started(std::int64_t run_id, const std::string& started_at) {
+  Statement s(m_db, m_path, "UPDATE runs SET started_at = ? WHERE run_id = ?");
+  s.bind(1, started_at).bind(2, run_id).step();
 }
 
 void HistoryDb::set_run_planned(std::int64_t run_id, std::int64_t planned, const std::string& shard) {
@@ -532,7 +545,10 @@ std::vector<RunStats> HistoryDb::run_stats(const std::string& suite) {
               " SUM(x.status = 'skipped'),"
               " AVG(CASE WHEN x.cycles_model IS NOT NULL AND x.cycles_rtl > 0"
               "     THEN ABS(x.cycles_model - x.cycles_rtl) * 100.0 / x.cycles_rtl END),"
-              " TOTAL(x.wall_seconds)"
+              " TOTAL(x.wall_seconds),"
+              // As the report of one run counts them: planned, no result.
+              " (SELECT COUNT(*) FROM planned_tests p WHERE p.run_id = r.run_id AND NOT EXISTS"
+              "  (SELECT 1 FROM results y WHERE y.run_id = p.run_id AND y.test_id = p.test_id))"
               " FROM runs r LEFT JOIN results x ON x.run_id = r.run_id WHERE r.suite = ?"
               " GROUP BY r.run_id ORDER BY r.started_at, r.run_id");
   s.bind(1, suite);
@@ -546,6 +562,7 @@ std::vector<RunStats> HistoryDb::run_stats(const std::string& suite) {
     r.skipped = s.integer(4);
     r.mean_abs_error_pct = s.opt_double(5);
     r.wall_seconds = s.opt_double(6).value_or(0);
+    r.not_run = s.integer(7);
     out.push_back(r);
   }
   return out;

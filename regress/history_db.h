@@ -37,6 +37,7 @@ struct RunInfo {
 struct RunStats {
   std::int64_t run_id = 0;
   std::int64_t pass = 0, fail = 0, error = 0, skipped = 0;
+  std::int64_t not_run = 0;                   ///< Planned tests with no result (not in `error`).
   std::optional<double> mean_abs_error_pct;   ///< Over tests with model and RTL cycles.
   double wall_seconds = 0;                    ///< Sum of the tests' wall times.
 };
@@ -71,6 +72,8 @@ class HistoryDb {
   std::int64_t create_run(const RunInfo& key);
   std::optional<RunInfo> find_run(const std::string& suite, const std::string& rev, const std::string& label);
   void set_run_state(std::int64_t run_id, const std::string& state, const std::string& finished_at);
+  /// Sets the run's start time (a merged run starts when its earliest shard did).
+  void set_run_started(std::int64_t run_id, const std::string& started_at);
   void set_run_planned(std::int64_t run_id, std::int64_t planned, const std::string& shard);
 
   /// Adds tests to the run's plan (the union of what every command on it
@@ -93,7 +96,7 @@ class HistoryDb {
   /// in suite order; a merge plans them all.
   void add_suite_tests(std::int64_t run_id, const std::vector<std::string>& test_ids);
   /// Those tests in the order they were added; empty for an unsharded run
-  /// or one recorded before they were kept.
+  /// or one recorded before they were kept. A merged run has its shards'.
   std::vector<std::string> suite_tests(std::int64_t run_id);
 
   /// Test ids that have a result in the run.
@@ -121,6 +124,9 @@ class HistoryDb {
   std::vector<RunStats> run_stats(const std::string& suite);
 
   void exec(const std::string& sql);
+  /// Runs `body` in one write transaction, rolled back whole if it throws;
+  /// the methods above that write in their own transaction join it.
+  void transaction(const std::function<void()>& body) { in_transaction(body); }
 
  private:
   void open(int flags);
@@ -129,13 +135,15 @@ class HistoryDb {
   std::int64_t stored_version(bool may_be_new);
   void migrate();
   void insert(std::int64_t run_id, const TestRecord& rec, bool copy_attempts);
-  /// Runs `body` in one write transaction, rolled back if it throws.
+  /// Runs `body` in one write transaction, rolled back if it throws; inside
+  /// another one, as part of it.
   void in_transaction(const std::function<void()>& body);
   /// The test ids `sql` selects for `run_id` (its one parameter).
   std::set<std::string> test_ids(const char* sql, std::int64_t run_id);
 
   sqlite3* m_db = nullptr;
   std::string m_path;
+  int m_transaction_depth = 0;  ///< Nested in_transaction() calls running.
 };
 
 /// Current UTC time as "YYYY-MM-DDTHH:MM:SSZ".

@@ -1,8 +1,11 @@
 #include "regress/report_data.h"
 
+#include <map>
 #include <set>
-
+#include <sstream>
 #include <stdexcept>
+
+#include "regress/shard.h"
 
 namespace mxc::regress {
 
@@ -35,7 +38,119 @@ void refuse_ambiguous(const std::vector<const RunInfo*>& runs, const std::string
                            "): give more of the hash");
 }
 
+// What a run's state tells of a planned test without a result.
+std::string state_reason(const RunInfo& run) {
+  return run.state == "interrupted" ? "not run: the regression was interrupted before it"
+         : run.state == "running"   ? "not run: the regression stopped before it (killed?)"
+                                    : "not run: no command on this run ran it";
+}
+
+// The shard numbers K of a run's shard list "K/N,...", N in `count`; count 0
+// for an unsharded run or a list that is not all of one N.
+std::set<std::uint32_t> shards_held(const std::string& list, std::uint32_t& count) {
+  std::set<std::uint32_t> held;
+  count = 0;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    const auto sh = shard_named(item);
+    if (!sh || (count != 0 && sh->count != count)) {
+      count = 0;
+      return {};
+    }
+    count = sh->count;
+    held.insert(sh->index);
+  }
+  return held;
+}
+
+// Why each test of `not_run` did not run. A test of a merged run whose shard
+// (its position in the suite the shards were taken from, modulo N) was
+// never merged says so; the others what the run's state tells. A run merged
+// before merges kept the shards' suite cannot tell them apart.
+std::vector<std::string> not_run_reasons(HistoryDb& db, const RunInfo& run, const std::vector<std::string>& not_run) {
+  std::vector<std::string> out(not_run.size(), state_reason(run));
+  std::uint32_t count = 0;
+  const std::set<std::uint32_t> held = shards_held(run.shard, count);
+  if (count == 0 || held.size() == count || not_run.empty()) return out;
+  const std::vector<std::string> suite = db.suite_tests(run.run_id);
+  std::map<std::string, std::size_t> position;
+  for (std::size_t i = 0; i < suite.size(); ++i) position.emplace(suite[i], i);
+  for (std::size_t i = 0; i < not_run.size(); ++i) {
+    const auto it = position.find(not_run[i]);
+    if (it == position.end()) continue;
+    const auto k = static_cast<std::uint32_t>(it->second % count) + 1;
+    if (!held.count(k))
+      out[i] = "not run: shard " + std::to_string(k) + "/" + std::to_string(count) + " was never merged";
+  }
+  return out;
+}
+
+// A planned test without a result as a row of the table: an error with its
+// reason, measured nothing. Its suite position is not known (index null).
+json not_run_json(const std::string& id, const std::string& why) {
+  return {{"id", id},          {"index", nullptr},       {"status", "error"},     {"message", why},
+          {"seed", ""},        {"tags", ""},             {"command", ""},         {"exit_code", nullptr},
+          {"wall_seconds", 0}, {"cycles_rtl", nullptr},  {"cycles_model", nullptr}, {"error_pct", nullptr},
+          {"speed_cps", nullptr}, {"instructions", nullptr}, {"mismatch_count", nullptr},
+          {"sim_time_ns", nullptr}, {"utilisation", nullptr}, {"bandwidth_gbps", nullptr},
+          {"attempts", 0},     {"finished_at", ""},      {"not_run", true}};
+}
+
+json test_json(const TestRecord& t) {
+  return {{"id", t.test_id},
+          {"index", t.test_index},
+          {"status", t.status},
+          {"message", t.message},
+          {"seed", t.seed},
+          {"tags", t.tags},
+          {"command", t.command},
+          {"exit_code", opt(t.exit_code)},
+          {"wall_seconds", t.wall_seconds},
+          {"cycles_rtl", opt(t.cycles_rtl)},
+          {"cycles_model", opt(t.cycles_model)},
+          {"error_pct", opt(model_error_pct(t))},
+          {"speed_cps", opt(sim_speed(t))},
+          {"instructions", opt(t.instructions)},
+          {"mismatch_count", opt(t.mismatch_count)},
+          {"sim_time_ns", opt(t.sim_time_ns)},
+          {"utilisation", opt(t.utilisation)},
+          {"bandwidth_gbps", opt(t.bandwidth_gbps)},
+          {"attempts", t.attempts},
+          {"finished_at", t.finished_at},
+          {"not_run", false}};
+}
+
+// The trend's runs, their tests not run among the errors: an interrupted
+// night's pass rate counts what it left undone.
+json trend_json(const ReportData& d) {
+  json trend = json::array();
+  for (std::size_t i = 0; i < d.trend_runs.size() && i < d.trend_stats.size(); ++i) {
+    const auto& r = d.trend_runs[i];
+    const auto& s = d.trend_stats[i];
+    trend.push_back({{"run_id", r.run_id}, {"label", r.label}, {"rev", r.rev}, {"started_at", r.started_at},
+                     {"pass", s.pass}, {"fail", s.fail}, {"error", s.error + s.not_run}, {"skipped", s.skipped},
+                     {"not_run", s.not_run}, {"mean_abs_error_pct", opt(s.mean_abs_error_pct)},
+                     {"wall_seconds", s.wall_seconds}});
+  }
+  return trend;
+}
+
 }  // namespace
+
+std::string not_run_reason(const ReportData& d, std::size_t i) {
+  return i < d.not_run_why.size() ? d.not_run_why[i] : state_reason(d.run);
+}
+
+std::string recorded_seed(const TestRecord& t) {
+  if (!t.seed.empty() || t.results_json.empty()) return t.seed;
+  const json root = json::parse(t.results_json, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded() || !root.is_object()) return "";
+  const auto it = root.find("seed");
+  if (it == root.end()) return "";
+  if (it->is_number_unsigned()) return std::to_string(it->get<std::uint64_t>());
+  if (it->is_number_integer()) return std::to_string(it->get<std::int64_t>());
+  return it->is_string() ? it->get<std::string>() : "";
+}
 
 ReportData load_report_data(HistoryDb& db, const ReportSelection& sel) {
   const auto runs = db.runs();
@@ -66,6 +181,7 @@ ReportData load_report_data(HistoryDb& db, const ReportSelection& sel) {
   for (const auto& t : d.tests) done.insert(t.test_id);
   for (const std::string& id : db.plan_in_order(d.run.run_id))
     if (!done.count(id)) d.not_run.push_back(id);
+  d.not_run_why = not_run_reasons(db, d.run, d.not_run);
 
   // Baseline: the newest other run of the suite at the named revision; or
   // else the newest earlier run that completed (an interrupted night would
@@ -129,42 +245,20 @@ json to_json(const ReportData& d) {
   j["run"] = run_json(d.run);
   j["baseline"] = d.baseline ? run_json(*d.baseline) : json(nullptr);
   j["baseline_note"] = d.baseline_note;
-  j["summary"] = {{"total", d.tests.size()}, {"pass", d.counts.pass},     {"fail", d.counts.fail},
-                  {"error", d.counts.error}, {"skipped", d.counts.skipped}, {"planned", d.run.planned}};
+  // As the JUnit file counts them: a planned test without a result is an
+  // error, so an interrupted night does not read as green.
+  const std::size_t not_run = d.not_run.size();
+  j["summary"] = {{"total", d.tests.size() + not_run}, {"pass", d.counts.pass},
+                  {"fail", d.counts.fail},             {"error", d.counts.error + not_run},
+                  {"skipped", d.counts.skipped},       {"planned", d.run.planned},
+                  {"not_run", not_run}};
   auto& regs = j["regressions"] = json::array();
   for (const auto& r : d.regressions)
     regs.push_back({{"test", r.test_id}, {"what", r.what}, {"baseline", r.baseline}, {"current", r.current}});
   auto& tests = j["tests"] = json::array();
-  for (const auto& t : d.tests) {
-    tests.push_back({{"id", t.test_id},
-                     {"index", t.test_index},
-                     {"status", t.status},
-                     {"message", t.message},
-                     {"seed", t.seed},
-                     {"tags", t.tags},
-                     {"command", t.command},
-                     {"exit_code", opt(t.exit_code)},
-                     {"wall_seconds", t.wall_seconds},
-                     {"cycles_rtl", opt(t.cycles_rtl)},
-                     {"cycles_model", opt(t.cycles_model)},
-                     {"error_pct", opt(model_error_pct(t))},
-                     {"speed_cps", opt(sim_speed(t))},
-                     {"instructions", opt(t.instructions)},
-                     {"mismatch_count", opt(t.mismatch_count)},
-                     {"sim_time_ns", opt(t.sim_time_ns)},
-                     {"utilisation", opt(t.utilisation)},
-                     {"bandwidth_gbps", opt(t.bandwidth_gbps)},
-                     {"attempts", t.attempts},
-                     {"finished_at", t.finished_at}});
-  }
-  auto& trend = j["trend"] = json::array();
-  for (std::size_t i = 0; i < d.trend_runs.size() && i < d.trend_stats.size(); ++i) {
-    const auto& r = d.trend_runs[i];
-    const auto& s = d.trend_stats[i];
-    trend.push_back({{"run_id", r.run_id}, {"label", r.label}, {"rev", r.rev}, {"started_at", r.started_at},
-                     {"pass", s.pass}, {"fail", s.fail}, {"error", s.error}, {"skipped", s.skipped},
-                     {"mean_abs_error_pct", opt(s.mean_abs_error_pct)}, {"wall_seconds", s.wall_seconds}});
-  }
+  for (const auto& t : d.tests) tests.push_back(test_json(t));
+  for (std::size_t i = 0; i < not_run; ++i) tests.push_back(not_run_json(d.not_run[i], not_run_reason(d, i)));
+  j["trend"] = trend_json(d);
   return j;
 }
 

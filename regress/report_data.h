@@ -29,8 +29,12 @@ struct ReportData {
   std::optional<RunInfo> baseline;
   std::vector<TestRecord> tests;
   /// Tests of the run's plan with no result (an interrupted or killed run,
-  /// a shard never merged), in plan order.
+  /// a shard never merged), in plan order. Every report counts them as
+  /// errors; `counts` does not hold them.
   std::vector<std::string> not_run;
+  /// Why each test of `not_run` did not run, in the same order: "not run:
+  /// shard 2/3 was never merged", or what the run's state tells.
+  std::vector<std::string> not_run_why;
   std::vector<Regression> regressions;
   std::vector<RunInfo> trend_runs;
   std::vector<RunStats> trend_stats;
@@ -52,7 +56,18 @@ bool has_run_at(HistoryDb& db, const std::string& suite, const std::string& rev,
 /// whole of it, or its first 4 or more characters.
 bool rev_matches(const std::string& stored, const std::string& given);
 
+/// Why test `i` of d.not_run did not run: d.not_run_why[i], else (data
+/// made without it) what the run's state tells.
+std::string not_run_reason(const ReportData& d, std::size_t i);
+
+/// The seed a test ran with: the one its suite set, else the one its results
+/// file recorded (a test whose suite sets none runs with the program's
+/// default); "" when neither has one.
+std::string recorded_seed(const TestRecord& t);
+
 /// The report's data as JSON (what the HTML page and the JSON export carry).
+/// The tests that did not run are in its summary, tests and trend as
+/// errors, each with `not_run` true and its reason as message.
 nlohmann::json to_json(const ReportData& d);
 
 }  // namespace mxc::regress

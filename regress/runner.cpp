@@ -139,9 +139,13 @@ void plan_run(HistoryDb& db, std::int64_t run_id, const std::vector<TestSpec>& s
     return;
   }
   std::set<std::string> ids;
-  for (const auto& t : selected) ids.insert(t.id);
+  std::vector<std::string> in_order;  // the plan keeps the suite's order, which the reports show
+  for (const auto& t : selected) {
+    ids.insert(t.id);
+    in_order.push_back(t.id);
+  }
   const bool covers = std::includes(ids.begin(), ids.end(), plan.begin(), plan.end());
-  db.add_to_plan(run_id, std::vector<std::string>(ids.begin(), ids.end()), covers ? shard : run.shard);
+  db.add_to_plan(run_id, in_order, covers ? shard : run.shard);
 }
 
 // Complete when no test was stopped and every test of the run's plan has a

@@ -77,9 +77,10 @@ int report_main(int argc, char** argv) {
     std::cerr << argv[0] << ": missing --db FILE\n";
     return kExitUsage;
   }
+  // --fail-on-regression alone is a check: its exit status is the answer.
   if (!args.count("html") && !args.count("junit") && !args.count("csv") && !args.count("json") &&
-      !args.count("sources")) {
-    std::cerr << argv[0] << ": nothing to do: give --html, --junit, --csv or --json\n";
+      !args.count("sources") && !args.count("fail-on-regression")) {
+    std::cerr << argv[0] << ": nothing to do: give --html, --junit, --csv, --json or --fail-on-regression\n";
     return kExitUsage;
   }
   regress::Thresholds th;
@@ -150,8 +151,10 @@ int report_main(int argc, char** argv) {
   if (args.count("json")) regress::write_json_file(data, args["json"].as<std::string>());
   if (args.count("html")) regress::write_html_file(data, args["html"].as<std::string>());
   std::cout << "run " << data.run.suite << " @ " << data.run.rev.substr(0, 12) << " (" << data.run.label
-            << "): " << data.tests.size() << " tests, " << data.counts.pass << " pass, " << data.counts.fail
-            << " fail, " << data.counts.error << " error, " << data.counts.skipped << " skipped; "
+            << "): " << data.tests.size() + data.not_run.size() << " tests, " << data.counts.pass << " pass, "
+            << data.counts.fail << " fail, " << data.counts.error + data.not_run.size() << " error"
+            << (data.not_run.empty() ? "" : " (" + std::to_string(data.not_run.size()) + " not run)") << ", "
+            << data.counts.skipped << " skipped; "
             << data.regressions.size() << " regression(s)"
             << (data.baseline ? " against " + data.baseline->rev.substr(0, 12) + " (" + data.baseline->label + ")"
                               : " (no baseline: " + data.baseline_note + ")")

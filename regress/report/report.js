@@ -62,9 +62,11 @@
   const s = data.summary;
   const cards = [['total', s.total], ['pass', s.pass], ['fail', s.fail], ['error', s.error], ['skipped', s.skipped]];
   if (s.planned && s.planned !== s.total) cards.push(['planned', s.planned]);
+  // Counted among the errors above; said apart so an interrupted run is seen as one.
+  if (s.not_run) cards.push(['not run', s.not_run]);
   document.getElementById('summary').appendChild(el('div', { class: 'cards' }, cards.map(c =>
-    el('div', { class: 'card ' + c[0] }, [el('div', { class: 'n', text: String(c[1]) }),
-                                         el('div', { text: c[0] })]))));
+    el('div', { class: 'card ' + c[0].replace(' ', '-') }, [el('div', { class: 'n', text: String(c[1]) }),
+                                                          el('div', { text: c[0] })]))));
 
   // ---- charts ----
   const common = { animation: false, responsive: true, maintainAspectRatio: false };
@@ -166,14 +168,17 @@
   const filterBox = document.getElementById('filter');
   const statusBox = document.getElementById('status-filter');
   let sortKey = null, sortDir = 1;
+  // Ties keep the data's order: the suite's, then the tests that did not run
+  // (which have no suite index).
+  const order = new Map(tests.map((t, i) => [t, i]));
   thead.appendChild(el('tr', {}, columns.map(c => el('th', { 'data-key': c[0], text: c[1] }))));
 
   function compare(a, b, key, type) {
     const x = a[key], y = b[key];
     const xn = x === null || x === undefined || x === '', yn = y === null || y === undefined || y === '';
-    if (xn || yn) return xn === yn ? a.index - b.index : (xn ? 1 : -1);  // missing values last
+    if (xn || yn) return xn === yn ? order.get(a) - order.get(b) : (xn ? 1 : -1);  // missing values last
     const d = type === 'n' ? x - y : String(x).localeCompare(String(y), 'en', { numeric: true });
-    return d !== 0 ? d * sortDir : a.index - b.index;
+    return d !== 0 ? d * sortDir : order.get(a) - order.get(b);
   }
   function visible() {
     const q = filterBox.value.trim().toLowerCase();
@@ -195,7 +200,7 @@
         if (c[0] === 'message') {
           const td = el('td', { class: 'msg' });
           if (t.message) td.appendChild(el('div', { text: t.message }));
-          if (t.status !== 'pass') td.appendChild(el('code', { text: t.command }));
+          if (t.status !== 'pass' && t.command) td.appendChild(el('code', { text: t.command }));
           tr.appendChild(td);
         } else {
           const v = t[c[0]];

@@ -96,7 +96,7 @@ for f in results.db report.html junit.xml results.csv; do
   [[ -f $out/$f ]] || fail "merge step wrote no $f; $(cat "$out"/mxcosim-regress-merge-*.out 2>/dev/null)"
 done
 # 6 tests over 3 shards, one run, exactly the injected fault failed.
-grep -q '<testsuites name="mxcosim regress" tests="6" failures="1" errors="0" skipped="0"' "$out/junit.xml" ||
+grep -q '<testsuite name="slurmcheck" tests="6" failures="1" errors="0" skipped="0"' "$out/junit.xml" ||
   fail "merged junit counts wrong: $(head -3 "$out/junit.xml")"
 [[ $(grep -c '^slurmcheck,' "$out/results.csv") -eq 6 ]] || fail "merged CSV does not have 6 rows"
 grep -q '^slurmcheck,[^,]*,slurm-[^,]*,flipped,fail,' "$out/results.csv" || fail "the fault test is not the failure"

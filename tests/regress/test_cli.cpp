@@ -502,6 +502,11 @@ echo '{"status":"pass","cycles":{"rtl":500,"model":500}}' > "$json"
   CHECK(report("r1", true) == 1);
   CHECK(read_text(dir / "report.txt").find("2 regression(s) against r1") != std::string::npos);
   CHECK(report("r1", false) == 0);
+  // The check alone, with no report file: its exit status is the answer.
+  const std::vector<std::string> check_only{MXCOSIM_BIN, "report", "--db", db, "--baseline", "r1",
+                                            "--fail-on-regression"};
+  CHECK(run(check_only, dir / "check.txt") == 1);
+  CHECK(read_text(dir / "check.txt").find("2 regression(s) against r1") != std::string::npos);
   // A merge with no report file asked for still decides the exit status (it exited 0 once merged).
   CHECK(run({MXCOSIM_BIN, "report", "--db", dir / "merged.db", db, "--baseline", "r1", "--fail-on-regression"},
             dir / "merge.txt") == 1);
@@ -512,6 +517,7 @@ echo '{"status":"pass","cycles":{"rtl":500,"model":500}}' > "$json"
   CHECK(report("r1", true) == 0);
   CHECK(read_text(dir / "report.txt").find("0 regression(s) against r1") != std::string::npos);
   CHECK(report("r2", true) == 0);
+  CHECK(run(check_only, dir / "check.txt") == 0);
   // The summary printed to a standard output that cannot take it is an error, not a silent exit 0.
   const std::string full = shell_join({MXCOSIM_BIN, "report", "--db", db, "--json", dir / "r.json"}) +
                            " > /dev/full 2> " + shell_join({dir / "full.txt"});

@@ -434,3 +434,69 @@ TEST_CASE("a schema 3 database is read as it is, its runs without shards' suites
   CHECK(mxc::testing::read_text(path) == before);
   CHECK(table_names(path).find("suite_tests") == std::string::npos);
 }
+
+namespace {
+// Shard K/2 of suite "nightly" (t1 u1 t2 u2 ... in two shards), finished,
+// started at `started_at`, in sK.db.
+void shard_started(const TempDir& dir, int shard, const std::string& started_at) {
+  HistoryDb db(dir / ("s" + std::to_string(shard) + ".db"));
+  RunInfo k = key("nightly", "abc", "slurm-42");
+  k.shard = std::to_string(shard) + "/2";
+  k.started_at = started_at;
+  const auto id = db.create_run(k);
+  const std::string n = std::to_string(shard);
+  db.add_to_plan(id, {"t" + n, "u" + n}, k.shard);
+  db.record(id, rec("t" + n, shard, "pass"));
+  db.record(id, rec("u" + n, shard + 10, "pass"));
+  db.set_run_state(id, "complete", "2025-01-01T05:00:00Z");
+}
+}  // namespace
+
+TEST_CASE("a refused merge leaves the database it merges into as it was") {
+  TempDir dir;
+  shard_db(dir, 1, true, {"t1", "u1"});
+  shard_db(dir, 2, true, {"t2", "u2"});
+  {
+    HistoryDb all(dir / "all.db");
+    merge_databases(all, {dir / "s1.db", dir / "s2.db"});
+  }
+  HistoryDb half(dir / "half.db");
+  merge_databases(half, {dir / "s1.db"});
+  // all.db's run holds shards 1/2 and 2/2, and 1/2 is in half.db already: refused, and
+  // shard 2/2's results (t2, u2) must not have been copied in before the refusal.
+  CHECK_THROWS_WITH(merge_databases(half, {dir / "all.db"}),
+                    Catch::Matchers::Contains("holds shards 1/2,2/2, some of them already merged as part of 1/2"));
+  const auto run = half.runs().at(0);
+  CHECK(half.finished_tests(run.run_id) == std::set<std::string>{"t1", "u1"});
+  CHECK(half.run(run.run_id)->shard == "1/2");
+  CHECK(half.run(run.run_id)->planned == 2);
+  // A merge failing at its second source leaves nothing of its first.
+  write_text(dir / "text.db", "not a database\n");
+  HistoryDb fresh(dir / "fresh.db");
+  CHECK_THROWS(merge_databases(fresh, {dir / "s2.db", dir / "text.db"}));
+  CHECK(fresh.runs().empty());
+}
+
+TEST_CASE("a merged run starts when its earliest shard started, in whichever order they merge") {
+  TempDir dir;
+  shard_started(dir, 1, "2025-01-01T02:00:00Z");
+  shard_started(dir, 2, "2025-01-01T01:00:00Z");
+  for (const bool later_first : {true, false}) {
+    INFO("shard 1/2 (the later one) merged first: " << later_first);
+    const std::string path = dir / (later_first ? "a.db" : "b.db");
+    HistoryDb all(path);
+    // Another run of the suite started between the shards: the merged run is older.
+    RunInfo other = key("nightly", "def", "manual");
+    other.started_at = "2025-01-01T01:30:00Z";
+    all.create_run(other);
+    if (later_first)
+      merge_databases(all, {dir / "s1.db", dir / "s2.db"});
+    else
+      merge_databases(all, {dir / "s2.db", dir / "s1.db"});
+    const auto runs = all.runs();  // oldest first
+    REQUIRE(runs.size() == 2);
+    CHECK(runs[0].label == "slurm-42");
+    CHECK(runs[0].started_at == "2025-01-01T01:00:00Z");
+    CHECK(runs[1].label == "manual");
+  }
+}

@@ -191,6 +191,42 @@ TEST_CASE("the HTML report renders its rows when the data reads as markup") {
         std::string::npos);
 }
 
+TEST_CASE("the HTML report lists the tests an interrupted run never ran as errors, and counts them") {
+  if (!std::filesystem::exists(kChromium)) FAIL("Chromium is not installed at " << kChromium);
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  RunInfo k;
+  k.suite = "night";
+  k.rev = "r1";
+  k.label = "d1";
+  const auto run = db.create_run(k);
+  db.add_to_plan(run, {"g/a", "g/b", "g/c"}, "");
+  TestRecord a;
+  a.test_id = "g/a";
+  a.status = "pass";
+  db.record(run, a);
+  db.set_run_state(run, "interrupted", "2025-01-01T01:00:00Z");
+  const std::string page = dir / "report.html";
+  write_html_file(load_report_data(db, {}), page);
+  // Without #selftest: its clicks would leave the table filtered to failures.
+  const BrowserResult browser = load_in_chromium("file://" + page, dir.path().string());
+  INFO("chromium log:\n" << browser.log);
+  REQUIRE(browser.exit_code == 0);
+  CHECK(browser.log.find("Uncaught") == std::string::npos);
+  CHECK(browser.log.find(":ERROR:CONSOLE") == std::string::npos);
+  // Three rows: g/a that passed, g/b and g/c as errors saying why.
+  CHECK(element_text(browser.dom, "shown-count") == "3 of 3 tests");
+  CHECK(browser.dom.find("<tr class=\"status-error\" data-id=\"g/b\">") != std::string::npos);
+  CHECK(browser.dom.find("<tr class=\"status-error\" data-id=\"g/c\">") != std::string::npos);
+  CHECK(count_of(browser.dom, "<td class=\"msg\"><div>not run: the regression was interrupted before it</div></td>") ==
+        2);
+  // The summary: 3 tests, 1 pass, 2 errors, 2 of them not run.
+  CHECK(browser.dom.find("<div class=\"card total\"><div class=\"n\">3</div>") != std::string::npos);
+  CHECK(browser.dom.find("<div class=\"card error\"><div class=\"n\">2</div>") != std::string::npos);
+  CHECK(browser.dom.find("<div class=\"card not-run\"><div class=\"n\">2</div><div>not run</div>") !=
+        std::string::npos);
+}
+
 TEST_CASE("a missing charting library is a clear error, not a broken page") {
   TempDir dir;
   HistoryDb db(dir / "r.db");

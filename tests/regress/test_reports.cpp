@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "regress/db_merge.h"
 #include "regress/exports.h"
 #include "regress/history_db.h"
 #include "regress/junit_writer.h"
@@ -260,8 +261,10 @@ TEST_CASE("JUnit XML: counts, per-test properties, failure with mismatch and rep
   std::ostringstream out;
   write_junit(load_report_data(db, {}), out);
   const std::string x = out.str();
+  // <testsuites> as the Jenkins xUnit schema has it (no `skipped`); <testsuite> counts the skipped test.
   CHECK(x.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mxcosim regress\" tests=\"4\" "
-                "failures=\"1\" errors=\"1\" skipped=\"1\" time=\"2.000\">",
+                "failures=\"1\" errors=\"1\" time=\"2.000\">\n  <testsuite name=\"smoke\" tests=\"4\" failures=\"1\" "
+                "errors=\"1\" skipped=\"1\" time=\"2.000\" timestamp=\"2025-01-02T00:00:00\"",
                 0) == 0);
   CHECK(count_of(x, "<testcase ") == 4);
   CHECK(count_of(x, "<failure ") == 1);
@@ -300,7 +303,7 @@ TEST_CASE("JUnit XML: the planned tests an interrupted run never finished are er
   write_junit(d, out);
   const std::string x = out.str();
   // Two tests with no result: the file says 3 tests, 2 errors, not 1 test that passed.
-  CHECK(x.find("<testsuites name=\"mxcosim regress\" tests=\"3\" failures=\"0\" errors=\"2\" skipped=\"0\"") !=
+  CHECK(x.find("<testsuites name=\"mxcosim regress\" tests=\"3\" failures=\"0\" errors=\"2\" time=\"1.000\">") !=
         std::string::npos);
   CHECK(count_of(x, "<testcase ") == 3);
   CHECK(count_of(x, "<error message=\"not run: the regression was interrupted before it\" type=\"not-run\">") == 2);
@@ -377,4 +380,155 @@ TEST_CASE("the ETA counts only the tests this process finished") {
   CHECK(Progress::line(c, 10, 20.0, 2).find("ETA 1:10") != std::string::npos);
   // Nothing finished here yet: no estimate.
   CHECK(Progress::line(c, 10, 20.0, 0).find("ETA --:--") != std::string::npos);
+}
+
+TEST_CASE("a test that did not run names the shard never merged, or else why its run stopped") {
+  TempDir dir;
+  {
+    // Shard 1/2 of the suite b, a, d, c (not alphabetical): b and d; it ran b and was interrupted.
+    HistoryDb s1(dir / "s1.db");
+    RunInfo k;
+    k.suite = "s";
+    k.rev = "r1";
+    k.label = "slurm";
+    k.shard = "1/2";
+    const auto id = s1.create_run(k);
+    s1.add_to_plan(id, {"g/b", "g/d"}, "1/2");
+    s1.add_suite_tests(id, {"g/b", "g/a", "g/d", "g/c"});
+    s1.record(id, rec("g/b", "pass", 100, 100, 1.0));
+    s1.set_run_state(id, "interrupted", "2025-01-01T01:00:00Z");
+  }
+  HistoryDb all(dir / "all.db");
+  merge_databases(all, {dir / "s1.db"});  // shard 2/2 (a and c) never arrives
+  const ReportData d = load_report_data(all, {});
+  REQUIRE(d.not_run == std::vector<std::string>{"g/a", "g/d", "g/c"});
+  const std::string never = "not run: shard 2/2 was never merged";
+  const std::string stopped = "not run: the regression was interrupted before it";
+  CHECK(not_run_reason(d, 0) == never);
+  CHECK(not_run_reason(d, 1) == stopped);
+  CHECK(not_run_reason(d, 2) == never);
+  std::ostringstream xml;
+  write_junit(d, xml);
+  CHECK(count_of(xml.str(), "<error message=\"" + never + "\" type=\"not-run\">") == 2);
+  CHECK(count_of(xml.str(), "<error message=\"" + stopped + "\" type=\"not-run\">") == 1);
+  CHECK(to_json(d)["tests"][1]["message"] == never);
+  std::ostringstream csv;
+  write_csv(d, csv);
+  CHECK(csv.str().find("s,r1,slurm,g/c,error," + never + ",") != std::string::npos);
+}
+
+TEST_CASE("JUnit XML: a status the database should not hold is an error naming it, as the counts have it") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  RunInfo k;
+  k.suite = "s";
+  k.rev = "r1";
+  k.label = "d1";
+  const auto run = db.create_run(k);
+  db.record(run, rec("g/a", "pass", 100, 100, 1.0));
+  TestRecord odd = rec("g/b", "flaky", 100, 100, 1.0);
+  odd.message = "from another tool";
+  db.record(run, odd);
+  const ReportData d = load_report_data(db, {});
+  CHECK(d.counts.error == 1);
+  std::ostringstream out;
+  write_junit(d, out);
+  const std::string x = out.str();
+  CHECK(x.find("errors=\"1\"") != std::string::npos);
+  CHECK(count_of(x, "<error ") == 1);
+  CHECK(x.find("<error message=\"unknown status &apos;flaky&apos;: from another tool\" type=\"unknown-status\">") !=
+        std::string::npos);
+}
+
+TEST_CASE("JUnit XML: a test whose suite sets no seed has the seed its results file recorded") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  RunInfo k;
+  k.suite = "s";
+  k.rev = "r1";
+  k.label = "d1";
+  const auto run = db.create_run(k);
+  TestRecord from_file = rec("g/a", "pass", 100, 100, 1.0);
+  from_file.results_json = R"({"status":"pass","seed":1,"cycles":{"rtl":100}})";
+  db.record(run, from_file);
+  TestRecord suite_seed = rec("g/b", "pass", 100, 100, 1.0);
+  suite_seed.seed = "7";
+  suite_seed.results_json = R"({"status":"pass","seed":7})";
+  db.record(run, suite_seed);
+  TestRecord none = rec("g/c", "pass", 100, 100, 1.0);
+  none.results_json = R"({"status":"pass"})";
+  db.record(run, none);
+  std::ostringstream out;
+  write_junit(load_report_data(db, {}), out);
+  const std::string x = out.str();
+  const auto seed_of = [&](const std::string& name) {
+    const auto at = x.find("name=\"" + name + "\"");
+    const auto p = x.find("<property name=\"seed\" value=\"", at);
+    return x.substr(p + 29, x.find('"', p + 29) - p - 29);
+  };
+  CHECK(seed_of("a") == "1");
+  CHECK(seed_of("b") == "7");
+  CHECK(seed_of("c") == "n/a");
+}
+
+namespace {
+// Run "night" of suite g planning g/a, g/b, g/c, interrupted after g/a
+// passed, started after a complete run where all three passed.
+ReportData interrupted_night(HistoryDb& db) {
+  RunInfo k;
+  k.suite = "night";
+  k.rev = "r0";
+  k.label = "d0";
+  k.started_at = "2025-01-01T00:00:00Z";
+  const auto before = db.create_run(k);
+  for (const char* id : {"g/a", "g/b", "g/c"}) db.record(before, rec(id, "pass", 100, 100, 1.0));
+  db.set_run_state(before, "complete", "2025-01-01T01:00:00Z");
+  k.rev = "r1";
+  k.label = "d1";
+  k.started_at = "2025-01-02T00:00:00Z";
+  const auto run = db.create_run(k);
+  db.add_to_plan(run, {"g/a", "g/b", "g/c"}, "");
+  db.record(run, rec("g/a", "pass", 100, 100, 1.0));
+  db.set_run_state(run, "interrupted", "2025-01-02T01:00:00Z");
+  return load_report_data(db, {});
+}
+}  // namespace
+
+TEST_CASE("JSON export: planned tests that never ran are errors in the summary, the tests and the trend") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  const auto j = to_json(interrupted_night(db));
+  // 3 planned, 1 passed, 2 never ran: as the JUnit file counts them.
+  CHECK(j["summary"]["total"] == 3);
+  CHECK(j["summary"]["pass"] == 1);
+  CHECK(j["summary"]["error"] == 2);
+  CHECK(j["summary"]["not_run"] == 2);
+  REQUIRE(j["tests"].size() == 3);
+  CHECK(j["tests"][0]["not_run"] == false);
+  CHECK(j["tests"][1]["id"] == "g/b");
+  CHECK(j["tests"][1]["status"] == "error");
+  CHECK(j["tests"][1]["message"] == "not run: the regression was interrupted before it");
+  CHECK(j["tests"][1]["not_run"] == true);
+  CHECK(j["tests"][1]["cycles_rtl"].is_null());
+  CHECK(j["tests"][2]["id"] == "g/c");
+  // The trend's pass rate is pass / (pass + fail + error): 3 of 3 the night before, 1 of 3 now.
+  REQUIRE(j["trend"].size() == 2);
+  CHECK(j["trend"][0]["pass"] == 3);
+  CHECK(j["trend"][0]["error"] == 0);
+  CHECK(j["trend"][1]["pass"] == 1);
+  CHECK(j["trend"][1]["error"] == 2);
+  CHECK(j["trend"][1]["not_run"] == 2);
+}
+
+TEST_CASE("CSV export: planned tests that never ran are rows, errors saying why") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  std::ostringstream out;
+  write_csv(interrupted_night(db), out);
+  std::istringstream in(out.str());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  REQUIRE(lines.size() == 4);
+  CHECK(lines[2] == "night,r1,d1,g/b,error,not run: the regression was interrupted before it,,,,,,,,,,");
+  CHECK(lines[3] == "night,r1,d1,g/c,error,not run: the regression was interrupted before it,,,,,,,,,,");
 }

@@ -774,3 +774,19 @@ TEST_CASE("a merge without one shard plans that shard's tests: not run in JUnit,
   CHECK(d.not_run.empty());
   CHECK(d.regressions.empty());
 }
+
+TEST_CASE("the tests an interrupted run did not run are reported in suite order, not by name") {
+  Fixture f;
+  write_text(f.dir / "hang", "");
+  HistoryDb db(f.dir / "r.db");
+  // By name the order would be alpha, b/seed=10, b/seed=2, zeta.
+  const Suite s = f.suite("  - {name: zeta, command: hang}\n  - {name: b, command: pass, seeds: [2, 10]}\n"
+                          "  - {name: alpha, command: pass}\n");
+  const std::vector<std::string> suite_order{"zeta", "b/seed=2", "b/seed=10", "alpha"};
+  // Stopped while zeta, the first test, runs: none of them has a result.
+  const RunSummary sum = f.run_until_hang(s, f.options(1), db);
+  REQUIRE(sum.interrupted);
+  CHECK(db.plan_in_order(sum.run_id) == suite_order);
+  const ReportData d = load_report_data(db, {});
+  CHECK(d.not_run == suite_order);
+}
