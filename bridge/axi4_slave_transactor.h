@@ -62,7 +62,8 @@ struct Axi4SlaveConfig {
   std::uint64_t seed = 1;               ///< Seeds backpressure and the choice among ready IDs.
   /// Choose the ID of each R beat / B at random among the ready ones (true),
   /// or take the oldest ready burst (false: no interleaving unless data
-  /// arrives out of order; simplest for a performance model to mirror).
+  /// arrives out of order; simplest for a performance model to mirror, so
+  /// the RTL tile sets it only under backpressure).
   bool random_interleave = true;
   Axi4Backpressure backpressure;        ///< Default: none (timing runs).
 };

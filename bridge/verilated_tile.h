@@ -147,7 +147,12 @@ class VerilatedTile final : public RtlTile {
     a.source = cfg.source_id;
     a.seed = cfg.seed;
     a.backpressure = cfg.axi_backpressure;
-    a.random_interleave = !(a.backpressure.arready_low == 0 && a.backpressure.awready_low == 0 && a.backpressure.wready_low == 0 && a.backpressure.rvalid_gap == 0 && a.backpressure.bvalid_gap == 0);  // timing runs: oldest first
+    // Random R/B interleaving only with backpressure: a timing run (none) must match the
+    // performance model, which mirrors the oldest-first choice and cannot mirror a random
+    // draw (docs/dma.md, "When R beats interleave in a run").
+    const Axi4Backpressure& bp = a.backpressure;
+    a.random_interleave = bp.arready_low > 0 || bp.awready_low > 0 || bp.wready_low > 0 || bp.rvalid_gap > 0 ||
+                          bp.bvalid_gap > 0;
     return a;
   }
 
