@@ -1,23 +1,39 @@
 #pragma once
-// An AXI4 master broke a rule the slave transactor checks (docs/checkers.md,
-// "AXI protocol"): the run cannot go on meaningfully, so the transactor
-// throws this, and the co-simulation turns it into the run's Mismatch record
-// (where = "protocol <port>.<channel>", field = the rule) instead of an
-// error without one.
+// The tile did something at its pins that the bridge cannot follow: an AXI4
+// master broke a rule the slave transactor checks, asked for a burst the
+// slave model does not serve, or a monitor saw an instruction event no
+// instruction explains (docs/checkers.md). The run cannot go on meaningfully,
+// so the bridge throws one of these, and the co-simulation turns it into the
+// run's Mismatch record, failing the run as a checker does (exit status 1,
+// failure waveform, reproducing command), instead of an error without one.
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "bridge/checker.h"
 
 namespace mxc {
 
-class Axi4ProtocolError : public std::runtime_error {
+class RtlPinError : public std::runtime_error {
  public:
-  Axi4ProtocolError(const std::string& what, Mismatch mismatch)
-      : std::runtime_error(what), m_mismatch(std::move(mismatch)) {}
+  /// `stopped_at` completes the run's error "stopped at ...: <mismatch>", e.g.
+  /// "an AXI protocol violation".
+  RtlPinError(const std::string& what, Mismatch mismatch, std::string stopped_at)
+      : std::runtime_error(what), m_mismatch(std::move(mismatch)), m_stopped_at(std::move(stopped_at)) {}
   const Mismatch& mismatch() const { return m_mismatch; }
+  const std::string& stopped_at() const { return m_stopped_at; }
 
  private:
   Mismatch m_mismatch;
+  std::string m_stopped_at;
+};
+
+/// From the AXI4 slave transactor (where = "protocol <port>.<channel>",
+/// field = the rule).
+class Axi4ProtocolError : public RtlPinError {
+ public:
+  Axi4ProtocolError(const std::string& what, Mismatch mismatch)
+      : RtlPinError(what, std::move(mismatch), "an AXI protocol violation") {}
 };
 
 }  // namespace mxc

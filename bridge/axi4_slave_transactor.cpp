@@ -278,9 +278,17 @@ void Axi4SlaveTransactor::on_edge(const Axi4MasterSignals& m, const Axi4SlaveSig
     }
   }
   if (m.wvalid && s.wready) {
-    if (m.wdata.size() != m_cfg.beat_bytes)
-      throw std::runtime_error(m_cfg.name + ": W beat of " + std::to_string(m.wdata.size()) + " bytes on a " +
-                               std::to_string(m_cfg.beat_bytes) + "-byte bus");
+    // WDATA and WSTRB narrower or wider than the bus: the pins were read from a master of
+    // another width. A record of the run, as any rule the master's beats break.
+    if (m.wdata.size() != m_cfg.beat_bytes || m.wstrb.size() != m_cfg.beat_bytes) {
+      const std::string beat_id = "W beat " + std::to_string(s_write_beats + 1);
+      const std::string seen =
+          std::to_string(m.wdata.size()) + " data bytes, " + std::to_string(m.wstrb.size()) + " strobes";
+      throw Axi4ProtocolError(m_cfg.name + ": " + beat_id + " of " + seen + " on a " +
+                                  std::to_string(m_cfg.beat_bytes) + "-byte bus",
+                              {now, "protocol " + m_cfg.name + ".w", beat_id, "W beat size",
+                               std::to_string(m_cfg.beat_bytes) + " data bytes and strobes", seen});
+    }
     if (m_w_order.empty())
       m_early_w.push_back(WBeat{m.wdata, m.wstrb, m.wlast});
     else

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "bridge/axi4_protocol_error.h"
 #include "bridge/axi4_slave_transactor.h"
 #include "models/core/ideal_memory.h"
 
@@ -65,6 +66,17 @@ Axi4MasterSignals w(std::uint8_t fill, bool last, std::vector<bool> strb = std::
   m.wstrb = std::move(strb);
   m.wlast = last;
   return m;
+}
+
+/// The refusal a cycle with master pins m raised; fails the test if there was none.
+Axi4ProtocolError refusal(Rig& rig, const Axi4MasterSignals& m) {
+  try {
+    rig.tick(m);
+  } catch (const Axi4ProtocolError& e) {
+    return e;
+  }
+  FAIL("no Axi4ProtocolError");
+  return Axi4ProtocolError("", {});
 }
 
 }  // namespace
@@ -240,6 +252,25 @@ TEST_CASE("axi4 slave: illegal bursts are reported precisely") {
                     Catch::Contains("ID 0x80000000 wider than the transactor's 16 bits"));
   Rig wide;
   wide.tick(ar(0xffff, 0x0, 0));  // the widest taken
+}
+
+// A W beat not of the bus's width was a plain std::runtime_error: the run ended as a usage
+// error without a record. It is the master's pins breaking a rule, recorded like the others.
+TEST_CASE("axi4 slave: a W beat of the wrong width is a protocol violation with its record") {
+  Rig rig;
+  rig.tick(aw(1, 0x80, 1));
+  rig.tick(w(1, false));
+  Axi4MasterSignals narrow = w(2, true, std::vector<bool>(4, true));
+  narrow.wdata.resize(4);
+  const Axi4ProtocolError e = refusal(rig, narrow);
+  INFO(e.what());
+  const Mismatch& m = e.mismatch();
+  CHECK(m.time == 2 * kPeriod);
+  CHECK(m.where == "protocol axi.w");
+  CHECK(m.id == "W beat 2");
+  CHECK(m.field == "W beat size");
+  CHECK(m.expected == "8 data bytes and strobes");
+  CHECK(m.actual == "4 data bytes, 4 strobes");
 }
 
 TEST_CASE("axi4 slave: WLAST early or missing is an error naming the beat") {
