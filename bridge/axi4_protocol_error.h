@@ -29,11 +29,23 @@ class RtlPinError : public std::runtime_error {
 };
 
 /// From the AXI4 slave transactor (where = "protocol <port>.<channel>",
-/// field = the rule).
+/// field = the rule). A burst AXI4 allows but this slave model does not
+/// serve (FIXED or WRAP, a narrow AxSIZE, an unaligned INCR start, an ID
+/// wider than 16 bits) is refused the same way, but named as such: the
+/// fault may be the model's limit rather than the master's.
 class Axi4ProtocolError : public RtlPinError {
  public:
-  Axi4ProtocolError(const std::string& what, Mismatch mismatch)
-      : RtlPinError(what, std::move(mismatch), "an AXI protocol violation") {}
+  enum class Kind { kViolation, kUnsupported };
+  Axi4ProtocolError(const std::string& what, Mismatch mismatch, Kind kind = Kind::kViolation)
+      : RtlPinError(what, std::move(mismatch),
+                    kind == Kind::kViolation ? "an AXI protocol violation"
+                                             : "an AXI burst legal in AXI4 but unsupported by this slave model"),
+        m_kind(kind) {}
+  Kind kind() const { return m_kind; }
+  bool unsupported() const { return m_kind == Kind::kUnsupported; }
+
+ private:
+  Kind m_kind;
 };
 
 }  // namespace mxc
