@@ -12,6 +12,7 @@ namespace mxc {
 namespace {
 
 constexpr std::uint64_t k4KiB = 4096;
+constexpr std::uint32_t kAxiBurstWrapValue = 2;  // AxBURST: 0 FIXED, 1 INCR, 2 WRAP, 3 reserved
 constexpr std::uint32_t kMaxId = 0xffff;  // AxID width the transactor takes (16 bits; the tile uses 4)
 
 std::string hex(std::uint64_t v) {
@@ -143,33 +144,52 @@ void Axi4SlaveTransactor::drive(Axi4SlaveSignals& out) {
 
 void Axi4SlaveTransactor::check_burst(const char* ch, std::uint32_t id, std::uint64_t addr, std::uint32_t len,
                                       std::uint32_t size, std::uint32_t burst, Time now) const {
-  // Every burst passes through here: the strings are built only on a violation.
-  const auto fail = [&](const std::string& rule, const std::string& expected, const std::string& actual,
+  // Every burst passes through here: the strings are built only on a refusal.
+  using Kind = Axi4ProtocolError::Kind;
+  const auto fail = [&](Kind kind, const std::string& rule, const std::string& expected, const std::string& actual,
                         const std::string& why) {
     const std::string burst_id =
         std::string(ch) + " id " + std::to_string(id) + " addr " + hex(addr) + " len " + std::to_string(len);
     std::string channel = ch;
     for (char& c : channel) c = static_cast<char>(c - 'A' + 'a');
-    throw Axi4ProtocolError(m_cfg.name + ": " + burst_id + ": " + why,
-                            {now, "protocol " + m_cfg.name + "." + channel, burst_id, rule, expected, actual});
+    // A legal burst the model cannot serve is said to be one: the fault may be the model's limit.
+    const std::string label = kind == Kind::kUnsupported ? "unsupported by this slave model (legal AXI4): " : "";
+    throw Axi4ProtocolError(m_cfg.name + ": " + burst_id + ": " + label + why,
+                            {now, "protocol " + m_cfg.name + "." + channel, burst_id, rule, expected, actual}, kind);
   };
-  // One queue per ID, by index: a 32-bit ID would allocate billions of them.
+  const std::string limit = " (this slave model's limit; AXI4 allows others)";
+  // One queue per ID, by index: a 32-bit ID would allocate billions of them. AXI4 sets no width.
   if (id > kMaxId)
-    fail("ID width", "AxID <= " + std::to_string(kMaxId), hex(id),
+    fail(Kind::kUnsupported, "ID width", "AxID <= " + std::to_string(kMaxId) + limit, hex(id),
          "ID " + hex(id) + " wider than the transactor's 16 bits");
+  // AxBURST 3 is reserved (A3.4.1); FIXED (0) and WRAP (2) are legal, but this slave serves INCR only.
+  if (burst > kAxiBurstWrapValue)
+    fail(Kind::kViolation, "burst type", "1 (INCR)", std::to_string(burst),
+         "burst type " + std::to_string(burst) + " is reserved in AXI4");
   if (burst != kAxiBurstIncr)
-    fail("burst type", "1 (INCR)", std::to_string(burst), "burst type " + std::to_string(burst) + " unsupported (only INCR = 1)");
-  if (size > 12 || (std::uint32_t{1} << size) != m_cfg.beat_bytes)
-    fail("burst size", std::to_string(m_cfg.beat_bytes) + "-byte beats", "size " + std::to_string(size),
-         "size " + std::to_string(size) + " unsupported (the bus beat is " + std::to_string(m_cfg.beat_bytes) +
-             " bytes)");
-  if (len > 255) fail("burst length", "AxLEN <= 255", std::to_string(len), "AxLEN above 255 (more than 256 beats)");
+    fail(Kind::kUnsupported, "burst type", "1 (INCR)" + limit, std::to_string(burst),
+         "burst type " + std::to_string(burst) + " unsupported (only INCR = 1)");
+  // A beat wider than the bus breaks A3.4.1; a narrower one is legal, but not served.
+  const std::string bus = std::to_string(m_cfg.beat_bytes) + "-byte beats";
+  if (size > 12 || (std::uint32_t{1} << size) > m_cfg.beat_bytes)
+    fail(Kind::kViolation, "burst size", bus, "size " + std::to_string(size),
+         "size " + std::to_string(size) + " wider than the bus beat of " + std::to_string(m_cfg.beat_bytes) +
+             " bytes");
+  if ((std::uint32_t{1} << size) != m_cfg.beat_bytes)
+    fail(Kind::kUnsupported, "burst size", bus + limit, "size " + std::to_string(size),
+         "size " + std::to_string(size) + " unsupported (narrower than the bus beat of " +
+             std::to_string(m_cfg.beat_bytes) + " bytes)");
+  if (len > 255)
+    fail(Kind::kViolation, "burst length", "AxLEN <= 255", std::to_string(len),
+         "AxLEN above 255 (more than 256 beats)");
+  // An unaligned INCR start is legal (A3.4.1: its first beat is narrower), but not served.
   if (addr % m_cfg.beat_bytes != 0)
-    fail("address alignment", "a multiple of " + std::to_string(m_cfg.beat_bytes), hex(addr),
-         "address not aligned to the beat");
+    fail(Kind::kUnsupported, "address alignment", "a multiple of " + std::to_string(m_cfg.beat_bytes) + limit,
+         hex(addr), "address not aligned to the beat");
   const std::uint64_t bytes = std::uint64_t{len + 1} * m_cfg.beat_bytes;
   if (addr % k4KiB + bytes > k4KiB)
-    fail("4 KiB boundary", "burst within one 4 KiB page", hex(addr) + " + " + std::to_string(bytes) + " bytes",
+    fail(Kind::kViolation, "4 KiB boundary", "burst within one 4 KiB page",
+         hex(addr) + " + " + std::to_string(bytes) + " bytes",
          "burst of " + std::to_string(bytes) + " bytes crosses a 4 KiB boundary");
 }
 
@@ -278,9 +298,17 @@ void Axi4SlaveTransactor::on_edge(const Axi4MasterSignals& m, const Axi4SlaveSig
     }
   }
   if (m.wvalid && s.wready) {
-    if (m.wdata.size() != m_cfg.beat_bytes)
-      throw std::runtime_error(m_cfg.name + ": W beat of " + std::to_string(m.wdata.size()) + " bytes on a " +
-                               std::to_string(m_cfg.beat_bytes) + "-byte bus");
+    // WDATA and WSTRB narrower or wider than the bus: the pins were read from a master of
+    // another width. A record of the run, as any rule the master's beats break.
+    if (m.wdata.size() != m_cfg.beat_bytes || m.wstrb.size() != m_cfg.beat_bytes) {
+      const std::string beat_id = "W beat " + std::to_string(s_write_beats + 1);
+      const std::string seen =
+          std::to_string(m.wdata.size()) + " data bytes, " + std::to_string(m.wstrb.size()) + " strobes";
+      throw Axi4ProtocolError(m_cfg.name + ": " + beat_id + " of " + seen + " on a " +
+                                  std::to_string(m_cfg.beat_bytes) + "-byte bus",
+                              {now, "protocol " + m_cfg.name + ".w", beat_id, "W beat size",
+                               std::to_string(m_cfg.beat_bytes) + " data bytes and strobes", seen});
+    }
     if (m_w_order.empty())
       m_early_w.push_back(WBeat{m.wdata, m.wstrb, m.wlast});
     else

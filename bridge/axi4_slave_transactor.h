@@ -26,9 +26,11 @@
 //
 // Illegal master behaviour that is cheap to see throws Axi4ProtocolError
 // (bridge/axi4_protocol_error.h: a std::runtime_error carrying the Mismatch
-// record): a burst crossing 4 KiB, AxLEN > 255, a burst type other than
-// INCR, a size other than the bus width, an unaligned address, WLAST not on
-// beat AWLEN+1.
+// record): a burst crossing 4 KiB, AxLEN > 255, the reserved burst type 3,
+// AxSIZE wider than the bus, WLAST not on beat AWLEN+1, a W beat not of the
+// bus's width. Legal AXI4 this slave does not serve (FIXED or WRAP bursts,
+// AxSIZE narrower than the bus, an unaligned INCR start, an ID over 16 bits)
+// throws it too, marked unsupported(): refused, but not called a violation.
 #include <bit>
 #include <cstdint>
 #include <deque>
@@ -62,7 +64,8 @@ struct Axi4SlaveConfig {
   std::uint64_t seed = 1;               ///< Seeds backpressure and the choice among ready IDs.
   /// Choose the ID of each R beat / B at random among the ready ones (true),
   /// or take the oldest ready burst (false: no interleaving unless data
-  /// arrives out of order; simplest for a performance model to mirror).
+  /// arrives out of order; simplest for a performance model to mirror, so
+  /// the RTL tile sets it only under backpressure).
   bool random_interleave = true;
   Axi4Backpressure backpressure;        ///< Default: none (timing runs).
 };

@@ -39,6 +39,44 @@ struct RtlTileConfig {
   std::string mutant;                   ///< Empty: the tile as designed; else a mutant (docs/mutants.md).
 };
 
+/// The monitors on the tile's instruction event pins (ev_dispatch with
+/// ev_unit, and ev_done, one bit per unit), sampled before each edge: when
+/// each instruction of the program dispatched and completed. Dispatches come
+/// in program order; each unit completes its instructions in the order they
+/// were dispatched to it; ev_unit 3 (no unit: FENCE, NOP) is done at dispatch.
+/// Pins no instruction of the program explains (a unit done with nothing
+/// pending, a dispatch past the program's end) are the design's fault, not
+/// the run's: on_edge throws RtlPinError (bridge/axi4_protocol_error.h) and
+/// the run fails with that record (where = "monitor <tile>.<unit>").
+class InstrMonitor {
+ public:
+  static constexpr unsigned kUnits = 3;  ///< ev_done bits: dma, compute, ici.
+  static const char* unit_name(unsigned unit);
+
+  explicit InstrMonitor(std::string tile = "tile") : m_tile(std::move(tile)) {}
+  /// Starts a program of `instructions` instructions: none dispatched yet.
+  void load(std::size_t instructions);
+  /// One edge's event pins: bit u of `done` = unit u completed its oldest
+  /// instruction; `dispatch` = the next instruction went to `unit`.
+  /// Completions are taken before the dispatch of the same edge.
+  void on_edge(unsigned done, bool dispatch, unsigned unit, std::uint64_t cycle, Time now);
+
+  std::size_t dispatched() const { return m_dispatched; }
+  std::size_t completed() const { return m_completed; }
+  const std::vector<InstrEvent>& events() const { return m_events; }
+  /// Instructions dispatched to `unit` and not completed, oldest first.
+  const std::deque<std::size_t>& pending(unsigned unit) const { return m_pending[unit]; }
+
+ private:
+  [[noreturn]] void fail(const std::string& pin, std::uint64_t cycle, Time now, const std::string& field,
+                         const std::string& expected, const std::string& actual) const;
+
+  std::string m_tile;
+  std::vector<InstrEvent> m_events;
+  std::deque<std::size_t> m_pending[kUnits];
+  std::size_t m_dispatched = 0, m_completed = 0;
+};
+
 class RtlTile : public Tile {
  public:
   /// The tile's sticky error output (unknown opcode, AXI error response).

@@ -25,7 +25,8 @@ class VerilatedTile final : public RtlTile {
         m_clock(ClockDomain::from_mhz(cfg.name + ".clk", cfg.clock_mhz)),
         m_ctx(std::make_unique<VerilatedContext>()),
         m_axi(axi_config(cfg, geo), mem),
-        m_rng(cfg.seed ^ 0x5eed'c0de'0000'0000ULL) {
+        m_rng(cfg.seed ^ 0x5eed'c0de'0000'0000ULL),
+        m_monitor(cfg.name) {
     // Randomised initial state (--x-initial unique), reproducible from the seed.
     m_ctx->randReset(2);
     m_ctx->randSeed(static_cast<int>(cfg.seed % 0x7fffffff));
@@ -76,29 +77,25 @@ class VerilatedTile final : public RtlTile {
     m_words.clear();
     for (const Instr& in : m_program) m_words.push_back(encode(in));
     m_next_cmd = 0;
-    m_dispatched = 0;
-    m_events.assign(m_program.size(), InstrEvent{0, 0, 0, false, false});
-    for (std::size_t i = 0; i < m_events.size(); ++i) m_events[i].index = i;
-    for (auto& q : m_unit_pending) q.clear();
-    m_completed = 0;
+    m_monitor.load(m_program.size());
     m_cycle = 0;
     m_finished = m_program.empty();
   }
   bool finished() const override { return m_finished; }
   std::uint64_t cycles() const override { return m_cycle; }
-  std::size_t completed_instructions() const override { return m_completed; }
-  const std::vector<InstrEvent>& instr_events() const override { return m_events; }
+  std::size_t completed_instructions() const override { return m_monitor.completed(); }
+  const std::vector<InstrEvent>& instr_events() const override { return m_monitor.events(); }
   std::string state() const override {
     std::ostringstream s;
     s << m_cfg.name << ": cycle " << m_cycle << ", " << m_next_cmd << "/" << m_program.size() << " sent, "
-      << m_dispatched << " dispatched, " << m_completed << " completed";
-    static const char* kUnits[] = {"dma", "compute", "ici"};
-    for (int u = 0; u < 3; ++u)
-      if (!m_unit_pending[u].empty()) {
-        const std::size_t i = m_unit_pending[u].front();
-        s << "; " << kUnits[u] << " busy with #" << i << " (" << describe(m_program[i]) << ")";
+      << m_monitor.dispatched() << " dispatched, " << m_monitor.completed() << " completed";
+    for (unsigned u = 0; u < InstrMonitor::kUnits; ++u)
+      if (!m_monitor.pending(u).empty()) {
+        const std::size_t i = m_monitor.pending(u).front();
+        s << "; " << InstrMonitor::unit_name(u) << " busy with #" << i << " (" << describe(m_program[i]) << ")";
       }
-    if (m_dispatched < m_program.size()) s << "; next to dispatch #" << m_dispatched << " (" << describe(m_program[m_dispatched]) << ")";
+    if (const std::size_t next = m_monitor.dispatched(); next < m_program.size())
+      s << "; next to dispatch #" << next << " (" << describe(m_program[next]) << ")";
     s << "; axi " << (m_axi.idle() ? "idle" : "busy");
     if (m_axi.live_bursts()) s << " (" << m_axi.live_bursts() << " bursts unfinished)";
     if (m_axi.early_w_beats()) s << " (" << m_axi.early_w_beats() << " W beats held with no AW for them)";
@@ -115,7 +112,7 @@ class VerilatedTile final : public RtlTile {
     sample_edge(now);
     clock_edge();
     ++m_cycle;
-    m_finished = m_next_cmd == m_program.size() && m_completed == m_program.size() && m_model->idle &&
+    m_finished = m_next_cmd == m_program.size() && m_monitor.completed() == m_program.size() && m_model->idle &&
                  m_axi.idle() && m_out_queue.empty() && m_in_queue.empty();
   }
 
@@ -147,7 +144,12 @@ class VerilatedTile final : public RtlTile {
     a.source = cfg.source_id;
     a.seed = cfg.seed;
     a.backpressure = cfg.axi_backpressure;
-    a.random_interleave = !(a.backpressure.arready_low == 0 && a.backpressure.awready_low == 0 && a.backpressure.wready_low == 0 && a.backpressure.rvalid_gap == 0 && a.backpressure.bvalid_gap == 0);  // timing runs: oldest first
+    // Random R/B interleaving only with backpressure: a timing run (none) must match the
+    // performance model, which mirrors the oldest-first choice and cannot mirror a random
+    // draw (docs/dma.md, "When R beats interleave in a run").
+    const Axi4Backpressure& bp = a.backpressure;
+    a.random_interleave = bp.arready_low > 0 || bp.awready_low > 0 || bp.wready_low > 0 || bp.rvalid_gap > 0 ||
+                          bp.bvalid_gap > 0;
     return a;
   }
 
@@ -263,30 +265,9 @@ class VerilatedTile final : public RtlTile {
       verilated::unpack(m_model->ici_out_data, r.data);
       m_out_queue.push_back(std::move(r));
     }
-    // Monitors: dispatches are in program order; each unit completes in order.
-    for (int u = 0; u < 3; ++u) {
-      if ((m_model->ev_done >> u) & 1) {
-        if (m_unit_pending[u].empty()) throw std::logic_error(m_cfg.name + ": unit completed an instruction it never got");
-        m_events[m_unit_pending[u].front()].end = m_cycle;
-        m_events[m_unit_pending[u].front()].done = true;
-        m_unit_pending[u].pop_front();
-        ++m_completed;
-      }
-    }
-    if (m_model->ev_dispatch) {
-      if (m_dispatched >= m_program.size()) throw std::logic_error(m_cfg.name + ": dispatch beyond the program");
-      const std::size_t i = m_dispatched++;
-      m_events[i].start = m_cycle;
-      m_events[i].dispatched = true;
-      const unsigned unit = m_model->ev_unit;
-      if (unit == 3) {
-        m_events[i].end = m_cycle;
-        m_events[i].done = true;
-        ++m_completed;
-      } else {
-        m_unit_pending[unit].push_back(i);
-      }
-    }
+    // Monitors: dispatches are in program order; each unit completes in order. Pins the
+    // program cannot explain fail the run with their record (RtlPinError).
+    m_monitor.on_edge(m_model->ev_done, m_model->ev_dispatch, m_model->ev_unit, m_cycle, now);
   }
 
   /// The rising edge. The clock then drops without an evaluation of its
@@ -329,10 +310,9 @@ class VerilatedTile final : public RtlTile {
 
   Program m_program;
   std::vector<InstrWord> m_words;
-  std::size_t m_next_cmd = 0, m_dispatched = 0, m_completed = 0;
+  std::size_t m_next_cmd = 0;
   bool m_cmd_taken = false;
-  std::deque<std::size_t> m_unit_pending[3];
-  std::vector<InstrEvent> m_events;
+  InstrMonitor m_monitor;
   std::uint64_t m_cycle = 0;
   bool m_finished = true;
   std::deque<IciRow> m_out_queue, m_in_queue;

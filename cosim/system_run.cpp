@@ -478,8 +478,11 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
   Watchdog watchdog(cfg.watchdog_cycles);
   bool hung = false;
   auto next_report = wall_start + std::chrono::seconds(1);
-  // An AXI protocol violation stops the run: its record is the failure.
+  // An AXI protocol violation, or any tile pin behaviour the bridge cannot follow (a burst the
+  // slave model does not serve, an instruction event no instruction explains), stops the run:
+  // its record is the failure, as a checker's would be.
   std::optional<Mismatch> protocol_violation;
+  std::string stopped_at;  // what protocol_violation is, for the run's error
   StepPoint last;  // the run's last step (both kernels')
   try {
     kernel.run([&] {
@@ -511,8 +514,9 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
       }
       return false;
     });
-  } catch (const Axi4ProtocolError& e) {
+  } catch (const RtlPinError& e) {
     protocol_violation = e.mismatch();
+    stopped_at = e.stopped_at();
   } catch (const transport::TransportError& e) {
     // Another client of the split run stopped early: so does this one.
     if (!port || std::string_view(e.what()).find(kStoppedEarly) == std::string_view::npos) throw;
@@ -562,7 +566,7 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
   part["error_mismatches"] = json::array();
   part["chips"] = json::array();
   if (protocol_violation) {
-    part["error"] = "stopped at an AXI protocol violation: " + to_string(*protocol_violation);
+    part["error"] = "stopped at " + stopped_at + ": " + to_string(*protocol_violation);
     put(part["error_mismatches"], {*protocol_violation});
   } else if (hung || !finished) {
     std::string state = dut.state();

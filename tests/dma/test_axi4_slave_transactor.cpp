@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "bridge/axi4_protocol_error.h"
 #include "bridge/axi4_slave_transactor.h"
 #include "models/core/ideal_memory.h"
 
@@ -65,6 +66,17 @@ Axi4MasterSignals w(std::uint8_t fill, bool last, std::vector<bool> strb = std::
   m.wstrb = std::move(strb);
   m.wlast = last;
   return m;
+}
+
+/// The refusal a cycle with master pins m raised; fails the test if there was none.
+Axi4ProtocolError refusal(Rig& rig, const Axi4MasterSignals& m) {
+  try {
+    rig.tick(m);
+  } catch (const Axi4ProtocolError& e) {
+    return e;
+  }
+  FAIL("no Axi4ProtocolError");
+  return Axi4ProtocolError("", {});
 }
 
 }  // namespace
@@ -240,6 +252,87 @@ TEST_CASE("axi4 slave: illegal bursts are reported precisely") {
                     Catch::Contains("ID 0x80000000 wider than the transactor's 16 bits"));
   Rig wide;
   wide.tick(ar(0xffff, 0x0, 0));  // the widest taken
+}
+
+// AXI4 allows FIXED and WRAP bursts, beats narrower than the bus and unaligned INCR starts
+// (A3.4), and sets no ID width: the slave refuses them, as its limits, not as the master's fault.
+TEST_CASE("axi4 slave: legal AXI4 bursts the slave does not serve are refused as unsupported, not as violations") {
+  auto fixed = ar(1, 0x40, 0);
+  fixed.arburst = 0;
+  auto wrap = ar(1, 0x40, 3);
+  wrap.arburst = 2;
+  auto narrow = aw(2, 0x40, 0);
+  narrow.awsize = 2;  // 4-byte beats on the 8-byte bus
+  const struct {
+    Axi4MasterSignals pins;
+    const char* where;
+    const char* field;
+    const char* actual;
+  } cases[] = {
+      {fixed, "protocol axi.ar", "burst type", "0"},
+      {wrap, "protocol axi.ar", "burst type", "2"},
+      {narrow, "protocol axi.aw", "burst size", "size 2"},
+      {ar(3, 0x44, 0), "protocol axi.ar", "address alignment", "0x44"},
+      {aw(3, 0x41, 1), "protocol axi.aw", "address alignment", "0x41"},
+      {ar(0x10000, 0x0, 0), "protocol axi.ar", "ID width", "0x10000"},
+  };
+  for (const auto& c : cases) {
+    Rig rig;
+    const Axi4ProtocolError e = refusal(rig, c.pins);
+    INFO(e.what());
+    CHECK(e.unsupported());
+    CHECK(e.stopped_at() == "an AXI burst legal in AXI4 but unsupported by this slave model");
+    CHECK_THAT(std::string(e.what()), Catch::Contains("unsupported by this slave model (legal AXI4)"));
+    CHECK(e.mismatch().where == c.where);
+    CHECK(e.mismatch().field == c.field);
+    CHECK(e.mismatch().actual == c.actual);
+    CHECK_THAT(e.mismatch().expected, Catch::Contains("this slave model's limit"));
+  }
+}
+
+TEST_CASE("axi4 slave: bursts AXI4 forbids are protocol violations") {
+  auto reserved = ar(0, 0x0, 0);
+  reserved.arburst = 3;
+  auto wide = aw(0, 0x0, 0);
+  wide.awsize = 4;  // 16-byte beats on the 8-byte bus
+  const struct {
+    Axi4MasterSignals pins;
+    const char* field;
+  } cases[] = {
+      {ar(0, 0xff8, 1), "4 KiB boundary"},
+      {ar(0, 0x0, 256), "burst length"},
+      {reserved, "burst type"},
+      {wide, "burst size"},
+  };
+  for (const auto& c : cases) {
+    Rig rig;
+    const Axi4ProtocolError e = refusal(rig, c.pins);
+    INFO(e.what());
+    CHECK_FALSE(e.unsupported());
+    CHECK(e.stopped_at() == "an AXI protocol violation");
+    CHECK_THAT(std::string(e.what()), !Catch::Contains("unsupported"));
+    CHECK(e.mismatch().field == c.field);
+  }
+}
+
+// A W beat not of the bus's width was a plain std::runtime_error: the run ended as a usage
+// error without a record. It is the master's pins breaking a rule, recorded like the others.
+TEST_CASE("axi4 slave: a W beat of the wrong width is a protocol violation with its record") {
+  Rig rig;
+  rig.tick(aw(1, 0x80, 1));
+  rig.tick(w(1, false));
+  Axi4MasterSignals narrow = w(2, true, std::vector<bool>(4, true));
+  narrow.wdata.resize(4);
+  const Axi4ProtocolError e = refusal(rig, narrow);
+  INFO(e.what());
+  CHECK_FALSE(e.unsupported());
+  const Mismatch& m = e.mismatch();
+  CHECK(m.time == 2 * kPeriod);
+  CHECK(m.where == "protocol axi.w");
+  CHECK(m.id == "W beat 2");
+  CHECK(m.field == "W beat size");
+  CHECK(m.expected == "8 data bytes and strobes");
+  CHECK(m.actual == "4 data bytes, 4 strobes");
 }
 
 TEST_CASE("axi4 slave: WLAST early or missing is an error naming the beat") {

@@ -4,7 +4,9 @@
 
 #include <map>
 
+#include "bridge/rtl_tile.h"
 #include "cosim/gemm_run.h"
+#include "models/core/ideal_memory.h"
 
 using namespace mxc;
 
@@ -103,4 +105,20 @@ TEST_CASE("performance counters agree with the program and the run") {
   // C goes out once, in whole 32-byte beats: 2 column blocks x 20 rows, each
   // block row 4 int32 = 16 bytes padded to one beat.
   CHECK(r.bytes_written == 2 * 20 * 32);
+}
+
+// docs/dma.md, "When R beats interleave in a run": random R/B interleaving only under
+// backpressure, any channel's; a timing run takes the oldest ready burst, as the
+// performance model does.
+TEST_CASE("rtl tile interleaves R beats at random only when some AXI channel has backpressure") {
+  IdealMemory mem("mem", 10'000);
+  RtlTileConfig cfg;
+  CHECK_FALSE(make_rtl_tile(cfg, mem)->axi().config().random_interleave);
+  for (double Axi4Backpressure::*p : {&Axi4Backpressure::arready_low, &Axi4Backpressure::awready_low,
+                                     &Axi4Backpressure::wready_low, &Axi4Backpressure::rvalid_gap,
+                                     &Axi4Backpressure::bvalid_gap}) {
+    RtlTileConfig stalled;
+    stalled.axi_backpressure.*p = 0.1;
+    CHECK(make_rtl_tile(stalled, mem)->axi().config().random_interleave);
+  }
 }
