@@ -103,13 +103,13 @@ void TraceWriter::process(int pid, std::string name) {
   flush_if_full();
 }
 
-void TraceWriter::thread(int pid, int tid, std::string name) {
+void TraceWriter::thread(int pid, int tid, std::string name, int sort_index) {
   const std::string ids = ",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid);
   begin_event();
   m_buf += "{\"name\":\"thread_name\",\"ph\":\"M\"" + ids + ",\"args\":{\"name\":" + json_string(name) + "}}";
   begin_event();
   m_buf += "{\"name\":\"thread_sort_index\",\"ph\":\"M\"" + ids + ",\"args\":{\"sort_index\":" +
-           std::to_string(tid) + "}}";
+           std::to_string(sort_index) + "}}";
   flush_if_full();
 }
 
