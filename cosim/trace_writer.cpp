@@ -148,10 +148,13 @@ void TraceWriter::close() {
   if (!m_sink) return;
   m_buf += "\n]}\n";
   std::unique_ptr<Sink> sink = std::move(m_sink);  // closed exactly once, even if writing fails
+  errno = 0;
   const bool wrote = sink->write(m_buf);
+  const int write_errno = errno;
   m_buf.clear();
   errno = 0;
   const bool closed = sink->finish();
+  if (!wrote) errno = write_errno;  // the first failure's reason ("No space left on device")
   if (!wrote || !closed)
     throw std::runtime_error("cannot write trace file '" + m_path + "': " + Sink::reason() +
                              " (the file is incomplete)");

@@ -627,3 +627,17 @@ TEST_CASE("the compiled workloads and the shipped programs read only what they w
                                                       "hbm_addr=0x3000 hbm_stride=32' reads scratchpad rows "
                                                       "100..101 bytes 0..31, never written"});
 }
+
+TEST_CASE("a timeline that cannot be written costs the timeline, not the results of the finished run") {
+  SystemRunOptions o;
+  o.workload.shape = {4, 4, 4, DType::kInt8};
+  o.trace = "/dev/full";  // every write fails: no space left on the device
+  SystemRunResult r;
+  REQUIRE_NOTHROW(r = run_system(o));
+  CHECK(r.passed);
+  CHECK(r.elements_checked == 16);
+  CHECK(r.trace_error.find("cannot write trace file '/dev/full'") != std::string::npos);
+  o.trace.clear();
+  CHECK(run_system(o).trace_error.empty());
+}
+
