@@ -10,6 +10,7 @@
 #include "models/hbm/hbm_model.h"
 #include "models/ici/fabric_factory.h"
 #include "models/ici/ici_config_loader.h"
+#include "models/mxu/model_tile.h"
 
 namespace mxc {
 
@@ -261,6 +262,12 @@ std::uint64_t ChipSet::max_tile_cycles() const {
 }
 
 void ChipSet::finish(Time now) {
+  // A model tile asleep when the run stopped (a hang: waiting on a memory or a row that never
+  // came) last counted its cycles when it went to sleep: brought to the stop, as a tile that
+  // evaluates every cycle (RTL) stands there.
+  for (auto& chip : m_chips)
+    for (auto& t : chip.tiles)
+      if (auto* model = dynamic_cast<ModelTile*>(t.get())) model->stop_at(now);
   for (auto& chip : m_chips)
     if (chip.hbm && (!chip.replay || chip.replay->diverged())) chip.hbm->finish(now);
   for (std::uint32_t c = 0; c < m_chips.size(); ++c) {

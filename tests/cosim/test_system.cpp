@@ -641,3 +641,23 @@ TEST_CASE("a timeline that cannot be written costs the timeline, not the results
   CHECK(run_system(o).trace_error.empty());
 }
 
+TEST_CASE("a run stopped as hung counts the model's cycles to the stop, not to where the model went to sleep") {
+  // A watchdog shorter than an HBM read's latency: both sides stop while waiting on their
+  // first reads, the RTL evaluating every cycle, the model asleep since it sent its requests.
+  SystemRunOptions o;
+  o.system.memory = "hbm";
+  o.system.hbm_config = kConfigs + "/hbm/hbm2.yaml";
+  o.system.tile_mhz = 2000;
+  o.system.watchdog_cycles = 5;
+  const SystemRunResult r = run_system(o);
+  REQUIRE_FALSE(r.error.empty());
+  REQUIRE(r.tiles.size() == 1);
+  REQUIRE(r.model_cycles);
+  // The shadow runs every step before the design's last one: the RTL's last edge, if its
+  // step came at that time, is the only one the model has not reached.
+  INFO("rtl " << r.tiles[0].cycles << ", model " << r.tiles[0].model_cycles);
+  CHECK(r.tiles[0].model_cycles + 1 >= r.tiles[0].cycles);
+  CHECK(r.tiles[0].model_cycles <= r.tiles[0].cycles);
+  CHECK(*r.model_cycles == r.tiles[0].model_cycles);
+}
+
