@@ -661,3 +661,18 @@ TEST_CASE("a run stopped as hung counts the model's cycles to the stop, not to w
   CHECK(*r.model_cycles == r.tiles[0].model_cycles);
 }
 
+TEST_CASE("results.json's config holds the pass criteria the run was judged by") {
+  SystemRunOptions o;
+  o.system = parse(
+      "system:\n  tiles_per_chip: 2\n  tile: {kinds: [rtl, model]}\n"
+      "  checks: {tolerance_cycles: 7, tolerance_percent: 12.5, watchdog_cycles: 12345, hbm_timing_check: false}\n");
+  const auto j = results_json(o, SystemRunResult{});
+  const auto& c = j.at("config");
+  CHECK(c.at("tile_kinds") == nlohmann::json::array({"rtl", "model"}));
+  CHECK(c.at("tolerance_cycles") == 7);
+  CHECK(c.at("tolerance_percent") == 12.5);
+  CHECK(c.at("watchdog_cycles") == 12345);
+  CHECK(c.at("hbm_timing_check") == false);
+  CHECK(c.at("backpressure") == 0.0);  // the fields before them stay
+}
+
