@@ -214,7 +214,8 @@ int run_main(int argc, char** argv) {
         const auto sizes = rtl_tile_sizes();
         const bool rows_built =
             std::any_of(sizes.begin(), sizes.end(), [&](const auto& rc) { return rc.first == c.rows; });
-        throw ConfigFieldError(c.file, rows_built ? "system.tile.cols" : "system.tile.rows", e.what());
+        const std::string field = rows_built ? "system.tile.cols" : "system.tile.rows";
+        throw ConfigFieldError(config_where(c, field), field, e.what());
       }
     }
     check_fabric_latency(c);
@@ -275,7 +276,7 @@ int run_main(int argc, char** argv) {
       validate(GemmShape{1, 1, 1, o.workload.shape.dtype}, rtl_like_geometry(c.rows, c.cols));
     } catch (const std::invalid_argument& e) {
       if (args.count("rows")) throw std::invalid_argument("--rows " + std::to_string(c.rows) + ": " + e.what());
-      throw ConfigFieldError(c.file, "system.tile.rows", e.what());
+      throw ConfigFieldError(config_where(c, "system.tile.rows"), "system.tile.rows", e.what());
     }
   }
   o.seed = args["seed"].as<std::uint64_t>();

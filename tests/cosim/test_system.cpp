@@ -124,7 +124,7 @@ TEST_CASE("system.chips is at most 256, the chips an instruction can name, in a 
   CHECK_THROWS_WITH(parse(text(257)), "test.yaml:2: field 'system.chips': must be in [1, 256], got 257");
   SystemConfig c = parse(text(256));
   c.chips = 300;
-  CHECK_THROWS_WITH(validate(c), "test.yaml: field 'system.chips': must be in 1..256");
+  CHECK_THROWS_WITH(validate(c), "test.yaml:2: field 'system.chips': must be in 1..256");  // where the file set it
 }
 
 TEST_CASE("an array side above 1024 is refused in code as in a file") {
@@ -198,7 +198,7 @@ TEST_CASE("a fabric whose idle latency reaches the watchdog is refused before th
   CHECK_NOTHROW(check_fabric_latency(c));
   c.tile_mhz = 100'000;
   CHECK_THROWS_WITH(check_fabric_latency(c),
-                    Catch::Contains("chip4x1_model.yaml: field 'system.checks.watchdog_cycles': 200000 tile cycles "
+                    Catch::Contains("chip4x1_model.yaml:4: field 'system.checks.watchdog_cycles': 200000 tile cycles "
                                     "is not above the fabric's latency over its longest path of 2 hops") &&
                         Catch::Contains("raise watchdog_cycles"));
   // Two chips of the ring are one hop apart: half the latency passes.
@@ -674,5 +674,16 @@ TEST_CASE("results.json's config holds the pass criteria the run was judged by")
   CHECK(c.at("watchdog_cycles") == 12345);
   CHECK(c.at("hbm_timing_check") == false);
   CHECK(c.at("backpressure") == 0.0);  // the fields before them stay
+}
+
+TEST_CASE("an error found after loading names the field's line, or its nearest enclosing one's") {
+  const SystemConfig c = parse("system:\n  tile:\n    rows: 3\n  checks:\n    backpressure: 0.5\n");
+  CHECK(config_where(c, "system.tile.rows") == "test.yaml:3");
+  CHECK(config_where(c, "system.tile.cols") == "test.yaml:3");  // the tile mapping's first line
+  CHECK(config_where(c, "system.memory.kind") == "test.yaml:2");
+  CHECK(config_where(SystemConfig{}, "system.tile.rows") == "<built-in>");
+  SystemConfig over = c;
+  over.tile_mhz = 0;  // as --clock-mhz 0 would set it
+  CHECK_THROWS_WITH(validate(over), Catch::StartsWith("test.yaml:3: field 'system.tile.clock_mhz'"));
 }
 
