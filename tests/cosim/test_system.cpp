@@ -8,8 +8,11 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "bridge/rtl_tile.h"
+#include "cosim/chip_set.h"
 #include "cosim/results_json.h"
 #include "cosim/system_config.h"
 #include "cosim/system_run.h"
@@ -687,3 +690,21 @@ TEST_CASE("an error found after loading names the field's line, or its nearest e
   CHECK_THROWS_WITH(validate(over), Catch::StartsWith("test.yaml:3: field 'system.tile.clock_mhz'"));
 }
 
+TEST_CASE("system.checks.hbm_timing_check decides the HBM timing checker over the preset's check_timing") {
+  const mxc::testing::TempDir tmp;
+  const std::string preset = tmp / "checked.yaml";
+  std::ofstream(preset) << read(kConfigs + "/hbm/hbm2.yaml") << "\ncheck_timing: true\n";
+  for (const auto& [file, system, want] : {std::tuple{preset, false, false},
+                                           {preset, true, true},
+                                           {kConfigs + "/hbm/hbm2.yaml", true, true},
+                                           {kConfigs + "/hbm/hbm2.yaml", false, false}}) {
+    SystemConfig c;
+    c.memory = "hbm";
+    c.hbm_config = file;
+    c.tile_kinds = {TileKind::kModel};
+    c.hbm_timing_check = system;
+    const ChipSet set(c, rtl_like_geometry(4, 4), ChipSetOptions{});
+    INFO(file << ", hbm_timing_check " << system);
+    CHECK(set.hbm_timing_checked(0) == want);
+  }
+}
