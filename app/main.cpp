@@ -1,5 +1,6 @@
 // mxcosim: RTL-coupled co-simulation of an MXU tile. Dispatches to the
 // subcommands listed in command_table.cpp.
+#include <csignal>
 #include <cstring>
 #include <cxxopts.hpp>
 #include <exception>
@@ -10,6 +11,8 @@
 #include "regress/subprocess.h"
 
 namespace {
+
+extern "C" void on_sigpipe(int) {}
 
 void print_usage(std::ostream& out) {
   out << "mxcosim - RTL-coupled co-simulation of an MXU tile against its models\n\n"
@@ -41,6 +44,14 @@ std::string option_of_bad_value(int argc, char** argv, const std::string& messag
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A standard output whose reader left (`mxcosim run ... | head -1`) would kill the process on
+  // its next write, before the results files: caught instead, the write fails with EPIPE, the
+  // command goes on to write its files and says the output failed (exit 2). A handler rather
+  // than SIG_IGN: exec resets it, so the programs a command starts get the default again.
+  struct sigaction pipe_action {};
+  pipe_action.sa_handler = on_sigpipe;
+  sigemptyset(&pipe_action.sa_mask);
+  sigaction(SIGPIPE, &pipe_action, nullptr);
   // A test of `mxcosim regress` ends with its runner, however the runner ends.
   if (!mxc::regress::end_with_parent_if_its_subprocess()) {
     std::cerr << "mxcosim: the regress runner that started this test has ended (MXCOSIM_SUBPROCESS_PARENT "

@@ -10,6 +10,7 @@
 #include "models/hbm/hbm_model.h"
 #include "models/ici/fabric_factory.h"
 #include "models/ici/ici_config_loader.h"
+#include "models/mxu/model_tile.h"
 
 namespace mxc {
 
@@ -40,7 +41,9 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
   hbm::MemoryConfig hbm_cfg;
   if (cfg.memory == "hbm") {
     hbm_cfg = opts.hbm_preset ? *opts.hbm_preset : hbm::load_memory_config(cfg.hbm_config);
-    hbm_cfg.check_timing = opts.check_memory_timing && (hbm_cfg.check_timing || cfg.hbm_timing_check);
+    // The system's setting decides (on by default), over the preset's check_timing: a preset
+    // asking for the checker must not keep a system that turns it off from doing so.
+    hbm_cfg.check_timing = opts.check_memory_timing && cfg.hbm_timing_check;
   }
   // Performance-model tiles carry no data: a memory only they use keeps the timing alone.
   bool any_rtl = false;
@@ -261,6 +264,12 @@ std::uint64_t ChipSet::max_tile_cycles() const {
 }
 
 void ChipSet::finish(Time now) {
+  // A model tile asleep when the run stopped (a hang: waiting on a memory or a row that never
+  // came) last counted its cycles when it went to sleep: brought to the stop, as a tile that
+  // evaluates every cycle (RTL) stands there.
+  for (auto& chip : m_chips)
+    for (auto& t : chip.tiles)
+      if (auto* model = dynamic_cast<ModelTile*>(t.get())) model->stop_at(now);
   for (auto& chip : m_chips)
     if (chip.hbm && (!chip.replay || chip.replay->diverged())) chip.hbm->finish(now);
   for (std::uint32_t c = 0; c < m_chips.size(); ++c) {
@@ -293,6 +302,11 @@ void ChipSet::catch_up_monitors(std::uint32_t c, std::uint64_t calls) {
 const ClockDomain* ChipSet::hbm_clock(std::uint32_t chip) const {
   const hbm::HbmModel* h = m_chips.at(chip).hbm;
   return h ? &h->clock() : nullptr;
+}
+
+bool ChipSet::hbm_timing_checked(std::uint32_t chip) const {
+  const hbm::HbmModel* h = m_chips.at(chip).hbm;
+  return h && h->checker();
 }
 
 std::vector<std::string> ChipSet::hbm_violations(std::uint32_t chip) const {

@@ -131,6 +131,8 @@ class ChipSet {
   /// DRAM commands chip c's HBM issued (record_hbm_commands), and its command clock.
   const std::vector<HbmCommandRecord>& hbm_commands(std::uint32_t chip) const { return m_chips.at(chip).commands; }
   const ClockDomain* hbm_clock(std::uint32_t chip) const;
+  /// Whether chip c's HBM runs its JEDEC timing checker (false without HBM).
+  bool hbm_timing_checked(std::uint32_t chip) const;
   /// Violations the HBM timing checker of chip c found (none without HBM or checker).
   std::vector<std::string> hbm_violations(std::uint32_t chip) const;
   /// Requests to chip c's HBM that reached past its capacity and aliased

@@ -31,6 +31,14 @@ nlohmann::ordered_json results_json(const SystemRunOptions& o, const SystemRunRe
                  {"ici_config", c.ici_config},
                  {"compare_model", c.compare_model},
                  {"backpressure", c.backpressure}};
+  // What the verdict was judged by, after the fields above (fields are only ever added).
+  json kinds = json::array();
+  for (TileKind k : c.tile_kinds) kinds.push_back(k == TileKind::kRtl ? "rtl" : "model");
+  j["config"]["tile_kinds"] = std::move(kinds);
+  j["config"]["tolerance_cycles"] = c.tolerance_cycles;
+  j["config"]["tolerance_percent"] = c.tolerance_percent;
+  j["config"]["watchdog_cycles"] = c.watchdog_cycles;
+  j["config"]["hbm_timing_check"] = c.hbm_timing_check;
   // What the workload was made of, as `mxcosim model --json` writes it: a
   // program is its file (no shape), an MLP has its hidden size too.
   if (o.workload.kind == "program") {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -22,7 +23,27 @@ TileKind tile_kind(const YamlReader& r, const YAML::Node& n, const std::string& 
   r.fail(n, field, "must be 'rtl' or 'model', not '" + s + "'");
 }
 
+/// Records the line of every field below `map` (dotted names from `field`).
+void record_lines(const YAML::Node& map, const std::string& field, std::map<std::string, int>& lines) {
+  if (!map.IsMap()) return;
+  for (const auto& kv : map) {
+    if (!kv.first.IsScalar()) continue;
+    const std::string name = field.empty() ? kv.first.Scalar() : field + "." + kv.first.Scalar();
+    // The value's line, where YamlReader::fail puts an error about it.
+    lines.emplace(name, (kv.second ? kv.second.Mark() : kv.first.Mark()).line + 1);
+    record_lines(kv.second, name, lines);
+  }
+}
+
 }  // namespace
+
+std::string config_where(const SystemConfig& cfg, const std::string& field) {
+  for (std::string f = field;; f.erase(f.rfind('.'))) {
+    if (const auto it = cfg.field_lines.find(f); it != cfg.field_lines.end())
+      return cfg.file + ":" + std::to_string(it->second);
+    if (f.find('.') == std::string::npos) return cfg.file;
+  }
+}
 
 bool has_rtl_tile(const SystemConfig& cfg) {
   return std::find(cfg.tile_kinds.begin(), cfg.tile_kinds.end(), TileKind::kRtl) != cfg.tile_kinds.end();
@@ -32,7 +53,7 @@ SystemConfig default_system_config() { return SystemConfig{}; }
 
 void validate(const SystemConfig& c, bool overridable) {
   const auto bad = [&](const std::string& field, const std::string& why) {
-    throw ConfigFieldError(c.file, field, why);
+    throw ConfigFieldError(config_where(c, field), field, why);
   };
   // An instruction names a chip in 8 bits (ICI_SEND's DST_CHIP), as the reference and the
   // compiler hold: more chips would load and then fail once the run is under way.
@@ -94,7 +115,8 @@ void check_fabric_latency(const SystemConfig& cfg) {
   const double cycles = static_cast<double>(ps) * cfg.tile_mhz / 1e6;
   if (cycles < static_cast<double>(cfg.watchdog_cycles)) return;
   std::ostringstream why;
-  why << cfg.file << ": field 'system.checks.watchdog_cycles': " << cfg.watchdog_cycles
+  why << config_where(cfg, "system.checks.watchdog_cycles") << ": field 'system.checks.watchdog_cycles': "
+      << cfg.watchdog_cycles
       << " tile cycles is not above the fabric's latency over its longest path of " << hops << " hops, "
       << static_cast<double>(ps) / 1000.0 << " ns with no traffic (" << cfg.ici_config << "), "
       << static_cast<std::uint64_t>(cycles) << " tile cycles at " << cfg.tile_mhz
@@ -218,6 +240,7 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
     if (k["watchdog_cycles"]) c.watchdog_cycles = r.uint64(k["watchdog_cycles"], "system.checks.watchdog_cycles");
     if (k["hbm_timing_check"]) c.hbm_timing_check = r.boolean(k["hbm_timing_check"], "system.checks.hbm_timing_check");
   }
+  record_lines(root, "", c.field_lines);
   try {
     validate(c, false);
   } catch (const ConfigFieldError& e) {

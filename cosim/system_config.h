@@ -3,6 +3,7 @@
 // its own memory, all chips on one fabric; each tile verilated RTL or the
 // performance model. Loaded from YAML (configs/*.yaml, docs/configs.md).
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -42,7 +43,14 @@ struct SystemConfig {
   double backpressure = 0.0;            ///< Random stall probability on every RTL tile channel.
   bool hbm_timing_check = true;         ///< Run the HBM model's independent JEDEC timing checker.
   std::uint64_t watchdog_cycles = 200'000;
+  /// The line (1-based) of each field the file gives, by its dotted name ("system.tile.rows"),
+  /// so that a rule checked after loading names it as the loader does (config_where).
+  std::map<std::string, int> field_lines;
 };
+
+/// Where `field` of `cfg` is given, for a message: "FILE:LINE", the line of the field or of
+/// its nearest ancestor the file gives (as YamlReader::fail_at_field), or "FILE" alone.
+std::string config_where(const SystemConfig& cfg, const std::string& field);
 
 /// The built-in default: one chip, one 4x4 RTL tile, ideal memory.
 SystemConfig default_system_config();

@@ -713,8 +713,6 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
     part["chips"].push_back(std::move(chip));
   }
 
-  if (!opts.trace.empty()) write_trace(opts.trace, cfg, work, dut, shadow.get());
-
   std::vector<json> parts;
   if (port && !port->end()) {
     // Stopped before the common end: the other processes cannot finish; say why, to them and here.
@@ -731,6 +729,15 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
     parts.push_back(std::move(part));
   }
   merge_parts(parts, cfg, work, shadow != nullptr, result);
+  // The timeline once the results are whole: a trace that cannot be written (a full disk)
+  // loses that file, not the verdict of a finished run, which the caller reports first.
+  if (!opts.trace.empty()) {
+    try {
+      write_trace(opts.trace, cfg, work, dut, shadow.get());
+    } catch (const std::exception& e) {
+      result.trace_error = e.what();
+    }
+  }
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return result;
 }

@@ -102,6 +102,9 @@ struct SystemRunResult {
   /// A split run whose chips stopped before its end (a hang, a protocol violation), here or in
   /// another client: why. The results are then those of the whole run, re-run in this process.
   std::string split_stopped;
+  /// Why the timeline (SystemRunOptions::trace) could not be written, empty when it was or
+  /// none was asked for: the file is incomplete, the results stand.
+  std::string trace_error;
   /// What the programs read before any instruction wrote it (FunctionalTile::undefined_reads,
   /// each prefixed "chipC.tileT: "): the RTL holds seeded random values there, the reference
   /// 0, so results built on it differ through no fault of the RTL.

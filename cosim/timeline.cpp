@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <queue>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -19,41 +20,76 @@ std::string hex(std::uint64_t v) {
   return s.str();
 }
 
+/// Track ids handed out to lanes past a kind's own range, in order of use.
+class OverflowTids {
+ public:
+  OverflowTids(int first, int end) : m_next(first), m_end(end) {}
+  int take(const std::string& trace_path) {
+    // Each range holds 300 million lanes: a trace that many slices deep would not fit in memory.
+    if (m_next == m_end)
+      throw std::runtime_error("trace file '" + trace_path + "': out of track ids for overlapping slices");
+    return m_next++;
+  }
+
+ private:
+  int m_next, m_end;
+};
+
 /// Lanes of one kind of track: each slice goes to the lowest lane whose last
 /// slice ended at or before it starts; new lanes are named on first use.
+/// Slices come in start order, so a lane free at one slice's start stays free
+/// until taken: the free lanes and the busy ones (by end) are two heaps, and
+/// a slice costs a logarithm of the lanes, however many overlap. Lane k below
+/// `own_lanes` is track base + k; later lanes (a fabric's queue may hold
+/// thousands of packets of one route in flight) take ids from `overflow`,
+/// sorted after the kind's own lanes.
 class Lanes {
  public:
-  Lanes(TraceWriter& out, int pid, int base_tid, std::string name, int max_lanes = kTraceLanesPerTrack)
-      : m_out(out), m_pid(pid), m_base(base_tid), m_max(max_lanes), m_name(std::move(name)) {}
+  Lanes(TraceWriter& out, int pid, int base_tid, std::string name, int own_lanes, OverflowTids& overflow)
+      : m_out(out), m_overflow(overflow), m_pid(pid), m_base(base_tid), m_own(own_lanes), m_name(std::move(name)) {}
 
   int place(Time start, Time end) {
-    for (std::size_t i = 0; i < m_ends.size(); ++i)
-      if (m_ends[i] <= start) {
-        m_ends[i] = end;
-        return m_base + static_cast<int>(i);
-      }
-    if (m_ends.size() >= static_cast<std::size_t>(m_max))
-      throw std::runtime_error("trace file '" + m_out.path() + "': more than " + std::to_string(m_max) +
-                               " overlapping slices on " + m_name);
-    m_ends.push_back(end);
-    const int tid = m_base + static_cast<int>(m_ends.size() - 1);
-    m_out.thread(m_pid, tid, m_ends.size() == 1 ? m_name : m_name + " #" + std::to_string(m_ends.size()));
-    return tid;
+    while (!m_busy.empty() && m_busy.top().first <= start) {
+      m_free.push(m_busy.top().second);
+      m_busy.pop();
+    }
+    std::size_t lane = 0;
+    if (m_free.empty()) {
+      lane = add_lane();
+    } else {
+      lane = m_free.top();
+      m_free.pop();
+    }
+    m_busy.emplace(end, lane);
+    return m_tids[lane];
   }
   /// The first lane, named even when no slice is placed.
   int first() {
-    if (m_ends.empty()) {
-      m_ends.push_back(0);
-      m_out.thread(m_pid, m_base, m_name);
-    }
+    if (m_tids.empty()) m_free.push(add_lane());
     return m_base;
   }
 
  private:
+  std::size_t add_lane() {
+    const std::size_t lane = m_tids.size();
+    const bool own = lane < static_cast<std::size_t>(m_own);
+    const int tid = own ? m_base + static_cast<int>(lane) : m_overflow.take(m_out.path());
+    m_tids.push_back(tid);
+    const std::string name = lane == 0 ? m_name : m_name + " #" + std::to_string(lane + 1);
+    m_out.thread(m_pid, tid, name, own ? tid : m_base + m_own - 1);
+    return lane;
+  }
+
+  template <typename T>
+  using MinHeap = std::priority_queue<T, std::vector<T>, std::greater<T>>;
+
   TraceWriter& m_out;
-  int m_pid, m_base, m_max;
+  OverflowTids& m_overflow;
+  int m_pid, m_base, m_own;
   std::string m_name;
-  std::vector<Time> m_ends;
+  std::vector<int> m_tids;                          // per lane
+  MinHeap<std::size_t> m_free;                      // lanes free at the last slice's start
+  MinHeap<std::pair<Time, std::size_t>> m_busy;     // (end, lane) of the others
 };
 
 /// Indices of [0, n) ordered by start time, ties by index (stable, so deterministic).
@@ -70,9 +106,10 @@ std::vector<std::size_t> by_start(std::size_t n, StartFn start) {
 void trace_instructions(TraceWriter& out, int pid, const Program& program, const std::vector<InstrEvent>& events,
                         const ClockDomain& clk) {
   out.thread(pid, kTraceTidDispatch, "dispatch");
-  Lanes units[3] = {{out, pid, kTraceTidDma, "dma", kTraceUnitLanes},
-                    {out, pid, kTraceTidCompute, "compute", kTraceUnitLanes},
-                    {out, pid, kTraceTidIci, "ici", kTraceUnitLanes}};
+  OverflowTids overflow(kTraceTidInstrOverflow, kTraceTidMemoryOverflow);
+  Lanes units[3] = {{out, pid, kTraceTidDma, "dma", kTraceUnitLanes, overflow},
+                    {out, pid, kTraceTidCompute, "compute", kTraceUnitLanes, overflow},
+                    {out, pid, kTraceTidIci, "ici", kTraceUnitLanes, overflow}};
   const auto order = by_start(events.size(), [&](std::size_t i) { return events[i].start; });
   for (std::size_t k : order) {
     const InstrEvent& e = events[k];
@@ -108,11 +145,17 @@ void trace_memory(TraceWriter& out, int pid, const MemoryLog& log) {
   std::map<std::pair<std::uint32_t, bool>, std::vector<std::size_t>> channels;
   for (std::size_t i = 0; i < log.size(); ++i) channels[{log[i].source, log[i].write}].push_back(i);
   int channel = 0;
+  OverflowTids overflow(kTraceTidMemoryOverflow, kTraceTidIciOverflow);
   for (const auto& [key, members] : channels) {
     Lanes lanes(out, pid, kTraceTidChannelBase + kTraceLanesPerTrack * channel++,
-                "source " + std::to_string(key.first) + (key.second ? " write" : " read"));
+                "source " + std::to_string(key.first) + (key.second ? " write" : " read"), kTraceLanesPerTrack,
+                overflow);
     const char* name = key.second ? "write" : "read";
-    const auto order = by_start(members.size(), [&](std::size_t i) { return log[members[i]].issue; });
+    // In the order of the slices' starts, which the lanes need.
+    const auto order = by_start(members.size(), [&](std::size_t i) {
+      const MemoryLogEntry& e = log[members[i]];
+      return std::min(e.issue, e.accept);
+    });
     for (std::size_t k : order) {
       const MemoryLogEntry& e = log[members[k]];
       nlohmann::json args = {{"id", e.id}, {"addr", hex(e.addr)}, {"bytes", e.bytes},
@@ -133,9 +176,11 @@ void trace_ici(TraceWriter& out, int pid, const std::vector<IciPacket>& delivere
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::size_t>> routes;
   for (std::size_t i = 0; i < delivered.size(); ++i) routes[{delivered[i].src, delivered[i].dst}].push_back(i);
   int route = 0;
+  OverflowTids overflow(kTraceTidIciOverflow, kTraceTidOverflowEnd);
   for (const auto& [key, members] : routes) {
     Lanes lanes(out, pid, kTraceTidRouteBase + kTraceLanesPerTrack * route++,
-                "chip " + std::to_string(key.first) + " -> chip " + std::to_string(key.second));
+                "chip " + std::to_string(key.first) + " -> chip " + std::to_string(key.second), kTraceLanesPerTrack,
+                overflow);
     const auto order = by_start(members.size(), [&](std::size_t i) { return delivered[members[i]].inject; });
     for (std::size_t k : order) {
       const IciPacket& p = delivered[members[k]];

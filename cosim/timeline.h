@@ -2,7 +2,8 @@
 // Timeline helpers: turn what a run recorded (instruction events, memory
 // monitor logs, ICI deliveries) into TraceWriter tracks. Slices on one track
 // never overlap: overlapping ones (a unit's queued instruction, requests in
-// flight together) go to further lanes of the same kind, "dma", "dma #2", ...
+// flight together) go to further lanes of the same kind, "dma", "dma #2", ...,
+// as many as the slices need.
 #include <vector>
 
 #include "bridge/memory_monitor.h"
@@ -27,6 +28,13 @@ inline constexpr int kTraceTidRouteBase = 2'000'000;
 /// Track id of trace_hbm_commands(): 3'000'000 + pseudo-channel.
 inline constexpr int kTraceTidPseudoChannelBase = 3'000'000;
 inline constexpr int kTraceLanesPerTrack = 1000;
+/// Lanes past a track's own range (more than 100 instructions of a unit, or 1000 requests or
+/// packets of a track, in flight together) take ids in order of use from one range per function,
+/// sorted after the track's own lanes: any number of slices may overlap.
+inline constexpr int kTraceTidInstrOverflow = 1'000'000'000;
+inline constexpr int kTraceTidMemoryOverflow = 1'300'000'000;
+inline constexpr int kTraceTidIciOverflow = 1'600'000'000;
+inline constexpr int kTraceTidOverflowEnd = 1'900'000'000;
 
 /// Instructions of `program` as slices from dispatch to done, one track per unit
 /// (dma, compute, ici); unit-less ones (NOP, FENCE) as instants on "dispatch".

@@ -103,13 +103,13 @@ void TraceWriter::process(int pid, std::string name) {
   flush_if_full();
 }
 
-void TraceWriter::thread(int pid, int tid, std::string name) {
+void TraceWriter::thread(int pid, int tid, std::string name, int sort_index) {
   const std::string ids = ",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid);
   begin_event();
   m_buf += "{\"name\":\"thread_name\",\"ph\":\"M\"" + ids + ",\"args\":{\"name\":" + json_string(name) + "}}";
   begin_event();
   m_buf += "{\"name\":\"thread_sort_index\",\"ph\":\"M\"" + ids + ",\"args\":{\"sort_index\":" +
-           std::to_string(tid) + "}}";
+           std::to_string(sort_index) + "}}";
   flush_if_full();
 }
 
@@ -148,10 +148,13 @@ void TraceWriter::close() {
   if (!m_sink) return;
   m_buf += "\n]}\n";
   std::unique_ptr<Sink> sink = std::move(m_sink);  // closed exactly once, even if writing fails
+  errno = 0;
   const bool wrote = sink->write(m_buf);
+  const int write_errno = errno;
   m_buf.clear();
   errno = 0;
   const bool closed = sink->finish();
+  if (!wrote) errno = write_errno;  // the first failure's reason ("No space left on device")
   if (!wrote || !closed)
     throw std::runtime_error("cannot write trace file '" + m_path + "': " + Sink::reason() +
                              " (the file is incomplete)");

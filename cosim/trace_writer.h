@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -28,7 +29,9 @@ class TraceWriter {
   /// Names process `pid` (a chip, a memory); processes are listed by pid.
   void process(int pid, std::string name);
   /// Names thread `tid` of `pid` (one track); tracks are listed by tid.
-  void thread(int pid, int tid, std::string name);
+  void thread(int pid, int tid, std::string name) { thread(pid, tid, std::move(name), tid); }
+  /// The same, listed by `sort_index` instead (a track among others of a lower id range).
+  void thread(int pid, int tid, std::string name, int sort_index);
   /// A slice from start_ps lasting duration_ps ("ph":"X").
   void complete(int pid, int tid, std::string_view name, std::string_view category, Time start_ps, Time duration_ps,
                 const nlohmann::json& args = {});

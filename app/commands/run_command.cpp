@@ -12,6 +12,8 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "bridge/rtl_tile.h"
 #include "bridge/waveform_check.h"
@@ -33,8 +35,12 @@ namespace {
 void print_summary(const SystemRunOptions& o, const SystemRunResult& r, std::size_t max_mismatches) {
   std::cout << (r.passed ? "PASS" : "FAIL") << "  cycles " << r.rtl_cycles;
   if (r.model_cycles) {
+    // A run stopped before its end (a hang) has cycle counts of where each side stopped, not a
+    // difference in speed: as results.json's cycle_error_percent, no diff then.
     const auto diff = static_cast<std::int64_t>(r.rtl_cycles) - static_cast<std::int64_t>(*r.model_cycles);
-    std::cout << " (model " << *r.model_cycles << ", diff " << diff << ")";
+    std::cout << " (model " << *r.model_cycles;
+    if (r.error.empty()) std::cout << ", diff " << diff;
+    std::cout << ")";
   }
   std::cout << "  instructions " << r.instructions << "  checked " << r.elements_checked << " elements, "
             << r.mismatch_count << " mismatch" << (r.mismatch_count == 1 ? "" : "es") << "  sim " << std::fixed
@@ -208,7 +214,8 @@ int run_main(int argc, char** argv) {
         const auto sizes = rtl_tile_sizes();
         const bool rows_built =
             std::any_of(sizes.begin(), sizes.end(), [&](const auto& rc) { return rc.first == c.rows; });
-        throw ConfigFieldError(c.file, rows_built ? "system.tile.cols" : "system.tile.rows", e.what());
+        const std::string field = rows_built ? "system.tile.cols" : "system.tile.rows";
+        throw ConfigFieldError(config_where(c, field), field, e.what());
       }
     }
     check_fabric_latency(c);
@@ -269,7 +276,7 @@ int run_main(int argc, char** argv) {
       validate(GemmShape{1, 1, 1, o.workload.shape.dtype}, rtl_like_geometry(c.rows, c.cols));
     } catch (const std::invalid_argument& e) {
       if (args.count("rows")) throw std::invalid_argument("--rows " + std::to_string(c.rows) + ": " + e.what());
-      throw ConfigFieldError(c.file, "system.tile.rows", e.what());
+      throw ConfigFieldError(config_where(c, "system.tile.rows"), "system.tile.rows", e.what());
     }
   }
   o.seed = args["seed"].as<std::uint64_t>();
@@ -377,11 +384,26 @@ int run_main(int argc, char** argv) {
     std::cout << "  split run: " << r.split_stopped << "; these are the results of the whole run, re-run in this "
               << "process\n";
   if (!wave.empty()) std::cout << "  waveform: " << (wave_damage.empty() ? wave : "not written (see below)") << "\n";
-  if (!o.trace.empty()) std::cout << "  timeline: " << o.trace << "\n";
+  if (!o.trace.empty())
+    std::cout << "  timeline: " << (r.trace_error.empty() ? o.trace : "not written whole (see below)") << "\n";
   if (r.timing.compared)
     std::cout << "  timing: " << r.timing.instructions << " instructions and " << r.timing.memory_requests
               << " memory requests compared, " << r.timing.mismatches << " outside tolerance, mean |error| "
               << std::setprecision(2) << r.timing.mean_abs_instr_error << " cycles\n";
+
+  // The results are kept before anything else can go wrong or take long: the summary is flushed
+  // and --json written before the failure waveform's re-run, which simulates the run again (a
+  // job stopped by its time limit meanwhile still leaves them). An output that fails (a full
+  // disk, a standard output nobody reads) is said once everything else is written, exit 2.
+  std::cout.flush();
+  std::vector<std::string> errors;
+  if (args.count("json")) {
+    try {
+      write_output_file(args["json"].as<std::string>(), json_text(results_json(o, r), 2) + "\n");
+    } catch (const std::exception& e) {
+      errors.push_back(e.what());
+    }
+  }
 
   // On failure, a deterministic re-run dumps the cycles before the first mismatch. It runs the
   // whole system in this process, every model local: with served models, split or not, the
@@ -459,12 +481,15 @@ int run_main(int argc, char** argv) {
     std::cout << "  reproduce" << (served.empty() ? "" : " in one process") << ": "
               << in_process_command(original, reproduce_wave) << "\n";
 
-  if (args.count("json")) {
-    write_output_file(args["json"].as<std::string>(), json_text(results_json(o, r), 2) + "\n");
-  }
   if (!wave_damage.empty())
-    throw std::runtime_error("the waveform " + wave + " came out incomplete: " + wave_damage +
-                             "; is its file system full? The run's results above stand; the partial file is removed");
+    errors.push_back("the waveform " + wave + " came out incomplete: " + wave_damage +
+                     "; is its file system full? The run's results above stand; the partial file is removed");
+  if (!r.trace_error.empty()) errors.push_back(r.trace_error + "; the run's results above stand");
+  if (!errors.empty()) {
+    // The last one is the exception main() reports; any before it are said the same way.
+    for (std::size_t i = 0; i + 1 < errors.size(); ++i) std::cerr << argv[0] << ": error: " << errors[i] << "\n";
+    throw std::runtime_error(errors.back());
+  }
   return r.passed ? kExitPass : kExitFail;
 }
 

@@ -92,40 +92,49 @@ Time ModelTile::next_event_time() const {
   return w == kNone ? kNever : m_clock.edge(std::max(w, m_cycle));
 }
 
+void ModelTile::stop_at(Time now) {
+  if (m_finished || !m_sleeping) return;
+  // The kernel ran every step before `now`, so the tile never slept past its wake-up cycle;
+  // bounded by it all the same, as the wake-up's own catch-up is.
+  const std::uint64_t wake = wake_cycle();
+  wake_to(std::max(std::min(m_clock.cycle_at_or_after(now), wake), m_cycle));
+}
+
+void ModelTile::wake_to(std::uint64_t target) {
+  // The skipped cycles repeat the last evaluated one: same counter increments.
+  const std::uint64_t skipped = target - m_cycle;
+  m_inc_run += skipped;
+  if (m_stream) {  // one R beat per skipped cycle
+    m_dma.free_ids(m_axi.end_stream(target));
+    m_stream = false;
+  }
+  if (m_w_stream) {  // one W beat per skipped cycle
+    if (target > m_w_stream_end)
+      throw std::logic_error(m_cfg.name + ": W stream skipped past cycle " + std::to_string(m_w_stream_end));
+    std::uint16_t sent[256];  // w_stream_length() <= 256
+    const auto n = static_cast<std::uint32_t>(skipped);
+    m_dma.w_stream(n, sent);
+    m_axi.take_w_beats(sent, n);
+    m_w_stream = false;
+    m_w_stream_end = kNone;
+  }
+  // The compute unit may have streamed rows or drained the array meanwhile,
+  // invisibly to the rest: replay it alone.
+  const bool q_valid = !m_queue[1].empty();
+  for (std::uint64_t c = m_cycle; c < target && m_compute.active(); ++c) {
+    ModelCompute::Comb cc;
+    m_compute.comb(c, q_valid, cc);
+    m_compute.edge(c, cc, nullptr);
+  }
+  m_cycle = target;
+  m_sleeping = false;
+  m_inbound_wake = kNone;
+  m_compute_wake = kNone;
+}
+
 void ModelTile::advance_to(Time now) {
   if (m_finished) return;
-  if (m_sleeping) {
-    // The skipped cycles repeat the last evaluated one: same counter increments.
-    const std::uint64_t target = std::max(m_clock.cycle_at_or_after(now), m_cycle);
-    const std::uint64_t skipped = target - m_cycle;
-    m_inc_run += skipped;
-    if (m_stream) {  // one R beat per skipped cycle
-      m_dma.free_ids(m_axi.end_stream(target));
-      m_stream = false;
-    }
-    if (m_w_stream) {  // one W beat per skipped cycle
-      if (target > m_w_stream_end)
-        throw std::logic_error(m_cfg.name + ": W stream skipped past cycle " + std::to_string(m_w_stream_end));
-      std::uint16_t sent[256];  // w_stream_length() <= 256
-      const auto n = static_cast<std::uint32_t>(skipped);
-      m_dma.w_stream(n, sent);
-      m_axi.take_w_beats(sent, n);
-      m_w_stream = false;
-      m_w_stream_end = kNone;
-    }
-    // The compute unit may have streamed rows or drained the array meanwhile,
-    // invisibly to the rest: replay it alone.
-    const bool q_valid = !m_queue[1].empty();
-    for (std::uint64_t c = m_cycle; c < target && m_compute.active(); ++c) {
-      ModelCompute::Comb cc;
-      m_compute.comb(c, q_valid, cc);
-      m_compute.edge(c, cc, nullptr);
-    }
-    m_cycle = target;
-    m_sleeping = false;
-    m_inbound_wake = kNone;
-    m_compute_wake = kNone;
-  }
+  if (m_sleeping) wake_to(std::max(m_clock.cycle_at_or_after(now), m_cycle));
   const Change change = step(m_clock.edge(m_cycle));
   if (m_finished || change == Change::kSome || !m_cfg.skip_idle) return;
   // Sleep only when a future input change is known or a completion will come,

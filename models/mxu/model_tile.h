@@ -51,6 +51,8 @@ class ModelTile final : public Tile {
 
   void load_program(Program program) override;
   bool finished() const override { return m_finished; }
+  /// Cycles evaluated or skipped so far; while the tile sleeps, up to its last evaluated cycle
+  /// (it cannot tell the time): stop_at() counts those since.
   std::uint64_t cycles() const override { return m_cycle; }
   std::size_t completed_instructions() const override { return m_completed; }
   const std::vector<InstrEvent>& instr_events() const override { return m_events; }
@@ -70,6 +72,11 @@ class ModelTile final : public Tile {
   /// (WSTRB masks some bytes of a partial row's last beat): traffic, as
   /// bytes_read() counts it.
   std::uint64_t bytes_written() const { return m_axi.bytes_written(); }
+  /// The run stopped with every kernel step before `now` taken (a hang, the end of a run the
+  /// tile did not finish): the cycles it slept through since its last evaluated one count in
+  /// cycles() and the counters as the cycle-by-cycle path (skip_idle false) would have them.
+  /// Nothing for a finished tile or one awake.
+  void stop_at(Time now);
   /// Cycles actually evaluated (the rest were skipped as idle).
   std::uint64_t evaluated_cycles() const { return s_evaluated; }
 
@@ -86,6 +93,9 @@ class ModelTile final : public Tile {
   /// One clock cycle.
   Change step(Time now);
   std::uint64_t wake_cycle() const;
+  /// Wakes from sleep at cycle `target` (not before the one it slept at): the skipped cycles'
+  /// counters, data beats and compute steps replayed.
+  void wake_to(std::uint64_t target);
   void flush_counters();
 
   ModelTileConfig m_cfg;

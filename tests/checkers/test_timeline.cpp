@@ -2,8 +2,10 @@
 // overlapping slices on separate lanes.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -227,4 +229,92 @@ TEST_CASE("hbm commands: one-cycle slices on a row and a column track per pseudo
   CHECK(x[0]["args"]["row"] == 17);
   CHECK(x[2]["name"] == "RDA");
   CHECK(x[2]["args"]["col"] == 8);
+}
+
+namespace {
+
+/// Whether any two slices on one track overlap (the viewer cannot nest them).
+bool slices_overlap(const std::vector<json>& x) {
+  std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> by_track;
+  for (const json& e : x) {
+    const double ts = e["ts"].get<double>();
+    by_track[{e["pid"].get<int>(), e["tid"].get<int>()}].push_back({ts, ts + e["dur"].get<double>()});
+  }
+  for (auto& [track, spans] : by_track) {
+    std::sort(spans.begin(), spans.end());
+    for (std::size_t i = 1; i < spans.size(); ++i)
+      if (spans[i].first < spans[i - 1].second) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("thousands of packets in flight on one route each get a lane, beside another route's", "[timeline]") {
+  // A fabric's queue holds 2500 packets of route 0 -> 1 in flight at once, past the route's
+  // 1000 own track ids; route 1 -> 0 has two. Times in ps, 1 us apart: exact in the file.
+  std::vector<IciPacket> pk;
+  for (std::uint64_t i = 0; i < 2500; ++i) {
+    IciPacket p;
+    p.id = i;
+    p.src = 0;
+    p.dst = 1;
+    p.bytes = 16;
+    p.inject = i * 1'000'000;
+    p.deliver = 3'000'000'000;
+    pk.push_back(p);
+  }
+  for (std::uint64_t i = 0; i < 2; ++i) {
+    IciPacket p;
+    p.id = 9000 + i;
+    p.src = 1;
+    p.dst = 0;
+    p.inject = 0;
+    p.deliver = 5'000'000;
+    pk.push_back(p);
+  }
+  const json out = written([&](TraceWriter& t) { trace_ici(t, 9, pk); });
+  const auto x = of_phase(out, "X");
+  REQUIRE(x.size() == 2502);
+  CHECK_FALSE(slices_overlap(x));
+  const auto names = tracks(out);
+  CHECK(names.size() == 2502);  // every packet overlaps every other of its route: a lane each
+  std::set<std::string> distinct;
+  for (const auto& [tid, name] : names) distinct.insert(name);
+  CHECK(distinct.size() == names.size());
+  CHECK(distinct.count("chip 0 -> chip 1 #2500") == 1);
+  CHECK(names.at(kTraceTidRouteBase + kTraceLanesPerTrack) == "chip 1 -> chip 0");
+  CHECK(names.at(kTraceTidRouteBase + kTraceLanesPerTrack + 1) == "chip 1 -> chip 0 #2");
+  // Lanes past the route's own ids list right after its own lanes, before the next route.
+  for (const json& e : out)
+    if (e["name"] == "thread_sort_index" && e["tid"].get<int>() >= kTraceTidIciOverflow)
+      CHECK(e["args"]["sort_index"] == kTraceTidRouteBase + kTraceLanesPerTrack - 1);
+}
+
+TEST_CASE("more instructions of a unit in flight than its 100 lanes, and reads than 1000, never overlap", "[timeline]") {
+  Program p(150);
+  std::vector<InstrEvent> ev;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    p[i].op = Opcode::DMA_LOAD;
+    ev.push_back({i, i + 1, 1000});  // all still running at cycle 999
+  }
+  // 1200 reads in flight together on the same process: past their channel's 1000 lanes too.
+  MemoryLog log;
+  for (std::uint64_t i = 0; i < 1200; ++i) {
+    MemoryLogEntry m;
+    m.id = i;
+    m.bytes = 64;
+    m.issue = m.accept = i * 1'000'000;
+    m.complete = 5'000'000'000;
+    log.push_back(m);
+  }
+  const json out = written([&](TraceWriter& t) {
+    trace_instructions(t, 1, p, ev, ClockDomain("tile", 1000));
+    trace_memory(t, 1, log);
+  });
+  const auto x = of_phase(out, "X");
+  REQUIRE(x.size() == 1350);
+  CHECK_FALSE(slices_overlap(x));
+  // dispatch, 150 dma lanes and 1200 read lanes, every track id named once
+  CHECK(tracks(out).size() == 1351);
 }

@@ -288,3 +288,41 @@ TEST_CASE("model fast path: a load's read drain is not evaluated beat by beat") 
   REQUIRE(fast.log.finished);
   CHECK(fast.evaluated < 16 + 16);
 }
+
+TEST_CASE("model fast path: a run stopped while the model sleeps counts the cycles slept through") {
+  // A run stopped as hung stops the model where it sleeps, waiting on memory: stop_at() must
+  // give the cycles and counters the cycle-by-cycle path has at that time, not those of the
+  // cycle the fast path went to sleep in. The reads take 150 cycles; stops before, during
+  // and after the wait, and between two edges.
+  ProgramBuilder pb;
+  const auto l = pb.emit(dma(Opcode::DMA_LOAD, 16, 16, 0, 0x10000));
+  pb.emit(dma(Opcode::DMA_STORE, 16, 16, 0, 0x20000), {l});
+  const Program p = pb.take();
+  bool slept = false;
+  for (const Time stop_ps : {Time{3'000}, Time{40'000}, Time{90'500}, Time{149'000}, Time{200'000}}) {
+    INFO("stopped at " << stop_ps << " ps");
+    std::vector<std::uint64_t> cycles;
+    std::vector<std::vector<std::pair<std::string, std::uint64_t>>> perf;
+    for (const bool fast : {false, true}) {
+      auto mem = ideal(150'000).make();
+      ModelTileConfig cfg;
+      cfg.geometry = square(4);
+      cfg.skip_idle = fast;
+      ModelTile tile(cfg, *mem);
+      tile.load_program(p);
+      Kernel kernel;
+      kernel.add(tile);
+      kernel.add(*mem);
+      // Every step before stop_ps, as the shadow of a hung run has taken when it stops.
+      kernel.run([&] { return tile.finished(); }, stop_ps - 1);
+      const std::uint64_t before = tile.cycles();
+      tile.stop_at(stop_ps);
+      slept = slept || tile.cycles() > before;
+      cycles.push_back(tile.cycles());
+      perf.push_back(tile.perf_counters());
+    }
+    CHECK(cycles[1] == cycles[0]);
+    CHECK(perf[1] == perf[0]);
+  }
+  CHECK(slept);  // the fast path really was asleep at some stop
+}

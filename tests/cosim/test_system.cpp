@@ -8,8 +8,11 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "bridge/rtl_tile.h"
+#include "cosim/chip_set.h"
 #include "cosim/results_json.h"
 #include "cosim/system_config.h"
 #include "cosim/system_run.h"
@@ -124,7 +127,7 @@ TEST_CASE("system.chips is at most 256, the chips an instruction can name, in a 
   CHECK_THROWS_WITH(parse(text(257)), "test.yaml:2: field 'system.chips': must be in [1, 256], got 257");
   SystemConfig c = parse(text(256));
   c.chips = 300;
-  CHECK_THROWS_WITH(validate(c), "test.yaml: field 'system.chips': must be in 1..256");
+  CHECK_THROWS_WITH(validate(c), "test.yaml:2: field 'system.chips': must be in 1..256");  // where the file set it
 }
 
 TEST_CASE("an array side above 1024 is refused in code as in a file") {
@@ -198,7 +201,7 @@ TEST_CASE("a fabric whose idle latency reaches the watchdog is refused before th
   CHECK_NOTHROW(check_fabric_latency(c));
   c.tile_mhz = 100'000;
   CHECK_THROWS_WITH(check_fabric_latency(c),
-                    Catch::Contains("chip4x1_model.yaml: field 'system.checks.watchdog_cycles': 200000 tile cycles "
+                    Catch::Contains("chip4x1_model.yaml:4: field 'system.checks.watchdog_cycles': 200000 tile cycles "
                                     "is not above the fabric's latency over its longest path of 2 hops") &&
                         Catch::Contains("raise watchdog_cycles"));
   // Two chips of the ring are one hop apart: half the latency passes.
@@ -626,4 +629,82 @@ TEST_CASE("the compiled workloads and the shipped programs read only what they w
   CHECK(r.undefined_reads == std::vector<std::string>{"chip0.tile0: 'dma_store rows=2 cols=32 sp_row=100 "
                                                       "hbm_addr=0x3000 hbm_stride=32' reads scratchpad rows "
                                                       "100..101 bytes 0..31, never written"});
+}
+
+TEST_CASE("a timeline that cannot be written costs the timeline, not the results of the finished run") {
+  SystemRunOptions o;
+  o.workload.shape = {4, 4, 4, DType::kInt8};
+  o.trace = "/dev/full";  // every write fails: no space left on the device
+  SystemRunResult r;
+  REQUIRE_NOTHROW(r = run_system(o));
+  CHECK(r.passed);
+  CHECK(r.elements_checked == 16);
+  CHECK(r.trace_error.find("cannot write trace file '/dev/full'") != std::string::npos);
+  o.trace.clear();
+  CHECK(run_system(o).trace_error.empty());
+}
+
+TEST_CASE("a run stopped as hung counts the model's cycles to the stop, not to where the model went to sleep") {
+  // A watchdog shorter than an HBM read's latency: both sides stop while waiting on their
+  // first reads, the RTL evaluating every cycle, the model asleep since it sent its requests.
+  SystemRunOptions o;
+  o.system.memory = "hbm";
+  o.system.hbm_config = kConfigs + "/hbm/hbm2.yaml";
+  o.system.tile_mhz = 2000;
+  o.system.watchdog_cycles = 5;
+  const SystemRunResult r = run_system(o);
+  REQUIRE_FALSE(r.error.empty());
+  REQUIRE(r.tiles.size() == 1);
+  REQUIRE(r.model_cycles);
+  // The shadow runs every step before the design's last one: the RTL's last edge, if its
+  // step came at that time, is the only one the model has not reached.
+  INFO("rtl " << r.tiles[0].cycles << ", model " << r.tiles[0].model_cycles);
+  CHECK(r.tiles[0].model_cycles + 1 >= r.tiles[0].cycles);
+  CHECK(r.tiles[0].model_cycles <= r.tiles[0].cycles);
+  CHECK(*r.model_cycles == r.tiles[0].model_cycles);
+}
+
+TEST_CASE("results.json's config holds the pass criteria the run was judged by") {
+  SystemRunOptions o;
+  o.system = parse(
+      "system:\n  tiles_per_chip: 2\n  tile: {kinds: [rtl, model]}\n"
+      "  checks: {tolerance_cycles: 7, tolerance_percent: 12.5, watchdog_cycles: 12345, hbm_timing_check: false}\n");
+  const auto j = results_json(o, SystemRunResult{});
+  const auto& c = j.at("config");
+  CHECK(c.at("tile_kinds") == nlohmann::json::array({"rtl", "model"}));
+  CHECK(c.at("tolerance_cycles") == 7);
+  CHECK(c.at("tolerance_percent") == 12.5);
+  CHECK(c.at("watchdog_cycles") == 12345);
+  CHECK(c.at("hbm_timing_check") == false);
+  CHECK(c.at("backpressure") == 0.0);  // the fields before them stay
+}
+
+TEST_CASE("an error found after loading names the field's line, or its nearest enclosing one's") {
+  const SystemConfig c = parse("system:\n  tile:\n    rows: 3\n  checks:\n    backpressure: 0.5\n");
+  CHECK(config_where(c, "system.tile.rows") == "test.yaml:3");
+  CHECK(config_where(c, "system.tile.cols") == "test.yaml:3");  // the tile mapping's first line
+  CHECK(config_where(c, "system.memory.kind") == "test.yaml:2");
+  CHECK(config_where(SystemConfig{}, "system.tile.rows") == "<built-in>");
+  SystemConfig over = c;
+  over.tile_mhz = 0;  // as --clock-mhz 0 would set it
+  CHECK_THROWS_WITH(validate(over), Catch::StartsWith("test.yaml:3: field 'system.tile.clock_mhz'"));
+}
+
+TEST_CASE("system.checks.hbm_timing_check decides the HBM timing checker over the preset's check_timing") {
+  const mxc::testing::TempDir tmp;
+  const std::string preset = tmp / "checked.yaml";
+  std::ofstream(preset) << read(kConfigs + "/hbm/hbm2.yaml") << "\ncheck_timing: true\n";
+  for (const auto& [file, system, want] : {std::tuple{preset, false, false},
+                                           {preset, true, true},
+                                           {kConfigs + "/hbm/hbm2.yaml", true, true},
+                                           {kConfigs + "/hbm/hbm2.yaml", false, false}}) {
+    SystemConfig c;
+    c.memory = "hbm";
+    c.hbm_config = file;
+    c.tile_kinds = {TileKind::kModel};
+    c.hbm_timing_check = system;
+    const ChipSet set(c, rtl_like_geometry(4, 4), ChipSetOptions{});
+    INFO(file << ", hbm_timing_check " << system);
+    CHECK(set.hbm_timing_checked(0) == want);
+  }
 }
