@@ -676,7 +676,8 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
     json& data = chip["data"] = {{"checked", 0}, {"count", 0}, {"list", json::array()}, {"memory_bytes", 0}};
     if (!failed) {
       DataScoreboard scoreboard;
-      // The RTL tiles' writes: the pages they touched are compared. The model tiles' writes
+      // Each mismatch at the last write the RTL tiles made to its address (the end when none
+      // did): the failure waveform then shows the write that left it. The model tiles' writes
       // carry no data (zeros in the design's memory), so their bytes are not compared.
       WriteIndex rtl_writes;
       SparseMemory skip;  // nonzero: a byte the memory check leaves out
@@ -698,7 +699,10 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
             if (e.write) skip_bytes(e.addr, e.bytes);
         }
       }
-      const auto time_of = [&](std::uint64_t) { return end; };
+      const auto time_of = [&](std::uint64_t addr) {
+        const WriteIndex::Write* w = rtl_writes.last_covering(addr);
+        return w ? w->issue : end;
+      };
       SparseMemory actual;
       for (const ResultRegion& r : work.regions[c]) {
         std::vector<std::uint8_t> bytes(r.layout.bytes());

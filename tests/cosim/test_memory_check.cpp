@@ -1,6 +1,6 @@
 // The data check against faults in what the RTL writes, injected by a memory that alters
 // each write before it lands: bytes written with their strobe low, bytes left unwritten,
-// and how much of the memory is compared. A 4x4 tile, GEMM 8x8x8 unless noted.
+// and when each mismatch is stamped. A 4x4 tile, GEMM 8x8x8 unless noted.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -195,4 +195,27 @@ TEST_CASE("the memory check compares the whole image beside the result elements"
   CHECK(r.result.passed);
   CHECK(r.result.elements_checked == 64);
   CHECK(r.result.memory_bytes_checked == pages.size() * 4096 - 64 * 4);
+}
+
+TEST_CASE("a data mismatch is stamped with the last write to its address, inside the failure waveform") {
+  // --inject-fault 0 flips C[0][0]: its time is that of the write that stored it, well before
+  // the end of the run (the failure waveform's window ends there).
+  SystemRunOptions o = gemm(true);
+  o.inject_fault = 0;
+  const Workload w = build_run_workload(o);
+  const std::uint64_t addr = w.regions[0].at(0).layout.addr(0, 0);
+  const Run r = run_with(o, nullptr);
+  REQUIRE(r.result.mismatch_count == 1);
+  const Mismatch& m = r.result.mismatches[0];
+  CHECK(m.id == "chip0.C[0][0] @" + hex(addr));
+  Time last = 0;
+  bool found = false;
+  for (const MemRequest& q : r.writes)
+    if (q.addr <= addr && addr < q.addr + q.bytes && (!found || q.issue >= last)) {
+      last = q.issue;
+      found = true;
+    }
+  REQUIRE(found);
+  CHECK(m.time == last);
+  CHECK(m.time < r.result.sim_time_ps);
 }
