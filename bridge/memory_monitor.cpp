@@ -1,10 +1,36 @@
 #include "bridge/memory_monitor.h"
 
+#include <algorithm>
+
+#include "models/core/hex.h"
+
 namespace mxc {
 
 namespace {
 constexpr std::size_t kNoEntry = ~std::size_t{0};
 }  // namespace
+
+std::uint64_t byte_mask_digest(const std::vector<bool>& enable) {
+  // FNV-1a over the indices of the disabled bytes: the same mask always gives the same digest,
+  // on every platform, and masks that differ almost surely differ in it.
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  std::uint64_t disabled = 0;
+  for (std::size_t i = 0; i < enable.size(); ++i) {
+    if (enable[i]) continue;
+    ++disabled;
+    for (int k = 0; k < 8; ++k) hash = (hash ^ ((i >> (8 * k)) & 0xff)) * 0x100000001b3ULL;
+  }
+  if (disabled == 0) return 0;
+  constexpr std::uint64_t kLow = (std::uint64_t{1} << 48) - 1;
+  return std::min<std::uint64_t>(disabled, 0xffff) << 48 | (hash & kLow);
+}
+
+std::string describe_byte_mask(std::uint64_t digest, std::uint32_t bytes) {
+  if (digest == 0) return "all " + std::to_string(bytes) + " bytes";
+  const std::uint64_t disabled = digest >> 48;
+  const std::uint64_t enabled = bytes > disabled ? bytes - disabled : 0;
+  return std::to_string(enabled) + " of " + std::to_string(bytes) + " bytes (mask digest " + hex(digest) + ")";
+}
 
 MemoryMonitor::MemoryMonitor(MemoryTarget& inner, std::string name)
     : m_inner(inner), m_name(name.empty() ? inner.name() + ".monitor" : std::move(name)) {
@@ -16,7 +42,8 @@ MemoryMonitor::~MemoryMonitor() { m_inner.set_completion(nullptr); }
 bool MemoryMonitor::send(const MemRequest& req, Time now) {
   if (!m_inner.send(req, now)) return false;
   // Checked after the call: a monitor standing in may have resumed during it.
-  if (!m_paused) record_accepted({req.id, req.source, req.addr, req.bytes, req.write, req.issue, now, kNever});
+  if (!m_paused) record_accepted({req.id, req.source, req.addr, req.bytes, req.write, req.issue, now, kNever,
+                                   req.write ? byte_mask_digest(req.byte_enable) : 0});
   return true;
 }
 

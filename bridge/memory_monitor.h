@@ -27,7 +27,20 @@ struct MemoryLogEntry {
   Time issue = 0;              ///< When the sender first offered it (MemRequest::issue).
   Time accept = 0;             ///< When the inner target took it.
   Time complete = kNever;      ///< When its response was delivered.
+  /// A write's byte mask (WSTRB) as byte_mask_digest() of MemRequest::byte_enable: 0 when every
+  /// byte is written. The correlator compares it between RTL and model, so that a write whose
+  /// strobes enable bytes the model's leave alone (or the reverse) fails even where the data
+  /// check never reads those bytes.
+  std::uint64_t byte_mask = 0;
 };
+
+/// A byte mask in one word, to compare two requests' masks without keeping them: 0 when no byte
+/// is disabled (no mask, or an all-ones one), else the number of disabled bytes (at most 0xffff)
+/// in the top 16 bits and a hash of their positions in the low 48, never 0.
+std::uint64_t byte_mask_digest(const std::vector<bool>& enable);
+/// A digest as text for a request of `bytes` bytes: "all 32 bytes", or "16 of 32 bytes (mask
+/// digest 0x...)".
+std::string describe_byte_mask(std::uint64_t digest, std::uint32_t bytes);
 
 /// A monitor's requests in acceptance order. In chunks: the log grows by every
 /// request of the run, and a doubling vector's copies and fresh pages cost

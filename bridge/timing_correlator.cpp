@@ -99,7 +99,7 @@ bool TimingCorrelator::same_traffic(const MemoryLog& rtl, const MemoryLog& model
   std::uint32_t source = 0;
   for (auto r = rtl.begin(), m = model.begin(); r != rtl.end(); ++r, ++m) {
     if (r->source != m->source || r->write != m->write || r->issue != m->issue || r->addr != m->addr ||
-        r->bytes != m->bytes)
+        r->bytes != m->bytes || r->byte_mask != m->byte_mask)
       return false;
     if (!of_source || r->source != source) {
       source = r->source;
@@ -127,7 +127,8 @@ void TimingCorrelator::compare_channel(const std::vector<const MemoryLogEntry*>&
     // tolerance, so the divisions that turn times into cycles (and the name, built only for a
     // mismatch) are left to the requests that differ.
     const bool same_time = r[i]->issue == m[i]->issue;
-    if (same_time && r[i]->addr == m[i]->addr && r[i]->bytes == m[i]->bytes) continue;
+    if (same_time && r[i]->addr == m[i]->addr && r[i]->bytes == m[i]->bytes && r[i]->byte_mask == m[i]->byte_mask)
+      continue;
     const std::uint64_t rc = clk.cycle_at_or_after(r[i]->issue);
     const std::uint64_t mc = same_time ? rc : clk.cycle_at_or_after(m[i]->issue);
     t.max_abs_issue_error = std::max(t.max_abs_issue_error, rc > mc ? rc - mc : mc - rc);
@@ -136,6 +137,11 @@ void TimingCorrelator::compare_channel(const std::vector<const MemoryLogEntry*>&
     // A burst of another length at the same address and cycle (an AxLEN off by one) moves other data.
     if (r[i]->bytes != m[i]->bytes)
       note({clk.edge(rc), where, id(), "bytes", std::to_string(m[i]->bytes), std::to_string(r[i]->bytes)});
+    // Which bytes a write enables (WSTRB): the data check reads only the bytes the reference
+    // writes, so bytes written that should have been left alone would otherwise pass.
+    if (r[i]->byte_mask != m[i]->byte_mask)
+      note({clk.edge(rc), where, id(), "byte mask", describe_byte_mask(m[i]->byte_mask, m[i]->bytes),
+            describe_byte_mask(r[i]->byte_mask, r[i]->bytes)});
     if (!m_mem_tol.within(mc, rc))
       note({clk.edge(rc), where, id(), "issue cycle", std::to_string(mc), std::to_string(rc)});
   }

@@ -2,8 +2,9 @@
 // Timing correlator: compares when things happened on the RTL tile with when
 // the performance model says they happen. Per instruction: start (dispatch)
 // and end (done) cycles. Per memory channel (source, read/write): the number
-// of requests and the n-th request's issue cycle and address. Expected =
-// model, actual = RTL. The statistics feed the correlation report.
+// of requests and the n-th request's issue cycle, address, size and byte
+// mask. Expected = model, actual = RTL. The statistics feed the correlation
+// report.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -71,7 +72,8 @@ class TimingCorrelator : public Checker {
   /// Per instruction start and end cycle, RTL against model.
   void compare_instructions(const Program& program, const std::vector<InstrEvent>& rtl,
                             const std::vector<InstrEvent>& model, const ClockDomain& clk);
-  /// Per channel (source, read/write): request count, and each request's issue cycle and address.
+  /// Per channel (source, read/write): request count, and each request's issue cycle, address,
+  /// size and (writes) byte mask.
   void compare_memory(const MemoryLog& rtl, const MemoryLog& model,
                       const ClockDomain& clk, TrafficScope scope = TrafficScope::kAll);
 
@@ -105,8 +107,8 @@ class TimingCorrelator : public Checker {
 
  private:
   void note(Mismatch m);
-  /// Both logs request by request the same (source, direction, issue time, address): records
-  /// each channel as matching and returns true; otherwise records nothing.
+  /// Both logs request by request the same (source, direction, issue time, address, size, byte
+  /// mask): records each channel as matching and returns true; otherwise records nothing.
   bool same_traffic(const MemoryLog& rtl, const MemoryLog& model);
   /// One memory channel: its entries on each side, in acceptance order.
   void compare_channel(const std::vector<const MemoryLogEntry*>& rtl, const std::vector<const MemoryLogEntry*>& model,

@@ -20,7 +20,8 @@ void MemoryCallLog::add_response(const MemResponse& r) {
 void MemoryCallLog::add_send(const MemRequest& req, Time now, bool accepted, Time next_event) {
   m_truncated = m_truncated || m_requests.full();
   if (m_truncated) return;
-  m_requests.push_back(Request{req.id, req.addr, req.issue, req.bytes, req.source, req.write});
+  m_requests.push_back(Request{req.id, req.addr, req.issue, req.bytes, req.source, req.write,
+                               req.write ? byte_mask_digest(req.byte_enable) : 0});
   push_call(Kind::kSend, accepted, now, next_event);
 }
 

@@ -32,7 +32,7 @@ namespace mxc {
 /// The calls a memory received and what it answered, in call order. Three
 /// streams, each read in order: calls (kind, time, answer), the requests of
 /// the sends among them, and the completions delivered during them. Kept
-/// compact (16, 40 and 56 bytes an entry): the log grows by every call of
+/// compact (16, 48 and 56 bytes an entry): the log grows by every call of
 /// the run, and faulting in its fresh pages is much of what it costs.
 class MemoryCallLog {
  public:
@@ -51,12 +51,16 @@ class MemoryCallLog {
     bool accepted() const { return (packed >> 1 & 1) != 0; }
     Kind kind() const { return (packed & 1) != 0 ? Kind::kSend : Kind::kAdvance; }
   };
-  /// A kSend call's request: every field but the data and the byte mask.
+  /// A kSend call's request: every field but the data; the byte mask as its digest
+  /// (MemoryLogEntry::byte_mask), which the shadow's monitors log from here while they stand
+  /// paused, and which a replay must match: a mask the model's request does not share is
+  /// a difference the correlator has to see.
   struct Request {
     std::uint64_t id = 0, addr = 0;
     Time issue = 0;
     std::uint32_t bytes = 0, source = 0;
     bool write = false;
+    std::uint64_t byte_mask = 0;
   };
   /// A completion without its data (the shadow's memories carry none).
   struct Response {
@@ -95,7 +99,8 @@ class MemoryCallLog {
 
   static bool same_request(const Request& r, const MemRequest& req) {
     return r.id == req.id && r.addr == req.addr && r.bytes == req.bytes && r.source == req.source &&
-           r.write == req.write && r.issue == req.issue;
+           r.write == req.write && r.issue == req.issue &&
+           r.byte_mask == (req.write ? byte_mask_digest(req.byte_enable) : 0);
   }
 
  private:
@@ -201,7 +206,8 @@ void log_replayed_calls(const MemoryCallLog& log, std::uint64_t calls, MonitorOf
     if (c.kind() != MemoryCallLog::Kind::kSend) continue;
     const MemoryCallLog::Request& r = log.request(sends++);
     if (c.accepted())
-      monitor_of(r.source).record_accepted({r.id, r.source, r.addr, r.bytes, r.write, r.issue, c.now, kNever});
+      monitor_of(r.source).record_accepted(
+          {r.id, r.source, r.addr, r.bytes, r.write, r.issue, c.now, kNever, r.byte_mask});
   }
 }
 

@@ -109,6 +109,7 @@ void merge_parts(const std::vector<nlohmann::json>& parts, const SystemConfig& c
     for (const json* c : chips) {
       const json& d = (*c)["data"];
       result.elements_checked += d["checked"].get<std::uint64_t>();
+      result.memory_bytes_checked += d["memory_bytes"].get<std::uint64_t>();
       result.mismatch_count += d["count"].get<std::uint64_t>();
       const std::size_t n = std::min(room, d["list"].size());
       take(d["list"], n);

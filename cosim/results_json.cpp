@@ -57,6 +57,7 @@ nlohmann::ordered_json results_json(const SystemRunOptions& o, const SystemRunRe
   j["instructions"] = r.instructions;
   j["sim_time_ns"] = static_cast<double>(r.sim_time_ps) / 1000.0;
   j["elements_checked"] = r.elements_checked;
+  j["memory_bytes_checked"] = r.memory_bytes_checked;
   j["mismatch_count"] = r.mismatch_count;
   auto& list = j["mismatches"] = json::array();
   for (const auto& m : r.mismatches)

@@ -45,15 +45,26 @@ std::string ici_channel(std::uint32_t c, std::uint32_t t) {
   return "timing ici chip" + std::to_string(c) + ".tile" + std::to_string(t);
 }
 
-/// The memory image the functional reference leaves on each chip. Tile t of
+/// Each chip's memory when the run starts: the workload's image with its result regions
+/// poisoned (poison_regions), for the design and the reference alike.
+std::vector<SparseMemory> initial_images(const Workload& w) {
+  std::vector<SparseMemory> images;
+  for (std::size_t c = 0; c < w.images.size(); ++c) {
+    images.push_back(w.images[c].clone());
+    poison_regions(images.back(), w.regions.at(c));
+  }
+  return images;
+}
+
+/// The memory image the functional reference leaves on each chip, from `initial`. Tile t of
 /// every chip runs as one multi-chip functional system (its ICI peers are
 /// tile t of the other chips); the tiles of a chip run one after another.
 /// Adds to `undefined` what the programs read that they never wrote, per tile.
-std::vector<SparseMemory> reference_images(const Workload& w, const TileGeometry& geo,
-                                           std::vector<std::string>& undefined) {
-  const auto chips = static_cast<std::uint32_t>(w.images.size());
+std::vector<SparseMemory> reference_images(const Workload& w, const std::vector<SparseMemory>& initial,
+                                           const TileGeometry& geo, std::vector<std::string>& undefined) {
+  const auto chips = static_cast<std::uint32_t>(initial.size());
   std::vector<SparseMemory> images;
-  for (const auto& img : w.images) images.push_back(img.clone());
+  for (const auto& img : initial) images.push_back(img.clone());
   const std::size_t tiles = w.programs.empty() ? 0 : w.programs[0].size();
   for (std::size_t t = 0; t < tiles; ++t) {
     FunctionalSystem sys(geo, chips);
@@ -387,7 +398,8 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
                                   " programs per chip, the system " + std::to_string(cfg.tiles_per_chip) + " tiles");
   const ResultRegion* const fault = fault_region(opts, work);
   std::vector<std::string> undefined;
-  const std::vector<SparseMemory> expected = reference_images(work, geo, undefined);
+  const std::vector<SparseMemory> initial = initial_images(work);
+  const std::vector<SparseMemory> expected = reference_images(work, initial, geo, undefined);
 
   SystemRunResult result;
   result.undefined_reads = std::move(undefined);
@@ -450,8 +462,8 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
 
   std::size_t total_instructions = 0;
   for (std::uint32_t c = 0; c < cfg.chips; ++c) {
-    if (dut.local(c)) dut.load_image(c, work.images[c]);
-    if (shadow) shadow->load_image(c, work.images[c]);
+    if (dut.local(c)) dut.load_image(c, initial[c]);
+    if (shadow) shadow->load_image(c, initial[c]);
     for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) {
       total_instructions += work.programs[c][t].size();
       if (dut.local(c)) dut.load_program(c, t, work.programs[c][t]);
@@ -663,10 +675,38 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
         tm["count"] = tm["count"].get<std::uint64_t>() + corr.mismatch_count();
         put(tm["list"], corr.mismatches());
       }
-    // Data: the results the RTL left in memory against the functional reference.
-    json& data = chip["data"] = {{"checked", 0}, {"count", 0}, {"list", json::array()}};
+    // Data: the results the RTL left in memory against the functional reference, then the rest
+    // of the memory against the reference's image.
+    json& data = chip["data"] = {{"checked", 0}, {"count", 0}, {"list", json::array()}, {"memory_bytes", 0}};
     if (!failed) {
       DataScoreboard scoreboard;
+      // Each mismatch at the last write the RTL tiles made to its address (the end when none
+      // did): the failure waveform then shows the write that left it. The model tiles' writes
+      // carry no data (zeros in the design's memory), so their bytes are not compared.
+      WriteIndex rtl_writes;
+      SparseMemory skip;  // nonzero: a byte the memory check leaves out
+      const std::vector<std::uint8_t> ones(4096, 1);
+      const auto skip_bytes = [&](std::uint64_t addr, std::uint64_t bytes) {
+        for (std::uint64_t at = addr; at < addr + bytes;) {
+          const std::uint64_t n = std::min<std::uint64_t>(addr + bytes - at, ones.size());
+          skip.write(at, std::span<const std::uint8_t>(ones.data(), n));
+          at += n;
+        }
+      };
+      bool any_rtl = false;
+      for (std::uint32_t t = 0; t < cfg.tiles_per_chip; ++t) {
+        if (dut.kind(t) == TileKind::kRtl) {
+          any_rtl = true;
+          rtl_writes.add(dut.memory_log(c, t));
+        } else {
+          for (const MemoryLogEntry& e : dut.memory_log(c, t))
+            if (e.write) skip_bytes(e.addr, e.bytes);
+        }
+      }
+      const auto time_of = [&](std::uint64_t addr) {
+        const WriteIndex::Write* w = rtl_writes.last_covering(addr);
+        return w ? w->issue : end;
+      };
       SparseMemory actual;
       for (const ResultRegion& r : work.regions[c]) {
         std::vector<std::uint8_t> bytes(r.layout.bytes());
@@ -682,31 +722,48 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
         actual.write(addr, std::span<const std::uint8_t>(&b, 1));
       }
       for (const ResultRegion& r : work.regions[c]) {
-        if (dut.kind(r.producer_tile) != TileKind::kRtl) continue;
+        const MatrixLayout& l = r.layout;
+        if (dut.kind(r.producer_tile) != TileKind::kRtl) {
+          skip_bytes(l.base, l.bytes());  // a model tile's: timing only
+          continue;
+        }
         // The rows this chip holds: [first, end) of the region.
-        const std::uint32_t first = std::min(r.first_row, r.layout.rows);
-        const std::uint32_t last = std::min(r.end_row, r.layout.rows);
-        const std::size_t cols = r.layout.cols;
+        const std::uint32_t first = std::min(r.first_row, l.rows);
+        const std::uint32_t last = std::min(r.end_row, l.rows);
+        const std::size_t cols = l.cols;
         const auto slice = [&](std::vector<std::uint32_t> v) {
           return std::vector<std::uint32_t>(v.begin() + first * cols, v.begin() + last * cols);
         };
         scoreboard.check_matrix(r.name, slice(read_region(r, actual)), slice(read_region(r, expected[c])), last - first,
-                                r.layout.cols, r.dtype, r.layout.elem_bytes,
-                                [&](std::uint32_t i, std::uint32_t j) { return r.layout.addr(first + i, j); }, end);
+                                l.cols, r.dtype, l.elem_bytes,
+                                [&](std::uint32_t i, std::uint32_t j) { return l.addr(first + i, j); }, time_of);
+        // Its elements are checked: the memory check below compares what lies around them.
+        for (std::uint32_t b = 0; b < l.blocks(); ++b) {
+          const std::uint64_t row_bytes =
+              std::uint64_t{std::min(l.block_cols, l.cols - b * l.block_cols)} * l.elem_bytes;
+          for (std::uint32_t i = first; i < last; ++i) skip_bytes(l.row_addr(b, i), row_bytes);
+        }
       }
-      if (work.check_whole_image && dut.kind(0) == TileKind::kRtl) {
-        // Every 4-byte word of every page the reference holds.
-        expected[c].for_each_page([&](std::uint64_t base, std::span<const std::uint8_t> want) {
-          std::vector<std::uint8_t> got(want.size());
-          dut.memory(c).backdoor_read(base, got);
-          std::vector<std::uint32_t> a(want.size() / 4), e(want.size() / 4);
-          std::memcpy(a.data(), got.data(), got.size());
-          std::memcpy(e.data(), want.data(), want.size());
-          scoreboard.check_matrix("chip" + std::to_string(c) + ".memory", a, e, 1, static_cast<std::uint32_t>(a.size()),
-                                  DType::kInt8, 4, [&](std::uint32_t, std::uint32_t j) { return base + 4ull * j; }, end);
-        });
+      // Every page the reference's image holds (the initial image, what the programs wrote) and
+      // every page an RTL tile wrote: padding written with its strobe low, bytes written that
+      // the reference leaves alone, writes into pages the reference never touches. Not when
+      // every tile is a model tile: its memory then keeps no data (ChipSet).
+      std::uint64_t memory_bytes = 0;
+      if (any_rtl) {
+        std::vector<std::uint64_t> pages = rtl_writes.pages();
+        expected[c].for_each_page([&](std::uint64_t base, std::span<const std::uint8_t>) { pages.push_back(base); });
+        std::sort(pages.begin(), pages.end());
+        pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
+        const std::uint64_t before = scoreboard.bytes_checked();
+        scoreboard.check_memory(
+            "chip" + std::to_string(c) + ".memory", expected[c], skip, pages,
+            [&](std::uint64_t a, std::span<std::uint8_t> out) { dut.memory(c).backdoor_read(a, out); }, rtl_writes,
+            time_of);
+        memory_bytes = scoreboard.bytes_checked() - before;
       }
-      data["checked"] = scoreboard.elements_checked();
+      data["memory_bytes"] = memory_bytes;
+      // A program's results are memory, not elements: its 4-byte words compared count as elements.
+      data["checked"] = scoreboard.elements_checked() + (work.check_whole_image ? memory_bytes / 4 : 0);
       data["count"] = scoreboard.mismatch_count();
       put(data["list"], scoreboard.mismatches());
     }

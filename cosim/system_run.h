@@ -88,6 +88,9 @@ struct SystemRunResult {
   Time sim_time_ps = 0;
   double wall_seconds = 0;
   std::uint64_t elements_checked = 0;
+  /// Memory bytes compared with the reference's image beside the elements (every page the
+  /// image holds or an RTL tile wrote, less the elements and the model tiles' writes).
+  std::uint64_t memory_bytes_checked = 0;
   std::uint64_t mismatch_count = 0;
   std::vector<Mismatch> mismatches;       ///< Every checker's, earliest first.
   std::uint64_t hbm_read_bytes = 0, hbm_write_bytes = 0, ici_bytes = 0;

@@ -1,5 +1,6 @@
 #include "cosim/workload.h"
 
+#include <algorithm>
 #include <random>
 #include <stdexcept>
 
@@ -35,6 +36,27 @@ std::vector<std::uint32_t> read_region(const ResultRegion& region, const SparseM
       out[std::size_t{i} * l.cols + j] = v;
     }
   return out;
+}
+
+std::uint8_t poison_byte(std::uint64_t addr) {
+  static constexpr std::uint8_t kPattern[4] = {0xde, 0xad, 0xbe, 0xef};
+  return kPattern[addr & 3];
+}
+
+void poison(SparseMemory& mem, std::uint64_t addr, std::uint64_t bytes) {
+  // A page at a time: a big GEMM's result spans megabytes.
+  std::vector<std::uint8_t> chunk;
+  for (std::uint64_t at = addr; at < addr + bytes;) {
+    const std::uint64_t n = std::min(addr + bytes - at, SparseMemory::kPageBytes - at % SparseMemory::kPageBytes);
+    chunk.resize(n);
+    for (std::uint64_t i = 0; i < n; ++i) chunk[i] = poison_byte(at + i);
+    mem.write(at, chunk);
+    at += n;
+  }
+}
+
+void poison_regions(SparseMemory& mem, const std::vector<ResultRegion>& regions) {
+  for (const ResultRegion& r : regions) poison(mem, r.layout.base, r.layout.bytes());
 }
 
 namespace {
@@ -101,8 +123,19 @@ Workload mlp(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeomet
 /// from `seed`, so that a program's arithmetic runs on data (on an empty
 /// memory every product is 0 x 0). A region a DMA_STORE writes before a
 /// load reads it holds the stored bytes in both the reference and the DUT.
-SparseMemory random_load_sources(const Program& p, std::uint64_t seed) {
+/// Under them, every DMA_STORE row's beats are poisoned (poison_byte()): the
+/// RTL writes whole beats, strobing off the bytes past the row.
+SparseMemory random_load_sources(const Program& p, std::uint64_t seed, std::uint32_t beat_bytes) {
   SparseMemory image;
+  for (const Instr& in : p) {
+    if (in.op != Opcode::DMA_STORE || in.cols == 0) continue;
+    for (std::uint32_t r = 0; r < in.rows; ++r) {
+      const std::uint64_t at = in.hbm_addr + std::uint64_t{r} * in.hbm_stride;
+      const std::uint64_t first = at / beat_bytes * beat_bytes;
+      const std::uint64_t end = (at + in.cols + beat_bytes - 1) / beat_bytes * beat_bytes;
+      poison(image, first, end - first);
+    }
+  }
   std::mt19937_64 rng(seed);
   std::vector<std::uint8_t> row;
   for (const Instr& in : p) {
@@ -126,7 +159,7 @@ Workload program_file(const WorkloadSpec& spec, const SystemConfig& cfg, const T
   w.source = source;
   w.description = "program " + spec.program_file;
   w.check_whole_image = true;
-  for (std::uint32_t c = 0; c < cfg.chips; ++c) w.images.push_back(random_load_sources(p, seed + c));
+  for (std::uint32_t c = 0; c < cfg.chips; ++c) w.images.push_back(random_load_sources(p, seed + c, geo.beat_bytes));
   w.regions.resize(cfg.chips);
   tile0_only(w, cfg, std::vector<Program>(cfg.chips, p));
   return w;

@@ -414,9 +414,9 @@ int run_main(int argc, char** argv) {
   if (!r.passed && wave.empty() && any_rtl && !args.count("no-fail-wave")) {
     const std::uint64_t period = ClockDomain::from_mhz("tile", c.tile_mhz).period();
     const Time at = r.mismatches.empty() ? r.sim_time_ps : r.mismatches.front().time;
-    // The waveform is of chip 0's tile 0, which may have ended before the failure's time (the
-    // data check is stamped at the run's end, after the other tiles and the fabric's drain):
-    // the window ends with that tile.
+    // The waveform is of chip 0's tile 0, which may have ended before the failure's time (a
+    // data mismatch no write covers, a byte never written, is stamped at the run's end, after
+    // the other tiles and the fabric's drain): the window ends with that tile.
     const std::uint64_t last_cycle = r.tiles.empty() ? ~std::uint64_t{0} : r.tiles.front().cycles;
     const std::uint64_t fail_cycle = std::min(period ? at / period : 0, last_cycle);
     const std::uint64_t window = args["wave-window"].as<std::uint64_t>();

@@ -190,3 +190,36 @@ TEST_CASE("with ids that share ring slots, each completion goes to the oldest ou
   CHECK(mon.outstanding() == mem.pending());
   CHECK(mon.unmatched_completions() == 0);
 }
+
+TEST_CASE("monitor logs each write's byte mask: which bytes its strobes enable", "[monitor]") {
+  IdealMemory mem("mem", 100, 8);
+  MemoryMonitor mon(mem);
+  const auto mask = [](std::initializer_list<int> enabled) {
+    std::vector<bool> m(8, false);
+    for (int i : enabled) m[static_cast<std::size_t>(i)] = true;
+    return m;
+  };
+  const auto send = [&](std::uint64_t id, std::vector<bool> enable, bool write = true) {
+    MemRequest r = write ? MemRequest::make_write(id, 0x100, std::vector<std::uint8_t>(8, 0x55))
+                         : MemRequest::make_read(id, 0x100, 8);
+    r.byte_enable = std::move(enable);
+    REQUIRE(mon.send(r, 10));
+    return mon.log().back().byte_mask;
+  };
+  // No mask and an all-ones mask write the same bytes: both are "every byte".
+  CHECK(send(1, {}) == 0);
+  CHECK(send(2, std::vector<bool>(8, true)) == 0);
+  // The first half: 4 disabled bytes in the top 16 bits, and not 0.
+  const std::uint64_t low = send(3, mask({0, 1, 2, 3}));
+  CHECK(low >> 48 == 4);
+  CHECK((low & 0xffff'ffff'ffffULL) != 0);
+  // The same mask again gives the same word; the other half, as many bytes, another.
+  CHECK(send(4, mask({0, 1, 2, 3})) == low);
+  const std::uint64_t high = send(5, mask({4, 5, 6, 7}));
+  CHECK(high >> 48 == 4);
+  CHECK(high != low);
+  // One byte short of the first half: 5 disabled.
+  CHECK(send(6, mask({0, 1, 2})) >> 48 == 5);
+  CHECK(describe_byte_mask(0, 32) == "all 32 bytes");
+  CHECK(describe_byte_mask(low, 8).rfind("4 of 8 bytes (mask digest 0x", 0) == 0);
+}

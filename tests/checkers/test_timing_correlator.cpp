@@ -2,6 +2,7 @@
 // computed by hand in the comments.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <vector>
 
 #include "bridge/timing_correlator.h"
@@ -222,6 +223,37 @@ TEST_CASE("memory: per channel count, issue cycle and address", "[timing]") {
     CHECK(t.mismatches()[0].field == "bytes");
     CHECK(t.mismatches()[0].expected == std::to_string(model[1].bytes));
     CHECK(t.mismatches()[0].actual == std::to_string(model[1].bytes + 64));
+  }
+  SECTION("a write whose strobes enable other bytes than the model's") {
+    // A 32-byte beat holding a 16-byte row: the model enables the row's bytes only. An RTL that
+    // drives every strobe (or one fewer) writes the same address, size and cycle, and other
+    // bytes: the padding the data check never reads, or one byte of the row left out.
+    std::vector<bool> row(32, false), short_row(32, false);
+    std::fill_n(row.begin(), 16, true);
+    std::fill_n(short_row.begin(), 15, true);
+    MemoryLog m = model;
+    m[1].bytes = 32;
+    m[1].byte_mask = byte_mask_digest(row);
+    MemoryLog rtl = m;
+    rtl[1].byte_mask = 0;  // every strobe high
+    TimingCorrelator t;
+    t.compare_memory(rtl, m, kClk);
+    REQUIRE(t.mismatch_count() == 1);
+    CHECK(t.mismatches()[0].where == "timing memory source 0 write");
+    CHECK(t.mismatches()[0].id == "request 0 (id 0)");
+    CHECK(t.mismatches()[0].field == "byte mask");
+    CHECK(t.mismatches()[0].expected.rfind("16 of 32 bytes (mask digest 0x", 0) == 0);
+    CHECK(t.mismatches()[0].actual == "all 32 bytes");
+    CHECK(t.mismatches()[0].time == 3500);
+    rtl[1].byte_mask = byte_mask_digest(short_row);
+    TimingCorrelator one_short;
+    one_short.compare_memory(rtl, m, kClk);
+    REQUIRE(one_short.mismatch_count() == 1);
+    CHECK(one_short.mismatches()[0].actual.rfind("15 of 32 bytes", 0) == 0);
+    // The same mask on both sides matches.
+    TimingCorrelator same;
+    same.compare_memory(m, m, kClk);
+    CHECK(same.passed());
   }
   SECTION("an issue tolerance of two cycles") {
     MemoryLog rtl = model;

@@ -3,6 +3,7 @@
 // to the logged state once they differ, wherever that happens.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <string>
@@ -178,4 +179,29 @@ TEST_CASE("a replay that outruns the log diverges") {
 TEST_CASE("a call whose next event the log cannot hold ends the log, and the replay diverges there") {
   CHECK(check_replay(&make_slow_ideal, 20, 20, ~0u));
   check_monitor_catch_up(&make_slow_ideal, 20, 20, ~0u);
+}
+
+TEST_CASE("a replay diverges at a write whose byte mask is not the recorded one, and logs masks as recorded") {
+  // The shadow's monitors stand paused while its memory replays the design's calls, so a
+  // replayed write stands for the model's own: one that enables other bytes must not.
+  auto recorder = std::make_unique<RecordingMemory>(std::make_unique<IdealMemory>("mem", 1000, 8));
+  MemRequest w = MemRequest::make_write(1, 0x100, std::vector<std::uint8_t>(32, 7));
+  w.byte_enable.assign(32, false);
+  std::fill_n(w.byte_enable.begin(), 16, true);
+  REQUIRE(recorder->send(w, 10));
+  const MemoryCallLog& log = recorder->log();
+  REQUIRE(log.request(0).byte_mask == byte_mask_digest(w.byte_enable));
+  CHECK(MemoryCallLog::same_request(log.request(0), w));
+  MemRequest all = w;
+  all.byte_enable.clear();  // every strobe high
+  CHECK_FALSE(MemoryCallLog::same_request(log.request(0), all));
+  ReplayMemory replay(log, std::make_unique<IdealMemory>("mem", 1000, 8));
+  CHECK(replay.send(all, 10));
+  CHECK(replay.diverged());
+  // The monitors catching up log the recorded mask.
+  IdealMemory inner("inner", 1000, 8);
+  MemoryMonitor mon(inner);
+  log_replayed_calls(log, log.published_calls(), [&](std::uint32_t) -> MemoryMonitor& { return mon; });
+  REQUIRE(mon.log().size() == 1);
+  CHECK(mon.log()[0].byte_mask == byte_mask_digest(w.byte_enable));
 }
