@@ -1,5 +1,6 @@
 // mxcosim: RTL-coupled co-simulation of an MXU tile. Dispatches to the
 // subcommands listed in command_table.cpp.
+#include <cctype>
 #include <csignal>
 #include <cstring>
 #include <cxxopts.hpp>
@@ -27,6 +28,19 @@ void print_usage(std::ostream& out) {
   }
 }
 
+// Whether `value` occurs in `message` as a whole word: "4" of `--rows 4`
+// is not the option at fault in "Argument '4294967296' failed to parse".
+bool mentions_whole(const std::string& message, const std::string& value) {
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  for (std::size_t at = message.find(value); at != std::string::npos; at = message.find(value, at + 1)) {
+    const std::size_t end = at + value.size();
+    if ((at == 0 || !word(message[at - 1]) || !word(value.front())) &&
+        (end == message.size() || !word(message[end]) || !word(value.back())))
+      return true;
+  }
+  return false;
+}
+
 /// The option a value that failed to parse was given to ("--stacks" for
 /// `--stacks -5` or `--stacks=-5`), empty when it cannot be told: the
 /// parser's message names the value only.
@@ -36,7 +50,7 @@ std::string option_of_bad_value(int argc, char** argv, const std::string& messag
     if (a.size() < 2 || a[0] != '-') continue;
     const auto eq = a.find('=');
     const std::string value = eq != std::string::npos ? a.substr(eq + 1) : i + 1 < argc ? argv[i + 1] : "";
-    if (!value.empty() && message.find(value) != std::string::npos) return a.substr(0, eq);
+    if (!value.empty() && mentions_whole(message, value)) return a.substr(0, eq);
   }
   return "";
 }

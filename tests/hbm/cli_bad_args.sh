@@ -25,6 +25,8 @@ expect "--stacks: expected 1 to 1024, got 268435456" --pattern seq --stacks 2684
 expect "--stacks: Argument" --pattern seq --stacks -5
 expect "--refresh-postpone: expected 0 to 7, got 8" --pattern seq --refresh-postpone 8
 expect "--outstanding: Argument" --pattern seq --outstanding=many
+# The bad value names its option even where an earlier option's value is part of it.
+expect "--outstanding: Argument" --pattern seq --requests 4 --outstanding 4294967296
 expect "--size 4294967295: hbm: request 0 of 4294967295 bytes needs at least" --pattern mix --size 4294967295
 printf '0x40 READ 0\n0xffffffffffffffff READ 9\n' > "$dir/top.trace"
 expect "$dir/top.trace:2: field address" --trace "$dir/top.trace"
