@@ -12,7 +12,9 @@ namespace mxc {
 namespace {
 
 constexpr std::uint64_t k4KiB = 4096;
-constexpr std::uint32_t kAxiBurstWrapValue = 2;  // AxBURST: 0 FIXED, 1 INCR, 2 WRAP, 3 reserved
+// AxBURST: 0 FIXED, 1 INCR, 2 WRAP, 3 reserved.
+constexpr std::uint32_t kAxiBurstFixed = 0;
+constexpr std::uint32_t kAxiBurstWrapValue = 2;
 constexpr std::uint32_t kMaxId = 0xffff;  // AxID width the transactor takes (16 bits; the tile uses 4)
 
 std::string hex(std::uint64_t v) {
@@ -158,39 +160,58 @@ void Axi4SlaveTransactor::check_burst(const char* ch, std::uint32_t id, std::uin
                             {now, "protocol " + m_cfg.name + "." + channel, burst_id, rule, expected, actual}, kind);
   };
   const std::string limit = " (this slave model's limit; AXI4 allows others)";
-  // One queue per ID, by index: a 32-bit ID would allocate billions of them. AXI4 sets no width.
-  if (id > kMaxId)
-    fail(Kind::kUnsupported, "ID width", "AxID <= " + std::to_string(kMaxId) + limit, hex(id),
-         "ID " + hex(id) + " wider than the transactor's 16 bits");
-  // AxBURST 3 is reserved (A3.4.1); FIXED (0) and WRAP (2) are legal, but this slave serves INCR only.
+  // Every rule AXI4 sets is checked before what this slave does not serve: a burst that breaks
+  // one is a violation, whatever else about it the model could not have served.
+  // AxBURST 3 is reserved (A3.4.1).
   if (burst > kAxiBurstWrapValue)
     fail(Kind::kViolation, "burst type", "1 (INCR)", std::to_string(burst),
          "burst type " + std::to_string(burst) + " is reserved in AXI4");
-  if (burst != kAxiBurstIncr)
-    fail(Kind::kUnsupported, "burst type", "1 (INCR)" + limit, std::to_string(burst),
-         "burst type " + std::to_string(burst) + " unsupported (only INCR = 1)");
-  // A beat wider than the bus breaks A3.4.1; a narrower one is legal, but not served.
+  // A beat wider than the bus breaks A3.4.1.
   const std::string bus = std::to_string(m_cfg.beat_bytes) + "-byte beats";
   if (size > 12 || (std::uint32_t{1} << size) > m_cfg.beat_bytes)
     fail(Kind::kViolation, "burst size", bus, "size " + std::to_string(size),
          "size " + std::to_string(size) + " wider than the bus beat of " + std::to_string(m_cfg.beat_bytes) +
              " bytes");
-  if ((std::uint32_t{1} << size) != m_cfg.beat_bytes)
-    fail(Kind::kUnsupported, "burst size", bus + limit, "size " + std::to_string(size),
-         "size " + std::to_string(size) + " unsupported (narrower than the bus beat of " +
-             std::to_string(m_cfg.beat_bytes) + " bytes)");
+  const std::uint64_t beat = std::uint64_t{1} << size;
   if (len > 255)
     fail(Kind::kViolation, "burst length", "AxLEN <= 255", std::to_string(len),
          "AxLEN above 255 (more than 256 beats)");
+  // FIXED bursts are 1 to 16 beats, WRAP bursts 2, 4, 8 or 16 from an address aligned to the beat (A3.4.1).
+  if (burst == kAxiBurstFixed && len > 15)
+    fail(Kind::kViolation, "burst length", "AxLEN <= 15 for a FIXED burst", std::to_string(len),
+         "FIXED burst of more than 16 beats");
+  if (burst == kAxiBurstWrapValue && len != 1 && len != 3 && len != 7 && len != 15)
+    fail(Kind::kViolation, "burst length", "AxLEN 1, 3, 7 or 15 for a WRAP burst", std::to_string(len),
+         "WRAP burst of " + std::to_string(len + 1) + " beats (2, 4, 8 or 16)");
+  if (burst == kAxiBurstWrapValue && addr % beat != 0)
+    fail(Kind::kViolation, "address alignment", "a multiple of " + std::to_string(beat) + " for a WRAP burst",
+         hex(addr), "WRAP burst from an address not aligned to its beat size");
+  // An INCR burst's bytes, from its start to the end of its last beat, stay in one 4 KiB page
+  // (A3.4.1; FIXED and WRAP bursts stay within a beat or their wrap boundary).
+  if (burst == kAxiBurstIncr) {
+    const std::uint64_t bytes = addr / beat * beat + std::uint64_t{len + 1} * beat - addr;
+    if (addr % k4KiB + bytes > k4KiB)
+      fail(Kind::kViolation, "4 KiB boundary", "burst within one 4 KiB page",
+           hex(addr) + " + " + std::to_string(bytes) + " bytes",
+           "burst of " + std::to_string(bytes) + " bytes crosses a 4 KiB boundary");
+  }
+  // One queue per ID, by index: a 32-bit ID would allocate billions of them. AXI4 sets no width.
+  if (id > kMaxId)
+    fail(Kind::kUnsupported, "ID width", "AxID <= " + std::to_string(kMaxId) + limit, hex(id),
+         "ID " + hex(id) + " wider than the transactor's 16 bits");
+  // FIXED (0) and WRAP (2) are legal, but this slave serves INCR only.
+  if (burst != kAxiBurstIncr)
+    fail(Kind::kUnsupported, "burst type", "1 (INCR)" + limit, std::to_string(burst),
+         "burst type " + std::to_string(burst) + " unsupported (only INCR = 1)");
+  // A beat narrower than the bus is legal, but not served.
+  if (beat != m_cfg.beat_bytes)
+    fail(Kind::kUnsupported, "burst size", bus + limit, "size " + std::to_string(size),
+         "size " + std::to_string(size) + " unsupported (narrower than the bus beat of " +
+             std::to_string(m_cfg.beat_bytes) + " bytes)");
   // An unaligned INCR start is legal (A3.4.1: its first beat is narrower), but not served.
   if (addr % m_cfg.beat_bytes != 0)
     fail(Kind::kUnsupported, "address alignment", "a multiple of " + std::to_string(m_cfg.beat_bytes) + limit,
          hex(addr), "address not aligned to the beat");
-  const std::uint64_t bytes = std::uint64_t{len + 1} * m_cfg.beat_bytes;
-  if (addr % k4KiB + bytes > k4KiB)
-    fail(Kind::kViolation, "4 KiB boundary", "burst within one 4 KiB page",
-         hex(addr) + " + " + std::to_string(bytes) + " bytes",
-         "burst of " + std::to_string(bytes) + " bytes crosses a 4 KiB boundary");
 }
 
 std::uint64_t Axi4SlaveTransactor::accept_burst(bool write, std::uint32_t id, std::uint64_t addr, std::uint32_t len,

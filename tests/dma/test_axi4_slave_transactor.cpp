@@ -263,6 +263,9 @@ TEST_CASE("axi4 slave: legal AXI4 bursts the slave does not serve are refused as
   wrap.arburst = 2;
   auto narrow = aw(2, 0x40, 0);
   narrow.awsize = 2;  // 4-byte beats on the 8-byte bus
+  // Two 4-byte beats from 0xff8 end at the page's last byte: within the page, only narrow.
+  auto narrow_to_page_end = ar(2, 0xff8, 1);
+  narrow_to_page_end.arsize = 2;
   const struct {
     Axi4MasterSignals pins;
     const char* where;
@@ -272,6 +275,7 @@ TEST_CASE("axi4 slave: legal AXI4 bursts the slave does not serve are refused as
       {fixed, "protocol axi.ar", "burst type", "0"},
       {wrap, "protocol axi.ar", "burst type", "2"},
       {narrow, "protocol axi.aw", "burst size", "size 2"},
+      {narrow_to_page_end, "protocol axi.ar", "burst size", "size 2"},
       {ar(3, 0x44, 0), "protocol axi.ar", "address alignment", "0x44"},
       {aw(3, 0x41, 1), "protocol axi.aw", "address alignment", "0x41"},
       {ar(0x10000, 0x0, 0), "protocol axi.ar", "ID width", "0x10000"},
@@ -295,6 +299,18 @@ TEST_CASE("axi4 slave: bursts AXI4 forbids are protocol violations") {
   reserved.arburst = 3;
   auto wide = aw(0, 0x0, 0);
   wide.awsize = 4;  // 16-byte beats on the 8-byte bus
+  // A burst that breaks a rule is a violation even when it is also of a kind the slave does
+  // not serve: FIXED of 17 beats, WRAP of 3 beats or from an unaligned address, a narrow
+  // (4-byte) INCR from 0xffc whose second beat starts the next page, an ID past 16 bits
+  // crossing a page.
+  auto long_fixed = ar(1, 0x40, 16);
+  long_fixed.arburst = 0;
+  auto wrap3 = ar(1, 0x40, 2);
+  wrap3.arburst = 2;
+  auto wrap_unaligned = ar(1, 0x44, 3);
+  wrap_unaligned.arburst = 2;
+  auto narrow_crossing = ar(1, 0xffc, 1);
+  narrow_crossing.arsize = 2;
   const struct {
     Axi4MasterSignals pins;
     const char* field;
@@ -303,6 +319,12 @@ TEST_CASE("axi4 slave: bursts AXI4 forbids are protocol violations") {
       {ar(0, 0x0, 256), "burst length"},
       {reserved, "burst type"},
       {wide, "burst size"},
+      {long_fixed, "burst length"},
+      {wrap3, "burst length"},
+      {wrap_unaligned, "address alignment"},
+      {narrow_crossing, "4 KiB boundary"},
+      {ar(0x10000, 0xff8, 1), "4 KiB boundary"},
+      {ar(0x10000, 0x0, 256), "burst length"},
   };
   for (const auto& c : cases) {
     Rig rig;
