@@ -263,8 +263,9 @@ int hbm_main(int argc, char** argv) {
   // refreshing less than the device must.
   if (s.refreshes_owed * 20 > s.refreshes + s.refreshes_owed)
     std::cerr << "mxcosim hbm: warning: " << s.refreshes_owed << " of the " << s.refreshes + s.refreshes_owed
-              << " refreshes due were postponed and not yet issued when the run ended, so it under-counts refresh; "
-                 "run more --requests, or --refresh-postpone 0 to refresh at each due cycle\n";
+              << " refreshes due were postponed and not yet issued when the run ended, so it under-counts refresh ("
+              << (trace ? "a longer trace" : "more --requests") << ", or --refresh-postpone 0 to refresh at each due "
+              << "cycle)\n";
   if (trace && trace->backwards_lines()) {
     const bool one = trace->backwards_lines() == 1;
     std::cerr << "mxcosim hbm: warning: " << args["trace"].as<std::string>() << ": "

@@ -30,6 +30,10 @@ printf '%s\n' "$out" | grep -Fq "refreshes due were postponed and not yet issued
 out=$("$mxcosim" hbm --config "$config" --pattern seq --requests 20000 --refresh-postpone 0 2>&1) ||
   fail "short, 0 owed: exit $?: $out"
 printf '%s\n' "$out" | grep -Fq "not yet issued" && fail "short, 0 owed: $out"
+# The same reads from a trace offered all at once (cycle 0): its advice is a longer trace.
+awk 'BEGIN { for (i = 0; i < 20000; i++) printf "0x%x READ 0\n", i * 256 }' > "$tmp/burst.trace"
+out=$("$mxcosim" hbm --config "$config" --trace "$tmp/burst.trace" --size 256 2>&1) || fail "short trace: exit $?: $out"
+printf '%s\n' "$out" | grep -Fq "under-counts refresh (a longer trace" || fail "short trace: $out"
 
 # Lines whose cycle goes back: run in file order, with a warning counting them.
 printf '0x40 READ 10\n0x80 READ 5\n' > "$tmp/back1.trace"
