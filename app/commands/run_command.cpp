@@ -43,7 +43,10 @@ void print_summary(const SystemRunOptions& o, const SystemRunResult& r, std::siz
     std::cout << ")";
   }
   std::cout << "  instructions " << r.instructions << "  checked " << r.elements_checked << " elements, "
-            << r.mismatch_count << " mismatch" << (r.mismatch_count == 1 ? "" : "es") << "  sim " << std::fixed
+            << r.mismatch_count << " mismatch" << (r.mismatch_count == 1 ? "" : "es")
+            // Cycles outside tolerance are counted with the data: said apart, they do not read as bad elements.
+            << (r.timing.mismatches ? " (" + std::to_string(r.timing.mismatches) + " in timing)" : "") << "  sim "
+            << std::fixed
             << std::setprecision(3) << r.sim_time_ps / 1e6 << " us  wall " << std::setprecision(2) << r.wall_seconds
             << " s\n";
   if (!r.error.empty()) std::cout << "  error: " << r.error << "\n";
