@@ -127,15 +127,33 @@ json trend_json(const ReportData& d) {
   for (std::size_t i = 0; i < d.trend_runs.size() && i < d.trend_stats.size(); ++i) {
     const auto& r = d.trend_runs[i];
     const auto& s = d.trend_stats[i];
+    const auto count = [](std::int64_t v) { return static_cast<std::size_t>(v); };
+    const ReportTotals t = report_totals({count(s.pass), count(s.fail), count(s.error), count(s.skipped)},
+                                         count(s.pass + s.fail + s.error + s.skipped), count(s.not_run));
     trend.push_back({{"run_id", r.run_id}, {"label", r.label}, {"rev", r.rev}, {"started_at", r.started_at},
-                     {"pass", s.pass}, {"fail", s.fail}, {"error", s.error + s.not_run}, {"skipped", s.skipped},
-                     {"not_run", s.not_run}, {"mean_abs_error_pct", opt(s.mean_abs_error_pct)},
+                     {"pass", t.pass}, {"fail", t.fail}, {"error", t.error}, {"skipped", t.skipped},
+                     {"not_run", t.not_run}, {"mean_abs_error_pct", opt(s.mean_abs_error_pct)},
                      {"wall_seconds", s.wall_seconds}});
   }
   return trend;
 }
 
 }  // namespace
+
+ReportTotals report_totals(const Counts& counts, std::size_t results, std::size_t not_run) {
+  ReportTotals t;
+  t.total = results + not_run;
+  t.pass = counts.pass;
+  t.fail = counts.fail;
+  t.error = counts.error + not_run;
+  t.skipped = counts.skipped;
+  t.not_run = not_run;
+  return t;
+}
+
+ReportTotals report_totals(const ReportData& d) {
+  return report_totals(d.counts, d.tests.size(), d.not_run.size());
+}
 
 std::string not_run_reason(const ReportData& d, std::size_t i) {
   return i < d.not_run_why.size() ? d.not_run_why[i] : state_reason(d.run);
@@ -245,19 +263,16 @@ json to_json(const ReportData& d) {
   j["run"] = run_json(d.run);
   j["baseline"] = d.baseline ? run_json(*d.baseline) : json(nullptr);
   j["baseline_note"] = d.baseline_note;
-  // As the JUnit file counts them: a planned test without a result is an
-  // error, so an interrupted night does not read as green.
-  const std::size_t not_run = d.not_run.size();
-  j["summary"] = {{"total", d.tests.size() + not_run}, {"pass", d.counts.pass},
-                  {"fail", d.counts.fail},             {"error", d.counts.error + not_run},
-                  {"skipped", d.counts.skipped},       {"planned", d.run.planned},
-                  {"not_run", not_run}};
+  const ReportTotals n = report_totals(d);
+  j["summary"] = {{"total", n.total},     {"pass", n.pass},           {"fail", n.fail},      {"error", n.error},
+                  {"skipped", n.skipped}, {"planned", d.run.planned}, {"not_run", n.not_run}};
   auto& regs = j["regressions"] = json::array();
   for (const auto& r : d.regressions)
     regs.push_back({{"test", r.test_id}, {"what", r.what}, {"baseline", r.baseline}, {"current", r.current}});
   auto& tests = j["tests"] = json::array();
   for (const auto& t : d.tests) tests.push_back(test_json(t));
-  for (std::size_t i = 0; i < not_run; ++i) tests.push_back(not_run_json(d.not_run[i], not_run_reason(d, i)));
+  for (std::size_t i = 0; i < d.not_run.size(); ++i)
+    tests.push_back(not_run_json(d.not_run[i], not_run_reason(d, i)));
   j["trend"] = trend_json(d);
   return j;
 }

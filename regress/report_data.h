@@ -30,7 +30,7 @@ struct ReportData {
   std::vector<TestRecord> tests;
   /// Tests of the run's plan with no result (an interrupted or killed run,
   /// a shard never merged), in plan order. Every report counts them as
-  /// errors; `counts` does not hold them.
+  /// errors (report_totals); `counts` does not hold them.
   std::vector<std::string> not_run;
   /// Why each test of `not_run` did not run, in the same order: "not run:
   /// shard 2/3 was never merged", or what the run's state tells.
@@ -41,6 +41,21 @@ struct ReportData {
   Counts counts;
   std::string baseline_note;  ///< Why there is no baseline, when there is none.
 };
+
+/// A report's tests by status, those of the plan that never ran among the
+/// errors: every report counts them so, and a CI server or a reader of the
+/// summary must not see an interrupted night as green.
+struct ReportTotals {
+  std::size_t total = 0;  ///< Tests with a result plus those not run.
+  std::size_t pass = 0, fail = 0, error = 0, skipped = 0;
+  std::size_t not_run = 0;  ///< Of `error`: planned, no result.
+};
+
+/// The totals of `results` tests with a result, counted in `counts`, and
+/// `not_run` planned tests without one (a run of the trend has no ReportData).
+ReportTotals report_totals(const Counts& counts, std::size_t results, std::size_t not_run);
+/// The totals of d's run: d.tests and d.not_run.
+ReportTotals report_totals(const ReportData& d);
 
 /// Throws std::runtime_error naming the database and the selection when it
 /// has no matching run, or no run of the suite at a named baseline revision,

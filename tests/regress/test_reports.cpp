@@ -532,3 +532,29 @@ TEST_CASE("CSV export: planned tests that never ran are rows, errors saying why"
   CHECK(lines[2] == "night,r1,d1,g/b,error,not run: the regression was interrupted before it,,,,,,,,,,");
   CHECK(lines[3] == "night,r1,d1,g/c,error,not run: the regression was interrupted before it,,,,,,,,,,");
 }
+
+TEST_CASE("report totals: tests that never ran are errors, in the JSON summary and the JUnit counts alike") {
+  // 7 results (2 pass, 1 fail, 1 error, 3 skipped) and 4 planned tests without one: 11 tests, 1 + 4 errors.
+  const ReportTotals n = report_totals(Counts{2, 1, 1, 3}, 7, 4);
+  CHECK(n.total == 11);
+  CHECK(n.pass == 2);
+  CHECK(n.fail == 1);
+  CHECK(n.error == 5);
+  CHECK(n.skipped == 3);
+  CHECK(n.not_run == 4);
+
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  const ReportData d = interrupted_night(db);
+  const ReportTotals t = report_totals(d);
+  CHECK(t.total == 3);
+  CHECK(t.pass == 1);
+  CHECK(t.fail == 0);
+  CHECK(t.error == 2);
+  CHECK(t.skipped == 0);
+  CHECK(t.not_run == 2);
+  std::ostringstream out;
+  write_junit(d, out);
+  CHECK(out.str().find("<testsuite name=\"night\" tests=\"3\" failures=\"0\" errors=\"2\" skipped=\"0\"") !=
+        std::string::npos);
+}
