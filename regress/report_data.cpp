@@ -86,19 +86,21 @@ std::vector<std::string> not_run_reasons(HistoryDb& db, const RunInfo& run, cons
 }
 
 // A planned test without a result as a row of the table: an error with its
-// reason, measured nothing. Its suite position is not known (index null).
-json not_run_json(const std::string& id, const std::string& why) {
-  return {{"id", id},          {"index", nullptr},       {"status", "error"},     {"message", why},
-          {"seed", ""},        {"tags", ""},             {"command", ""},         {"exit_code", nullptr},
-          {"wall_seconds", 0}, {"cycles_rtl", nullptr},  {"cycles_model", nullptr}, {"error_pct", nullptr},
-          {"speed_cps", nullptr}, {"instructions", nullptr}, {"mismatch_count", nullptr},
-          {"sim_time_ns", nullptr}, {"utilisation", nullptr}, {"bandwidth_gbps", nullptr},
-          {"attempts", 0},     {"finished_at", ""},      {"not_run", true}};
+// reason that made no attempt and measured nothing.
+TestRecord not_run_record(const std::string& id, const std::string& why) {
+  TestRecord t;
+  t.test_id = id;
+  t.status = "error";
+  t.message = why;
+  t.attempts = 0;
+  return t;
 }
 
-json test_json(const TestRecord& t) {
+// A row of the table. `not_run`: a not_run_record, whose suite position is
+// not known (index null: it has no place of its own in the results).
+json test_json(const TestRecord& t, bool not_run) {
   return {{"id", t.test_id},
-          {"index", t.test_index},
+          {"index", not_run ? json(nullptr) : json(t.test_index)},
           {"status", t.status},
           {"message", t.message},
           {"seed", t.seed},
@@ -117,7 +119,7 @@ json test_json(const TestRecord& t) {
           {"bandwidth_gbps", opt(t.bandwidth_gbps)},
           {"attempts", t.attempts},
           {"finished_at", t.finished_at},
-          {"not_run", false}};
+          {"not_run", not_run}};
 }
 
 // The trend's runs, their tests not run among the errors: an interrupted
@@ -270,9 +272,9 @@ json to_json(const ReportData& d) {
   for (const auto& r : d.regressions)
     regs.push_back({{"test", r.test_id}, {"what", r.what}, {"baseline", r.baseline}, {"current", r.current}});
   auto& tests = j["tests"] = json::array();
-  for (const auto& t : d.tests) tests.push_back(test_json(t));
+  for (const auto& t : d.tests) tests.push_back(test_json(t, false));
   for (std::size_t i = 0; i < d.not_run.size(); ++i)
-    tests.push_back(not_run_json(d.not_run[i], not_run_reason(d, i)));
+    tests.push_back(test_json(not_run_record(d.not_run[i], not_run_reason(d, i)), true));
   j["trend"] = trend_json(d);
   return j;
 }

@@ -558,3 +558,38 @@ TEST_CASE("report totals: tests that never ran are errors, in the JSON summary a
   CHECK(out.str().find("<testsuite name=\"night\" tests=\"3\" failures=\"0\" errors=\"2\" skipped=\"0\"") !=
         std::string::npos);
 }
+
+TEST_CASE("JSON export: a test that never ran has every field of a row that ran, as an error saying why") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  const auto j = to_json(interrupted_night(db));
+  REQUIRE(j["tests"].size() == 3);
+  // wall_seconds 0 and attempts 0: it took no time and made no attempt; the rest null or empty.
+  const nlohmann::json expected = {{"id", "g/b"},
+                                   {"index", nullptr},
+                                   {"status", "error"},
+                                   {"message", "not run: the regression was interrupted before it"},
+                                   {"seed", ""},
+                                   {"tags", ""},
+                                   {"command", ""},
+                                   {"exit_code", nullptr},
+                                   {"wall_seconds", 0},
+                                   {"cycles_rtl", nullptr},
+                                   {"cycles_model", nullptr},
+                                   {"error_pct", nullptr},
+                                   {"speed_cps", nullptr},
+                                   {"instructions", nullptr},
+                                   {"mismatch_count", nullptr},
+                                   {"sim_time_ns", nullptr},
+                                   {"utilisation", nullptr},
+                                   {"bandwidth_gbps", nullptr},
+                                   {"attempts", 0},
+                                   {"finished_at", ""},
+                                   {"not_run", true}};
+  CHECK(j["tests"][1] == expected);
+  // The row of g/a, which ran, has the same keys.
+  std::vector<std::string> ran, not_run;
+  for (const auto& [key, value] : j["tests"][0].items()) ran.push_back(key);
+  for (const auto& [key, value] : j["tests"][1].items()) not_run.push_back(key);
+  CHECK(ran == not_run);
+}
