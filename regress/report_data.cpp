@@ -140,6 +140,19 @@ json trend_json(const ReportData& d) {
   return trend;
 }
 
+// The seed test `t` ran with (ReportData::tests). Read here once for every
+// report, so the JUnit file, the CSV and the JSON cannot disagree.
+std::string recorded_seed(const TestRecord& t) {
+  if (!t.seed.empty() || t.results_json.empty()) return t.seed;
+  const json root = json::parse(t.results_json, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded() || !root.is_object()) return "";
+  const auto it = root.find("seed");
+  if (it == root.end()) return "";
+  if (it->is_number_unsigned()) return std::to_string(it->get<std::uint64_t>());
+  if (it->is_number_integer()) return std::to_string(it->get<std::int64_t>());
+  return it->is_string() ? it->get<std::string>() : "";
+}
+
 }  // namespace
 
 ReportTotals report_totals(const Counts& counts, std::size_t results, std::size_t not_run) {
@@ -159,17 +172,6 @@ ReportTotals report_totals(const ReportData& d) {
 
 std::string not_run_reason(const ReportData& d, std::size_t i) {
   return i < d.not_run_why.size() ? d.not_run_why[i] : state_reason(d.run);
-}
-
-std::string recorded_seed(const TestRecord& t) {
-  if (!t.seed.empty() || t.results_json.empty()) return t.seed;
-  const json root = json::parse(t.results_json, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded() || !root.is_object()) return "";
-  const auto it = root.find("seed");
-  if (it == root.end()) return "";
-  if (it->is_number_unsigned()) return std::to_string(it->get<std::uint64_t>());
-  if (it->is_number_integer()) return std::to_string(it->get<std::int64_t>());
-  return it->is_string() ? it->get<std::string>() : "";
 }
 
 ReportData load_report_data(HistoryDb& db, const ReportSelection& sel) {
@@ -196,6 +198,7 @@ ReportData load_report_data(HistoryDb& db, const ReportSelection& sel) {
                              (sel.label.empty() || sel.run_id ? std::string() : " labelled '" + sel.label + "'"));
   d.run = *chosen;
   d.tests = db.results(d.run.run_id);
+  for (auto& t : d.tests) t.seed = recorded_seed(t);
   for (const auto& t : d.tests) d.counts.add(t.status);
   std::set<std::string> done;
   for (const auto& t : d.tests) done.insert(t.test_id);

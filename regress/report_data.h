@@ -27,6 +27,9 @@ struct ReportSelection {
 struct ReportData {
   RunInfo run;
   std::optional<RunInfo> baseline;
+  /// Each test's seed is the one it ran with, as every report shows it: the
+  /// one its suite set, else the one its results file recorded (a test whose
+  /// suite sets none runs with the program's default); "" when neither has one.
   std::vector<TestRecord> tests;
   /// Tests of the run's plan with no result (an interrupted or killed run,
   /// a shard never merged), in plan order. Every report counts them as
@@ -74,11 +77,6 @@ bool rev_matches(const std::string& stored, const std::string& given);
 /// Why test `i` of d.not_run did not run: d.not_run_why[i], else (data
 /// made without it) what the run's state tells.
 std::string not_run_reason(const ReportData& d, std::size_t i);
-
-/// The seed a test ran with: the one its suite set, else the one its results
-/// file recorded (a test whose suite sets none runs with the program's
-/// default); "" when neither has one.
-std::string recorded_seed(const TestRecord& t);
 
 /// The report's data as JSON (what the HTML page and the JSON export carry).
 /// The tests that did not run are in its summary, tests and trend as

@@ -593,3 +593,54 @@ TEST_CASE("JSON export: a test that never ran has every field of a row that ran,
   for (const auto& [key, value] : j["tests"][1].items()) not_run.push_back(key);
   CHECK(ran == not_run);
 }
+
+TEST_CASE("CSV, JSON and JUnit XML give the same seed: the suite's, else the one the results file recorded") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  RunInfo k;
+  k.suite = "s";
+  k.rev = "r1";
+  k.label = "d1";
+  const auto run = db.create_run(k);
+  TestRecord from_file = rec("g/a", "pass", 100, 100, 1.0);  // its suite sets no seed
+  from_file.test_index = 0;
+  from_file.results_json = R"({"status":"pass","seed":42,"cycles":{"rtl":100}})";
+  db.record(run, from_file);
+  TestRecord suite_seed = rec("g/b", "pass", 100, 100, 1.0);
+  suite_seed.test_index = 1;
+  suite_seed.seed = "7";
+  suite_seed.results_json = R"({"status":"pass","seed":7})";
+  db.record(run, suite_seed);
+  TestRecord none = rec("g/c", "pass", 100, 100, 1.0);
+  none.test_index = 2;
+  none.results_json = R"({"status":"pass"})";
+  db.record(run, none);
+  const ReportData d = load_report_data(db, {});
+
+  std::ostringstream csv;
+  write_csv(d, csv);
+  std::istringstream in(csv.str());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  REQUIRE(lines.size() == 4);
+  // error 0 %, 1 s, 100 cycles / 1 s; the seed is the 7th column.
+  CHECK(lines[1] == "s,r1,d1,g/a,pass,,42,100,100,0,1,100,,,,");
+  CHECK(lines[2] == "s,r1,d1,g/b,pass,,7,100,100,0,1,100,,,,");
+  CHECK(lines[3] == "s,r1,d1,g/c,pass,,,100,100,0,1,100,,,,");
+
+  const auto j = to_json(d);
+  REQUIRE(j["tests"].size() == 3);
+  CHECK(j["tests"][0]["seed"] == "42");
+  CHECK(j["tests"][1]["seed"] == "7");
+  CHECK(j["tests"][2]["seed"] == "");
+
+  std::ostringstream junit;
+  write_junit(d, junit);
+  const std::string x = junit.str();
+  CHECK(x.find("name=\"a\" time=\"1.000\">\n      <properties>\n        <property name=\"seed\" value=\"42\"/>") !=
+        std::string::npos);
+  CHECK(x.find("name=\"b\" time=\"1.000\">\n      <properties>\n        <property name=\"seed\" value=\"7\"/>") !=
+        std::string::npos);
+  CHECK(x.find("name=\"c\" time=\"1.000\">\n      <properties>\n        <property name=\"seed\" value=\"n/a\"/>") !=
+        std::string::npos);
+}
