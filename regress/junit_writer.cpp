@@ -52,8 +52,7 @@ void write_testcase(std::ostream& out, const std::string& suite, const TestRecor
   out << "    <testcase classname=\"" << xml_escape(cls) << "\" name=\"" << xml_escape(name) << "\" time=\""
       << seconds(t.wall_seconds) << "\">\n";
   out << "      <properties>\n";
-  const std::string seed = recorded_seed(t);
-  property(out, "seed", seed.empty() ? "n/a" : seed);
+  property(out, "seed", t.seed.empty() ? "n/a" : t.seed);
   property(out, "cycles", t.cycles_rtl ? std::to_string(*t.cycles_rtl) : "n/a");
   property(out, "cycles_model", t.cycles_model ? std::to_string(*t.cycles_model) : "n/a");
   property(out, "wall_seconds", seconds(t.wall_seconds));
@@ -106,17 +105,15 @@ std::string xml_escape(const std::string& text) {
 void write_junit(const ReportData& d, std::ostream& out) {
   double total_wall = 0;
   for (const auto& t : d.tests) total_wall += t.wall_seconds;
-  // Planned tests without a result are errors: a CI server reading only this file must not see
-  // an interrupted night as green.
-  const std::string counts = "tests=\"" + std::to_string(d.tests.size() + d.not_run.size()) + "\" failures=\"" +
-                             std::to_string(d.counts.fail) + "\" errors=\"" +
-                             std::to_string(d.counts.error + d.not_run.size()) + "\"";
+  const ReportTotals n = report_totals(d);
+  const std::string counts = "tests=\"" + std::to_string(n.total) + "\" failures=\"" + std::to_string(n.fail) +
+                             "\" errors=\"" + std::to_string(n.error) + "\"";
   const std::string time = " time=\"" + seconds(total_wall) + "\"";
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   // The Jenkins xUnit schema allows no `skipped` on <testsuites>, only on <testsuite>.
   out << "<testsuites name=\"mxcosim regress\" " << counts << time << ">\n";
   out << "  <testsuite name=\"" << xml_escape(d.run.suite) << "\" " << counts << " skipped=\""
-      << d.counts.skipped << "\"" << time << " timestamp=\"" << xml_escape(d.run.started_at.substr(0, 19))
+      << n.skipped << "\"" << time << " timestamp=\"" << xml_escape(d.run.started_at.substr(0, 19))
       << "\" hostname=\"" << xml_escape(d.run.host.empty() ? "localhost" : d.run.host) << "\">\n";
   out << "    <properties>\n";
   out << "      <property name=\"rev\" value=\"" << xml_escape(d.run.rev) << "\"/>\n";

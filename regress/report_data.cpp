@@ -86,19 +86,21 @@ std::vector<std::string> not_run_reasons(HistoryDb& db, const RunInfo& run, cons
 }
 
 // A planned test without a result as a row of the table: an error with its
-// reason, measured nothing. Its suite position is not known (index null).
-json not_run_json(const std::string& id, const std::string& why) {
-  return {{"id", id},          {"index", nullptr},       {"status", "error"},     {"message", why},
-          {"seed", ""},        {"tags", ""},             {"command", ""},         {"exit_code", nullptr},
-          {"wall_seconds", 0}, {"cycles_rtl", nullptr},  {"cycles_model", nullptr}, {"error_pct", nullptr},
-          {"speed_cps", nullptr}, {"instructions", nullptr}, {"mismatch_count", nullptr},
-          {"sim_time_ns", nullptr}, {"utilisation", nullptr}, {"bandwidth_gbps", nullptr},
-          {"attempts", 0},     {"finished_at", ""},      {"not_run", true}};
+// reason that made no attempt and measured nothing.
+TestRecord not_run_record(const std::string& id, const std::string& why) {
+  TestRecord t;
+  t.test_id = id;
+  t.status = "error";
+  t.message = why;
+  t.attempts = 0;
+  return t;
 }
 
-json test_json(const TestRecord& t) {
+// A row of the table. `not_run`: a not_run_record, whose suite position is
+// not known (index null: it has no place of its own in the results).
+json test_json(const TestRecord& t, bool not_run) {
   return {{"id", t.test_id},
-          {"index", t.test_index},
+          {"index", not_run ? json(nullptr) : json(t.test_index)},
           {"status", t.status},
           {"message", t.message},
           {"seed", t.seed},
@@ -117,7 +119,7 @@ json test_json(const TestRecord& t) {
           {"bandwidth_gbps", opt(t.bandwidth_gbps)},
           {"attempts", t.attempts},
           {"finished_at", t.finished_at},
-          {"not_run", false}};
+          {"not_run", not_run}};
 }
 
 // The trend's runs, their tests not run among the errors: an interrupted
@@ -127,20 +129,19 @@ json trend_json(const ReportData& d) {
   for (std::size_t i = 0; i < d.trend_runs.size() && i < d.trend_stats.size(); ++i) {
     const auto& r = d.trend_runs[i];
     const auto& s = d.trend_stats[i];
+    const auto count = [](std::int64_t v) { return static_cast<std::size_t>(v); };
+    const ReportTotals t = report_totals({count(s.pass), count(s.fail), count(s.error), count(s.skipped)},
+                                         count(s.pass + s.fail + s.error + s.skipped), count(s.not_run));
     trend.push_back({{"run_id", r.run_id}, {"label", r.label}, {"rev", r.rev}, {"started_at", r.started_at},
-                     {"pass", s.pass}, {"fail", s.fail}, {"error", s.error + s.not_run}, {"skipped", s.skipped},
-                     {"not_run", s.not_run}, {"mean_abs_error_pct", opt(s.mean_abs_error_pct)},
+                     {"pass", t.pass}, {"fail", t.fail}, {"error", t.error}, {"skipped", t.skipped},
+                     {"not_run", t.not_run}, {"mean_abs_error_pct", opt(s.mean_abs_error_pct)},
                      {"wall_seconds", s.wall_seconds}});
   }
   return trend;
 }
 
-}  // namespace
-
-std::string not_run_reason(const ReportData& d, std::size_t i) {
-  return i < d.not_run_why.size() ? d.not_run_why[i] : state_reason(d.run);
-}
-
+// The seed test `t` ran with (ReportData::tests). Read here once for every
+// report, so the JUnit file, the CSV and the JSON cannot disagree.
 std::string recorded_seed(const TestRecord& t) {
   if (!t.seed.empty() || t.results_json.empty()) return t.seed;
   const json root = json::parse(t.results_json, nullptr, /*allow_exceptions=*/false);
@@ -150,6 +151,27 @@ std::string recorded_seed(const TestRecord& t) {
   if (it->is_number_unsigned()) return std::to_string(it->get<std::uint64_t>());
   if (it->is_number_integer()) return std::to_string(it->get<std::int64_t>());
   return it->is_string() ? it->get<std::string>() : "";
+}
+
+}  // namespace
+
+ReportTotals report_totals(const Counts& counts, std::size_t results, std::size_t not_run) {
+  ReportTotals t;
+  t.total = results + not_run;
+  t.pass = counts.pass;
+  t.fail = counts.fail;
+  t.error = counts.error + not_run;
+  t.skipped = counts.skipped;
+  t.not_run = not_run;
+  return t;
+}
+
+ReportTotals report_totals(const ReportData& d) {
+  return report_totals(d.counts, d.tests.size(), d.not_run.size());
+}
+
+std::string not_run_reason(const ReportData& d, std::size_t i) {
+  return i < d.not_run_why.size() ? d.not_run_why[i] : state_reason(d.run);
 }
 
 ReportData load_report_data(HistoryDb& db, const ReportSelection& sel) {
@@ -176,6 +198,7 @@ ReportData load_report_data(HistoryDb& db, const ReportSelection& sel) {
                              (sel.label.empty() || sel.run_id ? std::string() : " labelled '" + sel.label + "'"));
   d.run = *chosen;
   d.tests = db.results(d.run.run_id);
+  for (auto& t : d.tests) t.seed = recorded_seed(t);
   for (const auto& t : d.tests) d.counts.add(t.status);
   std::set<std::string> done;
   for (const auto& t : d.tests) done.insert(t.test_id);
@@ -245,19 +268,16 @@ json to_json(const ReportData& d) {
   j["run"] = run_json(d.run);
   j["baseline"] = d.baseline ? run_json(*d.baseline) : json(nullptr);
   j["baseline_note"] = d.baseline_note;
-  // As the JUnit file counts them: a planned test without a result is an
-  // error, so an interrupted night does not read as green.
-  const std::size_t not_run = d.not_run.size();
-  j["summary"] = {{"total", d.tests.size() + not_run}, {"pass", d.counts.pass},
-                  {"fail", d.counts.fail},             {"error", d.counts.error + not_run},
-                  {"skipped", d.counts.skipped},       {"planned", d.run.planned},
-                  {"not_run", not_run}};
+  const ReportTotals n = report_totals(d);
+  j["summary"] = {{"total", n.total},     {"pass", n.pass},           {"fail", n.fail},      {"error", n.error},
+                  {"skipped", n.skipped}, {"planned", d.run.planned}, {"not_run", n.not_run}};
   auto& regs = j["regressions"] = json::array();
   for (const auto& r : d.regressions)
     regs.push_back({{"test", r.test_id}, {"what", r.what}, {"baseline", r.baseline}, {"current", r.current}});
   auto& tests = j["tests"] = json::array();
-  for (const auto& t : d.tests) tests.push_back(test_json(t));
-  for (std::size_t i = 0; i < not_run; ++i) tests.push_back(not_run_json(d.not_run[i], not_run_reason(d, i)));
+  for (const auto& t : d.tests) tests.push_back(test_json(t, false));
+  for (std::size_t i = 0; i < d.not_run.size(); ++i)
+    tests.push_back(test_json(not_run_record(d.not_run[i], not_run_reason(d, i)), true));
   j["trend"] = trend_json(d);
   return j;
 }

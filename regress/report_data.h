@@ -27,10 +27,13 @@ struct ReportSelection {
 struct ReportData {
   RunInfo run;
   std::optional<RunInfo> baseline;
+  /// Each test's seed is the one it ran with, as every report shows it: the
+  /// one its suite set, else the one its results file recorded (a test whose
+  /// suite sets none runs with the program's default); "" when neither has one.
   std::vector<TestRecord> tests;
   /// Tests of the run's plan with no result (an interrupted or killed run,
   /// a shard never merged), in plan order. Every report counts them as
-  /// errors; `counts` does not hold them.
+  /// errors (report_totals); `counts` does not hold them.
   std::vector<std::string> not_run;
   /// Why each test of `not_run` did not run, in the same order: "not run:
   /// shard 2/3 was never merged", or what the run's state tells.
@@ -41,6 +44,21 @@ struct ReportData {
   Counts counts;
   std::string baseline_note;  ///< Why there is no baseline, when there is none.
 };
+
+/// A report's tests by status, those of the plan that never ran among the
+/// errors: every report counts them so, and a CI server or a reader of the
+/// summary must not see an interrupted night as green.
+struct ReportTotals {
+  std::size_t total = 0;  ///< Tests with a result plus those not run.
+  std::size_t pass = 0, fail = 0, error = 0, skipped = 0;
+  std::size_t not_run = 0;  ///< Of `error`: planned, no result.
+};
+
+/// The totals of `results` tests with a result, counted in `counts`, and
+/// `not_run` planned tests without one (a run of the trend has no ReportData).
+ReportTotals report_totals(const Counts& counts, std::size_t results, std::size_t not_run);
+/// The totals of d's run: d.tests and d.not_run.
+ReportTotals report_totals(const ReportData& d);
 
 /// Throws std::runtime_error naming the database and the selection when it
 /// has no matching run, or no run of the suite at a named baseline revision,
@@ -59,11 +77,6 @@ bool rev_matches(const std::string& stored, const std::string& given);
 /// Why test `i` of d.not_run did not run: d.not_run_why[i], else (data
 /// made without it) what the run's state tells.
 std::string not_run_reason(const ReportData& d, std::size_t i);
-
-/// The seed a test ran with: the one its suite set, else the one its results
-/// file recorded (a test whose suite sets none runs with the program's
-/// default); "" when neither has one.
-std::string recorded_seed(const TestRecord& t);
 
 /// The report's data as JSON (what the HTML page and the JSON export carry).
 /// The tests that did not run are in its summary, tests and trend as

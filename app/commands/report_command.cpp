@@ -150,12 +150,11 @@ int report_main(int argc, char** argv) {
   if (args.count("csv")) regress::write_csv_file(data, args["csv"].as<std::string>());
   if (args.count("json")) regress::write_json_file(data, args["json"].as<std::string>());
   if (args.count("html")) regress::write_html_file(data, args["html"].as<std::string>());
+  const regress::ReportTotals n = regress::report_totals(data);
   std::cout << "run " << data.run.suite << " @ " << data.run.rev.substr(0, 12) << " (" << data.run.label
-            << "): " << data.tests.size() + data.not_run.size() << " tests, " << data.counts.pass << " pass, "
-            << data.counts.fail << " fail, " << data.counts.error + data.not_run.size() << " error"
-            << (data.not_run.empty() ? "" : " (" + std::to_string(data.not_run.size()) + " not run)") << ", "
-            << data.counts.skipped << " skipped; "
-            << data.regressions.size() << " regression(s)"
+            << "): " << n.total << " tests, " << n.pass << " pass, " << n.fail << " fail, " << n.error << " error"
+            << (n.not_run == 0 ? "" : " (" + std::to_string(n.not_run) + " not run)") << ", " << n.skipped
+            << " skipped; " << data.regressions.size() << " regression(s)"
             << (data.baseline ? " against " + data.baseline->rev.substr(0, 12) + " (" + data.baseline->label + ")"
                               : " (no baseline: " + data.baseline_note + ")")
             << "\n";

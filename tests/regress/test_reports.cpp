@@ -532,3 +532,115 @@ TEST_CASE("CSV export: planned tests that never ran are rows, errors saying why"
   CHECK(lines[2] == "night,r1,d1,g/b,error,not run: the regression was interrupted before it,,,,,,,,,,");
   CHECK(lines[3] == "night,r1,d1,g/c,error,not run: the regression was interrupted before it,,,,,,,,,,");
 }
+
+TEST_CASE("report totals: tests that never ran are errors, in the JSON summary and the JUnit counts alike") {
+  // 7 results (2 pass, 1 fail, 1 error, 3 skipped) and 4 planned tests without one: 11 tests, 1 + 4 errors.
+  const ReportTotals n = report_totals(Counts{2, 1, 1, 3}, 7, 4);
+  CHECK(n.total == 11);
+  CHECK(n.pass == 2);
+  CHECK(n.fail == 1);
+  CHECK(n.error == 5);
+  CHECK(n.skipped == 3);
+  CHECK(n.not_run == 4);
+
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  const ReportData d = interrupted_night(db);
+  const ReportTotals t = report_totals(d);
+  CHECK(t.total == 3);
+  CHECK(t.pass == 1);
+  CHECK(t.fail == 0);
+  CHECK(t.error == 2);
+  CHECK(t.skipped == 0);
+  CHECK(t.not_run == 2);
+  std::ostringstream out;
+  write_junit(d, out);
+  CHECK(out.str().find("<testsuite name=\"night\" tests=\"3\" failures=\"0\" errors=\"2\" skipped=\"0\"") !=
+        std::string::npos);
+}
+
+TEST_CASE("JSON export: a test that never ran has every field of a row that ran, as an error saying why") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  const auto j = to_json(interrupted_night(db));
+  REQUIRE(j["tests"].size() == 3);
+  // wall_seconds 0 and attempts 0: it took no time and made no attempt; the rest null or empty.
+  const nlohmann::json expected = {{"id", "g/b"},
+                                   {"index", nullptr},
+                                   {"status", "error"},
+                                   {"message", "not run: the regression was interrupted before it"},
+                                   {"seed", ""},
+                                   {"tags", ""},
+                                   {"command", ""},
+                                   {"exit_code", nullptr},
+                                   {"wall_seconds", 0},
+                                   {"cycles_rtl", nullptr},
+                                   {"cycles_model", nullptr},
+                                   {"error_pct", nullptr},
+                                   {"speed_cps", nullptr},
+                                   {"instructions", nullptr},
+                                   {"mismatch_count", nullptr},
+                                   {"sim_time_ns", nullptr},
+                                   {"utilisation", nullptr},
+                                   {"bandwidth_gbps", nullptr},
+                                   {"attempts", 0},
+                                   {"finished_at", ""},
+                                   {"not_run", true}};
+  CHECK(j["tests"][1] == expected);
+  // The row of g/a, which ran, has the same keys.
+  std::vector<std::string> ran, not_run;
+  for (const auto& [key, value] : j["tests"][0].items()) ran.push_back(key);
+  for (const auto& [key, value] : j["tests"][1].items()) not_run.push_back(key);
+  CHECK(ran == not_run);
+}
+
+TEST_CASE("CSV, JSON and JUnit XML give the same seed: the suite's, else the one the results file recorded") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  RunInfo k;
+  k.suite = "s";
+  k.rev = "r1";
+  k.label = "d1";
+  const auto run = db.create_run(k);
+  TestRecord from_file = rec("g/a", "pass", 100, 100, 1.0);  // its suite sets no seed
+  from_file.test_index = 0;
+  from_file.results_json = R"({"status":"pass","seed":42,"cycles":{"rtl":100}})";
+  db.record(run, from_file);
+  TestRecord suite_seed = rec("g/b", "pass", 100, 100, 1.0);
+  suite_seed.test_index = 1;
+  suite_seed.seed = "7";
+  suite_seed.results_json = R"({"status":"pass","seed":7})";
+  db.record(run, suite_seed);
+  TestRecord none = rec("g/c", "pass", 100, 100, 1.0);
+  none.test_index = 2;
+  none.results_json = R"({"status":"pass"})";
+  db.record(run, none);
+  const ReportData d = load_report_data(db, {});
+
+  std::ostringstream csv;
+  write_csv(d, csv);
+  std::istringstream in(csv.str());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  REQUIRE(lines.size() == 4);
+  // error 0 %, 1 s, 100 cycles / 1 s; the seed is the 7th column.
+  CHECK(lines[1] == "s,r1,d1,g/a,pass,,42,100,100,0,1,100,,,,");
+  CHECK(lines[2] == "s,r1,d1,g/b,pass,,7,100,100,0,1,100,,,,");
+  CHECK(lines[3] == "s,r1,d1,g/c,pass,,,100,100,0,1,100,,,,");
+
+  const auto j = to_json(d);
+  REQUIRE(j["tests"].size() == 3);
+  CHECK(j["tests"][0]["seed"] == "42");
+  CHECK(j["tests"][1]["seed"] == "7");
+  CHECK(j["tests"][2]["seed"] == "");
+
+  std::ostringstream junit;
+  write_junit(d, junit);
+  const std::string x = junit.str();
+  CHECK(x.find("name=\"a\" time=\"1.000\">\n      <properties>\n        <property name=\"seed\" value=\"42\"/>") !=
+        std::string::npos);
+  CHECK(x.find("name=\"b\" time=\"1.000\">\n      <properties>\n        <property name=\"seed\" value=\"7\"/>") !=
+        std::string::npos);
+  CHECK(x.find("name=\"c\" time=\"1.000\">\n      <properties>\n        <property name=\"seed\" value=\"n/a\"/>") !=
+        std::string::npos);
+}
