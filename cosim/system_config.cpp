@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -23,26 +24,12 @@ TileKind tile_kind(const YamlReader& r, const YAML::Node& n, const std::string& 
   r.fail(n, field, "must be 'rtl' or 'model', not '" + s + "'");
 }
 
-/// Records the line of every field below `map` (dotted names from `field`).
-void record_lines(const YAML::Node& map, const std::string& field, std::map<std::string, int>& lines) {
-  if (!map.IsMap()) return;
-  for (const auto& kv : map) {
-    if (!kv.first.IsScalar()) continue;
-    const std::string name = field.empty() ? kv.first.Scalar() : field + "." + kv.first.Scalar();
-    // The value's line, where YamlReader::fail puts an error about it.
-    lines.emplace(name, (kv.second ? kv.second.Mark() : kv.first.Mark()).line + 1);
-    record_lines(kv.second, name, lines);
-  }
-}
-
 }  // namespace
 
 std::string config_where(const SystemConfig& cfg, const std::string& field) {
-  for (std::string f = field;; f.erase(f.rfind('.'))) {
-    if (const auto it = cfg.field_lines.find(f); it != cfg.field_lines.end())
-      return cfg.file + ":" + std::to_string(it->second);
-    if (f.find('.') == std::string::npos) return cfg.file;
-  }
+  if (const auto it = cfg.set_by_option.find(field); it != cfg.set_by_option.end()) return it->second;
+  const int line = cfg.source ? field_line(*cfg.source, field) : 0;
+  return line > 0 ? cfg.file + ":" + std::to_string(line) : cfg.file;
 }
 
 bool has_rtl_tile(const SystemConfig& cfg) {
@@ -240,7 +227,7 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
     if (k["watchdog_cycles"]) c.watchdog_cycles = r.uint64(k["watchdog_cycles"], "system.checks.watchdog_cycles");
     if (k["hbm_timing_check"]) c.hbm_timing_check = r.boolean(k["hbm_timing_check"], "system.checks.hbm_timing_check");
   }
-  record_lines(root, "", c.field_lines);
+  c.source = std::make_shared<const YAML::Node>(root);
   try {
     validate(c, false);
   } catch (const ConfigFieldError& e) {

@@ -4,6 +4,7 @@
 // performance model. Loaded from YAML (configs/*.yaml, docs/configs.md).
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -11,6 +12,10 @@
 
 #include "models/core/config_field_error.h"
 #include "models/core/time.h"
+
+namespace YAML {
+class Node;
+}
 
 namespace mxc {
 
@@ -43,13 +48,17 @@ struct SystemConfig {
   double backpressure = 0.0;            ///< Random stall probability on every RTL tile channel.
   bool hbm_timing_check = true;         ///< Run the HBM model's independent JEDEC timing checker.
   std::uint64_t watchdog_cycles = 200'000;
-  /// The line (1-based) of each field the file gives, by its dotted name ("system.tile.rows"),
-  /// so that a rule checked after loading names it as the loader does (config_where).
-  std::map<std::string, int> field_lines;
+  /// The file's YAML, so that a rule checked after loading names a field's line as the loader
+  /// does (config_where); none for a system built in code.
+  std::shared_ptr<const YAML::Node> source;
+  /// The fields a command-line option set, by dotted name ("system.tile.rows"), and the option
+  /// ("--rows"): a message about one names the option, the file's line being not where it came from.
+  std::map<std::string, std::string> set_by_option;
 };
 
-/// Where `field` of `cfg` is given, for a message: "FILE:LINE", the line of the field or of
-/// its nearest ancestor the file gives (as YamlReader::fail_at_field), or "FILE" alone.
+/// Where `field` of `cfg` is given, for a message: the option when the command line set it
+/// ("--rows"), else "FILE:LINE", the line of the field or of its nearest ancestor the file gives
+/// (field_line, as YamlReader::fail_at_field), or "FILE" alone.
 std::string config_where(const SystemConfig& cfg, const std::string& field);
 
 /// The built-in default: one chip, one 4x4 RTL tile, ideal memory.

@@ -20,6 +20,10 @@ std::string hex(std::uint64_t v) {
   return s.str();
 }
 
+/// The sort index of track `tid` (a viewer lists a process's tracks by it): room after each
+/// id for the overflow lanes of the track whose last own lane it is.
+std::int64_t sort_index(int tid) { return tid * kTraceSortStride; }
+
 /// Track ids handed out to lanes past a kind's own range, in order of use.
 class OverflowTids {
  public:
@@ -76,7 +80,10 @@ class Lanes {
     const int tid = own ? m_base + static_cast<int>(lane) : m_overflow.take(m_out.path());
     m_tids.push_back(tid);
     const std::string name = lane == 0 ? m_name : m_name + " #" + std::to_string(lane + 1);
-    m_out.thread(m_pid, tid, name, own ? tid : m_base + m_own - 1);
+    // An overflow lane sorts after the lanes before it, all within its track's last own id's
+    // stride: a viewer lists them in order, before the next track.
+    const auto past = static_cast<std::int64_t>(lane) - m_own + 1;  // overflow lanes so far, this one included
+    m_out.thread(m_pid, tid, name, own ? sort_index(tid) : sort_index(m_base + m_own - 1) + past);
     return lane;
   }
 
@@ -105,7 +112,7 @@ std::vector<std::size_t> by_start(std::size_t n, StartFn start) {
 
 void trace_instructions(TraceWriter& out, int pid, const Program& program, const std::vector<InstrEvent>& events,
                         const ClockDomain& clk) {
-  out.thread(pid, kTraceTidDispatch, "dispatch");
+  out.thread(pid, kTraceTidDispatch, "dispatch", sort_index(kTraceTidDispatch));
   OverflowTids overflow(kTraceTidInstrOverflow, kTraceTidMemoryOverflow);
   Lanes units[3] = {{out, pid, kTraceTidDma, "dma", kTraceUnitLanes, overflow},
                     {out, pid, kTraceTidCompute, "compute", kTraceUnitLanes, overflow},
@@ -203,8 +210,8 @@ void trace_hbm_commands(TraceWriter& out, int pid, const std::vector<HbmCommandR
   std::set<std::uint32_t> pcs;  // tracks named in index order, whatever the command order
   for (const HbmCommandRecord& c : commands) pcs.insert(c.pc);
   for (std::uint32_t pc : pcs) {
-    out.thread(pid, tid(pc, false), "pc " + std::to_string(pc) + " row");
-    out.thread(pid, tid(pc, true), "pc " + std::to_string(pc) + " column");
+    out.thread(pid, tid(pc, false), "pc " + std::to_string(pc) + " row", sort_index(tid(pc, false)));
+    out.thread(pid, tid(pc, true), "pc " + std::to_string(pc) + " column", sort_index(tid(pc, true)));
   }
   for (const HbmCommandRecord& c : commands) {
     const nlohmann::json args = {{"bank", c.cmd.bank}, {"row", c.cmd.row}, {"col", c.cmd.col}, {"cycle", c.cmd.cycle}};

@@ -4,6 +4,7 @@
 // never overlap: overlapping ones (a unit's queued instruction, requests in
 // flight together) go to further lanes of the same kind, "dma", "dma #2", ...,
 // as many as the slices need.
+#include <cstdint>
 #include <vector>
 
 #include "bridge/memory_monitor.h"
@@ -35,6 +36,13 @@ inline constexpr int kTraceTidInstrOverflow = 1'000'000'000;
 inline constexpr int kTraceTidMemoryOverflow = 1'300'000'000;
 inline constexpr int kTraceTidIciOverflow = 1'600'000'000;
 inline constexpr int kTraceTidOverflowEnd = 1'900'000'000;
+/// A track's sort index is its id times this; overflow lane k (from 1) of a track whose last own
+/// lane is id L sorts at L * kTraceSortStride + k: after the track's own lanes, in order, and
+/// before the next id, as one range holds fewer overflow lanes than the stride.
+inline constexpr std::int64_t kTraceSortStride = std::int64_t{1} << 30;
+static_assert(kTraceTidOverflowEnd - kTraceTidIciOverflow < kTraceSortStride &&
+              kTraceTidIciOverflow - kTraceTidMemoryOverflow < kTraceSortStride &&
+              kTraceTidMemoryOverflow - kTraceTidInstrOverflow < kTraceSortStride);
 
 /// Instructions of `program` as slices from dispatch to done, one track per unit
 /// (dma, compute, ici); unit-less ones (NOP, FENCE) as instants on "dispatch".

@@ -103,7 +103,7 @@ void TraceWriter::process(int pid, std::string name) {
   flush_if_full();
 }
 
-void TraceWriter::thread(int pid, int tid, std::string name, int sort_index) {
+void TraceWriter::thread(int pid, int tid, std::string name, std::int64_t sort_index) {
   const std::string ids = ",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid);
   begin_event();
   m_buf += "{\"name\":\"thread_name\",\"ph\":\"M\"" + ids + ",\"args\":{\"name\":" + json_string(name) + "}}";

@@ -206,6 +206,15 @@ int run_main(int argc, char** argv) {
   if (args.count("model") && args.count("no-model")) throw std::invalid_argument("give one of --model and --no-model");
   if (args.count("model")) c.compare_model = true;
   if (args.count("no-model")) c.compare_model = false;
+  // An error about a field an option set names the option: a line of the file would blame a
+  // value the run does not use.
+  for (const auto& [opt, field] : {std::pair{"rows", "system.tile.rows"},
+                                   {"cols", "system.tile.cols"},
+                                   {"clock-mhz", "system.tile.clock_mhz"},
+                                   {"backpressure", "system.checks.backpressure"},
+                                   {"mem-latency-ns", "system.memory.latency_ns"},
+                                   {"mem-outstanding", "system.memory.outstanding"}})
+    if (args.count(opt)) c.set_by_option[field] = std::string("--") + opt;
   try {
     validate(c);
     // An RTL tile is one of the verilated sizes: named by the field (or the option) that chose
@@ -397,7 +406,8 @@ int run_main(int argc, char** argv) {
   // The results are kept before anything else can go wrong or take long: the summary is flushed
   // and --json written before the failure waveform's re-run, which simulates the run again (a
   // job stopped by its time limit meanwhile still leaves them). An output that fails (a full
-  // disk, a standard output nobody reads) is said once everything else is written, exit 2.
+  // disk, a standard output nobody reads) is said once everything else is written: exit 2
+  // after a pass, the run's 1 after a failure.
   std::cout.flush();
   std::vector<std::string> errors;
   if (args.count("json")) {
@@ -488,8 +498,14 @@ int run_main(int argc, char** argv) {
     errors.push_back("the waveform " + wave + " came out incomplete: " + wave_damage +
                      "; is its file system full? The run's results above stand; the partial file is removed");
   if (!r.trace_error.empty()) errors.push_back(r.trace_error + "; the run's results above stand");
+  // A failed run keeps its exit 1 when an output fails too, as main() keeps it for a standard
+  // output that failed: the failure is the news, and exit 2 would file it as bad input.
+  if (!errors.empty() && !r.passed) {
+    for (const std::string& e : errors) std::cerr << argv[0] << ": error: " << e << "\n";
+    return kExitFail;
+  }
   if (!errors.empty()) {
-    // The last one is the exception main() reports; any before it are said the same way.
+    // The last one is the exception main() reports (exit 2); any before it are said the same way.
     for (std::size_t i = 0; i + 1 < errors.size(); ++i) std::cerr << argv[0] << ": error: " << errors[i] << "\n";
     throw std::runtime_error(errors.back());
   }

@@ -134,14 +134,26 @@ YAML::Node YamlReader::load(const std::string& text) const {
   }
 }
 
+namespace {
+// The line (1-based) of node n, 0 for a node of no place (an empty file's).
+int line_of(const YAML::Node& n) { return n.IsDefined() && n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
+
+[[noreturn]] void fail_at_line(const std::string& origin, int line, const std::string& field, const std::string& why) {
+  // No line names the file alone: line 0 would be no line.
+  throw std::invalid_argument(origin + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": field '" +
+                              field + "': " + why);
+}
+}  // namespace
+
 void YamlReader::fail(const YAML::Node& n, const std::string& field, const std::string& why) const {
-  // A node of no place (an empty file's) names the file alone: line 0 would be no line.
-  const bool placed = n.IsDefined() && n.Mark().line >= 0;
-  throw std::invalid_argument(m_origin + (placed ? ":" + std::to_string(n.Mark().line + 1) : std::string()) +
-                              ": field '" + field + "': " + why);
+  fail_at_line(m_origin, line_of(n), field, why);
 }
 
 void YamlReader::fail_at_field(const YAML::Node& root, const std::string& field, const std::string& why) const {
+  fail_at_line(m_origin, field_line(root, field), field, why);
+}
+
+int field_line(const YAML::Node& root, const std::string& field) {
   YAML::Node at = root;
   std::stringstream parts(field);
   for (std::string key; std::getline(parts, key, '.');) {
@@ -150,7 +162,7 @@ void YamlReader::fail_at_field(const YAML::Node& root, const std::string& field,
     if (!next) break;
     at.reset(next);
   }
-  fail(at, field, why);
+  return line_of(at);
 }
 
 RepeatedKey first_repeated_key(const YAML::Node& map) {

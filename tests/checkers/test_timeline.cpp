@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
@@ -285,10 +286,23 @@ TEST_CASE("thousands of packets in flight on one route each get a lane, beside a
   CHECK(distinct.count("chip 0 -> chip 1 #2500") == 1);
   CHECK(names.at(kTraceTidRouteBase + kTraceLanesPerTrack) == "chip 1 -> chip 0");
   CHECK(names.at(kTraceTidRouteBase + kTraceLanesPerTrack + 1) == "chip 1 -> chip 0 #2");
-  // Lanes past the route's own ids list right after its own lanes, before the next route.
+  // Lanes past the route's own ids list right after its own lanes, one after another in lane
+  // order, before the next route: sort indices by lane name.
+  std::map<std::string, std::int64_t> sort_of;
   for (const json& e : out)
-    if (e["name"] == "thread_sort_index" && e["tid"].get<int>() >= kTraceTidIciOverflow)
-      CHECK(e["args"]["sort_index"] == kTraceTidRouteBase + kTraceLanesPerTrack - 1);
+    if (e["name"] == "thread_sort_index")
+      sort_of[names.at(e["tid"].get<int>())] = e["args"]["sort_index"].get<std::int64_t>();
+  REQUIRE(sort_of.size() == 2502);
+  const auto lane = [&](int k) { return sort_of.at("chip 0 -> chip 1" + (k == 1 ? "" : " #" + std::to_string(k))); };
+  const std::int64_t stride = std::int64_t{1} << 30;
+  CHECK(lane(1) == 2'000'000 * stride);     // own lanes: their ids times 2^30
+  CHECK(lane(1000) == 2'000'999 * stride);  // the last own lane
+  CHECK(lane(1001) == 2'000'999 * stride + 1);
+  CHECK(lane(2500) == 2'000'999 * stride + 1500);
+  for (int k = 2; k <= 2500; ++k)
+    if (lane(k) <= lane(k - 1)) FAIL("lane " << k << " sorts at " << lane(k) << ", not after lane " << k - 1);
+  CHECK(sort_of.at("chip 1 -> chip 0") == 2'001'000 * stride);
+  CHECK(lane(2500) < sort_of.at("chip 1 -> chip 0"));
 }
 
 TEST_CASE("more instructions of a unit in flight than its 100 lanes, and reads than 1000, never overlap", "[timeline]") {

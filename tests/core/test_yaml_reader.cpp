@@ -117,3 +117,26 @@ TEST_CASE("yaml reader: a key without a value is named at its own line") {
   CHECK(keys_error("rows: 4\nclock_mhz: ~\n") == "c.yaml:2: field 'tile.clock_mhz': has no value");
   CHECK(keys_error("rows: 4\nclock_mhz: 940\n") == "no error");
 }
+
+TEST_CASE("yaml reader: a field's line is its value's, or its nearest enclosing field's, as fail_at_field says") {
+  const YamlReader r("c.yaml");
+  // Line 1 "system:", 2 "  chips: 2", 3 "  tile: {}", 4 "  checks:", 5 "    watchdog_cycles: 9".
+  const YAML::Node root = r.load("system:\n  chips: 2\n  tile: {}\n  checks:\n    watchdog_cycles: 9\n");
+  CHECK(mxc::field_line(root, "system.chips") == 2);
+  CHECK(mxc::field_line(root, "system.checks.watchdog_cycles") == 5);
+  CHECK(mxc::field_line(root, "system.tile.rows") == 3);           // the empty tile mapping's line
+  CHECK(mxc::field_line(root, "system.checks.backpressure") == 5);  // the checks mapping starts on line 5
+  CHECK(mxc::field_line(root, "system.chips.x") == 2);             // below a scalar: the scalar's
+  CHECK(mxc::field_line(root, "system.memory.kind") == 2);         // the system mapping starts on line 2
+  CHECK(mxc::field_line(r.load(""), "system.chips") == 0);         // an empty text has no line
+  try {
+    r.fail_at_field(root, "system.tile.rows", "why");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()) == "c.yaml:3: field 'system.tile.rows': why");
+  }
+  try {
+    r.fail_at_field(r.load(""), "system.chips", "why");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()) == "c.yaml: field 'system.chips': why");
+  }
+}

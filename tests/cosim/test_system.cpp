@@ -686,8 +686,29 @@ TEST_CASE("an error found after loading names the field's line, or its nearest e
   CHECK(config_where(c, "system.memory.kind") == "test.yaml:2");
   CHECK(config_where(SystemConfig{}, "system.tile.rows") == "<built-in>");
   SystemConfig over = c;
-  over.tile_mhz = 0;  // as --clock-mhz 0 would set it
-  CHECK_THROWS_WITH(validate(over), Catch::StartsWith("test.yaml:3: field 'system.tile.clock_mhz'"));
+  over.tile_mhz = 0;  // as --clock-mhz 0 sets it: the option is at fault, not a line of the file
+  over.set_by_option["system.tile.clock_mhz"] = "--clock-mhz";
+  CHECK(config_where(over, "system.tile.clock_mhz") == "--clock-mhz");
+  CHECK_THROWS_WITH(validate(over),
+                    "--clock-mhz: field 'system.tile.clock_mhz': must be in [0.001, 100000], got 0");
+  CHECK(config_where(over, "system.tile.rows") == "test.yaml:3");  // the fields the file gives keep their lines
+  over.tile_mhz = 1000;
+  over.rows = 0;
+  CHECK_THROWS_WITH(validate(over), "test.yaml:3: field 'system.tile.rows': must be in [1, 1024], got 0");
+}
+
+TEST_CASE("a field an option set over a file that does not give it names the option, not the enclosing line") {
+  // tile: {} on line 3: the rows field's nearest enclosing line, which --rows did not come from.
+  SystemConfig c = parse("system:\n  chips: 1\n  tile: {}\n");
+  CHECK(config_where(c, "system.tile.rows") == "test.yaml:3");
+  c.rows = 0;
+  c.set_by_option["system.tile.rows"] = "--rows";
+  CHECK(config_where(c, "system.tile.rows") == "--rows");
+  CHECK_THROWS_WITH(validate(c), "--rows: field 'system.tile.rows': must be in [1, 1024], got 0");
+  SystemConfig built_in;  // no file: the option all the same
+  built_in.cols = 0;
+  built_in.set_by_option["system.tile.cols"] = "--cols";
+  CHECK_THROWS_WITH(validate(built_in), "--cols: field 'system.tile.cols': must be in [1, 1024], got 0");
 }
 
 TEST_CASE("system.checks.hbm_timing_check decides the HBM timing checker over the preset's check_timing") {
