@@ -498,6 +498,7 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
   StepPoint last;  // the run's last step (both kernels')
   try {
     kernel.run([&] {
+      if (kernel.now() > opts.stop_after_ps) return true;
       dut.pump(kernel.now());
       if (joint) joint->pump(kernel.now());
       if (shadow_run) {

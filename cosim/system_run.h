@@ -31,6 +31,9 @@ struct SystemRunOptions {
   std::string waveform;                  ///< FST of RTL tile 0 of chip 0.
   std::uint64_t waveform_from_cycle = 0;
   std::uint64_t waveform_to_cycle = ~0ull;
+  /// Stop the design's kernel once its time passes this (ps): a re-run that only dumps a
+  /// waveform up to a cycle need not simulate past it. Its results are then of a cut-short run.
+  Time stop_after_ps = ~Time{0};
   std::optional<std::uint64_t> inject_fault;  ///< Flip bit 0 of this result element before checking.
   std::string trace;                     ///< Timeline (Chrome trace-event JSON, .gz = gzip); empty = none.
   std::string mutant;                    ///< The DUT's RTL tiles are this mutant (docs/mutants.md); empty = none.

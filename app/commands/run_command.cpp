@@ -453,6 +453,9 @@ int run_main(int argc, char** argv) {
     const std::string name = (dir / ("mxcosim-fail-seed" + std::to_string(o.seed) + ".fst")).string();
     again.waveform_from_cycle = fail_cycle > window ? fail_cycle - window : 0;
     again.waveform_to_cycle = fail_cycle + 16;
+    // Nothing after the window is dumped: the re-run stops a cycle past it (a failure early in
+    // a long run took the whole run's time again).
+    again.stop_after_ps = (again.waveform_to_cycle + 2) * period;
     if (!rtl_first) {
       again.waveform.clear();  // the reproduce line asks for none
       std::cout << "  failure waveform: none (tile 0 of chip 0 is a performance-model tile)\n";

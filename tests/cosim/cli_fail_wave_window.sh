@@ -25,7 +25,10 @@ d = open(sys.argv[3], "rb").read()
 start, end = struct.unpack(">QQ", d[9:25])  # header block: type, length, start time, end time (ps)
 ok = (m and tile0["name"] == "dut.chip0.tile0" and r["mismatches"][0]["id"].startswith("chip0.C[0][3] ")
       and first <= at <= last <= tile0["cycles"] + 16 and at + 100 < tile0["cycles"] and last - first <= 116
-      and end > start)
+      and end > start
+      # The re-run stops just past the window: the file still reaches the window's last cycle,
+      # whose inputs are (reset + cycle) periods in (reset: rows + cols + 4 cycles).
+      and end >= (r["config"]["rows"] + r["config"]["cols"] + 4 + last) * r["config"]["tile_period_ps"])
 if not ok:
     print("cli_fail_wave_window: range", m and m.groups(), "mismatch cycle", at, "tile 0", tile0["name"],
           tile0["cycles"], "waveform", start, end, file=sys.stderr)

@@ -729,3 +729,18 @@ TEST_CASE("system.checks.hbm_timing_check decides the HBM timing checker over th
     CHECK(set.hbm_timing_checked(0) == want);
   }
 }
+
+TEST_CASE("a run told to stop at a time ends within a cycle past it") {
+  // The demo GEMM runs 4251 cycles of 1 ns; stopped after 1000 ns, the design's kernel ends
+  // within its next cycle, with the run unfinished (a failure's waveform re-run stops so).
+  SystemRunOptions whole = gemm_run("tile4_ideal.yaml", {16, 16, 16, DType::kInt8}, 0, 0);
+  const SystemRunResult full = run_system(whole);
+  REQUIRE(full.passed);
+  REQUIRE(full.sim_time_ps > 4000 * 1000);
+  SystemRunOptions cut = whole;
+  cut.stop_after_ps = 1000 * 1000;
+  const SystemRunResult r = run_system(cut);
+  CHECK(r.sim_time_ps > cut.stop_after_ps);
+  CHECK(r.sim_time_ps <= cut.stop_after_ps + 1000);
+  CHECK_FALSE(r.passed);
+}
