@@ -24,11 +24,14 @@ void apply_memory_options(const cxxopts::ParseResult& args, SystemConfig& c) {
     const double ns = args["mem-latency-ns"].as<double>();
     if (!(ns >= 0) || ns > 1e9) throw std::invalid_argument("--mem-latency-ns must be in [0, 1e9]");
     c.ideal_latency_ps = static_cast<Time>(ns * 1000.0 + 0.5);
+    // An error about the field names the option, not the file's line (config_where).
+    c.set_by_option["system.memory.latency_ns"] = "--mem-latency-ns";
   }
   if (args.count("mem-outstanding")) {
     const std::uint32_t n = args["mem-outstanding"].as<std::uint32_t>();
     if (n == 0 || n > (1u << 20)) throw std::invalid_argument("--mem-outstanding must be in [1, 1048576]");
     c.ideal_outstanding = n;
+    c.set_by_option["system.memory.outstanding"] = "--mem-outstanding";
   }
 }
 

@@ -207,13 +207,11 @@ int run_main(int argc, char** argv) {
   if (args.count("model")) c.compare_model = true;
   if (args.count("no-model")) c.compare_model = false;
   // An error about a field an option set names the option: a line of the file would blame a
-  // value the run does not use.
+  // value the run does not use (apply_memory_options notes its own).
   for (const auto& [opt, field] : {std::pair{"rows", "system.tile.rows"},
                                    {"cols", "system.tile.cols"},
                                    {"clock-mhz", "system.tile.clock_mhz"},
-                                   {"backpressure", "system.checks.backpressure"},
-                                   {"mem-latency-ns", "system.memory.latency_ns"},
-                                   {"mem-outstanding", "system.memory.outstanding"}})
+                                   {"backpressure", "system.checks.backpressure"}})
     if (args.count(opt)) c.set_by_option[field] = std::string("--") + opt;
   try {
     validate(c);
