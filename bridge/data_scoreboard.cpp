@@ -160,11 +160,13 @@ void DataScoreboard::check_memory(const std::string& what, const SparseMemory& e
       // Nothing the reference wrote: bytes that happen to match (zeros) do not make such a write right.
       for (const WriteIndex::Write& w : writes.overlapping(base, kPage)) {
         if (!stray.emplace(w.addr, w.bytes, w.issue).second) continue;
+        // The memory is read once the run has ended: a later write to the same place may have
+        // replaced what this one wrote, so the bytes are shown as what is there now.
         std::vector<std::uint8_t> bytes(std::min<std::size_t>(w.bytes, kRun));
         read_actual(w.addr, bytes);
         report({w.issue, "data scoreboard", what + " @" + hex(w.addr), "write", "none (the reference writes nothing in "
-                "page " + hex(base) + ")", std::to_string(w.bytes) + " bytes: " + format_bytes(bytes) +
-                (w.bytes > kRun ? " ..." : "")});
+                "page " + hex(base) + ")", std::to_string(w.bytes) + " bytes written; now at " + hex(w.addr) + ": " +
+                format_bytes(bytes) + (w.bytes > kRun ? " ..." : "")});
       }
       continue;
     }

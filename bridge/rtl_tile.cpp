@@ -11,56 +11,11 @@
 
 namespace mxc {
 
-const char* InstrMonitor::unit_name(unsigned unit) {
-  static const char* const kNames[] = {"dma", "compute", "ici"};
-  return unit < kUnits ? kNames[unit] : "none";
-}
-
-void InstrMonitor::load(std::size_t instructions) {
-  m_events.assign(instructions, InstrEvent{0, 0, 0, false, false});
-  for (std::size_t i = 0; i < m_events.size(); ++i) m_events[i].index = i;
-  for (auto& q : m_pending) q.clear();
-  m_dispatched = 0;
-  m_completed = 0;
-}
-
-void InstrMonitor::fail(const std::string& pin, std::uint64_t cycle, Time now, const std::string& field,
-                        const std::string& expected, const std::string& actual) const {
+void InstrMonitor::fail(const InstrEventFault& f, std::uint64_t cycle, Time now) const {
   const std::string id = "cycle " + std::to_string(cycle);
-  throw RtlPinError(m_tile + ": " + id + ": " + field + " (expected " + expected + ", got " + actual + ")",
-                    {now, "monitor " + m_tile + "." + pin, id, field, expected, actual},
+  throw RtlPinError(m_tile + ": " + id + ": " + f.field + " (expected " + f.expected + ", got " + f.actual + ")",
+                    {now, "monitor " + m_tile + "." + f.pin, id, f.field, f.expected, f.actual},
                     "an instruction event no instruction of the program explains");
-}
-
-void InstrMonitor::on_edge(unsigned done, bool dispatch, unsigned unit, std::uint64_t cycle, Time now) {
-  for (unsigned u = 0; u < kUnits; ++u) {
-    if (((done >> u) & 1) == 0) continue;
-    std::deque<std::size_t>& q = m_pending[u];
-    if (q.empty())
-      fail(unit_name(u), cycle, now, "done with nothing pending",
-           std::string("ev_done[") + std::to_string(u) + "] low: no instruction pending on " + unit_name(u) + " (" +
-               std::to_string(m_completed) + " of " + std::to_string(m_events.size()) + " completed)",
-           std::string("ev_done[") + std::to_string(u) + "] high");
-    m_events[q.front()].end = cycle;
-    m_events[q.front()].done = true;
-    q.pop_front();
-    ++m_completed;
-  }
-  if (!dispatch) return;
-  if (m_dispatched >= m_events.size())
-    fail("dispatch", cycle, now, "dispatch beyond the program",
-         "no dispatch after the program's " + std::to_string(m_events.size()) + " instructions",
-         "dispatch " + std::to_string(m_dispatched + 1) + " (ev_unit " + std::to_string(unit) + ")");
-  const std::size_t i = m_dispatched++;
-  m_events[i].start = cycle;
-  m_events[i].dispatched = true;
-  if (unit >= kUnits) {  // no unit: done when dispatched
-    m_events[i].end = cycle;
-    m_events[i].done = true;
-    ++m_completed;
-  } else {
-    m_pending[unit].push_back(i);
-  }
 }
 
 std::vector<std::pair<std::uint32_t, std::uint32_t>> rtl_tile_sizes() {

@@ -17,6 +17,7 @@
 #include "bridge/handshake_checker.h"
 #include "models/core/memory_target.h"
 #include "models/mxu/ici_row.h"
+#include "models/mxu/instr_events.h"
 #include "models/mxu/tile.h"
 #include "models/mxu/tile_geometry.h"
 
@@ -41,40 +42,38 @@ struct RtlTileConfig {
 
 /// The monitors on the tile's instruction event pins (ev_dispatch with
 /// ev_unit, and ev_done, one bit per unit), sampled before each edge: when
-/// each instruction of the program dispatched and completed. Dispatches come
-/// in program order; each unit completes its instructions in the order they
-/// were dispatched to it; ev_unit 3 (no unit: FENCE, NOP) is done at dispatch.
+/// each instruction of the program dispatched and completed, kept by the
+/// InstrEventTracker ModelTile uses too (models/mxu/instr_events.h).
 /// Pins no instruction of the program explains (a unit done with nothing
 /// pending, a dispatch past the program's end) are the design's fault, not
 /// the run's: on_edge throws RtlPinError (bridge/axi4_protocol_error.h) and
 /// the run fails with that record (where = "monitor <tile>.<unit>").
 class InstrMonitor {
  public:
-  static constexpr unsigned kUnits = 3;  ///< ev_done bits: dma, compute, ici.
-  static const char* unit_name(unsigned unit);
+  static constexpr unsigned kUnits = InstrEventTracker::kUnits;  ///< ev_done bits: dma, compute, ici.
+  static const char* unit_name(unsigned unit) { return InstrEventTracker::unit_name(unit); }
 
   explicit InstrMonitor(std::string tile = "tile") : m_tile(std::move(tile)) {}
   /// Starts a program of `instructions` instructions: none dispatched yet.
-  void load(std::size_t instructions);
+  void load(std::size_t instructions) { m_tracker.load(instructions); }
   /// One edge's event pins: bit u of `done` = unit u completed its oldest
   /// instruction; `dispatch` = the next instruction went to `unit`.
   /// Completions are taken before the dispatch of the same edge.
-  void on_edge(unsigned done, bool dispatch, unsigned unit, std::uint64_t cycle, Time now);
+  void on_edge(unsigned done, bool dispatch, unsigned unit, std::uint64_t cycle, Time now) {
+    if (auto fault = m_tracker.on_edge(done, dispatch, unit, cycle)) fail(*fault, cycle, now);
+  }
 
-  std::size_t dispatched() const { return m_dispatched; }
-  std::size_t completed() const { return m_completed; }
-  const std::vector<InstrEvent>& events() const { return m_events; }
+  std::size_t dispatched() const { return m_tracker.dispatched(); }
+  std::size_t completed() const { return m_tracker.completed(); }
+  const std::vector<InstrEvent>& events() const { return m_tracker.events(); }
   /// Instructions dispatched to `unit` and not completed, oldest first.
-  const std::deque<std::size_t>& pending(unsigned unit) const { return m_pending[unit]; }
+  const std::deque<std::size_t>& pending(unsigned unit) const { return m_tracker.pending(unit); }
 
  private:
-  [[noreturn]] void fail(const std::string& pin, std::uint64_t cycle, Time now, const std::string& field,
-                         const std::string& expected, const std::string& actual) const;
+  [[noreturn]] void fail(const InstrEventFault& fault, std::uint64_t cycle, Time now) const;
 
   std::string m_tile;
-  std::vector<InstrEvent> m_events;
-  std::deque<std::size_t> m_pending[kUnits];
-  std::size_t m_dispatched = 0, m_completed = 0;
+  InstrEventTracker m_tracker;
 };
 
 class RtlTile : public Tile {

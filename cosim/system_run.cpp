@@ -45,13 +45,14 @@ std::string ici_channel(std::uint32_t c, std::uint32_t t) {
   return "timing ici chip" + std::to_string(c) + ".tile" + std::to_string(t);
 }
 
-/// Each chip's memory when the run starts: the workload's image with its result regions
-/// poisoned (poison_regions), for the design and the reference alike.
-std::vector<SparseMemory> initial_images(const Workload& w) {
+/// Each chip's memory when the run starts: the workload's image with what its tiles' stores
+/// write poisoned (poison_stores), for the design and the reference alike. Here rather than in
+/// build_workload, so that every workload a run is given starts so.
+std::vector<SparseMemory> initial_images(const Workload& w, const TileGeometry& geo) {
   std::vector<SparseMemory> images;
   for (std::size_t c = 0; c < w.images.size(); ++c) {
     images.push_back(w.images[c].clone());
-    poison_regions(images.back(), w.regions.at(c));
+    poison_stores(images.back(), w.programs.at(c), geo.beat_bytes);
   }
   return images;
 }
@@ -398,7 +399,7 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
                                   " programs per chip, the system " + std::to_string(cfg.tiles_per_chip) + " tiles");
   const ResultRegion* const fault = fault_region(opts, work);
   std::vector<std::string> undefined;
-  const std::vector<SparseMemory> initial = initial_images(work);
+  const std::vector<SparseMemory> initial = initial_images(work, geo);
   const std::vector<SparseMemory> expected = reference_images(work, initial, geo, undefined);
 
   SystemRunResult result;

@@ -1,6 +1,8 @@
 #include "cosim/workload.h"
 
 #include <algorithm>
+#include <iterator>
+#include <map>
 #include <random>
 #include <stdexcept>
 
@@ -55,8 +57,93 @@ void poison(SparseMemory& mem, std::uint64_t addr, std::uint64_t bytes) {
   }
 }
 
-void poison_regions(SparseMemory& mem, const std::vector<ResultRegion>& regions) {
-  for (const ResultRegion& r : regions) poison(mem, r.layout.base, r.layout.bytes());
+namespace {
+
+/// Disjoint byte ranges [first, end), merged as they are added.
+class ByteRanges {
+ public:
+  void add(std::uint64_t first, std::uint64_t end) {
+    if (first >= end) return;
+    auto it = m_ranges.upper_bound(first);
+    if (it != m_ranges.begin() && std::prev(it)->second >= first) {
+      --it;
+      first = it->first;
+    }
+    while (it != m_ranges.end() && it->first <= end) {
+      end = std::max(end, it->second);
+      it = m_ranges.erase(it);
+    }
+    m_ranges.emplace(first, end);
+  }
+  bool intersects(std::uint64_t first, std::uint64_t end) const {
+    const auto it = m_ranges.lower_bound(end);  // the first range starting at or past `end`
+    return it != m_ranges.begin() && std::prev(it)->second > first;
+  }
+  /// Calls fn(first, end) for each part of [first, end) no range covers, in address order.
+  template <typename Fn>
+  void for_each_gap(std::uint64_t first, std::uint64_t end, Fn&& fn) const {
+    auto it = m_ranges.upper_bound(first);
+    if (it != m_ranges.begin() && std::prev(it)->second > first) first = std::prev(it)->second;
+    for (; first < end; ++it) {
+      if (it == m_ranges.end() || it->first >= end) {
+        fn(first, end);
+        return;
+      }
+      if (it->first > first) fn(first, it->first);
+      first = std::max(first, it->second);
+    }
+  }
+  template <typename Fn>
+  void for_each(Fn&& fn) const {
+    for (const auto& [first, end] : m_ranges) fn(first, end);
+  }
+
+ private:
+  std::map<std::uint64_t, std::uint64_t> m_ranges;  // first -> end
+};
+
+/// Calls fn(first, end) for each row a DMA instruction moves, [first, first + cols).
+template <typename Fn>
+void for_each_row(const Instr& in, Fn&& fn) {
+  for (std::uint32_t r = 0; r < in.rows; ++r) {
+    const std::uint64_t at = in.hbm_addr + std::uint64_t{r} * in.hbm_stride;
+    fn(at, at + in.cols);
+  }
+}
+
+}  // namespace
+
+void poison_stores(SparseMemory& mem, const std::vector<Program>& programs, std::uint32_t beat_bytes) {
+  // The RTL writes whole beats, strobing off the bytes past a row: those are poisoned too, so a
+  // strobe driven high there shows.
+  ByteRanges beats;
+  for (const Program& p : programs)
+    for (const Instr& in : p)
+      if (in.op == Opcode::DMA_STORE)
+        for_each_row(in, [&](std::uint64_t first, std::uint64_t end) {
+          if (first < end) beats.add(first / beat_bytes * beat_bytes, (end + beat_bytes - 1) / beat_bytes * beat_bytes);
+        });
+  // A load that reads a byte before its program has stored it reads the image's byte (an
+  // operand, a --program's random data): it stays. One that reads what its program stored
+  // reads the same in both memories, poisoned or not (the MLP's H, stored then read back).
+  // Stores of another tile are not counted: the tiles run side by side, in no set order.
+  ByteRanges kept;
+  for (const Program& p : programs) {
+    ByteRanges stored;
+    for (const Instr& in : p) {
+      if (in.op == Opcode::DMA_STORE) for_each_row(in, [&](std::uint64_t f, std::uint64_t e) { stored.add(f, e); });
+      if (in.op != Opcode::DMA_LOAD || in.rows == 0 || in.cols == 0) continue;
+      // Most loads (a GEMM's operands) read nowhere a store writes: one look for all their rows.
+      const std::uint64_t span_end = in.hbm_addr + std::uint64_t{in.rows - 1u} * in.hbm_stride + in.cols;
+      if (!beats.intersects(in.hbm_addr, span_end)) continue;
+      for_each_row(in, [&](std::uint64_t first, std::uint64_t end) {
+        stored.for_each_gap(first, end, [&](std::uint64_t f, std::uint64_t e) { kept.add(f, e); });
+      });
+    }
+  }
+  beats.for_each([&](std::uint64_t first, std::uint64_t end) {
+    kept.for_each_gap(first, end, [&](std::uint64_t f, std::uint64_t e) { poison(mem, f, e - f); });
+  });
 }
 
 namespace {
@@ -123,19 +210,8 @@ Workload mlp(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeomet
 /// from `seed`, so that a program's arithmetic runs on data (on an empty
 /// memory every product is 0 x 0). A region a DMA_STORE writes before a
 /// load reads it holds the stored bytes in both the reference and the DUT.
-/// Under them, every DMA_STORE row's beats are poisoned (poison_byte()): the
-/// RTL writes whole beats, strobing off the bytes past the row.
-SparseMemory random_load_sources(const Program& p, std::uint64_t seed, std::uint32_t beat_bytes) {
+SparseMemory random_load_sources(const Program& p, std::uint64_t seed) {
   SparseMemory image;
-  for (const Instr& in : p) {
-    if (in.op != Opcode::DMA_STORE || in.cols == 0) continue;
-    for (std::uint32_t r = 0; r < in.rows; ++r) {
-      const std::uint64_t at = in.hbm_addr + std::uint64_t{r} * in.hbm_stride;
-      const std::uint64_t first = at / beat_bytes * beat_bytes;
-      const std::uint64_t end = (at + in.cols + beat_bytes - 1) / beat_bytes * beat_bytes;
-      poison(image, first, end - first);
-    }
-  }
   std::mt19937_64 rng(seed);
   std::vector<std::uint8_t> row;
   for (const Instr& in : p) {
@@ -159,7 +235,7 @@ Workload program_file(const WorkloadSpec& spec, const SystemConfig& cfg, const T
   w.source = source;
   w.description = "program " + spec.program_file;
   w.check_whole_image = true;
-  for (std::uint32_t c = 0; c < cfg.chips; ++c) w.images.push_back(random_load_sources(p, seed + c, geo.beat_bytes));
+  for (std::uint32_t c = 0; c < cfg.chips; ++c) w.images.push_back(random_load_sources(p, seed + c));
   w.regions.resize(cfg.chips);
   tile0_only(w, cfg, std::vector<Program>(cfg.chips, p));
   return w;

@@ -33,17 +33,19 @@ struct ResultRegion {
 /// Reads a region's elements (row-major) as 32-bit values.
 std::vector<std::uint32_t> read_region(const ResultRegion& region, const SparseMemory& mem);
 
-/// The byte a run puts at `addr` before it starts, where results will go (result regions with
-/// their padding, the rows a program's DMA_STORE writes): de ad be ef, repeating from each
-/// address that is a multiple of 4. Both the design's memory and the reference's start so,
-/// so a byte the design never writes (or writes where its strobe is low) differs from the
-/// reference wherever the reference writes it, zeros included: an empty memory reads 0, which
-/// is what many results hold.
+/// The byte a run puts at `addr` before it starts, where results will go (poison_stores()):
+/// de ad be ef, repeating from each address that is a multiple of 4. Both the design's memory
+/// and the reference's start so, so a byte the design never writes (or writes where its strobe
+/// is low) differs from the reference wherever the reference writes it, zeros included: an
+/// empty memory reads 0, which is what many results hold.
 std::uint8_t poison_byte(std::uint64_t addr);
 /// Fills [addr, addr + bytes) of `mem` with poison_byte().
 void poison(SparseMemory& mem, std::uint64_t addr, std::uint64_t bytes);
-/// Poisons every region's whole layout (all its blocks' rows, padding included).
-void poison_regions(SparseMemory& mem, const std::vector<ResultRegion>& regions);
+/// Poisons the whole beats (`beat_bytes` each) of every row a DMA_STORE of `programs` (the
+/// tiles of one chip) writes, but for the bytes a DMA_LOAD reads before its own program has
+/// stored them: those keep the image's bytes, which the load is meant to read. What is stored
+/// and then loaded back (the MLP's H) is poisoned like any result.
+void poison_stores(SparseMemory& mem, const std::vector<Program>& programs, std::uint32_t beat_bytes);
 
 struct WorkloadSpec {
   std::string kind = "gemm";     ///< "gemm", "mlp" or "program".
@@ -75,9 +77,8 @@ struct Workload {
 /// ICI (models/mxu/multichip_program.h), on tile 0 of each chip. mlp: a
 /// two-layer MLP on tile 0 of each chip. program: an assembly file on tile 0
 /// of each chip, every byte of memory it writes checked, on a memory whose
-/// bytes each DMA_LOAD reads are random (drawn from seed + chip) and whose
-/// rows each DMA_STORE writes (whole beats) are poisoned (poison_byte()),
-/// where a load does not read them.
+/// bytes each DMA_LOAD reads are random (drawn from seed + chip). The images
+/// are not poisoned: a run poisons them (poison_stores()) whatever built them.
 Workload build_workload(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeometry& geo,
                         std::uint64_t seed);
 

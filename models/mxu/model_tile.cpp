@@ -40,8 +40,7 @@ ModelTile::ModelTile(const ModelTileConfig& cfg, MemoryTarget& mem)
 
 void ModelTile::load_program(Program program) {
   m_program = std::move(program);
-  m_events.assign(m_program.size(), InstrEvent{0, 0, 0, false, false});
-  for (std::size_t i = 0; i < m_events.size(); ++i) m_events[i].index = i;
+  m_tracker.load(m_program.size());
   m_dispatch.resize(m_program.size());
   for (std::size_t i = 0; i < m_program.size(); ++i) {
     const Instr& in = m_program[i];
@@ -53,8 +52,7 @@ void ModelTile::load_program(Program program) {
     d.limit[2] = fence ? 0 : in.wait_ici;
     d.fence = fence;
   }
-  m_next_cmd = m_dispatched = m_completed = 0;
-  for (auto& q : m_unit_pending) q.clear();
+  m_next_cmd = 0;
   m_cycle = 0;
   m_sleeping = false;
   m_stream = m_w_stream = false;
@@ -228,26 +226,12 @@ ModelTile::Change ModelTile::step(Time now) {
   m_axi.on_edge(dc.axi, s, now);
   if (ic.in_fire) m_in_queue.pop_front();
   const bool done[3] = {dc.done, cc.done, ic.done};
-  for (int u = 0; u < 3; ++u)
-    if (done[u]) {
-      if (m_unit_pending[u].empty()) throw std::logic_error(m_cfg.name + ": unit completed an instruction it never got");
-      m_events[m_unit_pending[u].front()].end = c;
-      m_events[m_unit_pending[u].front()].done = true;
-      m_unit_pending[u].pop_front();
-      ++m_completed;
-    }
-  if (fire) {
-    const std::size_t i = m_dispatched++;
-    m_events[i].start = c;
-    m_events[i].dispatched = true;
-    if (head_unit == 3) {
-      m_events[i].end = c;
-      m_events[i].done = true;
-      ++m_completed;
-    } else {
-      m_unit_pending[head_unit].push_back(i);
-    }
-  }
+  const unsigned done_bits = unsigned{dc.done} | unsigned{cc.done} << 1 | unsigned{ic.done} << 2;
+  if (done_bits || fire)
+    if (const auto fault = m_tracker.on_edge(done_bits, fire, static_cast<unsigned>(head_unit), c))
+      // The model's own units and dispatcher drive these: an edge they cannot explain is its bug.
+      throw std::logic_error(m_cfg.name + ": cycle " + std::to_string(c) + ": " + fault->field + " (expected " +
+                             fault->expected + ", got " + fault->actual + ")");
 
   m_dma.edge(dc, s, desc_fire, desc_fire ? &m_program[m_queue[0].front()] : nullptr, dma_sp_ready);
   if (!compute_idle) m_compute.edge(c, cc, cc.q_pop ? &m_program[m_queue[1].front()] : nullptr);
@@ -289,7 +273,7 @@ ModelTile::Change ModelTile::step(Time now) {
 
   const bool idle = !m_head_valid && m_outstanding[0] == 0 && m_outstanding[1] == 0 && m_outstanding[2] == 0 &&
                     !m_compute.vectors_in_flight();
-  m_finished = m_next_cmd == m_program.size() && m_completed == m_program.size() && idle && m_axi.idle() &&
+  m_finished = m_next_cmd == m_program.size() && m_tracker.completed() == m_program.size() && idle && m_axi.idle() &&
                m_out_queue.empty() && m_in_queue.empty();
 
   m_last_cc = cc;
@@ -324,15 +308,14 @@ std::vector<std::pair<std::string, std::uint64_t>> ModelTile::perf_counters() co
 std::string ModelTile::state() const {
   std::ostringstream s;
   s << m_cfg.name << ": cycle " << m_cycle << ", " << m_next_cmd << "/" << m_program.size() << " sent, "
-    << m_dispatched << " dispatched, " << m_completed << " completed";
-  static const char* kUnits[] = {"dma", "compute", "ici"};
-  for (int u = 0; u < 3; ++u)
-    if (!m_unit_pending[u].empty()) {
-      const std::size_t i = m_unit_pending[u].front();
-      s << "; " << kUnits[u] << " busy with #" << i << " (" << describe(m_program[i]) << ")";
+    << m_tracker.dispatched() << " dispatched, " << m_tracker.completed() << " completed";
+  for (unsigned u = 0; u < InstrEventTracker::kUnits; ++u)
+    if (!m_tracker.pending(u).empty()) {
+      const std::size_t i = m_tracker.pending(u).front();
+      s << "; " << InstrEventTracker::unit_name(u) << " busy with #" << i << " (" << describe(m_program[i]) << ")";
     }
-  if (m_dispatched < m_program.size())
-    s << "; next to dispatch #" << m_dispatched << " (" << describe(m_program[m_dispatched]) << ")";
+  if (const std::size_t next = m_tracker.dispatched(); next < m_program.size())
+    s << "; next to dispatch #" << next << " (" << describe(m_program[next]) << ")";
   s << "; axi " << (m_axi.idle() ? "idle" : "busy") << (m_sleeping ? ", sleeping" : "");
   return s.str();
 }

@@ -19,6 +19,7 @@
 #include "models/mxu/model_axi_port.h"
 #include "models/mxu/model_compute.h"
 #include "models/mxu/model_dma.h"
+#include "models/mxu/instr_events.h"
 #include "models/mxu/model_ici.h"
 #include "models/mxu/tile.h"
 #include "models/mxu/tile_geometry.h"
@@ -54,8 +55,8 @@ class ModelTile final : public Tile {
   /// Cycles evaluated or skipped so far; while the tile sleeps, up to its last evaluated cycle
   /// (it cannot tell the time): stop_at() counts those since.
   std::uint64_t cycles() const override { return m_cycle; }
-  std::size_t completed_instructions() const override { return m_completed; }
-  const std::vector<InstrEvent>& instr_events() const override { return m_events; }
+  std::size_t completed_instructions() const override { return m_tracker.completed(); }
+  const std::vector<InstrEvent>& instr_events() const override { return m_tracker.events(); }
   const ClockDomain& clock() const override { return m_clock; }
   std::string state() const override;
   std::deque<IciRow>& outbound() override { return m_out_queue; }
@@ -117,7 +118,7 @@ class ModelTile final : public Tile {
   IciRow m_row;                      // scratch for the ICI unit's emitted row
   // Dispatcher: head register, per-unit outstanding counts and queues (program indices).
   bool m_head_valid = false;
-  std::size_t m_head = 0, m_next_cmd = 0, m_dispatched = 0, m_completed = 0;
+  std::size_t m_head = 0, m_next_cmd = 0;
   std::uint32_t m_outstanding[3] = {0, 0, 0};
   /// A unit queue (at most 4 entries, the RTL's FIFO depth) as a ring.
   struct UnitQueue {
@@ -136,8 +137,7 @@ class ModelTile final : public Tile {
     }
   };
   UnitQueue m_queue[3];
-  std::deque<std::size_t> m_unit_pending[3];  // dispatched, not complete (for events)
-  std::vector<InstrEvent> m_events;
+  InstrEventTracker m_tracker;  // each instruction's dispatch and done cycles
 
   std::uint64_t m_cycle = 0;
   bool m_finished = true;

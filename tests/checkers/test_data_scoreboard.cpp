@@ -134,11 +134,37 @@ TEST_CASE("memory: a write into a page the reference never wrote fails, zeros or
   CHECK(sb.mismatches()[0].id == "chip0.memory @0x40001000");
   CHECK(sb.mismatches()[0].field == "write");
   CHECK(sb.mismatches()[0].expected == "none (the reference writes nothing in page 0x40001000)");
-  CHECK(sb.mismatches()[0].actual == "32 bytes: " + format_bytes(filled(16, 0x11)) + " ...");
+  CHECK(sb.mismatches()[0].actual ==
+        "32 bytes written; now at 0x40001000: " + format_bytes(filled(16, 0x11)) + " ...");
   CHECK(sb.mismatches()[0].time == 200);
   CHECK(sb.mismatches()[1].id == "chip0.memory @0x80000000");
-  CHECK(sb.mismatches()[1].actual == "64 bytes: " + format_bytes(filled(16, 0)) + " ...");
+  CHECK(sb.mismatches()[1].actual == "64 bytes written; now at 0x80000000: " + format_bytes(filled(16, 0)) + " ...");
   CHECK(sb.mismatches()[1].time == 300);
+}
+
+TEST_CASE("memory: a stray write shows the bytes at its address after the run, a later write's too", "[data]") {
+  // Two 8-byte writes to 0x40000000, where the reference writes nothing: the memory, read once
+  // the run has ended, holds the second's bytes (0x22), so both reports show those as the bytes
+  // now there, the first's included.
+  SparseMemory expected, actual, skip;
+  expected.write(0x0, filled(4096, 0));
+  actual.write(0x40000000, filled(8, 0x22));
+  MemoryLog log;
+  log.push_back(write(0x40000000, 8, 100));
+  log.push_back(write(0x40000000, 8, 200));
+  WriteIndex writes;
+  writes.add(log);
+  DataScoreboard sb;
+  const std::vector<std::uint64_t> pages = {0x40000000};
+  sb.check_memory("chip0.memory", expected, skip, pages,
+                  [&](std::uint64_t a, std::span<std::uint8_t> out) { actual.read(a, out); }, writes,
+                  [](std::uint64_t) { return Time{0}; });
+  REQUIRE(sb.mismatch_count() == 2);
+  for (const Mismatch& m : sb.mismatches()) {
+    CHECK(m.id == "chip0.memory @0x40000000");
+    CHECK(m.actual == "8 bytes written; now at 0x40000000: 22 22 22 22 22 22 22 22");
+  }
+  CHECK(sb.mismatches()[0].time != sb.mismatches()[1].time);
 }
 
 TEST_CASE("elements: each mismatch at the time its address gives", "[data]") {

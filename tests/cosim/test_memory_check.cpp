@@ -5,16 +5,20 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "bridge/rtl_tile.h"
 #include "cosim/system_run.h"
 #include "cosim/workload.h"
 #include "models/core/hex.h"
 #include "models/core/ideal_memory.h"
+#include "models/mxu/functional_tile.h"
+#include "models/mxu/mlp_program.h"
 
 using namespace mxc;
 
@@ -179,6 +183,84 @@ TEST_CASE("bytes the RTL never writes differ from the reference, zeros included"
   CHECK(m.field == "bytes (hex)");
   CHECK(m.expected == "00 00");
   CHECK(m.actual == "be ef");
+}
+
+TEST_CASE("the stores of every program start poisoned, but for what a load reads before its program stores it") {
+  // 32-byte beats. Tile 0: load 0x1000 (4 bytes), store 0x1000 (8), store two rows of 4 at 0x2000
+  // and 0x2040, load 0x2000 (4, stored: poisoned), load 0x2040 (8: 0x2044.. not stored yet, kept).
+  // Tile 1 loads 0x2050 (4): another tile, in no set order with tile 0's stores, so it is kept.
+  const auto dma = [](Opcode op, std::uint64_t addr, std::uint16_t rows, std::uint16_t cols) {
+    Instr in;
+    in.op = op;
+    in.hbm_addr = addr;
+    in.rows = rows;
+    in.cols = cols;
+    in.hbm_stride = 0x40;
+    return in;
+  };
+  const std::vector<Program> programs = {
+      {dma(Opcode::DMA_LOAD, 0x1000, 1, 4), dma(Opcode::DMA_STORE, 0x1000, 1, 8),
+       dma(Opcode::DMA_STORE, 0x2000, 2, 4), dma(Opcode::DMA_LOAD, 0x2000, 1, 4),
+       dma(Opcode::DMA_LOAD, 0x2040, 1, 8)},
+      {dma(Opcode::DMA_LOAD, 0x2050, 1, 4)}};
+  SparseMemory mem;
+  mem.write(0x1000, std::vector<std::uint8_t>(0x100, 0x11));
+  mem.write(0x2000, std::vector<std::uint8_t>(0x100, 0x11));
+  poison_stores(mem, programs, 32);
+  // [first, end) of each poisoned range; every other byte keeps its 0x11.
+  const std::vector<std::pair<std::uint64_t, std::uint64_t>> poisoned = {
+      {0x1004, 0x1020}, {0x2000, 0x2020}, {0x2040, 0x2044}, {0x2048, 0x2050}, {0x2054, 0x2060}};
+  for (const std::uint64_t base : {0x1000u, 0x2000u})
+    for (std::uint64_t a = base; a < base + 0x100; ++a) {
+      const bool p = std::any_of(poisoned.begin(), poisoned.end(), [&](const auto& r) {
+        return r.first <= a && a < r.second;
+      });
+      INFO("address " << hex(a));
+      CHECK(mem.read(a, 1)[0] == (p ? poison_byte(a) : 0x11));
+    }
+  CHECK(poison_byte(0x1004) == 0xde);
+  CHECK(poison_byte(0x2047) == 0xef);
+}
+
+TEST_CASE("an MLP's H, stored and loaded back, starts poisoned: its zeros left unwritten fail the run") {
+  // H was left at 0 when only result regions were poisoned: an RTL that drops the zero bytes of
+  // H's writes (ReLU makes many) then read back the 0 the memory held and passed.
+  const SystemRunOptions o = mlp(false);
+  const Workload w = build_run_workload(o);
+  const TileGeometry geo = rtl_tile_geometry(o.system.rows, o.system.cols);
+  MlpShape shape{8, 8, 8, 8, DType::kInt8, 0};
+  const MatrixLayout h = place_mlp(shape, geo).h;
+  // The zero elements of H (int8: one byte each), from the reference.
+  SparseMemory ref = w.images[0].clone();
+  FunctionalTile(geo, ref).run(w.programs[0][0]);
+  std::set<std::uint64_t> zeros;
+  for (std::uint32_t i = 0; i < h.rows; ++i)
+    for (std::uint32_t j = 0; j < h.cols; ++j)
+      if (ref.read(h.addr(i, j), 1)[0] == 0) zeros.insert(h.addr(i, j));
+  REQUIRE_FALSE(zeros.empty());
+  const auto in_h = [&](std::uint64_t a) { return h.base <= a && a < h.base + h.bytes(); };
+  const Run r = run_with(o, [&](MemRequest& q) {
+    if (in_h(q.addr)) zeros_dropped(q);
+  });
+  INFO(show(r.result));
+  CHECK_FALSE(r.result.passed);
+  // Each H byte that differs is one of its zeros, left with the poison; every zero so.
+  std::set<std::uint64_t> differing;
+  for (const Mismatch& m : of(r.result, "data scoreboard", "bytes (hex)")) {
+    const std::uint64_t at = std::stoull(m.id.substr(m.id.find('@') + 1), nullptr, 16);
+    if (!in_h(at)) continue;
+    std::string want, got;
+    for (std::uint64_t a = at; a < at + (m.expected.size() + 1) / 3; ++a) {
+      differing.insert(a);
+      char b[3];
+      std::snprintf(b, sizeof b, "%02x", poison_byte(a));
+      want += (want.empty() ? "" : " ") + std::string("00");
+      got += (got.empty() ? "" : " ") + std::string(b);
+    }
+    CHECK(m.expected == want);
+    CHECK(m.actual == got);
+  }
+  CHECK(differing == zeros);
 }
 
 TEST_CASE("the memory check compares the whole image beside the result elements") {
