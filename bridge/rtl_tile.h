@@ -68,6 +68,8 @@ class InstrMonitor {
   const std::vector<InstrEvent>& events() const { return m_tracker.events(); }
   /// Instructions dispatched to `unit` and not completed, oldest first.
   const std::deque<std::size_t>& pending(unsigned unit) const { return m_tracker.pending(unit); }
+  /// InstrEventTracker::progress.
+  std::string progress(const std::vector<Instr>& program) const { return m_tracker.progress(program); }
 
  private:
   [[noreturn]] void fail(const InstrEventFault& fault, std::uint64_t cycle, Time now) const;

@@ -88,14 +88,7 @@ class VerilatedTile final : public RtlTile {
   std::string state() const override {
     std::ostringstream s;
     s << m_cfg.name << ": cycle " << m_cycle << ", " << m_next_cmd << "/" << m_program.size() << " sent, "
-      << m_monitor.dispatched() << " dispatched, " << m_monitor.completed() << " completed";
-    for (unsigned u = 0; u < InstrMonitor::kUnits; ++u)
-      if (!m_monitor.pending(u).empty()) {
-        const std::size_t i = m_monitor.pending(u).front();
-        s << "; " << InstrMonitor::unit_name(u) << " busy with #" << i << " (" << describe(m_program[i]) << ")";
-      }
-    if (const std::size_t next = m_monitor.dispatched(); next < m_program.size())
-      s << "; next to dispatch #" << next << " (" << describe(m_program[next]) << ")";
+      << m_monitor.progress(m_program);
     s << "; axi " << (m_axi.idle() ? "idle" : "busy");
     if (m_axi.live_bursts()) s << " (" << m_axi.live_bursts() << " bursts unfinished)";
     if (m_axi.early_w_beats()) s << " (" << m_axi.early_w_beats() << " W beats held with no AW for them)";

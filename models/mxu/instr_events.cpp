@@ -1,5 +1,7 @@
 #include "models/mxu/instr_events.h"
 
+#include <sstream>
+
 namespace mxc {
 
 const char* InstrEventTracker::unit_name(unsigned unit) {
@@ -13,6 +15,19 @@ void InstrEventTracker::load(std::size_t instructions) {
   for (auto& q : m_pending) q.clear();
   m_dispatched = 0;
   m_completed = 0;
+}
+
+std::string InstrEventTracker::progress(const std::vector<Instr>& program) const {
+  std::ostringstream s;
+  s << m_dispatched << " dispatched, " << m_completed << " completed";
+  for (unsigned u = 0; u < kUnits; ++u)
+    if (!m_pending[u].empty()) {
+      const std::size_t i = m_pending[u].front();
+      s << "; " << unit_name(u) << " busy with #" << i << " (" << describe(program[i]) << ")";
+    }
+  if (m_dispatched < program.size())
+    s << "; next to dispatch #" << m_dispatched << " (" << describe(program[m_dispatched]) << ")";
+  return s.str();
 }
 
 InstrEventFault InstrEventTracker::done_with_nothing_pending(unsigned u) const {

@@ -69,6 +69,9 @@ class InstrEventTracker {
   const std::vector<InstrEvent>& events() const { return m_events; }
   /// Instructions dispatched to `unit` and not completed, oldest first.
   const std::deque<std::size_t>& pending(unsigned unit) const { return m_pending[unit]; }
+  /// Where `program` stands, for a hang's report: "D dispatched, C completed", each busy unit's
+  /// oldest instruction and the next to dispatch.
+  std::string progress(const std::vector<Instr>& program) const;
 
  private:
   // Out of line: a fault ends the run, its text is never on the per-edge path.

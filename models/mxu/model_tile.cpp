@@ -308,14 +308,7 @@ std::vector<std::pair<std::string, std::uint64_t>> ModelTile::perf_counters() co
 std::string ModelTile::state() const {
   std::ostringstream s;
   s << m_cfg.name << ": cycle " << m_cycle << ", " << m_next_cmd << "/" << m_program.size() << " sent, "
-    << m_tracker.dispatched() << " dispatched, " << m_tracker.completed() << " completed";
-  for (unsigned u = 0; u < InstrEventTracker::kUnits; ++u)
-    if (!m_tracker.pending(u).empty()) {
-      const std::size_t i = m_tracker.pending(u).front();
-      s << "; " << InstrEventTracker::unit_name(u) << " busy with #" << i << " (" << describe(m_program[i]) << ")";
-    }
-  if (const std::size_t next = m_tracker.dispatched(); next < m_program.size())
-    s << "; next to dispatch #" << next << " (" << describe(m_program[next]) << ")";
+    << m_tracker.progress(m_program);
   s << "; axi " << (m_axi.idle() ? "idle" : "busy") << (m_sleeping ? ", sleeping" : "");
   return s.str();
 }

@@ -2,6 +2,9 @@
 // hand: the events it records and the fault it returns for an edge no instruction explains.
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
+#include "models/mxu/assembler.h"
 #include "models/mxu/instr_events.h"
 
 using namespace mxc;
@@ -53,4 +56,24 @@ TEST_CASE("instruction events: a dispatch past the program returns its fault") {
   CHECK(f->expected == "no dispatch after the program's 1 instructions");
   CHECK(f->actual == "dispatch 2 (ev_unit 0)");
   CHECK(tr.dispatched() == 1);
+}
+
+TEST_CASE("instruction events: a hang's progress names each busy unit's oldest and the next to dispatch") {
+  std::istringstream text("dma_load rows=4 cols=4 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n"
+                          "nop\n"
+                          "dma_load rows=4 cols=4 sp_row=4 hbm_addr=0x2000 hbm_stride=32\n"
+                          "nop\n");
+  const Program program = parse_program(text, "hang.s");
+  REQUIRE(program.size() == 4);
+  InstrEventTracker tr;
+  tr.load(program.size());
+  CHECK(tr.progress(program) == "0 dispatched, 0 completed; next to dispatch #0 (" + describe(program[0]) + ")");
+  CHECK_FALSE(tr.on_edge(0, true, kDma, 1).has_value());
+  CHECK_FALSE(tr.on_edge(0, true, kNoUnit, 2).has_value());
+  CHECK_FALSE(tr.on_edge(0, true, kDma, 3).has_value());
+  // #1 (no unit) is done at dispatch; #0 and #2 wait on the DMA, #0 the oldest.
+  CHECK(tr.progress(program) == "3 dispatched, 1 completed; dma busy with #0 (" + describe(program[0]) +
+                                    "); next to dispatch #3 (" + describe(program[3]) + ")");
+  CHECK_FALSE(tr.on_edge(0b001, true, kNoUnit, 4).has_value());
+  CHECK(tr.progress(program) == "4 dispatched, 3 completed; dma busy with #2 (" + describe(program[2]) + ")");
 }
