@@ -305,7 +305,8 @@ TEST_CASE("thousands of packets in flight on one route each get a lane, beside a
   CHECK(lane(2500) < sort_of.at("chip 1 -> chip 0"));
 }
 
-TEST_CASE("more instructions of a unit in flight than its 100 lanes, and reads than 1000, never overlap", "[timeline]") {
+TEST_CASE("more instructions of a unit in flight than its 100 lanes, and reads than 1000, never overlap",
+          "[timeline]") {
   Program p(150);
   std::vector<InstrEvent> ev;
   for (std::size_t i = 0; i < p.size(); ++i) {

@@ -49,7 +49,8 @@ TEST_CASE("traces take the address and command spellings DRAMsim3's and Ramulato
   // and takes WRITE, write, P_MEM_WR and BOFF as writes; Ramulator 2 reads
   // 0x / 0X as hex and bare digits as decimal.
   const auto d3 = write_file("d3_spellings.trace",
-                             "0X1000 read 5\n1000 P_MEM_WR 6\nabc P_FETCH 7\n0x20 BOFF 8\n40 P_MEM_RD 9\n0x8 write 10\n",
+                             "0X1000 read 5\n1000 P_MEM_WR 6\nabc P_FETCH 7\n0x20 BOFF 8\n"
+                             "40 P_MEM_RD 9\n0x8 write 10\n",
                              false);
   TraceSource t(d3, TraceFormat::kAuto, 1000, 64);
   const struct {
