@@ -13,8 +13,7 @@ namespace mxc {
 
 void InstrMonitor::fail(const InstrEventFault& f, std::uint64_t cycle, Time now) const {
   const std::string id = "cycle " + std::to_string(cycle);
-  throw RtlPinError(m_tile + ": " + id + ": " + f.field + " (expected " + f.expected + ", got " + f.actual + ")",
-                    {now, "monitor " + m_tile + "." + f.pin, id, f.field, f.expected, f.actual},
+  throw RtlPinError(f.text(m_tile, cycle), {now, "monitor " + m_tile + "." + f.pin, id, f.field, f.expected, f.actual},
                     "an instruction event no instruction of the program explains");
 }
 

@@ -490,6 +490,7 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
   // what every unfinished tile was doing.
   Watchdog watchdog(cfg.watchdog_cycles);
   bool hung = false;
+  bool stopped = false;  // at opts.stop_after_ps, before the run finished
   auto next_report = wall_start + std::chrono::seconds(1);
   // An AXI protocol violation, or any tile pin behaviour the bridge cannot follow (a burst the
   // slave model does not serve, an instruction event no instruction explains), stops the run:
@@ -499,7 +500,10 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
   StepPoint last;  // the run's last step (both kernels')
   try {
     kernel.run([&] {
-      if (kernel.now() > opts.stop_after_ps) return true;
+      if (kernel.now() > opts.stop_after_ps) {
+        stopped = true;
+        return true;
+      }
       dut.pump(kernel.now());
       if (joint) joint->pump(kernel.now());
       if (shadow_run) {
@@ -582,6 +586,9 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
   if (protocol_violation) {
     part["error"] = "stopped at " + stopped_at + ": " + to_string(*protocol_violation);
     put(part["error_mismatches"], {*protocol_violation});
+  } else if (stopped && !hung) {
+    part["error"] = "stopped at " + std::to_string(opts.stop_after_ps) + " ps as asked, before the run finished: " +
+                    dut.state();
   } else if (hung || !finished) {
     std::string state = dut.state();
     if (shadow && !shadow->finished()) state += (state.empty() ? "" : "; ") + shadow->state();

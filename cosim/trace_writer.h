@@ -28,9 +28,8 @@ class TraceWriter {
 
   /// Names process `pid` (a chip, a memory); processes are listed by pid.
   void process(int pid, std::string name);
-  /// Names thread `tid` of `pid` (one track); tracks are listed by tid.
-  void thread(int pid, int tid, std::string name) { thread(pid, tid, std::move(name), tid); }
-  /// The same, listed by `sort_index` instead (64 bits: room between tracks' ids, timeline.h).
+  /// Names thread `tid` of `pid` (one track); a viewer lists a process's tracks by
+  /// `sort_index` (64 bits: room between tracks' ids, timeline.h's kTraceSortStride).
   void thread(int pid, int tid, std::string name, std::int64_t sort_index);
   /// A slice from start_ps lasting duration_ps ("ph":"X").
   void complete(int pid, int tid, std::string_view name, std::string_view category, Time start_ps, Time duration_ps,

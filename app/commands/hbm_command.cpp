@@ -261,10 +261,12 @@ int hbm_main(int argc, char** argv) {
   // A run shorter than the postponement window ends before its busy
   // controllers pay their refreshes: its bandwidth is that of a memory
   // refreshing less than the device must.
+  // A trace that ran to its end wants a longer trace; one --requests cut wants more of them.
+  const bool cut = !trace || (limited && s.requests >= requests);
   if (s.refreshes_owed * 20 > s.refreshes + s.refreshes_owed)
     std::cerr << "mxcosim hbm: warning: " << s.refreshes_owed << " of the " << s.refreshes + s.refreshes_owed
               << " refreshes due were postponed and not yet issued when the run ended, so it under-counts refresh ("
-              << (trace ? "a longer trace" : "more --requests") << ", or --refresh-postpone 0 to refresh at each due "
+              << (cut ? "more --requests" : "a longer trace") << ", or --refresh-postpone 0 to refresh at each due "
               << "cycle)\n";
   if (trace && trace->backwards_lines()) {
     const bool one = trace->backwards_lines() == 1;

@@ -453,7 +453,7 @@ int run_main(int argc, char** argv) {
     again.waveform_to_cycle = fail_cycle + 16;
     // Nothing after the window is dumped: the re-run stops a cycle past it (a failure early in
     // a long run took the whole run's time again).
-    again.stop_after_ps = (again.waveform_to_cycle + 2) * period;
+    again.stop_after_ps = (again.waveform_to_cycle + 1) * period;
     if (!rtl_first) {
       again.waveform.clear();  // the reproduce line asks for none
       std::cout << "  failure waveform: none (tile 0 of chip 0 is a performance-model tile)\n";

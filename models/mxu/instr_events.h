@@ -19,6 +19,11 @@ namespace mxc {
 struct InstrEventFault {
   std::string pin;  ///< The unit's name ("dma", "compute", "ici"), or "dispatch".
   std::string field, expected, actual;
+  /// "TILE: cycle N: FIELD (expected ..., got ...)", the message of tile `tile`'s fault at `cycle`.
+  std::string text(const std::string& tile, std::uint64_t cycle) const {
+    return tile + ": cycle " + std::to_string(cycle) + ": " + field + " (expected " + expected + ", got " + actual +
+           ")";
+  }
 };
 
 /// Dispatches come in program order; each unit (0 dma, 1 compute, 2 ici)

@@ -230,8 +230,7 @@ ModelTile::Change ModelTile::step(Time now) {
   if (done_bits || fire)
     if (const auto fault = m_tracker.on_edge(done_bits, fire, static_cast<unsigned>(head_unit), c))
       // The model's own units and dispatcher drive these: an edge they cannot explain is its bug.
-      throw std::logic_error(m_cfg.name + ": cycle " + std::to_string(c) + ": " + fault->field + " (expected " +
-                             fault->expected + ", got " + fault->actual + ")");
+      throw std::logic_error(fault->text(m_cfg.name, c));
 
   m_dma.edge(dc, s, desc_fire, desc_fire ? &m_program[m_queue[0].front()] : nullptr, dma_sp_ready);
   if (!compute_idle) m_compute.edge(c, cc, cc.q_pop ? &m_program[m_queue[1].front()] : nullptr);

@@ -16,7 +16,7 @@ namespace {
 void write_small(const std::string& path) {
   TraceWriter t(path);
   t.process(1, "chip0");
-  t.thread(1, 2, "dma");
+  t.thread(1, 2, "dma", 2);
   t.complete(1, 2, "DMA_LOAD", "instr", 1'500, 2'000'250, {{"index", 0}, {"instr", "dma_load \"x\""}});
   t.instant(1, 2, "FENCE", "instr", 3'000'000);
   t.counter(1, "outstanding", 4'000'001, {{"reads", 3}});
@@ -95,7 +95,7 @@ TEST_CASE("the destructor finishes the file", "[trace]") {
   const std::string path = (dir / "d.json.gz").string();
   {
     TraceWriter t(path);
-    t.thread(0, 0, "x");
+    t.thread(0, 0, "x", 0);
   }
   const json doc = json::parse(test::read_trace_text(path));
   CHECK(doc["traceEvents"].size() == 2);

@@ -129,14 +129,6 @@ TEST_CASE("yaml reader: a field's line is its value's, or its nearest enclosing 
   CHECK(mxc::field_line(root, "system.chips.x") == 2);             // below a scalar: the scalar's
   CHECK(mxc::field_line(root, "system.memory.kind") == 2);         // the system mapping starts on line 2
   CHECK(mxc::field_line(r.load(""), "system.chips") == 0);         // an empty text has no line
-  try {
-    r.fail_at_field(root, "system.tile.rows", "why");
-  } catch (const std::invalid_argument& e) {
-    CHECK(std::string(e.what()) == "c.yaml:3: field 'system.tile.rows': why");
-  }
-  try {
-    r.fail_at_field(r.load(""), "system.chips", "why");
-  } catch (const std::invalid_argument& e) {
-    CHECK(std::string(e.what()) == "c.yaml: field 'system.chips': why");
-  }
+  CHECK_THROWS_WITH(r.fail_at_field(root, "system.tile.rows", "why"), "c.yaml:3: field 'system.tile.rows': why");
+  CHECK_THROWS_WITH(r.fail_at_field(r.load(""), "system.chips", "why"), "c.yaml: field 'system.chips': why");
 }

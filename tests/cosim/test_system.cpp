@@ -743,4 +743,6 @@ TEST_CASE("a run told to stop at a time ends within a cycle past it") {
   CHECK(r.sim_time_ps > cut.stop_after_ps);
   CHECK(r.sim_time_ps <= cut.stop_after_ps + 1000);
   CHECK_FALSE(r.passed);
+  // Said as what it is, not as a hang.
+  CHECK(r.error.rfind("stopped at 1000000 ps as asked, before the run finished: ", 0) == 0);
 }

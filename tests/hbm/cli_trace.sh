@@ -34,6 +34,11 @@ printf '%s\n' "$out" | grep -Fq "not yet issued" && fail "short, 0 owed: $out"
 awk 'BEGIN { for (i = 0; i < 20000; i++) printf "0x%x READ 0\n", i * 256 }' > "$tmp/burst.trace"
 out=$("$mxcosim" hbm --config "$config" --trace "$tmp/burst.trace" --size 256 2>&1) || fail "short trace: exit $?: $out"
 printf '%s\n' "$out" | grep -Fq "under-counts refresh (a longer trace" || fail "short trace: $out"
+# Cut short by --requests, the advice is more of them.
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "0x%x READ 0\n", i * 256 }' > "$tmp/long.trace"
+out=$("$mxcosim" hbm --config "$config" --trace "$tmp/long.trace" --size 256 --requests 20000 2>&1) ||
+  fail "cut trace: exit $?: $out"
+printf '%s\n' "$out" | grep -Fq "under-counts refresh (more --requests" || fail "cut trace: $out"
 
 # Lines whose cycle goes back: run in file order, with a warning counting them.
 printf '0x40 READ 10\n0x80 READ 5\n' > "$tmp/back1.trace"
