@@ -230,7 +230,9 @@ int run_main(int argc, char** argv) {
     }
     check_fabric_latency(c);
   } catch (const std::invalid_argument& e) {
-    // The value at fault may be the command line's, not the file's.
+    // The value at fault may be the command line's, not the file's: said, unless the message
+    // already starts with the option that set it (config_where).
+    if (std::string_view(e.what()).starts_with("--")) throw;
     std::string given;
     for (const char* opt : {"rows", "cols", "clock-mhz", "backpressure", "mem-latency-ns", "mem-outstanding"})
       if (args.count(opt)) given += std::string(given.empty() ? "" : ", ") + "--" + opt;
