@@ -20,15 +20,16 @@ namespace mxc::regress {
 /// One run of a suite: a night, a CI job, a Slurm array.
 struct RunInfo {
   std::int64_t run_id = 0;
-  std::string suite;
-  std::string rev;
-  std::string label;        ///< Distinguishes runs of one suite at one revision (default: the UTC date).
-  std::string started_at;
-  std::string finished_at;
-  std::string state;        ///< "running", "interrupted", "complete".
-  std::string host;
-  std::string shard;        ///< "K/N", "" for a whole suite, or the merged shards.
-  std::int64_t planned = 0; ///< Tests in the run's plan (see HistoryDb::add_to_plan).
+  // Strings brace-initialised: a key may name only some fields ({.suite = ..., .shard = ...}).
+  std::string suite{};
+  std::string rev{};
+  std::string label{};      ///< Distinguishes runs of one suite at one revision (default: the UTC date).
+  std::string started_at{};
+  std::string finished_at{};
+  std::string state{};      ///< "running", "interrupted", "complete".
+  std::string host{};
+  std::string shard{};      ///< "K/N", "" for a whole suite, or the merged shards.
+  std::int64_t planned = 0;  ///< Tests in the run's plan (see HistoryDb::add_to_plan).
   /// `planned` as a count (a damaged file's negative one as 0).
   std::size_t planned_count() const { return planned > 0 ? static_cast<std::size_t>(planned) : 0; }
 };

@@ -181,11 +181,7 @@ TEST_CASE("regress --baseline does not count the run it continues: refused befor
   {
     // An unfinished run at r2, which the next command at r2 with its label continues.
     HistoryDb db(dir / "o/results.db");
-    RunInfo k;
-    k.suite = "s";
-    k.rev = "r2";
-    k.label = "night";
-    k.started_at = "2099-01-01T00:00:00Z";
+    RunInfo k{.suite = "s", .rev = "r2", .label = "night", .started_at = "2099-01-01T00:00:00Z"};
     db.set_run_state(db.create_run(k), "interrupted", "");
   }
   std::filesystem::remove(dir / "o/junit.xml");

@@ -93,11 +93,7 @@ namespace {
 // Two runs of "smoke": r1 yesterday (all pass), r2 today with one failure,
 // one crash and one size not built.
 void fill(HistoryDb& db) {
-  RunInfo k;
-  k.suite = "smoke";
-  k.rev = "r1";
-  k.label = "d1";
-  k.started_at = "2025-01-01T00:00:00Z";
+  RunInfo k{.suite = "smoke", .rev = "r1", .label = "d1", .started_at = "2025-01-01T00:00:00Z"};
   const auto r1 = db.create_run(k);
   k.rev = "r2";
   k.label = "d2";
@@ -201,11 +197,7 @@ TEST_CASE("report data: planned tests that never ran regress in plan order, comp
   HistoryDb db(dir / "r.db");
   const auto make_run = [&](const std::string& rev, const std::string& day, const std::string& state,
                             const std::vector<std::string>& results) {
-    RunInfo k;
-    k.suite = "s";
-    k.rev = rev;
-    k.label = day;
-    k.started_at = "2025-01-0" + day + "T00:00:00Z";
+    RunInfo k{.suite = "s", .rev = rev, .label = day, .started_at = "2025-01-0" + day + "T00:00:00Z"};
     const auto id = db.create_run(k);
     db.add_to_plan(id, {"t-m", "t-a", "t-z"}, "");  // not alphabetical
     for (const auto& t : results) db.record(id, rec(t, "pass", 100, 100, 1));
@@ -289,10 +281,7 @@ TEST_CASE("JUnit XML: counts, per-test properties, failure with mismatch and rep
 TEST_CASE("JUnit XML: the planned tests an interrupted run never finished are errors") {
   TempDir dir;
   HistoryDb db(dir / "r.db");
-  RunInfo k;
-  k.suite = "night";
-  k.rev = "r1";
-  k.label = "d1";
+  RunInfo k{.suite = "night", .rev = "r1", .label = "d1"};
   const auto run = db.create_run(k);
   db.add_to_plan(run, {"g/a", "g/b", "g/c"}, "");
   db.record(run, rec("g/a", "pass", 100, 100, 1.0));
@@ -334,10 +323,7 @@ TEST_CASE("CSV export: one row per test, quoted where needed, empty for null") {
 TEST_CASE("CSV export cleans text as the JSON and XML files do: no invalid UTF-8, no control bytes") {
   TempDir dir;
   HistoryDb db(dir / "r.db");
-  RunInfo k;
-  k.suite = "s";
-  k.rev = "r";
-  k.label = "l";
+  RunInfo k{.suite = "s", .rev = "r", .label = "l"};
   const auto run = db.create_run(k);
   TestRecord t = rec("g/t\xff", "error", std::nullopt, std::nullopt, 1);
   t.message = "usage error: bad \xc3( byte; \x1b[31mred\x1b[0m \xc2\xb5s";
@@ -387,11 +373,7 @@ TEST_CASE("a test that did not run names the shard never merged, or else why its
   {
     // Shard 1/2 of the suite b, a, d, c (not alphabetical): b and d; it ran b and was interrupted.
     HistoryDb s1(dir / "s1.db");
-    RunInfo k;
-    k.suite = "s";
-    k.rev = "r1";
-    k.label = "slurm";
-    k.shard = "1/2";
+    RunInfo k{.suite = "s", .rev = "r1", .label = "slurm", .shard = "1/2"};
     const auto id = s1.create_run(k);
     s1.add_to_plan(id, {"g/b", "g/d"}, "1/2");
     s1.add_suite_tests(id, {"g/b", "g/a", "g/d", "g/c"});
@@ -420,10 +402,7 @@ TEST_CASE("a test that did not run names the shard never merged, or else why its
 TEST_CASE("JUnit XML: a status the database should not hold is an error naming it, as the counts have it") {
   TempDir dir;
   HistoryDb db(dir / "r.db");
-  RunInfo k;
-  k.suite = "s";
-  k.rev = "r1";
-  k.label = "d1";
+  RunInfo k{.suite = "s", .rev = "r1", .label = "d1"};
   const auto run = db.create_run(k);
   db.record(run, rec("g/a", "pass", 100, 100, 1.0));
   TestRecord odd = rec("g/b", "flaky", 100, 100, 1.0);
@@ -443,10 +422,7 @@ TEST_CASE("JUnit XML: a status the database should not hold is an error naming i
 TEST_CASE("JUnit XML: a test whose suite sets no seed has the seed its results file recorded") {
   TempDir dir;
   HistoryDb db(dir / "r.db");
-  RunInfo k;
-  k.suite = "s";
-  k.rev = "r1";
-  k.label = "d1";
+  RunInfo k{.suite = "s", .rev = "r1", .label = "d1"};
   const auto run = db.create_run(k);
   TestRecord from_file = rec("g/a", "pass", 100, 100, 1.0);
   from_file.results_json = R"({"status":"pass","seed":1,"cycles":{"rtl":100}})";
@@ -475,11 +451,7 @@ namespace {
 // Run "night" of suite g planning g/a, g/b, g/c, interrupted after g/a
 // passed, started after a complete run where all three passed.
 ReportData interrupted_night(HistoryDb& db) {
-  RunInfo k;
-  k.suite = "night";
-  k.rev = "r0";
-  k.label = "d0";
-  k.started_at = "2025-01-01T00:00:00Z";
+  RunInfo k{.suite = "night", .rev = "r0", .label = "d0", .started_at = "2025-01-01T00:00:00Z"};
   const auto before = db.create_run(k);
   for (const char* id : {"g/a", "g/b", "g/c"}) db.record(before, rec(id, "pass", 100, 100, 1.0));
   db.set_run_state(before, "complete", "2025-01-01T01:00:00Z");
@@ -597,10 +569,7 @@ TEST_CASE("JSON export: a test that never ran has every field of a row that ran,
 TEST_CASE("CSV, JSON and JUnit XML give the same seed: the suite's, else the one the results file recorded") {
   TempDir dir;
   HistoryDb db(dir / "r.db");
-  RunInfo k;
-  k.suite = "s";
-  k.rev = "r1";
-  k.label = "d1";
+  RunInfo k{.suite = "s", .rev = "r1", .label = "d1"};
   const auto run = db.create_run(k);
   TestRecord from_file = rec("g/a", "pass", 100, 100, 1.0);  // its suite sets no seed
   from_file.test_index = 0;

@@ -99,12 +99,7 @@ const char* kMixed = R"(  - {name: ok, command: pass, seeds: [1, 2, 3]}
 // is to be added), in `shard`.
 std::int64_t stopped_run(HistoryDb& db, const std::vector<std::string>& done, std::int64_t planned = 0,
                          const std::string& shard = "") {
-  RunInfo k;
-  k.suite = "s";
-  k.rev = "r1";
-  k.label = "night";
-  k.shard = shard;
-  k.planned = planned;
+  RunInfo k{.suite = "s", .rev = "r1", .label = "night", .shard = shard, .planned = planned};
   const auto run = db.create_run(k);
   for (const auto& id : done) {
     TestRecord r;
@@ -669,11 +664,7 @@ TEST_CASE("without a label the newest unfinished run with a date label is contin
   HistoryDb db(f.dir / "r.db");
   const Suite s = f.suite("  - {name: ok, command: pass, seeds: [1, 2]}\n");
   auto stopped = [&](const std::string& label, const std::string& shard) {
-    RunInfo k;
-    k.suite = "s";
-    k.rev = "r1";
-    k.label = label;
-    k.shard = shard;
+    RunInfo k{.suite = "s", .rev = "r1", .label = label, .shard = shard};
     const auto run = db.create_run(k);
     db.add_to_plan(run, {"ok/seed=1", "ok/seed=2"}, shard);
     TestRecord r;
@@ -733,11 +724,7 @@ TEST_CASE("a merge without one shard plans that shard's tests: not run in JUnit,
   HistoryDb all(f.dir / "all.db");
   {
     // A complete run at r0 where every test passed.
-    RunInfo k;
-    k.suite = "s";
-    k.rev = "r0";
-    k.label = "before";
-    k.started_at = "2020-01-01T00:00:00Z";
+    RunInfo k{.suite = "s", .rev = "r0", .label = "before", .started_at = "2020-01-01T00:00:00Z"};
     const auto base = all.create_run(k);
     for (int seed = 1; seed <= 6; ++seed) {
       TestRecord r;
