@@ -234,8 +234,7 @@ int run_main(int argc, char** argv) {
     // already starts with the option that set it (config_where).
     if (std::string_view(e.what()).starts_with("--")) throw;
     std::string given;
-    for (const char* opt : {"rows", "cols", "clock-mhz", "backpressure", "mem-latency-ns", "mem-outstanding"})
-      if (args.count(opt)) given += std::string(given.empty() ? "" : ", ") + "--" + opt;
+    for (const auto& [field, opt] : c.set_by_option) given += (given.empty() ? "" : ", ") + opt;
     if (given.empty()) throw;
     throw std::invalid_argument(std::string(e.what()) + " (the command line set " + given + ")");
   }
