@@ -57,6 +57,58 @@ std::optional<std::vector<std::string>> list_values(const cxxopts::ParseResult& 
     return std::nullopt;
   }
 }
+
+// The integer `text` spells, as cxxopts reads integers (an optional sign, decimal or 0x hex), or
+// nullopt when it is not one or is past 2^64 in magnitude.
+std::optional<__int128> integer_text(std::string_view text) {
+  bool negative = false;
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) negative = text[0] == '-', text.remove_prefix(1);
+  int base = 10;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) base = 16, text.remove_prefix(2);
+  if (text.empty()) return std::nullopt;
+  unsigned __int128 magnitude = 0;
+  for (const char ch : text) {
+    const int digit = ch >= '0' && ch <= '9'                 ? ch - '0'
+                      : base == 16 && ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+                      : base == 16 && ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                                             : -1;
+    if (digit < 0) return std::nullopt;
+    magnitude = magnitude * static_cast<unsigned>(base) + static_cast<unsigned>(digit);
+    if (magnitude > (static_cast<unsigned __int128>(1) << 64)) return std::nullopt;
+  }
+  const auto value = static_cast<__int128>(magnitude);
+  return negative ? -value : value;
+}
+
+// The value option `key` holds, when it is one of the integer types the commands declare.
+std::optional<__int128> integer_value(const cxxopts::ParseResult& args, const std::string& key) {
+  const auto as = [&]<class T>(T*) -> std::optional<__int128> {
+    try {
+      return static_cast<__int128>(args[key].as<T>());
+    } catch (const std::bad_cast&) {
+      return std::nullopt;
+    }
+  };
+  for (auto v : {as(static_cast<std::uint64_t*>(nullptr)), as(static_cast<std::uint32_t*>(nullptr)),
+                 as(static_cast<std::int64_t*>(nullptr)), as(static_cast<std::int32_t*>(nullptr))})
+    if (v) return v;
+  return std::nullopt;
+}
+
+// cxxopts 3.1 misses most overflows of an integer option (its check compares each step's result
+// with the last, which a multiply can wrap past), so `--packet-bytes 5000000000` would run with
+// 705032704. Each integer option's value is read from its text again, and one that differs is
+// refused as cxxopts refuses a value it cannot read.
+void refuse_wrapped_integers(const cxxopts::ParseResult& args) {
+  std::map<std::string, std::string> last;  // an option given twice holds its last value (refused later)
+  for (const auto& kv : args.arguments()) last[kv.key()] = kv.value();
+  for (const auto& [key, text] : last) {
+    const auto held = integer_value(args, key);
+    if (!held) continue;
+    const auto spelled = integer_text(text);
+    if (!spelled || *spelled != *held) throw cxxopts::exceptions::incorrect_argument_type(text);
+  }
+}
 }  // namespace
 
 void refuse_output_over(const cxxopts::ParseResult& args, const std::vector<std::string_view>& outputs,
@@ -79,6 +131,7 @@ std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv
   try {
     NormalizedArgs normalized(argc, argv, spec.letters);
     args = opts.parse(normalized.argc(), normalized.argv());
+    refuse_wrapped_integers(args);
   } catch (const cxxopts::exceptions::incorrect_argument_type&) {
     throw;  // main names the option the value was given to
   } catch (const cxxopts::exceptions::exception& e) {
