@@ -17,7 +17,6 @@ struct Waiting {
   std::uint32_t dst;
   Time created;
 };
-constexpr std::uint64_t kMaxQueued = 4'000'000;  // beyond this the point is saturated
 
 /// Bytes per second a chip can send: two ports per active dimension.
 double chip_capacity(const Topology& topo, double link_bytes_per_s) {
@@ -48,6 +47,8 @@ class TrafficRun {
   /// Makes the packets due at `now` and queues them at their sources.
   void create_due(Time now);
   void create(std::uint32_t c, std::uint32_t dst, Time now);
+  /// A packet drawn at `now` and not made: the backlog is at its cap.
+  void refuse(Time now);
   /// Runs the fabric from `now` towards the next packet creation at `tg`;
   /// returns the time it got to.
   Time run_fabric(Time now, Time tg);
@@ -63,6 +64,11 @@ class TrafficRun {
   const double m_capacity, m_slot_ps;
   const std::uint64_t m_threshold;
   const Time m_win_lo, m_win_hi, m_win_mid, m_stop;
+  // A source's share of TrafficParams::max_backlog. Shared out, as one
+  // count for all, the cap went to the sources whose packets leave slowest:
+  // the others, refused, went idle and the network carried a fraction of
+  // what it can.
+  const std::uint64_t m_source_cap;
   std::uint64_t m_end_slot = ~0ull;
   // Sources refused for a full injection queue wait for space rather than
   // offering again after every event, when the fabric can tell.
@@ -95,7 +101,8 @@ TrafficRun::TrafficRun(Fabric& fabric, const Topology& topo, const TrafficPatter
                                                                                     prm.packet_bytes)),
       m_threshold(prm.load >= 1.0 ? ~0ull : static_cast<std::uint64_t>(prm.load * 0x1p64)),
       m_win_lo(prm.warmup_ps), m_win_hi(prm.warmup_ps + prm.measure_ps), m_win_mid(m_win_lo + prm.measure_ps / 2),
-      m_stop(m_win_hi + prm.drain_limit_ps), m_watch(dynamic_cast<InjectionWatch*>(&fabric)),
+      m_stop(m_win_hi + prm.drain_limit_ps), m_source_cap(std::max<std::uint64_t>(1, prm.max_backlog / m_chips)),
+      m_watch(dynamic_cast<InjectionWatch*>(&fabric)),
       m_slot(m_chips, 0), m_queue(m_chips), m_is_dirty(m_chips, false), m_next_id(m_chips, 0) {
   m_end_slot = first_slot_after_stop();
   m_pt.offered_load = prm.load;
@@ -150,7 +157,7 @@ bool TrafficRun::finished(Time now, Time tf) {
   }
   snapshot(now);
   if (now >= m_win_hi && m_outstanding == 0) return true;
-  if (now > m_stop || m_queued > kMaxQueued) {
+  if (now > m_stop) {
     m_pt.saturated = true;
     return true;
   }
@@ -166,10 +173,18 @@ void TrafficRun::create_due(Time now) {
   while (!m_arrivals.empty() && m_arrivals.top().first == now) {
     const std::uint32_t c = m_arrivals.top().second;
     m_arrivals.pop();
+    // The destination is drawn for a refused packet too, so that a source
+    // draws the same numbers, and offers the same packets, with or without the cap.
     const std::uint32_t dst = m_pattern.destination(c, m_rng[c]);
     schedule_next(c);
-    if (dst != c) create(c, dst, now);
+    if (dst == c) continue;
+    if (m_queue[c].size() >= m_source_cap) refuse(now);
+    else create(c, dst, now);
   }
+}
+
+void TrafficRun::refuse(Time now) {
+  if (now >= m_win_lo && now < m_win_hi) ++m_pt.refused;
 }
 
 void TrafficRun::create(std::uint32_t c, std::uint32_t dst, Time now) {
@@ -250,7 +265,11 @@ void TrafficRun::finish() {
   // grows by what the network cannot take). Accepted against offered load
   // would say the same only for windows much longer than the latency: a
   // packet made in the window is delivered after it.
-  // (A run stopped before the window closed is saturated anyway.)
+  // (A deadlocked run, stopped early, is saturated anyway.) A backlog at
+  // the cap is far past any steady state: its point is saturated whatever
+  // the growth says (held at the cap, it grows by none).
+  m_pt.truncated = m_pt.refused > 0;
+  if (m_pt.truncated) m_pt.saturated = true;
   const double grew =
       static_cast<double>(m_backlog_hi.value_or(m_backlog)) - static_cast<double>(m_backlog_mid.value_or(0));
   const double made_then = static_cast<double>((m_backlog_hi ? m_made_hi : m_made) - m_made_mid);

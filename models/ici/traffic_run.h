@@ -20,6 +20,12 @@ struct TrafficParams {
   Time measure_ps = 50'000'000;
   Time drain_limit_ps = 200'000'000;  ///< Give up on measured packets after this.
   std::uint64_t seed = 1;
+  /// Packets waiting at the sources beyond which they make no more, each
+  /// source its share (max_backlog / chips, at least 1): a source with its
+  /// share waiting refuses its next packets (counted, not made) until it
+  /// has fewer, and the fabric runs on to the end of the window. It bounds
+  /// the memory of a point far past saturation.
+  std::uint64_t max_backlog = 4'000'000;
 };
 
 struct TrafficPoint {
@@ -36,6 +42,12 @@ struct TrafficPoint {
   /// Packets in the network and no event left to move them: its buffers
   /// wait on one another in a cycle (only with datelines off). Saturated too.
   bool deadlocked = false;
+  /// Packets the sources drew in the window but did not make, the backlog
+  /// being at TrafficParams::max_backlog. Not in `measured`.
+  std::uint64_t refused = 0;
+  /// Some were (refused > 0): the window's offered load was not all made,
+  /// though the rates are still over the whole window. Saturated too.
+  bool truncated = false;
 };
 
 /// Time between a source's packet slots (one Bernoulli trial each): a

@@ -78,6 +78,35 @@ TEST_CASE("uniform traffic on a 4x4 torus saturates above its hand-computed capa
   CHECK_FALSE(run(0.2, 0).saturated);
 }
 
+TEST_CASE("a point whose backlog reaches the cap refuses packets and still measures the whole window") {
+  // Uniform load 1 on the 4x4 torus offers 3.4 times what it carries (hand
+  // limit 0.294, previous test case): a chip makes 180 GB/s / 1024 B = 0.176
+  // packets a ns and sends 0.294 of them, so 0.124 a ns pile up at it and a
+  // cap of 2000 per chip is reached after 16 us, in the 20 us warm-up. The
+  // run once stopped there and divided what it had delivered by the window.
+  const IciConfig cfg = load_ici_config(std::string(MXCOSIM_SOURCE_DIR) + "/configs/ici/torus4x4.yaml");
+  const auto run = [&](std::uint64_t cap) {
+    TorusFabric f(cfg);
+    const TrafficPattern pat(TrafficKind::kUniform, f.topology());
+    TrafficParams prm;
+    prm.load = 1.0;
+    prm.packet_bytes = 1024;
+    prm.max_backlog = cap;
+    return run_traffic(f, f.topology(), pat, static_cast<double>(cfg.link_bytes_per_s()), prm);
+  };
+  const TrafficPoint capped = run(16 * 2000), free = run(~0ull);
+  CHECK(capped.truncated);
+  CHECK(capped.saturated);
+  CHECK_FALSE(free.truncated);
+  CHECK(free.refused == 0);
+  // The network is as full with the cap as without: it carries its limit over the whole window.
+  CHECK(capped.accepted_load == Approx(0.294).epsilon(0.05));
+  CHECK(capped.accepted_load == Approx(free.accepted_load).epsilon(0.02));
+  // The sources drew the same packets: those made and those refused are the packets offered.
+  CHECK(capped.measured + capped.refused == free.measured);
+  CHECK(capped.refused > capped.measured);  // it offers 3.4 times what it carries
+}
+
 TEST_CASE("the analytic fabric saturates where its links do, as the packet model") {
   // Its links send one message at a time: uniform traffic on the 4x4 torus saturates above
   // the hand limit 0.294 (previous test case), and all 15 chips sending only to chip 0 get
