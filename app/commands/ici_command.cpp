@@ -351,9 +351,9 @@ int ici_main(int argc, char** argv) {
                 "truncated"},
                rows, csv);
     if (truncated)
-      std::cerr << "note: at " << truncated << " of " << loads.size() << " loads the packets waiting at their "
-                << "sources reached " << prm.max_backlog << ": the sources made no more until some were "
-                << "sent (refused_packets in the JSON), so less than the offered load was made; the rates are "
+      std::cerr << "note: at " << truncated << " of " << loads.size() << " loads the packets made and not yet "
+                << "delivered reached " << prm.max_backlog << ": the sources made no more until some were "
+                << "delivered (refused_packets in the JSON), so less than the offered load was made; the rates are "
                 << "over the whole window (truncated: yes)\n";
     if (deadlocks) {
       std::cerr << "mxcosim ici: the fabric deadlocked at " << deadlocks << " of " << loads.size()

@@ -82,6 +82,11 @@ class TrafficRun {
   std::vector<std::uint32_t> m_dirty;  // chips with packets waiting
   std::vector<bool> m_is_dirty;
   std::vector<std::uint64_t> m_next_id;
+  // Per source: packets it made that are not delivered yet, at it or in the
+  // network. The cap counts these: the analytic fabric never refuses an
+  // injection, so counting the packets waiting at the sources bounded
+  // nothing there, and its link queues grew by hundreds of MB per simulated ms.
+  std::vector<std::uint64_t> m_source_backlog;
   std::vector<IciPacket> m_inbox;
   std::uint64_t m_queued = 0, m_outstanding = 0;
   TrafficPoint m_pt;
@@ -103,7 +108,8 @@ TrafficRun::TrafficRun(Fabric& fabric, const Topology& topo, const TrafficPatter
       m_win_lo(prm.warmup_ps), m_win_hi(prm.warmup_ps + prm.measure_ps), m_win_mid(m_win_lo + prm.measure_ps / 2),
       m_stop(m_win_hi + prm.drain_limit_ps), m_source_cap(std::max<std::uint64_t>(1, prm.max_backlog / m_chips)),
       m_watch(dynamic_cast<InjectionWatch*>(&fabric)),
-      m_slot(m_chips, 0), m_queue(m_chips), m_is_dirty(m_chips, false), m_next_id(m_chips, 0) {
+      m_slot(m_chips, 0), m_queue(m_chips), m_is_dirty(m_chips, false), m_next_id(m_chips, 0),
+      m_source_backlog(m_chips, 0) {
   m_end_slot = first_slot_after_stop();
   m_pt.offered_load = prm.load;
   m_fabric.set_delivery([this](const IciPacket& p) { m_inbox.push_back(p); });
@@ -178,7 +184,7 @@ void TrafficRun::create_due(Time now) {
     const std::uint32_t dst = m_pattern.destination(c, m_rng[c]);
     schedule_next(c);
     if (dst == c) continue;
-    if (m_queue[c].size() >= m_source_cap) refuse(now);
+    if (m_source_backlog[c] >= m_source_cap) refuse(now);
     else create(c, dst, now);
   }
 }
@@ -190,6 +196,7 @@ void TrafficRun::refuse(Time now) {
 void TrafficRun::create(std::uint32_t c, std::uint32_t dst, Time now) {
   m_queue[c].push_back(Waiting{dst, now});
   ++m_queued;
+  ++m_source_backlog[c];
   ++m_backlog;
   ++m_made;
   if (now >= m_win_lo && now < m_win_hi) {
@@ -218,6 +225,7 @@ Time TrafficRun::run_fabric(Time now, Time tg) {
 void TrafficRun::take_deliveries() {
   m_backlog -= m_inbox.size();
   for (const IciPacket& p : m_inbox) {
+    --m_source_backlog[p.src];
     if (p.deliver >= m_win_lo && p.deliver < m_win_hi) m_accepted_bytes += p.bytes;
     const Time created = p.addr;
     if (created >= m_win_lo && created < m_win_hi) {

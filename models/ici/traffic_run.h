@@ -20,11 +20,12 @@ struct TrafficParams {
   Time measure_ps = 50'000'000;
   Time drain_limit_ps = 200'000'000;  ///< Give up on measured packets after this.
   std::uint64_t seed = 1;
-  /// Packets waiting at the sources beyond which they make no more, each
-  /// source its share (max_backlog / chips, at least 1): a source with its
-  /// share waiting refuses its next packets (counted, not made) until it
-  /// has fewer, and the fabric runs on to the end of the window. It bounds
-  /// the memory of a point far past saturation.
+  /// Packets made and not yet delivered (waiting at their sources or in
+  /// the network) beyond which the sources make no more, each source its
+  /// share (max_backlog / chips, at least 1): a source with its share out
+  /// refuses its next packets (counted, not made) until fewer are, and the
+  /// fabric runs on to the end of the window. It bounds the memory of a
+  /// point far past saturation, on either fabric.
   std::uint64_t max_backlog = 4'000'000;
 };
 
