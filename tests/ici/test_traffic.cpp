@@ -39,19 +39,33 @@ TEST_CASE("neighbour traffic at low load has the one-hop zero-load latency") {
 }
 
 TEST_CASE("hotspot traffic saturates where uniform traffic does not") {
+  // Ring of 8, 1 KiB packets (1088 B on the wire), a chip offering L of its
+  // 2 x 45 GB/s. Uniform: of the 7 destinations, offsets 1, 2, 3 and 4 (the
+  // tie) go plus over 1 + 2 + 3 + 4 = 10 links, so a plus link carries
+  // 10/7 of a chip's rate: L x 90 x 10/7 x 1088/1024 <= 45 gives L <= 0.329.
+  // Hotspot, all to chip 0: 7 senders share its 2 incoming links,
+  // 7 x L x 90 x 1088/1024 <= 2 x 45 gives L <= 0.134. At 0.25 uniform is
+  // below its limit and hotspot far above.
   const IciConfig cfg = ring8();
   TrafficParams prm;
-  prm.load = 0.5;
+  prm.load = 0.25;
   prm.measure_ps = 20'000'000;
   prm.drain_limit_ps = 50'000'000;
   TorusFabric a(cfg), b(cfg);
   const TrafficPattern hot(TrafficKind::kHotspot, a.topology(), 0, 1.0);
-  const TrafficPattern nb(TrafficKind::kNeighbour, b.topology());
+  const TrafficPattern uni(TrafficKind::kUniform, b.topology());
   const TrafficPoint ph = run_traffic(a, a.topology(), hot, 45e9, prm);
-  const TrafficPoint pn = run_traffic(b, b.topology(), nb, 45e9, prm);
-  // All 7 senders into chip 0's 2 incoming links: at most 2/7 of 0.5 each gets through.
-  CHECK(ph.accepted_load < 0.5 * 0.75);
-  CHECK(pn.accepted_load == Approx(0.5).epsilon(0.1));
+  const TrafficPoint pu = run_traffic(b, b.topology(), uni, 45e9, prm);
+  CHECK(ph.saturated);
+  CHECK_FALSE(pu.saturated);
+  // Chip 0 takes in at most 2 x 45 GB/s x 1024/1088; its own uniform 0.25 x 90 GB/s goes out
+  // over other links. Of the 8 chips' 8 x 90 GB/s that is at most 0.149.
+  CHECK(ph.accepted_load <= (2 * 45.0 * 1024 / 1088 + 0.25 * 90) / (8 * 90) * 1.02);
+  CHECK(pu.accepted_load == Approx(0.25).epsilon(0.1));
+  // And uniform 10 % above its limit saturates: the limit is where the hand says.
+  TorusFabric c(cfg);
+  prm.load = 0.36;
+  CHECK(run_traffic(c, c.topology(), uni, 45e9, prm).saturated);
 }
 
 TEST_CASE("uniform traffic on a 4x4 torus saturates above its hand-computed capacity, not below") {
