@@ -161,7 +161,8 @@ void print_rows(const std::vector<std::string>& head, const std::vector<std::vec
 /// A traffic point in the JSON. With no measured packet delivered there is no latency: null.
 nlohmann::json point_json(const TrafficPoint& p) {
   const bool has_latency = p.delivered > 0;
-  return {{"offered_load", p.offered_load}, {"accepted_load", p.accepted_load},
+  return {{"offered_load", p.offered_load}, {"offered_load_per_sender", p.offered_per_sender},
+          {"accepted_load", p.accepted_load},
           {"avg_latency_ns", has_latency ? nlohmann::json(p.avg_latency_ns) : nlohmann::json()},
           {"max_latency_ns", has_latency ? nlohmann::json(p.max_latency_ns) : nlohmann::json()},
           {"measured_packets", p.measured}, {"delivered_packets", p.delivered}, {"saturated", p.saturated},
@@ -295,24 +296,30 @@ int ici_main(int argc, char** argv) {
                                   std::to_string(2 * std::max(1u, topo.active_dims())) + " links of " +
                                   shortest(cfg.link_gbps) + " GB/s (ici.link.bandwidth_gbps in " +
                                   args["config"].as<std::string>() + "), so no packet could be measured");
+    const TrafficPattern pattern(kind, topo, args["hotspot-chip"].as<std::uint32_t>(),
+                                 args["hotspot-fraction"].as<double>());
     // The packets a sweep makes before its drains, at least: said before a run of minutes.
     double packets = 0;
     for (double load : loads)
-      packets += load * static_cast<double>(topo.num_chips()) * static_cast<double>(prm.warmup_ps + prm.measure_ps) /
-                 slot_ps;
+      packets += load * static_cast<double>(pattern.senders()) *
+                 static_cast<double>(prm.warmup_ps + prm.measure_ps) / slot_ps;
     if (packets > kWarnTrafficPackets)
       std::cerr << "warning: about " << fmt(packets / 1e6, 0) << " million packets to simulate (" << loads.size()
                 << " loads x " << topo.num_chips() << " chips over --warmup-ns + --measure-ns "
                 << shortest(static_cast<double>(prm.warmup_ps + prm.measure_ps) / 1000.0)
                 << "): some minutes at a few million packets a second\n";
     prm.seed = args["seed"].as<std::uint64_t>();
-    const TrafficPattern pattern(kind, topo, args["hotspot-chip"].as<std::uint32_t>(),
-                                 args["hotspot-fraction"].as<double>());
     std::vector<std::vector<std::string>> rows;
     auto& pts = out["traffic"]["points"] = nlohmann::json::array();
     out["traffic"]["pattern"] = to_string(kind);
     out["traffic"]["packet_bytes"] = prm.packet_bytes;
     out["traffic"]["seed"] = prm.seed;
+    out["traffic"]["sending_chips"] = pattern.senders();
+    if (pattern.senders() < topo.num_chips())
+      std::cerr << "note: " << pattern.senders() << " of " << topo.num_chips() << " chips send ("
+                << to_string(kind) << ": the others are their own destination); offered_load is over all chips, "
+                << "as accepted_load is: the load each sender offers x " << pattern.senders() << "/"
+                << topo.num_chips() << " (offered_load_per_sender in the JSON)\n";
     // Everything the points depend on, so the JSON says how to run them again.
     out["traffic"]["warmup_ns"] = static_cast<double>(prm.warmup_ps) / 1000.0;
     out["traffic"]["measure_ns"] = static_cast<double>(prm.measure_ps) / 1000.0;

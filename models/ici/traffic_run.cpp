@@ -111,7 +111,10 @@ TrafficRun::TrafficRun(Fabric& fabric, const Topology& topo, const TrafficPatter
       m_slot(m_chips, 0), m_queue(m_chips), m_is_dirty(m_chips, false), m_next_id(m_chips, 0),
       m_source_backlog(m_chips, 0) {
   m_end_slot = first_slot_after_stop();
-  m_pt.offered_load = prm.load;
+  // Over all chips, as the accepted load is: transpose's diagonal chips
+  // send nothing, and a nominal figure read as loss at zero load.
+  m_pt.offered_per_sender = prm.load;
+  m_pt.offered_load = pattern.senders() == m_chips ? prm.load : prm.load * pattern.senders() / m_chips;
   m_fabric.set_delivery([this](const IciPacket& p) { m_inbox.push_back(p); });
   for (std::uint32_t c = 0; c < m_chips; ++c) {
     m_rng.emplace_back(prm.seed * 0x9E3779B97F4A7C15ull + c);

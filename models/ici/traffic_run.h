@@ -4,8 +4,8 @@
 //
 // Offered load is the fraction of a chip's injection capacity, taken as the
 // bandwidth of all its outgoing links (2 * dims-with-links * link bandwidth):
-// at load L every chip offers L of that capacity in payload bytes. Latency is
-// creation to delivery, so it includes waiting at the source.
+// at load L every sending chip offers L of that capacity in payload bytes.
+// Latency is creation to delivery, so it includes waiting at the source.
 #include <cstdint>
 
 #include "models/core/fabric.h"
@@ -30,7 +30,11 @@ struct TrafficParams {
 };
 
 struct TrafficPoint {
-  double offered_load = 0;    ///< Nominal offered load.
+  /// Offered payload over all chips' capacity, the measure of
+  /// accepted_load: the load each sending chip offers times the share of
+  /// chips that send (all of them but transpose's diagonal).
+  double offered_load = 0;
+  double offered_per_sender = 0;  ///< The load each sending chip offers: TrafficParams::load.
   double accepted_load = 0;   ///< Delivered payload in the window / capacity.
   double avg_latency_ns = 0;  ///< Mean latency of measured packets that arrived (0 if none did).
   double max_latency_ns = 0;

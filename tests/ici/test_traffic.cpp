@@ -227,6 +227,29 @@ TEST_CASE("transpose needs symmetric dimensions, two of them larger than 1") {
   CHECK(p.destination(s.chip_at({1, 2}), rng) == s.chip_at({2, 1}));
 }
 
+TEST_CASE("transpose traffic's offered load counts all chips as its accepted load does") {
+  // On a 4x4 torus the 4 chips of the diagonal are their own transpose and
+  // send nothing: at 0.05 per sender the chips offer 0.05 x 12/16 = 0.0375
+  // of their capacity, and at that low load the network takes all of it.
+  // (The nominal 0.05 was reported, against 0.038 accepted.)
+  const IciConfig cfg = load_ici_config(std::string(MXCOSIM_SOURCE_DIR) + "/configs/ici/torus4x4.yaml");
+  TorusFabric f(cfg);
+  const TrafficPattern pat(TrafficKind::kTranspose, f.topology());
+  CHECK(pat.senders() == 12);
+  TrafficParams prm;
+  prm.load = 0.05;
+  const TrafficPoint pt = run_traffic(f, f.topology(), pat, static_cast<double>(cfg.link_bytes_per_s()), prm);
+  CHECK(pt.offered_load == Approx(0.0375));
+  CHECK(pt.offered_per_sender == 0.05);
+  CHECK(pt.accepted_load == Approx(0.0375).epsilon(0.1));
+  CHECK_FALSE(pt.saturated);
+  // Every chip sends in the other patterns: the offered load is the load.
+  TorusFabric g(cfg);
+  const TrafficPattern uni(TrafficKind::kUniform, g.topology());
+  CHECK(uni.senders() == 16);
+  CHECK(run_traffic(g, g.topology(), uni, static_cast<double>(cfg.link_bytes_per_s()), prm).offered_load == 0.05);
+}
+
 TEST_CASE("a load too low to create a packet in the run ends with nothing measured") {
   const IciConfig cfg = ring8();
   // 1e-30 * 2^64 < 1: no Bernoulli trial can succeed. 1e-12: one packet
