@@ -47,7 +47,7 @@ class TrafficRun {
   /// Makes the packets due at `now` and queues them at their sources.
   void create_due(Time now);
   void create(std::uint32_t c, std::uint32_t dst, Time now);
-  /// A packet drawn at `now` and not made: the backlog is at its cap.
+  /// A packet drawn at `now` and not made: its source's share of the cap is out.
   void refuse(Time now);
   /// Runs the fabric from `now` towards the next packet creation at `tg`;
   /// returns the time it got to.
@@ -64,10 +64,9 @@ class TrafficRun {
   const double m_capacity, m_slot_ps;
   const std::uint64_t m_threshold;
   const Time m_win_lo, m_win_hi, m_win_mid, m_stop;
-  // A source's share of TrafficParams::max_backlog. Shared out, as one
-  // count for all, the cap went to the sources whose packets leave slowest:
-  // the others, refused, went idle and the network carried a fraction of
-  // what it can.
+  // A source's share of TrafficParams::max_backlog. As one count for all
+  // sources, the cap went to those whose packets leave slowest; the others,
+  // refused, went idle and the network carried a fraction of what it can.
   const std::uint64_t m_source_cap;
   std::uint64_t m_end_slot = ~0ull;
   // Sources refused for a full injection queue wait for space rather than
@@ -102,8 +101,8 @@ class TrafficRun {
 TrafficRun::TrafficRun(Fabric& fabric, const Topology& topo, const TrafficPattern& pattern, double link_bytes_per_s,
                        const TrafficParams& prm)
     : m_fabric(fabric), m_pattern(pattern), m_prm(prm), m_chips(topo.num_chips()),
-      m_capacity(chip_capacity(topo, link_bytes_per_s)), m_slot_ps(packet_slot_ps(topo, link_bytes_per_s,
-                                                                                    prm.packet_bytes)),
+      m_capacity(chip_capacity(topo, link_bytes_per_s)),
+      m_slot_ps(packet_slot_ps(topo, link_bytes_per_s, prm.packet_bytes)),
       m_threshold(prm.load >= 1.0 ? ~0ull : static_cast<std::uint64_t>(prm.load * 0x1p64)),
       m_win_lo(prm.warmup_ps), m_win_hi(prm.warmup_ps + prm.measure_ps), m_win_mid(m_win_lo + prm.measure_ps / 2),
       m_stop(m_win_hi + prm.drain_limit_ps), m_source_cap(std::max<std::uint64_t>(1, prm.max_backlog / m_chips)),
@@ -276,9 +275,10 @@ void TrafficRun::finish() {
   // grows by what the network cannot take). Accepted against offered load
   // would say the same only for windows much longer than the latency: a
   // packet made in the window is delivered after it.
-  // (A deadlocked run, stopped early, is saturated anyway.) A backlog at
-  // the cap is far past any steady state: its point is saturated whatever
-  // the growth says (held at the cap, it grows by none).
+  // (A deadlocked run, stopped early, is saturated anyway.) A source that
+  // reached its share of the cap is taken as past any steady state: the
+  // point is saturated whatever the growth says (held at the cap, the
+  // backlog grows by none).
   m_pt.truncated = m_pt.refused > 0;
   if (m_pt.truncated) m_pt.saturated = true;
   const double grew =
