@@ -158,6 +158,25 @@ void print_rows(const std::vector<std::string>& head, const std::vector<std::vec
   for (const auto& r : rows) line(r);
 }
 
+/// A traffic point in the JSON. With no measured packet delivered there is no latency: null.
+nlohmann::json point_json(const TrafficPoint& p) {
+  const bool has_latency = p.delivered > 0;
+  return {{"offered_load", p.offered_load}, {"offered_load_per_sender", p.offered_per_sender},
+          {"accepted_load", p.accepted_load},
+          {"avg_latency_ns", has_latency ? nlohmann::json(p.avg_latency_ns) : nlohmann::json()},
+          {"max_latency_ns", has_latency ? nlohmann::json(p.max_latency_ns) : nlohmann::json()},
+          {"measured_packets", p.measured}, {"delivered_packets", p.delivered}, {"saturated", p.saturated},
+          {"deadlocked", p.deadlocked}, {"truncated", p.truncated}, {"refused_packets", p.refused}};
+}
+
+/// A traffic point in the table and the CSV; "n/a" for a latency as null in the JSON.
+std::vector<std::string> point_row(const TrafficPoint& p) {
+  const bool has_latency = p.delivered > 0;
+  return {fmt(p.offered_load, 3), fmt(p.accepted_load, 3), has_latency ? fmt(p.avg_latency_ns, 1) : "n/a",
+          has_latency ? fmt(p.max_latency_ns, 1) : "n/a", std::to_string(p.measured),
+          p.deadlocked ? "DEADLOCK" : p.saturated ? "yes" : "no", p.truncated ? "yes" : "no"};
+}
+
 }  // namespace
 
 int ici_main(int argc, char** argv) {
@@ -277,24 +296,30 @@ int ici_main(int argc, char** argv) {
                                   std::to_string(2 * std::max(1u, topo.active_dims())) + " links of " +
                                   shortest(cfg.link_gbps) + " GB/s (ici.link.bandwidth_gbps in " +
                                   args["config"].as<std::string>() + "), so no packet could be measured");
+    const TrafficPattern pattern(kind, topo, args["hotspot-chip"].as<std::uint32_t>(),
+                                 args["hotspot-fraction"].as<double>());
     // The packets a sweep makes before its drains, at least: said before a run of minutes.
     double packets = 0;
     for (double load : loads)
-      packets += load * static_cast<double>(topo.num_chips()) * static_cast<double>(prm.warmup_ps + prm.measure_ps) /
-                 slot_ps;
+      packets += load * static_cast<double>(pattern.senders()) *
+                 static_cast<double>(prm.warmup_ps + prm.measure_ps) / slot_ps;
     if (packets > kWarnTrafficPackets)
       std::cerr << "warning: about " << fmt(packets / 1e6, 0) << " million packets to simulate (" << loads.size()
                 << " loads x " << topo.num_chips() << " chips over --warmup-ns + --measure-ns "
                 << shortest(static_cast<double>(prm.warmup_ps + prm.measure_ps) / 1000.0)
                 << "): some minutes at a few million packets a second\n";
     prm.seed = args["seed"].as<std::uint64_t>();
-    const TrafficPattern pattern(kind, topo, args["hotspot-chip"].as<std::uint32_t>(),
-                                 args["hotspot-fraction"].as<double>());
     std::vector<std::vector<std::string>> rows;
     auto& pts = out["traffic"]["points"] = nlohmann::json::array();
     out["traffic"]["pattern"] = to_string(kind);
     out["traffic"]["packet_bytes"] = prm.packet_bytes;
     out["traffic"]["seed"] = prm.seed;
+    out["traffic"]["sending_chips"] = pattern.senders();
+    if (pattern.senders() < topo.num_chips())
+      std::cerr << "note: " << pattern.senders() << " of " << topo.num_chips() << " chips send ("
+                << to_string(kind) << ": the others are their own destination); offered_load is over all chips, "
+                << "as accepted_load is: the load each sender offers x " << pattern.senders() << "/"
+                << topo.num_chips() << " (offered_load_per_sender in the JSON)\n";
     // Everything the points depend on, so the JSON says how to run them again.
     out["traffic"]["warmup_ns"] = static_cast<double>(prm.warmup_ps) / 1000.0;
     out["traffic"]["measure_ns"] = static_cast<double>(prm.measure_ps) / 1000.0;
@@ -307,23 +332,16 @@ int ici_main(int argc, char** argv) {
     // over the window's second half): a warm-up and half window shorter
     // than every point's mean latency measure the network filling up.
     double least_latency = 0;
-    std::size_t deadlocks = 0;
+    std::size_t deadlocks = 0, truncated = 0;
     for (double load : loads) {
       prm.load = load;
       auto fabric = make_fabric(cfg);
       const TrafficPoint p = run_traffic(*fabric, topo, pattern, static_cast<double>(cfg.link_bytes_per_s()), prm);
-      // With no measured packet delivered there is no latency: null, "n/a".
-      const bool has_latency = p.delivered > 0;
-      pts.push_back({{"offered_load", p.offered_load}, {"accepted_load", p.accepted_load},
-                     {"avg_latency_ns", has_latency ? nlohmann::json(p.avg_latency_ns) : nlohmann::json()},
-                     {"max_latency_ns", has_latency ? nlohmann::json(p.max_latency_ns) : nlohmann::json()},
-                     {"measured_packets", p.measured}, {"delivered_packets", p.delivered},
-                     {"saturated", p.saturated}, {"deadlocked", p.deadlocked}});
-      rows.push_back({fmt(p.offered_load, 3), fmt(p.accepted_load, 3),
-                      has_latency ? fmt(p.avg_latency_ns, 1) : "n/a", has_latency ? fmt(p.max_latency_ns, 1) : "n/a",
-                      std::to_string(p.measured), p.deadlocked ? "DEADLOCK" : p.saturated ? "yes" : "no"});
+      pts.push_back(point_json(p));
+      rows.push_back(point_row(p));
       deadlocks += p.deadlocked;
-      if (has_latency)
+      truncated += p.truncated;
+      if (p.delivered > 0)
         least_latency = least_latency == 0 ? p.avg_latency_ns : std::min(least_latency, p.avg_latency_ns);
     }
     const double settle_ns = static_cast<double>(prm.warmup_ps + prm.measure_ps / 2) / 1000.0;
@@ -336,8 +354,14 @@ int ici_main(int argc, char** argv) {
     if (!csv)
       std::cout << topo.describe() << ", " << cfg.model << " model, " << to_string(kind) << " traffic, "
                 << prm.packet_bytes << " B packets\n";
-    print_rows({"offered_load", "accepted_load", "avg_latency_ns", "max_latency_ns", "packets", "saturated"}, rows,
-               csv);
+    print_rows({"offered_load", "accepted_load", "avg_latency_ns", "max_latency_ns", "packets", "saturated",
+                "truncated"},
+               rows, csv);
+    if (truncated)
+      std::cerr << "note: at " << truncated << " of " << loads.size() << " loads the packets made and not yet "
+                << "delivered reached " << prm.max_backlog << ": the sources made no more until some were "
+                << "delivered (refused_packets in the JSON), so less than the offered load was made; the rates are "
+                << "over the whole window (truncated: yes)\n";
     if (deadlocks) {
       std::cerr << "mxcosim ici: the fabric deadlocked at " << deadlocks << " of " << loads.size()
                 << " loads: packets in its buffers and nothing left to move them"

@@ -29,7 +29,12 @@ struct IciConfig {
   std::uint32_t flit_bytes = 64;            ///< Buffer and credit granule.
   std::uint32_t vcs_per_class = 2;          ///< VCs in each dateline class (2 classes).
   std::uint32_t buffer_bytes_per_vc = 131072;  ///< Input buffer per VC per port.
-  std::uint32_t injection_queue = 256;      ///< Messages a chip may have accepted and not yet sent (must cover router latency x packet rate x ports).
+  /// Messages a chip may have accepted and not yet sent. Each stays at least
+  /// the router latency, so it must cover router latency x ports x link
+  /// bandwidth / the smallest wire packet or it caps throughput (Little's
+  /// law): 500 ns x 6 x 45 GB/s / (1 + 64) B = 2077 on a 3-D torus
+  /// (docs/ici.md, "Injection"). 256 capped 64 B packets at 0.12 of the load.
+  std::uint32_t injection_queue = 4096;
   bool datelines = true;                    ///< Off only for experiments: can deadlock.
 
   /// Link bandwidth in bytes per second.

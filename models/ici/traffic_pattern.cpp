@@ -26,7 +26,7 @@ std::string to_string(TrafficKind k) {
 // Messages name the options of `mxcosim ici`, which sets these.
 TrafficPattern::TrafficPattern(TrafficKind kind, const Topology& topo, std::uint32_t hotspot_chip,
                                double hotspot_fraction)
-    : m_kind(kind), m_topo(topo), m_hotspot(hotspot_chip) {
+    : m_kind(kind), m_topo(topo), m_hotspot(hotspot_chip), m_senders(topo.num_chips()) {
   if (topo.num_chips() < 2) throw std::invalid_argument("traffic: needs at least 2 chips");
   if (hotspot_chip >= topo.num_chips())
     throw std::invalid_argument("--hotspot-chip " + std::to_string(hotspot_chip) + ": not a chip of the " +
@@ -45,6 +45,8 @@ TrafficPattern::TrafficPattern(TrafficKind kind, const Topology& topo, std::uint
       throw std::invalid_argument(
           "traffic: transpose needs at least two dimensions larger than 1; with one every chip is its own "
           "transpose and nothing would be sent");
+    BlockMt64 unused(0);  // transpose draws no numbers
+    for (std::uint32_t c = 0; c < topo.num_chips(); ++c) m_senders -= destination(c, unused) == c;
   }
   m_neighbours.resize(topo.num_chips());
   for (std::uint32_t c = 0; c < topo.num_chips(); ++c) {

@@ -22,6 +22,9 @@ class TrafficPattern {
                  double hotspot_fraction = 0.2);
 
   TrafficKind kind() const { return m_kind; }
+  /// Chips that send anything: all but, for transpose, those on the
+  /// diagonal (coordinates that read the same reversed).
+  std::uint32_t senders() const { return m_senders; }
   /// Destination of the next packet of `src`; `src` itself means "send nothing"
   /// (transpose on the diagonal). Draws raw outputs of `rng` only.
   std::uint32_t destination(std::uint32_t src, BlockMt64& rng) const;
@@ -33,6 +36,7 @@ class TrafficPattern {
   const Topology& m_topo;
   std::uint32_t m_hotspot;
   std::uint64_t m_hotspot_threshold;
+  std::uint32_t m_senders;
   std::vector<std::vector<std::uint32_t>> m_neighbours;  // distinct neighbours per chip
 };
 

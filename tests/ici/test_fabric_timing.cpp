@@ -205,6 +205,36 @@ TEST_CASE("a buffer smaller than the credit round trip limits throughput to buff
   CHECK(got[0].deliver == 200'000 + 9 * period + 3 * ser + 300'000 + ser);
 }
 
+TEST_CASE("ring of 2 with a one-packet buffer: a 4 KiB packet follows the one before every ser + 2 link latencies") {
+  // docs/ici.md's case, on the presets' figures: 45 GB/s, 500 ns link and router latency, 4096 B
+  // payload + 64 B header. A packet's 4160 B take 4160 / 45 GB/s = 92444.4 ps, 92445 ps rounded
+  // up; the buffer is freed when it is ejected and the credit is back one link latency later, so
+  // the next starts 92445 + 2 x 500000 = 1092445 ps after it. Ties go plus: every packet takes
+  // link 0 -> 1.
+  IciConfig cfg;
+  cfg.dims = {2};
+  cfg.wrap = {true};
+  cfg.buffer_bytes_per_vc = 4160;  // 65 flits: one full packet
+  TorusFabric f(cfg);
+  REQUIRE(cfg.serialise_ps(4160) == 92'445);
+  constexpr int kPackets = 6;
+  for (int i = 0; i < kPackets; ++i) {
+    IciPacket p;
+    p.id = static_cast<std::uint64_t>(i);
+    p.src = 0;
+    p.dst = 1;
+    p.bytes = 4096;
+    REQUIRE(f.inject(p, 0));
+  }
+  const auto got = drain(f);
+  REQUIRE(got.size() == kPackets);
+  for (int i = 0; i < kPackets; ++i) {
+    INFO("packet " << i);
+    CHECK(got[static_cast<std::size_t>(i)].deliver ==
+          500'000 + static_cast<Time>(i) * 1'092'445 + 500'000 + 92'445);  // router, i periods, link, ser
+  }
+}
+
 TEST_CASE("a one-packet buffer at a router that forwards adds the router latency to the credit round trip") {
   // 3-chip line, 0 -> 2, one packet per VC buffer. Chip 1 forwards a packet r after its head
   // arrives and frees the buffer when the tail has left (+ ser): the credit is back at chip 0
