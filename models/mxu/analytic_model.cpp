@@ -36,6 +36,19 @@ std::uint64_t transfer_cycles(std::uint64_t bytes, double gbps, double mhz, cons
   return static_cast<std::uint64_t>(cycles);
 }
 
+/// Cycles the LOAD_WEIGHTS of one output tile's `kf` folds of `m` rows each
+/// wait for their weight buffer, double buffered on an array of C columns.
+/// The buffers alternate, so fold j+1's weights overwrite fold j-1's and wait
+/// until fold j-1's last vector has left the array, R + C cycles after it
+/// entered (the buffer's in-flight count, docs/model.md). With s_j the cycle
+/// fold j starts its weight shift, s_{j+1} = max(s_j + R + m, s_{j-1} + 2R +
+/// m + C); the tile starts on an empty array (its OUTPUT drained the one
+/// before), so s_1 - s_0 = R + m and the gaps then alternate R + max(m, C) and
+/// R + m: every second fold from the third on waits C - m when m < C.
+u128 weight_buffer_waits(std::uint64_t kf, std::uint64_t m, std::uint64_t C) {
+  return m >= C ? 0 : u128{(kf - 1) / 2} * (C - m);
+}
+
 }  // namespace
 
 AnalyticResult analyze_gemm(const AnalyticConfig& c) {
@@ -91,9 +104,13 @@ AnalyticResult analyze_gemm(const AnalyticConfig& c) {
     // Weight buffers alternate, so a fold's weight shift need not wait for
     // the fold before it to drain; it cannot overlap that fold's streaming,
     // which reads the same scratchpad port in the same in-order compute
-    // unit: fold f+1 starts R + m_f after fold f. Only OUTPUT waits for a
-    // drain, once per output tile.
-    r.compute_cycles = fit(u128{r.folds} * R + streamed + tiles * drain + u128{nf} * M, "cycles");
+    // unit: fold f+1 starts R + m_f after fold f, or later when its buffer's
+    // previous fold (f-1) is still in the array. Only OUTPUT waits for a
+    // drain, once per output tile. Every M block but the last streams mb rows.
+    const std::uint64_t m_last = M - (mblocks - 1) * mb;
+    const u128 waits = u128{nf} * ((mblocks - 1) * weight_buffer_waits(kf, mb, C) +
+                                   weight_buffer_waits(kf, m_last, C));
+    r.compute_cycles = fit(u128{r.folds} * R + streamed + tiles * drain + u128{nf} * M + waits, "cycles");
   } else {
     r.compute_cycles = fit(sum_plain + u128{nf} * M, "cycles");  // the drains are in the folds
   }

@@ -4,7 +4,8 @@
 // buffering each fold costs 2R + C + m - 2 cycles, the count SCALE-Sim
 // (scale-sim-v2) uses: R to shift the weights in, m to stream the inputs,
 // R + C - 2 to fill and drain. With double buffering the next fold's weights
-// shift in while the current fold streams.
+// shift in while the current fold drains, once the fold that last used
+// their buffer (two folds back) has left the array.
 #include <cstdint>
 
 #include "models/mxu/isa.h"

@@ -47,6 +47,26 @@ TEST_CASE("analytic: double buffering hides each weight shift behind the previou
   CHECK(analyze_gemm(cfg(4, 4, 7, 4, 4, false)).compute_cycles == 24);
 }
 
+TEST_CASE("analytic: a fold of fewer rows than the array has columns waits for its weight buffer") {
+  // 4x4, M = 2, K = 16 (4 folds), N = 4. Fold j starts its weight shift at
+  // s_j and its stream ends at e_j = s_j + 4 + 2; its weights go into the
+  // buffer fold j-2 used, free 4 + 4 cycles after that fold's stream ended:
+  // s = 0, 6, max(12, 6 + 8) = 14, max(20, 12 + 8) = 20; e_3 = 26, then
+  // OUTPUT drains (6) and reads 2 rows: 34 (without the wait 32).
+  CHECK(analyze_gemm(cfg(4, 4, 2, 16, 4, true)).compute_cycles == 34);
+  // M = 1, K = 36 (9 folds): 4 pairs of 2R + m + max(m, C) = 13, the last
+  // fold's R + m = 5, the drain 6 and one row out: 64.
+  CHECK(analyze_gemm(cfg(4, 4, 1, 36, 4, true)).compute_cycles == 64);
+  // M = 6 in blocks of 4: the 4-row block streams as many rows as the array
+  // has columns and never waits (4 x 8 + 6 + 4 = 42); the last, 2-row block
+  // is the 34 above: 76.
+  AnalyticConfig a = cfg(4, 4, 6, 16, 4, true);
+  a.m_block = 4;
+  CHECK(analyze_gemm(a).compute_cycles == 76);
+  // Without double buffering each fold drains before the next: no wait to add.
+  CHECK(analyze_gemm(cfg(4, 4, 2, 16, 4, false)).compute_cycles == 4 * (8 + 4 + 2 - 2) + 2);
+}
+
 TEST_CASE("analytic: M blocks of the accumulator depth") {
   // M = 10 in blocks of 4: folds of 4, 4, 2 rows (K = N = 4: one fold each).
   AnalyticConfig a = cfg(4, 4, 10, 4, 4, false);
