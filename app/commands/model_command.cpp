@@ -75,26 +75,34 @@ struct MemorySpec {
   double peak_gbps = 0;  // 0: unlimited
 };
 
+/// The file a memory value names. A value with a '/' or ending in .yaml is a
+/// file path; any other is a preset name, whatever the working directory
+/// holds (a folder `hbm3` there is not the preset hbm3): configs/hbm/NAME.yaml
+/// relative to the working directory, to $MXCOSIM_ROOT (from outside the
+/// source tree), then in the presets this program was built with.
+std::string memory_path(const std::string& spec, const std::string& option) {
+  const bool is_path = spec.find('/') != std::string::npos ||
+                       (spec.size() >= 5 && spec.compare(spec.size() - 5, 5, ".yaml") == 0);
+  if (is_path) {
+    if (!std::filesystem::exists(spec)) throw std::invalid_argument(option + " '" + spec + "': no such file");
+    return spec;
+  }
+  std::vector<std::string> presets{"configs/hbm/" + spec + ".yaml"};
+  if (const char* root = std::getenv("MXCOSIM_ROOT"))
+    presets.push_back(std::string(root) + "/configs/hbm/" + spec + ".yaml");
+  presets.push_back(std::string(MXCOSIM_HBM_PRESETS_DIR) + "/" + spec + ".yaml");
+  for (const std::string& path : presets)
+    if (std::filesystem::exists(path)) return path;
+  throw std::invalid_argument(option + " '" + spec + "': not 'ideal', a file (a path with a '/' or ending in .yaml), " +
+                              "or a preset configs/hbm/" + spec + ".yaml (relative to the working directory or to " +
+                              "$MXCOSIM_ROOT, or in " + MXCOSIM_HBM_PRESETS_DIR + ")");
+}
+
 /// `option` (--hbm or --sweep-hbm) names the value in errors.
 MemorySpec resolve_memory(const std::string& spec, const std::string& option = "--hbm") {
   MemorySpec m;
   if (spec == "ideal") return m;
-  std::string path = spec;
-  // A value with a '/' or ending in .yaml is a file, not a preset name.
-  const bool is_path = spec.find('/') != std::string::npos ||
-                       (spec.size() >= 5 && spec.compare(spec.size() - 5, 5, ".yaml") == 0);
-  if (is_path && !std::filesystem::exists(path))
-    throw std::invalid_argument(option + " '" + spec + "': no such file");
-  if (!std::filesystem::exists(path)) path = "configs/hbm/" + spec + ".yaml";
-  // From outside the source tree: $MXCOSIM_ROOT, then the presets this
-  // program was built with.
-  const char* root = std::getenv("MXCOSIM_ROOT");
-  if (!std::filesystem::exists(path) && root) path = std::string(root) + "/configs/hbm/" + spec + ".yaml";
-  if (!std::filesystem::exists(path) && !is_path) path = std::string(MXCOSIM_HBM_PRESETS_DIR) + "/" + spec + ".yaml";
-  if (!std::filesystem::exists(path))
-    throw std::invalid_argument(option + " '" + spec + "': not 'ideal', an existing file, or a preset configs/hbm/" +
-                                spec + ".yaml (relative to the working directory or to $MXCOSIM_ROOT, or in " +
-                                MXCOSIM_HBM_PRESETS_DIR + ")");
+  const std::string path = memory_path(spec, option);
   m.ideal = false;
   try {
     m.cfg = hbm::load_memory_config(path);
