@@ -98,8 +98,9 @@ std::string memory_path(const std::string& spec, const std::string& option) {
                               "$MXCOSIM_ROOT, or in " + MXCOSIM_HBM_PRESETS_DIR + ")");
 }
 
-/// `option` (--hbm or --sweep-hbm) names the value in errors.
-MemorySpec resolve_memory(const std::string& spec, const std::string& option = "--hbm") {
+/// `option` (--hbm or --sweep-hbm) names the value in errors. Reads the file:
+/// called once per value (a pipe gives its text once).
+MemorySpec resolve_memory(const std::string& spec, const std::string& option) {
   MemorySpec m;
   if (spec == "ideal") return m;
   const std::string path = memory_path(spec, option);
@@ -180,8 +181,7 @@ TileGeometry geometry(const Machine& mc) {
   return g;
 }
 
-Outcome run_analytic(const Workload& w, const Machine& mc) {
-  const MemorySpec mem = resolve_memory(mc.hbm);
+Outcome run_analytic(const Workload& w, const Machine& mc, const MemorySpec& mem) {
   const auto gemm = [&](std::uint32_t m, std::uint32_t k, std::uint32_t n, std::uint32_t out_bytes = 4) {
     AnalyticConfig a;
     a.out_bytes = out_bytes;
@@ -226,17 +226,23 @@ Outcome run_analytic(const Workload& w, const Machine& mc) {
   return o;
 }
 
-Outcome run_model(const Workload& w, const Machine& mc) {
+/// A --program file, read and parsed once: a pipe gives its text once, and a
+/// sweep checks it against each point's array.
+struct ProgramFile {
+  Program program;
+  ProgramSource source;
+};
+
+Outcome run_model(const Workload& w, const Machine& mc, const MemorySpec& mem, const ProgramFile& file) {
   const auto wall_start = std::chrono::steady_clock::now();
-  const MemorySpec mem = resolve_memory(mc.hbm);
   const TileGeometry geo = geometry(mc);
   std::vector<Program> programs;
   if (w.kind == "program") {
-    ProgramSource source;
-    programs.push_back(load_program_file(w.program_file, geo, &source));
-    check_destinations(programs.back(), 1, source);  // a program runs on one chip
-    check_waits_alone(programs.back(), source);
-    check_hazards(programs.back(), source);
+    check_program(file.program, geo, file.source);
+    check_destinations(file.program, 1, file.source);  // a program runs on one chip
+    check_waits_alone(file.program, file.source);
+    check_hazards(file.program, file.source);
+    programs.push_back(file.program);
   } else if (w.kind == "mlp") {
     if (w.chips != 1) throw std::runtime_error("--workload mlp runs on one chip (--chips 1)");
     MlpShape s{w.m, w.k, w.hidden, w.n, w.dtype, mlp_default_shift(w.k)};
@@ -268,7 +274,7 @@ Outcome run_model(const Workload& w, const Machine& mc) {
   o.counters = r.counters;
   for (const auto& p : programs) o.instructions += p.size();
   if (o.cycles > 0) {
-    // A program's MACs from the program run (its file read once: it may be a pipe).
+    // A program's MACs from the program run.
     const double work = w.kind == "program" ? static_cast<double>(program_macs(programs.front())) : macs(w);
     o.utilization = work / (static_cast<double>(P) * mc.rows * mc.cols * static_cast<double>(o.cycles));
     const double seconds = static_cast<double>(o.cycles) / (mc.clock_mhz * 1e6);
@@ -525,7 +531,6 @@ int model_main(int argc, char** argv) {
   check_clock(mc.clock_mhz, "--clock-mhz");
   check_ici(mc.ici_gbps, "--ici-gbps");
   geometry(mc);  // the same array limits with --analytic
-  if (!args.count("sweep-hbm")) resolve_memory(mc.hbm);  // before a run (a sweep checks its own list)
   if (!(mc.mem_latency_ns >= 0 && mc.mem_latency_ns <= 1e9)) return usage("--mem-latency-ns must be in [0, 1e9]");
   if (mc.outstanding == 0) return usage("--outstanding must be >= 1");
   const bool analytic = args.count("analytic") > 0;
@@ -544,6 +549,10 @@ int model_main(int argc, char** argv) {
     return v;
   });
   const std::vector<std::string> memories = listed("sweep-hbm", mc.hbm, [](const std::string& s) { return s; });
+  // Each memory read once, before the first point runs, by the option that names it.
+  std::map<std::string, MemorySpec> specs;
+  for (const auto& h : memories)
+    if (!specs.count(h)) specs.emplace(h, resolve_memory(h, args.count("sweep-hbm") ? "--sweep-hbm" : "--hbm"));
   // The ideal memory's options, with no ideal memory to read them.
   const bool ideal = std::find(memories.begin(), memories.end(), "ideal") != memories.end();
   for (const char* opt : {"mem-latency-ns", "outstanding"})
@@ -560,7 +569,12 @@ int model_main(int argc, char** argv) {
   if (!mc.double_buffer && !analytic)
     return usage("--no-double-buffer applies to --analytic (the compiler always double-buffers)");
 
-  const auto run = [&](const Machine& m) { return analytic ? run_analytic(w, m) : run_model(w, m); };
+  ProgramFile program;
+  if (w.kind == "program") program.program = load_program_file(w.program_file, program.source);
+  const auto run = [&](const Machine& m) {
+    const MemorySpec& mem = specs.at(m.hbm);
+    return analytic ? run_analytic(w, m, mem) : run_model(w, m, mem, program);
+  };
 
   if (args.count("sweep")) {
     const auto sizes = listed("sweep-sizes", std::pair{mc.rows, mc.cols},
@@ -570,8 +584,6 @@ int model_main(int argc, char** argv) {
       check_ici(v, "--sweep-ici: '" + s + "':");
       return v;
     });
-    // Every entry is checked before the first point runs.
-    for (const auto& h : memories) resolve_memory(h, "--sweep-hbm");
     // Rows go to standard output as they come, or into the --csv file
     // once the sweep is done (a sweep stopped by an error leaves no half file).
     std::ostringstream csv_text;
@@ -628,6 +640,8 @@ int model_main(int argc, char** argv) {
     return failed ? kExitFail : kExitPass;
   }
 
+  // What the one run's array cannot take, said before the header (a sweep's point is an error row).
+  if (w.kind == "program") check_program(program.program, geometry(mc), program.source);
   std::cout << "mxcosim model" << (analytic ? " (analytic)" : "") << ": " << mc.rows << "x" << mc.cols << " array at "
             << mc.clock_mhz << " MHz, ";
   if (w.kind == "program")
