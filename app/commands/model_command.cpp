@@ -284,6 +284,22 @@ Outcome run_model(const Workload& w, const Machine& mc, const MemorySpec& mem, c
   return o;
 }
 
+/// The workload's shape against its own limits, before the header and any
+/// point of a sweep: every size at least 1, and at most kMaxGemmDim where a
+/// program is compiled (the closed form takes any); "" when it passes.
+std::string check_shape(const Workload& w, bool analytic) {
+  if (w.kind == "program") return "";
+  const bool mlp = w.kind == "mlp";
+  for (const auto& [value, option] : {std::pair{w.m, "--m"}, {w.k, "--k"}, {w.n, "--n"}, {w.hidden, "--hidden"}}) {
+    if (!mlp && std::string(option) == "--hidden") continue;
+    if (value == 0) return std::string(option) + " must be >= 1";
+    if (!analytic && value > kMaxGemmDim)
+      return std::string(option) + " must be <= " + std::to_string(kMaxGemmDim) + " (the compiler's limit, got " +
+             std::to_string(value) + "; --analytic has none)";
+  }
+  return "";
+}
+
 std::vector<std::string> split_list(const std::string& s, const std::string& option) {
   if (s.empty()) throw std::invalid_argument("--" + option + ": empty list");
   // An empty entry ("700,,1000", "700,") is a typo: dropped, the list would run fewer points than written.
@@ -507,13 +523,8 @@ int model_main(int argc, char** argv) {
   if (w.kind == "mlp" && w.chips != 1) return usage("--workload mlp runs on one chip (--chips 1)");
   if (w.kind == "program" && w.chips != 1) return usage("--program runs on one chip (--chips 1)");
   if (w.kind == "program" && args.count("analytic")) return usage("--analytic needs a workload, not --program");
-  // The shape's own limits, before the header and any point of a sweep.
-  if (w.kind != "program") {
-    for (const auto& [value, option] : {std::pair{w.m, "--m"}, {w.k, "--k"}, {w.n, "--n"}, {w.hidden, "--hidden"}})
-      if (value == 0 && (w.kind == "mlp" || std::string(option) != "--hidden"))
-        return usage(std::string(option) + " must be >= 1");
-    validate(GemmShape{w.m, w.k, w.n, w.dtype});
-  }
+  const bool analytic = args.count("analytic") > 0;
+  if (const std::string bad = check_shape(w, analytic); !bad.empty()) return usage(bad);
 
   Machine mc;
   mc.rows = args["rows"].as<std::uint32_t>();
@@ -533,7 +544,6 @@ int model_main(int argc, char** argv) {
   geometry(mc);  // the same array limits with --analytic
   if (!(mc.mem_latency_ns >= 0 && mc.mem_latency_ns <= 1e9)) return usage("--mem-latency-ns must be in [0, 1e9]");
   if (mc.outstanding == 0) return usage("--outstanding must be >= 1");
-  const bool analytic = args.count("analytic") > 0;
   // A sweep list option's entries, each parsed (and checked) by `parse`, or
   // the single value when the option is not given.
   const auto listed = [&](const std::string& option, auto single, auto parse) {
