@@ -50,6 +50,9 @@ struct Machine {
   std::uint32_t outstanding = 64;
   bool double_buffer = true;
   std::uint32_t m_block = 0;  // analytic only
+  // Analytic only: --acc-rows or --sp-rows given, so M is blocked as the
+  // compiler blocks it on this machine's scratchpad and accumulators.
+  bool compiler_m_block = false;
   bool port_limit = true;     // analytic only: the DMA's one beat per cycle bounds traffic
 };
 
@@ -63,6 +66,7 @@ struct Outcome {
   std::uint64_t instructions = 0;
   std::uint64_t roofline_cycles = 0;  // analytic only
   std::uint64_t array_cycles = 0;     // analytic only: the array alone, memory unlimited
+  std::uint32_t m_block = 0;          // analytic only: rows of A per fold (0: all of M)
   std::uint64_t scalesim_cycles = 0;  // analytic only
   std::vector<std::pair<std::string, std::uint64_t>> counters;  // summed over chips
   double wall_seconds = 0;
@@ -181,7 +185,27 @@ TileGeometry geometry(const Machine& mc) {
   return g;
 }
 
+/// What the workload asks of the array beyond the machine's own limits, the
+/// compiler's checks that do not depend on the program's size: checked for
+/// the closed form as for the performance model, so the two take the same
+/// machines.
+void check_fits(const Workload& w, const TileGeometry& geo) {
+  if (w.kind == "mlp") validate_mlp_array(geo, w.dtype);
+  if (w.chips > 1) validate_split(MultiChipGemm{{w.m, w.k, w.n, w.dtype}, w.chips, w.split}, geo);
+}
+
+/// The closed form's rows of A per fold: --m-block, or the compiler's M block
+/// on this machine when its scratchpad or accumulators are given (--sp-rows,
+/// --acc-rows), or 0: all of M, as SCALE-Sim.
+std::uint32_t analytic_m_block(const Workload& w, const Machine& mc, const TileGeometry& geo) {
+  if (!mc.compiler_m_block) return mc.m_block;
+  return w.chips > 1 ? multichip_m_block(geo) : gemm_m_block(geo);
+}
+
 Outcome run_analytic(const Workload& w, const Machine& mc, const MemorySpec& mem) {
+  const TileGeometry geo = geometry(mc);
+  check_fits(w, geo);
+  const std::uint32_t m_block = analytic_m_block(w, mc, geo);
   const auto gemm = [&](std::uint32_t m, std::uint32_t k, std::uint32_t n, std::uint32_t out_bytes = 4) {
     AnalyticConfig a;
     a.out_bytes = out_bytes;
@@ -192,7 +216,7 @@ Outcome run_analytic(const Workload& w, const Machine& mc, const MemorySpec& mem
     a.n = n;
     a.dtype = w.dtype;
     a.double_buffer = mc.double_buffer;
-    a.m_block = mc.m_block;
+    a.m_block = m_block;
     a.beat_bytes = TileGeometry{}.beat_bytes;
     a.port_bytes_per_cycle = mc.port_limit ? TileGeometry{}.beat_bytes : 0;
     a.clock_mhz = mc.clock_mhz;
@@ -211,6 +235,7 @@ Outcome run_analytic(const Workload& w, const Machine& mc, const MemorySpec& mem
     parts.push_back(gemm(w.m, w.k, w.n));
   }
   Outcome o;
+  o.m_block = m_block;
   for (const auto& r : parts) {
     o.cycles += r.cycles;
     o.read_bytes += r.hbm_read_bytes;
@@ -376,7 +401,7 @@ nlohmann::json to_json(const Outcome& o, const Workload& w, const Machine& mc, b
     j["config"]["outstanding"] = mc.outstanding;
   }
   if (analytic) {
-    j["config"]["m_block"] = mc.m_block;
+    j["config"]["m_block"] = o.m_block;
     j["config"]["port_limit"] = mc.port_limit;
   }
   j["workload"] = {{"kind", w.kind}, {"m", w.m}, {"k", w.k}, {"n", w.n}, {"dtype", std::string(to_string(w.dtype))},
@@ -413,8 +438,10 @@ int model_main(int argc, char** argv) {
   opts.add_options("array")
     ("rows", "array rows (K per fold)", cxxopts::value<std::uint32_t>()->default_value("128"))
     ("cols", "array columns (N per fold)", cxxopts::value<std::uint32_t>()->default_value("128"))
-    ("acc-rows", "accumulator rows", cxxopts::value<std::uint32_t>()->default_value("256"))
-    ("sp-rows", "scratchpad rows", cxxopts::value<std::uint32_t>()->default_value("1024"))
+    ("acc-rows", "accumulator rows (with --analytic: the M block is the compiler's)",
+     cxxopts::value<std::uint32_t>()->default_value("256"))
+    ("sp-rows", "scratchpad rows (with --analytic: the M block is the compiler's)",
+     cxxopts::value<std::uint32_t>()->default_value("1024"))
     ("clock-mhz", "tile clock in MHz", cxxopts::value<double>()->default_value("1000"));
   opts.add_options("workload")
     ("workload", "gemm or mlp (GEMM, ReLU + convert, GEMM)", cxxopts::value<std::string>()->default_value("gemm"))
@@ -437,7 +464,8 @@ int model_main(int argc, char** argv) {
     ("analytic", "closed-form model instead of the performance model (docs/workloads.md)")
     ("no-double-buffer", "analytic: weights not double buffered: each fold 2R + C + M - 2 cycles (SCALE-Sim's count), "
                          "then OUTPUT")
-    ("m-block", "analytic: rows of A per fold (0: all of M, as SCALE-Sim; the compiler uses min(acc-rows, (sp-rows - 2 rows) / 3))",
+    ("m-block", "analytic: rows of A per fold (0: all of M, as SCALE-Sim, unless --acc-rows or --sp-rows is given: "
+                "then the compiler's min(acc-rows, (sp-rows - 2 rows) / 3))",
      cxxopts::value<std::uint32_t>()->default_value("0"))
     ("no-port-limit", "analytic: ignore the tile's DMA rate of one 32-byte beat per cycle (only HBM bandwidth bounds traffic)")
     ("sweep", "run every combination of --sweep-sizes, --sweep-clocks, --sweep-hbm, --sweep-ici and write CSV")
@@ -506,6 +534,13 @@ int model_main(int argc, char** argv) {
   if (!args.count("analytic"))
     for (const char* opt : {"m-block", "no-port-limit"})
       if (args.count(opt)) return usage(std::string("--") + opt + " applies to --analytic (the compiler picks its own)");
+  // With --analytic the scratchpad and accumulators set the M block as the compiler sets it: --m-block beside
+  // them would replace what they say.
+  if (args.count("m-block"))
+    for (const char* opt : {"acc-rows", "sp-rows"})
+      if (args.count(opt))
+        return usage(std::string("give one of --m-block and --") + opt + " (with --analytic, --acc-rows and " +
+                     "--sp-rows set the M block as the compiler does)");
   w.m = args["gemm-m"].as<std::uint32_t>();
   w.k = args["gemm-k"].as<std::uint32_t>();
   w.n = args["gemm-n"].as<std::uint32_t>();
@@ -538,6 +573,7 @@ int model_main(int argc, char** argv) {
   mc.ici_gbps = args["ici-gbps"].as<double>();
   mc.double_buffer = !args.count("no-double-buffer");
   mc.m_block = args["m-block"].as<std::uint32_t>();
+  mc.compiler_m_block = args.count("acc-rows") || args.count("sp-rows");
   mc.port_limit = !args.count("no-port-limit");
   check_clock(mc.clock_mhz, "--clock-mhz");
   check_ici(mc.ici_gbps, "--ici-gbps");
@@ -652,6 +688,8 @@ int model_main(int argc, char** argv) {
 
   // What the one run's array cannot take, said before the header (a sweep's point is an error row).
   if (w.kind == "program") check_program(program.program, geometry(mc), program.source);
+  else check_fits(w, geometry(mc));
+  if (analytic) analytic_m_block(w, mc, geometry(mc));
   std::cout << "mxcosim model" << (analytic ? " (analytic)" : "") << ": " << mc.rows << "x" << mc.cols << " array at "
             << mc.clock_mhz << " MHz, ";
   if (w.kind == "program")

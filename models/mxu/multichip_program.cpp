@@ -57,6 +57,8 @@ void validate_split(const MultiChipGemm& g, const TileGeometry& t) {
   }
 }
 
+std::uint32_t multichip_m_block(const TileGeometry& t) { return ScratchPlan::make(t, kExtraRows, t.acc_rows).mb_max; }
+
 std::vector<ChipPlan> plan_multichip(const MultiChipGemm& g, const TileGeometry& t) {
   validate(g.shape);
   validate_split(g, t);
