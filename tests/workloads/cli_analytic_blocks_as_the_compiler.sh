@@ -14,7 +14,8 @@ traffic() {  # traffic FILE: "read write" bytes of a --json result
 check() {  # check LABEL ARGS...: the same machine and workload on both models
   label=$1
   shift
-  "$m" model "$@" --hbm ideal --json "$dir/model.json" >/dev/null 2>&1 || { echo "$label: model failed" >&2; fail=1; return; }
+  "$m" model "$@" --hbm ideal --json "$dir/model.json" >/dev/null 2>&1 ||
+    { echo "$label: model failed" >&2; fail=1; return; }
   "$m" model --analytic "$@" --hbm ideal --json "$dir/analytic.json" >/dev/null 2>&1 ||
     { echo "$label: analytic failed" >&2; fail=1; return; }
   p=$(traffic "$dir/model.json") a=$(traffic "$dir/analytic.json")
