@@ -50,6 +50,9 @@ struct Machine {
   std::uint32_t outstanding = 64;
   bool double_buffer = true;
   std::uint32_t m_block = 0;  // analytic only
+  // Analytic only: --acc-rows or --sp-rows given, so M is blocked as the
+  // compiler blocks it on this machine's scratchpad and accumulators.
+  bool compiler_m_block = false;
   bool port_limit = true;     // analytic only: the DMA's one beat per cycle bounds traffic
 };
 
@@ -63,6 +66,8 @@ struct Outcome {
   std::uint64_t instructions = 0;
   std::uint64_t roofline_cycles = 0;  // analytic only
   std::uint64_t array_cycles = 0;     // analytic only: the array alone, memory unlimited
+  std::uint64_t ici_cycles = 0;       // analytic only: the collective, after the array and the memory
+  std::uint32_t m_block = 0;          // analytic only: rows of A per fold (0: all of M)
   std::uint64_t scalesim_cycles = 0;  // analytic only
   std::vector<std::pair<std::string, std::uint64_t>> counters;  // summed over chips
   double wall_seconds = 0;
@@ -75,26 +80,35 @@ struct MemorySpec {
   double peak_gbps = 0;  // 0: unlimited
 };
 
-/// `option` (--hbm or --sweep-hbm) names the value in errors.
-MemorySpec resolve_memory(const std::string& spec, const std::string& option = "--hbm") {
-  MemorySpec m;
-  if (spec == "ideal") return m;
-  std::string path = spec;
-  // A value with a '/' or ending in .yaml is a file, not a preset name.
+/// The file a memory value names. A value with a '/' or ending in .yaml is a
+/// file path; any other is a preset name, whatever the working directory
+/// holds (a folder `hbm3` there is not the preset hbm3): configs/hbm/NAME.yaml
+/// relative to the working directory, to $MXCOSIM_ROOT (from outside the
+/// source tree), then in the presets this program was built with.
+std::string memory_path(const std::string& spec, const std::string& option) {
   const bool is_path = spec.find('/') != std::string::npos ||
                        (spec.size() >= 5 && spec.compare(spec.size() - 5, 5, ".yaml") == 0);
-  if (is_path && !std::filesystem::exists(path))
-    throw std::invalid_argument(option + " '" + spec + "': no such file");
-  if (!std::filesystem::exists(path)) path = "configs/hbm/" + spec + ".yaml";
-  // From outside the source tree: $MXCOSIM_ROOT, then the presets this
-  // program was built with.
-  const char* root = std::getenv("MXCOSIM_ROOT");
-  if (!std::filesystem::exists(path) && root) path = std::string(root) + "/configs/hbm/" + spec + ".yaml";
-  if (!std::filesystem::exists(path) && !is_path) path = std::string(MXCOSIM_HBM_PRESETS_DIR) + "/" + spec + ".yaml";
-  if (!std::filesystem::exists(path))
-    throw std::invalid_argument(option + " '" + spec + "': not 'ideal', an existing file, or a preset configs/hbm/" +
-                                spec + ".yaml (relative to the working directory or to $MXCOSIM_ROOT, or in " +
-                                MXCOSIM_HBM_PRESETS_DIR + ")");
+  if (is_path) {
+    if (!std::filesystem::exists(spec)) throw std::invalid_argument(option + " '" + spec + "': no such file");
+    return spec;
+  }
+  std::vector<std::string> presets{"configs/hbm/" + spec + ".yaml"};
+  if (const char* root = std::getenv("MXCOSIM_ROOT"))
+    presets.push_back(std::string(root) + "/configs/hbm/" + spec + ".yaml");
+  presets.push_back(std::string(MXCOSIM_HBM_PRESETS_DIR) + "/" + spec + ".yaml");
+  for (const std::string& path : presets)
+    if (std::filesystem::exists(path)) return path;
+  throw std::invalid_argument(option + " '" + spec + "': not 'ideal', a file (a path with a '/' or ending in .yaml), " +
+                              "or a preset configs/hbm/" + spec + ".yaml (relative to the working directory or to " +
+                              "$MXCOSIM_ROOT, or in " + MXCOSIM_HBM_PRESETS_DIR + ")");
+}
+
+/// `option` (--hbm or --sweep-hbm) names the value in errors. Reads the file:
+/// called once per value (a pipe gives its text once).
+MemorySpec resolve_memory(const std::string& spec, const std::string& option) {
+  MemorySpec m;
+  if (spec == "ideal") return m;
+  const std::string path = memory_path(spec, option);
   m.ideal = false;
   try {
     m.cfg = hbm::load_memory_config(path);
@@ -172,8 +186,27 @@ TileGeometry geometry(const Machine& mc) {
   return g;
 }
 
-Outcome run_analytic(const Workload& w, const Machine& mc) {
-  const MemorySpec mem = resolve_memory(mc.hbm);
+/// What the workload asks of the array beyond the machine's own limits, the
+/// compiler's checks that do not depend on the program's size: checked for
+/// the closed form as for the performance model, so the two take the same
+/// machines.
+void check_fits(const Workload& w, const TileGeometry& geo) {
+  if (w.kind == "mlp") validate_mlp_array(geo, w.dtype);
+  if (w.chips > 1) validate_split(MultiChipGemm{{w.m, w.k, w.n, w.dtype}, w.chips, w.split}, geo);
+}
+
+/// The closed form's rows of A per fold: --m-block, or the compiler's M block
+/// on this machine when its scratchpad or accumulators are given (--sp-rows,
+/// --acc-rows), or 0: all of M, as SCALE-Sim.
+std::uint32_t analytic_m_block(const Workload& w, const Machine& mc, const TileGeometry& geo) {
+  if (!mc.compiler_m_block) return mc.m_block;
+  return w.chips > 1 ? multichip_m_block(geo) : gemm_m_block(geo);
+}
+
+Outcome run_analytic(const Workload& w, const Machine& mc, const MemorySpec& mem) {
+  const TileGeometry geo = geometry(mc);
+  check_fits(w, geo);
+  const std::uint32_t m_block = analytic_m_block(w, mc, geo);
   const auto gemm = [&](std::uint32_t m, std::uint32_t k, std::uint32_t n, std::uint32_t out_bytes = 4) {
     AnalyticConfig a;
     a.out_bytes = out_bytes;
@@ -184,7 +217,7 @@ Outcome run_analytic(const Workload& w, const Machine& mc) {
     a.n = n;
     a.dtype = w.dtype;
     a.double_buffer = mc.double_buffer;
-    a.m_block = mc.m_block;
+    a.m_block = m_block;
     a.beat_bytes = TileGeometry{}.beat_bytes;
     a.port_bytes_per_cycle = mc.port_limit ? TileGeometry{}.beat_bytes : 0;
     a.clock_mhz = mc.clock_mhz;
@@ -203,12 +236,14 @@ Outcome run_analytic(const Workload& w, const Machine& mc) {
     parts.push_back(gemm(w.m, w.k, w.n));
   }
   Outcome o;
+  o.m_block = m_block;
   for (const auto& r : parts) {
     o.cycles += r.cycles;
     o.read_bytes += r.hbm_read_bytes;
     o.write_bytes += r.hbm_write_bytes;
     o.roofline_cycles += r.roofline_cycles;
-    o.array_cycles += r.compute_cycles + r.ici_cycles;
+    o.array_cycles += r.compute_cycles;
+    o.ici_cycles += r.ici_cycles;
     o.scalesim_cycles += r.scalesim_total_cycles;
   }
   o.utilization = macs(w) /
@@ -218,17 +253,23 @@ Outcome run_analytic(const Workload& w, const Machine& mc) {
   return o;
 }
 
-Outcome run_model(const Workload& w, const Machine& mc) {
+/// A --program file, read and parsed once: a pipe gives its text once, and a
+/// sweep checks it against each point's array.
+struct ProgramFile {
+  Program program;
+  ProgramSource source;
+};
+
+Outcome run_model(const Workload& w, const Machine& mc, const MemorySpec& mem, const ProgramFile& file) {
   const auto wall_start = std::chrono::steady_clock::now();
-  const MemorySpec mem = resolve_memory(mc.hbm);
   const TileGeometry geo = geometry(mc);
   std::vector<Program> programs;
   if (w.kind == "program") {
-    ProgramSource source;
-    programs.push_back(load_program_file(w.program_file, geo, &source));
-    check_destinations(programs.back(), 1, source);  // a program runs on one chip
-    check_waits_alone(programs.back(), source);
-    check_hazards(programs.back(), source);
+    check_program(file.program, geo, file.source);
+    check_destinations(file.program, 1, file.source);  // a program runs on one chip
+    check_waits_alone(file.program, file.source);
+    check_hazards(file.program, file.source);
+    programs.push_back(file.program);
   } else if (w.kind == "mlp") {
     if (w.chips != 1) throw std::runtime_error("--workload mlp runs on one chip (--chips 1)");
     MlpShape s{w.m, w.k, w.hidden, w.n, w.dtype, mlp_default_shift(w.k)};
@@ -260,7 +301,7 @@ Outcome run_model(const Workload& w, const Machine& mc) {
   o.counters = r.counters;
   for (const auto& p : programs) o.instructions += p.size();
   if (o.cycles > 0) {
-    // A program's MACs from the program run (its file read once: it may be a pipe).
+    // A program's MACs from the program run.
     const double work = w.kind == "program" ? static_cast<double>(program_macs(programs.front())) : macs(w);
     o.utilization = work / (static_cast<double>(P) * mc.rows * mc.cols * static_cast<double>(o.cycles));
     const double seconds = static_cast<double>(o.cycles) / (mc.clock_mhz * 1e6);
@@ -268,6 +309,22 @@ Outcome run_model(const Workload& w, const Machine& mc) {
   }
   o.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return o;
+}
+
+/// The workload's shape against its own limits, before the header and any
+/// point of a sweep: every size at least 1, and at most kMaxGemmDim where a
+/// program is compiled (the closed form takes any); "" when it passes.
+std::string check_shape(const Workload& w, bool analytic) {
+  if (w.kind == "program") return "";
+  const bool mlp = w.kind == "mlp";
+  for (const auto& [value, option] : {std::pair{w.m, "--m"}, {w.k, "--k"}, {w.n, "--n"}, {w.hidden, "--hidden"}}) {
+    if (!mlp && std::string(option) == "--hidden") continue;
+    if (value == 0) return std::string(option) + " must be >= 1";
+    if (!analytic && value > kMaxGemmDim)
+      return std::string(option) + " must be <= " + std::to_string(kMaxGemmDim) + " (the compiler's limit, got " +
+             std::to_string(value) + "; --analytic has none)";
+  }
+  return "";
 }
 
 std::vector<std::string> split_list(const std::string& s, const std::string& option) {
@@ -316,7 +373,10 @@ void print(const Outcome& o, const Workload& w, const Machine& mc, bool analytic
   std::cout << "hbm read " << o.read_bytes << " B  write " << o.write_bytes << " B  achieved "
             << std::setprecision(2) << o.achieved_gbps << " GB/s\n";
   if (analytic) {
-    std::cout << "array cycles " << o.array_cycles << " (memory unlimited)  roofline bound " << o.roofline_cycles;
+    std::cout << "array cycles " << o.array_cycles << " (memory unlimited)";
+    // The collective runs after the array and the memory, so it is apart.
+    if (w.chips > 1) std::cout << "  ici cycles " << o.ici_cycles << " (collective, added)";
+    std::cout << "  roofline bound " << o.roofline_cycles;
     if (!mc.double_buffer) std::cout << "  SCALE-Sim 'Total Cycles' " << o.scalesim_cycles;
     std::cout << "\n";
     return;
@@ -346,7 +406,7 @@ nlohmann::json to_json(const Outcome& o, const Workload& w, const Machine& mc, b
     j["config"]["outstanding"] = mc.outstanding;
   }
   if (analytic) {
-    j["config"]["m_block"] = mc.m_block;
+    j["config"]["m_block"] = o.m_block;
     j["config"]["port_limit"] = mc.port_limit;
   }
   j["workload"] = {{"kind", w.kind}, {"m", w.m}, {"k", w.k}, {"n", w.n}, {"dtype", std::string(to_string(w.dtype))},
@@ -362,6 +422,7 @@ nlohmann::json to_json(const Outcome& o, const Workload& w, const Machine& mc, b
   if (analytic) {
     j["roofline_cycles"] = o.roofline_cycles;
     j["array_cycles"] = o.array_cycles;
+    j["ici_cycles"] = o.ici_cycles;
     j["scalesim_total_cycles"] = o.scalesim_cycles;
   } else {
     j["instructions"] = o.instructions;
@@ -383,8 +444,10 @@ int model_main(int argc, char** argv) {
   opts.add_options("array")
     ("rows", "array rows (K per fold)", cxxopts::value<std::uint32_t>()->default_value("128"))
     ("cols", "array columns (N per fold)", cxxopts::value<std::uint32_t>()->default_value("128"))
-    ("acc-rows", "accumulator rows", cxxopts::value<std::uint32_t>()->default_value("256"))
-    ("sp-rows", "scratchpad rows", cxxopts::value<std::uint32_t>()->default_value("1024"))
+    ("acc-rows", "accumulator rows (with --analytic: the M block is the compiler's)",
+     cxxopts::value<std::uint32_t>()->default_value("256"))
+    ("sp-rows", "scratchpad rows (with --analytic: the M block is the compiler's)",
+     cxxopts::value<std::uint32_t>()->default_value("1024"))
     ("clock-mhz", "tile clock in MHz", cxxopts::value<double>()->default_value("1000"));
   opts.add_options("workload")
     ("workload", "gemm or mlp (GEMM, ReLU + convert, GEMM)", cxxopts::value<std::string>()->default_value("gemm"))
@@ -407,7 +470,8 @@ int model_main(int argc, char** argv) {
     ("analytic", "closed-form model instead of the performance model (docs/workloads.md)")
     ("no-double-buffer", "analytic: weights not double buffered: each fold 2R + C + M - 2 cycles (SCALE-Sim's count), "
                          "then OUTPUT")
-    ("m-block", "analytic: rows of A per fold (0: all of M, as SCALE-Sim; the compiler uses min(acc-rows, (sp-rows - 2 rows) / 3))",
+    ("m-block", "analytic: rows of A per fold (0: all of M, as SCALE-Sim, unless --acc-rows or --sp-rows is given: "
+                "then the compiler's min(acc-rows, (sp-rows - 2 rows) / 3))",
      cxxopts::value<std::uint32_t>()->default_value("0"))
     ("no-port-limit", "analytic: ignore the tile's DMA rate of one 32-byte beat per cycle (only HBM bandwidth bounds traffic)")
     ("sweep", "run every combination of --sweep-sizes, --sweep-clocks, --sweep-hbm, --sweep-ici and write CSV")
@@ -476,6 +540,13 @@ int model_main(int argc, char** argv) {
   if (!args.count("analytic"))
     for (const char* opt : {"m-block", "no-port-limit"})
       if (args.count(opt)) return usage(std::string("--") + opt + " applies to --analytic (the compiler picks its own)");
+  // With --analytic the scratchpad and accumulators set the M block as the compiler sets it: --m-block beside
+  // them would replace what they say.
+  if (args.count("m-block"))
+    for (const char* opt : {"acc-rows", "sp-rows"})
+      if (args.count(opt))
+        return usage(std::string("give one of --m-block and --") + opt + " (with --analytic, --acc-rows and " +
+                     "--sp-rows set the M block as the compiler does)");
   w.m = args["gemm-m"].as<std::uint32_t>();
   w.k = args["gemm-k"].as<std::uint32_t>();
   w.n = args["gemm-n"].as<std::uint32_t>();
@@ -493,13 +564,8 @@ int model_main(int argc, char** argv) {
   if (w.kind == "mlp" && w.chips != 1) return usage("--workload mlp runs on one chip (--chips 1)");
   if (w.kind == "program" && w.chips != 1) return usage("--program runs on one chip (--chips 1)");
   if (w.kind == "program" && args.count("analytic")) return usage("--analytic needs a workload, not --program");
-  // The shape's own limits, before the header and any point of a sweep.
-  if (w.kind != "program") {
-    for (const auto& [value, option] : {std::pair{w.m, "--m"}, {w.k, "--k"}, {w.n, "--n"}, {w.hidden, "--hidden"}})
-      if (value == 0 && (w.kind == "mlp" || std::string(option) != "--hidden"))
-        return usage(std::string(option) + " must be >= 1");
-    validate(GemmShape{w.m, w.k, w.n, w.dtype});
-  }
+  const bool analytic = args.count("analytic") > 0;
+  if (const std::string bad = check_shape(w, analytic); !bad.empty()) return usage(bad);
 
   Machine mc;
   mc.rows = args["rows"].as<std::uint32_t>();
@@ -513,14 +579,13 @@ int model_main(int argc, char** argv) {
   mc.ici_gbps = args["ici-gbps"].as<double>();
   mc.double_buffer = !args.count("no-double-buffer");
   mc.m_block = args["m-block"].as<std::uint32_t>();
+  mc.compiler_m_block = args.count("acc-rows") || args.count("sp-rows");
   mc.port_limit = !args.count("no-port-limit");
   check_clock(mc.clock_mhz, "--clock-mhz");
   check_ici(mc.ici_gbps, "--ici-gbps");
   geometry(mc);  // the same array limits with --analytic
-  if (!args.count("sweep-hbm")) resolve_memory(mc.hbm);  // before a run (a sweep checks its own list)
   if (!(mc.mem_latency_ns >= 0 && mc.mem_latency_ns <= 1e9)) return usage("--mem-latency-ns must be in [0, 1e9]");
   if (mc.outstanding == 0) return usage("--outstanding must be >= 1");
-  const bool analytic = args.count("analytic") > 0;
   // A sweep list option's entries, each parsed (and checked) by `parse`, or
   // the single value when the option is not given.
   const auto listed = [&](const std::string& option, auto single, auto parse) {
@@ -536,6 +601,10 @@ int model_main(int argc, char** argv) {
     return v;
   });
   const std::vector<std::string> memories = listed("sweep-hbm", mc.hbm, [](const std::string& s) { return s; });
+  // Each memory read once, before the first point runs, by the option that names it.
+  std::map<std::string, MemorySpec> specs;
+  for (const auto& h : memories)
+    if (!specs.count(h)) specs.emplace(h, resolve_memory(h, args.count("sweep-hbm") ? "--sweep-hbm" : "--hbm"));
   // The ideal memory's options, with no ideal memory to read them.
   const bool ideal = std::find(memories.begin(), memories.end(), "ideal") != memories.end();
   for (const char* opt : {"mem-latency-ns", "outstanding"})
@@ -552,7 +621,12 @@ int model_main(int argc, char** argv) {
   if (!mc.double_buffer && !analytic)
     return usage("--no-double-buffer applies to --analytic (the compiler always double-buffers)");
 
-  const auto run = [&](const Machine& m) { return analytic ? run_analytic(w, m) : run_model(w, m); };
+  ProgramFile program;
+  if (w.kind == "program") program.program = load_program_file(w.program_file, program.source);
+  const auto run = [&](const Machine& m) {
+    const MemorySpec& mem = specs.at(m.hbm);
+    return analytic ? run_analytic(w, m, mem) : run_model(w, m, mem, program);
+  };
 
   if (args.count("sweep")) {
     const auto sizes = listed("sweep-sizes", std::pair{mc.rows, mc.cols},
@@ -562,8 +636,6 @@ int model_main(int argc, char** argv) {
       check_ici(v, "--sweep-ici: '" + s + "':");
       return v;
     });
-    // Every entry is checked before the first point runs.
-    for (const auto& h : memories) resolve_memory(h, "--sweep-hbm");
     // Rows go to standard output as they come, or into the --csv file
     // once the sweep is done (a sweep stopped by an error leaves no half file).
     std::ostringstream csv_text;
@@ -620,6 +692,10 @@ int model_main(int argc, char** argv) {
     return failed ? kExitFail : kExitPass;
   }
 
+  // What the one run's array cannot take, said before the header (a sweep's point is an error row).
+  if (w.kind == "program") check_program(program.program, geometry(mc), program.source);
+  else check_fits(w, geometry(mc));
+  if (analytic) analytic_m_block(w, mc, geometry(mc));
   std::cout << "mxcosim model" << (analytic ? " (analytic)" : "") << ": " << mc.rows << "x" << mc.cols << " array at "
             << mc.clock_mhz << " MHz, ";
   if (w.kind == "program")

@@ -36,6 +36,64 @@ std::uint64_t transfer_cycles(std::uint64_t bytes, double gbps, double mhz, cons
   return static_cast<std::uint64_t>(cycles);
 }
 
+/// Cycles the LOAD_WEIGHTS of one output tile's `kf` folds of `m` rows each
+/// wait for their weight buffer, double buffered on an array of C columns.
+/// The buffers alternate, so fold j+1's weights overwrite fold j-1's and wait
+/// until fold j-1's last vector has left the array, R + C cycles after it
+/// entered (the buffer's in-flight count, docs/model.md). With s_j the cycle
+/// fold j starts its weight shift, s_{j+1} = max(s_j + R + m, s_{j-1} + 2R +
+/// m + C); the tile starts on an empty array (its OUTPUT drained the one
+/// before), so s_1 - s_0 = R + m and the gaps then alternate R + max(m, C) and
+/// R + m: every second fold from the third on waits C - m when m < C.
+u128 weight_buffer_waits(std::uint64_t kf, std::uint64_t m, std::uint64_t C) {
+  return m >= C ? 0 : u128{(kf - 1) / 2} * (C - m);
+}
+
+/// Wire bytes of one ICI row of `bytes` payload: packets of at most the
+/// largest payload, each with its header.
+u128 wire_bytes(std::uint64_t bytes, const AnalyticConfig& c) {
+  const std::uint64_t packets = bytes == 0 ? 1 : ceil_div(bytes, c.ici_max_payload_bytes);
+  return u128{bytes} + u128{packets} * c.ici_header_bytes;
+}
+
+/// Wire bytes of one row of the whole M x N result as the collectives move
+/// it: a row per N fold of `cols` 32-bit values (the last narrower), each its
+/// own packet(s).
+u128 result_row_wire_bytes(const AnalyticConfig& c) {
+  const std::uint64_t nf = ceil_div(c.n, c.cols), n_last = c.n - (nf - 1) * c.cols;
+  return u128{nf - 1} * wire_bytes(4ull * c.cols, c) + wire_bytes(4 * n_last, c);
+}
+
+/// Output tiles of one N fold in a K split: chip q owns rows [qM/P,
+/// (q+1)M/P), M mod P owners one row more than the others, each blocked by
+/// m_block (0: one block an owner).
+std::uint64_t owner_blocks(const AnalyticConfig& c) {
+  const std::uint64_t P = c.chips, small = c.m / P, n_big = c.m % P;
+  const auto blocks = [&](std::uint64_t rows) {
+    if (rows == 0) return std::uint64_t{0};
+    return c.m_block ? ceil_div(rows, c.m_block) : 1;
+  };
+  return (P - n_big) * blocks(small) + n_big * blocks(small + 1);
+}
+
+/// The compiled collectives' wire bytes in order on the busiest link
+/// (docs/workloads.md, "Multi-chip GEMM"). K split: for each output tile
+/// the owner sends each other chip in turn a one-row token and waits for
+/// that chip's rows, so every other chip's partial of all M rows crosses
+/// one after another: (P - 1) M rows, plus the tokens and P - 1 "done"
+/// tokens. N split: round s's sender sends its blocks of all M rows to each
+/// other chip, along the ring both ways; its busier direction carries
+/// floor(P / 2) of the copies. A receiver's token asks for each chunk of
+/// m_block rows (M when 0); each round ends with acknowledgements and the
+/// next round's start tokens.
+u128 collective_wire_bytes(const AnalyticConfig& c) {
+  const u128 P = c.chips, rows = u128{c.m} * result_row_wire_bytes(c), token = wire_bytes(4, c);
+  const u128 nf = ceil_div(c.n, c.cols);
+  if (c.split_k) return (P - 1) * (rows + u128{owner_blocks(c)} * nf * token + token);
+  const u128 chunks = nf * ceil_div(c.m, c.m_block ? c.m_block : c.m);
+  return P / 2 * rows + (chunks + 2 * P - 1) * token;
+}
+
 }  // namespace
 
 AnalyticResult analyze_gemm(const AnalyticConfig& c) {
@@ -53,6 +111,7 @@ AnalyticResult analyze_gemm(const AnalyticConfig& c) {
   need(c.hbm_gbps >= 0, "hbm_gbps", "must be >= 0");
   need(c.chips >= 1, "chips", "must be >= 1");
   need(c.chips == 1 || c.ici_gbps > 0, "ici_gbps", "must be > 0 with more than one chip");
+  need(c.ici_max_payload_bytes >= 1, "ici_max_payload_bytes", "must be >= 1");
 
   // One chip's share: K split gives each chip K / chips, N split N / chips
   // (the largest share when they do not divide evenly).
@@ -91,9 +150,13 @@ AnalyticResult analyze_gemm(const AnalyticConfig& c) {
     // Weight buffers alternate, so a fold's weight shift need not wait for
     // the fold before it to drain; it cannot overlap that fold's streaming,
     // which reads the same scratchpad port in the same in-order compute
-    // unit: fold f+1 starts R + m_f after fold f. Only OUTPUT waits for a
-    // drain, once per output tile.
-    r.compute_cycles = fit(u128{r.folds} * R + streamed + tiles * drain + u128{nf} * M, "cycles");
+    // unit: fold f+1 starts R + m_f after fold f, or later when its buffer's
+    // previous fold (f-1) is still in the array. Only OUTPUT waits for a
+    // drain, once per output tile. Every M block but the last streams mb rows.
+    const std::uint64_t m_last = M - (mblocks - 1) * mb;
+    const u128 waits = u128{nf} * ((mblocks - 1) * weight_buffer_waits(kf, mb, C) +
+                                   weight_buffer_waits(kf, m_last, C));
+    r.compute_cycles = fit(u128{r.folds} * R + streamed + tiles * drain + u128{nf} * M + waits, "cycles");
   } else {
     r.compute_cycles = fit(sum_plain + u128{nf} * M, "cycles");  // the drains are in the folds
   }
@@ -124,10 +187,10 @@ AnalyticResult analyze_gemm(const AnalyticConfig& c) {
   r.memory_bound_cycles = transfer_cycles(bytes, c.hbm_gbps, c.clock_mhz, "hbm_gbps");
   if (c.port_bytes_per_cycle) r.memory_bound_cycles = std::max(r.memory_bound_cycles, ceil_div(bytes, c.port_bytes_per_cycle));
   if (c.chips > 1) {
-    // Ring reduce-scatter or all-gather of the M x N 32-bit result: each chip
-    // sends (p - 1) / p of it (REFERENCE.md, alpha-beta costs; alpha ignored).
-    const u128 full = u128{c.m} * c.n * 4;
-    r.ici_bytes = fit(full * (c.chips - 1) / c.chips, "ICI bytes");
+    // The collective as compiled, not a ring reduce-scatter or all-gather's
+    // (P - 1) / P of the payload: its steps wait for each other, so their
+    // bytes add up, headers included (alpha terms, the hops' latency, ignored).
+    r.ici_bytes = fit(collective_wire_bytes(c), "ICI bytes");
     r.ici_cycles = transfer_cycles(r.ici_bytes, c.ici_gbps, c.clock_mhz, "ici_gbps");
   }
   r.roofline_cycles = fit(u128{std::max(r.compute_bound_cycles, r.memory_bound_cycles)} + r.ici_cycles, "cycles");

@@ -179,6 +179,19 @@ Program load_program_file(const std::string& path, const TileGeometry& geo, Prog
   return load(path, &geo, source);
 }
 
+Program load_program_file(const std::string& path, ProgramSource& source) { return load(path, nullptr, &source); }
+
+void check_program(const Program& program, const TileGeometry& geo, const ProgramSource& source) {
+  for (std::size_t i = 0; i < program.size(); ++i) {
+    try {
+      check_instruction(program[i], geo);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(source.where(i) + ": " + e.what());
+    }
+  }
+  if (program.empty()) throw std::invalid_argument(source.path + ": no instructions");
+}
+
 std::string format_program(const Program& program) {
   std::string text;
   for (const Instr& in : program) text += describe(in) + "\n";

@@ -34,6 +34,13 @@ struct ProgramSource {
 /// tile cannot execute (check_instruction) and "FILE: no instructions" for a
 /// file without any. With `source`, fills it in.
 Program load_program_file(const std::string& path, const TileGeometry& geo, ProgramSource* source = nullptr);
+/// Reads and parses the file at `path` once, filling `source`, without a
+/// tile's checks: a caller that runs the program on several tiles (and may
+/// read a pipe, which gives its text once) checks it per tile with check_program.
+Program load_program_file(const std::string& path, ProgramSource& source);
+/// Throws what load_program_file with `geo` throws for a program it read:
+/// "FILE:LINE: field 'F': ..." (check_instruction) or "FILE: no instructions".
+void check_program(const Program& program, const TileGeometry& geo, const ProgramSource& source);
 /// One line per instruction (describe()), each ending in '\n'.
 std::string format_program(const Program& program);
 

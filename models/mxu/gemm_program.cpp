@@ -20,9 +20,8 @@ void validate(const GemmShape& s) {
   if (s.m == 0) throw std::invalid_argument("gemm: m must be >= 1");
   if (s.k == 0) throw std::invalid_argument("gemm: k must be >= 1");
   if (s.n == 0) throw std::invalid_argument("gemm: n must be >= 1");
-  constexpr std::uint32_t kMaxDim = 1u << 16;
-  if (s.m > kMaxDim || s.k > kMaxDim || s.n > kMaxDim)
-    throw std::invalid_argument("gemm: m, k and n must each be <= " + std::to_string(kMaxDim));
+  if (s.m > kMaxGemmDim || s.k > kMaxGemmDim || s.n > kMaxGemmDim)
+    throw std::invalid_argument("gemm: m, k and n must each be <= " + std::to_string(kMaxGemmDim));
 }
 
 std::uint32_t gemm_m_block(const TileGeometry& t) {

@@ -46,6 +46,8 @@ std::vector<std::uint32_t> load_result(const GemmShape& shape, const GemmLayout&
 /// DMA_STORE per output tile. Dependencies are encoded in wait fields.
 Program compile_gemm(const GemmShape& shape, const GemmLayout& layout, const TileGeometry& tile);
 
+/// The largest m, k or n (and an MLP's hidden size) the compiler takes.
+inline constexpr std::uint32_t kMaxGemmDim = 1u << 16;
 /// Throws std::invalid_argument naming the offending field.
 void validate(const GemmShape& shape);
 /// Folds a compiled program may hold: each is 4 to 6 instructions, so at

@@ -38,13 +38,16 @@ void validate(const MlpShape& s, const TileGeometry& t) {
   if (s.n == 0) throw std::invalid_argument("mlp: n must be >= 1");
   if (s.shift > 31) throw std::invalid_argument("mlp: shift must be <= 31");
   // The two layers' GEMMs check m, k and n; hidden is named here (it read "gemm: m, k and n").
-  constexpr std::uint32_t kMaxDim = 1u << 16;
-  if (s.hidden > kMaxDim) throw std::invalid_argument("mlp: hidden must be <= " + std::to_string(kMaxDim));
+  if (s.hidden > kMaxGemmDim) throw std::invalid_argument("mlp: hidden must be <= " + std::to_string(kMaxGemmDim));
   validate(GemmShape{s.m, s.k, s.hidden, s.dtype}, t);
   validate(GemmShape{s.m, s.hidden, s.n, s.dtype}, t);
+  validate_mlp_array(t, s.dtype);
+}
+
+void validate_mlp_array(const TileGeometry& t, DType dtype) {
   // An OUTPUT tile of `cols` hidden columns is stored as one DMA row into a
   // block of `rows` columns of H, at a beat-aligned offset.
-  const std::uint32_t eb = elem_bytes(s.dtype);
+  const std::uint32_t eb = elem_bytes(dtype);
   if (!(t.rows == t.cols || (t.rows % t.cols == 0 && (t.cols * eb) % t.beat_bytes == 0)))
     throw std::invalid_argument("mlp: the array needs rows == cols, or rows a multiple of cols with cols elements "
                                 "a whole number of AXI beats (rows " + std::to_string(t.rows) + ", cols " +

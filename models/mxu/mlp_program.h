@@ -39,6 +39,9 @@ struct MlpOperands {
 /// shape cannot store H in GEMM2's layout (needs rows == cols, or rows a
 /// multiple of cols with cols elements a whole number of beats).
 void validate(const MlpShape& shape, const TileGeometry& tile);
+/// The tile-shape part of that check alone (for a model of the MLP that
+/// compiles nothing): throws std::invalid_argument unless H fits GEMM2's layout.
+void validate_mlp_array(const TileGeometry& tile, DType dtype);
 MlpLayout place_mlp(const MlpShape& shape, const TileGeometry& tile, std::uint64_t base = 0x1000'0000);
 /// X and W1 as random_gemm_operands(m, k, hidden, seed); W2 from a second stream of the same seed.
 MlpOperands random_mlp_operands(const MlpShape& shape, std::uint64_t seed);

@@ -41,19 +41,29 @@ Instr wait_rows(std::uint32_t rows) {
 
 }  // namespace
 
-std::vector<ChipPlan> plan_multichip(const MultiChipGemm& g, const TileGeometry& t) {
-  validate(g.shape);
+void validate_split(const MultiChipGemm& g, const TileGeometry& t) {
   t.validate();
   const std::uint32_t P = g.chips;
   if (P == 0 || P > 256) throw std::invalid_argument("multi-chip gemm: chips must be in 1..256");
-  const std::uint32_t n_blocks = (g.shape.n + t.cols - 1) / t.cols;
+  // In 64 bits: n + cols - 1 passes 2^32 for an n the analytic model takes.
+  const std::uint64_t n_blocks = (std::uint64_t{g.shape.n} + t.cols - 1) / t.cols;
   if (g.split == ChipSplit::kK) {
     if (P > g.shape.k) throw std::invalid_argument("multi-chip gemm: k split needs k >= chips");
     if (P > g.shape.m) throw std::invalid_argument("multi-chip gemm: k split needs m >= chips (one row block each)");
   } else if (P > n_blocks) {
     throw std::invalid_argument("multi-chip gemm: n split needs at least one " + std::to_string(t.cols) +
-                                "-column block of C per chip (n >= chips * cols)");
+                                "-column block of C per chip: chips (" + std::to_string(P) +
+                                ") must be <= ceil(n / cols) = " + std::to_string(n_blocks));
   }
+}
+
+std::uint32_t multichip_m_block(const TileGeometry& t) { return ScratchPlan::make(t, kExtraRows, t.acc_rows).mb_max; }
+
+std::vector<ChipPlan> plan_multichip(const MultiChipGemm& g, const TileGeometry& t) {
+  validate(g.shape);
+  validate_split(g, t);
+  const std::uint32_t P = g.chips;
+  const std::uint32_t n_blocks = (g.shape.n + t.cols - 1) / t.cols;
   std::vector<ChipPlan> plans(P);
   for (std::uint32_t p = 0; p < P; ++p) {
     ChipPlan& c = plans[p];

@@ -32,6 +32,14 @@ struct ChipPlan {
   std::uint32_t m_begin = 0, m_end = 0;  ///< Rows of C this chip holds at the end.
 };
 
+/// Throws std::invalid_argument unless every chip gets a share: a K split
+/// needs k >= chips and m >= chips (a row block of C per owner), an N split a
+/// column block of C per chip (chips <= ceil(n / cols)). The shape's own
+/// limits are validate(GemmShape)'s.
+void validate_split(const MultiChipGemm& g, const TileGeometry& tile);
+/// Rows of A per fold the multi-chip compiler uses on `tile`: as
+/// gemm_m_block, less the scratchpad rows its protocols keep for tokens.
+std::uint32_t multichip_m_block(const TileGeometry& tile);
 /// Throws std::invalid_argument naming the bad field.
 std::vector<ChipPlan> plan_multichip(const MultiChipGemm& g, const TileGeometry& tile);
 /// Writes each chip's share of A and B (row-major whole-GEMM operands) into its memory.

@@ -47,6 +47,26 @@ TEST_CASE("analytic: double buffering hides each weight shift behind the previou
   CHECK(analyze_gemm(cfg(4, 4, 7, 4, 4, false)).compute_cycles == 24);
 }
 
+TEST_CASE("analytic: a fold of fewer rows than the array has columns waits for its weight buffer") {
+  // 4x4, M = 2, K = 16 (4 folds), N = 4. Fold j starts its weight shift at
+  // s_j and its stream ends at e_j = s_j + 4 + 2; its weights go into the
+  // buffer fold j-2 used, free 4 + 4 cycles after that fold's stream ended:
+  // s = 0, 6, max(12, 6 + 8) = 14, max(20, 12 + 8) = 20; e_3 = 26, then
+  // OUTPUT drains (6) and reads 2 rows: 34 (without the wait 32).
+  CHECK(analyze_gemm(cfg(4, 4, 2, 16, 4, true)).compute_cycles == 34);
+  // M = 1, K = 36 (9 folds): 4 pairs of 2R + m + max(m, C) = 13, the last
+  // fold's R + m = 5, the drain 6 and one row out: 64.
+  CHECK(analyze_gemm(cfg(4, 4, 1, 36, 4, true)).compute_cycles == 64);
+  // M = 6 in blocks of 4: the 4-row block streams as many rows as the array
+  // has columns and never waits (4 x 8 + 6 + 4 = 42); the last, 2-row block
+  // is the 34 above: 76.
+  AnalyticConfig a = cfg(4, 4, 6, 16, 4, true);
+  a.m_block = 4;
+  CHECK(analyze_gemm(a).compute_cycles == 76);
+  // Without double buffering each fold drains before the next: no wait to add.
+  CHECK(analyze_gemm(cfg(4, 4, 2, 16, 4, false)).compute_cycles == 4 * (8 + 4 + 2 - 2) + 2);
+}
+
 TEST_CASE("analytic: M blocks of the accumulator depth") {
   // M = 10 in blocks of 4: folds of 4, 4, 2 rows (K = N = 4: one fold each).
   AnalyticConfig a = cfg(4, 4, 10, 4, 4, false);
@@ -127,18 +147,50 @@ TEST_CASE("analytic: traffic equals what the GEMM compiler's program moves") {
   }
 }
 
-TEST_CASE("analytic: multi-chip split adds a ring collective") {
-  // K split over 2 chips: each chip M=8, K=4, N=8 on 4x4; result 8x8x4 B = 256 B,
-  // each chip sends half = 128 B; at 64 GB/s and 1 GHz: 2 cycles.
+TEST_CASE("analytic: a multi-chip split adds its compiled collective, rows and tokens one after another") {
+  // K split over 2 chips: each chip M=8, K=4, N=8 on 4x4. Each result row
+  // crosses as 2 packets (one per N fold) of 16 B + a 64 B header: 160 B,
+  // 8 rows: 1280 B. Each of the 2 owners (4 rows each) has 2 output tiles,
+  // a 4 B token (68 B on the wire) each, and one "done" token: 5 x 68.
+  // 1620 B at 64 GB/s and 1 GHz: 26 cycles (a ring's half of the 256 B
+  // payload would be 2).
   AnalyticConfig a = cfg(4, 4, 8, 8, 8, false);
   a.chips = 2;
   a.ici_gbps = 64;
-  const AnalyticResult r = analyze_gemm(a);
+  AnalyticResult r = analyze_gemm(a);
   CHECK(r.folds == 2);  // ceil(4/4) * ceil(8/4)
   CHECK(r.compute_cycles == 2 * (8 + 4 + 8 - 2) + 2 * 8);  // and 2 outputs of 8 rows
-  CHECK(r.ici_bytes == 128);
-  CHECK(r.ici_cycles == 2);
-  CHECK(r.cycles == 54);
+  CHECK(r.ici_bytes == 1620);
+  CHECK(r.ici_cycles == 26);
+  CHECK(r.cycles == 52 + 26);
+  // Three chips: every tile's rows cross twice, one chip after the other;
+  // the owners have 3, 3 and 2 rows (one tile each per N fold): 2 x (1280 +
+  // 6 x 68 + 68) = 3512 B, 55 cycles.
+  a.chips = 3;
+  r = analyze_gemm(a);
+  CHECK(r.ici_bytes == 3512);
+  CHECK(r.ici_cycles == 55);
+  // Owner blocks of 2 rows: 2 + 2 + 1 = 5 tiles per N fold: 2 x (1280 + 10 x 68 + 68) = 4056 B.
+  a.m_block = 2;
+  CHECK(analyze_gemm(a).ici_bytes == 4056);
+  // N split over 4 chips, N = 16 (4 blocks of 4): round s sends its block of
+  // 8 rows (80 B each) to 3 chips, two of them the same way round the ring:
+  // 2 x 8 x 4 x 80 = 5120 B; a token per chunk (4 blocks of one 8-row chunk)
+  // and two a round (the acknowledgement and the next round's start), less
+  // the last round's start: (4 + 7) x 68 = 748. 5868 B: 92 cycles.
+  AnalyticConfig b = cfg(4, 4, 8, 8, 16, false);
+  b.chips = 4;
+  b.split_k = false;
+  b.ici_gbps = 64;
+  CHECK(analyze_gemm(b).ici_bytes == 5868);
+  CHECK(analyze_gemm(b).ici_cycles == 92);
+  // A row past the largest payload is cut into packets, each with a header:
+  // on 8 columns a row of N = 8 is 32 B, 2 packets of 16 B;
+  // 8 rows x (32 + 2 x 64) + (2 tiles + 1 done) x 68 = 1280 + 204.
+  AnalyticConfig c = cfg(4, 8, 8, 8, 8, false);
+  c.chips = 2;
+  c.ici_max_payload_bytes = 16;
+  CHECK(analyze_gemm(c).ici_bytes == 1484);
 }
 
 TEST_CASE("analytic: bad input names the field") {
@@ -174,13 +226,17 @@ TEST_CASE("analytic: the cost does not grow with the problem, counts past 64 bit
 }
 
 TEST_CASE("analytic: a collective whose time does not fit in 64 bits is refused") {
-  // 4 chips, K split: each sends 3/4 of the 1024 x 1024 x 4 B result,
-  // 3145728 B; at 1e-9 GB/s (1 B/s) and 1 GHz that is 3145728 s = 3.145728e15 cycles.
+  // 4 chips, K split: 3 chips' partials of the 1024 rows cross one after
+  // another, each row 8 packets of 512 B + 64 B = 4608 B, with 4 owners x 8
+  // N folds tokens and one "done" token of 68 B: 3 x (4718592 + 33 x 68) =
+  // 14162508 B; at 1e-9 GB/s (1 B/s) and 1 GHz that is 1.4162508e16 cycles
+  // (past 2^53: as exact as a double holds it).
   AnalyticConfig a = cfg(128, 128, 1024, 1024, 1024, true);
   a.chips = 4;
   a.ici_gbps = 1e-9;
-  CHECK(analyze_gemm(a).ici_cycles == 3145728000000000ull);
+  CHECK(analyze_gemm(a).ici_bytes == 14162508);
+  CHECK(static_cast<double>(analyze_gemm(a).ici_cycles) == Approx(1.4162508e16));
   a.ici_gbps = 1e-300;
-  CHECK_THROWS_WITH(analyze_gemm(a), Catch::StartsWith("analytic model: ici_gbps 1e-300 GB/s is too low: 3145728 "
+  CHECK_THROWS_WITH(analyze_gemm(a), Catch::StartsWith("analytic model: ici_gbps 1e-300 GB/s is too low: 14162508 "
                                                        "bytes would take more than 2^64 cycles"));
 }
