@@ -1,5 +1,7 @@
 #include "regress/runner.h"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -27,6 +29,21 @@ struct Running {
   fs::path dir;
   std::vector<std::string> command;
   std::unique_ptr<Subprocess> process;
+};
+
+// A test that died of what a shutdown sends every process (Slurm's scancel
+// and time limit, systemd and container stops): the runner itself only ever
+// kills its tests with SIGKILL.
+bool shutdown_signal(const ProcessOutcome& o) {
+  return o.kind == ProcessOutcome::Kind::signaled && (o.signal == SIGTERM || o.signal == SIGINT || o.signal == SIGHUP);
+}
+
+// A test that ended by a shutdown's signal, its verdict held until the
+// runner's own stop comes or the grace period passes without one.
+struct Held {
+  Running test;
+  ProcessOutcome outcome;
+  std::chrono::steady_clock::time_point since;
 };
 
 // The end of a log, where the verdict's last line is: a log may be as large
@@ -423,10 +440,45 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     progress.test_finished(rec.test_id, rec.status, rec.message, rec.wall_seconds);
   };
 
-  while (!queue.empty() || !running.empty()) {
+  // Tests that ended by a shutdown's signal: recorded once the grace period
+  // passes with no stop, dropped (left to run again) when the stop comes.
+  std::vector<Held> held;
+  auto collect_ended = [&] {
+    bool any = false;
+    for (std::size_t i = 0; i < running.size();) {
+      if (auto outcome = running[i].process->poll()) {
+        if (shutdown_signal(*outcome))
+          held.push_back({std::move(running[i]), *outcome, std::chrono::steady_clock::now()});
+        else
+          finish(running[i], *outcome);
+        running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+        any = true;
+      } else {
+        ++i;
+      }
+    }
+    return any;
+  };
+  auto release_held = [&] {
+    bool any = false;
+    const auto now = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < held.size();) {
+      if (std::chrono::duration<double>(now - held[i].since).count() >= opts.shutdown_grace_seconds) {
+        finish(held[i].test, held[i].outcome);
+        held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
+        any = true;
+      } else {
+        ++i;
+      }
+    }
+    return any;
+  };
+
+  while (!queue.empty() || !running.empty() || !held.empty()) {
     if (opts.stop && opts.stop->load()) {
       for (auto& r : running) r.process->kill_now();
       running.clear();
+      held.clear();
       sum.interrupted = true;
       break;
     }
@@ -434,17 +486,8 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
       launch(queue.front());
       queue.pop_front();
     }
-    bool any = false;
-    for (std::size_t i = 0; i < running.size();) {
-      if (auto outcome = running[i].process->poll()) {
-        finish(running[i], *outcome);
-        running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
-        any = true;
-      } else {
-        ++i;
-      }
-    }
-    if (!any) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const bool ended = collect_ended();
+    if (!release_held() && !ended) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   progress.finish();
 

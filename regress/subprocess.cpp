@@ -47,6 +47,7 @@ std::string signal_name(int sig) {
     case SIGKILL: return "SIGKILL";
     case SIGTERM: return "SIGTERM";
     case SIGINT: return "SIGINT";
+    case SIGHUP: return "SIGHUP";
     case SIGPIPE: return "SIGPIPE";
     case SIGTRAP: return "SIGTRAP";
     default: return "signal " + std::to_string(sig);

@@ -1,6 +1,7 @@
 // The runner with a stand-in program: isolation of crashes and hangs, logs,
 // resume without repeats, rerun of failures. The stand-in is a shell script
 // whose first argument says how to end.
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
@@ -39,6 +40,10 @@ case $mode in
   small) echo "mxcosim run: error: no RTL of a 64x64 array in this build; available: 4x4" >&2; exit 2 ;;
   spew) while :; do echo "warning: the same line again, without end" >&2; done ;;
   burst) head -c 5000000 /dev/zero; exit 0 ;;
+  held) # with the file `hold` present: names itself in held.pid and waits to be killed
+    if [ -e "$dir/hold" ]; then echo $$ > "$dir/held.tmp"; mv "$dir/held.tmp" "$dir/held.pid"; sleep 30; fi
+    echo '{"status":"pass"}' > "$json"; exit 0 ;;
+  term) kill -TERM $$ ;;
   timed) # timed --rtl N --before S --after S: waits, writes N as its cycles, waits again.
     echo "rtl $a3"; sleep $a5; echo "{\"status\":\"pass\",\"cycles\":{\"rtl\":$a3}}" > "$json"; sleep $a7; exit 0 ;;
 esac
@@ -776,4 +781,72 @@ TEST_CASE("the tests an interrupted run did not run are reported in suite order,
   CHECK(db.plan_in_order(sum.run_id) == suite_order);
   const ReportData d = load_report_data(db, {});
   CHECK(d.not_run == suite_order);
+}
+
+TEST_CASE("a test killed by the shutdown's SIGTERM before the runner stops is left not run and a resume runs it") {
+  // A shutdown (scancel, a time limit, a container stop) signals the tests and the runner in no
+  // fixed order: here the test's group gets SIGTERM, and the runner's stop comes once it has
+  // reaped the test.
+  Fixture f;
+  write_text(f.dir / "hold", "");
+  HistoryDb db(f.dir / "r.db");
+  const Suite s = f.suite("  - {name: a, command: pass}\n  - {name: t, command: held}\n");
+  RunnerOptions o = f.options(1);
+  o.shutdown_grace_seconds = 600;  // the stop comes long before: no timing decides the outcome
+  std::atomic<bool> stop{false}, ended{false};
+  o.stop = &stop;
+  std::thread shutdown([&] {
+    const std::string pid_file = f.dir / "held.pid";
+    while (!ended && !std::filesystem::exists(pid_file)) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (ended) return;
+    const pid_t pid = std::stoi(read_text(pid_file));
+    ::kill(-pid, SIGTERM);
+    // Reaped by the runner once kill() no longer finds it (a zombie is still found).
+    while (!ended && ::kill(pid, 0) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    stop = true;
+  });
+  struct Join {
+    std::atomic<bool>& ended;
+    std::thread& thread;
+    ~Join() {
+      ended = true;
+      thread.join();
+    }
+  };
+  RunSummary first;
+  {
+    const Join join{ended, shutdown};
+    first = run_suite(s, o, db);
+  }
+  CHECK(first.interrupted);
+  // It was recorded as `error crash: SIGTERM`, which a resume never ran again.
+  CHECK(db.finished_tests(first.run_id) == std::set<std::string>{"a"});
+  CHECK(db.run(first.run_id)->state == "interrupted");
+
+  std::filesystem::remove(f.dir / "hold");
+  o.stop = nullptr;
+  const RunSummary second = run_suite(s, o, db);
+  CHECK(second.run_id == first.run_id);
+  CHECK(second.ran == 1);
+  CHECK(f.calls("held") == 2);
+  const auto res = db.results(first.run_id);
+  REQUIRE(res.size() == 2);
+  CHECK(res[1].test_id == "t");
+  CHECK(res[1].status == "pass");
+  CHECK(db.run(first.run_id)->state == "complete");
+}
+
+TEST_CASE("a test that dies of SIGTERM with no stop after it is recorded as a crash") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  RunnerOptions o = f.options(1);
+  o.shutdown_grace_seconds = 0.05;
+  const RunSummary s = run_suite(f.suite("  - {name: t, command: term}\n  - {name: a, command: pass}\n"), o, db);
+  CHECK_FALSE(s.interrupted);
+  const auto res = db.results(s.run_id);
+  REQUIRE(res.size() == 2);
+  CHECK(res[0].status == "error");
+  CHECK(res[0].message == "crash: SIGTERM");
+  CHECK(res[1].status == "pass");
+  CHECK(db.run(s.run_id)->state == "complete");
 }
