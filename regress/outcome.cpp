@@ -40,7 +40,8 @@ Verdict decide(const ProcessOutcome& p, const ResultsFile& results, const std::s
                bool expect_fail, double timeout_seconds) {
   using Kind = ProcessOutcome::Kind;
   switch (p.kind) {
-    case Kind::spawn_failed: return {"error", p.spawn_error};
+    case Kind::spawn_failed:
+    case Kind::wait_failed: return {"error", p.failure};
     case Kind::timed_out: return {"error", "timeout after " + seconds(timeout_seconds) + " s"};
     case Kind::signaled: return {"error", "crash: " + signal_name(p.signal)};
     case Kind::log_too_large:

@@ -93,7 +93,7 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::string& 
     m_done = true;
     ProcessOutcome o;
     o.kind = ProcessOutcome::Kind::spawn_failed;
-    o.spawn_error = "cannot start '" + argv[0] + "': " + std::strerror(rc);
+    o.failure = "cannot start '" + argv[0] + "': " + std::strerror(rc);
     m_failed = o;
   }
 }
@@ -115,6 +115,7 @@ std::optional<ProcessOutcome> Subprocess::poll() {
   if (m_done) return std::nullopt;
   int status = 0;
   const pid_t r = waitpid(m_pid, &status, WNOHANG);
+  if (r < 0 && errno != EINTR) return wait_failed(errno);
   if (r == m_pid) {
     m_done = true;
     // The test's own leftovers (background children) die with it.
@@ -157,6 +158,17 @@ std::optional<ProcessOutcome> Subprocess::poll() {
     return o;
   }
   return std::nullopt;
+}
+
+ProcessOutcome Subprocess::wait_failed(int error) {
+  m_done = true;
+  ::kill(-m_pid, SIGKILL);  // whatever of its group is left
+  ProcessOutcome o;
+  o.kind = ProcessOutcome::Kind::wait_failed;
+  o.failure = "cannot wait for the test's process " + std::to_string(m_pid) + ": waitpid failed with errno " +
+              std::to_string(error) + " (" + std::strerror(error) + ")";
+  o.wall_seconds = elapsed();
+  return o;
 }
 
 std::optional<std::string> Subprocess::oversized_log() const {

@@ -12,12 +12,12 @@
 namespace mxc::regress {
 
 struct ProcessOutcome {
-  enum class Kind { exited, signaled, timed_out, spawn_failed, log_too_large };
+  enum class Kind { exited, signaled, timed_out, spawn_failed, wait_failed, log_too_large };
   Kind kind = Kind::spawn_failed;
   int exit_code = -1;     ///< When exited.
   int signal = 0;         ///< When signaled.
   double wall_seconds = 0;
-  std::string spawn_error;
+  std::string failure;    ///< When spawn_failed or wait_failed: why, naming the call and its errno.
   std::string log_file;       ///< When log_too_large: the log's name ("stderr.log").
   std::uint64_t log_limit = 0;  ///< When log_too_large: the limit it passed, in bytes.
   /// When log_too_large: killed for it, rather than found past the limit
@@ -52,7 +52,9 @@ class Subprocess {
   Subprocess& operator=(const Subprocess&) = delete;
 
   /// Non-blocking: the outcome once the child ended (or was killed for its
-  /// timeout or its logs' size), nothing while it still runs.
+  /// timeout or its logs' size), nothing while it still runs. A child that
+  /// cannot be waited for (SIGCHLD ignored: the kernel reaped it) is
+  /// wait_failed, never taken for one still running.
   std::optional<ProcessOutcome> poll();
   /// Kills the whole process group and reaps the child.
   void kill_now();
@@ -60,6 +62,8 @@ class Subprocess {
 
  private:
   double elapsed() const;
+  /// The outcome of a waitpid() that failed with `error`; the child counts as done.
+  ProcessOutcome wait_failed(int error);
   /// The name of a log past the limit ("stdout.log"), if one is.
   std::optional<std::string> oversized_log() const;
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cxxopts.hpp>
 #include <filesystem>
 #include <iomanip>
@@ -59,6 +60,9 @@ void prepare_out_dir(const std::string& out, bool reports) {
 }  // namespace
 
 int regress_main(int argc, char** argv) {
+  // An ignored SIGCHLD (exec keeps SIG_IGN from the parent) has the kernel reap each child the moment it
+  // ends, leaving waitpid() nothing to say how a test (or `git rev-parse`) ended.
+  std::signal(SIGCHLD, SIG_DFL);
   cxxopts::Options opts(argv[0],
                         "Run a regression suite: every test in its own process with a timeout, N at a time.\n"
                         "Results go to DIR/results.db (SQLite history) as each test finishes; then DIR/junit.xml,\n"

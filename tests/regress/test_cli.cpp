@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -521,4 +522,37 @@ echo '{"status":"pass","cycles":{"rtl":500,"model":500}}' > "$json"
   CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 2));
   CHECK(read_text(dir / "full.txt").find("mxcosim report: error: writing standard output failed") !=
         std::string::npos);
+}
+
+TEST_CASE("a regress started with SIGCHLD ignored still sees how each test ended") {
+  TempDir dir;
+  write_text(dir / "ok.sh", "#!/bin/sh\nfor a; do [ \"$p\" = --json ] && echo '{}' > \"$a\"; p=$a; done\nexit 0\n");
+  std::filesystem::permissions(dir / "ok.sh", std::filesystem::perms::owner_all);
+  write_text(dir / "s.yaml", "suite: s\ntimeout: 5\ngroups:\n  - {name: a, seeds: [1, 2]}\n");
+  const std::vector<std::string> args{MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--exe",
+                                      dir / "ok.sh", "--no-progress", "--no-report"};
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const std::string log_path = dir / "l";
+  // Started as a parent that ignores SIGCHLD leaves it: exec keeps the disposition.
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    std::signal(SIGCHLD, SIG_IGN);
+    const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(log, 1);
+    dup2(log, 2);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  INFO(read_text(dir / "l"));
+  // Every test was a timeout once: waitpid never found them ended.
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  HistoryDb db(dir / "o/results.db", HistoryDb::Access::read);
+  const auto results = db.results(db.runs().at(0).run_id);
+  REQUIRE(results.size() == 2);
+  for (const auto& r : results) CHECK(r.status == "pass");
 }

@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 #include <thread>
@@ -781,6 +783,38 @@ TEST_CASE("the tests an interrupted run did not run are reported in suite order,
   CHECK(db.plan_in_order(sum.run_id) == suite_order);
   const ReportData d = load_report_data(db, {});
   CHECK(d.not_run == suite_order);
+}
+
+namespace {
+// SIGCHLD ignored, as a parent can leave it for the programs it starts, until destroyed.
+struct ChildSignalIgnored {
+  struct sigaction old {};
+  ChildSignalIgnored() {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGCHLD, &ignore, &old);
+  }
+  ~ChildSignalIgnored() { sigaction(SIGCHLD, &old, nullptr); }
+};
+}  // namespace
+
+TEST_CASE("a child the kernel reaped itself is an error naming waitpid's errno and not a test still running") {
+  TempDir dir;
+  std::optional<ProcessOutcome> o;
+  pid_t pid = 0;
+  {
+    const ChildSignalIgnored ignored;
+    Subprocess p({"/bin/sh", "-c", "exit 0"}, dir / "out.log", dir / "err.log", 5);
+    pid = p.pid();
+    while (!(o = p.poll())) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // It used to be taken for running until its timeout.
+  REQUIRE(o->kind == ProcessOutcome::Kind::wait_failed);
+  const Verdict v = decide(*o, {}, "", false, 5);
+  CHECK(v.status == "error");
+  CHECK(v.message == "cannot wait for the test's process " + std::to_string(pid) +
+                         ": waitpid failed with errno " + std::to_string(ECHILD) + " (" + std::strerror(ECHILD) + ")");
 }
 
 TEST_CASE("a test killed by the shutdown's SIGTERM before the runner stops is left not run and a resume runs it") {
