@@ -74,6 +74,13 @@ std::vector<std::string> reproduce_args(const TestSpec& t) {
   return a;
 }
 
+// The commands that write their --json results whenever they exit 0: one of
+// them that exits 0 without a readable file did not finish its run.
+bool writes_results(const TestSpec& t) {
+  return !t.args.empty() && (t.args.front() == "run" || t.args.front() == "hbm" || t.args.front() == "ici" ||
+                             t.args.front() == "model");
+}
+
 // The newest run of the suite at any revision (the one --rerun-failed continues).
 std::optional<std::int64_t> latest_run_of(HistoryDb& db, const std::string& suite) {
   const auto runs = db.runs();
@@ -430,7 +437,7 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     if (outcome.exit_code >= 0) rec.exit_code = outcome.exit_code;
     const ResultsFile results = read_results_file((r.dir / "results.json").string(), rec);
     const Verdict v = decide(outcome, results, read_tail(r.dir / "stderr.log"), r.spec->expect_fail,
-                             opts.timeout_seconds.value_or(r.spec->timeout_seconds));
+                             opts.timeout_seconds.value_or(r.spec->timeout_seconds), writes_results(*r.spec));
     rec.status = v.status;
     rec.message = v.message;
     rec.finished_at = utc_now();

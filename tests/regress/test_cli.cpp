@@ -374,7 +374,8 @@ TEST_CASE("a merge that fails into a new database leaves no file behind, and an 
 
 TEST_CASE("a regress started with SIGHUP ignored (nohup) keeps running through a hangup") {
   TempDir dir;
-  write_text(dir / "slow.sh", "#!/bin/sh\nsleep 1\nexit 0\n");
+  // As `mxcosim run`, it writes its results file.
+  write_text(dir / "slow.sh", "#!/bin/sh\nsleep 1\nfor a; do [ \"$p\" = --json ] && echo '{}' > \"$a\"; p=$a; done\n");
   std::filesystem::permissions(dir / "slow.sh", std::filesystem::perms::owner_all);
   write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, seeds: [1, 2]}\n");
   // As nohup starts it; the hangup comes once the tests are running (the handlers are in place).
@@ -432,7 +433,8 @@ TEST_CASE("with --no-repeat a complete run is left as it is, and an unfinished o
   // A resubmitted batch task: its shard's run is complete, and the same command would start LABEL.2 and run
   // every test again (a merge then counted the shard twice). A passing stub counts its runs in a file.
   TempDir dir;
-  write_text(dir / "ok.sh", "#!/bin/sh\necho x >> " + (dir / "count") + "\nexit 0\n");
+  write_text(dir / "ok.sh", "#!/bin/sh\necho x >> " + (dir / "count") +
+                                "\nfor a; do [ \"$p\" = --json ] && echo '{}' > \"$a\"; p=$a; done\nexit 0\n");
   std::filesystem::permissions(dir / "ok.sh", std::filesystem::perms::owner_all);
   write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, seeds: [1, 2, 3]}\n");
   const std::vector<std::string> cmd{MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--exe",

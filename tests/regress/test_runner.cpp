@@ -785,6 +785,46 @@ TEST_CASE("the tests an interrupted run did not run are reported in suite order,
   CHECK(d.not_run == suite_order);
 }
 
+TEST_CASE("a run whose wrapper exits 0 is judged by its results file: failed or mutation found or none written") {
+  // A site wrapper that loses the exit status of the run it started: the `--how` argument says
+  // which results that run left.
+  TempDir dir;
+  write_text(dir / "wrapper.sh", R"(#!/bin/sh
+how=$3 json=''
+while [ $# -gt 0 ]; do [ "$1" = --json ] && json=$2; shift; done
+case $how in
+  mismatch) echo '{"status":"fail","mismatch_count":1,"mismatches":[{"where":"sb","id":"C[0][1]","field":"value",
+               "expected":"1","actual":"0"}]}' > "$json" ;;
+  clean) echo '{"status":"pass","mismatch_count":0,"mismatches":[]}' > "$json" ;;
+esac
+echo "wrapper: done"
+exit 0
+)");
+  std::filesystem::permissions(dir / "wrapper.sh", std::filesystem::perms::owner_all);
+  const Suite s = parse_suite("suite: s\ngroups:\n  - {name: lost, args: {how: mismatch}}\n"
+                              "  - {name: mutation, args: {how: mismatch}, expect: fail}\n"
+                              "  - {name: missed, args: {how: clean}, expect: fail}\n"
+                              "  - {name: nothing, args: {how: none}}\n  - {name: ok, args: {how: clean}}\n",
+                              "s.yaml");
+  RunnerOptions o;
+  o.executable = dir / "wrapper.sh";
+  o.out_dir = dir / "out";
+  o.rev = "r1";
+  o.progress = false;
+  HistoryDb db(dir / "r.db");
+  const RunSummary sum = run_suite(s, o, db);
+  const auto res = db.results(sum.run_id);
+  REQUIRE(res.size() == 5);
+  CHECK(res[0].status == "fail");
+  CHECK(res[0].message == "sb C[0][1] value: expected 1, got 0");
+  CHECK(res[1].status == "pass");
+  CHECK(res[2].status == "fail");
+  CHECK(res[2].message == "mutation not detected: the run passed although a fault was injected");
+  CHECK(res[3].status == "error");
+  CHECK(res[3].message == "exited 0 but wrote no results.json");
+  CHECK(res[4].status == "pass");
+}
+
 namespace {
 // SIGCHLD ignored, as a parent can leave it for the programs it starts, until destroyed.
 struct ChildSignalIgnored {
