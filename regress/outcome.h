@@ -20,7 +20,8 @@ struct Verdict {
 ///                       records a mismatch (fail with it), or a command
 ///                       that writes results wrote none readable (error);
 ///                       mutation test: fail, "mutation not detected"
-///  exit 1            -> fail with the results' error or first mismatch
+///  exit 1            -> fail with the results' error or first mismatch,
+///                       else the last stderr line
 ///  exit 2 + "no RTL of a" -> skipped: size not built (see docs/regress.md)
 ///  exit 2 otherwise  -> error: usage error and the last stderr line (not
 ///                       counting a "(see ... --help)" pointer after it)

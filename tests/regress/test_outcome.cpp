@@ -153,6 +153,21 @@ TEST_CASE("exit 0 of a command that writes results without a readable results.js
   CHECK(decide(exited(0), none, "", false, 60, false).status == "pass");
 }
 
+TEST_CASE("exit 1 with results that hold no error and no mismatch is a fail by the last stderr line") {
+  // `mxcosim ici` on a fabric that deadlocks: exit 1, its results hold no error field.
+  TestRecord r;
+  const ResultsFile ici = read_results_json(R"({"collectives": [{"name": "allreduce", "deadlocked": true}]})", r);
+  const Verdict v = decide(exited(1), ici,
+                           "ring, 4 chips\nmxcosim ici: the fabric deadlocked at 1 of 1 sizes: messages in its "
+                           "buffers and nothing left to move them\n\n",
+                           false, 60, true);
+  CHECK(v.status == "fail");
+  CHECK(v.message ==
+        "mxcosim ici: the fabric deadlocked at 1 of 1 sizes: messages in its buffers and nothing left to move them");
+  CHECK(decide(exited(1), ici, "", false, 60, true).message == "failed without a mismatch record");
+  CHECK(decide(exited(1), ici, "deadlock\n", true, 60, true).status == "fail");  // a mutation test: not a mismatch
+}
+
 TEST_CASE("reproduce commands are shell-quoted only where needed") {
   CHECK(shell_join({"mxcosim", "run", "--rows", "4", "--json", "/tmp/a b/r.json"}) ==
         "mxcosim run --rows 4 --json '/tmp/a b/r.json'");

@@ -109,6 +109,7 @@ void fill(HistoryDb& db) {
     if (i == 1) {
       t.status = "fail";
       t.message = "data scoreboard C[0][5] value: expected 0x2a, got 0x2b & more <here>";
+      t.mismatch_count = 1;
       t.cycles_model = 150;  // +50 %
     } else if (i == 2) {
       t.status = "error";
@@ -276,6 +277,26 @@ TEST_CASE("JUnit XML: counts, per-test properties, failure with mismatch and rep
   // U+FFFD, characters that are stay as they are.
   CHECK(xml_escape("x\xffy \xc2\xb5s \xe2\x82" "<") == "x\xef\xbf\xbdy \xc2\xb5s \xef\xbf\xbd\xef\xbf\xbd&lt;");
   CHECK(xml_escape("a\xef\xbf\xbf" "b\xef\xbf\xbe" "c\xef\xbf\xbd") == "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\xef\xbf\xbd");
+}
+
+TEST_CASE("JUnit XML: a failure without a mismatch is not typed as one") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  const auto run = db.create_run(RunInfo{.suite = "s", .rev = "r1", .label = "d1"});
+  TestRecord t = rec("ici", "fail", std::nullopt, std::nullopt, 1.0);
+  t.message = "mxcosim ici: the fabric deadlocked at 1 of 1 sizes";
+  db.record(run, t);
+  t = rec("found", "fail", 10, std::nullopt, 1.0);
+  t.message = "sb C value: expected 1, got 0";
+  t.mismatch_count = 2;
+  db.record(run, t);
+  std::ostringstream out;
+  write_junit(load_report_data(db, {}), out);
+  const std::string x = out.str();
+  CHECK(x.find("<failure message=\"mxcosim ici: the fabric deadlocked at 1 of 1 sizes\" type=\"failure\">") !=
+        std::string::npos);
+  CHECK(x.find("<failure message=\"sb C value: expected 1, got 0\" type=\"mismatch\">") != std::string::npos);
+  CHECK(count_of(x, "type=\"mismatch\"") == 1);
 }
 
 TEST_CASE("JUnit XML: the planned tests an interrupted run never finished are errors") {
