@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <set>
 #include <thread>
 
 #include "cli_args.h"
@@ -57,6 +58,16 @@ void prepare_out_dir(const std::string& out, bool reports) {
     check_output_path((fs::path(out) / name).string(), "--out");
 }
 
+// Planned tests of the run without a result: every report counts them as
+// errors, so the exit status does too (a run resumed with --tag that passed
+// its tests has not passed the others).
+std::size_t not_run_count(regress::HistoryDb& db, std::int64_t run_id) {
+  const std::set<std::string> finished = db.finished_tests(run_id);
+  std::size_t n = 0;
+  for (const auto& id : db.plan_in_order(run_id)) n += finished.count(id) == 0;
+  return n;
+}
+
 }  // namespace
 
 int regress_main(int argc, char** argv) {
@@ -68,7 +79,8 @@ int regress_main(int argc, char** argv) {
                         "Results go to DIR/results.db (SQLite history) as each test finishes; then DIR/junit.xml,\n"
                         "DIR/report.html, DIR/results.csv and DIR/results.json are written from it. Running the\n"
                         "same command again after an interruption resumes the run. Exits 0 when every test passed\n"
-                        "or was skipped, 1 when any failed or errored, 2 on bad input, 130 when interrupted.");
+                        "or was skipped, 1 when any failed or errored or a test of the run's plan has no result,\n"
+                        "2 on bad input, 130 when interrupted.");
   // clang-format off
   opts.add_options()
     ("suite", "suite YAML file (e.g. regress/smoke.yaml)", cxxopts::value<std::string>())
@@ -271,7 +283,9 @@ int regress_main(int argc, char** argv) {
     std::cout << "interrupted: run the same command again to resume\n";
     return 130;
   }
-  return sum.counts.fail + sum.counts.error > 0 ? kExitFail : kExitPass;
+  const regress::ReportTotals totals =
+      regress::report_totals(sum.counts, sum.counts.done(), not_run_count(db, sum.run_id));
+  return totals.fail + totals.error > 0 ? kExitFail : kExitPass;
 }
 
 }  // namespace mxc::app

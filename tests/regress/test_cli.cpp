@@ -526,6 +526,30 @@ echo '{"status":"pass","cycles":{"rtl":500,"model":500}}' > "$json"
         std::string::npos);
 }
 
+TEST_CASE("regress exits 1 when tests of the run's plan are left without a result as its JUnit file says") {
+  // An interrupted run of both tests, resumed with --tag quick: a passes, b stays not run.
+  TempDir dir;
+  write_text(dir / "ok.sh", "#!/bin/sh\nfor a; do [ \"$p\" = --json ] && echo '{}' > \"$a\"; p=$a; done\nexit 0\n");
+  std::filesystem::permissions(dir / "ok.sh", std::filesystem::perms::owner_all);
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, tags: [quick]}\n  - {name: b}\n");
+  std::filesystem::create_directories(dir / "o");
+  {
+    HistoryDb db(dir / "o/results.db");
+    const auto run = db.create_run(RunInfo{.suite = "s", .rev = "r1", .label = "L"});
+    db.add_to_plan(run, {"a", "b"}, "");
+    db.set_run_state(run, "interrupted", utc_now());
+  }
+  const int rc = run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--exe", dir / "ok.sh", "--tag",
+                      "quick", "--label", "L", "--rev", "r1", "--no-progress"},
+                     dir / "l");
+  INFO(read_text(dir / "l"));
+  CHECK(rc == 1);
+  CHECK(read_text(dir / "l").find("1 of its 2 planned tests have a result") != std::string::npos);
+  const std::string junit = read_text(dir / "o/junit.xml");
+  CHECK(attr(junit, "errors") == "1");
+  CHECK(count_of(junit, "type=\"not-run\"") == 1);
+}
+
 TEST_CASE("a regress started with SIGCHLD ignored still sees how each test ended") {
   TempDir dir;
   write_text(dir / "ok.sh", "#!/bin/sh\nfor a; do [ \"$p\" = --json ] && echo '{}' > \"$a\"; p=$a; done\nexit 0\n");
