@@ -96,7 +96,8 @@ int regress_main(int argc, char** argv) {
     ("rev", "revision recorded with the results (default: git rev-parse HEAD, else 'unknown')", cxxopts::value<std::string>())
     ("label", "run label: runs of one suite at one revision with one label are one run (default: that of the newest "
               "unfinished run with a date label, else the UTC date)", cxxopts::value<std::string>())
-    ("baseline", "revision the report compares against (default: the previous run)", cxxopts::value<std::string>())
+    ("baseline", "revision the report compares against (default: the newest earlier run with results for the "
+                 "run's tests)", cxxopts::value<std::string>())
     ("no-repeat", "when the run this command names (suite, revision, label) is complete, do nothing and exit 0 "
                   "rather than start a repeat of it (a resubmitted batch job)")
     ("list", "print the selected tests and their commands, run nothing")
@@ -275,9 +276,11 @@ int regress_main(int argc, char** argv) {
     regress::write_html_file(data, (out / "report.html").string());
     std::cout << "results: " << db_path << "\njunit:   " << (out / "junit.xml").string()
               << "\nreport:  " << (out / "report.html").string() << "\n";
-    if (!data.regressions.empty())
-      std::cout << data.regressions.size() << " regression(s) against " << data.baseline->rev.substr(0, 12)
-                << " (" << data.baseline->label << "): see the top of the report\n";
+    if (data.baseline)
+      std::cout << data.regressions.size() << " regression(s) against " << data.baseline->rev.substr(0, 12) << " ("
+                << data.baseline->label << "), " << data.compared << " test(s) compared"
+                << (data.regressions.empty() ? "" : ": see the top of the report") << "\n";
+    if (data.baseline && data.compared == 0) std::cerr << argv[0] << ": warning: " << data.baseline_note << "\n";
   }
   if (sum.interrupted) {
     std::cout << "interrupted: run the same command again to resume\n";

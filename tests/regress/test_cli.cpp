@@ -499,7 +499,8 @@ echo '{"status":"pass","cycles":{"rtl":500,"model":500}}' > "$json"
   REQUIRE(regress("r2") == 1);
   // r2 against r1: both tests passed and now fail.
   CHECK(report("r1", true) == 1);
-  CHECK(read_text(dir / "report.txt").find("2 regression(s) against r1") != std::string::npos);
+  CHECK(read_text(dir / "report.txt").find("2 regression(s) against r1 (") != std::string::npos);
+  CHECK(read_text(dir / "report.txt").find("), 2 test(s) compared") != std::string::npos);
   CHECK(report("r1", false) == 0);
   // The check alone, with no report file: its exit status is the answer.
   const std::vector<std::string> check_only{MXCOSIM_BIN, "report", "--db", db, "--baseline", "r1",
