@@ -1,9 +1,13 @@
 #include "regress/runner.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <set>
 #include <deque>
@@ -44,6 +48,31 @@ struct Held {
   Running test;
   ProcessOutcome outcome;
   std::chrono::steady_clock::time_point since;
+};
+
+// RunnerOptions::image, open while the run lasts. The tests exec it by the
+// path of this process's descriptor of it, which names the file opened
+// whatever has taken its place since.
+class Image {
+ public:
+  explicit Image(const std::string& path) {
+    if (path.empty()) return;
+    m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (m_fd < 0)
+      throw std::runtime_error("cannot open '" + path + "' to run the tests with it: " + std::strerror(errno));
+    m_path = "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(m_fd);
+  }
+  ~Image() {
+    if (m_fd >= 0) ::close(m_fd);
+  }
+  Image(const Image&) = delete;
+  Image& operator=(const Image&) = delete;
+  /// What to exec; "" for the test's argv[0].
+  const std::string& path() const { return m_path; }
+
+ private:
+  int m_fd = -1;
+  std::string m_path;
 };
 
 // The end of a log, where the verdict's last line is: a log may be as large
@@ -372,6 +401,7 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
       progress.test_finished(r.test_id, r.status, "(earlier)", r.wall_seconds, true);
 
   fs::create_directories(tests_dir);
+  const Image image(opts.image);
   std::vector<Running> running;
   const unsigned jobs = std::max(1u, opts.jobs);
 
@@ -420,7 +450,8 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
       cmd << shell_join(r.command) << "\n";
     }
     r.process = std::make_unique<Subprocess>(r.command, (r.dir / "stdout.log").string(),
-                                             (r.dir / "stderr.log").string(), timeout, opts.max_log_bytes);
+                                             (r.dir / "stderr.log").string(), timeout, opts.max_log_bytes,
+                                             image.path());
     running.push_back(std::move(r));
   };
 

@@ -17,6 +17,13 @@ namespace mxc::regress {
 
 struct RunnerOptions {
   std::string executable;            ///< The program each test's args are given to (mxcosim).
+  /// When set, a file opened as the run starts ("/proc/self/exe": the
+  /// runner's own image) that each test runs in place of `executable`,
+  /// which stays its argv[0] and the program command.txt names: a rebuild
+  /// during the run replaces the file at that path, and the tests after it
+  /// would run another program under the run's revision. An ELF binary (a
+  /// script run so would not find its file).
+  std::string image;
   std::string out_dir;               ///< Tests write to out_dir/tests/<test-id>/.
   unsigned jobs = 1;
   std::optional<Shard> shard;

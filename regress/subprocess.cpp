@@ -55,7 +55,8 @@ std::string signal_name(int sig) {
 }
 
 Subprocess::Subprocess(const std::vector<std::string>& argv, const std::string& stdout_path,
-                       const std::string& stderr_path, double timeout_seconds, std::uint64_t max_log_bytes)
+                       const std::string& stderr_path, double timeout_seconds, std::uint64_t max_log_bytes,
+                       const std::string& program)
     : m_timeout(timeout_seconds),
       m_logs{stdout_path, stderr_path},
       m_max_log_bytes(max_log_bytes),
@@ -85,7 +86,8 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::string& 
   // Named for end_with_parent_if_its_subprocess() in the child (the runner spawns from one thread,
   // whose exit is what the kernel watches).
   ::setenv(kParentVariable, std::to_string(getpid()).c_str(), 1);
-  const int rc = posix_spawn(&m_pid, args[0], &files, &attr, args.data(), environ);
+  const char* path = program.empty() ? args[0] : program.c_str();
+  const int rc = posix_spawn(&m_pid, path, &files, &attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&files);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {

@@ -40,13 +40,14 @@ bool end_with_parent_if_its_subprocess();
 
 class Subprocess {
  public:
-  /// Starts argv[0] (a path) with stdout/stderr redirected to the files.
-  /// With `max_log_bytes` > 0, a child whose stdout or stderr file grows
-  /// past it is killed (log_too_large): one that writes without end would
-  /// fill the disk that the other tests' logs and results are written to.
-  /// One found past it when it ended is log_too_large too.
+  /// Starts argv[0] (a path), or `program` when given (argv[0] is then
+  /// only the name the child sees), with stdout/stderr redirected to the
+  /// files. With `max_log_bytes` > 0, a child whose stdout or stderr file
+  /// grows past it is killed (log_too_large): one that writes without end
+  /// would fill the disk that the other tests' logs and results are written
+  /// to. One found past it when it ended is log_too_large too.
   Subprocess(const std::vector<std::string>& argv, const std::string& stdout_path, const std::string& stderr_path,
-             double timeout_seconds, std::uint64_t max_log_bytes = 0);
+             double timeout_seconds, std::uint64_t max_log_bytes = 0, const std::string& program = "");
   ~Subprocess();
   Subprocess(const Subprocess&) = delete;
   Subprocess& operator=(const Subprocess&) = delete;

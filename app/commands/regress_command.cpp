@@ -161,6 +161,8 @@ int regress_main(int argc, char** argv) {
   // the log folders recorded for each run are matched by it when a later run moves them.
   ro.out_dir = full_path(args["out"].as<std::string>());
   ro.executable = args.count("exe") ? args["exe"].as<std::string>() : self_path();
+  // This program's own image, whatever a rebuild during the run puts at its path (an --exe is run by its path).
+  if (!args.count("exe")) ro.image = "/proc/self/exe";
   // Checked before anything runs: a program that cannot start would
   // otherwise be recorded as an error of every test.
   if (std::error_code ec; !std::filesystem::is_regular_file(ro.executable, ec) ||

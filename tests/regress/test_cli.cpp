@@ -2,6 +2,7 @@
 // smoke suite with -j 2, and a suite with an injected fault.
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -582,4 +583,57 @@ TEST_CASE("a regress started with SIGCHLD ignored still sees how each test ended
   const auto results = db.results(db.runs().at(0).run_id);
   REQUIRE(results.size() == 2);
   for (const auto& r : results) CHECK(r.status == "pass");
+}
+
+TEST_CASE("regress without --exe runs its own image for every test although a rebuild replaced the file") {
+  TempDir dir;
+  const std::string self = dir / "mxcosim", fifo = dir / "ring.fifo";
+  std::filesystem::copy_file(MXCOSIM_BIN, self);
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string ring = MXCOSIM_SOURCE_DIR "/configs/ici/ring4.yaml";
+  // Test a reads its config from the FIFO: it waits there while the program is replaced.
+  write_text(dir / "s.yaml", "suite: s\ncommand: ici\ngroups:\n  - {name: a, args: {config: " + fifo +
+                                 ", collective: allreduce, bytes: 64KiB}}\n  - {name: b, args: {config: " + ring +
+                                 ", collective: allreduce, bytes: 64KiB}}\n");
+  const std::vector<std::string> args{self, "regress", dir / "s.yaml", "--out", dir / "o", "--rev", "r1",
+                                      "--no-progress", "--no-report"};
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const std::string log_path = dir / "l";
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(log, 1);
+    dup2(log, 2);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  // The FIFO opens for writing once test a has it open for reading (ENXIO until then).
+  int status = 0, fd = -1;
+  while ((fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK)) < 0) {
+    REQUIRE(errno == ENXIO);
+    REQUIRE(waitpid(pid, &status, WNOHANG) == 0);
+    usleep(10000);
+  }
+  // A rebuild: another file at the program's path.
+  std::filesystem::remove(self);
+  write_text(self, "#!/bin/sh\necho replaced >> " + (dir / "marks") + "\nexit 3\n");
+  std::filesystem::permissions(self, std::filesystem::perms::owner_all);
+  fcntl(fd, F_SETFL, 0);
+  const std::string config = read_text(ring);
+  CHECK(write(fd, config.data(), config.size()) == static_cast<ssize_t>(config.size()));
+  close(fd);
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  INFO(read_text(log_path));
+  // Test b used to run the replacement: "error exit code 3".
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  CHECK_FALSE(std::filesystem::exists(dir / "marks"));
+  HistoryDb db(dir / "o/results.db", HistoryDb::Access::read);
+  const auto results = db.results(db.runs().at(0).run_id);
+  REQUIRE(results.size() == 2);
+  for (const auto& r : results) CHECK(r.status == "pass");
+  // command.txt names the program by its path.
+  CHECK(read_text(dir / "o/tests/b/command.txt").rfind(self + " ici ", 0) == 0);
 }

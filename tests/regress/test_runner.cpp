@@ -924,3 +924,41 @@ TEST_CASE("a test that dies of SIGTERM with no stop after it is recorded as a cr
   CHECK(res[1].status == "pass");
   CHECK(db.run(s.run_id)->state == "complete");
 }
+
+TEST_CASE("the runner runs the image it opened at its start although another file took its place") {
+  // The program is a copy of env(1), an ELF binary as mxcosim is; env runs the test's first
+  // argument from bin/. Test a replaces the program with a script; test b must still run env.
+  TempDir dir;
+  const std::string prog = dir / "prog", bin = dir / "bin";
+  std::filesystem::copy_file("/usr/bin/env", prog);
+  std::filesystem::create_directories(bin);
+  write_text(bin + "/swap", "#!/bin/sh\nrm -f " + prog + "\nprintf '#!/bin/sh\\necho replaced >> " + (dir / "marks") +
+                                "\\nexit 3\\n' > " + prog + "\nchmod +x " + prog + "\n");
+  write_text(bin + "/ok", "#!/bin/sh\necho ok >> " + (dir / "marks") + "\n");
+  for (const char* f : {"/swap", "/ok"}) std::filesystem::permissions(bin + f, std::filesystem::perms::owner_all);
+  const std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", (bin + ":" + old_path).c_str(), 1);
+  struct Restore {
+    std::string path;
+    ~Restore() { ::setenv("PATH", path.c_str(), 1); }
+  } restore{old_path};
+
+  const Suite s =
+      parse_suite("suite: s\ngroups:\n  - {name: a, command: swap}\n  - {name: b, command: ok}\n", "s.yaml");
+  RunnerOptions o;
+  o.executable = prog;
+  o.image = prog;
+  o.out_dir = dir / "out";
+  o.rev = "r1";
+  o.progress = false;
+  HistoryDb db(dir / "r.db");
+  const RunSummary sum = run_suite(s, o, db);
+  const auto res = db.results(sum.run_id);
+  REQUIRE(res.size() == 2);
+  CHECK(res[0].status == "pass");
+  // The replacement used to run it: "error exit code 3".
+  CHECK(res[1].status == "pass");
+  CHECK(read_text(dir / "marks") == "ok\n");
+  // command.txt names the program by its path, as it was given.
+  CHECK(read_text(dir / "out/tests/b/command.txt").rfind(prog + " ok --json ", 0) == 0);
+}
