@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <cctype>
 #include <ctime>
 #include <stdexcept>
 
@@ -158,6 +159,25 @@ RunInfo read_run(const Statement& s) {
   return r;
 }
 
+// An SQLite URI that opens `path` read-only as immutable: no locks, no -wal
+// or -shm files. Every byte but unreserved ones and '/' is percent-encoded
+// ('?', '#' and '%' would end or change the path).
+std::string immutable_uri(const std::string& path) {
+  static const char* const kHex = "0123456789ABCDEF";
+  std::string uri = "file:";
+  for (const unsigned char c : path) {
+    const bool plain = std::isalnum(c) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~';
+    if (plain) {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += kHex[c >> 4];
+      uri += kHex[c & 0xf];
+    }
+  }
+  return uri + "?mode=ro&immutable=1";
+}
+
 }  // namespace
 
 std::string utc_now() {
@@ -175,8 +195,7 @@ HistoryDb::HistoryDb(const std::string& path, Access access) : m_path(path) {
     if (access == Access::read) {
       // Only looked at: a file that is not a results database (another
       // program's, an empty one) is refused untouched.
-      open(SQLITE_OPEN_READONLY);
-      const std::int64_t version = stored_version(false);
+      const std::int64_t version = open_to_read();
       if (version == kSchemaVersion) return;
       if (version == 2 || version == 3) {
         // Written before plans (or shards' suites) were kept: its runs have
@@ -191,9 +210,9 @@ HistoryDb::HistoryDb(const std::string& path, Access access) : m_path(path) {
       read_version = version;
       sqlite3_close(m_db);
       m_db = nullptr;
-      open(SQLITE_OPEN_READWRITE);
+      open(m_path, SQLITE_OPEN_READWRITE);
     } else {
-      open(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+      open(m_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
       stored_version(true);  // another program's file is refused before anything is written
     }
     exec("PRAGMA journal_mode=WAL");
@@ -215,8 +234,9 @@ HistoryDb::HistoryDb(const std::string& path, Access access) : m_path(path) {
   }
 }
 
-void HistoryDb::open(int flags) {
-  if (sqlite3_open_v2(m_path.c_str(), &m_db, flags, nullptr) != SQLITE_OK) {
+void HistoryDb::open(const std::string& name, int flags) {
+  if (sqlite3_open_v2(name.c_str(), &m_db, flags, nullptr) != SQLITE_OK) {
+    m_open_error = m_db ? sqlite3_errcode(m_db) : SQLITE_NOMEM;
     std::string msg = m_db ? sqlite3_errmsg(m_db) : "out of memory";
     sqlite3_close(m_db);
     m_db = nullptr;
@@ -224,6 +244,24 @@ void HistoryDb::open(int flags) {
   }
   // Several shard processes or a report reader may touch the file at once.
   sqlite3_busy_timeout(m_db, 30000);
+}
+
+std::int64_t HistoryDb::open_to_read() {
+  try {
+    open(m_path, SQLITE_OPEN_READONLY);
+    return stored_version(false);
+  } catch (const std::runtime_error&) {
+    // A reader of a database in WAL mode creates its -wal and -shm files
+    // when they are not there, which fails in a folder it may not write.
+    const int code = (m_db ? sqlite3_errcode(m_db) : m_open_error) & 0xff;
+    if (code != SQLITE_CANTOPEN && code != SQLITE_READONLY) throw;
+  }
+  sqlite3_close(m_db);
+  m_db = nullptr;
+  // Read as the file is on disk, without those files: no writer can be
+  // running where none can create them.
+  open(immutable_uri(m_path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+  return stored_version(false);
 }
 
 HistoryDb::~HistoryDb() { sqlite3_close(m_db); }

@@ -48,7 +48,8 @@ class HistoryDb {
   enum class Access {
     write,  ///< Opens, creating the file if needed, and migrates.
     read,   ///< Opens an existing results database without writing to it
-            ///< (one written by an older mxcosim is migrated forward).
+            ///< (one written by an older mxcosim is migrated forward); in a
+            ///< folder the user may not write, as the file is on disk.
   };
   /// Throws std::runtime_error naming the file on failure, on a file that is
   /// not a results database, or on a schema version that is invalid or
@@ -130,7 +131,12 @@ class HistoryDb {
   void transaction(const std::function<void()>& body) { in_transaction(body); }
 
  private:
-  void open(int flags);
+  /// Opens `name` (the path, or an SQLite URI of it) with `flags`; errors name the path.
+  void open(const std::string& name, int flags);
+  /// Opens the file read-only and returns its schema version. A database in
+  /// WAL mode in a folder the user may not write (its -wal and -shm files
+  /// cannot be made) is opened as immutable instead.
+  std::int64_t open_to_read();
   /// The file's schema version after checking it is a results database; 0
   /// for an empty file when `may_be_new`.
   std::int64_t stored_version(bool may_be_new);
@@ -143,6 +149,7 @@ class HistoryDb {
   std::set<std::string> test_ids(const char* sql, std::int64_t run_id);
 
   sqlite3* m_db = nullptr;
+  int m_open_error = 0;  ///< The SQLite code of the last open() that failed.
   std::string m_path;
   int m_transaction_depth = 0;  ///< Nested in_transaction() calls running.
 };

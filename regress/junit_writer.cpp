@@ -42,7 +42,10 @@ void write_outcome(std::ostream& out, const TestRecord& t, const std::string& re
   const std::string message =
       known ? t.message : "unknown status '" + t.status + "'" + (t.message.empty() ? "" : ": " + t.message);
   const char* tag = fail ? "failure" : "error";
-  const char* type = fail ? "mismatch" : known ? "run" : "unknown-status";
+  // A failure the checker found is a mismatch; one it did not (a deadlocked
+  // fabric, a mutation not detected) is named by its message alone.
+  const bool mismatch = t.mismatch_count.value_or(0) > 0;
+  const char* type = !known ? "unknown-status" : !fail ? "run" : mismatch ? "mismatch" : "failure";
   out << "      <" << tag << " message=\"" << xml_escape(message) << "\" type=\"" << type << "\">"
       << xml_escape(message + "\n" + repro + "\nlogs: " + t.log_dir) << "</" << tag << ">\n";
 }

@@ -34,13 +34,51 @@ std::string seconds(double s) {
   return o.str();
 }
 
+bool records_mismatch(const ResultsFile& r) { return r.first_mismatch || r.mismatch_count.value_or(0) > 0; }
+
+// Why the results file says the run failed: its error, its first mismatch or
+// its mismatch count; "" when it says none of them.
+std::string results_cause(const ResultsFile& r) {
+  std::string why = r.error.value_or(r.first_mismatch.value_or(""));
+  if (r.error && r.first_mismatch) why += "; first mismatch: " + *r.first_mismatch;
+  if (why.empty() && r.mismatch_count.value_or(0) > 0)
+    why = std::to_string(*r.mismatch_count) + " mismatch(es), none listed in results.json";
+  return why;
+}
+
+// Exit 0 is a pass only when the results agree: a wrapper (`--exe`) may lose
+// a failed run's exit code, and its results.json still says what happened.
+Verdict decide_exit_0(const ResultsFile& results, bool expect_fail, bool writes_results) {
+  if (writes_results && !results.parsed)
+    return {"error", results.parse_error.empty() ? "exited 0 but wrote no results.json"
+                                                 : "exited 0 but its results.json is not a JSON object"};
+  if (expect_fail && records_mismatch(results)) return {"pass", ""};
+  if (results.parsed && (results.status == "fail" || records_mismatch(results))) {
+    const std::string why = results_cause(results);
+    return {"fail", why.empty() ? "exited 0 but its results.json says status 'fail'" : why};
+  }
+  if (expect_fail) return {"fail", "mutation not detected: the run passed although a fault was injected"};
+  return {"pass", ""};
+}
+
+// Exit 1: the results' cause, else the program's last word on stderr (a
+// deadlocked fabric of `mxcosim ici` writes no error field).
+Verdict decide_exit_1(const ResultsFile& results, const std::string& stderr_text, bool expect_fail) {
+  if (expect_fail && records_mismatch(results)) return {"pass", ""};
+  std::string why = results_cause(results);
+  if (why.empty()) why = last_line(stderr_text);
+  if (why.empty()) why = results.parsed ? "failed without a mismatch record" : "exit code 1";
+  return {"fail", why};
+}
+
 }  // namespace
 
 Verdict decide(const ProcessOutcome& p, const ResultsFile& results, const std::string& stderr_text,
-               bool expect_fail, double timeout_seconds) {
+               bool expect_fail, double timeout_seconds, bool writes_results) {
   using Kind = ProcessOutcome::Kind;
   switch (p.kind) {
-    case Kind::spawn_failed: return {"error", p.spawn_error};
+    case Kind::spawn_failed:
+    case Kind::wait_failed: return {"error", p.failure};
     case Kind::timed_out: return {"error", "timeout after " + seconds(timeout_seconds) + " s"};
     case Kind::signaled: return {"error", "crash: " + signal_name(p.signal)};
     case Kind::log_too_large:
@@ -48,18 +86,8 @@ Verdict decide(const ProcessOutcome& p, const ResultsFile& results, const std::s
                            std::to_string(p.log_limit >> 20) + " MiB (mxcosim regress --max-log-mb)"};
     case Kind::exited: break;
   }
-  if (p.exit_code == 0) {
-    if (expect_fail) return {"fail", "mutation not detected: the run passed although a fault was injected"};
-    return {"pass", ""};
-  }
-  if (p.exit_code == 1) {
-    std::string why = results.error.value_or(results.first_mismatch.value_or(""));
-    if (results.error && results.first_mismatch) why += "; first mismatch: " + *results.first_mismatch;
-    if (why.empty()) why = results.parsed ? "failed without a mismatch record" : last_line(stderr_text);
-    if (why.empty()) why = "exit code 1";
-    if (expect_fail && results.first_mismatch) return {"pass", ""};
-    return {"fail", why};
-  }
+  if (p.exit_code == 0) return decide_exit_0(results, expect_fail, writes_results);
+  if (p.exit_code == 1) return decide_exit_1(results, stderr_text, expect_fail);
   const std::string last = last_line(stderr_text);
   if (p.exit_code == 2 && stderr_text.find("no RTL of a ") != std::string::npos) {
     const auto at = last.find("no RTL of a ");

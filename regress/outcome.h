@@ -13,15 +13,21 @@ struct Verdict {
 };
 
 /// `stderr_text` is the test's captured stderr; `expect_fail` marks a
-/// mutation test, which passes only when the checker reports a mismatch.
-///  exit 0            -> pass (mutation test: fail, "mutation not detected")
-///  exit 1            -> fail with the results' error or first mismatch
+/// mutation test, which passes only when the checker reports a mismatch
+/// (whatever the exit code); `writes_results` marks a command that always
+/// writes its --json results (run, hbm, ici, model).
+///  exit 0            -> pass, unless results.json says status fail or
+///                       records a mismatch (fail with it), or a command
+///                       that writes results wrote none readable (error);
+///                       mutation test: fail, "mutation not detected"
+///  exit 1            -> fail with the results' error or first mismatch,
+///                       else the last stderr line
 ///  exit 2 + "no RTL of a" -> skipped: size not built (see docs/regress.md)
 ///  exit 2 otherwise  -> error: usage error and the last stderr line (not
 ///                       counting a "(see ... --help)" pointer after it)
 ///  signal / timeout  -> error: "crash: SIGSEGV" / "timeout after 60 s"
 Verdict decide(const ProcessOutcome& p, const ResultsFile& results, const std::string& stderr_text,
-               bool expect_fail, double timeout_seconds);
+               bool expect_fail, double timeout_seconds, bool writes_results = false);
 
 /// A command line a person can paste into a shell.
 std::string shell_join(const std::vector<std::string>& args);

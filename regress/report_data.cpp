@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include "regress/shard.h"
 
@@ -153,6 +154,93 @@ std::string recorded_seed(const TestRecord& t) {
   return it->is_string() ? it->get<std::string>() : "";
 }
 
+// The reported run's tests: those with a result and those of its plan without one.
+std::set<std::string> run_tests(const ReportData& d) {
+  std::set<std::string> ids(d.not_run.begin(), d.not_run.end());
+  for (const auto& t : d.tests) ids.insert(t.test_id);
+  return ids;
+}
+
+// How a candidate baseline serves the reported run: how many of its tests it
+// has a result for, whether that is all of them, and whether it completed.
+struct BaselineFit {
+  const RunInfo* run = nullptr;
+  std::size_t shared = 0;
+  bool covers = false;
+  bool complete = false;
+  // Covering every test first, then sharing any, then (`rank_complete`) complete; the newest among equals.
+  auto rank(bool rank_complete) const { return std::make_tuple(covers, shared > 0, rank_complete && complete); }
+};
+
+BaselineFit fit_of(HistoryDb& db, const RunInfo& run, const std::set<std::string>& tests) {
+  BaselineFit f;
+  f.run = &run;
+  const std::set<std::string> done = db.finished_tests(run.run_id);
+  for (const auto& id : tests) f.shared += done.count(id);
+  f.covers = f.shared == tests.size();
+  f.complete = run.state == "complete";
+  return f;
+}
+
+// The best of `candidates` (newest first) for a run of `tests`: one that
+// has a result for each of them leaves none uncompared, and one that has
+// none (another tag's or shard's run, an empty interrupted one) compares
+// nothing. Stops at the first that covers them and (`rank_complete`) is complete.
+BaselineFit best_baseline(HistoryDb& db, const std::vector<const RunInfo*>& candidates,
+                          const std::set<std::string>& tests, bool rank_complete) {
+  BaselineFit best;
+  for (const RunInfo* r : candidates) {
+    const BaselineFit f = fit_of(db, *r, tests);
+    if (!best.run || f.rank(rank_complete) > best.rank(rank_complete)) best = f;
+    if (f.covers && (f.complete || !rank_complete)) break;
+  }
+  return best;
+}
+
+// Sets d's baseline and the regressions against it; `compared` counts the
+// run's tests that the baseline has a result for.
+void compare_with(HistoryDb& db, ReportData& d, const RunInfo& base, const Thresholds& thresholds) {
+  const std::vector<TestRecord> results = db.results(base.run_id);
+  std::set<std::string> in_base;
+  for (const auto& r : results) in_base.insert(r.test_id);
+  d.baseline = base;
+  d.compared = 0;
+  for (const auto& id : run_tests(d)) d.compared += in_base.count(id);
+  if (d.compared == 0)
+    d.baseline_note = "no test of this run has a result in the baseline: nothing was compared";
+  d.regressions = find_regressions(results, d.tests, thresholds, d.not_run);
+}
+
+// The baseline: of the suite's runs at --baseline REV, the one that has a
+// result for every test of the reported run, else for any, a complete run
+// before an interrupted one, the newest among equals. Without it, the
+// newest earlier run with a result for every test of the reported run, else
+// the newest earlier one with a result for any.
+void choose_baseline(HistoryDb& db, const std::vector<RunInfo>& runs, const ReportSelection& sel, ReportData& d) {
+  const bool named = !sel.baseline_rev.empty();
+  const auto earlier = [&](const RunInfo& r) {
+    return std::make_pair(r.started_at, r.run_id) < std::make_pair(d.run.started_at, d.run.run_id);
+  };
+  std::vector<const RunInfo*> others;  // the suite's other runs, newest first
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it)
+    if (it->suite == d.run.suite && it->run_id != d.run.run_id) others.push_back(&*it);
+  if (named) refuse_ambiguous(others, sel.baseline_rev, "--baseline");
+  std::vector<const RunInfo*> candidates;
+  for (const RunInfo* r : others)
+    if (named ? rev_matches(r->rev, sel.baseline_rev) : earlier(*r)) candidates.push_back(r);
+  const BaselineFit best = best_baseline(db, candidates, run_tests(d), named);
+  if (best.run && (named || best.shared > 0)) {
+    compare_with(db, d, *best.run, sel.thresholds);
+  } else if (named) {
+    // A named baseline that is not there is a mistake, not "no regressions".
+    throw std::runtime_error("--baseline '" + sel.baseline_rev + "': results database '" + db.path() +
+                             "' has no other run of suite '" + d.run.suite + "' at that revision");
+  } else {
+    d.baseline_note = candidates.empty() ? "no earlier run of this suite in the database"
+                                         : "no earlier run of this suite has a result for any of this run's tests";
+  }
+}
+
 }  // namespace
 
 ReportTotals report_totals(const Counts& counts, std::size_t results, std::size_t not_run) {
@@ -206,37 +294,7 @@ ReportData load_report_data(HistoryDb& db, const ReportSelection& sel) {
     if (!done.count(id)) d.not_run.push_back(id);
   d.not_run_why = not_run_reasons(db, d.run, d.not_run);
 
-  // Baseline: the newest other run of the suite at the named revision; or
-  // else the newest earlier run that completed (an interrupted night would
-  // leave the tests it did not run uncompared), else the run just before the
-  // chosen one.
-  std::vector<const RunInfo*> others;  // the suite's other runs, newest first
-  for (auto it = runs.rbegin(); it != runs.rend(); ++it)
-    if (it->suite == d.run.suite && it->run_id != d.run.run_id) others.push_back(&*it);
-  const RunInfo* base = nullptr;
-  if (!sel.baseline_rev.empty()) {
-    refuse_ambiguous(others, sel.baseline_rev, "--baseline");
-    for (const RunInfo* r : others)
-      if (!base && rev_matches(r->rev, sel.baseline_rev)) base = r;
-  } else {
-    const auto earlier = [&](const RunInfo* r) {
-      return std::make_pair(r->started_at, r->run_id) < std::make_pair(d.run.started_at, d.run.run_id);
-    };
-    for (const RunInfo* r : others)
-      if (!base && earlier(r) && r->state == "complete") base = r;
-    for (const RunInfo* r : others)
-      if (!base && earlier(r)) base = r;
-  }
-  if (base) {
-    d.baseline = *base;
-    d.regressions = find_regressions(db.results(base->run_id), d.tests, sel.thresholds, d.not_run);
-  } else if (!sel.baseline_rev.empty()) {
-    // A named baseline that is not there is a mistake, not "no regressions".
-    throw std::runtime_error("--baseline '" + sel.baseline_rev + "': results database '" + db.path() +
-                             "' has no other run of suite '" + d.run.suite + "' at that revision");
-  } else {
-    d.baseline_note = "no earlier run of this suite in the database";
-  }
+  choose_baseline(db, runs, sel, d);
   for (const auto& r : runs)
     if (r.suite == d.run.suite) d.trend_runs.push_back(r);
   d.trend_stats = db.run_stats(d.run.suite);
@@ -268,6 +326,7 @@ json to_json(const ReportData& d) {
   j["run"] = run_json(d.run);
   j["baseline"] = d.baseline ? run_json(*d.baseline) : json(nullptr);
   j["baseline_note"] = d.baseline_note;
+  j["baseline_compared"] = d.compared;
   const ReportTotals n = report_totals(d);
   j["summary"] = {{"total", n.total},     {"pass", n.pass},           {"fail", n.fail},      {"error", n.error},
                   {"skipped", n.skipped}, {"planned", d.run.planned}, {"not_run", n.not_run}};

@@ -18,8 +18,10 @@ struct ReportSelection {
   std::string rev;            ///< "" = any revision; else as rev_matches() takes it.
   std::string label;          ///< "" = any label.
   std::optional<std::int64_t> run_id;  ///< Overrides the three above.
-  /// "" = the newest earlier complete run of the suite (else the run
-  /// before the chosen one); else a run there must exist.
+  /// "" = the newest earlier run of the suite with a result for every test
+  /// of the chosen run, else for any of them; else a run at this revision
+  /// (which must exist), preferring one with a result for every test, then
+  /// for any, then a complete one.
   std::string baseline_rev;
   Thresholds thresholds;
 };
@@ -42,7 +44,12 @@ struct ReportData {
   std::vector<RunInfo> trend_runs;
   std::vector<RunStats> trend_stats;
   Counts counts;
-  std::string baseline_note;  ///< Why there is no baseline, when there is none.
+  /// Why there is no baseline, when there is none; or that it shares no
+  /// test with the run, when nothing was compared.
+  std::string baseline_note;
+  /// Tests of the run (with a result or not run) the baseline has a result
+  /// for: what the regressions were looked for in.
+  std::size_t compared = 0;
 };
 
 /// A report's tests by status, those of the plan that never ran among the

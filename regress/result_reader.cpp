@@ -67,7 +67,7 @@ ResultsFile read_results_json(const std::string& text, TestRecord& rec) {
   // (The whole file stays in results_json.)
   if (!out.error) rec.cycles_model = as_int(root, {"cycles", "model"});
   rec.instructions = as_int(root, {"instructions"});
-  rec.mismatch_count = as_int(root, {"mismatch_count"});
+  rec.mismatch_count = out.mismatch_count = as_int(root, {"mismatch_count"});
   rec.sim_time_ns = as_double(root, {"sim_time_ns"});
   // Spelled either way by producers; the performance model's names first.
   rec.utilisation = as_double(root, {"utilisation"});

@@ -1,7 +1,13 @@
 #include "regress/runner.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <set>
 #include <deque>
@@ -27,6 +33,46 @@ struct Running {
   fs::path dir;
   std::vector<std::string> command;
   std::unique_ptr<Subprocess> process;
+};
+
+// A test that died of what a shutdown sends every process (Slurm's scancel
+// and time limit, systemd and container stops): the runner itself only ever
+// kills its tests with SIGKILL.
+bool shutdown_signal(const ProcessOutcome& o) {
+  return o.kind == ProcessOutcome::Kind::signaled && (o.signal == SIGTERM || o.signal == SIGINT || o.signal == SIGHUP);
+}
+
+// A test that ended by a shutdown's signal, its verdict held until the
+// runner's own stop comes or the grace period passes without one.
+struct Held {
+  Running test;
+  ProcessOutcome outcome;
+  std::chrono::steady_clock::time_point since;
+};
+
+// RunnerOptions::image, open while the run lasts. The tests exec it by the
+// path of this process's descriptor of it, which names the file opened
+// whatever has taken its place since.
+class Image {
+ public:
+  explicit Image(const std::string& path) {
+    if (path.empty()) return;
+    m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (m_fd < 0)
+      throw std::runtime_error("cannot open '" + path + "' to run the tests with it: " + std::strerror(errno));
+    m_path = "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(m_fd);
+  }
+  ~Image() {
+    if (m_fd >= 0) ::close(m_fd);
+  }
+  Image(const Image&) = delete;
+  Image& operator=(const Image&) = delete;
+  /// What to exec; "" for the test's argv[0].
+  const std::string& path() const { return m_path; }
+
+ private:
+  int m_fd = -1;
+  std::string m_path;
 };
 
 // The end of a log, where the verdict's last line is: a log may be as large
@@ -55,6 +101,13 @@ std::vector<std::string> reproduce_args(const TestSpec& t) {
   std::vector<std::string> a{"mxcosim"};
   a.insert(a.end(), t.args.begin(), t.args.end());
   return a;
+}
+
+// The commands that write their --json results whenever they exit 0: one of
+// them that exits 0 without a readable file did not finish its run.
+bool writes_results(const TestSpec& t) {
+  return !t.args.empty() && (t.args.front() == "run" || t.args.front() == "hbm" || t.args.front() == "ici" ||
+                             t.args.front() == "model");
 }
 
 // The newest run of the suite at any revision (the one --rerun-failed continues).
@@ -348,6 +401,7 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
       progress.test_finished(r.test_id, r.status, "(earlier)", r.wall_seconds, true);
 
   fs::create_directories(tests_dir);
+  const Image image(opts.image);
   std::vector<Running> running;
   const unsigned jobs = std::max(1u, opts.jobs);
 
@@ -396,7 +450,8 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
       cmd << shell_join(r.command) << "\n";
     }
     r.process = std::make_unique<Subprocess>(r.command, (r.dir / "stdout.log").string(),
-                                             (r.dir / "stderr.log").string(), timeout, opts.max_log_bytes);
+                                             (r.dir / "stderr.log").string(), timeout, opts.max_log_bytes,
+                                             image.path());
     running.push_back(std::move(r));
   };
 
@@ -413,7 +468,7 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     if (outcome.exit_code >= 0) rec.exit_code = outcome.exit_code;
     const ResultsFile results = read_results_file((r.dir / "results.json").string(), rec);
     const Verdict v = decide(outcome, results, read_tail(r.dir / "stderr.log"), r.spec->expect_fail,
-                             opts.timeout_seconds.value_or(r.spec->timeout_seconds));
+                             opts.timeout_seconds.value_or(r.spec->timeout_seconds), writes_results(*r.spec));
     rec.status = v.status;
     rec.message = v.message;
     rec.finished_at = utc_now();
@@ -423,10 +478,45 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     progress.test_finished(rec.test_id, rec.status, rec.message, rec.wall_seconds);
   };
 
-  while (!queue.empty() || !running.empty()) {
+  // Tests that ended by a shutdown's signal: recorded once the grace period
+  // passes with no stop, dropped (left to run again) when the stop comes.
+  std::vector<Held> held;
+  auto collect_ended = [&] {
+    bool any = false;
+    for (std::size_t i = 0; i < running.size();) {
+      if (auto outcome = running[i].process->poll()) {
+        if (shutdown_signal(*outcome))
+          held.push_back({std::move(running[i]), *outcome, std::chrono::steady_clock::now()});
+        else
+          finish(running[i], *outcome);
+        running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+        any = true;
+      } else {
+        ++i;
+      }
+    }
+    return any;
+  };
+  auto release_held = [&] {
+    bool any = false;
+    const auto now = std::chrono::steady_clock::now();
+    for (std::size_t i = 0; i < held.size();) {
+      if (std::chrono::duration<double>(now - held[i].since).count() >= opts.shutdown_grace_seconds) {
+        finish(held[i].test, held[i].outcome);
+        held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
+        any = true;
+      } else {
+        ++i;
+      }
+    }
+    return any;
+  };
+
+  while (!queue.empty() || !running.empty() || !held.empty()) {
     if (opts.stop && opts.stop->load()) {
       for (auto& r : running) r.process->kill_now();
       running.clear();
+      held.clear();
       sum.interrupted = true;
       break;
     }
@@ -434,17 +524,8 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
       launch(queue.front());
       queue.pop_front();
     }
-    bool any = false;
-    for (std::size_t i = 0; i < running.size();) {
-      if (auto outcome = running[i].process->poll()) {
-        finish(running[i], *outcome);
-        running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
-        any = true;
-      } else {
-        ++i;
-      }
-    }
-    if (!any) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const bool ended = collect_ended();
+    if (!release_held() && !ended) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   progress.finish();
 

@@ -17,6 +17,13 @@ namespace mxc::regress {
 
 struct RunnerOptions {
   std::string executable;            ///< The program each test's args are given to (mxcosim).
+  /// When set, a file opened as the run starts ("/proc/self/exe": the
+  /// runner's own image) that each test runs in place of `executable`,
+  /// which stays its argv[0] and the program command.txt names: a rebuild
+  /// during the run replaces the file at that path, and the tests after it
+  /// would run another program under the run's revision. An ELF binary (a
+  /// script run so would not find its file).
+  std::string image;
   std::string out_dir;               ///< Tests write to out_dir/tests/<test-id>/.
   unsigned jobs = 1;
   std::optional<Shard> shard;
@@ -39,6 +46,11 @@ struct RunnerOptions {
   /// A test whose stdout or stderr log grows past this is killed, an error
   /// (0: no limit).
   std::uint64_t max_log_bytes = std::uint64_t{1} << 30;
+  /// A test that dies of SIGTERM, SIGINT or SIGHUP (which the runner never
+  /// sends its tests) is recorded only when no stop comes within this many
+  /// seconds: a shutdown signals every process in no fixed order, and a test
+  /// it killed before the runner saw its own signal is left to run again.
+  double shutdown_grace_seconds = 2.0;
 };
 
 struct RunSummary {

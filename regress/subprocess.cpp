@@ -47,6 +47,7 @@ std::string signal_name(int sig) {
     case SIGKILL: return "SIGKILL";
     case SIGTERM: return "SIGTERM";
     case SIGINT: return "SIGINT";
+    case SIGHUP: return "SIGHUP";
     case SIGPIPE: return "SIGPIPE";
     case SIGTRAP: return "SIGTRAP";
     default: return "signal " + std::to_string(sig);
@@ -54,7 +55,8 @@ std::string signal_name(int sig) {
 }
 
 Subprocess::Subprocess(const std::vector<std::string>& argv, const std::string& stdout_path,
-                       const std::string& stderr_path, double timeout_seconds, std::uint64_t max_log_bytes)
+                       const std::string& stderr_path, double timeout_seconds, std::uint64_t max_log_bytes,
+                       const std::string& program)
     : m_timeout(timeout_seconds),
       m_logs{stdout_path, stderr_path},
       m_max_log_bytes(max_log_bytes),
@@ -84,7 +86,8 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::string& 
   // Named for end_with_parent_if_its_subprocess() in the child (the runner spawns from one thread,
   // whose exit is what the kernel watches).
   ::setenv(kParentVariable, std::to_string(getpid()).c_str(), 1);
-  const int rc = posix_spawn(&m_pid, args[0], &files, &attr, args.data(), environ);
+  const char* path = program.empty() ? args[0] : program.c_str();
+  const int rc = posix_spawn(&m_pid, path, &files, &attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&files);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {
@@ -92,7 +95,7 @@ Subprocess::Subprocess(const std::vector<std::string>& argv, const std::string& 
     m_done = true;
     ProcessOutcome o;
     o.kind = ProcessOutcome::Kind::spawn_failed;
-    o.spawn_error = "cannot start '" + argv[0] + "': " + std::strerror(rc);
+    o.failure = "cannot start '" + argv[0] + "': " + std::strerror(rc);
     m_failed = o;
   }
 }
@@ -114,6 +117,7 @@ std::optional<ProcessOutcome> Subprocess::poll() {
   if (m_done) return std::nullopt;
   int status = 0;
   const pid_t r = waitpid(m_pid, &status, WNOHANG);
+  if (r < 0 && errno != EINTR) return wait_failed(errno);
   if (r == m_pid) {
     m_done = true;
     // The test's own leftovers (background children) die with it.
@@ -156,6 +160,17 @@ std::optional<ProcessOutcome> Subprocess::poll() {
     return o;
   }
   return std::nullopt;
+}
+
+ProcessOutcome Subprocess::wait_failed(int error) {
+  m_done = true;
+  ::kill(-m_pid, SIGKILL);  // whatever of its group is left
+  ProcessOutcome o;
+  o.kind = ProcessOutcome::Kind::wait_failed;
+  o.failure = "cannot wait for the test's process " + std::to_string(m_pid) + ": waitpid failed with errno " +
+              std::to_string(error) + " (" + std::strerror(error) + ")";
+  o.wall_seconds = elapsed();
+  return o;
 }
 
 std::optional<std::string> Subprocess::oversized_log() const {

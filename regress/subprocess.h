@@ -12,12 +12,12 @@
 namespace mxc::regress {
 
 struct ProcessOutcome {
-  enum class Kind { exited, signaled, timed_out, spawn_failed, log_too_large };
+  enum class Kind { exited, signaled, timed_out, spawn_failed, wait_failed, log_too_large };
   Kind kind = Kind::spawn_failed;
   int exit_code = -1;     ///< When exited.
   int signal = 0;         ///< When signaled.
   double wall_seconds = 0;
-  std::string spawn_error;
+  std::string failure;    ///< When spawn_failed or wait_failed: why, naming the call and its errno.
   std::string log_file;       ///< When log_too_large: the log's name ("stderr.log").
   std::uint64_t log_limit = 0;  ///< When log_too_large: the limit it passed, in bytes.
   /// When log_too_large: killed for it, rather than found past the limit
@@ -40,19 +40,22 @@ bool end_with_parent_if_its_subprocess();
 
 class Subprocess {
  public:
-  /// Starts argv[0] (a path) with stdout/stderr redirected to the files.
-  /// With `max_log_bytes` > 0, a child whose stdout or stderr file grows
-  /// past it is killed (log_too_large): one that writes without end would
-  /// fill the disk that the other tests' logs and results are written to.
-  /// One found past it when it ended is log_too_large too.
+  /// Starts argv[0] (a path), or `program` when given (argv[0] is then
+  /// only the name the child sees), with stdout/stderr redirected to the
+  /// files. With `max_log_bytes` > 0, a child whose stdout or stderr file
+  /// grows past it is killed (log_too_large): one that writes without end
+  /// would fill the disk that the other tests' logs and results are written
+  /// to. One found past it when it ended is log_too_large too.
   Subprocess(const std::vector<std::string>& argv, const std::string& stdout_path, const std::string& stderr_path,
-             double timeout_seconds, std::uint64_t max_log_bytes = 0);
+             double timeout_seconds, std::uint64_t max_log_bytes = 0, const std::string& program = "");
   ~Subprocess();
   Subprocess(const Subprocess&) = delete;
   Subprocess& operator=(const Subprocess&) = delete;
 
   /// Non-blocking: the outcome once the child ended (or was killed for its
-  /// timeout or its logs' size), nothing while it still runs.
+  /// timeout or its logs' size), nothing while it still runs. A child that
+  /// cannot be waited for (SIGCHLD ignored: the kernel reaped it) is
+  /// wait_failed, never taken for one still running.
   std::optional<ProcessOutcome> poll();
   /// Kills the whole process group and reaps the child.
   void kill_now();
@@ -60,6 +63,8 @@ class Subprocess {
 
  private:
   double elapsed() const;
+  /// The outcome of a waitpid() that failed with `error`; the child counts as done.
+  ProcessOutcome wait_failed(int error);
   /// The name of a log past the limit ("stdout.log"), if one is.
   std::optional<std::string> oversized_log() const;
 

@@ -183,11 +183,13 @@ class Loader {
       if (!fresh && it->second != source)
         fail(at, field, "parameter '" + key + "' is also given by " + it->second);
     };
+    std::string fixed_seed;  // a seed in args: every test of the group runs with it
     if (const YAML::Node args = g["args"]) {
       if (!args.IsMap()) fail(args, f + ".args", "expected a map of parameters");
       unique_keys(args, f + ".args");
       for (const auto& kv : args) {
         const std::string key = scalar(kv.first, f + ".args");
+        if (key == "seed") fixed_seed = seed(kv.second, f + ".args.seed");
         append_param(base, key, kv.second, f + ".args." + key);
         claim(key, kv.first, f + ".args", f + ".args." + key);
       }
@@ -248,6 +250,7 @@ class Loader {
       t.tags = tags;
       t.timeout_seconds = timeout;
       t.expect_fail = expect_fail;
+      t.seed = fixed_seed;
       for (std::size_t a = 0; a < axes.size(); ++a) {
         const AxisValue& v = axes[a][pos[a]];
         t.id += "/" + v.label;

@@ -15,7 +15,7 @@ struct TestSpec {
   std::string group;              ///< The suite group the test came from.
   std::vector<std::string> args;  ///< After `mxcosim`, e.g. {"run", "--rows", "4", ...}.
   std::vector<std::string> tags;
-  std::string seed;               ///< The seed axis value, "" when the test has none.
+  std::string seed;               ///< The seed its args or an axis give, "" when none does.
   double timeout_seconds = 60;
   bool expect_fail = false;       ///< A mutation test: passes when the checker catches it.
 };

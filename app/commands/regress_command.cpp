@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cxxopts.hpp>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <set>
 #include <thread>
 
 #include "cli_args.h"
@@ -56,15 +58,29 @@ void prepare_out_dir(const std::string& out, bool reports) {
     check_output_path((fs::path(out) / name).string(), "--out");
 }
 
+// Planned tests of the run without a result: every report counts them as
+// errors, so the exit status does too (a run resumed with --tag that passed
+// its tests has not passed the others).
+std::size_t not_run_count(regress::HistoryDb& db, std::int64_t run_id) {
+  const std::set<std::string> finished = db.finished_tests(run_id);
+  std::size_t n = 0;
+  for (const auto& id : db.plan_in_order(run_id)) n += finished.count(id) == 0;
+  return n;
+}
+
 }  // namespace
 
 int regress_main(int argc, char** argv) {
+  // An ignored SIGCHLD (exec keeps SIG_IGN from the parent) has the kernel reap each child the moment it
+  // ends, leaving waitpid() nothing to say how a test (or `git rev-parse`) ended.
+  std::signal(SIGCHLD, SIG_DFL);
   cxxopts::Options opts(argv[0],
                         "Run a regression suite: every test in its own process with a timeout, N at a time.\n"
                         "Results go to DIR/results.db (SQLite history) as each test finishes; then DIR/junit.xml,\n"
                         "DIR/report.html, DIR/results.csv and DIR/results.json are written from it. Running the\n"
                         "same command again after an interruption resumes the run. Exits 0 when every test passed\n"
-                        "or was skipped, 1 when any failed or errored, 2 on bad input, 130 when interrupted.");
+                        "or was skipped, 1 when any failed or errored or a test of the run's plan has no result,\n"
+                        "2 on bad input, 130 when interrupted.");
   // clang-format off
   opts.add_options()
     ("suite", "suite YAML file (e.g. regress/smoke.yaml)", cxxopts::value<std::string>())
@@ -80,7 +96,8 @@ int regress_main(int argc, char** argv) {
     ("rev", "revision recorded with the results (default: git rev-parse HEAD, else 'unknown')", cxxopts::value<std::string>())
     ("label", "run label: runs of one suite at one revision with one label are one run (default: that of the newest "
               "unfinished run with a date label, else the UTC date)", cxxopts::value<std::string>())
-    ("baseline", "revision the report compares against (default: the previous run)", cxxopts::value<std::string>())
+    ("baseline", "revision the report compares against (default: the newest earlier run with results for the "
+                 "run's tests)", cxxopts::value<std::string>())
     ("no-repeat", "when the run this command names (suite, revision, label) is complete, do nothing and exit 0 "
                   "rather than start a repeat of it (a resubmitted batch job)")
     ("list", "print the selected tests and their commands, run nothing")
@@ -144,6 +161,8 @@ int regress_main(int argc, char** argv) {
   // the log folders recorded for each run are matched by it when a later run moves them.
   ro.out_dir = full_path(args["out"].as<std::string>());
   ro.executable = args.count("exe") ? args["exe"].as<std::string>() : self_path();
+  // This program's own image, whatever a rebuild during the run puts at its path (an --exe is run by its path).
+  if (!args.count("exe")) ro.image = "/proc/self/exe";
   // Checked before anything runs: a program that cannot start would
   // otherwise be recorded as an error of every test.
   if (std::error_code ec; !std::filesystem::is_regular_file(ro.executable, ec) ||
@@ -259,15 +278,19 @@ int regress_main(int argc, char** argv) {
     regress::write_html_file(data, (out / "report.html").string());
     std::cout << "results: " << db_path << "\njunit:   " << (out / "junit.xml").string()
               << "\nreport:  " << (out / "report.html").string() << "\n";
-    if (!data.regressions.empty())
-      std::cout << data.regressions.size() << " regression(s) against " << data.baseline->rev.substr(0, 12)
-                << " (" << data.baseline->label << "): see the top of the report\n";
+    if (data.baseline)
+      std::cout << data.regressions.size() << " regression(s) against " << data.baseline->rev.substr(0, 12) << " ("
+                << data.baseline->label << "), " << data.compared << " test(s) compared"
+                << (data.regressions.empty() ? "" : ": see the top of the report") << "\n";
+    if (data.baseline && data.compared == 0) std::cerr << argv[0] << ": warning: " << data.baseline_note << "\n";
   }
   if (sum.interrupted) {
     std::cout << "interrupted: run the same command again to resume\n";
     return 130;
   }
-  return sum.counts.fail + sum.counts.error > 0 ? kExitFail : kExitPass;
+  const regress::ReportTotals totals =
+      regress::report_totals(sum.counts, sum.counts.done(), not_run_count(db, sum.run_id));
+  return totals.fail + totals.error > 0 ? kExitFail : kExitPass;
 }
 
 }  // namespace mxc::app

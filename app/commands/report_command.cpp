@@ -38,7 +38,8 @@ int report_main(int argc, char** argv) {
   cxxopts::Options opts(argv[0],
                         "Write the reports of one run from a results database: the HTML correlation report,\n"
                         "JUnit XML, CSV and JSON. The run is the newest one matching --suite/--rev/--label (or\n"
-                        "--run); the baseline is the newest run at --baseline REV, else the run before it.\n"
+                        "--run); the baseline is a run at --baseline REV, else an earlier run, that has results\n"
+                        "for the run's tests (docs/regress.md).\n"
                         "Shard databases given as arguments are merged into --db first (see docs/slurm.md).");
   // clang-format off
   opts.add_options()
@@ -47,7 +48,7 @@ int report_main(int argc, char** argv) {
     ("junit", "write JUnit XML to FILE", cxxopts::value<std::string>())
     ("csv", "write a CSV export to FILE", cxxopts::value<std::string>())
     ("json", "write a JSON export to FILE", cxxopts::value<std::string>())
-    ("baseline", "revision to compare against (default: the previous run of the suite)",
+    ("baseline", "revision to compare against (default: the newest earlier run with results for the run's tests)",
      cxxopts::value<std::string>())
     ("suite", "report on this suite", cxxopts::value<std::string>()->default_value(""))
     ("rev", "report on a run at this revision", cxxopts::value<std::string>()->default_value(""))
@@ -155,9 +156,11 @@ int report_main(int argc, char** argv) {
             << "): " << n.total << " tests, " << n.pass << " pass, " << n.fail << " fail, " << n.error << " error"
             << (n.not_run == 0 ? "" : " (" + std::to_string(n.not_run) + " not run)") << ", " << n.skipped
             << " skipped; " << data.regressions.size() << " regression(s)"
-            << (data.baseline ? " against " + data.baseline->rev.substr(0, 12) + " (" + data.baseline->label + ")"
+            << (data.baseline ? " against " + data.baseline->rev.substr(0, 12) + " (" + data.baseline->label +
+                                    "), " + std::to_string(data.compared) + " test(s) compared"
                               : " (no baseline: " + data.baseline_note + ")")
             << "\n";
+  if (data.baseline && data.compared == 0) std::cerr << argv[0] << ": warning: " << data.baseline_note << "\n";
   return args.count("fail-on-regression") && !data.regressions.empty() ? kExitFail : kExitPass;
 }
 

@@ -42,10 +42,15 @@
   const reg = document.getElementById('regressions');
   if (data.baseline) {
     const base = 'baseline ' + data.baseline.rev.slice(0, 12) + ' (' + data.baseline.label + ')';
+    const n = data.baseline_compared;
+    const compared = ', ' + n + ' test' + (n === 1 ? '' : 's') + ' compared';
+    // A baseline that shares no test with the run finds no regression in it, whatever the run did.
+    if (!n) reg.appendChild(el('div', { class: 'banner bad', id: 'baseline-warning',
+      text: 'Nothing compared: no test of this run has a result in ' + base }));
     if (data.regressions.length) {
       reg.appendChild(el('div', { class: 'banner bad', id: 'regression-banner',
         text: data.regressions.length + ' regression' + (data.regressions.length === 1 ? '' : 's') +
-              ' against ' + base }));
+              ' against ' + base + compared }));
       const rows = data.regressions.map(r => el('tr', {}, [
         el('td', {}, [el('code', { text: r.test })]), el('td', { text: r.what }),
         el('td', { text: r.baseline }), el('td', { text: r.current })]));
@@ -53,7 +58,8 @@
         el('thead', {}, [el('tr', {}, ['test', 'regressed', 'baseline', 'now'].map(h => el('th', { text: h })))]),
         el('tbody', {}, rows)]));
     } else {
-      reg.appendChild(el('div', { class: 'banner good', text: 'No regressions against ' + base }));
+      reg.appendChild(el('div', { class: n ? 'banner good' : 'banner none',
+        text: 'No regressions against ' + base + compared }));
     }
   } else {
     reg.appendChild(el('div', { class: 'banner none', text: 'No baseline: ' + data.baseline_note }));

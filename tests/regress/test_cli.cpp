@@ -2,10 +2,12 @@
 // smoke suite with -j 2, and a suite with an injected fault.
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -373,7 +375,8 @@ TEST_CASE("a merge that fails into a new database leaves no file behind, and an 
 
 TEST_CASE("a regress started with SIGHUP ignored (nohup) keeps running through a hangup") {
   TempDir dir;
-  write_text(dir / "slow.sh", "#!/bin/sh\nsleep 1\nexit 0\n");
+  // As `mxcosim run`, it writes its results file.
+  write_text(dir / "slow.sh", "#!/bin/sh\nsleep 1\nfor a; do [ \"$p\" = --json ] && echo '{}' > \"$a\"; p=$a; done\n");
   std::filesystem::permissions(dir / "slow.sh", std::filesystem::perms::owner_all);
   write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, seeds: [1, 2]}\n");
   // As nohup starts it; the hangup comes once the tests are running (the handlers are in place).
@@ -431,7 +434,8 @@ TEST_CASE("with --no-repeat a complete run is left as it is, and an unfinished o
   // A resubmitted batch task: its shard's run is complete, and the same command would start LABEL.2 and run
   // every test again (a merge then counted the shard twice). A passing stub counts its runs in a file.
   TempDir dir;
-  write_text(dir / "ok.sh", "#!/bin/sh\necho x >> " + (dir / "count") + "\nexit 0\n");
+  write_text(dir / "ok.sh", "#!/bin/sh\necho x >> " + (dir / "count") +
+                                "\nfor a; do [ \"$p\" = --json ] && echo '{}' > \"$a\"; p=$a; done\nexit 0\n");
   std::filesystem::permissions(dir / "ok.sh", std::filesystem::perms::owner_all);
   write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, seeds: [1, 2, 3]}\n");
   const std::vector<std::string> cmd{MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--exe",
@@ -496,7 +500,8 @@ echo '{"status":"pass","cycles":{"rtl":500,"model":500}}' > "$json"
   REQUIRE(regress("r2") == 1);
   // r2 against r1: both tests passed and now fail.
   CHECK(report("r1", true) == 1);
-  CHECK(read_text(dir / "report.txt").find("2 regression(s) against r1") != std::string::npos);
+  CHECK(read_text(dir / "report.txt").find("2 regression(s) against r1 (") != std::string::npos);
+  CHECK(read_text(dir / "report.txt").find("), 2 test(s) compared") != std::string::npos);
   CHECK(report("r1", false) == 0);
   // The check alone, with no report file: its exit status is the answer.
   const std::vector<std::string> check_only{MXCOSIM_BIN, "report", "--db", db, "--baseline", "r1",
@@ -521,4 +526,114 @@ echo '{"status":"pass","cycles":{"rtl":500,"model":500}}' > "$json"
   CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 2));
   CHECK(read_text(dir / "full.txt").find("mxcosim report: error: writing standard output failed") !=
         std::string::npos);
+}
+
+TEST_CASE("regress exits 1 when tests of the run's plan are left without a result as its JUnit file says") {
+  // An interrupted run of both tests, resumed with --tag quick: a passes, b stays not run.
+  TempDir dir;
+  write_text(dir / "ok.sh", "#!/bin/sh\nfor a; do [ \"$p\" = --json ] && echo '{}' > \"$a\"; p=$a; done\nexit 0\n");
+  std::filesystem::permissions(dir / "ok.sh", std::filesystem::perms::owner_all);
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, tags: [quick]}\n  - {name: b}\n");
+  std::filesystem::create_directories(dir / "o");
+  {
+    HistoryDb db(dir / "o/results.db");
+    const auto run = db.create_run(RunInfo{.suite = "s", .rev = "r1", .label = "L"});
+    db.add_to_plan(run, {"a", "b"}, "");
+    db.set_run_state(run, "interrupted", utc_now());
+  }
+  const int rc = run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--exe", dir / "ok.sh", "--tag",
+                      "quick", "--label", "L", "--rev", "r1", "--no-progress"},
+                     dir / "l");
+  INFO(read_text(dir / "l"));
+  CHECK(rc == 1);
+  CHECK(read_text(dir / "l").find("1 of its 2 planned tests have a result") != std::string::npos);
+  const std::string junit = read_text(dir / "o/junit.xml");
+  CHECK(attr(junit, "errors") == "1");
+  CHECK(count_of(junit, "type=\"not-run\"") == 1);
+}
+
+TEST_CASE("a regress started with SIGCHLD ignored still sees how each test ended") {
+  TempDir dir;
+  write_text(dir / "ok.sh", "#!/bin/sh\nfor a; do [ \"$p\" = --json ] && echo '{}' > \"$a\"; p=$a; done\nexit 0\n");
+  std::filesystem::permissions(dir / "ok.sh", std::filesystem::perms::owner_all);
+  write_text(dir / "s.yaml", "suite: s\ntimeout: 5\ngroups:\n  - {name: a, seeds: [1, 2]}\n");
+  const std::vector<std::string> args{MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--exe",
+                                      dir / "ok.sh", "--no-progress", "--no-report"};
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const std::string log_path = dir / "l";
+  // Started as a parent that ignores SIGCHLD leaves it: exec keeps the disposition.
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    std::signal(SIGCHLD, SIG_IGN);
+    const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(log, 1);
+    dup2(log, 2);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  INFO(read_text(dir / "l"));
+  // Every test was a timeout once: waitpid never found them ended.
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  HistoryDb db(dir / "o/results.db", HistoryDb::Access::read);
+  const auto results = db.results(db.runs().at(0).run_id);
+  REQUIRE(results.size() == 2);
+  for (const auto& r : results) CHECK(r.status == "pass");
+}
+
+TEST_CASE("regress without --exe runs its own image for every test although a rebuild replaced the file") {
+  TempDir dir;
+  const std::string self = dir / "mxcosim", fifo = dir / "ring.fifo";
+  std::filesystem::copy_file(MXCOSIM_BIN, self);
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string ring = MXCOSIM_SOURCE_DIR "/configs/ici/ring4.yaml";
+  // Test a reads its config from the FIFO: it waits there while the program is replaced.
+  write_text(dir / "s.yaml", "suite: s\ncommand: ici\ngroups:\n  - {name: a, args: {config: " + fifo +
+                                 ", collective: allreduce, bytes: 64KiB}}\n  - {name: b, args: {config: " + ring +
+                                 ", collective: allreduce, bytes: 64KiB}}\n");
+  const std::vector<std::string> args{self, "regress", dir / "s.yaml", "--out", dir / "o", "--rev", "r1",
+                                      "--no-progress", "--no-report"};
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const std::string log_path = dir / "l";
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(log, 1);
+    dup2(log, 2);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  // The FIFO opens for writing once test a has it open for reading (ENXIO until then).
+  int status = 0, fd = -1;
+  while ((fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK)) < 0) {
+    REQUIRE(errno == ENXIO);
+    REQUIRE(waitpid(pid, &status, WNOHANG) == 0);
+    usleep(10000);
+  }
+  // A rebuild: another file at the program's path.
+  std::filesystem::remove(self);
+  write_text(self, "#!/bin/sh\necho replaced >> " + (dir / "marks") + "\nexit 3\n");
+  std::filesystem::permissions(self, std::filesystem::perms::owner_all);
+  fcntl(fd, F_SETFL, 0);
+  const std::string config = read_text(ring);
+  CHECK(write(fd, config.data(), config.size()) == static_cast<ssize_t>(config.size()));
+  close(fd);
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  INFO(read_text(log_path));
+  // Test b used to run the replacement: "error exit code 3".
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  CHECK_FALSE(std::filesystem::exists(dir / "marks"));
+  HistoryDb db(dir / "o/results.db", HistoryDb::Access::read);
+  const auto results = db.results(db.runs().at(0).run_id);
+  REQUIRE(results.size() == 2);
+  for (const auto& r : results) CHECK(r.status == "pass");
+  // command.txt names the program by its path.
+  CHECK(read_text(dir / "o/tests/b/command.txt").rfind(self + " ici ", 0) == 0);
 }

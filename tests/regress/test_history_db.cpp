@@ -1,5 +1,6 @@
 // The history database: schema, migrations, WAL, runs, resume, merge.
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -222,6 +223,39 @@ TEST_CASE("reading a database changes nothing, and a file that is not a results 
   raw_sql(good, "DROP TABLE results");
   CHECK_THROWS_WITH(HistoryDb(good, HistoryDb::Access::read).results(1),
                     "results database '" + good + "': sqlite: no such table: results");
+}
+
+TEST_CASE("a database whose -wal file cannot be made (a folder the user may not write) is read as it is") {
+  TempDir dir;
+  // A name an SQLite URI must escape.
+  const std::filesystem::path folder = dir.path() / "ro 50%?#x";
+  std::filesystem::create_directories(folder);
+  const std::string path = (folder / "r.db").string();
+  {
+    HistoryDb db(path);
+    db.create_run(key("s", "r", "l"));
+  }
+  REQUIRE_FALSE(std::filesystem::exists(path + "-wal"));  // closed: its -wal and -shm went with it
+  // A folder in the place of its -wal: no user can make the file there, root included.
+  std::filesystem::create_directory(path + "-wal");
+  {
+    HistoryDb reader(path, HistoryDb::Access::read);
+    REQUIRE(reader.runs().size() == 1);
+    CHECK(reader.runs()[0].label == "l");
+  }
+  std::filesystem::remove(path + "-wal");
+  // The folder itself read-only: root writes it all the same, so only another user sees it refused.
+  std::filesystem::permissions(folder, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec |
+                                           std::filesystem::perms::group_read | std::filesystem::perms::group_exec |
+                                           std::filesystem::perms::others_read | std::filesystem::perms::others_exec);
+  if (geteuid() != 0) {
+    HistoryDb reader(path, HistoryDb::Access::read);
+    CHECK(reader.runs().size() == 1);
+    CHECK_FALSE(std::filesystem::exists(path + "-wal"));
+  } else {
+    WARN("running as root, whom a folder's permissions do not stop: the read-only folder itself is not tested");
+  }
+  std::filesystem::permissions(folder, std::filesystem::perms::owner_all);
 }
 
 TEST_CASE("a schema 2 database is read as it is, its runs without plans") {

@@ -115,7 +115,8 @@ TEST_CASE("the HTML report renders in headless Chromium: no errors, charts paint
   CHECK(std::stod(st["histogram"]["labels"][0].get<std::string>()) == Approx(lo + width / 2).margin(0.006));
   CHECK(std::stod(st["histogram"]["labels"][19].get<std::string>()) == Approx(hi - width / 2).margin(0.006));
   // The regressions (pass -> fail against the night before) are at the top.
-  CHECK(browser.dom.find("4 regressions against baseline rev1 (2025-01-01)") != std::string::npos);
+  CHECK(browser.dom.find("4 regressions against baseline rev1 (2025-01-01), 30 tests compared") != std::string::npos);
+  CHECK(browser.dom.find("id=\"baseline-warning\"") == std::string::npos);
   CHECK(browser.dom.find("id=\"regression-banner\"") < browser.dom.find("id=\"summary\""));
   // Self-contained: nothing is fetched from anywhere.
   const std::string html = read_text(dir / "report.html");
@@ -225,6 +226,31 @@ TEST_CASE("the HTML report lists the tests an interrupted run never ran as error
   CHECK(browser.dom.find("<div class=\"card error\"><div class=\"n\">2</div>") != std::string::npos);
   CHECK(browser.dom.find("<div class=\"card not-run\"><div class=\"n\">2</div><div>not run</div>") !=
         std::string::npos);
+}
+
+TEST_CASE("the HTML report warns when the baseline shares no test with the run") {
+  if (!std::filesystem::exists(kChromium)) FAIL("Chromium is not installed at " << kChromium);
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  for (const char* rev : {"r1", "r2"}) {
+    const auto run = db.create_run(RunInfo{.suite = "s", .rev = rev, .label = "d"});
+    TestRecord t;
+    t.test_id = rev == std::string("r1") ? "quick/a" : "full/b";
+    t.status = "pass";
+    db.record(run, t);
+    db.set_run_state(run, "complete", "2025-01-01T01:00:00Z");
+  }
+  ReportSelection sel;
+  sel.baseline_rev = "r1";
+  const std::string page = dir / "report.html";
+  write_html_file(load_report_data(db, sel), page);
+  const BrowserResult browser = load_in_chromium("file://" + page, dir.path().string());
+  INFO("chromium log:\n" << browser.log);
+  REQUIRE(browser.exit_code == 0);
+  CHECK(browser.log.find("Uncaught") == std::string::npos);
+  CHECK(element_text(browser.dom, "baseline-warning") ==
+        "Nothing compared: no test of this run has a result in baseline r1 (d)");
+  CHECK(browser.dom.find("No regressions against baseline r1 (d), 0 tests compared") != std::string::npos);
 }
 
 TEST_CASE("a missing charting library is a clear error, not a broken page") {

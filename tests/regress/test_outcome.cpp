@@ -112,6 +112,62 @@ TEST_CASE("verdicts: pass, mismatch, size not built, usage error, crash, timeout
   CHECK(decide(exited(7), none, "boom\n", false, 60).message == "exit code 7: boom");
 }
 
+TEST_CASE("exit 0 is a pass only when results.json does not say the run failed") {
+  // A wrapper (--exe) that exits 0 after the run it started failed: its results still say so.
+  TestRecord r;
+  const ResultsFile failed = read_results_json(kFailedRun, r);
+  const Verdict lost = decide(exited(0), failed, "wrapper: done\n", false, 60, true);
+  CHECK(lost.status == "fail");
+  CHECK(lost.message == "data scoreboard C[0][5] value: expected 0x0000002a, got 0x0000002b at 1234000 ps");
+  // A mutation test whose results hold the mismatch detected it, whatever the exit code.
+  CHECK(decide(exited(0), failed, "", true, 60, true).status == "pass");
+  // A count of mismatches without the list, or a failed status alone.
+  const ResultsFile counted = read_results_json(R"({"status": "fail", "mismatch_count": 3})", r);
+  CHECK(decide(exited(0), counted, "", false, 60, true).message == "3 mismatch(es), none listed in results.json");
+  CHECK(decide(exited(0), counted, "", true, 60, true).status == "pass");
+  const ResultsFile status_only = read_results_json(R"({"status": "fail"})", r);
+  const Verdict said = decide(exited(0), status_only, "", false, 60, true);
+  CHECK(said.status == "fail");
+  CHECK(said.message == "exited 0 but its results.json says status 'fail'");
+  // A mutation test whose run failed without a mismatch was not caught by the checker either.
+  CHECK(decide(exited(0), status_only, "", true, 60, true).status == "fail");
+  // The results of a passing run, and those `mxcosim model`, `hbm` and `ici` write, are a pass.
+  for (const char* text : {R"({"status": "pass", "mismatch_count": 0, "mismatches": []})", R"({"status": "ok"})",
+                           R"({"config": "hbm3.yaml", "bandwidth_gbps": 12.5})"}) {
+    INFO(text);
+    CHECK(decide(exited(0), read_results_json(text, r), "", false, 60, true).status == "pass");
+  }
+}
+
+TEST_CASE("exit 0 of a command that writes results without a readable results.json is an error") {
+  TestRecord r;
+  const ResultsFile none;
+  const Verdict missing = decide(exited(0), none, "", false, 60, true);
+  CHECK(missing.status == "error");
+  CHECK(missing.message == "exited 0 but wrote no results.json");
+  const Verdict garbage = decide(exited(0), read_results_json("\x01{{{", r), "", false, 60, true);
+  CHECK(garbage.status == "error");
+  CHECK(garbage.message == "exited 0 but its results.json is not a JSON object");
+  CHECK(decide(exited(0), none, "", true, 60, true).status == "error");
+  // A command that writes no results file passes on its exit code alone.
+  CHECK(decide(exited(0), none, "", false, 60, false).status == "pass");
+}
+
+TEST_CASE("exit 1 with results that hold no error and no mismatch is a fail by the last stderr line") {
+  // `mxcosim ici` on a fabric that deadlocks: exit 1, its results hold no error field.
+  TestRecord r;
+  const ResultsFile ici = read_results_json(R"({"collectives": [{"name": "allreduce", "deadlocked": true}]})", r);
+  const Verdict v = decide(exited(1), ici,
+                           "ring, 4 chips\nmxcosim ici: the fabric deadlocked at 1 of 1 sizes: messages in its "
+                           "buffers and nothing left to move them\n\n",
+                           false, 60, true);
+  CHECK(v.status == "fail");
+  CHECK(v.message ==
+        "mxcosim ici: the fabric deadlocked at 1 of 1 sizes: messages in its buffers and nothing left to move them");
+  CHECK(decide(exited(1), ici, "", false, 60, true).message == "failed without a mismatch record");
+  CHECK(decide(exited(1), ici, "deadlock\n", true, 60, true).status == "fail");  // a mutation test: not a mismatch
+}
+
 TEST_CASE("reproduce commands are shell-quoted only where needed") {
   CHECK(shell_join({"mxcosim", "run", "--rows", "4", "--json", "/tmp/a b/r.json"}) ==
         "mxcosim run --rows 4 --json '/tmp/a b/r.json'");

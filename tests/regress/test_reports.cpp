@@ -2,6 +2,7 @@
 // and CSV: expectations computed by hand from the records below.
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <map>
 #include <cstdio>
 #include <sstream>
 
@@ -109,6 +110,7 @@ void fill(HistoryDb& db) {
     if (i == 1) {
       t.status = "fail";
       t.message = "data scoreboard C[0][5] value: expected 0x2a, got 0x2b & more <here>";
+      t.mismatch_count = 1;
       t.cycles_model = 150;  // +50 %
     } else if (i == 2) {
       t.status = "error";
@@ -246,6 +248,97 @@ TEST_CASE("report data: planned tests that never ran regress in plan order, comp
   CHECK(has_run_at(db, "s", "aaaa", night2));  // one revision left
 }
 
+namespace {
+// A run of suite s at `rev` started on day `day` of January 2025, its plan `plan` and its
+// results `results` (id: status, all with the same cycles).
+std::int64_t suite_run(HistoryDb& db, const std::string& rev, int day, const std::string& state,
+                       const std::vector<std::string>& plan, const std::map<std::string, std::string>& results) {
+  const std::string date = "2025-01-" + std::string(day < 10 ? "0" : "") + std::to_string(day);
+  const auto id = db.create_run(RunInfo{.suite = "s", .rev = rev, .label = date, .started_at = date + "T00:00:00Z"});
+  db.add_to_plan(id, plan, "");
+  for (const auto& [test, status] : results) db.record(id, rec(test, status, 100, 100, 1));
+  db.set_run_state(id, state, date + "T01:00:00Z");
+  return id;
+}
+}  // namespace
+
+TEST_CASE("the baseline is an earlier run with results for the run's tests and the report counts them") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  const std::vector<std::string> all{"a", "b", "c", "d"};
+  const std::map<std::string, std::string> passed{{"a", "pass"}, {"b", "pass"}, {"c", "pass"}, {"d", "pass"}};
+  const auto full = suite_run(db, "r1", 1, "complete", all, passed);
+  // A later `--tag quick` run, complete, of test a alone.
+  const auto quick = suite_run(db, "r1", 2, "complete", {"a"}, {{"a", "pass"}});
+  // Tonight b fails: compared with the quick run alone it went unflagged.
+  auto now = passed;
+  now["b"] = "fail";
+  const auto night = suite_run(db, "r2", 3, "complete", all, now);
+  ReportSelection sel;
+  sel.run_id = night;
+  const ReportData d = load_report_data(db, sel);
+  REQUIRE(d.baseline);
+  CHECK(d.baseline->run_id == full);
+  CHECK(d.compared == 4);
+  REQUIRE(d.regressions.size() == 1);
+  CHECK(d.regressions[0].test_id == "b");
+  CHECK(to_json(d)["baseline_compared"] == 4);
+
+  // A quick run after it is compared with the newest run that has its test: the night.
+  const auto quick2 = suite_run(db, "r3", 4, "complete", {"a"}, {{"a", "pass"}});
+  sel.run_id = quick2;
+  const ReportData q = load_report_data(db, sel);
+  REQUIRE(q.baseline);
+  CHECK(q.baseline->run_id == night);
+  CHECK(q.compared == 1);
+  // No earlier run with a result for any of its tests (a new test): no baseline, said so.
+  const auto fresh = suite_run(db, "r3", 5, "complete", {"e"}, {{"e", "pass"}});
+  sel.run_id = fresh;
+  const ReportData f = load_report_data(db, sel);
+  CHECK_FALSE(f.baseline);
+  CHECK(f.baseline_note == "no earlier run of this suite has a result for any of this run's tests");
+  (void)quick;
+}
+
+TEST_CASE("a baseline named by revision is its run that covers the run's tests and a complete one first") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  const std::vector<std::string> all{"a", "b", "c"};
+  const std::map<std::string, std::string> passed{{"a", "pass"}, {"b", "pass"}, {"c", "pass"}};
+  const auto full = suite_run(db, "base", 1, "complete", all, passed);
+  suite_run(db, "base", 2, "complete", {"a"}, {{"a", "pass"}});  // --tag quick
+  suite_run(db, "base", 3, "interrupted", all, {});              // stopped before any test
+  auto now = passed;
+  now["c"] = "fail";
+  const auto night = suite_run(db, "next", 4, "complete", all, now);
+  ReportSelection sel;
+  sel.run_id = night;
+  sel.baseline_rev = "base";
+  const ReportData d = load_report_data(db, sel);
+  REQUIRE(d.baseline);
+  CHECK(d.baseline->run_id == full);
+  CHECK(d.compared == 3);
+  REQUIRE(d.regressions.size() == 1);
+  CHECK(d.regressions[0].test_id == "c");
+
+  // Of two runs at a revision that both have every test, the complete one.
+  const auto done = suite_run(db, "two", 5, "complete", all, passed);
+  suite_run(db, "two", 6, "interrupted", {"a", "b", "c", "x"}, passed);
+  sel.baseline_rev = "two";
+  CHECK(load_report_data(db, sel).baseline->run_id == done);
+
+  // A revision whose runs share no test with the run is still the baseline asked for, with a warning.
+  const auto other = suite_run(db, "other", 7, "complete", {"z"}, {{"z", "pass"}});
+  sel.baseline_rev = "other";
+  const ReportData none = load_report_data(db, sel);
+  REQUIRE(none.baseline);
+  CHECK(none.baseline->run_id == other);
+  CHECK(none.compared == 0);
+  CHECK(none.regressions.empty());
+  CHECK(none.baseline_note == "no test of this run has a result in the baseline: nothing was compared");
+  CHECK(to_json(none)["baseline_compared"] == 0);
+}
+
 TEST_CASE("JUnit XML: counts, per-test properties, failure with mismatch and reproduce command") {
   TempDir dir;
   HistoryDb db(dir / "r.db");
@@ -276,6 +369,26 @@ TEST_CASE("JUnit XML: counts, per-test properties, failure with mismatch and rep
   // U+FFFD, characters that are stay as they are.
   CHECK(xml_escape("x\xffy \xc2\xb5s \xe2\x82" "<") == "x\xef\xbf\xbdy \xc2\xb5s \xef\xbf\xbd\xef\xbf\xbd&lt;");
   CHECK(xml_escape("a\xef\xbf\xbf" "b\xef\xbf\xbe" "c\xef\xbf\xbd") == "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\xef\xbf\xbd");
+}
+
+TEST_CASE("JUnit XML: a failure without a mismatch is not typed as one") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  const auto run = db.create_run(RunInfo{.suite = "s", .rev = "r1", .label = "d1"});
+  TestRecord t = rec("ici", "fail", std::nullopt, std::nullopt, 1.0);
+  t.message = "mxcosim ici: the fabric deadlocked at 1 of 1 sizes";
+  db.record(run, t);
+  t = rec("found", "fail", 10, std::nullopt, 1.0);
+  t.message = "sb C value: expected 1, got 0";
+  t.mismatch_count = 2;
+  db.record(run, t);
+  std::ostringstream out;
+  write_junit(load_report_data(db, {}), out);
+  const std::string x = out.str();
+  CHECK(x.find("<failure message=\"mxcosim ici: the fabric deadlocked at 1 of 1 sizes\" type=\"failure\">") !=
+        std::string::npos);
+  CHECK(x.find("<failure message=\"sb C value: expected 1, got 0\" type=\"mismatch\">") != std::string::npos);
+  CHECK(count_of(x, "type=\"mismatch\"") == 1);
 }
 
 TEST_CASE("JUnit XML: the planned tests an interrupted run never finished are errors") {

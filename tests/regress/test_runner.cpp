@@ -1,9 +1,12 @@
 // The runner with a stand-in program: isolation of crashes and hangs, logs,
 // resume without repeats, rerun of failures. The stand-in is a shell script
 // whose first argument says how to end.
+#include <signal.h>
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 #include <thread>
@@ -39,6 +42,10 @@ case $mode in
   small) echo "mxcosim run: error: no RTL of a 64x64 array in this build; available: 4x4" >&2; exit 2 ;;
   spew) while :; do echo "warning: the same line again, without end" >&2; done ;;
   burst) head -c 5000000 /dev/zero; exit 0 ;;
+  held) # with the file `hold` present: names itself in held.pid and waits to be killed
+    if [ -e "$dir/hold" ]; then echo $$ > "$dir/held.tmp"; mv "$dir/held.tmp" "$dir/held.pid"; sleep 30; fi
+    echo '{"status":"pass"}' > "$json"; exit 0 ;;
+  term) kill -TERM $$ ;;
   timed) # timed --rtl N --before S --after S: waits, writes N as its cycles, waits again.
     echo "rtl $a3"; sleep $a5; echo "{\"status\":\"pass\",\"cycles\":{\"rtl\":$a3}}" > "$json"; sleep $a7; exit 0 ;;
 esac
@@ -776,4 +783,182 @@ TEST_CASE("the tests an interrupted run did not run are reported in suite order,
   CHECK(db.plan_in_order(sum.run_id) == suite_order);
   const ReportData d = load_report_data(db, {});
   CHECK(d.not_run == suite_order);
+}
+
+TEST_CASE("a run whose wrapper exits 0 is judged by its results file: failed or mutation found or none written") {
+  // A site wrapper that loses the exit status of the run it started: the `--how` argument says
+  // which results that run left.
+  TempDir dir;
+  write_text(dir / "wrapper.sh", R"(#!/bin/sh
+how=$3 json=''
+while [ $# -gt 0 ]; do [ "$1" = --json ] && json=$2; shift; done
+case $how in
+  mismatch) echo '{"status":"fail","mismatch_count":1,"mismatches":[{"where":"sb","id":"C[0][1]","field":"value",
+               "expected":"1","actual":"0"}]}' > "$json" ;;
+  clean) echo '{"status":"pass","mismatch_count":0,"mismatches":[]}' > "$json" ;;
+esac
+echo "wrapper: done"
+exit 0
+)");
+  std::filesystem::permissions(dir / "wrapper.sh", std::filesystem::perms::owner_all);
+  const Suite s = parse_suite("suite: s\ngroups:\n  - {name: lost, args: {how: mismatch}}\n"
+                              "  - {name: mutation, args: {how: mismatch}, expect: fail}\n"
+                              "  - {name: missed, args: {how: clean}, expect: fail}\n"
+                              "  - {name: nothing, args: {how: none}}\n  - {name: ok, args: {how: clean}}\n",
+                              "s.yaml");
+  RunnerOptions o;
+  o.executable = dir / "wrapper.sh";
+  o.out_dir = dir / "out";
+  o.rev = "r1";
+  o.progress = false;
+  HistoryDb db(dir / "r.db");
+  const RunSummary sum = run_suite(s, o, db);
+  const auto res = db.results(sum.run_id);
+  REQUIRE(res.size() == 5);
+  CHECK(res[0].status == "fail");
+  CHECK(res[0].message == "sb C[0][1] value: expected 1, got 0");
+  CHECK(res[1].status == "pass");
+  CHECK(res[2].status == "fail");
+  CHECK(res[2].message == "mutation not detected: the run passed although a fault was injected");
+  CHECK(res[3].status == "error");
+  CHECK(res[3].message == "exited 0 but wrote no results.json");
+  CHECK(res[4].status == "pass");
+}
+
+namespace {
+// SIGCHLD ignored, as a parent can leave it for the programs it starts, until destroyed.
+struct ChildSignalIgnored {
+  struct sigaction old {};
+  ChildSignalIgnored() {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    sigaction(SIGCHLD, &ignore, &old);
+  }
+  ~ChildSignalIgnored() { sigaction(SIGCHLD, &old, nullptr); }
+};
+}  // namespace
+
+TEST_CASE("a child the kernel reaped itself is an error naming waitpid's errno and not a test still running") {
+  TempDir dir;
+  std::optional<ProcessOutcome> o;
+  pid_t pid = 0;
+  {
+    const ChildSignalIgnored ignored;
+    Subprocess p({"/bin/sh", "-c", "exit 0"}, dir / "out.log", dir / "err.log", 5);
+    pid = p.pid();
+    while (!(o = p.poll())) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // It used to be taken for running until its timeout.
+  REQUIRE(o->kind == ProcessOutcome::Kind::wait_failed);
+  const Verdict v = decide(*o, {}, "", false, 5);
+  CHECK(v.status == "error");
+  CHECK(v.message == "cannot wait for the test's process " + std::to_string(pid) +
+                         ": waitpid failed with errno " + std::to_string(ECHILD) + " (" + std::strerror(ECHILD) + ")");
+}
+
+TEST_CASE("a test killed by the shutdown's SIGTERM before the runner stops is left not run and a resume runs it") {
+  // A shutdown (scancel, a time limit, a container stop) signals the tests and the runner in no
+  // fixed order: here the test's group gets SIGTERM, and the runner's stop comes once it has
+  // reaped the test.
+  Fixture f;
+  write_text(f.dir / "hold", "");
+  HistoryDb db(f.dir / "r.db");
+  const Suite s = f.suite("  - {name: a, command: pass}\n  - {name: t, command: held}\n");
+  RunnerOptions o = f.options(1);
+  o.shutdown_grace_seconds = 600;  // the stop comes long before: no timing decides the outcome
+  std::atomic<bool> stop{false}, ended{false};
+  o.stop = &stop;
+  std::thread shutdown([&] {
+    const std::string pid_file = f.dir / "held.pid";
+    while (!ended && !std::filesystem::exists(pid_file)) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (ended) return;
+    const pid_t pid = std::stoi(read_text(pid_file));
+    ::kill(-pid, SIGTERM);
+    // Reaped by the runner once kill() no longer finds it (a zombie is still found).
+    while (!ended && ::kill(pid, 0) == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    stop = true;
+  });
+  struct Join {
+    std::atomic<bool>& ended;
+    std::thread& thread;
+    ~Join() {
+      ended = true;
+      thread.join();
+    }
+  };
+  RunSummary first;
+  {
+    const Join join{ended, shutdown};
+    first = run_suite(s, o, db);
+  }
+  CHECK(first.interrupted);
+  // It was recorded as `error crash: SIGTERM`, which a resume never ran again.
+  CHECK(db.finished_tests(first.run_id) == std::set<std::string>{"a"});
+  CHECK(db.run(first.run_id)->state == "interrupted");
+
+  std::filesystem::remove(f.dir / "hold");
+  o.stop = nullptr;
+  const RunSummary second = run_suite(s, o, db);
+  CHECK(second.run_id == first.run_id);
+  CHECK(second.ran == 1);
+  CHECK(f.calls("held") == 2);
+  const auto res = db.results(first.run_id);
+  REQUIRE(res.size() == 2);
+  CHECK(res[1].test_id == "t");
+  CHECK(res[1].status == "pass");
+  CHECK(db.run(first.run_id)->state == "complete");
+}
+
+TEST_CASE("a test that dies of SIGTERM with no stop after it is recorded as a crash") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  RunnerOptions o = f.options(1);
+  o.shutdown_grace_seconds = 0.05;
+  const RunSummary s = run_suite(f.suite("  - {name: t, command: term}\n  - {name: a, command: pass}\n"), o, db);
+  CHECK_FALSE(s.interrupted);
+  const auto res = db.results(s.run_id);
+  REQUIRE(res.size() == 2);
+  CHECK(res[0].status == "error");
+  CHECK(res[0].message == "crash: SIGTERM");
+  CHECK(res[1].status == "pass");
+  CHECK(db.run(s.run_id)->state == "complete");
+}
+
+TEST_CASE("the runner runs the image it opened at its start although another file took its place") {
+  // The program is a copy of env(1), an ELF binary as mxcosim is; env runs the test's first
+  // argument from bin/. Test a replaces the program with a script; test b must still run env.
+  TempDir dir;
+  const std::string prog = dir / "prog", bin = dir / "bin";
+  std::filesystem::copy_file("/usr/bin/env", prog);
+  std::filesystem::create_directories(bin);
+  write_text(bin + "/swap", "#!/bin/sh\nrm -f " + prog + "\nprintf '#!/bin/sh\\necho replaced >> " + (dir / "marks") +
+                                "\\nexit 3\\n' > " + prog + "\nchmod +x " + prog + "\n");
+  write_text(bin + "/ok", "#!/bin/sh\necho ok >> " + (dir / "marks") + "\n");
+  for (const char* f : {"/swap", "/ok"}) std::filesystem::permissions(bin + f, std::filesystem::perms::owner_all);
+  const std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", (bin + ":" + old_path).c_str(), 1);
+  struct Restore {
+    std::string path;
+    ~Restore() { ::setenv("PATH", path.c_str(), 1); }
+  } restore{old_path};
+
+  const Suite s =
+      parse_suite("suite: s\ngroups:\n  - {name: a, command: swap}\n  - {name: b, command: ok}\n", "s.yaml");
+  RunnerOptions o;
+  o.executable = prog;
+  o.image = prog;
+  o.out_dir = dir / "out";
+  o.rev = "r1";
+  o.progress = false;
+  HistoryDb db(dir / "r.db");
+  const RunSummary sum = run_suite(s, o, db);
+  const auto res = db.results(sum.run_id);
+  REQUIRE(res.size() == 2);
+  CHECK(res[0].status == "pass");
+  // The replacement used to run it: "error exit code 3".
+  CHECK(res[1].status == "pass");
+  CHECK(read_text(dir / "marks") == "ok\n");
+  // command.txt names the program by its path, as it was given.
+  CHECK(read_text(dir / "out/tests/b/command.txt").rfind(prog + " ok --json ", 0) == 0);
 }

@@ -162,6 +162,21 @@ TEST_CASE("a parameter given by two axes or by args and an axis is an error") {
             .tests.size() == 4);
 }
 
+TEST_CASE("a seed in a group's args is checked as any seed and is the seed of each of its tests") {
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    args: {seed: -1, m: 4}\n") ==
+        "bad.yaml:4: field 'groups[0].args.seed': expected a seed, a whole number >= 0 below 2^64, got '-1'");
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    args:\n      seed: 1.5\n") ==
+        "bad.yaml:5: field 'groups[0].args.seed': expected a seed, a whole number >= 0 below 2^64, got '1.5'");
+  const Suite s = parse_suite("suite: x\ngroups:\n  - {name: g, args: {seed: 5}, sweep: {m: [4, 8]}}\n"
+                              "  - {name: h, args: {m: 4}}\n",
+                              "ok.yaml");
+  REQUIRE(s.tests.size() == 3);
+  CHECK(s.tests[0].seed == "5");
+  CHECK(s.tests[1].seed == "5");
+  CHECK(s.tests[0].args == std::vector<std::string>{"run", "--seed", "5", "--m", "4"});
+  CHECK(s.tests[2].seed.empty());
+}
+
 TEST_CASE("a suite is counted before it is built: beyond 100000 tests is an error naming the group") {
   // 100^4 tests took 24 GB before the OOM killer ended the process.
   std::string values;
