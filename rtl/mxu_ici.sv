@@ -110,9 +110,9 @@ module mxu_ici
   // while buffer + read in flight <= 2: the buffer then never overflows
   // whatever out_ready does, and sp_rd_en does not depend on out_ready. With
   // out_ready high the buffer holds one row and the read in flight another,
-  // so a row is read and one sent every cycle. (A two-row buffer under the
-  // same rule reads two rows in every three cycles: the row leaving in the
-  // cycle of a read is not counted.)
+  // so a row is read and one sent every cycle. (Two rows, read only below 2
+  // in all, settle at two reads in every three cycles: the row leaving in
+  // the cycle of a read is not counted.)
   localparam int BW = ROW_BYTES * 8 + 16 + 1;
   logic          rd_pending, fifo_empty, fifo_full, fifo_pop;
   logic [1:0]    fifo_count;
