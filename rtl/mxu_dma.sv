@@ -16,6 +16,9 @@
 //        the W channel. Reads are issued only when the FIFO has room for
 //        everything already requested, so WREADY low never loses a beat.
 //   B    a response frees its ID.
+// A descriptor that would need an illegal or meaningless AXI burst (an
+// address or stride not a multiple of the beat, a row of 0 bytes) is refused:
+// it sets `error`, issues nothing and completes like an empty one.
 module mxu_dma #(
     parameter int DATA_W  = 256,
     parameter int ADDR_W  = 48,
@@ -59,6 +62,7 @@ module mxu_dma #(
   localparam int NID = MAX_OUTSTANDING;
   localparam int NSLOT = 1 << ID_W;  // per-ID state covers every encodable ID
   localparam int AHEAD_W = $clog2(NID + 2);
+  localparam int BEAT_MASK = BEAT_BYTES - 1;  // address bits below the beat
 
   // AxSIZE's 3 bits name beats of 1 to 128 bytes (AXI4, ARM IHI 0022): a wider beat's size
   // would be truncated into a wrong one.
@@ -75,10 +79,18 @@ module mxu_dma #(
   logic [BEAT_BYTES-1:0] last_strb_q;        // byte enables of that beat
   logic [16:0]      row_beats;
   logic [BEAT_BYTES-1:0] last_strb;
-  logic             desc_fire, done_cond;
+  logic             desc_fire, desc_bad, desc_go, done_cond;
 
   assign desc_ready = !busy;
   assign desc_fire  = desc_valid && desc_ready;
+  // Outside the preconditions of docs/dma.md and not safe to put on the bus:
+  // an unaligned INCR burst (legal AXI4, but its first beat is narrower and
+  // the rows' bytes would not land where the scratchpad expects them) or a
+  // row of no beats. Software checks refuse these; the hardware does too,
+  // with the error flag, rather than emit something the slave cannot serve.
+  assign desc_bad   = desc_row_bytes == 16'd0 || (desc_addr & ADDR_W'(BEAT_MASK)) != '0 ||
+                      (desc_stride & 32'(BEAT_MASK)) != '0;
+  assign desc_go    = desc_fire && !desc_bad;
   assign row_beats  = (17'(desc_row_bytes) + 17'(BEAT_BYTES - 1)) >> SH;
 
   logic [15:0] last_byte;  // index of the row's last byte within its beat
@@ -112,7 +124,7 @@ module mxu_dma #(
   logic [BANK_W-1:0] ag_bank;
 
   mxu_dma_bursts #(.ADDR_W(ADDR_W), .SP_AW(SP_AW), .BANK_W(BANK_W), .BEAT_BYTES(BEAT_BYTES)) ag (
-      .clk(clk), .rst_n(rst_n), .start(desc_fire), .addr(desc_addr), .stride(desc_stride), .rows(desc_rows),
+      .clk(clk), .rst_n(rst_n), .start(desc_go), .addr(desc_addr), .stride(desc_stride), .rows(desc_rows),
       .row_beats(row_beats), .sp_row(desc_sp_row), .next(ag_next), .valid(ag_valid), .b_addr(ag_addr),
       .b_len(ag_len), .b_sp_row(ag_sp_row), .b_bank(ag_bank));
 
@@ -230,7 +242,8 @@ module mxu_dma #(
 
   always_ff @(posedge clk) begin
     if (!rst_n) error <= 1'b0;
-    else if ((r_fire && m_axi_rresp != 2'b00) || (b_fire && m_axi_bresp != 2'b00)) error <= 1'b1;
+    else if ((r_fire && m_axi_rresp != 2'b00) || (b_fire && m_axi_bresp != 2'b00) || (desc_fire && desc_bad))
+      error <= 1'b1;
   end
 
   // R beats -> scratchpad, through a 2-entry FIFO so RREADY is a register.
@@ -273,7 +286,7 @@ module mxu_dma #(
   logic [ADDR_W-1:0] wg_addr_unused;
 
   mxu_dma_bursts #(.ADDR_W(ADDR_W), .SP_AW(SP_AW), .BANK_W(BANK_W), .BEAT_BYTES(BEAT_BYTES)) wg (
-      .clk(clk), .rst_n(rst_n), .start(desc_fire && desc_store), .addr(desc_addr), .stride(desc_stride),
+      .clk(clk), .rst_n(rst_n), .start(desc_go && desc_store), .addr(desc_addr), .stride(desc_stride),
       .rows(desc_rows), .row_beats(row_beats), .sp_row(desc_sp_row), .next(w_take), .valid(wg_valid),
       .b_addr(wg_addr_unused), .b_len(wg_len), .b_sp_row(wg_sp_row), .b_bank(wg_bank));
 

@@ -4,6 +4,14 @@
 // describe the current burst from registers; `next` moves to the following
 // one at the clock edge. The same walker drives the address channel and, as
 // a second instance, the write-data sequencer, so both see one burst order.
+//
+// Whatever the descriptor, every burst is legal AXI4 and the walk ends: a
+// burst has 1 to 256 beats and its bytes stay inside one 4 KiB page, measured
+// from its start address rounded down to the beat (where an INCR burst's
+// beats fall, AXI4 A3.4.1), so an address that is not a multiple of the beat
+// still gets at least one beat before the boundary; rows of 0 beats make no
+// burst at all. mxu_dma refuses such descriptors before they get here; the
+// walker does not rely on it.
 module mxu_dma_bursts #(
     parameter int ADDR_W     = 48,
     parameter int SP_AW      = 10,
@@ -16,7 +24,7 @@ module mxu_dma_bursts #(
     input  logic [ADDR_W-1:0] addr,
     input  logic [31:0]       stride,
     input  logic [15:0]       rows,
-    input  logic [16:0]       row_beats,  // beats per row, >= 1
+    input  logic [16:0]       row_beats,  // beats per row; 0: no burst
     input  logic [SP_AW-1:0]  sp_row,
     input  logic              next,       // current burst consumed
     output logic              valid,      // a burst is available
@@ -36,11 +44,13 @@ module mxu_dma_bursts #(
   logic [31:0]       stride_q;
   logic [SP_AW-1:0]  sp_row_q;
 
-  // Beats from cur_addr to the next 4 KiB boundary (1..4096/BEAT_BYTES).
+  // Beats from cur_addr's beat to the next 4 KiB boundary (1..4096/BEAT_BYTES):
+  // from the beat-aligned address, so that an unaligned address in the page's
+  // last beat still gives one beat, not 0 (which b_len would wrap to 255).
   logic [12:0] to_4k_bytes;
   logic [16:0] to_4k_beats, len_beats;
   always_comb begin
-    to_4k_bytes = 13'd4096 - {1'b0, cur_addr[11:0]};
+    to_4k_bytes = 13'd4096 - {1'b0, cur_addr[11:0] & ~12'(BEAT_BYTES - 1)};
     to_4k_beats = 17'(to_4k_bytes) >> SH;
     len_beats   = beats_left;
     if (to_4k_beats < len_beats) len_beats = to_4k_beats;
@@ -61,7 +71,8 @@ module mxu_dma_bursts #(
       rows_left <= '0;
     end else if (!valid) begin
       if (start) begin
-        rows_left   <= rows;
+        // A row of 0 beats has no burst to carry it (b_len would wrap to 255).
+        rows_left   <= (row_beats == 17'd0) ? 16'd0 : rows;
         row_addr    <= addr;
         cur_addr    <= addr;
         beats_left  <= row_beats;

@@ -8,10 +8,12 @@
 // Inbound stream: the same fields less the destination chip.
 //
 // Timing: pop in IDLE at the next edge. ICI_SEND reads rows on consecutive
-// edges while its two-row output buffer has room; a row read at edge t is
-// offered from t+1 and held until out_ready; done pulses with the handshake
-// of the last row. ICI_WAIT completes at the first edge where the inbound
-// rows counted since the last wait reach `rows`, and consumes that many.
+// edges while its three-row output buffer holds at most two rows counting
+// the read in flight; a row read at edge t is offered from t+1 and held
+// until out_ready, so with out_ready high a row leaves every cycle; done
+// pulses with the handshake of the last row. ICI_WAIT completes at the first
+// edge where the inbound rows counted since the last wait reach `rows`, and
+// consumes that many.
 module mxu_ici
   import mxu_isa_pkg::*;
 #(
@@ -103,14 +105,21 @@ module mxu_ici
     else arrived <= arrived + 32'(in_fire) - (consume ? 32'(n_rows) : 32'd0);
   end
 
-  // ---- outbound: two-row buffer fed by scratchpad reads ----
+  // ---- outbound: three-row buffer fed by scratchpad reads ----
+  // A read's row enters the buffer one edge later, so a read is issued only
+  // while buffer + read in flight <= 2: the buffer then never overflows
+  // whatever out_ready does, and sp_rd_en does not depend on out_ready. With
+  // out_ready high the buffer holds one row and the read in flight another,
+  // so a row is read and one sent every cycle. (Two rows, read only below 2
+  // in all, settle at two reads in every three cycles: the row leaving in
+  // the cycle of a read is not counted.)
   localparam int BW = ROW_BYTES * 8 + 16 + 1;
   logic          rd_pending, fifo_empty, fifo_full, fifo_pop;
   logic [1:0]    fifo_count;
   logic [BW-1:0] fifo_head;
   logic [15:0]   rd_idx;
 
-  assign sp_rd_en  = state == SEND && issued < n_rows && (32'(fifo_count) + 32'(rd_pending)) < 2;
+  assign sp_rd_en  = state == SEND && issued < n_rows && (32'(fifo_count) + 32'(rd_pending)) <= 2;
   assign sp_rd_row = SAW'(sp_row + issued);
 
   always_ff @(posedge clk) begin
@@ -119,7 +128,7 @@ module mxu_ici
     rd_idx <= issued;
   end
 
-  mxu_fifo #(.W(BW), .DEPTH(2)) out_buf (
+  mxu_fifo #(.W(BW), .DEPTH(3)) out_buf (
       .clk      (clk),
       .rst_n    (rst_n),
       .push     (rd_pending),

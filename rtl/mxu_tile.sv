@@ -77,6 +77,21 @@ module mxu_tile
   localparam int BW  = (SP_BANKS > 1) ? $clog2(SP_BANKS) : 1;
   localparam int CW  = $clog2(ROWS + COLS + 2);
 
+  // Parameters the instruction fields cannot serve. Scratchpad and
+  // accumulator rows are named by 16-bit fields (sp_row, acc_row,
+  // remote_row): rows past 65536 could never be reached. The DMA's burst
+  // walker cuts bursts at 4 KiB, so the address holds at least its 12 bits.
+  // An ADDR_W above the 48-bit hbm_addr field is zero-extended from it.
+  if (SP_ROWS < 2 || SP_ROWS > (1 << F_SP_ROW_W)) begin : g_bad_sp_rows
+    $error("mxu_tile: SP_ROWS must be in 2..65536 (16-bit scratchpad row fields)");
+  end
+  if (ACC_ROWS < 2 || ACC_ROWS > (1 << F_ACC_ROW_W)) begin : g_bad_acc_rows
+    $error("mxu_tile: ACC_ROWS must be in 2..65536 (16-bit accumulator row fields)");
+  end
+  if (ADDR_W < 12) begin : g_bad_addr_w
+    $error("mxu_tile: ADDR_W must be at least 12 (bursts are cut at 4 KiB boundaries)");
+  end
+
   // ---- dispatch and unit queues ----
   logic [2:0]         q_push, q_full, q_empty, q_pop, unit_done;
   logic [INSTR_W-1:0] q_data, q_head[3];
@@ -177,11 +192,12 @@ module mxu_tile
       .desc_valid    (!q_empty[0]),
       .desc_ready    (dma_desc_ready),
       .desc_store    (dma_instr[F_OPCODE_LSB +: F_OPCODE_W] == OP_DMA_STORE),
-      .desc_addr     (dma_instr[F_HBM_ADDR_LSB +: ADDR_W]),
+      // From the fields' own widths: a wider port is zero-extended, not filled from the next field.
+      .desc_addr     (ADDR_W'(dma_instr[F_HBM_ADDR_LSB +: F_HBM_ADDR_W])),
       .desc_stride   (dma_instr[F_HBM_STRIDE_LSB +: F_HBM_STRIDE_W]),
       .desc_rows     (dma_instr[F_ROWS_LSB +: F_ROWS_W]),
       .desc_row_bytes(dma_instr[F_COLS_LSB +: F_COLS_W]),
-      .desc_sp_row   (dma_instr[F_SP_ROW_LSB +: SAW]),
+      .desc_sp_row   (SAW'(dma_instr[F_SP_ROW_LSB +: F_SP_ROW_W])),
       .desc_done     (unit_done[0]),
       .busy          (dma_busy),
       .stall_mem     (dma_stall_mem),

@@ -8,7 +8,7 @@
 namespace mxc {
 
 void ModelBurstWalker::start(const Instr& in, std::uint32_t row_beats_) {
-  rows_left = in.rows;
+  rows_left = row_beats_ == 0 ? 0 : in.rows;
   row_addr = cur_addr = in.hbm_addr;
   beats_left = row_beats = row_beats_;
   bank = 0;
@@ -68,8 +68,15 @@ void ModelDma::edge(const Comb& c, const ModelAxiOut& s, bool desc_fire, const I
     const std::uint32_t row_beats = (std::uint32_t{desc->cols} + m_beat_bytes - 1) >> m_shift;
     r.last_bank = (row_beats - 1) & m_bank_mask;
     r.last_bytes = ((std::uint32_t{desc->cols} - 1) & (m_beat_bytes - 1)) + 1;
-    r.ag.start(*desc, row_beats);
-    if (r.store) r.wg.start(*desc, row_beats);
+    // A descriptor the RTL refuses (mxu_dma.sv: address or stride not a multiple of the beat, a
+    // row of 0 bytes) starts no walker and completes like an empty one. The RTL's error flag is
+    // not modelled: the instruction checks keep such descriptors out of the programs run here.
+    const std::uint64_t beat_mask = m_beat_bytes - 1;
+    const bool bad = desc->cols == 0 || (desc->hbm_addr & beat_mask) != 0 || (desc->hbm_stride & beat_mask) != 0;
+    if (!bad) {
+      r.ag.start(*desc, row_beats);
+      if (r.store) r.wg.start(*desc, row_beats);
+    }
   } else if (c.done) {
     r.busy = false;
   }

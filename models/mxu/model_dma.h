@@ -14,7 +14,8 @@
 namespace mxc {
 
 /// The burst walker (rtl/mxu_dma_bursts.sv): one INCR burst per row, cut at
-/// 4 KiB boundaries and at 256 beats.
+/// 4 KiB boundaries (counted from the burst's beat-aligned address) and at
+/// 256 beats; rows of 0 beats make no burst.
 struct ModelBurstWalker {
   std::uint32_t rows_left = 0;
   std::uint64_t row_addr = 0, cur_addr = 0;
@@ -141,7 +142,8 @@ inline void ModelDma::comb(const ModelAxiOut& s, Comb& c) const {
 
 // Per-cycle logic, inline: it runs for every evaluated cycle.
 inline std::uint32_t ModelBurstWalker::len_beats() const {
-  const std::uint32_t to_4k = static_cast<std::uint32_t>(4096 - (cur_addr & 0xfff)) >> beat_shift;
+  const std::uint64_t beat_mask = (std::uint64_t{1} << beat_shift) - 1;
+  const std::uint32_t to_4k = static_cast<std::uint32_t>(4096 - (cur_addr & 0xfff & ~beat_mask)) >> beat_shift;
   return std::min({beats_left, to_4k, 256u});
 }
 

@@ -26,9 +26,9 @@ void ModelIci::edge(const Comb& c, const Instr* q_head, IciRow& out, bool& emitt
   r.arrived = o.arrived + (c.in_fire ? 1 : 0) - (c.consume ? o.n_rows : 0);
   r.rd_pending = c.sp_rd_en;
   r.rd_idx = o.issued;
-  if (o.rd_pending) r.fifo_idx[(o.fifo_head + o.fifo_count) % 2] = o.rd_idx;
+  if (o.rd_pending) r.fifo_idx[(o.fifo_head + o.fifo_count) % 3] = o.rd_idx;
   r.fifo_count = o.fifo_count + (o.rd_pending ? 1 : 0) - (c.out_pop ? 1 : 0);
-  if (c.out_pop) r.fifo_head = (o.fifo_head + 1) % 2;
+  if (c.out_pop) r.fifo_head = (o.fifo_head + 1) % 3;
   switch (o.state) {
     case State::kIdle:
       if (c.q_pop) {

@@ -1,6 +1,6 @@
 #pragma once
 // ModelIci: the ICI unit (rtl/mxu_ici.sv) as registers updated once per
-// cycle, without data: ICI_SEND reads rows into a two-row output buffer and
+// cycle, without data: ICI_SEND reads rows into a three-row output buffer and
 // offers them to the outbound port; ICI_WAIT counts inbound rows.
 #include <cstdint>
 #include <cstring>
@@ -35,7 +35,7 @@ class ModelIci {
     std::uint8_t dst = 0;
     bool to_acc = false, bf16 = false, rd_pending = false;
     std::uint32_t fifo_count = 0;
-    std::uint16_t fifo_idx[2] = {0, 0};
+    std::uint16_t fifo_idx[3] = {0, 0, 0};
     std::uint32_t fifo_head = 0;
     std::uint32_t arrived = 0;
     bool operator==(const Regs&) const = default;
@@ -64,7 +64,8 @@ inline void ModelIci::comb(const Inputs& in, Comb& c) const {
   c.sp_wr_valid = in.in_valid && !in.in_to_acc;
   c.consume = r.state == State::kWaitIn && r.arrived >= r.n_rows;
   c.stall_wait = r.state == State::kWaitIn && !c.consume;
-  c.sp_rd_en = r.state == State::kSend && r.issued < r.n_rows && r.fifo_count + (r.rd_pending ? 1 : 0) < 2;
+  // Buffer + read in flight <= 2 (rtl/mxu_ici.sv): a row read and one sent every cycle while the port is ready.
+  c.sp_rd_en = r.state == State::kSend && r.issued < r.n_rows && r.fifo_count + (r.rd_pending ? 1 : 0) <= 2;
   const bool out_valid = r.fifo_count != 0;
   c.out_pop = out_valid && in.out_ready;
   c.stall_credit = out_valid && !in.out_ready;

@@ -25,6 +25,7 @@ namespace {
 
 struct Pair {
   RunLog rtl, model;
+  bool rtl_error = false;  ///< The RTL tile's error output at the end of its run.
 };
 
 Pair run_both(std::uint32_t rows, std::uint32_t cols, const MemorySpec& spec, const Program& program,
@@ -39,6 +40,7 @@ Pair run_both(std::uint32_t rows, std::uint32_t cols, const MemorySpec& spec, co
     cfg.seed = 7;
     auto tile = make_rtl_tile(cfg, log);
     p.rtl = run_on(*tile, log, log, program, w);
+    p.rtl_error = tile->hardware_error();
   }
   {
     auto mem = spec.make();
@@ -243,6 +245,62 @@ TEST_CASE("correlation: outbound rows taken late (ICI credit stalls)") {
     check_same(r, p);
     CHECK(r.rtl.perf[9].second > 0);  // the credit stall really happened
   }
+}
+
+TEST_CASE("correlation: ICI_SEND streams one row per cycle to a port that is always ready") {
+  // ICI_SEND of N rows takes N + 3 cycles from its dispatch (the event's start) to its done:
+  //   s      dispatched: pushed into the ICI queue at the edge ending cycle s;
+  //   s + 1  the queue head is visible and popped by the idle unit;
+  //   s + 2  row 0 read from the scratchpad; row k in cycle s + 2 + k, one read per cycle, since
+  //          with the port ready the buffer holds one row and one read is in flight (<= 2);
+  //   +2     a row read in cycle c enters the output buffer at the edge ending c + 1 and is
+  //          offered and taken in cycle c + 2, so row N - 1 leaves in s + N + 3, with done.
+  // The loopback delivers each row to the tile's own scratchpad rows 512.. at once, and
+  // drain_every = 1 empties the outbound queue every cycle: no credit stall.
+  for (const std::uint16_t n : {1, 2, 3, 16, 64, 256}) {
+    ProgramBuilder pb;
+    const auto l = pb.emit(dma(Opcode::DMA_LOAD, n, 32, 0, 0x10000));
+    const auto s = pb.emit(send(n, 32, 0, 512, false), {l});
+    pb.emit(make(Opcode::ICI_WAIT, n, 0, 0), {s});
+    const Program p = pb.take();
+    INFO(n << " rows");
+    const Pair r = run_both(4, 4, ideal(20'000), p);
+    check_same(r, p);
+    for (const RunLog* run : {&r.rtl, &r.model}) {
+      INFO((run == &r.rtl ? "rtl" : "model"));
+      REQUIRE(run->events.size() == 3);
+      CHECK(run->events[1].end - run->events[1].start == n + 3u);
+      CHECK(run->perf[9].second == 0);  // stall_ici_credits: the port took every row offered
+      CHECK(run->rows.size() == n);
+    }
+  }
+}
+
+TEST_CASE("correlation: a DMA descriptor the hardware refuses completes at once and moves nothing") {
+  // Past the instruction checks: addresses and strides not a multiple of the 32-byte beat, rows
+  // of 0 bytes. The RTL raises its error output and issues no burst; the model keeps its timing.
+  ProgramBuilder pb;
+  pb.emit(dma(Opcode::DMA_LOAD, 2, 64, 0, 0x1ff0, 4096));  // inside the last beat before 4 KiB
+  pb.emit(dma(Opcode::DMA_STORE, 3, 32, 0, 0x2000, 33));   // stride off the beat
+  pb.emit(dma(Opcode::DMA_LOAD, 4, 0, 0, 0x3000));         // rows of 0 bytes
+  pb.emit(dma(Opcode::DMA_STORE, 1, 0, 0, 0x4000));
+  const auto l = pb.emit(dma(Opcode::DMA_LOAD, 2, 32, 8, 0x5000));  // a good one still runs
+  pb.emit(dma(Opcode::DMA_STORE, 2, 32, 8, 0x6000), {l});
+  const Program p = pb.take();
+  const Pair r = run_both(4, 4, ideal(20'000), p);
+  check_same(r, p);
+  CHECK(r.rtl_error);
+  // The first is dispatched in cycle s, accepted by the idle DMA at the edge ending s + 1 and
+  // done in s + 2; each next one (queued meanwhile) is accepted the cycle after a done and done
+  // the cycle after that, as a descriptor of 0 rows.
+  CHECK(r.rtl.events[0].end - r.rtl.events[0].start == 2);
+  for (std::size_t i = 1; i < 4; ++i) {
+    INFO("refused descriptor #" << i);
+    CHECK(r.rtl.events[i].end - r.rtl.events[i - 1].end == 2);
+  }
+  // Only the good load and store reach memory.
+  REQUIRE(r.rtl.requests.size() == 4);
+  for (const LoggedRequest& q : r.rtl.requests) CHECK(q.addr >= 0x5000);
 }
 
 TEST_CASE("correlation: multi-beat bursts, 4 KiB and 256-beat splits, concurrent scratchpad writers") {
