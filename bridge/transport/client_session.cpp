@@ -291,6 +291,18 @@ std::vector<std::string> ClientSession::exchange_reports(const std::string& mine
   fail_locked("expected REPORT, got " + type_name(static_cast<std::uint8_t>(type_of(m))));
 }
 
+FinishMsg ClientSession::finish_memory(std::uint32_t chip, Time now) {
+  std::lock_guard lk(m_mutex);
+  send_locked(FinishMsg{chip, now, 0, false, {}, {}});
+  Message m = receive_answer_locked();
+  ++m_round_trips;
+  auto* f = std::get_if<FinishMsg>(&m);
+  if (!f || f->chip != chip)
+    fail_locked("expected FINISH of chip " + std::to_string(chip) + ", got " +
+                type_name(static_cast<std::uint8_t>(type_of(m))));
+  return std::move(*f);
+}
+
 void ClientSession::backdoor_write(std::uint32_t chip, std::uint64_t addr, std::span<const std::uint8_t> data) {
   std::lock_guard lk(m_mutex);
   // Big images go in pieces, each well under the frame limit.

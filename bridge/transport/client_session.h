@@ -68,6 +68,8 @@ class ClientSession {
   WindowMsg window(const WindowMsg& mine, std::vector<PacketMsg>& deliveries);
   /// Split run, at the end: sends this client's part of the results, returns every client's.
   std::vector<std::string> exchange_reports(const std::string& mine);
+  /// At the end of the run: finishes chip `chip`'s served memory at `now`; returns what it found.
+  FinishMsg finish_memory(std::uint32_t chip, Time now);
   void backdoor_write(std::uint32_t chip, std::uint64_t addr, std::span<const std::uint8_t> data);
   void backdoor_read(std::uint32_t chip, std::uint64_t addr, std::span<std::uint8_t> out);
   /// Ends the session politely (also done by the destructor, best effort).
