@@ -125,6 +125,23 @@ TEST_CASE("channel: a message that came in while a long write waited is received
   CHECK(waited < 15.0);
 }
 
+TEST_CASE("channel: a message that came while this process was suspended past the deadline is received") {
+  Pair p("suspended");
+  // The peer's HEARTBEAT arrives just as the wait polls, and the deadline (0 ms) is then past:
+  // as for a process stopped in its wait and resumed after the deadline.
+  bool sent = false;
+  p.a->set_before_poll([&] {
+    if (!sent) p.b->send(HeartbeatMsg{}, Millis(2000));
+    sent = true;
+  });
+  std::optional<Message> m;
+  CHECK_NOTHROW(m = p.a->receive(Millis(0)));
+  CHECK(sent);
+  CHECK((m && std::holds_alternative<HeartbeatMsg>(*m)));
+  // Nothing there at the deadline is still a timeout.
+  CHECK_THROWS_AS(p.a->receive(Millis(0)), TransportTimeout);
+}
+
 TEST_CASE("channel: what a peer said before it closed is still read after a write to it fails") {
   Pair p("said-then-gone");
   p.b->send(ErrorMsg{"refused: request in the past"}, Millis(2000));
