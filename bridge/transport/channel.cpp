@@ -365,7 +365,13 @@ Listener::Listener(const Address& addr) : m_impl(std::make_unique<Impl>()), m_ad
     // A socket file left by a dead server would make bind fail; replace only sockets, and
     // only when nobody accepts on them (another server's would be taken from it).
     struct stat st {};
-    if (::lstat(addr.path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) {
+    const bool exists = ::lstat(addr.path.c_str(), &st) == 0;
+    // bind() would say "address in use" of any file there: say what is in the way.
+    if (exists && !S_ISSOCK(st.st_mode))
+      throw TransportError("transport: cannot listen on " + addr.to_string() + ": " + addr.path + " is a " +
+                           (S_ISDIR(st.st_mode) ? "directory" : "file") +
+                           ", not a socket (remove it, or listen on another path)");
+    if (exists) {
       if (unix_socket_in_use(addr.path))
         throw TransportError("transport: cannot listen on " + addr.to_string() +
                              ": address in use (another server accepts connections there)");

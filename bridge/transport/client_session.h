@@ -103,6 +103,8 @@ class ClientSession {
   bool stash_locked(Message& m);
   void post_locked(const Message& m);
   [[noreturn]] void fail_locked(const std::string& why);
+  // How the server's ERROR `text` reads in this client's error.
+  std::string server_error(const std::string& text) const;
   void check_locked();
   void heartbeat_loop();
 
@@ -111,6 +113,7 @@ class ClientSession {
   std::mutex m_mutex;                // one exchange at a time, heartbeats in between
   std::string m_failed;              // first failure; sticky
   bool m_closed = false;
+  bool m_accepted = false;           // the handshake is done: an ERROR now ends a session under way
   bool m_serves_memories = false;
   std::uint32_t m_fabric_chips = 0;
   std::uint64_t m_round_trips = 0;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "bridge/transport/channel.h"
+
 namespace mxc::transport {
 
 namespace {
@@ -146,8 +148,9 @@ void SplitGroup::wait_round(Lock& lk, std::uint64_t round, const std::function<v
       std::string missing;
       for (std::uint32_t c = 0; c < m_sys.chips; ++c)
         if (m_owner[c] < 0) missing += (missing.empty() ? "" : ",") + std::to_string(c);
-      fail_locked("no client for chip(s) " + missing + " joined the split run within " +
-                  std::to_string(m_join_timeout.count()) + " ms");
+      fail_locked("no client for chip(s) " + missing + " joined the split run within " + seconds_text(m_join_timeout) +
+                  " (start a client for them, mxcosim run --connect ADDR --chips " + missing +
+                  ", or give the server more time to wait, mxcosim serve --timeout)");
       break;
     }
     // Tell the waiting client the server is alive (its own reply deadline runs meanwhile).

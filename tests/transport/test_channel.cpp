@@ -5,11 +5,13 @@
 #include <catch2/catch.hpp>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <thread>
@@ -154,6 +156,18 @@ TEST_CASE("channel: what a peer said before it closed is still read after a writ
   REQUIRE(std::holds_alternative<ErrorMsg>(*said));
   CHECK(std::get<ErrorMsg>(*said).text == "refused: request in the past");
   CHECK_FALSE(p.a->try_receive().has_value());
+}
+
+TEST_CASE("channel: a listener on a path where a file that is not a socket lies names what is in the way") {
+  const std::string file = socket_path("regular-file");
+  { std::ofstream(file) << "not a socket"; }
+  CHECK_THROWS_WITH(Listener(parse_address("unix:" + file)),
+                    Catch::Contains(file + " is a file, not a socket") && !Catch::Contains("already in use"));
+  std::remove(file.c_str());
+  const std::string dir = socket_path("directory");
+  REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
+  CHECK_THROWS_WITH(Listener(parse_address("unix:" + dir)), Catch::Contains(dir + " is a directory, not a socket"));
+  ::rmdir(dir.c_str());
 }
 
 TEST_CASE("channel: deadlines are given in seconds as one would write them") {
