@@ -1,10 +1,40 @@
 #include "stop_signals.h"
 
+#include <ctime>
+
 namespace mxc::app {
 
 namespace {
 std::atomic<bool> g_stop{false};
+// The first signal and when it came (CLOCK_MONOTONIC ns), for telling a repeat of it from a second request.
+std::atomic<int> g_first_signal{0};
+std::atomic<long long> g_first_ns{0};
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<long long>::is_always_lock_free,
+              "set from a signal handler");
+constexpr long long kSameRequestNs = 1'000'000'000;
+
+long long monotonic_ns() {  // clock_gettime is async-signal-safe
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<long long>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
 extern "C" void on_stop_signal(int) { g_stop.store(true); }
+
+// GNU timeout, and a terminal's Ctrl-C with a wrapper in the same process group, deliver one
+// request twice: the same signal within a second is that request, not a user who will not wait.
+extern "C" void on_stop_signal_second_kills(int sig) {
+  const long long now = monotonic_ns();
+  if (!g_stop.exchange(true)) {
+    g_first_signal.store(sig);
+    g_first_ns.store(now);
+    return;
+  }
+  if (sig == g_first_signal.load() && now - g_first_ns.load() < kSameRequestNs) return;
+  // Blocked while this handler runs: the default action (termination) follows its return.
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
 
 // A signal ignored when the program started stays ignored: `nohup` ignores
 // SIGHUP so that closing the terminal does not stop the command, and a shell
@@ -18,9 +48,9 @@ void catch_unless_ignored(int sig, const struct sigaction& sa, struct sigaction*
 StopSignals::StopSignals(bool second_kills) {
   static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
   struct sigaction sa {};
-  sa.sa_handler = on_stop_signal;
+  sa.sa_handler = second_kills ? on_stop_signal_second_kills : on_stop_signal;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = second_kills ? SA_RESETHAND : 0;
+  sa.sa_flags = 0;
   catch_unless_ignored(SIGINT, sa, &m_old_int);
   catch_unless_ignored(SIGTERM, sa, &m_old_term);
   catch_unless_ignored(SIGHUP, sa, &m_old_hup);

@@ -12,7 +12,9 @@ class StopSignals {
   /// Until destroyed, SIGINT, SIGTERM and SIGHUP set flag(); one that was
   /// ignored (nohup, a script's background job) stays ignored. With
   /// `second_kills`, a second signal takes its default action, for a user
-  /// who will not wait.
+  /// who will not wait; but the same signal again within a second is the
+  /// same request delivered twice (GNU timeout signals the command, then its
+  /// process group) and changes nothing.
   explicit StopSignals(bool second_kills = false);
   ~StopSignals();
   StopSignals(const StopSignals&) = delete;

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "bridge/transport/remote_memory.h"
 #include "cosim/tile_factory.h"
 #include "models/core/ideal_memory.h"
 #include "models/hbm/config_loader.h"
@@ -54,6 +55,7 @@ ChipSet::ChipSet(const SystemConfig& cfg, const TileGeometry& geometry, const Ch
     const std::string chip_name = opts.prefix + ".chip" + std::to_string(c);
     if (opts.make_memory) {
       chip.memory = opts.make_memory(c, chip_name + ".mem");
+      chip.remote = dynamic_cast<transport::RemoteMemoryTarget*>(chip.memory.get());
       chip.memory->set_timing_only(!any_rtl);
     } else {
       std::unique_ptr<MemoryTarget> mem;
@@ -272,6 +274,9 @@ void ChipSet::finish(Time now) {
       if (auto* model = dynamic_cast<ModelTile*>(t.get())) model->stop_at(now);
   for (auto& chip : m_chips)
     if (chip.hbm && (!chip.replay || chip.replay->diverged())) chip.hbm->finish(now);
+  // A served HBM model finishes in its server, and what it found comes back for the results.
+  for (auto& chip : m_chips)
+    if (chip.remote) chip.remote->finish(now);
   for (std::uint32_t c = 0; c < m_chips.size(); ++c) {
     Chip& chip = m_chips[c];
     if (!chip.replay || chip.replay->diverged() || c >= m_opts.replay_request_logs.size()) continue;
@@ -304,19 +309,27 @@ const ClockDomain* ChipSet::hbm_clock(std::uint32_t chip) const {
   return h ? &h->clock() : nullptr;
 }
 
+const transport::FinishMsg* ChipSet::served_hbm_report(std::uint32_t chip) const {
+  const transport::RemoteMemoryTarget* r = m_chips.at(chip).remote;
+  return r ? r->end_report() : nullptr;
+}
+
 bool ChipSet::hbm_timing_checked(std::uint32_t chip) const {
   const hbm::HbmModel* h = m_chips.at(chip).hbm;
+  if (const auto* served = served_hbm_report(chip)) return served->timing_checked;
   return h && h->checker();
 }
 
 std::vector<std::string> ChipSet::hbm_violations(std::uint32_t chip) const {
   const hbm::HbmModel* h = m_chips.at(chip).hbm;
+  if (const auto* served = served_hbm_report(chip)) return served->violations;
   if (!h || !h->checker()) return {};
   return h->checker()->violations();
 }
 
 std::uint64_t ChipSet::hbm_requests_beyond_capacity(std::uint32_t chip) const {
   const hbm::HbmModel* h = m_chips.at(chip).hbm;
+  if (const auto* served = served_hbm_report(chip)) return served->beyond_capacity;
   return h ? h->requests_beyond_capacity() : 0;
 }
 

@@ -26,6 +26,10 @@
 
 namespace mxc {
 
+namespace transport {
+class RemoteMemoryTarget;
+struct FinishMsg;
+}
 namespace hbm {
 class HbmModel;
 struct MemoryConfig;
@@ -152,9 +156,13 @@ class ChipSet {
   std::string state() const;
 
  private:
+  // What chip c's served HBM model reported at finish(), or nullptr (its memory is here).
+  const transport::FinishMsg* served_hbm_report(std::uint32_t chip) const;
+
   struct Chip {
     std::unique_ptr<MemoryTarget> memory;  // registered with the kernel: the memory or its recorder or replay
     hbm::HbmModel* hbm = nullptr;          // the HBM model inside, if any
+    transport::RemoteMemoryTarget* remote = nullptr;  // a served memory (make_memory), if any
     RecordingMemory* recorder = nullptr;
     ReplayMemory* replay = nullptr;
     std::unique_ptr<SharedMemory> ports;

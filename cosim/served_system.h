@@ -26,6 +26,7 @@ inline transport::ServedSystem served_system(const SystemConfig& cfg) {
   s.ideal_latency_ps = cfg.ideal_latency_ps;
   s.ideal_outstanding = cfg.ideal_outstanding;
   s.hbm_config = cfg.hbm_config;
+  s.hbm_timing_check = cfg.hbm_timing_check;
   s.ici_config = cfg.ici_config;
   return s;
 }

@@ -81,6 +81,7 @@ struct Channel::Impl {
   std::uint64_t bytes_in = 0;
   std::size_t peak_buffered = 0;  // most bytes the decoder held at once
   std::string bad_input;          // why reading stopped (garbage came); the write side stays open
+  std::function<void()> before_poll;  // test seam (Channel::set_before_poll)
 
   // Reads and writes go straight to the (non-blocking) descriptor with poll()
   // for the deadline: an io_context round per operation costs more than the
@@ -130,6 +131,15 @@ struct Channel::Impl {
       garbage(e);
     }
   }
+  // After a receive's deadline: a message the peer sent meanwhile, read without waiting. A process
+  // suspended (SIGSTOP, a debugger) past its deadline finds on resuming what a live peer sent long
+  // ago. At most about one frame is read, so a peer that never stops sending cannot keep it here.
+  std::optional<Message> last_look() {
+    const std::uint64_t limit = bytes_in + kMaxFrameBytes + kLengthBytes;
+    while (socket.is_open() && bytes_in < limit && read_some())
+      if (auto m = next_buffered()) return m;
+    return next_buffered();
+  }
   // Waits until the descriptor is ready for `events` or the deadline; returns the ready events (0 = timeout).
   // Past the deadline it says timeout even when the descriptor is ready: a peer that never stops
   // sending would otherwise keep a waiting flush going for ever.
@@ -137,6 +147,7 @@ struct Channel::Impl {
     for (;;) {
       const auto left = std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now()).count();
       pollfd p{fd(), events, 0};
+      if (before_poll) before_poll();
       const int r = ::poll(&p, 1, static_cast<int>(std::clamp<long long>(left + 1, 0, 1 << 30)));
       if (r > 0) {
         if (std::chrono::steady_clock::now() >= deadline) return 0;
@@ -278,9 +289,10 @@ Message Channel::receive(Millis timeout) {
     const std::uint64_t before = s.bytes_in;
     flush(timeout);
     if (s.bytes_in != before || s.read_some()) continue;
-    if (s.wait(POLLIN, deadline) == 0)
-      throw TransportTimeout("transport: no message from " + s.peer + " within " + seconds_text(timeout) +
-                             " (peer stalled or dead)");
+    if (s.wait(POLLIN, deadline) != 0) continue;
+    if (auto m = s.last_look()) return std::move(*m);
+    throw TransportTimeout("transport: no message from " + s.peer + " within " + seconds_text(timeout) +
+                           " (peer stalled or dead)");
   }
 }
 
@@ -295,6 +307,8 @@ const std::string& Channel::peer() const { return m_impl->peer; }
 std::uint64_t Channel::bytes_received() const { return m_impl->bytes_in; }
 
 std::size_t Channel::peak_buffered() const { return m_impl->peak_buffered; }
+
+void Channel::set_before_poll(std::function<void()> hook) { m_impl->before_poll = std::move(hook); }
 
 struct Listener::Impl {
   asio::io_context io;
@@ -351,7 +365,13 @@ Listener::Listener(const Address& addr) : m_impl(std::make_unique<Impl>()), m_ad
     // A socket file left by a dead server would make bind fail; replace only sockets, and
     // only when nobody accepts on them (another server's would be taken from it).
     struct stat st {};
-    if (::lstat(addr.path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) {
+    const bool exists = ::lstat(addr.path.c_str(), &st) == 0;
+    // bind() would say "address in use" of any file there: say what is in the way.
+    if (exists && !S_ISSOCK(st.st_mode))
+      throw TransportError("transport: cannot listen on " + addr.to_string() + ": " + addr.path + " is a " +
+                           (S_ISDIR(st.st_mode) ? "directory" : "file") +
+                           ", not a socket (remove it, or listen on another path)");
+    if (exists) {
       if (unix_socket_in_use(addr.path))
         throw TransportError("transport: cannot listen on " + addr.to_string() +
                              ": address in use (another server accepts connections there)");

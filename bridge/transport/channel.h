@@ -5,6 +5,7 @@
 // one user at a time (the client session serialises with a mutex).
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -76,6 +77,9 @@ class Channel {
   /// The most bytes read and not yet taken as messages at any one time. A flush reads what the
   /// peer sends meanwhile only while this is under about one frame (kMaxFrameBytes).
   std::size_t peak_buffered() const;
+  /// Called each time a wait is about to poll the socket. Tests use it to play what happens
+  /// meanwhile (the peer's data arriving while this process is suspended past the deadline).
+  void set_before_poll(std::function<void()> hook);
 
  private:
   std::unique_ptr<Impl> m_impl;

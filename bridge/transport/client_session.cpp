@@ -53,6 +53,7 @@ std::shared_ptr<ClientSession> ClientSession::connect(const ClientOptions& opts)
     s->m_contract = FixedLatency{r->mem_latency_ps, r->mem_capacity};
     s->m_inbox.resize(opts.system.chips);
     s->m_unanswered.resize(opts.system.chips);
+    s->m_accepted = true;
   }
   s->m_heartbeat = std::thread([p = s.get()] { p->heartbeat_loop(); });
   return s;
@@ -78,6 +79,14 @@ void ClientSession::fail_locked(const std::string& why) {
   throw TransportError(m_failed);
 }
 
+std::string ClientSession::server_error(const std::string& text) const {
+  // Before the handshake's end an ERROR refuses this client; after it, the session was under
+  // way and the server ended it (a failed model, another client of a split run gone, ...).
+  if (!m_accepted) return "refused: " + text;
+  if (text.rfind("the server ended this session", 0) == 0) return text;
+  return "the server ended the session: " + text;
+}
+
 void ClientSession::check_locked() {
   if (!m_failed.empty()) throw TransportError(m_failed);
   if (m_closed) throw TransportError("transport: session with " + m_opts.address + " already ended");
@@ -95,7 +104,7 @@ void ClientSession::send_locked(const Message& m) {
     try {
       while (auto r = m_channel->try_receive())
         if (auto* err = std::get_if<ErrorMsg>(&*r)) {
-          why = "refused: " + err->text;
+          why = server_error(err->text);
           break;
         }
     } catch (const TransportError&) {  // garbage after the messages: the ones before count
@@ -112,7 +121,7 @@ Message ClientSession::receive_locked() {
   } catch (const TransportError& e) {
     fail_locked(e.what());
   }
-  if (auto* e = std::get_if<ErrorMsg>(&m)) fail_locked("refused: " + e->text);
+  if (auto* e = std::get_if<ErrorMsg>(&m)) fail_locked(server_error(e->text));
   return m;
 }
 
@@ -202,7 +211,7 @@ void ClientSession::take_completions(std::uint32_t chip, std::size_t n, std::vec
         fail_locked(e.what());
       }
       if (!m) return;
-      if (auto* e = std::get_if<ErrorMsg>(&*m)) fail_locked("refused: " + e->text);
+      if (auto* e = std::get_if<ErrorMsg>(&*m)) fail_locked(server_error(e->text));
       if (!stash_locked(*m))
         fail_locked("unexpected " + type_name(static_cast<std::uint8_t>(type_of(*m))) + " while waiting for completions");
     }
@@ -289,6 +298,18 @@ std::vector<std::string> ClientSession::exchange_reports(const std::string& mine
   ++m_round_trips;
   if (auto* r = std::get_if<ReportMsg>(&m)) return std::move(r->parts);
   fail_locked("expected REPORT, got " + type_name(static_cast<std::uint8_t>(type_of(m))));
+}
+
+FinishMsg ClientSession::finish_memory(std::uint32_t chip, Time now) {
+  std::lock_guard lk(m_mutex);
+  send_locked(FinishMsg{chip, now, 0, false, {}, {}});
+  Message m = receive_answer_locked();
+  ++m_round_trips;
+  auto* f = std::get_if<FinishMsg>(&m);
+  if (!f || f->chip != chip)
+    fail_locked("expected FINISH of chip " + std::to_string(chip) + ", got " +
+                type_name(static_cast<std::uint8_t>(type_of(m))));
+  return std::move(*f);
 }
 
 void ClientSession::backdoor_write(std::uint32_t chip, std::uint64_t addr, std::span<const std::uint8_t> data) {

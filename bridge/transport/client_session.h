@@ -68,6 +68,8 @@ class ClientSession {
   WindowMsg window(const WindowMsg& mine, std::vector<PacketMsg>& deliveries);
   /// Split run, at the end: sends this client's part of the results, returns every client's.
   std::vector<std::string> exchange_reports(const std::string& mine);
+  /// At the end of the run: finishes chip `chip`'s served memory at `now`; returns what it found.
+  FinishMsg finish_memory(std::uint32_t chip, Time now);
   void backdoor_write(std::uint32_t chip, std::uint64_t addr, std::span<const std::uint8_t> data);
   void backdoor_read(std::uint32_t chip, std::uint64_t addr, std::span<std::uint8_t> out);
   /// Ends the session politely (also done by the destructor, best effort).
@@ -101,6 +103,8 @@ class ClientSession {
   bool stash_locked(Message& m);
   void post_locked(const Message& m);
   [[noreturn]] void fail_locked(const std::string& why);
+  // How the server's ERROR `text` reads in this client's error.
+  std::string server_error(const std::string& text) const;
   void check_locked();
   void heartbeat_loop();
 
@@ -109,6 +113,7 @@ class ClientSession {
   std::mutex m_mutex;                // one exchange at a time, heartbeats in between
   std::string m_failed;              // first failure; sticky
   bool m_closed = false;
+  bool m_accepted = false;           // the handshake is done: an ERROR now ends a session under way
   bool m_serves_memories = false;
   std::uint32_t m_fabric_chips = 0;
   std::uint64_t m_round_trips = 0;

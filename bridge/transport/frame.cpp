@@ -223,14 +223,37 @@ struct BodyWriter {
     w.u32(static_cast<std::uint32_t>(m.parts.size()));
     for (const auto& p : m.parts) w.bytes(std::vector<std::uint8_t>(p.begin(), p.end()));
   }
+  void operator()(const FinishMsg& m) const {
+    w.u32(m.chip);
+    w.u64(m.time);
+    w.u64(m.beyond_capacity);
+    w.boolean(m.timing_checked);
+    w.u32(static_cast<std::uint32_t>(m.violations.size()));
+    for (const auto& v : m.violations) w.bytes(std::vector<std::uint8_t>(v.begin(), v.end()));
+    w.bytes(std::vector<std::uint8_t>(m.error.begin(), m.error.end()));
+  }
 };
+
+FinishMsg get_finish(Reader& r) {
+  FinishMsg f;
+  f.chip = r.u32();
+  f.time = r.u64();
+  f.beyond_capacity = r.u64();
+  f.timing_checked = r.boolean();
+  const std::uint32_t n = r.u32();
+  if (n > 4096) throw ProtocolError("FINISH frame: " + std::to_string(n) + " violations (at most 4096)");
+  for (std::uint32_t i = 0; i < n; ++i) f.violations.push_back(r.text());
+  f.error = r.text();
+  return f;
+}
 
 }  // namespace
 
 MsgType type_of(const Message& m) {
   static constexpr MsgType kTypes[] = {MsgType::kHello,  MsgType::kRequest,  MsgType::kResponse,  MsgType::kPacket,
                                        MsgType::kSync,   MsgType::kAck,      MsgType::kBackdoor,  MsgType::kHeartbeat,
-                                       MsgType::kBye,    MsgType::kError,    MsgType::kWindow,    MsgType::kReport};
+                                       MsgType::kBye,    MsgType::kError,    MsgType::kWindow,    MsgType::kReport,
+                                       MsgType::kFinish};
   return kTypes[m.index()];
 }
 
@@ -248,6 +271,7 @@ std::string type_name(std::uint8_t type) {
     case MsgType::kError: return "ERROR";
     case MsgType::kWindow: return "WINDOW";
     case MsgType::kReport: return "REPORT";
+    case MsgType::kFinish: return "FINISH";
   }
   return "type " + std::to_string(type);
 }
@@ -373,6 +397,7 @@ Message decode_body(std::span<const std::uint8_t> body) {
       m = std::move(rep);
       break;
     }
+    case MsgType::kFinish: m = get_finish(r); break;
     default: throw ProtocolError("unknown message type " + std::to_string(type));
   }
   r.end();
@@ -401,8 +426,9 @@ std::optional<Message> FrameDecoder::next() {
     throw ProtocolError("bad frame length " + std::to_string(len) + " (limit " + std::to_string(kMaxFrameBytes) +
                         ")");
   // Reject an unknown type as soon as its byte is here, not after waiting for the whole body.
-  if (avail > kLengthBytes && (m_buf[m_pos + kLengthBytes] == 0 || m_buf[m_pos + kLengthBytes] > static_cast<std::uint8_t>(MsgType::kReport)))
-    throw ProtocolError("unknown message type " + std::to_string(m_buf[m_pos + kLengthBytes]));
+  const std::uint8_t type = avail > kLengthBytes ? m_buf[m_pos + kLengthBytes] : 1;
+  if (type == 0 || type > static_cast<std::uint8_t>(MsgType::kFinish))
+    throw ProtocolError("unknown message type " + std::to_string(type));
   if (avail < kLengthBytes + len) return std::nullopt;
   const std::span<const std::uint8_t> body(m_buf.data() + m_pos + kLengthBytes, len);
   m_pos += kLengthBytes + len;

@@ -19,7 +19,7 @@
 
 namespace mxc::transport {
 
-inline constexpr std::uint16_t kProtocolVersion = 5;
+inline constexpr std::uint16_t kProtocolVersion = 6;
 inline constexpr std::uint32_t kHelloMagic = 0x5343584du;  // "MXCS" as little-endian bytes
 inline constexpr std::uint32_t kMaxFrameBytes = 16u << 20;
 inline constexpr std::size_t kLengthBytes = 4;
@@ -51,6 +51,7 @@ enum class MsgType : std::uint8_t {
   kError = 10,
   kWindow = 11,
   kReport = 12,
+  kFinish = 13,
 };
 
 enum class Role : std::uint8_t { kClient = 0, kServer = 1 };
@@ -132,6 +133,17 @@ struct WindowMsg {
 struct ReportMsg {
   std::vector<std::string> parts;
 };
+/// At the end of a run, per served HBM memory (the served model keeps what one process reports from it).
+/// Client -> server: finish chip `chip`'s memory at `time` (refresh accounting, the timing checker's
+/// end-of-run rules). Server -> client: what the model found; the other fields of the request are 0.
+struct FinishMsg {
+  std::uint32_t chip = 0;
+  Time time = 0;
+  std::uint64_t beyond_capacity = 0;    ///< Requests that reached past the capacity (aliased).
+  bool timing_checked = false;          ///< Whether the JEDEC timing checker ran.
+  std::vector<std::string> violations;  ///< The checker's first violations.
+  std::string error;                    ///< The model's failure at its end, as it would throw in one process.
+};
 struct HeartbeatMsg {};
 struct ByeMsg {};
 /// The sender gives up; `text` says why (the receiver reports it as is).
@@ -140,7 +152,7 @@ struct ErrorMsg {
 };
 
 using Message = std::variant<Hello, RequestMsg, ResponseMsg, PacketMsg, SyncMsg, AckMsg, BackdoorMsg, HeartbeatMsg,
-                             ByeMsg, ErrorMsg, WindowMsg, ReportMsg>;
+                             ByeMsg, ErrorMsg, WindowMsg, ReportMsg, FinishMsg>;
 
 /// The frame's type byte of a message.
 MsgType type_of(const Message& m);

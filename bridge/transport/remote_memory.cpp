@@ -77,6 +77,13 @@ void RemoteMemoryTarget::backdoor_write(std::uint64_t addr, std::span<const std:
   m_session->backdoor_write(m_chip, addr, data);
 }
 
+void RemoteMemoryTarget::finish(Time now) {
+  // An ideal memory keeps nothing to report (and a served ideal one needs no end).
+  if (m_session->options().system.memory != "hbm" || m_end) return;
+  m_end = m_session->finish_memory(m_chip, now);
+  if (!m_end->error.empty()) throw std::logic_error(m_end->error);
+}
+
 void RemoteMemoryTarget::backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const {
   m_session->backdoor_read(m_chip, addr, out);
 }

@@ -7,6 +7,7 @@
 // posted without waiting and completions pushed by the server.
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "bridge/transport/client_session.h"
@@ -26,6 +27,12 @@ class RemoteMemoryTarget : public MemoryTarget {
   bool send(const MemRequest& req, Time now) override;
   void backdoor_write(std::uint64_t addr, std::span<const std::uint8_t> data) override;
   void backdoor_read(std::uint64_t addr, std::span<std::uint8_t> out) const override;
+  /// At the end of the run, as a local HBM model's finish(now): the served model finishes and
+  /// says what it found (end_report); its failure at the end (a timing violation) is thrown
+  /// here as std::logic_error, as a local model throws it. Nothing to do for an ideal memory.
+  void finish(Time now);
+  /// What the served HBM model reported at finish(), or nullptr (not finished, or not HBM).
+  const FinishMsg* end_report() const { return m_end ? &*m_end : nullptr; }
 
  private:
   std::shared_ptr<ClientSession> m_session;
@@ -50,6 +57,7 @@ class RemoteMemoryTarget : public MemoryTarget {
   };
   FixedLatency m_contract;
   std::deque<InFlight> m_in_flight;
+  std::optional<FinishMsg> m_end;
 };
 
 }  // namespace mxc::transport

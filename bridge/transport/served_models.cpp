@@ -46,6 +46,8 @@ std::uint64_t config_hash(const ServedSystem& sys) {
   fnv(h, "memory=" + sys.memory);
   if (sys.memory == "hbm") {
     fnv(h, read_config_file(sys.hbm_config, "memory config (memory.config)"));
+    // Whether the checker runs changes what the served memory reports: both ends must agree.
+    fnv(h, std::string("hbm_timing_check=") + (sys.hbm_timing_check ? "true" : "false"));
   } else {
     fnv(h, "latency_ps=" + std::to_string(sys.ideal_latency_ps));
     fnv(h, "outstanding=" + std::to_string(sys.ideal_outstanding));
@@ -57,7 +59,9 @@ std::uint64_t config_hash(const ServedSystem& sys) {
 std::string describe(const ServedSystem& sys) {
   std::string s = std::to_string(sys.chips) + (sys.chips == 1 ? " chip" : " chips") + " x " +
                   std::to_string(sys.tiles_per_chip) + (sys.tiles_per_chip == 1 ? " tile, " : " tiles, ");
-  if (sys.memory == "hbm") s += "HBM memory of preset " + sys.hbm_config + " (its contents)";
+  if (sys.memory == "hbm")
+    s += "HBM memory of preset " + sys.hbm_config + " (its contents), timing checker " +
+         (sys.hbm_timing_check ? "on" : "off");
   else s += sys.memory + " memory of " + std::to_string(sys.ideal_latency_ps) + " ps and " +
             std::to_string(sys.ideal_outstanding) + " requests in flight";
   if (sys.chips > 1) s += ", fabric " + sys.ici_config + " (its contents)";
@@ -66,7 +70,11 @@ std::string describe(const ServedSystem& sys) {
 
 std::unique_ptr<MemoryTarget> make_served_memory(const ServedSystem& sys, std::uint32_t /*chip*/,
                                                  const std::string& name) {
-  if (sys.memory == "hbm") return std::make_unique<hbm::HbmModel>(name, hbm::load_memory_config(sys.hbm_config));
+  if (sys.memory == "hbm") {
+    hbm::MemoryConfig cfg = hbm::load_memory_config(sys.hbm_config);
+    cfg.check_timing = sys.hbm_timing_check;  // the system decides, as in one process (ChipSet)
+    return std::make_unique<hbm::HbmModel>(name, cfg);
+  }
   if (sys.memory == "ideal") return std::make_unique<IdealMemory>(name, sys.ideal_latency_ps, sys.ideal_outstanding);
   throw std::invalid_argument("served system: unknown memory kind '" + sys.memory + "' (ideal or hbm)");
 }
@@ -96,6 +104,23 @@ std::unique_ptr<Fabric> copy_fabric(const Fabric& fabric) {
 
 void finish_served_memory(MemoryTarget& mem, Time now) {
   if (auto* h = dynamic_cast<hbm::HbmModel*>(&mem)) h->finish(now);
+}
+
+FinishMsg finish_and_report(MemoryTarget& mem, std::uint32_t chip, Time now) {
+  FinishMsg f;
+  f.chip = chip;
+  f.time = now;
+  try {
+    finish_served_memory(mem, now);
+  } catch (const std::logic_error& e) {
+    f.error = e.what();  // a timing violation: the client fails its run with it, as one process does
+  }
+  if (const auto* h = dynamic_cast<const hbm::HbmModel*>(&mem)) {
+    f.beyond_capacity = h->requests_beyond_capacity();
+    f.timing_checked = h->checker() != nullptr;
+    if (h->checker()) f.violations = h->checker()->violations();
+  }
+  return f;
 }
 
 }  // namespace mxc::transport

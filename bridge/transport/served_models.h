@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "bridge/transport/frame.h"
 #include "models/core/fabric.h"
 #include "models/core/memory_target.h"
 #include "models/core/time.h"
@@ -22,6 +23,9 @@ struct ServedSystem {
   Time ideal_latency_ps = 100'000;
   std::uint32_t ideal_outstanding = 64;
   std::string hbm_config;              ///< HBM preset YAML path (memory: hbm).
+  /// Run the HBM model's JEDEC timing checker (system.checks.hbm_timing_check), over the
+  /// preset's check_timing, as a memory of the same system in one process does.
+  bool hbm_timing_check = true;
   std::string ici_config;              ///< Fabric YAML path (chips > 1).
 };
 
@@ -64,5 +68,8 @@ std::unique_ptr<Fabric> make_served_fabric(const ServedSystem& sys);
 std::unique_ptr<Fabric> copy_fabric(const Fabric& fabric);
 /// End-of-run bookkeeping a model needs (HBM refresh accounting and timing checks).
 void finish_served_memory(MemoryTarget& mem, Time now);
+/// finish_served_memory, and what an HBM model found, for the client to report as its own
+/// (FINISH): a failure of the model at its end is in `error`, not thrown.
+FinishMsg finish_and_report(MemoryTarget& mem, std::uint32_t chip, Time now);
 
 }  // namespace mxc::transport

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <list>
 #include <map>
+#include <set>
 #include <ostream>
 #include <system_error>
 #include <tuple>
@@ -236,6 +237,7 @@ SessionOutcome Server::run_session(Channel& ch, std::atomic<std::uint64_t>& sess
   SessionOutcome out;
   const ServedSystem& sys = m_opts.system;
   std::map<std::uint32_t, std::unique_ptr<MemoryTarget>> mems;  // ordered: deterministic teardown
+  std::set<std::uint32_t> finished;  // chips whose memory a FINISH ended (BYE must not end it again)
   std::unique_ptr<Fabric> fabric;
   std::vector<ResponseMsg> completions;
   std::vector<IciPacket> deliveries;
@@ -458,10 +460,17 @@ SessionOutcome Server::run_session(Channel& ch, std::atomic<std::uint64_t>& sess
           mem.backdoor_read(b->addr, r.data);
           reply(r);
         }
+      } else if (auto* f = std::get_if<FinishMsg>(&m)) {
+        MemoryTarget& mem = memory(f->chip);
+        if (!finished.insert(f->chip).second) throw Refused("FINISH of chip " + std::to_string(f->chip) + " twice");
+        if (f->time < last) throw Refused("FINISH at " + std::to_string(f->time) + " ps is in the past");
+        last = f->time;
+        reply(finish_and_report(mem, f->chip, f->time));
       } else if (std::holds_alternative<HeartbeatMsg>(m)) {
         // Only proves the client is alive.
       } else if (std::holds_alternative<ByeMsg>(m)) {
-        for (auto& [c, mem] : mems) finish_served_memory(*mem, last);
+        for (auto& [c, mem] : mems)
+          if (!finished.count(c)) finish_served_memory(*mem, last);
         reply_now(ByeMsg{});
         out.ok = true;
         return out;

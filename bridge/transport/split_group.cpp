@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "bridge/transport/channel.h"
+
 namespace mxc::transport {
 
 namespace {
@@ -91,7 +93,7 @@ std::size_t SplitGroup::join(const std::vector<std::uint32_t>& chips, const std:
   }
   if (m_members.empty()) m_terms = terms;
   for (std::uint32_t c : chips) m_owner[c] = static_cast<std::int64_t>(m_members.size());
-  m_members.push_back(Member{chips, {}, false, {}, {}, {}, {}});
+  m_members.push_back(Member{chips, {}, false, {}, {}, {}, {}, std::nullopt});
   return m_members.size() - 1;
 }
 
@@ -129,6 +131,11 @@ void SplitGroup::post(std::size_t member, Time time, IciPacket pkt) {
   if (!me.posts.empty() && (time < me.posts.back().time ||
                             (time == me.posts.back().time && pkt.id < me.posts.back().pkt.id)))
     throw std::invalid_argument("PACKET at " + std::to_string(time) + " ps out of step order");
+  // The fabric may have run past it: the packet would reach another client in its past.
+  if (me.sealed && time <= *me.sealed)
+    throw std::invalid_argument("PACKET at " + std::to_string(time) + " ps, but this client's WINDOW said every " +
+                                "packet up to " + std::to_string(*me.sealed) + " ps was posted (a packet comes " +
+                                "before the WINDOW that covers its time)");
   me.posts.push_back(Post{time, std::move(pkt)});
 }
 
@@ -141,8 +148,9 @@ void SplitGroup::wait_round(Lock& lk, std::uint64_t round, const std::function<v
       std::string missing;
       for (std::uint32_t c = 0; c < m_sys.chips; ++c)
         if (m_owner[c] < 0) missing += (missing.empty() ? "" : ",") + std::to_string(c);
-      fail_locked("no client for chip(s) " + missing + " joined the split run within " +
-                  std::to_string(m_join_timeout.count()) + " ms");
+      fail_locked("no client for chip(s) " + missing + " joined the split run within " + seconds_text(m_join_timeout) +
+                  " (start a client for them, mxcosim run --connect ADDR --chips " + missing +
+                  ", or give the server more time to wait, mxcosim serve --timeout)");
       break;
     }
     // Tell the waiting client the server is alive (its own reply deadline runs meanwhile).
@@ -284,7 +292,10 @@ void SplitGroup::run_round_locked() {
     }
     m_grant = grant;
   }
-  for (Member& m : m_members) m.in = false;
+  for (std::size_t i = 0; i < m_members.size(); ++i) {
+    m_members[i].in = false;
+    m_members[i].sealed = bound[i];
+  }
   ++m_round;
   m_cv.notify_all();
 }
@@ -312,7 +323,10 @@ std::vector<std::string> SplitGroup::report(std::size_t member, std::string part
   Lock lk(m_mutex);
   if (!m_failed.empty()) throw std::runtime_error(m_failed);
   if (!m_ended) throw std::invalid_argument("REPORT before the end of the split run");
+  if (m_reported)
+    throw std::invalid_argument("REPORT after the reports were exchanged (a client sends one REPORT, at the end)");
   Member& me = m_members.at(member);
+  if (me.in) throw std::invalid_argument("REPORT twice (a client sends one REPORT, at the end)");
   me.part = std::move(part);
   me.in = true;
   const std::uint64_t round = m_round;

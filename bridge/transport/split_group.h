@@ -68,6 +68,9 @@ class SplitGroup {
     WindowMsg answer;
     std::vector<PacketMsg> deliveries;
     std::string part;
+    // Every packet of this client stamped at or before it is posted (its last window's bound,
+    // as the fabric was run to it); none yet before the first round.
+    std::optional<Time> sealed;
   };
   using Lock = std::unique_lock<std::mutex>;
   void wait_round(Lock& lk, std::uint64_t round, const std::function<void()>& keepalive);

@@ -5,11 +5,13 @@
 #include <catch2/catch.hpp>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <thread>
@@ -125,6 +127,23 @@ TEST_CASE("channel: a message that came in while a long write waited is received
   CHECK(waited < 15.0);
 }
 
+TEST_CASE("channel: a message that came while this process was suspended past the deadline is received") {
+  Pair p("suspended");
+  // The peer's HEARTBEAT arrives just as the wait polls, and the deadline (0 ms) is then past:
+  // as for a process stopped in its wait and resumed after the deadline.
+  bool sent = false;
+  p.a->set_before_poll([&] {
+    if (!sent) p.b->send(HeartbeatMsg{}, Millis(2000));
+    sent = true;
+  });
+  std::optional<Message> m;
+  CHECK_NOTHROW(m = p.a->receive(Millis(0)));
+  CHECK(sent);
+  CHECK((m && std::holds_alternative<HeartbeatMsg>(*m)));
+  // Nothing there at the deadline is still a timeout.
+  CHECK_THROWS_AS(p.a->receive(Millis(0)), TransportTimeout);
+}
+
 TEST_CASE("channel: what a peer said before it closed is still read after a write to it fails") {
   Pair p("said-then-gone");
   p.b->send(ErrorMsg{"refused: request in the past"}, Millis(2000));
@@ -137,6 +156,18 @@ TEST_CASE("channel: what a peer said before it closed is still read after a writ
   REQUIRE(std::holds_alternative<ErrorMsg>(*said));
   CHECK(std::get<ErrorMsg>(*said).text == "refused: request in the past");
   CHECK_FALSE(p.a->try_receive().has_value());
+}
+
+TEST_CASE("channel: a listener on a path where a file that is not a socket lies names what is in the way") {
+  const std::string file = socket_path("regular-file");
+  { std::ofstream(file) << "not a socket"; }
+  CHECK_THROWS_WITH(Listener(parse_address("unix:" + file)),
+                    Catch::Contains(file + " is a file, not a socket") && !Catch::Contains("already in use"));
+  std::remove(file.c_str());
+  const std::string dir = socket_path("directory");
+  REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
+  CHECK_THROWS_WITH(Listener(parse_address("unix:" + dir)), Catch::Contains(dir + " is a directory, not a socket"));
+  ::rmdir(dir.c_str());
 }
 
 TEST_CASE("channel: deadlines are given in seconds as one would write them") {

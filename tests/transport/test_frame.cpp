@@ -137,6 +137,13 @@ TEST_CASE("frame: every message type survives a round trip field by field") {
   CHECK(w.end_component == 7);
   const auto rep = std::get<ReportMsg>(round_trip(ReportMsg{{"{\"chips\":[]}", ""}}));
   CHECK(rep.parts == std::vector<std::string>{"{\"chips\":[]}", ""});
+  const auto fin = std::get<FinishMsg>(round_trip(FinishMsg{1, 900, 12, true, {"pc 3 cycle 120: tRCD"}, "boom"}));
+  CHECK(fin.chip == 1);
+  CHECK(fin.time == 900);
+  CHECK(fin.beyond_capacity == 12);
+  CHECK(fin.timing_checked);
+  CHECK(fin.violations == std::vector<std::string>{"pc 3 cycle 120: tRCD"});
+  CHECK(fin.error == "boom");
 }
 
 TEST_CASE("frame: a HELLO of protocol version 4 (no split terms) decodes, to be refused for its version") {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "bridge/transport/client_session.h"
+#include "bridge/transport/remote_memory.h"
 #include "cosim/results_json.h"
 #include "cosim/served_system.h"
 #include "cosim/system_config.h"
@@ -150,6 +151,56 @@ TEST_CASE("remote: a server of only the memories or only the fabric gives byte-i
   const SystemRunResult single = run_system(o);
   REQUIRE(single.passed);
   CHECK(remote_json(o, nullptr, "mem-only-1chip", nullptr, true, {true, false}) == results_json(o, single).dump());
+}
+
+TEST_CASE("remote: a served HBM memory reports its requests beyond capacity as a local one does") {
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip2x2_rtl.yaml");
+  o.workload.kind = "program";
+  o.workload.program_file = std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/beyond_capacity.s";
+  const SystemRunResult local = run_system(o);
+  REQUIRE(local.passed);
+  REQUIRE(local.hbm_requests_beyond_capacity > 0);
+  const std::string want = results_json(o, local).dump();
+  CHECK(remote_json(o, nullptr, "beyond-all") == want);
+  CHECK(remote_json(o, nullptr, "beyond-mem", nullptr, true, {true, false}) == want);
+}
+
+TEST_CASE("remote: a served HBM memory runs the timing checker exactly when the system asks for it") {
+  // None of the shipped presets sets check_timing: the system's checks.hbm_timing_check decides.
+  for (const bool on : {true, false}) {
+    SystemRunOptions o;
+    o.system = load_system_config(kConfigs + "/tile8_hbm2.yaml");
+    o.system.hbm_timing_check = on;
+    ServerOptions so;
+    so.system = served_system(o.system);
+    ServerThread st(so, on ? "checker-on" : "checker-off");
+    ClientOptions co;
+    co.address = st.address;
+    co.system = so.system;
+    co.seed = so.seed;
+    auto s = ClientSession::connect(co);
+    auto mem = ClientSession::make_memory(s, 0, "chip0.mem");
+    auto& remote = dynamic_cast<RemoteMemoryTarget&>(*mem);
+    MemRequest req;
+    req.id = 1;
+    req.addr = 0x1000;
+    req.bytes = 32;
+    REQUIRE(remote.send(req, 0));
+    remote.advance_to(1'000'000);
+    remote.finish(2'000'000);
+    INFO("hbm_timing_check " << on);
+    REQUIRE(remote.end_report());
+    CHECK(remote.end_report()->timing_checked == on);
+    CHECK(remote.end_report()->violations.empty());
+    CHECK(remote.end_report()->error.empty());
+    s->bye();
+  }
+  // A server whose system differs in this setting is a different system.
+  SystemConfig c = load_system_config(kConfigs + "/tile8_hbm2.yaml");
+  ServedSystem a = served_system(c);
+  c.hbm_timing_check = !c.hbm_timing_check;
+  CHECK(config_hash(a) != config_hash(served_system(c)));
 }
 
 TEST_CASE("remote: a server that would serve nothing is refused, a client meets what it serves") {

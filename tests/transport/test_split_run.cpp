@@ -552,6 +552,70 @@ TEST_CASE("split run: packets are numbered in the global (time, component) order
   }
 }
 
+namespace {
+
+// A raw client of a split run over the server (`so`) at `address`, for chip `chip`, past its handshake.
+std::unique_ptr<Channel> raw_split_client(const std::string& address, const ServerOptions& so, std::uint32_t chip) {
+  auto ch = Channel::connect(parse_address(address), Millis(5000));
+  Hello h;
+  h.config_hash = config_hash(so.system);
+  h.seed = so.seed;
+  h.chips = {chip};
+  h.flags = kHelloSplit;
+  ch->send(h, Millis(5000));
+  REQUIRE(std::holds_alternative<Hello>(ch->receive(Millis(5000))));
+  return ch;
+}
+
+// The next message that is neither a HEARTBEAT nor a delivery.
+Message next_answer(Channel& ch) {
+  for (;;) {
+    Message m = ch.receive(Millis(10'000));
+    if (!std::holds_alternative<HeartbeatMsg>(m) && !std::holds_alternative<PacketMsg>(m)) return m;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("split run: a packet stamped before the time its client's WINDOW covered is refused") {
+  ServerOptions so;
+  so.system = served_system(load_system_config(kConfigs + "/chip2x2_model.yaml"));
+  ServerThread st(so, "split-past-packet");
+  auto a = raw_split_client(st.address, so, 0);
+  auto b = raw_split_client(st.address, so, 1);
+  // Both done up to 0 ps, their next events 1 us away: the fabric may run to just before that.
+  for (Channel* ch : {a.get(), b.get()}) ch->send(WindowMsg{0, 1'000'000, false, 0, 0}, Millis(5000));
+  for (Channel* ch : {a.get(), b.get()}) REQUIRE(std::holds_alternative<WindowMsg>(next_answer(*ch)));
+  PacketMsg p;
+  p.time = 0;
+  p.pkt.id = 0;  // tile 0 of chip 0
+  p.pkt.src = 0;
+  p.pkt.dst = 1;
+  p.pkt.bytes = 4;
+  p.pkt.payload = {1, 2, 3, 4};
+  a->send(p, Millis(5000));
+  const Message m = next_answer(*a);
+  REQUIRE(std::holds_alternative<ErrorMsg>(m));
+  CHECK_THAT(std::get<ErrorMsg>(m).text, Catch::Contains("PACKET at 0 ps") &&
+                                             Catch::Contains("WINDOW said every packet up to 999999 ps was posted"));
+}
+
+TEST_CASE("split run: a second REPORT after the reports were exchanged is refused, not left waiting") {
+  ServerOptions so;
+  so.system = served_system(load_system_config(kConfigs + "/chip2x2_model.yaml"));
+  ServerThread st(so, "split-report-twice");
+  auto a = raw_split_client(st.address, so, 0);
+  auto b = raw_split_client(st.address, so, 1);
+  for (Channel* ch : {a.get(), b.get()}) ch->send(WindowMsg{0, kNever, true, 0, 0}, Millis(5000));
+  for (Channel* ch : {a.get(), b.get()}) REQUIRE(std::get<WindowMsg>(next_answer(*ch)).done);
+  for (Channel* ch : {a.get(), b.get()}) ch->send(ReportMsg{{"part"}}, Millis(5000));
+  for (Channel* ch : {a.get(), b.get()}) REQUIRE(std::holds_alternative<ReportMsg>(next_answer(*ch)));
+  a->send(ReportMsg{{"again"}}, Millis(5000));
+  const Message m = next_answer(*a);
+  REQUIRE(std::holds_alternative<ErrorMsg>(m));
+  CHECK_THAT(std::get<ErrorMsg>(m).text, Catch::Contains("REPORT after the reports were exchanged"));
+}
+
 TEST_CASE("split run: a copy of a busy fabric delivers what the fabric itself delivers, when it does") {
   // The server runs a copy ahead to find the next delivery; the copy must be the fabric's state.
   for (const char* ici : {"ring4.yaml", "torus4x4.yaml", "tpu4096_analytic.yaml"}) {
