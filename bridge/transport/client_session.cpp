@@ -294,10 +294,23 @@ WindowMsg ClientSession::window(const WindowMsg& mine, std::vector<PacketMsg>& d
 std::vector<std::string> ClientSession::exchange_reports(const std::string& mine) {
   std::lock_guard lk(m_mutex);
   send_locked(ReportMsg{{mine}});
-  Message m = receive_answer_locked();
   ++m_round_trips;
-  if (auto* r = std::get_if<ReportMsg>(&m)) return std::move(r->parts);
-  fail_locked("expected REPORT, got " + type_name(static_cast<std::uint8_t>(type_of(m))));
+  // Every client's part, over as many frames as the server needed (report_frames).
+  std::vector<std::string> parts;
+  for (std::uint32_t total = 1; parts.size() < total;) {
+    Message m = receive_answer_locked();
+    auto* r = std::get_if<ReportMsg>(&m);
+    if (!r) fail_locked("expected REPORT, got " + type_name(static_cast<std::uint8_t>(type_of(m))));
+    if (!parts.empty() && r->total != total)
+      fail_locked("REPORT frames disagree on the parts in all (" + std::to_string(total) + ", then " +
+                  std::to_string(r->total) + ")");
+    total = r->total;
+    if (r->parts.empty() || parts.size() + r->parts.size() > total)
+      fail_locked("REPORT frame of " + std::to_string(r->parts.size()) + " parts after " +
+                  std::to_string(parts.size()) + " of " + std::to_string(total));
+    for (std::string& p : r->parts) parts.push_back(std::move(p));
+  }
+  return parts;
 }
 
 FinishMsg ClientSession::finish_memory(std::uint32_t chip, Time now) {

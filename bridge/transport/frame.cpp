@@ -220,6 +220,7 @@ struct BodyWriter {
     w.u32(m.end_component);
   }
   void operator()(const ReportMsg& m) const {
+    w.u32(m.total);
     w.u32(static_cast<std::uint32_t>(m.parts.size()));
     for (const auto& p : m.parts) w.bytes(std::vector<std::uint8_t>(p.begin(), p.end()));
   }
@@ -290,6 +291,23 @@ void encode_into(std::vector<std::uint8_t>& out, const Message& m) {
                             " bytes exceeds the limit of " + std::to_string(kMaxFrameBytes));
   }
   for (std::size_t i = 0; i < kLengthBytes; ++i) out[start + i] = static_cast<std::uint8_t>(len >> (8 * i));
+}
+
+std::vector<ReportMsg> report_frames(std::vector<std::string> parts) {
+  // A frame's body: type, total and count (9 bytes), then each part's length and bytes.
+  constexpr std::size_t kFixed = 1 + 4 + 4, kPerPart = 4;
+  const auto total = static_cast<std::uint32_t>(parts.size());
+  std::vector<ReportMsg> frames(1, ReportMsg{{}, total});
+  std::size_t used = kFixed;
+  for (std::string& p : parts) {
+    if (!frames.back().parts.empty() && used + kPerPart + p.size() > kMaxFrameBytes) {
+      frames.push_back(ReportMsg{{}, total});
+      used = kFixed;
+    }
+    used += kPerPart + p.size();
+    frames.back().parts.push_back(std::move(p));
+  }
+  return frames;
 }
 
 std::vector<std::uint8_t> encode(const Message& m) {
@@ -391,8 +409,11 @@ Message decode_body(std::span<const std::uint8_t> body) {
     }
     case MsgType::kReport: {
       ReportMsg rep;
+      rep.total = r.u32();
       const std::uint32_t n = r.u32();
-      if (n > 4096) throw ProtocolError("REPORT frame: " + std::to_string(n) + " parts (at most 4096)");
+      if (rep.total > 4096) throw ProtocolError("REPORT frame: " + std::to_string(rep.total) + " parts (at most 4096)");
+      if (n > rep.total)
+        throw ProtocolError("REPORT frame: " + std::to_string(n) + " parts of " + std::to_string(rep.total) + " in all");
       for (std::uint32_t i = 0; i < n; ++i) rep.parts.push_back(r.text());
       m = std::move(rep);
       break;

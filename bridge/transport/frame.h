@@ -129,10 +129,15 @@ struct WindowMsg {
   std::uint32_t end_component = 0;
 };
 /// Split run, at the end: client -> server its own part of the results (one entry);
-/// server -> client every client's part, in the order of their first chip.
+/// server -> client every client's part, in the order of their first chip, over as many
+/// frames as they need (each part fits one: it came in one), `total` parts in all.
 struct ReportMsg {
   std::vector<std::string> parts;
+  std::uint32_t total = 1;  ///< Parts in the whole answer, this frame's and the ones after it.
 };
+/// `parts` as REPORT frames of at most kMaxFrameBytes each, in order: every client's part can
+/// fit a frame alone, but all of them together need not.
+std::vector<ReportMsg> report_frames(std::vector<std::string> parts);
 /// At the end of a run, per served HBM memory (the served model keeps what one process reports from it).
 /// Client -> server: finish chip `chip`'s memory at `time` (refresh accounting, the timing checker's
 /// end-of-run rules). Server -> client: what the model found; the other fields of the request are 0.

@@ -135,8 +135,9 @@ TEST_CASE("frame: every message type survives a round trip field by field") {
   CHECK(w.done);
   CHECK(w.end_time == 480);
   CHECK(w.end_component == 7);
-  const auto rep = std::get<ReportMsg>(round_trip(ReportMsg{{"{\"chips\":[]}", ""}}));
+  const auto rep = std::get<ReportMsg>(round_trip(ReportMsg{{"{\"chips\":[]}", ""}, 3}));
   CHECK(rep.parts == std::vector<std::string>{"{\"chips\":[]}", ""});
+  CHECK(rep.total == 3);
   const auto fin = std::get<FinishMsg>(round_trip(FinishMsg{1, 900, 12, true, {"pc 3 cycle 120: tRCD"}, "boom"}));
   CHECK(fin.chip == 1);
   CHECK(fin.time == 900);

@@ -26,7 +26,7 @@ std::vector<Message> seeds() {
   PacketMsg p;
   p.pkt.payload = {5, 6, 7};
   return {h, q, r, p, SyncMsg{1, 2}, AckMsg{true, 3}, BackdoorMsg{0, 8, false, 16, {}}, HeartbeatMsg{}, ByeMsg{},
-          ErrorMsg{"x"}, WindowMsg{1, 2, true, 3, 4}, ReportMsg{{"ab", "c"}}};
+          ErrorMsg{"x"}, WindowMsg{1, 2, true, 3, 4}, ReportMsg{{"ab", "c"}, 2}};
 }
 
 // Feeds `bytes` in random pieces; counts messages; any exception but ProtocolError fails the test.

@@ -616,6 +616,52 @@ TEST_CASE("split run: a second REPORT after the reports were exchanged is refuse
   CHECK_THAT(std::get<ErrorMsg>(m).text, Catch::Contains("REPORT after the reports were exchanged"));
 }
 
+TEST_CASE("split run: reports larger together than a frame reach every client whole and in chip order") {
+  // Two parts of 9 MiB: each fits a frame, the two together pass the 16 MiB limit (the answer
+  // was one frame, and the server failed it).
+  ServerOptions so;
+  so.system = served_system(load_system_config(kConfigs + "/chip2x2_model.yaml"));
+  ServerThread st(so, "split-big-reports");
+  auto a = raw_split_client(st.address, so, 0);
+  auto b = raw_split_client(st.address, so, 1);
+  for (Channel* ch : {a.get(), b.get()}) ch->send(WindowMsg{0, kNever, true, 0, 0}, Millis(5000));
+  for (Channel* ch : {a.get(), b.get()}) REQUIRE(std::get<WindowMsg>(next_answer(*ch)).done);
+  const std::string part_a(9u << 20, 'a'), part_b(9u << 20, 'b');
+  a->send(ReportMsg{{part_a}}, Millis(5000));
+  b->send(ReportMsg{{part_b}}, Millis(5000));
+  for (Channel* ch : {a.get(), b.get()}) {
+    std::vector<std::string> got;
+    for (std::uint32_t total = 1; got.size() < total;) {
+      const Message m = next_answer(*ch);
+      REQUIRE(std::holds_alternative<ReportMsg>(m));
+      const auto& r = std::get<ReportMsg>(m);
+      total = r.total;
+      got.insert(got.end(), r.parts.begin(), r.parts.end());
+    }
+    REQUIRE(got.size() == 2);
+    CHECK(got[0] == part_a);
+    CHECK(got[1] == part_b);
+  }
+}
+
+TEST_CASE("report_frames packs parts in order into frames within the limit") {
+  const std::size_t third = kMaxFrameBytes / 3;
+  std::vector<std::string> parts = {std::string(third, 'x'), std::string(third, 'y'), std::string(third, 'z'),
+                                    "", std::string(kMaxFrameBytes - 16, 'w')};
+  const std::vector<std::string> want = parts;
+  const std::vector<ReportMsg> frames = report_frames(parts);
+  // Three thirds and their lengths pass the limit by a few bytes: two, then the third and the empty
+  // part, then the nearly whole frame alone.
+  REQUIRE(frames.size() == 3);
+  std::vector<std::string> got;
+  for (const ReportMsg& f : frames) {
+    CHECK(f.total == 5);
+    CHECK(encode(f).size() <= kMaxFrameBytes + kLengthBytes);
+    got.insert(got.end(), f.parts.begin(), f.parts.end());
+  }
+  CHECK(got == want);
+}
+
 TEST_CASE("split run: a copy of a busy fabric delivers what the fabric itself delivers, when it does") {
   // The server runs a copy ahead to find the next delivery; the copy must be the fabric's state.
   for (const char* ici : {"ring4.yaml", "torus4x4.yaml", "tpu4096_analytic.yaml"}) {
