@@ -413,7 +413,8 @@ Message decode_body(std::span<const std::uint8_t> body) {
       const std::uint32_t n = r.u32();
       if (rep.total > 4096) throw ProtocolError("REPORT frame: " + std::to_string(rep.total) + " parts (at most 4096)");
       if (n > rep.total)
-        throw ProtocolError("REPORT frame: " + std::to_string(n) + " parts of " + std::to_string(rep.total) + " in all");
+        throw ProtocolError("REPORT frame: " + std::to_string(n) + " parts of " + std::to_string(rep.total) +
+                            " in all");
       for (std::uint32_t i = 0; i < n; ++i) rep.parts.push_back(r.text());
       m = std::move(rep);
       break;

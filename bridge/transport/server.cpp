@@ -418,7 +418,8 @@ SessionOutcome Server::run_session(Channel& ch, std::atomic<std::uint64_t>& sess
         if (!group) throw Refused("REPORT outside a split run");
         if (r->parts.size() != 1)
           throw Refused("REPORT from a client carries " + std::to_string(r->parts.size()) + " parts, expected 1");
-        std::vector<std::string> parts = in_group([&] { return group->report(member, std::move(r->parts[0]), keepalive); });
+        std::vector<std::string> parts =
+            in_group([&] { return group->report(member, std::move(r->parts[0]), keepalive); });
         for (ReportMsg& frame : report_frames(std::move(parts))) reply(frame);
       } else if (auto* p = std::get_if<PacketMsg>(&m)) {
         Fabric& fab = need_fabric();
