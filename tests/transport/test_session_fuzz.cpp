@@ -104,7 +104,10 @@ class Fuzzer {
   Message unexpected() {
     switch (below(8)) {
       case 0: return WindowMsg{time(), time(), one_in(2), time(), static_cast<std::uint32_t>(below(8))};
-      case 1: return ReportMsg{std::vector<std::string>(below(3), "part")};
+      case 1: {
+        const auto n = static_cast<std::uint32_t>(below(3));
+        return ReportMsg{std::vector<std::string>(n, "part"), n};  // well formed: `total` counts its parts
+      }
       case 2: return HeartbeatMsg{};
       case 3: return ResponseMsg{chip(), MemResponse{}};
       case 4: return AckMsg{one_in(2), time()};

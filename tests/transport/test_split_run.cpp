@@ -644,6 +644,17 @@ TEST_CASE("split run: reports larger together than a frame reach every client wh
   }
 }
 
+TEST_CASE("split run: a REPORT frame holding more parts than its total says is refused with a reason") {
+  ServerOptions so;
+  so.system = served_system(load_system_config(kConfigs + "/chip2x2_model.yaml"));
+  ServerThread st(so, "split-bad-report");
+  auto a = raw_split_client(st.address, so, 0);
+  a->send(ReportMsg{{"a", "b"}, 1}, Millis(5000));
+  const Message m = next_answer(*a);
+  REQUIRE(std::holds_alternative<ErrorMsg>(m));
+  CHECK_THAT(std::get<ErrorMsg>(m).text, Catch::Contains("2 parts of 1 in all"));
+}
+
 TEST_CASE("report_frames packs parts in order into frames within the limit") {
   const std::size_t third = kMaxFrameBytes / 3;
   std::vector<std::string> parts = {std::string(third, 'x'), std::string(third, 'y'), std::string(third, 'z'),
