@@ -1,6 +1,7 @@
 #include "bridge/transport/frame.h"
 
 #include <cstring>
+#include <string_view>
 
 namespace mxc::transport {
 
@@ -18,6 +19,16 @@ class Writer {
   void bytes(const std::vector<std::uint8_t>& b) {
     u32(static_cast<std::uint32_t>(b.size()));
     m_out.insert(m_out.end(), b.begin(), b.end());
+  }
+  /// A string as bytes (Reader::text), without a copy into a byte vector first.
+  void text(std::string_view t) {
+    u32(static_cast<std::uint32_t>(t.size()));
+    m_out.insert(m_out.end(), t.begin(), t.end());
+  }
+  /// Their count, then each as text (Reader::texts).
+  void texts(const std::vector<std::string>& v) {
+    u32(static_cast<std::uint32_t>(v.size()));
+    for (const std::string& t : v) text(t);
   }
   void bits(const std::vector<bool>& b) {
     u32(static_cast<std::uint32_t>(b.size()));
@@ -66,6 +77,12 @@ class Reader {
   std::string text() {
     const auto b = bytes();
     return std::string(b.begin(), b.end());
+  }
+  /// `n` texts, a count the caller has read and bounded (Writer::texts).
+  std::vector<std::string> texts(std::uint32_t n) {
+    std::vector<std::string> v;
+    for (std::uint32_t i = 0; i < n; ++i) v.push_back(text());
+    return v;
   }
   void end() const {
     if (m_pos != m_in.size())
@@ -177,7 +194,7 @@ struct BodyWriter {
     w.u8(h.flags);
     w.u64(h.mem_latency_ps);
     w.u32(h.mem_capacity);
-    w.bytes(std::vector<std::uint8_t>(h.split_terms.begin(), h.split_terms.end()));
+    w.text(h.split_terms);
   }
   void operator()(const RequestMsg& m) const {
     w.u32(m.chip);
@@ -211,7 +228,7 @@ struct BodyWriter {
   }
   void operator()(const HeartbeatMsg&) const {}
   void operator()(const ByeMsg&) const {}
-  void operator()(const ErrorMsg& m) const { w.bytes(std::vector<std::uint8_t>(m.text.begin(), m.text.end())); }
+  void operator()(const ErrorMsg& m) const { w.text(m.text); }
   void operator()(const WindowMsg& m) const {
     w.u64(m.time);
     w.u64(m.next);
@@ -221,17 +238,15 @@ struct BodyWriter {
   }
   void operator()(const ReportMsg& m) const {
     w.u32(m.total);
-    w.u32(static_cast<std::uint32_t>(m.parts.size()));
-    for (const auto& p : m.parts) w.bytes(std::vector<std::uint8_t>(p.begin(), p.end()));
+    w.texts(m.parts);
   }
   void operator()(const FinishMsg& m) const {
     w.u32(m.chip);
     w.u64(m.time);
     w.u64(m.beyond_capacity);
     w.boolean(m.timing_checked);
-    w.u32(static_cast<std::uint32_t>(m.violations.size()));
-    for (const auto& v : m.violations) w.bytes(std::vector<std::uint8_t>(v.begin(), v.end()));
-    w.bytes(std::vector<std::uint8_t>(m.error.begin(), m.error.end()));
+    w.texts(m.violations);
+    w.text(m.error);
   }
 };
 
@@ -243,7 +258,7 @@ FinishMsg get_finish(Reader& r) {
   f.timing_checked = r.boolean();
   const std::uint32_t n = r.u32();
   if (n > 4096) throw ProtocolError("FINISH frame: " + std::to_string(n) + " violations (at most 4096)");
-  for (std::uint32_t i = 0; i < n; ++i) f.violations.push_back(r.text());
+  f.violations = r.texts(n);
   f.error = r.text();
   return f;
 }
@@ -415,7 +430,7 @@ Message decode_body(std::span<const std::uint8_t> body) {
       if (n > rep.total)
         throw ProtocolError("REPORT frame: " + std::to_string(n) + " parts of " + std::to_string(rep.total) +
                             " in all");
-      for (std::uint32_t i = 0; i < n; ++i) rep.parts.push_back(r.text());
+      rep.parts = r.texts(n);
       m = std::move(rep);
       break;
     }
