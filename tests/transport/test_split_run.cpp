@@ -575,11 +575,23 @@ Message next_answer(Channel& ch) {
   }
 }
 
+// A server of the two-chip model system, for raw split clients.
+ServerOptions two_model_chips() {
+  ServerOptions so;
+  so.system = served_system(load_system_config(kConfigs + "/chip2x2_model.yaml"));
+  return so;
+}
+
+// Both raw clients say they are done, and the server answers that the run has ended.
+void end_windows(Channel& a, Channel& b) {
+  for (Channel* ch : {&a, &b}) ch->send(WindowMsg{0, kNever, true, 0, 0}, Millis(5000));
+  for (Channel* ch : {&a, &b}) REQUIRE(std::get<WindowMsg>(next_answer(*ch)).done);
+}
+
 }  // namespace
 
 TEST_CASE("split run: a packet stamped before the time its client's WINDOW covered is refused") {
-  ServerOptions so;
-  so.system = served_system(load_system_config(kConfigs + "/chip2x2_model.yaml"));
+  const ServerOptions so = two_model_chips();
   ServerThread st(so, "split-past-packet");
   auto a = raw_split_client(st.address, so, 0);
   auto b = raw_split_client(st.address, so, 1);
@@ -601,13 +613,11 @@ TEST_CASE("split run: a packet stamped before the time its client's WINDOW cover
 }
 
 TEST_CASE("split run: a second REPORT after the reports were exchanged is refused, not left waiting") {
-  ServerOptions so;
-  so.system = served_system(load_system_config(kConfigs + "/chip2x2_model.yaml"));
+  const ServerOptions so = two_model_chips();
   ServerThread st(so, "split-report-twice");
   auto a = raw_split_client(st.address, so, 0);
   auto b = raw_split_client(st.address, so, 1);
-  for (Channel* ch : {a.get(), b.get()}) ch->send(WindowMsg{0, kNever, true, 0, 0}, Millis(5000));
-  for (Channel* ch : {a.get(), b.get()}) REQUIRE(std::get<WindowMsg>(next_answer(*ch)).done);
+  end_windows(*a, *b);
   for (Channel* ch : {a.get(), b.get()}) ch->send(ReportMsg{{"part"}}, Millis(5000));
   for (Channel* ch : {a.get(), b.get()}) REQUIRE(std::holds_alternative<ReportMsg>(next_answer(*ch)));
   a->send(ReportMsg{{"again"}}, Millis(5000));
@@ -619,13 +629,11 @@ TEST_CASE("split run: a second REPORT after the reports were exchanged is refuse
 TEST_CASE("split run: reports larger together than a frame reach every client whole and in chip order") {
   // Two parts of 9 MiB: each fits a frame, the two together pass the 16 MiB limit (the answer
   // was one frame, and the server failed it).
-  ServerOptions so;
-  so.system = served_system(load_system_config(kConfigs + "/chip2x2_model.yaml"));
+  const ServerOptions so = two_model_chips();
   ServerThread st(so, "split-big-reports");
   auto a = raw_split_client(st.address, so, 0);
   auto b = raw_split_client(st.address, so, 1);
-  for (Channel* ch : {a.get(), b.get()}) ch->send(WindowMsg{0, kNever, true, 0, 0}, Millis(5000));
-  for (Channel* ch : {a.get(), b.get()}) REQUIRE(std::get<WindowMsg>(next_answer(*ch)).done);
+  end_windows(*a, *b);
   const std::string part_a(9u << 20, 'a'), part_b(9u << 20, 'b');
   a->send(ReportMsg{{part_a}}, Millis(5000));
   b->send(ReportMsg{{part_b}}, Millis(5000));
@@ -645,8 +653,7 @@ TEST_CASE("split run: reports larger together than a frame reach every client wh
 }
 
 TEST_CASE("split run: a REPORT frame holding more parts than its total says is refused with a reason") {
-  ServerOptions so;
-  so.system = served_system(load_system_config(kConfigs + "/chip2x2_model.yaml"));
+  const ServerOptions so = two_model_chips();
   ServerThread st(so, "split-bad-report");
   auto a = raw_split_client(st.address, so, 0);
   a->send(ReportMsg{{"a", "b"}, 1}, Millis(5000));
