@@ -1,5 +1,6 @@
 #include "cli_args.h"
 
+#include <charconv>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -95,18 +96,39 @@ std::optional<__int128> integer_value(const cxxopts::ParseResult& args, const st
   return std::nullopt;
 }
 
+bool is_decimal_option(const cxxopts::ParseResult& args, const std::string& key) {
+  try {
+    (void)args[key].as<double>();
+    return true;
+  } catch (const std::bad_cast&) {
+    return false;
+  }
+}
+
+// Whether `text` is a decimal number and nothing else. cxxopts reads a decimal option with a stream
+// and ignores what follows the number, so `--clock-mhz 1.5GHz` would run at 1.5 MHz.
+bool whole_decimal(std::string_view text) {
+  if (!text.empty() && text[0] == '+') text.remove_prefix(1);
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return !text.empty() && ec == std::errc{} && end == text.data() + text.size();
+}
+
 // cxxopts 3.1 misses most overflows of an integer option (its check compares each step's result
 // with the last, which a multiply can wrap past), so `--packet-bytes 5000000000` would run with
 // 705032704. Each integer option's value is read from its text again, and one that differs is
-// refused as cxxopts refuses a value it cannot read.
-void refuse_wrapped_integers(const cxxopts::ParseResult& args) {
+// refused as cxxopts refuses a value it cannot read; so is a decimal option's value with text after
+// its number.
+void refuse_misread_numbers(const cxxopts::ParseResult& args) {
   std::map<std::string, std::string> last;  // an option given twice holds its last value (refused later)
   for (const auto& kv : args.arguments()) last[kv.key()] = kv.value();
   for (const auto& [key, text] : last) {
-    const auto held = integer_value(args, key);
-    if (!held) continue;
-    const auto spelled = integer_text(text);
-    if (!spelled || *spelled != *held) throw cxxopts::exceptions::incorrect_argument_type(text);
+    if (const auto held = integer_value(args, key)) {
+      const auto spelled = integer_text(text);
+      if (!spelled || *spelled != *held) throw cxxopts::exceptions::incorrect_argument_type(text);
+    } else if (is_decimal_option(args, key) && !whole_decimal(text)) {
+      throw cxxopts::exceptions::incorrect_argument_type(text);
+    }
   }
 }
 }  // namespace
@@ -131,7 +153,7 @@ std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv
   try {
     NormalizedArgs normalized(argc, argv, spec.letters);
     args = opts.parse(normalized.argc(), normalized.argv());
-    refuse_wrapped_integers(args);
+    refuse_misread_numbers(args);
   } catch (const cxxopts::exceptions::incorrect_argument_type&) {
     throw;  // main names the option the value was given to
   } catch (const cxxopts::exceptions::exception& e) {

@@ -30,6 +30,9 @@ expect "--outstanding: Argument" --pattern seq --requests 4 --outstanding 429496
 # Values past their option's type are refused, not wrapped (2^64 + 2^63 read as 2^63 before).
 expect "--seed: Argument" --pattern seq --requests 4 --seed 27670116110564327424
 expect "--requests: Argument" --pattern seq --requests 0x10000000000000010
+# A decimal value with text after its number is refused, not read up to the number.
+expect "--write-ratio: Argument" --pattern mix --requests 4 --write-ratio 0.5x
+expect "--write-ratio: Argument" --pattern mix --requests 4 --write-ratio 0,5
 expect "--size 4294967295: hbm: request 0 of 4294967295 bytes needs at least" --pattern mix --size 4294967295
 printf '0x40 READ 0\n0xffffffffffffffff READ 9\n' > "$dir/top.trace"
 expect "$dir/top.trace:2: field address" --trace "$dir/top.trace"
