@@ -34,9 +34,8 @@ void merge_parts(const std::vector<nlohmann::json>& parts, const SystemConfig& c
   // that raised its error output, in chip order, whichever process ran it.
   for (const json* c : chips)
     if (result.error.empty()) result.error = (*c)["hardware_error"].get<std::string>();
-  const auto take = [&result](const json& list, std::size_t limit = ~std::size_t{0}) {
+  const auto take = [&result](const json& list) {
     for (const json& m : list) {
-      if (limit-- == 0) break;
       result.mismatches.push_back({m[0].get<Time>(), m[1].get<std::string>(), m[2].get<std::string>(),
                                    m[3].get<std::string>(), m[4].get<std::string>(), m[5].get<std::string>()});
     }
@@ -104,17 +103,22 @@ void merge_parts(const std::vector<nlohmann::json>& parts, const SystemConfig& c
           static_cast<double>(abs_sum) / static_cast<double>(result.timing.instructions);
   }
   if (result.error.empty()) {
-    // One scoreboard over all chips keeps its first Checker::max_recorded() findings.
-    std::size_t room = Checker::max_recorded();
+    // One scoreboard over all chips keeps its earliest Checker::max_recorded() findings (as
+    // Checker::report does): each chip's part holds its own earliest, and these are the earliest
+    // of those, in time order, chips in turn on equal times.
+    const std::size_t from = result.mismatches.size();
     for (const json* c : chips) {
       const json& d = (*c)["data"];
       result.elements_checked += d["checked"].get<std::uint64_t>();
       result.memory_bytes_checked += d["memory_bytes"].get<std::uint64_t>();
       result.mismatch_count += d["count"].get<std::uint64_t>();
-      const std::size_t n = std::min(room, d["list"].size());
-      take(d["list"], n);
-      room -= n;
+      take(d["list"]);
     }
+    const auto data = result.mismatches.begin() + static_cast<std::ptrdiff_t>(from);
+    std::stable_sort(data, result.mismatches.end(),
+                     [](const Mismatch& a, const Mismatch& b) { return a.time < b.time; });
+    if (result.mismatches.end() - data > static_cast<std::ptrdiff_t>(Checker::max_recorded()))
+      result.mismatches.erase(data + static_cast<std::ptrdiff_t>(Checker::max_recorded()), result.mismatches.end());
   }
   std::stable_sort(result.mismatches.begin(), result.mismatches.end(),
                    [](const Mismatch& a, const Mismatch& b) { return a.time < b.time; });

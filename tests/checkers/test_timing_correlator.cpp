@@ -115,7 +115,9 @@ TEST_CASE("first divergence is the earliest in time, not the first reported", "[
   t.compare_instructions(three_instrs(), events({{1, 50}, {10, 30}, {31, 60}}), events({{1, 20}, {21, 30}, {31, 60}}),
                          kClk);
   REQUIRE(t.mismatch_count() == 2);
-  CHECK(t.mismatches()[0].field == "end cycle");
+  // Kept earliest first too: instruction 1's start (cycle 10), then instruction 0's end (cycle 50).
+  CHECK(t.mismatches()[0].field == "start cycle");
+  CHECK(t.mismatches()[1].field == "end cycle");
   REQUIRE(t.first_divergence());
   CHECK(t.first_divergence()->where == "timing instruction 1");
   CHECK(t.first_divergence()->field == "start cycle");
@@ -189,23 +191,24 @@ TEST_CASE("memory: per channel count, issue cycle and address", "[timing]") {
     TimingCorrelator t;
     t.compare_memory(rtl, model, kClk);
     REQUIRE(t.mismatch_count() == 3);
-    // Channels in (source, read before write) order.
+    // Found channel by channel, (source, read before write); kept earliest first.
     const auto& m = t.mismatches();
-    CHECK(m[0].where == "timing memory source 0 read");
-    CHECK(m[0].id == "request 1 (id 0)");
-    CHECK(m[0].field == "issue cycle");
-    CHECK(m[0].expected == "4");
-    CHECK(m[0].actual == "6");
-    CHECK(m[0].time == 6500);
-    CHECK(m[1].where == "timing memory source 0 write");
-    CHECK(m[1].field == "request count");
-    CHECK(m[1].expected == "1");
-    CHECK(m[1].actual == "2");
-    CHECK(m[2].where == "timing memory source 1 read");
-    CHECK(m[2].field == "address");
-    CHECK(m[2].expected == "0x0");
-    CHECK(m[2].actual == "0x40");
-    CHECK(m[2].time == 1500);
+    CHECK(m[0].where == "timing memory source 1 read");
+    CHECK(m[0].field == "address");
+    CHECK(m[0].expected == "0x0");
+    CHECK(m[0].actual == "0x40");
+    CHECK(m[0].time == 1500);
+    CHECK(m[1].where == "timing memory source 0 read");
+    CHECK(m[1].id == "request 1 (id 0)");
+    CHECK(m[1].field == "issue cycle");
+    CHECK(m[1].expected == "4");
+    CHECK(m[1].actual == "6");
+    CHECK(m[1].time == 6500);
+    CHECK(m[2].where == "timing memory source 0 write");
+    CHECK(m[2].field == "request count");
+    CHECK(m[2].expected == "1");
+    CHECK(m[2].actual == "2");
+    CHECK(m[2].time == 7500);  // the extra write's acceptance
     REQUIRE(t.first_divergence());
     CHECK(t.first_divergence()->field == "address");  // 1500 ps is the earliest
     CHECK(t.memory_channels()[0].max_abs_issue_error == 2);
@@ -296,20 +299,21 @@ TEST_CASE("ici: per tile the rows' destination, row, size and send cycle, in ord
     TimingCorrelator t;
     t.compare_ici(rtl, model, kClk, where);
     REQUIRE(t.mismatch_count() == 3);
-    const auto& m = t.mismatches();
+    const auto& m = t.mismatches();  // earliest first
     CHECK(m[0].where == where);
-    CHECK(m[0].field == "row count");
-    CHECK(m[0].expected == "2");
-    CHECK(m[0].actual == "3");
-    CHECK(m[1].id == "row 0");
-    CHECK(m[1].field == "destination chip");
-    CHECK(m[1].expected == "1");
-    CHECK(m[1].actual == "0");
-    CHECK(m[1].time == 2500);
-    CHECK(m[2].id == "row 1");
-    CHECK(m[2].field == "send cycle");
-    CHECK(m[2].expected == "3");
-    CHECK(m[2].actual == "5");
+    CHECK(m[0].id == "row 0");
+    CHECK(m[0].field == "destination chip");
+    CHECK(m[0].expected == "1");
+    CHECK(m[0].actual == "0");
+    CHECK(m[0].time == 2500);
+    CHECK(m[1].id == "row 1");
+    CHECK(m[1].field == "send cycle");
+    CHECK(m[1].expected == "3");
+    CHECK(m[1].actual == "5");
+    CHECK(m[2].field == "row count");
+    CHECK(m[2].expected == "2");
+    CHECK(m[2].actual == "3");
+    CHECK(m[2].time == 6500);  // the extra row's
     REQUIRE(t.first_divergence());
     CHECK(t.first_divergence()->field == "destination chip");
     TimingCorrelator prefix;
@@ -326,4 +330,36 @@ TEST_CASE("ici: per tile the rows' destination, row, size and send cycle, in ord
     CHECK(t.mismatches()[0].expected == "acc 1 last");
     CHECK(t.mismatches()[0].actual == "sp 1 last");
   }
+}
+
+TEST_CASE("past the kept number the earliest mismatches are kept whatever order they were found in",
+          "[timing]") {
+  // 1200 instructions each ending one cycle late (found first, ending from cycle 2 on), then one
+  // memory request issued a cycle late at cycle 0: the run's first divergence is the memory
+  // request's, and it is kept while the latest instruction mismatches give way.
+  const std::size_t n = 1200;
+  Program p(n);
+  std::vector<InstrEvent> model, rtl;
+  for (std::size_t i = 0; i < n; ++i) {
+    p[i].op = Opcode::MATMUL;
+    p[i].rows = 1;
+    p[i].cols = 4;
+    model.push_back({i, 2 * i, 2 * i + 1});
+    rtl.push_back({i, 2 * i, 2 * i + 2});
+  }
+  MemoryLog m{entry(0, false, 0x0, 500)}, r{entry(0, false, 0x0, 1500)};  // cycle 0, then 1
+  TimingCorrelator t;
+  t.compare_instructions(p, rtl, model, kClk);
+  t.compare_memory(r, m, kClk);
+  CHECK(t.mismatch_count() == n + 1);
+  const auto& kept = t.mismatches();
+  REQUIRE(kept.size() == Checker::max_recorded());
+  CHECK(kept[0].field == "issue cycle");
+  CHECK(kept[0].time == 1500);
+  // Then instructions 0 to 998 in order, ending at edge 2 i + 2.
+  for (std::size_t i = 1; i < kept.size(); ++i) {
+    CHECK(kept[i].where == "timing instruction " + std::to_string(i - 1));
+    CHECK(kept[i].time == kClk.edge(2 * (i - 1) + 2));
+  }
+  CHECK(std::is_sorted(kept.begin(), kept.end(), [](const Mismatch& a, const Mismatch& b) { return a.time < b.time; }));
 }
