@@ -12,6 +12,7 @@
 #include "bridge/axi4_pins.h"
 #include "bridge/rtl_tile.h"
 #include "bridge/verilated_ports.h"
+#include "bridge/verilator_seed.h"
 #include "bridge/waveform_guard.h"
 
 namespace mxc {
@@ -29,7 +30,7 @@ class VerilatedTile final : public RtlTile {
         m_monitor(cfg.name) {
     // Randomised initial state (--x-initial unique), reproducible from the seed.
     m_ctx->randReset(2);
-    m_ctx->randSeed(static_cast<int>(cfg.seed % 0x7fffffff));
+    m_ctx->randSeed(verilator_seed(cfg.seed));
     m_ctx->traceEverOn(true);
     m_model = std::make_unique<V>(m_ctx.get(), "mxu_tile");
     if (!cfg.waveform.empty()) {

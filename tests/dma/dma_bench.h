@@ -19,6 +19,7 @@
 #include "bridge/axi4_pins.h"
 #include "bridge/axi4_slave_transactor.h"
 #include "bridge/verilated_ports.h"
+#include "bridge/verilator_seed.h"
 #include "models/core/ideal_memory.h"
 
 namespace mxc::test {
@@ -84,7 +85,7 @@ class DmaBench {
     sp.assign(std::size_t{kSpRows} * kRowBytes, 0);
     // Random initial register state: reset must make it irrelevant.
     m_ctx->randReset(2);
-    m_ctx->randSeed(static_cast<int>(opt.seed % 0x7fffffff));
+    m_ctx->randSeed(verilator_seed(opt.seed));
     m_top = std::make_unique<V>(m_ctx.get(), "dma");
     m_top->rst_n = 0;
     idle_inputs();
