@@ -57,15 +57,14 @@ std::vector<SparseMemory> initial_images(const Workload& w, const TileGeometry& 
   return images;
 }
 
-/// The memory image the functional reference leaves on each chip, from `initial`. Tile t of
-/// every chip runs as one multi-chip functional system (its ICI peers are
-/// tile t of the other chips); the tiles of a chip run one after another.
-/// Adds to `undefined` what the programs read that they never wrote, per tile.
-std::vector<SparseMemory> reference_images(const Workload& w, const std::vector<SparseMemory>& initial,
-                                           const TileGeometry& geo, std::vector<std::string>& undefined) {
-  const auto chips = static_cast<std::uint32_t>(initial.size());
-  std::vector<SparseMemory> images;
-  for (const auto& img : initial) images.push_back(img.clone());
+/// The memory image the functional reference leaves on each chip, from the images the run
+/// starts with (initial_images). Tile t of every chip runs as one multi-chip functional system
+/// (its ICI peers are tile t of the other chips); the tiles of a chip run one after another.
+/// Notes what the programs read that they never wrote, per tile.
+ReferenceResult run_reference(const Workload& w, const TileGeometry& geo) {
+  std::vector<SparseMemory> images = initial_images(w, geo);
+  std::vector<std::string> undefined;
+  const auto chips = static_cast<std::uint32_t>(images.size());
   const std::size_t tiles = w.programs.empty() ? 0 : w.programs[0].size();
   for (std::size_t t = 0; t < tiles; ++t) {
     FunctionalSystem sys(geo, chips);
@@ -84,7 +83,7 @@ std::vector<SparseMemory> reference_images(const Workload& w, const std::vector<
         undefined.push_back("chip" + std::to_string(c) + ".tile" + std::to_string(t) + ": " + note);
     }
   }
-  return images;
+  return {std::move(images), std::move(undefined)};
 }
 
 void write_trace(const std::string& path, const SystemConfig& cfg, const Workload& work, const ChipSet& dut,
@@ -119,7 +118,12 @@ void write_trace(const std::string& path, const SystemConfig& cfg, const Workloa
 
 Workload build_run_workload(const SystemRunOptions& opts) {
   validate(opts.system);
-  return build_workload(opts.workload, opts.system, system_geometry(opts.system), opts.seed);
+  const TileGeometry geo = system_geometry(opts.system);
+  Workload work = build_workload(opts.workload, opts.system, geo, opts.seed);
+  // A program that deadlocks (or that the reference refuses) is an input error like a bad
+  // line: worked out here, before a run's header or a server's session.
+  work.reference = std::make_shared<const ReferenceResult>(run_reference(work, geo));
+  return work;
 }
 
 SystemRunResult run_system(const SystemRunOptions& opts) { return run_system(opts, build_run_workload(opts)); }
@@ -398,12 +402,13 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
       throw std::invalid_argument("workload '" + work.description + "' has " + std::to_string(progs.size()) +
                                   " programs per chip, the system " + std::to_string(cfg.tiles_per_chip) + " tiles");
   const ResultRegion* const fault = fault_region(opts, work);
-  std::vector<std::string> undefined;
   const std::vector<SparseMemory> initial = initial_images(work, geo);
-  const std::vector<SparseMemory> expected = reference_images(work, initial, geo, undefined);
+  const std::shared_ptr<const ReferenceResult> reference =
+      work.reference ? work.reference : std::make_shared<const ReferenceResult>(run_reference(work, geo));
+  const std::vector<SparseMemory>& expected = reference->images;
 
   SystemRunResult result;
-  result.undefined_reads = std::move(undefined);
+  result.undefined_reads = reference->undefined;
   result.workload = work.description;
   const bool split = !opts.chips.empty() && opts.chips.size() < cfg.chips;
   if (split && !opts.make_port) throw std::invalid_argument("a split run needs a link to the server (make_port)");

@@ -2,6 +2,7 @@
 // What a system runs: per chip an initial memory image and a program per
 // tile, and the result regions the data scoreboard checks.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,6 +59,13 @@ struct WorkloadSpec {
   std::uint32_t hidden_features() const { return hidden ? hidden : shape.n; }
 };
 
+/// What the functional reference leaves in each chip's memory, and the reads of memory its
+/// programs never wrote (per tile, for the run's warning).
+struct ReferenceResult {
+  std::vector<SparseMemory> images;
+  std::vector<std::string> undefined;
+};
+
 struct Workload {
   std::string description;
   /// Check every byte the reference wrote, not just the regions (programs).
@@ -67,6 +75,9 @@ struct Workload {
   std::vector<SparseMemory> images;               ///< Per chip.
   std::vector<std::vector<Program>> programs;     ///< [chip][tile].
   std::vector<std::vector<ResultRegion>> regions; ///< Per chip.
+  /// The reference's result when worked out with the workload (build_run_workload), so that a
+  /// program the reference cannot finish is said before the run; else the run works it out.
+  std::shared_ptr<const ReferenceResult> reference;
 };
 
 /// gemm, split none: every chip computes C = A x B on its own memory
