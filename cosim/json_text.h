@@ -14,5 +14,10 @@ namespace mxc {
 inline std::string json_text(const nlohmann::json& j, int indent = -1) {
   return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
+/// The same with the members in the order they were added (results.json: its schema version
+/// first), which converting to nlohmann::json would sort.
+inline std::string json_text(const nlohmann::ordered_json& j, int indent = -1) {
+  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
 
 }  // namespace mxc
