@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <cxxopts.hpp>
 #include <filesystem>
 #include <fstream>
@@ -91,8 +93,11 @@ void print_summary(const SystemRunOptions& o, const SystemRunResult& r, std::siz
   }
 }
 
+// `s` as one word to a POSIX shell: as it is when every character is one no shell treats
+// specially, else in single quotes (an empty word too).
 std::string shell_quote(const std::string& s) {
-  if (s.find_first_of(" \t'\"$\\") == std::string::npos) return s;
+  const auto plain = [](unsigned char c) { return std::isalnum(c) || std::strchr("_-+=,./:@%", c); };
+  if (!s.empty() && std::all_of(s.begin(), s.end(), plain)) return s;
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
