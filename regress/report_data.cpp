@@ -108,7 +108,7 @@ json test_json(const TestRecord& t, bool not_run) {
           {"tags", t.tags},
           {"command", t.command},
           {"exit_code", opt(t.exit_code)},
-          {"wall_seconds", t.wall_seconds},
+          {"wall_seconds", not_run ? json(nullptr) : json(t.wall_seconds)},  // a test not run took no time
           {"cycles_rtl", opt(t.cycles_rtl)},
           {"cycles_model", opt(t.cycles_model)},
           {"error_pct", opt(model_error_pct(t))},
