@@ -260,15 +260,20 @@ struct ProgramFile {
   ProgramSource source;
 };
 
+/// Every check of a --program file that needs no run, for an array of `geo`'s shape.
+void check_program_file(const ProgramFile& file, const TileGeometry& geo) {
+  check_program(file.program, geo, file.source);
+  check_destinations(file.program, 1, file.source);  // a program runs on one chip
+  check_waits_alone(file.program, file.source);
+  check_hazards(file.program, file.source);
+}
+
 Outcome run_model(const Workload& w, const Machine& mc, const MemorySpec& mem, const ProgramFile& file) {
   const auto wall_start = std::chrono::steady_clock::now();
   const TileGeometry geo = geometry(mc);
   std::vector<Program> programs;
   if (w.kind == "program") {
-    check_program(file.program, geo, file.source);
-    check_destinations(file.program, 1, file.source);  // a program runs on one chip
-    check_waits_alone(file.program, file.source);
-    check_hazards(file.program, file.source);
+    check_program_file(file, geo);
     programs.push_back(file.program);
   } else if (w.kind == "mlp") {
     if (w.chips != 1) throw std::runtime_error("--workload mlp runs on one chip (--chips 1)");
@@ -693,7 +698,7 @@ int model_main(int argc, char** argv) {
   }
 
   // What the one run's array cannot take, said before the header (a sweep's point is an error row).
-  if (w.kind == "program") check_program(program.program, geometry(mc), program.source);
+  if (w.kind == "program") check_program_file(program, geometry(mc));
   else check_fits(w, geometry(mc));
   if (analytic) analytic_m_block(w, mc, geometry(mc));
   std::cout << "mxcosim model" << (analytic ? " (analytic)" : "") << ": " << mc.rows << "x" << mc.cols << " array at "
