@@ -191,8 +191,10 @@ void trace_ici(TraceWriter& out, int pid, const std::vector<IciPacket>& delivere
     const auto order = by_start(members.size(), [&](std::size_t i) { return delivered[members[i]].inject; });
     for (std::size_t k : order) {
       const IciPacket& p = delivered[members[k]];
-      const nlohmann::json args = {{"id", p.id}, {"bytes", p.bytes}, {"vc", p.vc}, {"addr", hex(p.addr)},
-                                   {"last", p.last}};
+      // A row a chip sends itself never enters the fabric: its number among those rows is no
+      // fabric packet id (the two series both start at 0), and is shown as such.
+      const nlohmann::json args = {{p.src == p.dst ? "row" : "id", p.id}, {"bytes", p.bytes}, {"vc", p.vc},
+                                   {"addr", hex(p.addr)}, {"last", p.last}};
       const Time end = std::max(p.inject, p.deliver);
       out.complete(pid, lanes.place(p.inject, end), "packet", "ici", p.inject, end - p.inject, args);
     }

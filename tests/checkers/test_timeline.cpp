@@ -195,6 +195,21 @@ TEST_CASE("ici: one track per route, slices from injection to delivery", "[timel
   CHECK(x[2]["args"]["bytes"] == 64);
 }
 
+TEST_CASE("ici: a row a chip sends itself shows its own number as row and no packet id", "[timeline]") {
+  // Rows a chip sends itself and fabric packets are numbered apart, both from 0: shown as ids
+  // both, a search for packet 0 found two.
+  std::vector<IciPacket> pk(2);
+  pk[0].id = 0, pk[0].src = 0, pk[0].dst = 1, pk[0].bytes = 64, pk[0].inject = 0, pk[0].deliver = 500;
+  pk[1].id = 0, pk[1].src = 1, pk[1].dst = 1, pk[1].bytes = 64, pk[1].inject = 100, pk[1].deliver = 100;
+  const json out = written([&](TraceWriter& t) { trace_ici(t, 9, pk); });
+  const auto x = of_phase(out, "X");
+  REQUIRE(x.size() == 2);
+  CHECK(x[0]["args"]["id"] == 0);
+  CHECK_FALSE(x[0]["args"].contains("row"));
+  CHECK(x[1]["args"]["row"] == 0);
+  CHECK_FALSE(x[1]["args"].contains("id"));
+}
+
 TEST_CASE("hbm commands: one-cycle slices on a row and a column track per pseudo-channel", "[timeline]") {
   std::vector<HbmCommandRecord> cmds(4);
   cmds[0].pc = 5;
