@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "models/mxu/program_builder.h"
+#include "models/mxu/unit_queues.h"
 
 namespace mxc {
 
@@ -63,7 +63,7 @@ std::optional<Hazard> find_hazard(const Program& program) {
     for (int x = 0; x < kUnits; ++x) {
       const std::uint64_t n = of_unit[x].size();
       std::uint64_t limit = in.op == Opcode::FENCE ? 0 : wait_on(in, x) == isa::kNoWait ? n : wait_on(in, x);
-      if (x == u) limit = std::min<std::uint64_t>(limit, ProgramBuilder::kMaxOutstanding);
+      limit = std::min(limit, max_outstanding_at_dispatch(unit_of(in.op), static_cast<Unit>(x + 1)));
       g[x] = std::max(g[x], n - std::min(n, limit));
     }
     // A complete instruction was dispatched: what held then holds now.

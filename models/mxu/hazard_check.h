@@ -38,9 +38,9 @@ struct Hazard {
 /// The first hazard in program order (by its later instruction), if any.
 /// What is guaranteed complete at each dispatch follows the hardware's
 /// rules: an instruction dispatches once at most WAIT_X instructions of each
-/// unit X are outstanding (FENCE: none), at most ProgramBuilder::
-/// kMaxOutstanding of its own unit are, dispatch is in program order, and
-/// each unit completes in order; what held at an instruction's dispatch
+/// unit X are outstanding (FENCE: none), at most max_outstanding_at_dispatch
+/// (models/mxu/unit_queues.h) of each unit are, dispatch is in program order,
+/// and each unit completes in order; what held at an instruction's dispatch
 /// holds once it has completed. A MATMUL's results are in the accumulators
 /// after a FENCE or once a later OUTPUT has completed. Rows other chips send
 /// into the scratchpad (ICI) are not followed.

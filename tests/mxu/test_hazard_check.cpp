@@ -11,6 +11,7 @@
 #include "models/mxu/hazard_check.h"
 #include "models/mxu/mlp_program.h"
 #include "models/mxu/multichip_program.h"
+#include "models/mxu/program_builder.h"
 
 using namespace mxc;
 
@@ -92,17 +93,62 @@ TEST_CASE("hazards: what was complete at an instruction's dispatch stays complet
   CHECK(h->fix == "wait_dma=0");
 }
 
-TEST_CASE("hazards: a unit's queue holds at most kMaxOutstanding, so older ones are complete") {
-  // A load into rows 0..3, then 6 loads elsewhere: the seventh load's dispatch finds at most 5 of the
-  // 6 loads before it outstanding, so the first is complete, and a matmul after it may read rows 0..3.
-  // With only 5 loads after the first, nothing says so.
+TEST_CASE("hazards: an instruction dispatches with room in its unit's queue so older ones are complete") {
+  // A load into rows 0..3, then 5 loads elsewhere: the last dispatches with room in the 4-deep DMA
+  // queue, so at most 4 of the 5 loads before it are outstanding and the first is complete. A read of
+  // rows 0..3 after it needs no wait (wait_dma=5 never stalls). With 4 loads after the first, all 5
+  // may be outstanding at the read's dispatch (4 queued, 1 executing): wait_dma=4 waits for the first.
   std::string program = "dma_load rows=4 cols=4 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n";
-  for (int i = 1; i <= 5; ++i)
+  for (int i = 1; i <= 4; ++i)
     program += "dma_load rows=1 cols=4 sp_row=" + std::to_string(10 + i) + " hbm_addr=0x2000 hbm_stride=32\n";
-  const std::string read = "matmul rows=4 cols=4 sp_row=0 acc_row=0\n";
-  CHECK(find_hazard(parse(program + read)));
-  program += "dma_load rows=1 cols=4 sp_row=16 hbm_addr=0x2000 hbm_stride=32\n";
+  const std::string read = "load_weights rows=4 cols=4 sp_row=0 buf=0\n";
+  const auto h = find_hazard(parse(program + read));
+  REQUIRE(h);
+  CHECK(h->earlier == 0);
+  CHECK(h->later == 5);
+  CHECK(h->fix == "wait_dma=4");
+  CHECK_FALSE(find_hazard(parse(program + "load_weights rows=4 cols=4 sp_row=0 buf=0 wait_dma=4\n")));
+  program += "dma_load rows=1 cols=4 sp_row=15 hbm_addr=0x2000 hbm_stride=32\n";
   CHECK_FALSE(find_hazard(parse(program + read)));
+  // The same through another unit's dispatch: a send after 4 matmuls, each with room in the compute
+  // queue, finds the load complete that the first waited for.
+  CHECK_FALSE(find_hazard(parse("dma_load rows=4 cols=4 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n"
+                                "matmul rows=1 cols=4 sp_row=8 acc_row=0 wait_dma=0\n"
+                                "matmul rows=1 cols=4 sp_row=8 acc_row=0\nmatmul rows=1 cols=4 sp_row=8 acc_row=0\n"
+                                "matmul rows=1 cols=4 sp_row=8 acc_row=0\nmatmul rows=1 cols=4 sp_row=8 acc_row=0\n"
+                                "ici_send rows=4 cols=4 sp_row=0 remote_row=100\n")));
+}
+
+TEST_CASE("hazards: ProgramBuilder's waits and the check follow one bound on outstanding instructions") {
+  Instr first;
+  first.op = Opcode::DMA_LOAD;
+  first.rows = first.cols = 4;
+  first.hbm_addr = 0x1000;
+  first.hbm_stride = 32;
+  Instr other = first;
+  other.rows = 1;
+  Instr read;
+  read.op = Opcode::LOAD_WEIGHTS;
+  read.rows = read.cols = 4;
+  for (int after = 0; after <= 6; ++after) {
+    INFO(after << " loads after the first");
+    ProgramBuilder pb;
+    const auto load = pb.emit(first);
+    for (int i = 0; i < after; ++i) {
+      other.sp_row = static_cast<std::uint16_t>(10 + i);
+      pb.emit(other);
+    }
+    pb.emit(read, {load});
+    const Instr& lw = pb.program().back();
+    CHECK(lw.wait_dma == (after < 5 ? after : isa::kNoWait));
+    CHECK_FALSE(find_hazard(pb.program()));
+    // The wait the builder writes is the one the check asks for.
+    Program bare = pb.program();
+    bare.back().wait_dma = isa::kNoWait;
+    const auto h = find_hazard(bare);
+    CHECK(static_cast<bool>(h) == (after < 5));
+    if (h) CHECK(h->fix == "wait_dma=" + std::to_string(after));
+  }
 }
 
 TEST_CASE("hazards: an ICI add into accumulator rows a MATMUL may not have written back yet") {
