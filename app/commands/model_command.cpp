@@ -268,7 +268,7 @@ Outcome run_model(const Workload& w, const Machine& mc, const MemorySpec& mem, c
     check_program(file.program, geo, file.source);
     check_destinations(file.program, 1, file.source);  // a program runs on one chip
     check_waits_alone(file.program, file.source);
-    check_hazards(file.program, file.source);
+    check_hazards(file.program, file.source, 1);  // one chip, as above
     programs.push_back(file.program);
   } else if (w.kind == "mlp") {
     if (w.chips != 1) throw std::runtime_error("--workload mlp runs on one chip (--chips 1)");
