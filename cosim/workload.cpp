@@ -230,7 +230,7 @@ Workload program_file(const WorkloadSpec& spec, const SystemConfig& cfg, const T
   ProgramSource source;
   const Program p = load_program_file(spec.program_file, geo, &source);
   check_destinations(p, cfg.chips, source);
-  check_hazards(p, source);
+  check_hazards(p, source, cfg.chips);
   Workload w;
   w.source = source;
   w.description = "program " + spec.program_file;

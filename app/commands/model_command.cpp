@@ -265,7 +265,7 @@ void check_program_file(const ProgramFile& file, const TileGeometry& geo) {
   check_program(file.program, geo, file.source);
   check_destinations(file.program, 1, file.source);  // a program runs on one chip
   check_waits_alone(file.program, file.source);
-  check_hazards(file.program, file.source);
+  check_hazards(file.program, file.source, 1);  // one chip, as above
 }
 
 Outcome run_model(const Workload& w, const Machine& mc, const MemorySpec& mem, const ProgramFile& file) {

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
-#include "models/mxu/program_builder.h"
+#include "models/mxu/unit_queues.h"
 
 namespace mxc {
 
@@ -41,9 +43,25 @@ RowUse scratchpad_rows(const Instr& in) {
   }
 }
 
+/// The rows [a, a + m) and [b, b + n) have in common: [first, end), none when first >= end.
+std::pair<std::uint32_t, std::uint32_t> common_rows(std::uint32_t a, std::uint32_t m, std::uint32_t b,
+                                                    std::uint32_t n) {
+  return {std::max(a, b), std::min(a + m, b + n)};
+}
+
+/// An ICI_SEND adding into the accumulators of the chip that sends it (to_acc,
+/// to itself) whose rows may not all have arrived yet.
+struct Inbound {
+  std::size_t send = 0;
+  std::uint8_t chip = 0;
+  std::uint64_t through = 0;  ///< Rows the chip has sent itself up to its last one, that one included.
+};
+
+constexpr std::uint64_t kUnknown = std::numeric_limits<std::uint64_t>::max();
+
 }  // namespace
 
-std::optional<Hazard> find_hazard(const Program& program) {
+std::optional<Hazard> find_hazard(const Program& program, const RunOn& run_on) {
   // Per instruction, how many of each unit's first instructions are
   // complete when it dispatches.
   using Done = std::array<std::uint64_t, kUnits>;
@@ -56,6 +74,26 @@ std::optional<Hazard> find_hazard(const Program& program) {
   std::vector<std::size_t> matmuls;
   std::vector<std::size_t> output_upto;  // per compute ordinal; 0 when none
   std::size_t drained_before = 0;
+  // Rows a chip sends itself arrive in the order sent. Per chip: the rows it
+  // has sent itself, and the most other chips send it, all of which an
+  // ICI_WAIT of its may count before its own.
+  const auto to_itself = [&](const Instr& in) {
+    return in.op == Opcode::ICI_SEND && (!run_on.chip || in.dst_chip == *run_on.chip);
+  };
+  std::array<std::uint64_t, 256> sent_itself{}, from_others{};
+  if (run_on.chip) {
+    if (run_on.chips > 1) from_others.fill(kUnknown);
+  } else if (run_on.chips > 1) {
+    for (const Instr& in : program)
+      if (in.op == Opcode::ICI_SEND) from_others[in.dst_chip] += std::uint64_t{run_on.chips - 1} * in.rows;
+  }
+  std::vector<std::uint64_t> waited;  // per ICI ordinal: the rows the ICI_WAITs up to it count
+  std::vector<Inbound> inbound;
+  // Whether ICI_WAITs counting `rows` in all count every row of `s`.
+  const auto counted = [&](std::uint64_t rows, const Inbound& s) {
+    const std::uint64_t others = from_others[s.chip];
+    return others != kUnknown && rows >= others && rows - others >= s.through;
+  };
   for (std::size_t i = 0; i < program.size(); ++i) {
     const Instr& in = program[i];
     const int u = unit_index(in.op);
@@ -63,7 +101,7 @@ std::optional<Hazard> find_hazard(const Program& program) {
     for (int x = 0; x < kUnits; ++x) {
       const std::uint64_t n = of_unit[x].size();
       std::uint64_t limit = in.op == Opcode::FENCE ? 0 : wait_on(in, x) == isa::kNoWait ? n : wait_on(in, x);
-      if (x == u) limit = std::min<std::uint64_t>(limit, ProgramBuilder::kMaxOutstanding);
+      limit = std::min(limit, max_outstanding_at_dispatch(unit_of(in.op), static_cast<Unit>(x + 1)));
       g[x] = std::max(g[x], n - std::min(n, limit));
     }
     // A complete instruction was dispatched: what held then holds now.
@@ -79,13 +117,15 @@ std::optional<Hazard> find_hazard(const Program& program) {
     done[i] = carried = g;
     if (g[1] != 0) drained_before = std::max(drained_before, output_upto[g[1] - 1]);
     if (in.op == Opcode::FENCE) drained_before = i;  // it waits for the array to drain
-    if (in.op == Opcode::ICI_SEND && in.to_acc) {
-      // Every chip runs the program: chip dst_chip adds these rows into its
-      // own accumulators, where a MATMUL not yet written back may still write.
+    // Rows the ICI_WAITs complete at this dispatch count have arrived.
+    const std::uint64_t rows_waited = g[2] == 0 ? 0 : waited[g[2] - 1];
+    std::erase_if(inbound, [&](const Inbound& s) { return counted(rows_waited, s); });
+    if (in.op == Opcode::ICI_SEND && in.to_acc && to_itself(in)) {
+      // Chip dst_chip adds these rows into its own accumulators, where a
+      // MATMUL not yet written back may still write.
       for (std::size_t k = matmuls.size(); k-- > 0 && matmuls[k] >= drained_before;) {
         const Instr& mm = program[matmuls[k]];
-        const std::uint32_t first = std::max<std::uint32_t>(in.remote_row, mm.acc_row);
-        const std::uint32_t end = std::min<std::uint32_t>(in.remote_row + in.rows, mm.acc_row + mm.rows);
+        const auto [first, end] = common_rows(in.remote_row, in.rows, mm.acc_row, mm.rows);
         if (first >= end) continue;
         Hazard h;
         h.earlier = matmuls[k];
@@ -93,7 +133,51 @@ std::optional<Hazard> find_hazard(const Program& program) {
         h.first_row = first;
         h.last_row = end - 1;
         h.accumulators = h.later_writes = h.earlier_writes = true;
+        h.race = Hazard::Race::kWriteBack;
         h.fix = "a fence before it";
+        return h;
+      }
+      // Or an OUTPUT not yet complete may still read them.
+      for (std::uint64_t k = of_unit[1].size(); k-- > g[1];) {
+        const std::size_t j = of_unit[1][k];
+        const Instr& out = program[j];
+        if (out.op != Opcode::OUTPUT) continue;
+        const auto [first, end] = common_rows(in.remote_row, in.rows, out.acc_row, out.rows);
+        if (first >= end) continue;
+        Hazard h;
+        h.earlier = j;
+        h.later = i;
+        h.first_row = first;
+        h.last_row = end - 1;
+        h.accumulators = h.later_writes = true;
+        h.race = Hazard::Race::kRead;
+        h.fix = std::string(kWaitField[1]) + "=" + std::to_string(of_unit[1].size() - k - 1);
+        return h;
+      }
+    }
+    if (in.op == Opcode::MATMUL || in.op == Opcode::OUTPUT) {
+      // Rows this chip sent itself that may not have arrived are added
+      // whenever they do: before or after this instruction's.
+      for (std::size_t k = inbound.size(); k-- > 0;) {
+        const Inbound& s = inbound[k];
+        const Instr& send = program[s.send];
+        const auto [first, end] = common_rows(in.acc_row, in.rows, send.remote_row, send.rows);
+        if (first >= end) continue;
+        Hazard h;
+        h.earlier = s.send;
+        h.later = i;
+        h.first_row = first;
+        h.last_row = end - 1;
+        h.accumulators = h.earlier_writes = true;
+        h.later_writes = in.op == Opcode::MATMUL;
+        h.race = Hazard::Race::kArrival;
+        // Waiting for the first ICI_WAIT so far that counts them is enough.
+        h.fix = "an ici_wait counting them before it and wait_ici=0";
+        for (std::size_t o = 0; o < waited.size(); ++o) {
+          if (!counted(waited[o], s)) continue;
+          h.fix = std::string(kWaitField[2]) + "=" + std::to_string(waited.size() - o - 1);
+          break;
+        }
         return h;
       }
     }
@@ -107,8 +191,7 @@ std::optional<Hazard> find_hazard(const Program& program) {
           const std::size_t j = of_unit[x][k];
           const RowUse theirs = scratchpad_rows(program[j]);
           if (!(mine.write || theirs.write)) continue;
-          const std::uint32_t first = std::max(mine.first, theirs.first);
-          const std::uint32_t end = std::min(mine.first + mine.count, theirs.first + theirs.count);
+          const auto [first, end] = common_rows(mine.first, mine.count, theirs.first, theirs.count);
           if (first >= end) continue;
           Hazard h;
           h.earlier = j;
@@ -124,26 +207,45 @@ std::optional<Hazard> find_hazard(const Program& program) {
     }
     if (in.op == Opcode::MATMUL) matmuls.push_back(i);
     if (u == 1) output_upto.push_back(in.op == Opcode::OUTPUT ? i : output_upto.empty() ? 0 : output_upto.back());
+    if (u == 2) waited.push_back((waited.empty() ? 0 : waited.back()) + (in.op == Opcode::ICI_WAIT ? in.rows : 0));
+    if (to_itself(in)) {
+      sent_itself[in.dst_chip] += in.rows;
+      if (in.to_acc) inbound.push_back({i, in.dst_chip, sent_itself[in.dst_chip]});
+    }
     of_unit[u].push_back(i);
   }
   return std::nullopt;
 }
 
-void check_hazards(const Program& program, const ProgramSource& source) {
-  const std::optional<Hazard> h = find_hazard(program);
+void check_hazards(const Program& program, const ProgramSource& source, std::uint32_t chips) {
+  const std::optional<Hazard> h = find_hazard(program, RunOn{chips, std::nullopt});
   if (!h) return;
   const Instr& earlier = program[h->earlier];
+  const Instr& later = program[h->later];
   const std::string rows = h->first_row == h->last_row
                                ? "row " + std::to_string(h->first_row)
                                : "rows " + std::to_string(h->first_row) + ".." + std::to_string(h->last_row);
-  if (h->accumulators)
+  if (h->accumulators && h->race == Hazard::Race::kArrival)
     throw std::invalid_argument(
-        source.where(h->later) + ": '" + describe(program[h->later]) + "' adds into accumulator " + rows +
-        " of chip " + std::to_string(program[h->later].dst_chip) + ", which runs this program too, while '" +
-        describe(earlier) + "' (" + source.where(h->earlier) + ") may still be writing its results back there: a "
-        "MATMUL completes when its last vector enters the array, and its results reach the accumulators ROWS + "
-        "COLS cycles later, so the result depends on timing (" + h->fix + " would wait for them)");
-  throw std::invalid_argument(source.where(h->later) + ": '" + describe(program[h->later]) + "' " +
+        source.where(h->later) + ": '" + describe(later) + "' " + (h->later_writes ? "writes" : "reads") +
+        " accumulator " + rows + " while the rows '" + describe(earlier) + "' (" + source.where(h->earlier) +
+        ") adds there may not have arrived: chip " + std::to_string(earlier.dst_chip) +
+        " runs this program too and sends them to itself, and they are added whenever they arrive, which only a "
+        "completed ICI_WAIT counting them guarantees, so the result depends on timing (" + h->fix +
+        " would wait for them)");
+  if (h->accumulators) {
+    const std::string adds = source.where(h->later) + ": '" + describe(later) + "' adds into accumulator " + rows +
+                             " of chip " + std::to_string(later.dst_chip) + ", which runs this program too, while '" +
+                             describe(earlier) + "' (" + source.where(h->earlier) + ") may still be ";
+    if (h->race == Hazard::Race::kRead)
+      throw std::invalid_argument(adds + "reading them: nothing makes it wait for that compute instruction to "
+                                  "complete, so the result depends on timing (" + h->fix + " would wait for it)");
+    throw std::invalid_argument(
+        adds + "writing its results back there: a MATMUL completes when its last vector enters the array, and its "
+        "results reach the accumulators ROWS + COLS cycles later, so the result depends on timing (" + h->fix +
+        " would wait for them)");
+  }
+  throw std::invalid_argument(source.where(h->later) + ": '" + describe(later) + "' " +
                               (h->later_writes ? "writes" : "reads") + " scratchpad " + rows + " while '" +
                               describe(earlier) + "' (" + source.where(h->earlier) + ") may still be " +
                               (h->earlier_writes ? "writing" : "reading") + " them: nothing makes it wait for that " +

@@ -4,10 +4,13 @@
 // compute unit orders its own work (docs/isa.md, Dependencies), so an
 // instruction that reads scratchpad rows another unit's earlier instruction
 // writes, or writes rows it reads or writes, must wait for it to complete.
-// Likewise an ICI_SEND adding into accumulator rows must wait until the
-// MATMULs writing them have written their results back. Where nothing
-// guarantees that, the result depends on timing and the reference, which
-// runs the program in order, cannot predict it.
+// Likewise for the accumulator rows an ICI_SEND a chip sends to itself adds
+// into (to_acc): the MATMULs writing them before it must have written their
+// results back, the OUTPUTs reading them before it must have completed, and
+// the MATMULs and OUTPUTs after it must wait for an ICI_WAIT counting its
+// rows, which are added whenever they arrive. Where nothing guarantees that,
+// the result depends on timing and the reference, which runs the program in
+// order, cannot predict it.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -19,35 +22,63 @@
 namespace mxc {
 
 /// Instruction `later` may run while instruction `earlier` (another unit's)
-/// still touches the same scratchpad rows, one of them writing, or its
-/// results are still on their way to the accumulators `later` adds into.
+/// still touches the same scratchpad rows, one of them writing, or the two
+/// race on accumulator rows an ICI_SEND adds into.
 struct Hazard {
   std::size_t earlier = 0, later = 0;  ///< Instruction indices.
-  std::uint32_t first_row = 0, last_row = 0;  ///< The scratchpad rows both touch.
+  std::uint32_t first_row = 0, last_row = 0;  ///< The rows both touch.
   bool later_writes = false, earlier_writes = false;
-  /// Accumulator rows: an ICI_SEND into them (to_acc) while an earlier
-  /// MATMUL may not have written its results back (the rows of its chip
-  /// dst_chip, which runs the program too); else scratchpad rows.
+  /// Accumulator rows of the chip an ICI_SEND (to_acc) sends to itself: see
+  /// `race`. Else scratchpad rows.
   bool accumulators = false;
+  enum class Race {
+    /// `later` is the ICI_SEND; `earlier` a MATMUL that may not have written
+    /// its results back.
+    kWriteBack,
+    /// `later` is the ICI_SEND; `earlier` an OUTPUT that may still read them.
+    kRead,
+    /// `earlier` is the ICI_SEND; `later` a MATMUL (writing them) or an
+    /// OUTPUT (reading them) that may run before its rows have arrived.
+    kArrival,
+  };
+  Race race = Race::kWriteBack;  ///< With `accumulators`.
   /// What closes it: a wait field, e.g. "wait_dma=0" (at most that many of
   /// the earlier instruction's unit outstanding leaves it, and all of that
-  /// unit before it, complete), or "a fence before it" (accumulators).
+  /// unit before it, complete), "a fence before it" (kWriteBack), or "an
+  /// ici_wait counting them before it and wait_ici=0" (kArrival, when no
+  /// ICI_WAIT before `later` counts the rows).
   std::string fix;
+};
+
+/// The chips that run a program, which says which of its ICI_SENDs a chip
+/// sends to itself and how many rows the others send it.
+struct RunOn {
+  std::uint32_t chips = 1;  ///< The chips of the system.
+  /// Unset: every chip runs the program (an assembly file), so chip dst_chip
+  /// runs each ICI_SEND too and sends its rows to itself, and each other chip
+  /// sends it the same rows. Set: the program is this chip's own, the others
+  /// run theirs (a compiled multi-chip GEMM): its ICI_SENDs to dst_chip ==
+  /// `chip` go to itself, and what the others send it is not known.
+  std::optional<std::uint32_t> chip;
 };
 
 /// The first hazard in program order (by its later instruction), if any.
 /// What is guaranteed complete at each dispatch follows the hardware's
 /// rules: an instruction dispatches once at most WAIT_X instructions of each
-/// unit X are outstanding (FENCE: none), at most ProgramBuilder::
-/// kMaxOutstanding of its own unit are, dispatch is in program order, and
-/// each unit completes in order; what held at an instruction's dispatch
+/// unit X are outstanding (FENCE: none), at most max_outstanding_at_dispatch
+/// (models/mxu/unit_queues.h) of each unit are, dispatch is in program order,
+/// and each unit completes in order; what held at an instruction's dispatch
 /// holds once it has completed. A MATMUL's results are in the accumulators
-/// after a FENCE or once a later OUTPUT has completed. Rows other chips send
-/// into the scratchpad (ICI) are not followed.
-std::optional<Hazard> find_hazard(const Program& program);
+/// after a FENCE or once a later OUTPUT has completed. The rows a chip sends
+/// itself arrive in the order it sends them, and an ICI_WAIT that has
+/// completed has counted as many rows as it and the ICI_WAITs before it
+/// wait for; rows other chips send in can arrive first, and may fill those
+/// counts. Other chips' rows are otherwise not followed.
+std::optional<Hazard> find_hazard(const Program& program, const RunOn& run_on = {});
 
 /// Throws std::invalid_argument "FILE:LINE: ..." naming the first hazard's
-/// instruction, the one it races with and the wait field that would close it.
-void check_hazards(const Program& program, const ProgramSource& source);
+/// instruction, the one it races with and the wait that would close it, for
+/// a program every chip of a `chips`-chip system runs.
+void check_hazards(const Program& program, const ProgramSource& source, std::uint32_t chips);
 
 }  // namespace mxc

@@ -216,7 +216,7 @@ ModelTile::Change ModelTile::step(Time now) {
     for (int u = 0; u < 3; ++u)
       if (d.limit[u] != isa::kNoWait && m_outstanding[u] > d.limit[u]) met = false;
     if (d.fence && in_flight) met = false;
-    const bool room = head_unit == 3 || m_queue[head_unit].size() < 4;
+    const bool room = head_unit == 3 || m_queue[head_unit].size() < kUnitQueueDepth;
     fire = met && room;
   }
   const bool cmd_ready = !m_head_valid || fire;

@@ -23,6 +23,7 @@
 #include "models/mxu/model_ici.h"
 #include "models/mxu/tile.h"
 #include "models/mxu/tile_geometry.h"
+#include "models/mxu/unit_queues.h"
 
 namespace mxc {
 
@@ -120,19 +121,21 @@ class ModelTile final : public Tile {
   bool m_head_valid = false;
   std::size_t m_head = 0, m_next_cmd = 0;
   std::uint32_t m_outstanding[3] = {0, 0, 0};
-  /// A unit queue (at most 4 entries, the RTL's FIFO depth) as a ring.
+  /// A unit queue (at most kUnitQueueDepth entries, the RTL's FIFO depth) as a ring.
   struct UnitQueue {
-    std::size_t v[4] = {0, 0, 0, 0};
+    static_assert((kUnitQueueDepth & (kUnitQueueDepth - 1)) == 0, "the ring wraps with a mask");
+    static constexpr std::uint32_t kMask = kUnitQueueDepth - 1;
+    std::size_t v[kUnitQueueDepth] = {};
     std::uint32_t head = 0, n = 0;
     bool empty() const { return n == 0; }
     std::size_t size() const { return n; }
     std::size_t front() const { return v[head]; }
     void pop_front() {
-      head = (head + 1) & 3;
+      head = (head + 1) & kMask;
       --n;
     }
     void push_back(std::size_t i) {
-      v[(head + n) & 3] = i;
+      v[(head + n) & kMask] = i;
       ++n;
     }
   };

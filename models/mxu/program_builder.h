@@ -3,7 +3,9 @@
 // emitted instruction gets a Ref; an instruction emitted with deps waits at
 // dispatch until every instruction it depends on has completed. Units finish
 // their instructions in order, so "X completed" is "at most L instructions of
-// X's unit outstanding", L = how many of that unit were emitted after X.
+// X's unit outstanding", L = how many of that unit were emitted after X. A
+// dependency with max_outstanding_at_dispatch (models/mxu/unit_queues.h) or
+// more emitted after it is complete by construction and needs no wait.
 #include <cstdint>
 #include <initializer_list>
 #include <vector>
@@ -22,11 +24,6 @@ class ProgramBuilder {
   /// Appends `in` (its wait fields are computed, not taken from `in`).
   Ref emit(Instr in, std::initializer_list<Ref> deps = {});
   Ref emit(Instr in, const std::vector<Ref>& deps);
-
-  /// Most instructions of one unit that can be outstanding at once: its
-  /// queue plus the one executing (rtl/mxu_tile.sv). A dependency further
-  /// back is complete by construction and needs no wait.
-  static constexpr std::uint64_t kMaxOutstanding = 5;
 
   const Program& program() const { return m_program; }
   Program take() { return std::move(m_program); }

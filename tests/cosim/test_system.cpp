@@ -608,7 +608,7 @@ TEST_CASE("the compiled workloads and the shipped programs read only what they w
     CHECK(r.error.empty());
     CHECK(r.undefined_reads.empty());
   }
-  for (const char* program : {"int8_matmul.s", "bf16_relu.s", "ici_loopback.s"}) {
+  for (const char* program : {"int8_matmul.s", "bf16_relu.s", "ici_loopback.s", "ici_acc_add.s"}) {
     SystemRunOptions o = gemm_run("tile4_ideal.yaml", {}, 0, 0);
     o.workload.kind = "program";
     o.workload.program_file = std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/" + program;

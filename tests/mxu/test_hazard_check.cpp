@@ -11,6 +11,7 @@
 #include "models/mxu/hazard_check.h"
 #include "models/mxu/mlp_program.h"
 #include "models/mxu/multichip_program.h"
+#include "models/mxu/program_builder.h"
 
 using namespace mxc;
 
@@ -92,17 +93,62 @@ TEST_CASE("hazards: what was complete at an instruction's dispatch stays complet
   CHECK(h->fix == "wait_dma=0");
 }
 
-TEST_CASE("hazards: a unit's queue holds at most kMaxOutstanding, so older ones are complete") {
-  // A load into rows 0..3, then 6 loads elsewhere: the seventh load's dispatch finds at most 5 of the
-  // 6 loads before it outstanding, so the first is complete, and a matmul after it may read rows 0..3.
-  // With only 5 loads after the first, nothing says so.
+TEST_CASE("hazards: an instruction dispatches with room in its unit's queue so older ones are complete") {
+  // A load into rows 0..3, then 5 loads elsewhere: the last dispatches with room in the 4-deep DMA
+  // queue, so at most 4 of the 5 loads before it are outstanding and the first is complete. A read of
+  // rows 0..3 after it needs no wait (wait_dma=5 never stalls). With 4 loads after the first, all 5
+  // may be outstanding at the read's dispatch (4 queued, 1 executing): wait_dma=4 waits for the first.
   std::string program = "dma_load rows=4 cols=4 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n";
-  for (int i = 1; i <= 5; ++i)
+  for (int i = 1; i <= 4; ++i)
     program += "dma_load rows=1 cols=4 sp_row=" + std::to_string(10 + i) + " hbm_addr=0x2000 hbm_stride=32\n";
-  const std::string read = "matmul rows=4 cols=4 sp_row=0 acc_row=0\n";
-  CHECK(find_hazard(parse(program + read)));
-  program += "dma_load rows=1 cols=4 sp_row=16 hbm_addr=0x2000 hbm_stride=32\n";
+  const std::string read = "load_weights rows=4 cols=4 sp_row=0 buf=0\n";
+  const auto h = find_hazard(parse(program + read));
+  REQUIRE(h);
+  CHECK(h->earlier == 0);
+  CHECK(h->later == 5);
+  CHECK(h->fix == "wait_dma=4");
+  CHECK_FALSE(find_hazard(parse(program + "load_weights rows=4 cols=4 sp_row=0 buf=0 wait_dma=4\n")));
+  program += "dma_load rows=1 cols=4 sp_row=15 hbm_addr=0x2000 hbm_stride=32\n";
   CHECK_FALSE(find_hazard(parse(program + read)));
+  // The same through another unit's dispatch: a send after 4 matmuls, each with room in the compute
+  // queue, finds the load complete that the first waited for.
+  CHECK_FALSE(find_hazard(parse("dma_load rows=4 cols=4 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n"
+                                "matmul rows=1 cols=4 sp_row=8 acc_row=0 wait_dma=0\n"
+                                "matmul rows=1 cols=4 sp_row=8 acc_row=0\nmatmul rows=1 cols=4 sp_row=8 acc_row=0\n"
+                                "matmul rows=1 cols=4 sp_row=8 acc_row=0\nmatmul rows=1 cols=4 sp_row=8 acc_row=0\n"
+                                "ici_send rows=4 cols=4 sp_row=0 remote_row=100\n")));
+}
+
+TEST_CASE("hazards: ProgramBuilder's waits and the check follow one bound on outstanding instructions") {
+  Instr first;
+  first.op = Opcode::DMA_LOAD;
+  first.rows = first.cols = 4;
+  first.hbm_addr = 0x1000;
+  first.hbm_stride = 32;
+  Instr other = first;
+  other.rows = 1;
+  Instr read;
+  read.op = Opcode::LOAD_WEIGHTS;
+  read.rows = read.cols = 4;
+  for (int after = 0; after <= 6; ++after) {
+    INFO(after << " loads after the first");
+    ProgramBuilder pb;
+    const auto load = pb.emit(first);
+    for (int i = 0; i < after; ++i) {
+      other.sp_row = static_cast<std::uint16_t>(10 + i);
+      pb.emit(other);
+    }
+    pb.emit(read, {load});
+    const Instr& lw = pb.program().back();
+    CHECK(lw.wait_dma == (after < 5 ? after : isa::kNoWait));
+    CHECK_FALSE(find_hazard(pb.program()));
+    // The wait the builder writes is the one the check asks for.
+    Program bare = pb.program();
+    bare.back().wait_dma = isa::kNoWait;
+    const auto h = find_hazard(bare);
+    CHECK(static_cast<bool>(h) == (after < 5));
+    if (h) CHECK(h->fix == "wait_dma=" + std::to_string(after));
+  }
 }
 
 TEST_CASE("hazards: an ICI add into accumulator rows a MATMUL may not have written back yet") {
@@ -126,7 +172,7 @@ TEST_CASE("hazards: an ICI add into accumulator rows a MATMUL may not have writt
   CHECK_FALSE(find_hazard(parse(mm + "ici_send rows=2 cols=16 sp_row=20 remote_row=4 to_acc\n")));
   CHECK_FALSE(find_hazard(parse(mm + "ici_send rows=2 cols=16 sp_row=20 remote_row=2\n")));
   const Program p = parse(mm + send);
-  CHECK_THROWS_WITH(check_hazards(p, ProgramSource{"prog.s", {4, 9}}),
+  CHECK_THROWS_WITH(check_hazards(p, ProgramSource{"prog.s", {4, 9}}, 1),
                     "prog.s:9: '" + describe(p[1]) + "' adds into accumulator rows 2..3 of chip 0, which runs this "
                     "program too, while 'matmul rows=4 cols=4 sp_row=0 acc_row=0 dtype=int8 buf=0' (prog.s:4) may "
                     "still be writing its results back there: a MATMUL completes when its last vector enters the "
@@ -134,11 +180,147 @@ TEST_CASE("hazards: an ICI add into accumulator rows a MATMUL may not have writt
                     "timing (a fence before it would wait for them)");
 }
 
+TEST_CASE("hazards: a MATMUL or OUTPUT after an ICI add into its accumulator rows waits for them to arrive") {
+  // Chip 0 sends itself 200 scratchpad rows, then adds a row into accumulator row 0: it arrives after
+  // them, whenever the ICI unit gets to it, and is added then. A MATMUL writing row 0 or an OUTPUT
+  // reading it must wait for an ICI_WAIT counting all 201 rows.
+  const std::string head =
+      "dma_load rows=4 cols=4 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n"
+      "dma_load rows=1 cols=4 sp_row=4 hbm_addr=0x2000 hbm_stride=32\n"
+      "dma_load rows=1 cols=16 sp_row=5 hbm_addr=0x4000 hbm_stride=32\n"
+      "load_weights rows=4 cols=4 sp_row=0 buf=0 wait_dma=0\n"
+      "matmul rows=1 cols=4 sp_row=4 acc_row=0 buf=0\n"
+      "fence\n"
+      "ici_send rows=200 cols=16 sp_row=100 dst_chip=0 remote_row=400\n"
+      "ici_send rows=1 cols=16 sp_row=5 dst_chip=0 remote_row=0 to_acc\n";  // instruction 7
+  const std::string matmul = "matmul rows=1 cols=4 sp_row=4 acc_row=0 buf=0";
+  const std::string output = "output rows=1 cols=4 sp_row=8 acc_row=0";
+  const std::string fix = "an ici_wait counting them before it and wait_ici=0";
+  const auto overwrite = find_hazard(parse(head + matmul + "\nici_wait rows=201\n" + output + " wait_ici=0\n"));
+  REQUIRE(overwrite);
+  CHECK(overwrite->accumulators);
+  CHECK(overwrite->race == Hazard::Race::kArrival);
+  CHECK(overwrite->earlier == 7);
+  CHECK(overwrite->later == 8);
+  CHECK(overwrite->first_row == 0);
+  CHECK(overwrite->last_row == 0);
+  CHECK(overwrite->later_writes);
+  CHECK(overwrite->fix == fix);
+  const auto read = find_hazard(parse(head + output + "\nici_wait rows=201\n"));
+  REQUIRE(read);
+  CHECK(read->race == Hazard::Race::kArrival);
+  CHECK(read->earlier == 7);
+  CHECK(read->later == 8);
+  CHECK_FALSE(read->later_writes);
+  CHECK(read->fix == fix);
+  // Waiting for an ICI_WAIT that counts the row closes it; one counting only the 200 rows before does not.
+  CHECK_FALSE(find_hazard(parse(head + "ici_wait rows=201\n" + matmul + " wait_ici=0\n" + output + " wait_ici=0\n")));
+  CHECK_FALSE(find_hazard(parse(head + "ici_wait rows=200\nici_wait rows=1\n" + output + " wait_ici=0\n")));
+  const auto short_wait = find_hazard(parse(head + "ici_wait rows=200\n" + output + " wait_ici=0\n"));
+  REQUIRE(short_wait);
+  CHECK(short_wait->fix == fix);
+  // Without the wait field, the wait that would close it counts the ICI instructions after that ICI_WAIT.
+  const auto no_field = find_hazard(parse(head + "ici_wait rows=201\nici_send rows=1 cols=4 sp_row=9 remote_row=600\n" +
+                                          output + "\n"));
+  REQUIRE(no_field);
+  CHECK(no_field->later == 10);
+  CHECK(no_field->fix == "wait_ici=1");
+  // Rows the send does not add into, and a FENCE, which does not wait for rows on their way.
+  CHECK_FALSE(find_hazard(parse(head + "matmul rows=1 cols=4 sp_row=4 acc_row=1 buf=0\n")));
+  CHECK(find_hazard(parse(head + "fence\n" + output + "\n")));
+  // Every chip runs the program: on 2 chips the other sends chip 0 its 201 rows too, which may fill a
+  // wait for 201 first; a wait for 402 counts chip 0's own.
+  const std::string waited = head + "ici_wait rows=201\n" + output + " wait_ici=0\n";
+  CHECK(find_hazard(parse(waited), RunOn{2, std::nullopt}));
+  CHECK_FALSE(find_hazard(parse(head + "ici_wait rows=402\n" + output + " wait_ici=0\n"), RunOn{2, std::nullopt}));
+  // A chip's own program: the rows go to itself only when dst_chip is that chip, and what other chips
+  // send it is not known, so no wait counts them for sure.
+  CHECK_FALSE(find_hazard(parse(head + output + "\n"), RunOn{2, 1}));
+  CHECK(find_hazard(parse(head + output + "\n"), RunOn{1, 0}));
+  CHECK_FALSE(find_hazard(parse(waited), RunOn{1, 0}));
+  CHECK(find_hazard(parse(waited), RunOn{2, 0}));
+}
+
+TEST_CASE("hazards: an ICI add into accumulator rows an OUTPUT may still read") {
+  // The OUTPUT starts once the array has drained and completes with its last row written: until then
+  // the rows chip 0 sends itself may be added under it.
+  const std::string head = "matmul rows=4 cols=4 sp_row=0 acc_row=0\nfence\noutput rows=2 cols=4 sp_row=40 acc_row=2\n";
+  const std::string send = "ici_send rows=2 cols=16 sp_row=20 dst_chip=0 remote_row=3 to_acc";
+  const auto h = find_hazard(parse(head + send + "\n"));
+  REQUIRE(h);
+  CHECK(h->accumulators);
+  CHECK(h->race == Hazard::Race::kRead);
+  CHECK(h->earlier == 2);
+  CHECK(h->later == 3);
+  CHECK(h->first_row == 3);
+  CHECK(h->last_row == 3);
+  CHECK(h->fix == "wait_compute=0");
+  CHECK_FALSE(find_hazard(parse(head + send + " wait_compute=0\n")));
+  CHECK_FALSE(find_hazard(parse(head + "ici_send rows=2 cols=16 sp_row=20 dst_chip=0 remote_row=4 to_acc\n")));
+  const Program p = parse(head + send + "\n");
+  CHECK_THROWS_WITH(check_hazards(p, ProgramSource{"prog.s", {1, 2, 3, 5}}, 1),
+                    "prog.s:5: '" + describe(p[3]) + "' adds into accumulator row 3 of chip 0, which runs this "
+                    "program too, while 'output rows=2 cols=4 sp_row=40 acc_row=2 dtype=int8' (prog.s:3) may still "
+                    "be reading them: nothing makes it wait for that compute instruction to complete, so the result "
+                    "depends on timing (wait_compute=0 would wait for it)");
+}
+
+TEST_CASE("hazards: the error for rows that may not have arrived names the send and the wait") {
+  const Program p = parse("ici_send rows=2 cols=16 sp_row=20 dst_chip=0 remote_row=0 to_acc\n"
+                          "matmul rows=4 cols=4 sp_row=0 acc_row=0\n"
+                          "ici_wait rows=2\n"
+                          "output rows=1 cols=4 sp_row=40 acc_row=1\n");
+  CHECK_THROWS_WITH(check_hazards(p, ProgramSource{"prog.s", {3, 4, 5, 6}}, 1),
+                    "prog.s:4: 'matmul rows=4 cols=4 sp_row=0 acc_row=0 dtype=int8 buf=0' writes accumulator rows "
+                    "0..1 while the rows 'ici_send rows=2 cols=16 sp_row=20 dst_chip=0 remote_row=0 dtype=int8 "
+                    "to_acc' (prog.s:3) adds there may not have arrived: chip 0 runs this program too and sends them "
+                    "to itself, and they are added whenever they arrive, which only a completed ICI_WAIT counting "
+                    "them guarantees, so the result depends on timing (an ici_wait counting them before it and "
+                    "wait_ici=0 would wait for them)");
+  const Program out = parse("ici_send rows=2 cols=16 sp_row=20 dst_chip=0 remote_row=0 to_acc\n"
+                            "ici_wait rows=2\n"
+                            "output rows=1 cols=4 sp_row=40 acc_row=1\n");
+  CHECK_THROWS_WITH(check_hazards(out, ProgramSource{"prog.s", {3, 4, 5}}, 1),
+                    "prog.s:5: 'output rows=1 cols=4 sp_row=40 acc_row=1 dtype=int8' reads accumulator row 1 while "
+                    "the rows 'ici_send rows=2 cols=16 sp_row=20 dst_chip=0 remote_row=0 dtype=int8 to_acc' "
+                    "(prog.s:3) adds there may not have arrived: chip 0 runs this program too and sends them to "
+                    "itself, and they are added whenever they arrive, which only a completed ICI_WAIT counting them "
+                    "guarantees, so the result depends on timing (wait_ici=0 would wait for them)");
+  CHECK_NOTHROW(check_hazards(parse("ici_send rows=2 cols=16 sp_row=20 dst_chip=0 remote_row=0 to_acc\n"
+                                    "ici_wait rows=2\n"
+                                    "output rows=1 cols=4 sp_row=40 acc_row=1 wait_ici=0\n"),
+                              ProgramSource{"prog.s", {3, 4, 5}}, 1));
+}
+
+TEST_CASE("hazards: tests/programs/ici_acc_race.s is refused and ici_acc_add.s which waits is not") {
+  const std::string dir = std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/";
+  ProgramSource race_source;
+  const Program race = load_program_file(dir + "ici_acc_race.s", race_source);
+  CHECK_THROWS_WITH(check_hazards(race, race_source, 1),
+                    dir + "ici_acc_race.s:15: '" + describe(race[8]) + "' writes accumulator row 0 while the rows '" +
+                        describe(race[7]) + "' (" + dir + "ici_acc_race.s:14) adds there may not have arrived: chip "
+                        "0 runs this program too and sends them to itself, and they are added whenever they arrive, "
+                        "which only a completed ICI_WAIT counting them guarantees, so the result depends on timing "
+                        "(an ici_wait counting them before it and wait_ici=0 would wait for them)");
+  ProgramSource add_source;
+  const Program add = load_program_file(dir + "ici_acc_add.s", add_source);
+  CHECK_NOTHROW(check_hazards(add, add_source, 1));
+  // Its wait fields are what keep it so: without the OUTPUT's, the OUTPUT may read before the row is added.
+  Program bare = add;
+  bare[8].wait_ici = isa::kNoWait;
+  const auto h = find_hazard(bare);
+  REQUIRE(h);
+  CHECK(h->race == Hazard::Race::kArrival);
+  CHECK(h->earlier == 6);
+  CHECK(h->later == 8);
+  CHECK(h->fix == "wait_ici=0");
+}
+
 TEST_CASE("hazards: the error names both lines and the wait that closes it") {
   const Program p = parse("dma_load rows=4 cols=4 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n"
                           "matmul rows=4 cols=4 sp_row=0 acc_row=0\n");
   const ProgramSource source{"prog.s", {3, 5}};
-  CHECK_THROWS_WITH(check_hazards(p, source),
+  CHECK_THROWS_WITH(check_hazards(p, source, 1),
                     "prog.s:5: 'matmul rows=4 cols=4 sp_row=0 acc_row=0 dtype=int8 buf=0' reads scratchpad rows 0..3 "
                     "while 'dma_load rows=4 cols=4 sp_row=0 hbm_addr=0x1000 hbm_stride=32' (prog.s:3) may still be "
                     "writing them: nothing makes it wait for that DMA instruction to complete, so the result depends "
@@ -162,7 +344,9 @@ TEST_CASE("hazards: the compiled workloads, whose waits ProgramBuilder derives, 
       }
       for (const ChipSplit split : {ChipSplit::kK, ChipSplit::kN}) {
         const MultiChipGemm mc{GemmShape{16, 32, 24, dt}, 2, split};
-        for (const Program& p : compile_multichip(mc, plan_multichip(mc, g), g)) CHECK_FALSE(find_hazard(p));
+        // Each chip runs its own program: its sends to other chips are not to itself.
+        const std::vector<Program> programs = compile_multichip(mc, plan_multichip(mc, g), g);
+        for (std::uint32_t c = 0; c < programs.size(); ++c) CHECK_FALSE(find_hazard(programs[c], RunOn{2, c}));
       }
     }
   }

@@ -343,6 +343,18 @@ TEST_CASE("assembler: tests/programs/bf16_relu.s computes its documented result"
   CHECK(hbm.read(0x3000, 4) == std::vector<std::uint8_t>{0x40, 0x40, 0x00, 0x00});
 }
 
+TEST_CASE("assembler: tests/programs/ici_acc_add.s adds a row into its accumulators through ICI") {
+  SparseMemory hbm;
+  hbm.write(0x1000, std::vector<std::uint8_t>{1, 2});
+  hbm.write(0x1020, std::vector<std::uint8_t>{3, 0xfc});
+  hbm.write(0x2000, std::vector<std::uint8_t>{5, 6});
+  hbm.write(0x4000, std::vector<std::uint8_t>{100, 0, 0, 0, 0x38, 0xff, 0xff, 0xff});  // 100, -200
+  FunctionalTile t(TileGeometry{}, hbm);
+  t.run(program_file("ici_acc_add.s"));
+  CHECK(read_i32(hbm, 0x3000) == 123);
+  CHECK(read_i32(hbm, 0x3004) == -214);
+}
+
 TEST_CASE("assembler: tests/programs/ici_loopback.s copies a row through ICI") {
   SparseMemory hbm;
   std::vector<std::uint8_t> row(32);
