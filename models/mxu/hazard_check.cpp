@@ -59,6 +59,16 @@ struct Inbound {
 
 constexpr std::uint64_t kUnknown = std::numeric_limits<std::uint64_t>::max();
 
+/// A race between instructions `earlier` and `later` over rows [first, end).
+Hazard race_over(std::size_t earlier, std::size_t later, std::uint32_t first, std::uint32_t end) {
+  Hazard h;
+  h.earlier = earlier;
+  h.later = later;
+  h.first_row = first;
+  h.last_row = end - 1;
+  return h;
+}
+
 }  // namespace
 
 std::optional<Hazard> find_hazard(const Program& program, const RunOn& run_on) {
@@ -127,11 +137,7 @@ std::optional<Hazard> find_hazard(const Program& program, const RunOn& run_on) {
         const Instr& mm = program[matmuls[k]];
         const auto [first, end] = common_rows(in.remote_row, in.rows, mm.acc_row, mm.rows);
         if (first >= end) continue;
-        Hazard h;
-        h.earlier = matmuls[k];
-        h.later = i;
-        h.first_row = first;
-        h.last_row = end - 1;
+        Hazard h = race_over(matmuls[k], i, first, end);
         h.accumulators = h.later_writes = h.earlier_writes = true;
         h.race = Hazard::Race::kWriteBack;
         h.fix = "a fence before it";
@@ -144,11 +150,7 @@ std::optional<Hazard> find_hazard(const Program& program, const RunOn& run_on) {
         if (out.op != Opcode::OUTPUT) continue;
         const auto [first, end] = common_rows(in.remote_row, in.rows, out.acc_row, out.rows);
         if (first >= end) continue;
-        Hazard h;
-        h.earlier = j;
-        h.later = i;
-        h.first_row = first;
-        h.last_row = end - 1;
+        Hazard h = race_over(j, i, first, end);
         h.accumulators = h.later_writes = true;
         h.race = Hazard::Race::kRead;
         h.fix = std::string(kWaitField[1]) + "=" + std::to_string(of_unit[1].size() - k - 1);
@@ -163,11 +165,7 @@ std::optional<Hazard> find_hazard(const Program& program, const RunOn& run_on) {
         const Instr& send = program[s.send];
         const auto [first, end] = common_rows(in.acc_row, in.rows, send.remote_row, send.rows);
         if (first >= end) continue;
-        Hazard h;
-        h.earlier = s.send;
-        h.later = i;
-        h.first_row = first;
-        h.last_row = end - 1;
+        Hazard h = race_over(s.send, i, first, end);
         h.accumulators = h.earlier_writes = true;
         h.later_writes = in.op == Opcode::MATMUL;
         h.race = Hazard::Race::kArrival;
@@ -193,11 +191,7 @@ std::optional<Hazard> find_hazard(const Program& program, const RunOn& run_on) {
           if (!(mine.write || theirs.write)) continue;
           const auto [first, end] = common_rows(mine.first, mine.count, theirs.first, theirs.count);
           if (first >= end) continue;
-          Hazard h;
-          h.earlier = j;
-          h.later = i;
-          h.first_row = first;
-          h.last_row = end - 1;
+          Hazard h = race_over(j, i, first, end);
           h.later_writes = mine.write;
           h.earlier_writes = theirs.write;
           h.fix = std::string(kWaitField[x]) + "=" + std::to_string(of_unit[x].size() - k - 1);
