@@ -2,21 +2,25 @@
 // The harness shared by the correlation tests: a memory decorator that logs
 // every accepted request, the memory systems under test, and a runner that
 // puts one tile and its memory on a kernel and records everything the tile
-// shows to the outside (events, requests, ICI rows, counters); the same for
-// two model tiles on two chips joined by a delay line.
+// shows to the outside (events, requests, ICI rows, counters); a program run
+// on the verilated tile and on the model, compared exactly (check_same); the
+// same for two model tiles on two chips joined by a delay line.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
+#include <span>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "bridge/rtl_tile.h"
 #include "cosim/kernel.h"
 #include "models/core/ideal_memory.h"
+#include "models/core/sparse_memory.h"
 #include "models/hbm/config_loader.h"
 #include "models/hbm/hbm_model.h"
 #include "models/mxu/model_tile.h"
@@ -163,6 +167,121 @@ inline Instr send(std::uint16_t rows, std::uint16_t bytes, std::uint16_t sp_row,
   in.to_acc = to_acc;
   in.dtype = DType::kInt8;
   return in;
+}
+
+/// One program run on the verilated tile and on the model, each on its own memory.
+struct Pair {
+  RunLog rtl, model;
+  bool rtl_error = false;  ///< The RTL tile's error output at the end of its run.
+};
+
+/// How run_pair runs them besides the wiring: the RTL's seed (its initial state), a memory
+/// image both memories start with, and a look at the RTL's memory (with its run) after its run.
+struct PairOptions {
+  Wiring wiring;
+  std::uint64_t rtl_seed = 7;
+  const SparseMemory* image = nullptr;
+  std::function<void(const MemoryTarget&, const RunLog&)> rtl_memory;
+};
+
+inline Pair run_pair(std::uint32_t rows, std::uint32_t cols, const MemorySpec& spec, const Program& program,
+                     const PairOptions& o) {
+  const auto load = [&](MemoryTarget& mem) {
+    if (o.image)
+      o.image->for_each_page([&](std::uint64_t a, std::span<const std::uint8_t> b) { mem.backdoor_write(a, b); });
+  };
+  Pair p;
+  {
+    auto mem = spec.make();
+    load(*mem);
+    LoggingMemory log(*mem);
+    RtlTileConfig cfg;
+    cfg.rows = rows;
+    cfg.cols = cols;
+    cfg.seed = o.rtl_seed;
+    auto tile = make_rtl_tile(cfg, log);
+    p.rtl = run_on(*tile, log, log, program, o.wiring);
+    p.rtl_error = tile->hardware_error();
+    if (o.rtl_memory) o.rtl_memory(*mem, p.rtl);
+  }
+  {
+    auto mem = spec.make();
+    load(*mem);
+    LoggingMemory log(*mem);
+    ModelTileConfig cfg;
+    cfg.geometry = rtl_tile_geometry(rows, cols);
+    cfg.memory_first = o.wiring.memory_first;
+    ModelTile tile(cfg, log);
+    p.model = run_on(tile, log, log, program, o.wiring);
+  }
+  return p;
+}
+
+inline Pair run_both(std::uint32_t rows, std::uint32_t cols, const MemorySpec& spec, const Program& program,
+                     const Wiring& w = {}) {
+  PairOptions o;
+  o.wiring = w;
+  return run_pair(rows, cols, spec, program, o);
+}
+
+inline std::string fmt(const LoggedRequest& r) {
+  std::ostringstream s;
+  s << (r.write ? "write" : "read") << " 0x" << std::hex << r.addr << std::dec << " " << r.bytes << " B issued "
+    << r.issue << " ps accepted " << r.accept << " ps";
+  return s.str();
+}
+
+/// A byte mask as 0s and 1s, byte 0 first ("all" when every byte is written).
+inline std::string mask_string(const std::vector<bool>& mask) {
+  if (mask.empty()) return "all";
+  std::string s;
+  for (const bool on : mask) s += on ? '1' : '0';
+  return s;
+}
+
+/// Whether the two runs show the same to the outside (what check_same asserts), without asserting.
+inline bool same_runs(const Pair& p) {
+  const auto same_events = [](const std::vector<InstrEvent>& a, const std::vector<InstrEvent>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (a[i].start != b[i].start || a[i].end != b[i].end) return false;
+    return true;
+  };
+  return p.rtl.finished && p.model.finished && same_events(p.rtl.events, p.model.events) &&
+         p.rtl.requests == p.model.requests && p.rtl.masks == p.model.masks && p.rtl.rows == p.model.rows &&
+         p.rtl.perf == p.model.perf && p.rtl.cycles == p.model.cycles;
+}
+
+/// Asserts identical runs; on a difference names the first one with both values.
+inline void check_same(const Pair& p, const Program& program) {
+  REQUIRE(p.rtl.finished);
+  INFO("model state: " << p.model.state);
+  REQUIRE(p.model.finished);
+  REQUIRE(p.rtl.events.size() == program.size());
+  REQUIRE(p.model.events.size() == program.size());
+  for (std::size_t i = 0; i < program.size(); ++i) {
+    const InstrEvent& a = p.rtl.events[i];
+    const InstrEvent& b = p.model.events[i];
+    if (a.start != b.start || a.end != b.end) {
+      FAIL("first differing instruction #" << i << " (" << describe(program[i]) << "): rtl start " << a.start
+                                            << " end " << a.end << ", model start " << b.start << " end " << b.end);
+    }
+  }
+  const std::size_t n = std::min(p.rtl.requests.size(), p.model.requests.size());
+  for (std::size_t i = 0; i < n; ++i)
+    if (!(p.rtl.requests[i] == p.model.requests[i]))
+      FAIL("first differing memory request #" << i << ": rtl " << fmt(p.rtl.requests[i]) << ", model "
+                                               << fmt(p.model.requests[i]));
+  CHECK(p.rtl.requests.size() == p.model.requests.size());
+  // Byte masks too (WSTRB), rows wider than a scratchpad row included.
+  for (std::size_t i = 0; i < n; ++i)
+    if (p.rtl.masks[i] != p.model.masks[i])
+      FAIL("first differing byte mask: request #" << i << " (" << fmt(p.rtl.requests[i]) << "): rtl "
+                                                  << mask_string(p.rtl.masks[i]) << ", model "
+                                                  << mask_string(p.model.masks[i]));
+  CHECK(p.rtl.rows == p.model.rows);
+  CHECK(p.rtl.perf == p.model.perf);
+  CHECK(p.rtl.cycles == p.model.cycles);
 }
 
 /// Carries rows from one tile to another after a fixed delay (a stand-in for

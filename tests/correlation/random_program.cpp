@@ -1,0 +1,507 @@
+#include "tests/correlation/random_program.h"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "models/mxu/assembler.h"
+#include "models/mxu/hazard_check.h"
+#include "models/mxu/instr_check.h"
+#include "models/mxu/unit_queues.h"
+
+namespace mxc::corr {
+
+namespace {
+
+/// Rows [first, first + count).
+struct Range {
+  std::uint32_t first = 0, count = 0;
+  std::uint32_t end() const { return first + count; }
+};
+
+constexpr int kDma = 0, kCompute = 1, kIci = 2;
+
+int unit_index(Opcode op) { return static_cast<int>(unit_of(op)) - 1; }
+
+std::uint8_t* wait_field(Instr& in, int unit) {
+  return unit == kDma ? &in.wait_dma : unit == kCompute ? &in.wait_compute : &in.wait_ici;
+}
+
+std::uint32_t elem_bytes(DType t) { return t == DType::kBf16 ? 2 : 1; }
+
+class Generator {
+ public:
+  Generator(std::uint64_t seed, const TileGeometry& geo, const RandomProgramOptions& opt, RandomProgramStats& stats)
+      : m_rng(seed), m_geo(geo), m_opt(opt), m_stats(stats), m_row_bytes(geo.sp_row_bytes()),
+        m_sp_written(geo.sp_rows, std::vector<std::uint8_t>(m_row_bytes, 0)), m_acc_written(geo.acc_rows, 0),
+        m_sp_arrival(geo.sp_rows, 0), m_sp_arrival_wait(geo.sp_rows, 0), m_acc_arrival(geo.acc_rows, 0) {
+    for (auto& last : m_sp_last) last.assign(geo.sp_rows, 0);
+  }
+
+  Program run() {
+    const std::uint32_t n = between(static_cast<std::uint32_t>(m_opt.min_instructions),
+                                    static_cast<std::uint32_t>(m_opt.max_instructions));
+    for (std::uint32_t i = 0; i < n; ++i) one();
+    // Every row sent arrives before the end, and a result or two is stored.
+    if (pending_rows()) emit_wait(pending_rows());
+    for (int k = 0; k < 2; ++k) make_store(true);
+    return std::move(m_prog);
+  }
+
+ private:
+  // --- randomness
+  std::uint64_t below(std::uint64_t n) { return std::uniform_int_distribution<std::uint64_t>(0, n - 1)(m_rng); }
+  std::uint32_t between(std::uint32_t lo, std::uint32_t hi) {
+    return std::uniform_int_distribution<std::uint32_t>(lo, hi)(m_rng);
+  }
+  bool chance(double p) { return std::bernoulli_distribution(p)(m_rng); }
+
+  void randomize_waits(Instr& in) {
+    for (std::uint8_t* f : {&in.wait_dma, &in.wait_compute, &in.wait_ici}) {
+      const std::uint64_t r = below(10);
+      *f = r < 6 ? isa::kNoWait : static_cast<std::uint8_t>(r < 8 ? below(6) : below(16));
+    }
+  }
+
+  // --- what the reference will have written
+  std::uint32_t prefix(std::uint32_t row) const {
+    const auto& w = m_sp_written[row];
+    return static_cast<std::uint32_t>(std::find(w.begin(), w.end(), 0) - w.begin());
+  }
+  void write_sp(std::uint32_t row, std::uint32_t bytes) {
+    std::fill_n(m_sp_written[row].begin(), std::min(bytes, m_row_bytes), 1);
+  }
+
+  /// Rows [first, first + count) for a destination: mostly low rows, which later
+  /// instructions reuse, sometimes the last ones of the scratchpad.
+  Range sp_dest(std::uint32_t count) {
+    count = std::min(count, m_geo.sp_rows);
+    if (chance(0.15)) {
+      const auto gap = static_cast<std::uint32_t>(below(std::min(9u, m_geo.sp_rows - count + 1)));
+      return {m_geo.sp_rows - count - gap, count};
+    }
+    const std::uint32_t window = std::max(96u, count);
+    return {static_cast<std::uint32_t>(below(std::min(window, m_geo.sp_rows) - count + 1)), count};
+  }
+  Range acc_dest(std::uint32_t count) {
+    count = std::min(count, m_geo.acc_rows);
+    if (chance(0.15)) return {m_geo.acc_rows - count, count};
+    const std::uint32_t window = std::max(48u, count);
+    return {static_cast<std::uint32_t>(below(std::min(window, m_geo.acc_rows) - count + 1)), count};
+  }
+
+  /// Up to `max_count` consecutive rows for which `ok(row)` holds, starting at a random such row.
+  template <typename Ok>
+  std::optional<Range> pick(std::uint32_t limit, std::uint32_t max_count, Ok&& ok) {
+    std::vector<std::uint32_t> candidates;
+    for (std::uint32_t r = 0; r < limit; ++r)
+      if (ok(r)) candidates.push_back(r);
+    if (candidates.empty()) return std::nullopt;
+    const std::uint32_t first = candidates[below(candidates.size())];
+    std::uint32_t extent = 1;
+    while (extent < max_count && first + extent < limit && ok(first + extent)) ++extent;
+    return Range{first, chance(0.5) ? extent : between(1, extent)};
+  }
+  /// Rows whose first `bytes` bytes are written.
+  std::optional<Range> sp_defined(std::uint32_t bytes, std::uint32_t max_count) {
+    return pick(m_geo.sp_rows, max_count, [&](std::uint32_t r) { return prefix(r) >= bytes; });
+  }
+  std::optional<Range> acc_defined(std::uint32_t max_count) {
+    return pick(m_geo.acc_rows, max_count, [&](std::uint32_t r) { return m_acc_written[r] != 0; });
+  }
+
+  // --- HBM addresses
+  std::uint32_t pick_stride(std::uint32_t rows, bool allow_zero) {
+    if (rows == 1 && chance(0.3)) return static_cast<std::uint32_t>(m_geo.beat_bytes * below(4));
+    const std::uint32_t beat = m_geo.beat_bytes;
+    switch (below(10)) {
+      case 0: return allow_zero ? 0 : beat;
+      case 1: case 2: case 3: return beat * between(1, 3);
+      case 4: return 4096;
+      case 5: return 4096 - beat;
+      case 6: return 4096 + beat;
+      case 7: return beat * between(1, 256);
+      case 8: return 8192 + beat * static_cast<std::uint32_t>(below(4));
+      default: return beat * between(1, 8);
+    }
+  }
+  std::uint64_t pick_addr(std::uint32_t rows, std::uint32_t stride) {
+    const std::uint64_t beat = m_geo.beat_bytes;
+    const std::uint64_t span = std::uint64_t{rows - 1} * stride + beat;
+    const std::uint64_t page = 0x100000 + below(32) * 4096;
+    switch (below(10)) {
+      case 6: case 7: return page + 4096 - beat * (1 + below(3));  // the last beats before a 4 KiB boundary
+      case 8: return 0x40000000 + below(256) * beat;
+      case 9:
+        if (m_opt.high_addresses) {
+          const std::uint64_t space = std::uint64_t{1} << isa::HBM_ADDR.width;
+          return (space - span - beat * below(64)) / beat * beat;
+        }
+        [[fallthrough]];
+      default: return page + below(4096 / beat) * beat;
+    }
+  }
+
+  // --- emitting
+  void push(const Instr& in) {
+    m_prog.push_back(in);
+    const int u = unit_index(in.op);
+    if (u >= 0) ++m_count[u];
+  }
+  /// `in` dispatches only once the instruction of unit `unit` with ordinal `ord_plus1 - 1` has completed.
+  void after(Instr& in, int unit, std::uint64_t ord_plus1) {
+    if (ord_plus1 == 0) return;
+    const std::uint64_t later = m_count[unit] - ord_plus1;  // that unit's instructions after it
+    if (later >= max_outstanding_at_dispatch(unit_of(in.op), static_cast<Unit>(unit + 1))) return;
+    std::uint8_t* f = wait_field(in, unit);
+    *f = static_cast<std::uint8_t>(std::min<std::uint64_t>(*f, later));
+  }
+  std::uint64_t pending_rows() const { return m_rows_sent - m_rows_waited; }
+  void emit_wait(std::uint64_t rows) {
+    Instr w;
+    w.op = Opcode::ICI_WAIT;
+    w.rows = static_cast<std::uint16_t>(rows);
+    randomize_waits(w);
+    push(w);
+    m_rows_waited += rows;
+    for (std::uint32_t r = 0; r < m_geo.sp_rows; ++r)
+      if (m_sp_arrival[r] != 0 && m_sp_arrival[r] <= m_rows_waited && m_sp_arrival_wait[r] == 0)
+        m_sp_arrival_wait[r] = m_count[kIci];
+  }
+  /// Before `in` touches scratchpad rows `sp` (and accumulator rows `acc`): an ICI_WAIT for every
+  /// row still arriving there, and for an instruction of another unit a wait for the ICI_WAIT that
+  /// counted the rows that arrived there.
+  void settle(Instr& in, Range sp, Range acc = {}) {
+    bool pending = false;
+    for (std::uint32_t r = sp.first; r < sp.end(); ++r) pending |= m_sp_arrival[r] > m_rows_waited;
+    for (std::uint32_t r = acc.first; r < acc.end(); ++r) pending |= m_acc_arrival[r] > m_rows_waited;
+    if (pending) {
+      emit_wait(pending_rows());
+      ++m_stats.forced_waits;
+    }
+    if (unit_of(in.op) == Unit::ici) return;  // the ICI unit runs its instructions in order
+    for (std::uint32_t r = sp.first; r < sp.end(); ++r) after(in, kIci, m_sp_arrival_wait[r]);
+  }
+  /// Notes that `in` (just emitted, of a DMA or compute unit) touches scratchpad rows `sp`.
+  void touched(const Instr& in, Range sp) {
+    const int u = unit_index(in.op);
+    for (std::uint32_t r = sp.first; r < sp.end(); ++r) m_sp_last[u][r] = m_count[u];
+  }
+
+  // --- instructions
+  void one() {
+    static constexpr std::array<int, 9> kWeights = {18, 14, 10, 16, 12, 10, 5, 3, 3};
+    std::discrete_distribution<int> d(kWeights.begin(), kWeights.end());
+    bool made = true;
+    switch (d(m_rng)) {
+      case 0: make_load(); break;
+      case 1: made = make_store(false); break;
+      case 2: made = make_load_weights(); break;
+      case 3: made = make_matmul(); break;
+      case 4: made = make_output(); break;
+      case 5: made = make_send(); break;
+      case 6: make_wait(); break;
+      case 7: make_plain(Opcode::FENCE); break;
+      default: make_plain(Opcode::NOP); break;
+    }
+    if (!made) make_load();  // nothing written yet to read: load something
+  }
+
+  void make_load() {
+    Instr in;
+    in.op = Opcode::DMA_LOAD;
+    in.rows = static_cast<std::uint16_t>(chance(0.1) ? between(17, 40) : between(1, 16));
+    in.cols = static_cast<std::uint16_t>(chance(0.5) ? m_row_bytes : between(1, m_row_bytes));
+    if (!m_stores.empty() && chance(0.3)) {  // read back what a store wrote
+      const Instr& s = m_stores[below(m_stores.size())];
+      in.hbm_addr = s.hbm_addr;
+      in.hbm_stride = s.hbm_stride;
+      if (in.hbm_addr + std::uint64_t{in.rows - 1u} * in.hbm_stride + in.cols > (std::uint64_t{1} << 48))
+        in.rows = 1;
+    } else {
+      in.hbm_stride = pick_stride(in.rows, true);
+      in.hbm_addr = pick_addr(in.rows, in.hbm_stride);
+    }
+    const Range sp = sp_dest(in.rows);
+    in.sp_row = static_cast<std::uint16_t>(sp.first);
+    randomize_waits(in);
+    settle(in, sp);
+    push(in);
+    touched(in, sp);
+    for (std::uint32_t r = sp.first; r < sp.end(); ++r) write_sp(r, in.cols);
+  }
+
+  bool make_store(bool results_only) {
+    std::optional<Range> src;
+    // Mostly what OUTPUT or an ICI_SEND wrote, still whole.
+    while (!m_results.empty() && (results_only || chance(0.6))) {
+      const std::size_t k = below(m_results.size());
+      const Range r = m_results[k];
+      m_results.erase(m_results.begin() + static_cast<std::ptrdiff_t>(k));
+      bool whole = true;
+      for (std::uint32_t row = r.first; row < r.end(); ++row) whole &= prefix(row) > 0;
+      if (whole) {
+        src = r;
+        break;
+      }
+    }
+    if (!src && results_only) return false;
+    if (!src) src = sp_defined(1, chance(0.2) ? 40 : 16);
+    if (!src) return false;
+    std::uint32_t bytes = m_row_bytes;
+    for (std::uint32_t r = src->first; r < src->end(); ++r) bytes = std::min(bytes, prefix(r));
+    Instr in;
+    in.op = Opcode::DMA_STORE;
+    in.sp_row = static_cast<std::uint16_t>(src->first);
+    in.rows = static_cast<std::uint16_t>(src->count);
+    in.cols = static_cast<std::uint16_t>(chance(0.6) ? bytes : between(1, bytes));
+    in.hbm_stride = pick_stride(in.rows, in.rows == 1);
+    in.hbm_addr = pick_addr(in.rows, in.hbm_stride);
+    randomize_waits(in);
+    settle(in, *src);
+    push(in);
+    touched(in, *src);
+    m_stores.push_back(in);
+    return true;
+  }
+
+  DType pick_dtype() { return chance(0.5) ? DType::kBf16 : DType::kInt8; }
+
+  bool make_load_weights() {
+    Instr in;
+    in.op = Opcode::LOAD_WEIGHTS;
+    in.dtype = pick_dtype();
+    in.buf = static_cast<std::uint8_t>(below(2));
+    in.cols = static_cast<std::uint16_t>(between(1, m_geo.cols));
+    const std::optional<Range> src = sp_defined(in.cols * elem_bytes(in.dtype), between(1, m_geo.rows));
+    if (!src) return false;
+    in.sp_row = static_cast<std::uint16_t>(src->first);
+    in.rows = static_cast<std::uint16_t>(src->count);
+    randomize_waits(in);
+    settle(in, *src);
+    push(in);
+    touched(in, *src);
+    m_w_written[in.buf] = true;
+    m_w_dtype[in.buf] = in.dtype;
+    return true;
+  }
+
+  bool make_matmul() {
+    std::vector<std::uint8_t> bufs;
+    for (std::uint8_t b = 0; b < 2; ++b)
+      if (m_w_written[b]) bufs.push_back(b);
+    if (bufs.empty()) return make_load_weights();
+    Instr in;
+    in.op = Opcode::MATMUL;
+    in.buf = bufs[below(bufs.size())];
+    in.dtype = chance(0.9) ? m_w_dtype[in.buf] : pick_dtype();
+    in.cols = static_cast<std::uint16_t>(between(1, m_geo.rows));
+    const std::optional<Range> src = sp_defined(in.cols * elem_bytes(in.dtype), chance(0.2) ? 40 : 12);
+    if (!src) return false;
+    in.sp_row = static_cast<std::uint16_t>(src->first);
+    in.rows = static_cast<std::uint16_t>(src->count);
+    Range acc = acc_dest(in.rows);
+    if (chance(0.5)) {  // onto rows already written, adding to them or not
+      const std::optional<Range> w = acc_defined(in.rows);
+      if (w && w->count == in.rows) acc = *w;
+    }
+    bool all_written = true;
+    for (std::uint32_t r = acc.first; r < acc.end(); ++r) all_written &= m_acc_written[r] != 0;
+    in.accumulate = all_written && chance(0.6);
+    in.acc_row = static_cast<std::uint16_t>(acc.first);
+    randomize_waits(in);
+    settle(in, *src, acc);
+    push(in);
+    touched(in, *src);
+    for (std::uint32_t r = acc.first; r < acc.end(); ++r) m_acc_written[r] = 1;
+    m_last_matmul_dtype = in.dtype;
+    return true;
+  }
+
+  bool make_output() {
+    const std::optional<Range> acc = acc_defined(chance(0.2) ? 40 : 12);
+    if (!acc) return make_matmul();
+    Instr in;
+    in.op = Opcode::OUTPUT;
+    in.dtype = chance(0.8) ? m_last_matmul_dtype : pick_dtype();
+    in.cols = static_cast<std::uint16_t>(between(1, m_geo.cols));
+    in.convert = chance(0.5);
+    in.relu = chance(0.4);
+    if (in.convert && in.dtype == DType::kInt8) in.shift = static_cast<std::uint8_t>(chance(0.2) ? 0 : below(32));
+    in.acc_row = static_cast<std::uint16_t>(acc->first);
+    in.rows = static_cast<std::uint16_t>(acc->count);
+    const Range sp = sp_dest(in.rows);
+    in.sp_row = static_cast<std::uint16_t>(sp.first);
+    randomize_waits(in);
+    settle(in, sp, *acc);
+    push(in);
+    touched(in, sp);
+    const std::uint32_t bytes = in.cols * (in.convert ? elem_bytes(in.dtype) : 4u);
+    for (std::uint32_t r = sp.first; r < sp.end(); ++r) write_sp(r, bytes);
+    m_results.push_back(sp);
+    return true;
+  }
+
+  bool make_send() {
+    Instr in;
+    in.op = Opcode::ICI_SEND;
+    in.dst_chip = 0;
+    in.to_acc = chance(0.4);
+    in.cols = static_cast<std::uint16_t>(chance(0.4) ? m_row_bytes : between(1, m_row_bytes));
+    if (in.to_acc) {
+      in.dtype = chance(0.8) ? m_last_matmul_dtype : pick_dtype();
+      // Each element added: its 4 bytes written at the sender, its accumulator written here.
+      const std::uint32_t elems = std::min(m_geo.cols, (in.cols + 3u) / 4u);
+      const std::optional<Range> acc = acc_defined(16);
+      if (!acc) return false;
+      const std::optional<Range> src = sp_defined(4 * elems, acc->count);
+      if (!src) return false;
+      in.rows = static_cast<std::uint16_t>(src->count);
+      in.sp_row = static_cast<std::uint16_t>(src->first);
+      in.remote_row = static_cast<std::uint16_t>(acc->first);
+      randomize_waits(in);
+      settle(in, *src);
+      push(in);
+      // find_hazard takes a send's rows as arrived once its last one is counted.
+      m_rows_sent += in.rows;
+      for (std::uint32_t i = 0; i < in.rows; ++i) m_acc_arrival[in.remote_row + i] = m_rows_sent;
+      return true;
+    }
+    // Rows sent only to move them: written or not (an unwritten byte stays unwritten where it lands).
+    Range src;
+    if (const std::optional<Range> d = chance(0.8) ? sp_defined(1, 16) : std::nullopt) {
+      src = *d;
+    } else {
+      src = sp_dest(between(1, 16));
+    }
+    Range dst;
+    for (int tries = 0;; ++tries) {
+      if (tries == 20) return false;
+      dst = sp_dest(src.count);
+      if (dst.end() <= src.first || src.end() <= dst.first) break;
+    }
+    in.rows = static_cast<std::uint16_t>(src.count);
+    in.sp_row = static_cast<std::uint16_t>(src.first);
+    in.remote_row = static_cast<std::uint16_t>(dst.first);
+    randomize_waits(in);
+    settle(in, src);
+    // The rows land whenever they arrive: whatever another unit does with them before must be over.
+    for (std::uint32_t r = dst.first; r < dst.end(); ++r) {
+      after(in, kDma, m_sp_last[kDma][r]);
+      after(in, kCompute, m_sp_last[kCompute][r]);
+    }
+    push(in);
+    for (std::uint32_t i = 0; i < in.rows; ++i) {
+      const std::uint32_t from = src.first + i, to = dst.first + i;
+      const std::uint32_t written = prefix(from);
+      for (std::uint32_t b = 0; b < std::min<std::uint32_t>(in.cols, m_row_bytes); ++b)
+        m_sp_written[to][b] = b < written;
+      m_sp_arrival[to] = ++m_rows_sent;
+      m_sp_arrival_wait[to] = 0;
+    }
+    m_results.push_back(dst);
+    return true;
+  }
+
+  void make_wait() {
+    const std::uint64_t p = pending_rows();
+    if (p == 0) {
+      if (chance(0.3)) emit_wait(0);
+      return;
+    }
+    emit_wait(chance(0.6) ? p : between(1, static_cast<std::uint32_t>(p)));
+  }
+
+  void make_plain(Opcode op) {
+    Instr in;
+    in.op = op;
+    randomize_waits(in);
+    push(in);
+  }
+
+  std::mt19937_64 m_rng;
+  TileGeometry m_geo;
+  RandomProgramOptions m_opt;
+  RandomProgramStats& m_stats;
+  std::uint32_t m_row_bytes;
+  Program m_prog;
+  std::array<std::uint64_t, 3> m_count{};  // instructions emitted per unit
+  std::vector<std::vector<std::uint8_t>> m_sp_written;  // per scratchpad byte, as the reference keeps it
+  std::vector<std::uint8_t> m_acc_written;              // per accumulator row (MATMUL writes every column)
+  bool m_w_written[2] = {false, false};
+  DType m_w_dtype[2] = {DType::kInt8, DType::kInt8};
+  DType m_last_matmul_dtype = DType::kInt8;
+  // Per scratchpad row, the last DMA and compute instruction touching it (ordinal + 1; 0: none).
+  std::array<std::vector<std::uint64_t>, 2> m_sp_last;
+  // Rows this chip sends itself: each numbered in the order sent (from 1). Per scratchpad row, the
+  // latest to land there and the ICI_WAIT counting it (ICI ordinal + 1; 0: none yet); per
+  // accumulator row, the last row of the latest send adding there.
+  std::uint64_t m_rows_sent = 0, m_rows_waited = 0;
+  std::vector<std::uint64_t> m_sp_arrival, m_sp_arrival_wait, m_acc_arrival;
+  std::vector<Range> m_results;  // rows OUTPUT or an ICI_SEND wrote, not yet stored
+  std::vector<Instr> m_stores;   // DMA_STOREs so far, to load back from
+};
+
+}  // namespace
+
+void repair_hazards(Program& program, RandomProgramStats* stats) {
+  RandomProgramStats ignored;
+  RandomProgramStats& st = stats ? *stats : ignored;
+  for (std::size_t steps = 0;; ++steps) {
+    const std::optional<Hazard> h = find_hazard(program, RunOn{1, std::nullopt});
+    if (!h) return;
+    if (steps > 8 * program.size() + 64) throw std::logic_error("repair_hazards: the hazards do not end");
+    Instr& later = program[h->later];
+    const std::string& fix = h->fix;
+    const std::size_t eq = fix.find('=');
+    if (fix.starts_with("wait_") && eq != std::string::npos && fix.find(' ') == std::string::npos) {
+      const std::string field = fix.substr(0, eq);
+      const unsigned long n = std::stoul(fix.substr(eq + 1));
+      std::uint8_t* f = field == "wait_dma"       ? &later.wait_dma
+                        : field == "wait_compute" ? &later.wait_compute
+                        : field == "wait_ici"     ? &later.wait_ici
+                                                  : nullptr;
+      if (!f || n >= *f)
+        throw std::logic_error("repair_hazards: fix '" + fix + "' changes nothing on '" + describe(later) + "'");
+      *f = static_cast<std::uint8_t>(n);
+      ++st.wait_repairs;
+    } else if (fix == "a fence before it") {
+      Instr fence;
+      fence.op = Opcode::FENCE;
+      program.insert(program.begin() + static_cast<std::ptrdiff_t>(h->later), fence);
+      ++st.fence_repairs;
+    } else {
+      throw std::logic_error("repair_hazards: cannot apply '" + fix + "' to instruction " + std::to_string(h->later) +
+                             " '" + describe(later) + "'");
+    }
+  }
+}
+
+Program random_program(std::uint64_t seed, const TileGeometry& geo, const RandomProgramOptions& options,
+                       RandomProgramStats* stats) {
+  RandomProgramStats ignored;
+  RandomProgramStats& st = stats ? *stats : ignored;
+  Program p = Generator(seed, geo, options, st).run();
+  const Program generated = p;
+  try {
+    repair_hazards(p, &st);
+  } catch (const std::logic_error& e) {
+    throw std::logic_error(std::string(e.what()) + " in the program generated from seed " + std::to_string(seed) +
+                           ":\n" + format_program(generated));
+  }
+  // What `mxcosim run --program` checks before it runs a file, on one chip.
+  ProgramSource source;
+  source.path = "random seed " + std::to_string(seed);
+  for (std::size_t i = 0; i < p.size(); ++i) source.lines.push_back(static_cast<std::uint32_t>(i + 1));
+  check_program(p, geo, source);
+  check_destinations(p, 1, source);
+  check_waits_alone(p, source);
+  check_hazards(p, source, 1);
+  return p;
+}
+
+}  // namespace mxc::corr
