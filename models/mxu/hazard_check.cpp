@@ -49,12 +49,13 @@ std::pair<std::uint32_t, std::uint32_t> common_rows(std::uint32_t a, std::uint32
   return {std::max(a, b), std::min(a + m, b + n)};
 }
 
-/// An ICI_SEND adding into the accumulators of the chip that sends it (to_acc,
-/// to itself) whose rows may not all have arrived yet.
+/// An ICI_SEND to the chip that sends it (into its accumulators with to_acc,
+/// else into its scratchpad) whose rows may not all have arrived yet.
 struct Inbound {
   std::size_t send = 0;
   std::uint8_t chip = 0;
   std::uint64_t through = 0;  ///< Rows the chip has sent itself up to its last one, that one included.
+  bool to_acc = false;        ///< Into accumulator rows, else into scratchpad rows.
 };
 
 constexpr std::uint64_t kUnknown = std::numeric_limits<std::uint64_t>::max();
@@ -99,15 +100,50 @@ std::optional<Hazard> find_hazard(const Program& program, const RunOn& run_on) {
   }
   std::vector<std::uint64_t> waited;  // per ICI ordinal: the rows the ICI_WAITs up to it count
   std::vector<Inbound> inbound;
-  // Whether ICI_WAITs counting `rows` in all count every row of `s`.
-  const auto counted = [&](std::uint64_t rows, const Inbound& s) {
+  // Whether ICI_WAITs counting `rows` in all count the rows of `s` up to
+  // row `end` of its chip's memory (they arrive in order), or all of them.
+  const auto counted = [&](std::uint64_t rows, const Inbound& s, std::optional<std::uint32_t> end = {}) {
     const std::uint64_t others = from_others[s.chip];
-    return others != kUnknown && rows >= others && rows - others >= s.through;
+    const Instr& send = program[s.send];
+    const std::uint64_t need = end ? s.through - send.rows + (*end - send.remote_row) : s.through;
+    return others != kUnknown && rows >= others && rows - others >= need;
+  };
+  // What makes an instruction wait for the rows of `s` up to row `end`: the
+  // first ICI_WAIT so far that counts them (for another unit's instruction,
+  // through wait_ici), or one still to be written before it.
+  const auto wait_for_arrival = [&](const Inbound& s, std::uint32_t end, bool ici_unit) -> std::string {
+    for (std::size_t o = 0; o < waited.size(); ++o)
+      if (counted(waited[o], s, end))
+        return std::string(kWaitField[2]) + "=" + std::to_string(waited.size() - o - 1);
+    return ici_unit ? "an ici_wait counting them before it" : "an ici_wait counting them before it and wait_ici=0";
+  };
+  Done g{};  // per unit, its first instructions complete at the current dispatch
+  // Instruction i using scratchpad rows `mine` while another unit's earlier
+  // instruction may still use them, one of the two writing.
+  const auto race_with_other_units = [&](std::size_t later, const RowUse& mine) -> std::optional<Hazard> {
+    const int u = unit_index(program[later].op);
+    for (int x = 0; x < kUnits; ++x) {
+      if (x == u) continue;
+      // The latest racing instruction of unit x: the wait that covers it covers the ones before.
+      for (std::uint64_t k = of_unit[x].size(); k-- > g[x];) {
+        const std::size_t j = of_unit[x][k];
+        const RowUse theirs = scratchpad_rows(program[j]);
+        if (!(mine.write || theirs.write)) continue;
+        const auto [first, end] = common_rows(mine.first, mine.count, theirs.first, theirs.count);
+        if (first >= end) continue;
+        Hazard h = race_over(j, later, first, end);
+        h.later_writes = mine.write;
+        h.earlier_writes = theirs.write;
+        h.fix = std::string(kWaitField[x]) + "=" + std::to_string(of_unit[x].size() - k - 1);
+        return h;
+      }
+    }
+    return std::nullopt;
   };
   for (std::size_t i = 0; i < program.size(); ++i) {
     const Instr& in = program[i];
     const int u = unit_index(in.op);
-    Done g = carried;
+    g = carried;
     for (int x = 0; x < kUnits; ++x) {
       const std::uint64_t n = of_unit[x].size();
       std::uint64_t limit = in.op == Opcode::FENCE ? 0 : wait_on(in, x) == isa::kNoWait ? n : wait_on(in, x);
@@ -162,49 +198,53 @@ std::optional<Hazard> find_hazard(const Program& program, const RunOn& run_on) {
       // whenever they do: before or after this instruction's.
       for (std::size_t k = inbound.size(); k-- > 0;) {
         const Inbound& s = inbound[k];
+        if (!s.to_acc) continue;
         const Instr& send = program[s.send];
         const auto [first, end] = common_rows(in.acc_row, in.rows, send.remote_row, send.rows);
-        if (first >= end) continue;
+        if (first >= end || counted(rows_waited, s, end)) continue;
         Hazard h = race_over(s.send, i, first, end);
         h.accumulators = h.earlier_writes = true;
         h.later_writes = in.op == Opcode::MATMUL;
         h.race = Hazard::Race::kArrival;
-        // Waiting for the first ICI_WAIT so far that counts them is enough.
-        h.fix = "an ici_wait counting them before it and wait_ici=0";
-        for (std::size_t o = 0; o < waited.size(); ++o) {
-          if (!counted(waited[o], s)) continue;
-          h.fix = std::string(kWaitField[2]) + "=" + std::to_string(waited.size() - o - 1);
-          break;
-        }
+        h.fix = wait_for_arrival(s, end, false);
         return h;
       }
     }
     if (u < 0) continue;
     const RowUse mine = scratchpad_rows(in);
     if (mine.any()) {
-      for (int x = 0; x < kUnits; ++x) {
-        if (x == u) continue;
-        // The latest racing instruction of unit x: the wait that covers it covers the ones before.
-        for (std::uint64_t k = of_unit[x].size(); k-- > g[x];) {
-          const std::size_t j = of_unit[x][k];
-          const RowUse theirs = scratchpad_rows(program[j]);
-          if (!(mine.write || theirs.write)) continue;
-          const auto [first, end] = common_rows(mine.first, mine.count, theirs.first, theirs.count);
-          if (first >= end) continue;
-          Hazard h = race_over(j, i, first, end);
-          h.later_writes = mine.write;
-          h.earlier_writes = theirs.write;
-          h.fix = std::string(kWaitField[x]) + "=" + std::to_string(of_unit[x].size() - k - 1);
-          return h;
-        }
+      // Scratchpad rows this chip sent itself that may not have arrived are
+      // written whenever they do. The ICI unit runs its instructions in
+      // order: when one of its runs, every earlier ICI_WAIT has completed.
+      const std::uint64_t arrived = u == 2 ? (waited.empty() ? 0 : waited.back()) : rows_waited;
+      for (std::size_t k = inbound.size(); k-- > 0;) {
+        const Inbound& s = inbound[k];
+        const Instr& send = program[s.send];
+        if (s.to_acc) continue;
+        const auto [first, end] = common_rows(mine.first, mine.count, send.remote_row, send.rows);
+        if (first >= end || counted(arrived, s, end)) continue;
+        Hazard h = race_over(s.send, i, first, end);
+        h.earlier_writes = true;
+        h.later_writes = mine.write;
+        h.race = Hazard::Race::kArrival;
+        h.fix = wait_for_arrival(s, end, u == 2);
+        return h;
       }
+      if (const auto h = race_with_other_units(i, mine)) return h;
     }
+    // The rows a chip sends itself write its scratchpad when they arrive, as
+    // soon as the send runs: other units' instructions still using them race.
+    if (in.op == Opcode::ICI_SEND && !in.to_acc && to_itself(in))
+      if (auto h = race_with_other_units(i, RowUse{in.remote_row, in.rows, true})) {
+        h->destination = true;
+        return h;
+      }
     if (in.op == Opcode::MATMUL) matmuls.push_back(i);
     if (u == 1) output_upto.push_back(in.op == Opcode::OUTPUT ? i : output_upto.empty() ? 0 : output_upto.back());
     if (u == 2) waited.push_back((waited.empty() ? 0 : waited.back()) + (in.op == Opcode::ICI_WAIT ? in.rows : 0));
     if (to_itself(in)) {
       sent_itself[in.dst_chip] += in.rows;
-      if (in.to_acc) inbound.push_back({i, in.dst_chip, sent_itself[in.dst_chip]});
+      inbound.push_back({i, in.dst_chip, sent_itself[in.dst_chip], in.to_acc});
     }
     of_unit[u].push_back(i);
   }
@@ -227,6 +267,22 @@ void check_hazards(const Program& program, const ProgramSource& source, std::uin
         " runs this program too and sends them to itself, and they are added whenever they arrive, which only a "
         "completed ICI_WAIT counting them guarantees, so the result depends on timing (" + h->fix +
         " would wait for them)");
+  if (h->race == Hazard::Race::kArrival)  // scratchpad rows
+    throw std::invalid_argument(
+        source.where(h->later) + ": '" + describe(later) + "' " + (h->later_writes ? "writes" : "reads") +
+        " scratchpad " + rows + " while the rows '" + describe(earlier) + "' (" + source.where(h->earlier) +
+        ") sends there may not have arrived: chip " + std::to_string(earlier.dst_chip) +
+        " runs this program too and sends them to itself, and they are written whenever they arrive, which only a "
+        "completed ICI_WAIT counting them guarantees, so the result depends on timing (" + h->fix +
+        " would wait for them)");
+  if (h->destination)
+    throw std::invalid_argument(
+        source.where(h->later) + ": '" + describe(later) + "' sends rows to scratchpad " + rows + " of chip " +
+        std::to_string(later.dst_chip) + ", which runs this program too, while '" + describe(earlier) + "' (" +
+        source.where(h->earlier) + ") may still be " + (h->earlier_writes ? "writing" : "reading") +
+        " them: the rows are written whenever they arrive, from when the send runs, and nothing makes it wait for "
+        "that " + kUnitName[unit_index(earlier.op)] + " instruction to complete, so the result depends on timing (" +
+        h->fix + " would wait for it)");
   if (h->accumulators) {
     const std::string adds = source.where(h->later) + ": '" + describe(later) + "' adds into accumulator " + rows +
                              " of chip " + std::to_string(later.dst_chip) + ", which runs this program too, while '" +

@@ -8,7 +8,11 @@
 // into (to_acc): the MATMULs writing them before it must have written their
 // results back, the OUTPUTs reading them before it must have completed, and
 // the MATMULs and OUTPUTs after it must wait for an ICI_WAIT counting its
-// rows, which are added whenever they arrive. Where nothing guarantees that,
+// rows, which are added whenever they arrive. The same for the scratchpad
+// rows a plain ICI_SEND a chip sends to itself writes: other units'
+// instructions using them before it must have completed, and every
+// instruction using them after it must wait for an ICI_WAIT counting its
+// rows (the ICI unit's own: follow one). Where nothing guarantees that,
 // the result depends on timing and the reference, which runs the program in
 // order, cannot predict it.
 #include <cstddef>
@@ -41,7 +45,12 @@ struct Hazard {
     /// OUTPUT (reading them) that may run before its rows have arrived.
     kArrival,
   };
-  Race race = Race::kWriteBack;  ///< With `accumulators`.
+  /// With `accumulators`; kArrival also on scratchpad rows (`earlier` the
+  /// ICI_SEND whose rows may not have arrived there).
+  Race race = Race::kWriteBack;
+  /// Scratchpad rows `later`, an ICI_SEND the chip sends itself, writes when
+  /// its rows arrive, which `earlier` may still use.
+  bool destination = false;
   /// What closes it: a wait field, e.g. "wait_dma=0" (at most that many of
   /// the earlier instruction's unit outstanding leaves it, and all of that
   /// unit before it, complete), "a fence before it" (kWriteBack), or "an

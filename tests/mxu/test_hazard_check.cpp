@@ -170,7 +170,7 @@ TEST_CASE("hazards: an ICI add into accumulator rows a MATMUL may not have writt
   CHECK(find_hazard(parse(mm + "output rows=1 cols=4 sp_row=40 acc_row=100\n" +
                           "ici_send rows=2 cols=16 sp_row=20 dst_chip=0 remote_row=2 to_acc\n")));
   CHECK_FALSE(find_hazard(parse(mm + "ici_send rows=2 cols=16 sp_row=20 remote_row=4 to_acc\n")));
-  CHECK_FALSE(find_hazard(parse(mm + "ici_send rows=2 cols=16 sp_row=20 remote_row=2\n")));
+  CHECK_FALSE(find_hazard(parse(mm + "ici_send rows=2 cols=16 sp_row=20 remote_row=40\n")));
   const Program p = parse(mm + send);
   CHECK_THROWS_WITH(check_hazards(p, ProgramSource{"prog.s", {4, 9}}, 1),
                     "prog.s:9: '" + describe(p[1]) + "' adds into accumulator rows 2..3 of chip 0, which runs this "
@@ -239,6 +239,81 @@ TEST_CASE("hazards: a MATMUL or OUTPUT after an ICI add into its accumulator row
   CHECK(find_hazard(parse(head + output + "\n"), RunOn{1, 0}));
   CHECK_FALSE(find_hazard(parse(waited), RunOn{1, 0}));
   CHECK(find_hazard(parse(waited), RunOn{2, 0}));
+}
+
+TEST_CASE("hazards: scratchpad rows a chip sends itself are written whenever they arrive") {
+  // Chip 0 sends itself row 0 into row 1 (instruction 1): a store of row 1 before an ICI_WAIT counting
+  // it may read the old row or the new one.
+  const std::string load = "dma_load rows=2 cols=32 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n";
+  const std::string send = "ici_send rows=1 cols=32 sp_row=0 dst_chip=0 remote_row=1 wait_dma=0\n";
+  const std::string store = "dma_store rows=1 cols=32 sp_row=1 hbm_addr=0x3000 hbm_stride=32";
+  const auto h = find_hazard(parse(load + send + store + "\n"));
+  REQUIRE(h);
+  CHECK_FALSE(h->accumulators);
+  CHECK(h->race == Hazard::Race::kArrival);
+  CHECK(h->earlier == 1);
+  CHECK(h->later == 2);
+  CHECK(h->first_row == 1);
+  CHECK(h->last_row == 1);
+  CHECK(h->earlier_writes);
+  CHECK_FALSE(h->later_writes);
+  CHECK(h->fix == "an ici_wait counting them before it and wait_ici=0");
+  CHECK_FALSE(find_hazard(parse(load + send + "ici_wait rows=1\n" + store + " wait_ici=0\n")));
+  // A FENCE waits for the row to leave, not to arrive.
+  CHECK(find_hazard(parse(load + send + "fence\n" + store + "\n")));
+  // Rows arrive in order: a wait counting the first two of four covers rows 10 and 11, not 12.
+  const std::string four = "ici_send rows=4 cols=32 sp_row=0 dst_chip=0 remote_row=10 wait_dma=0\nici_wait rows=2\n";
+  CHECK_FALSE(find_hazard(parse(load + four + "dma_store rows=2 cols=32 sp_row=10 hbm_addr=0x3000 wait_ici=0\n")));
+  const std::string store12 = "dma_store rows=1 cols=32 sp_row=12 hbm_addr=0x3000 wait_ici=0\n";
+  const auto third = find_hazard(parse(load + four + store12));
+  REQUIRE(third);
+  CHECK(third->first_row == 12);
+  CHECK(third->fix == "an ici_wait counting them before it and wait_ici=0");
+  CHECK_FALSE(find_hazard(parse(load + four + "ici_wait rows=1\n" + store12)));
+  // The ICI unit's own later send reads them once every ICI_WAIT before it has completed.
+  const std::string resend = "ici_send rows=1 cols=32 sp_row=1 dst_chip=0 remote_row=50\n";
+  const auto ici = find_hazard(parse(load + send + resend));
+  REQUIRE(ici);
+  CHECK(ici->later == 2);
+  CHECK(ici->fix == "an ici_wait counting them before it");
+  CHECK_FALSE(find_hazard(parse(load + send + "ici_wait rows=1\n" + resend)));
+  // Another chip's rows: not this chip's to follow.
+  const std::string away = "ici_send rows=1 cols=32 sp_row=0 dst_chip=1 remote_row=1 wait_dma=0\n";
+  CHECK_FALSE(find_hazard(parse(load + away + store + "\n"), RunOn{2, 0}));
+  const Program p = parse(load + send + store + "\n");
+  CHECK_THROWS_WITH(check_hazards(p, ProgramSource{"prog.s", {3, 4, 5}}, 1),
+                    "prog.s:5: '" + describe(p[2]) + "' reads scratchpad row 1 while the rows '" + describe(p[1]) +
+                        "' (prog.s:4) sends there may not have arrived: chip 0 runs this program too and sends them "
+                        "to itself, and they are written whenever they arrive, which only a completed ICI_WAIT "
+                        "counting them guarantees, so the result depends on timing (an ici_wait counting them before "
+                        "it and wait_ici=0 would wait for them)");
+}
+
+TEST_CASE("hazards: a send to the chip's own scratchpad waits for other units still using its rows") {
+  // The second load writes row 1 and only the first is waited for: the row sent there may arrive
+  // before the load's data, or after.
+  const std::string loads = "dma_load rows=1 cols=32 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n"
+                            "dma_load rows=1 cols=32 sp_row=1 hbm_addr=0x1040 hbm_stride=32\n";
+  const std::string send = "ici_send rows=1 cols=32 sp_row=0 dst_chip=0 remote_row=1";
+  const auto h = find_hazard(parse(loads + send + " wait_dma=1\n"));
+  REQUIRE(h);
+  CHECK(h->destination);
+  CHECK(h->earlier == 1);
+  CHECK(h->later == 2);
+  CHECK(h->first_row == 1);
+  CHECK(h->earlier_writes);
+  CHECK(h->fix == "wait_dma=0");
+  CHECK_FALSE(find_hazard(parse(loads + send + " wait_dma=0\n")));
+  // A read of the row by another unit races too; a send into rows nobody uses does not.
+  CHECK(find_hazard(parse(loads + "load_weights rows=1 cols=4 sp_row=1 wait_dma=0\n" + send + " wait_dma=0\n")));
+  CHECK_FALSE(find_hazard(parse(loads + "ici_send rows=1 cols=32 sp_row=0 dst_chip=0 remote_row=9 wait_dma=1\n")));
+  const Program p = parse(loads + send + " wait_dma=1\n");
+  CHECK_THROWS_WITH(check_hazards(p, ProgramSource{"prog.s", {1, 2, 3}}, 1),
+                    "prog.s:3: '" + describe(p[2]) + "' sends rows to scratchpad row 1 of chip 0, which runs this "
+                        "program too, while '" + describe(p[1]) + "' (prog.s:2) may still be writing them: the rows "
+                        "are written whenever they arrive, from when the send runs, and nothing makes it wait for "
+                        "that DMA instruction to complete, so the result depends on timing (wait_dma=0 would wait for "
+                        "it)");
 }
 
 TEST_CASE("hazards: an ICI add into accumulator rows an OUTPUT may still read") {
