@@ -115,7 +115,8 @@ int hbm_main(int argc, char** argv) {
      cxxopts::value<std::uint64_t>()->default_value("1"))
     ("refresh", "override controller.refresh: all_bank, per_bank or none", cxxopts::value<std::string>())
     ("refresh-postpone", "override controller.refresh_postpone: all-bank refreshes a busy pseudo-channel may owe, "
-     "0 (each at its due cycle, as DRAMsim3 and Ramulator 2) to 7", cxxopts::value<std::uint32_t>())
+     "0 (each at its due cycle, as DRAMsim3 and Ramulator 2) to 7; per-bank refresh is never postponed, and takes "
+     "only 0", cxxopts::value<std::uint32_t>())
     ("page-policy", "override controller.page_policy: open or closed", cxxopts::value<std::string>())
     ("stacks", "override memory.stacks", cxxopts::value<std::uint32_t>())
     ("check-timing", "verify every command with the independent JEDEC timing checker (slower)")
@@ -165,6 +166,13 @@ int hbm_main(int argc, char** argv) {
     if (cfg.controller.refresh_postpone > hbm::kMaxRefreshPostpone)
       throw std::invalid_argument("--refresh-postpone: expected 0 to " + std::to_string(hbm::kMaxRefreshPostpone) +
                                   ", got " + std::to_string(cfg.controller.refresh_postpone));
+    // Per-bank refresh is never postponed (refresh_policy.cpp): a count
+    // given for it would look applied. A config's own count stays allowed.
+    if (cfg.controller.refresh_postpone > 0 && cfg.controller.refresh == hbm::RefreshMode::kPerBank)
+      throw std::invalid_argument(
+          "--refresh-postpone " + std::to_string(cfg.controller.refresh_postpone) + ": refresh is per-bank (" +
+          (refresh ? std::string("--refresh per_bank") : "controller.refresh: per_bank in " + config_path) +
+          "), which is never postponed; refresh_postpone applies to all-bank refresh only");
   }
   if (args.count("page-policy")) {
     const auto p = args["page-policy"].as<std::string>();

@@ -38,6 +38,7 @@ std::shared_ptr<const BankState::Rules> BankState::intern(const Rules& rules) {
 BankState::BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command, CommandBuses* buses)
     : m_bus(buses ? buses : &m_own_bus),
       m_dual(dual_command),
+      m_ppd(t.PPD > 0),
       m_bank(org.banks()),
       m_group(org.bank_groups),
       m_open(org.banks(), static_cast<std::int32_t>(kClosed)),
@@ -51,6 +52,13 @@ BankState::BankState(const HbmOrg& org, const HbmTiming& t, bool dual_command, C
   if (!same_constraints(table, Cmd::kRd, Cmd::kRdA) || !same_constraints(table, Cmd::kWr, Cmd::kWrA))
     throw std::logic_error("BankState: the timing table constrains RDA / WRA unlike RD / WR");
   if (shape_of(table) != kRaises) throw std::logic_error("BankState: the timing table's shape depends on its values");
+  // record() leaves a precharge's pseudo-channel-scope precharge slots alone
+  // when tPPD is 0: nothing but tPPD may be kept there.
+  for (const Cmd pre : {Cmd::kPre, Cmd::kPreA})
+    for (const TimingEntry& e : table.after(pre))
+      if (e.scope == Scope::kPseudoChannel && (e.next == Cmd::kPre || e.next == Cmd::kPreA) &&
+          e.why != Constraint::kPPD)
+        throw std::logic_error("BankState: a precharge constrains the next one by more than tPPD");
   Rules r{};
   Shape seen{};  // the rules set so far
   for (int c = 0; c < kNumCmds; ++c) {

@@ -116,6 +116,10 @@ class BankState {
     return raises;
   }
   static const Shape kRaises;  // shape_of any table (defined below the class)
+  // The slots of PRE and PREA: in the pseudo-channel scope a precharge
+  // raises them by tPPD alone (the constructor checks).
+  static constexpr std::uint8_t kPrechargeSlots =
+      static_cast<std::uint8_t>(1u << kSlot[static_cast<int>(Cmd::kPre)] | 1u << kSlot[static_cast<int>(Cmd::kPreA)]);
   struct Rule {  // the TimingTable's entries of one command, scope and slot, folded
     std::uint32_t cycles;
     Constraint why;
@@ -142,6 +146,7 @@ class BankState {
   Times m_pc;
   CommandBuses* m_bus;  // the channel's, or m_own_bus
   bool m_dual;
+  bool m_ppd;  // tPPD > 0: a precharge delays the pseudo-channel's next one
   std::vector<Next> m_bank, m_group;
   // Bank -> its group's slots: one load in the hot path (no division, no
   // index to scale); the reason BankState is not copyable.
@@ -256,7 +261,15 @@ template <Cmd C>
   const auto& rules = (*m_rules)[c];
   raise<kRaises[c][0]>(m_bank[bank], rules[0], cycle);
   raise<kRaises[c][1]>(*m_group_of[bank], rules[1], cycle);
-  raise<kRaises[c][2]>(m_pc, rules[2], cycle);
+  if constexpr (C == Cmd::kPre || C == Cmd::kPreA) {
+    // A tPPD of 0 (HBM2, HBM2E) is no rule: raised, it would allow the next
+    // precharge from this cycle, which changes no time, but name tPPD for
+    // waits the row bus and other rules cause.
+    if (m_ppd) raise<kRaises[c][2]>(m_pc, rules[2], cycle);
+    else raise<kRaises[c][2] & ~kPrechargeSlots>(m_pc, rules[2], cycle);
+  } else {
+    raise<kRaises[c][2]>(m_pc, rules[2], cycle);
+  }
   const std::uint64_t bus_free = cycle + (C == Cmd::kAct ? m_act_bus : 1);
   if (!m_dual)
     m_bus->row = m_bus->col = bus_free;  // one bus for all commands

@@ -259,7 +259,7 @@ HbmDeviceSpec parse_device(const Reader& r, const YAML::Node& d) {
   if (!t) r.fail(d, "device.timing", "missing");
   const std::string tw = "device.timing";
   r.only(t, tw, {"tCK_ps", "CL", "CWL", "RCDRD", "RCDWR", "RP", "RAS", "RC", "WR", "RTP", "CCD_S", "CCD_L", "RRD_S",
-                 "RRD_L", "FAW", "WTR_S", "WTR_L", "RTW", "RFC", "RFCsb", "REFI", "REFIsb", "RREFD",
+                 "RRD_L", "FAW", "WTR_S", "WTR_L", "RTW", "RFC", "RFCsb", "REFI", "REFIsb", "RREFD", "PPD",
                  "ACT_cycles"});
   HbmTiming& x = s.t;
   x.tCK_ps = r.uint(t, tw, "tCK_ps", 0);
@@ -307,6 +307,9 @@ HbmDeviceSpec parse_device(const Reader& r, const YAML::Node& d) {
   // Ramulator's HBM2 speed table), rounded up to cycles as any time is.
   x.RREFD = r.cycles(t, tw, "RREFD", ck, false, static_cast<std::uint32_t>((8000 + ck - 1) / ck));
   if (x.REFIsb == 0) r.fail(t, tw + ".REFIsb", "must be > 0");
+  // tPPD, precharge to precharge: HBM3's (JESD238); HBM2's standard has no
+  // such rule, and 0, the default, is none.
+  x.PPD = r.cycles(t, tw, "PPD", ck, false, 0);
   // A count of command-bus cycles, not a time: no "ns" form.
   const std::uint64_t act = r.uint(t, tw, "ACT_cycles", 2, true);
   if (act > kMaxCycles)

@@ -37,6 +37,10 @@ struct HbmTiming {
   std::uint32_t RTW = 12;  ///< Read-to-write command spacing (bus turnaround included).
   std::uint32_t RFC = 260, RFCsb = 160, REFI = 3900, REFIsb = 244;
   std::uint32_t RREFD = 8;  ///< Per-bank refresh to refresh / activate of another bank.
+  /// Precharge to precharge (PRE or PREA) in a pseudo-channel: JESD238's
+  /// tPPD (HBM3; Ramulator 2.1's nPPD). 0 on HBM2 and HBM2E, whose standard
+  /// has no such rule.
+  std::uint32_t PPD = 0;
   /// Row-bus cycles an ACT holds: its row address takes two cycles on HBM's
   /// row command pins (JESD235, JESD238); other commands hold their bus one.
   std::uint32_t ACT_cycles = 2;

@@ -111,6 +111,8 @@ void TimingChecker::on_command(std::uint32_t pc, const DramCommand& c) {
       const std::size_t first = c.cmd == Cmd::kPre ? c.bank : 0;
       const std::size_t last = c.cmd == Cmd::kPre ? c.bank + 1 : p.banks.size();
       need(pc, c, "tRFC", p.refab, t.RFC);
+      need(pc, c, "tPPD", p.pre, t.PPD);  // any precharge command, to any bank (0: no such rule)
+      p.pre = now;
       for (std::size_t i = first; i < last; ++i) {
         Bank& x = p.banks[i];
         if (x.open_row < 0) continue;  // precharging a closed bank is a no-op
@@ -175,6 +177,7 @@ void TimingChecker::on_command(std::uint32_t pc, const DramCommand& c) {
       need(pc, c, "tRFCsb", b.refsb, t.RFCsb);
       if (p.refsb != b.refsb) need(pc, c, "tRREFD", p.refsb, t.RREFD);
       need(pc, c, "tRRD_S", p.act, t.RRD_S);  // an activate to any bank, as to another activate
+      need(pc, c, "tRRD_L", p.group_act[g], t.RRD_L);  // ... and to a bank of its group
       b.refsb = p.refsb = now;
       ++b.refreshes;
       break;

@@ -50,6 +50,7 @@ class TimingChecker {
     std::vector<DataBurst> data;  // bursts whose data is not over yet
     std::vector<std::int64_t> group_act, group_rd, group_wr;
     std::int64_t act = kLongAgo, rd = kLongAgo, wr = kLongAgo, refab = kLongAgo, refsb = kLongAgo;
+    std::int64_t pre = kLongAgo;  // the last PRE or PREA (tPPD)
     std::int64_t acts4[4] = {kLongAgo, kLongAgo, kLongAgo, kLongAgo};
     std::uint32_t act_n = 0;
   };

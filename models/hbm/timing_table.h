@@ -19,7 +19,7 @@ enum class Scope : std::uint8_t { kBank, kBankGroup, kPseudoChannel };
 /// Named timing constraints; ids index statistics of stall cycles.
 enum class Constraint : std::uint8_t {
   kNone, kRCD, kRP, kRAS, kRC, kRRD_S, kRRD_L, kFAW, kCCD_S, kCCD_L, kRTW, kWTR_S, kWTR_L, kWR, kRTP,
-  kRFC, kRFCsb, kRREFD, kCmdBus, kCount
+  kRFC, kRFCsb, kRREFD, kPPD, kCmdBus, kCount
 };
 inline constexpr int kNumConstraints = static_cast<int>(Constraint::kCount);
 std::string_view constraint_name(Constraint c);
@@ -76,9 +76,17 @@ constexpr TimingTable::TimingTable(const HbmTiming& t) {
   add({kAct}, {kRefAb}, kPseudoChannel, t.RC, C::kRC);
   add({kAct}, {kRefSb}, kBank, t.RC, C::kRC);
   add({kAct}, {kRefSb}, kPseudoChannel, t.RRD_S, C::kRRD_S);
+  // A per-bank refresh is spaced from an activate as another activate is:
+  // tRRD_L within the bank group (Ramulator 2's C++ HBM2 and HBM3 models).
+  add({kAct}, {kRefSb}, kBankGroup, t.RRD_L, C::kRRD_L);
   add({kPre}, {kAct, kRefSb}, kBank, t.RP, C::kRP);
   add({kPre}, {kRefAb}, kPseudoChannel, t.RP, C::kRP);
   add({kPreA}, {kAct, kRefAb, kRefSb}, kPseudoChannel, t.RP, C::kRP);
+  // Precharge to precharge in a pseudo-channel (HBM3's tPPD, JESD238;
+  // Ramulator 2.1 applies nPPD from PRE / PREA to PRE / PREA). Listed
+  // whatever its value, as the table's shape must be: 0 (HBM2, HBM2E) allows
+  // the next precharge in the same cycle, which the row bus never does.
+  add({kPre, kPreA}, {kPre, kPreA}, kPseudoChannel, t.PPD, C::kPPD);
 
   // Column commands: data-bus occupancy is folded into tCCD.
   add(reads, reads, kPseudoChannel, std::max(t.CCD_S, bl), C::kCCD_S);

@@ -24,6 +24,24 @@ expect "--stacks: expected 1 to 1024, got 0" --pattern seq --stacks 0
 expect "--stacks: expected 1 to 1024, got 268435456" --pattern seq --stacks 268435456
 expect "--stacks: Argument" --pattern seq --stacks -5
 expect "--refresh-postpone: expected 0 to 7, got 8" --pattern seq --refresh-postpone 8
+# Per-bank refresh is never postponed: a count for it would look applied. The
+# config's own count (the preset's 7) is no error, nor is 0, nor a count for an
+# all-bank refresh that overrides a per-bank config.
+expect "--refresh-postpone 3: refresh is per-bank (--refresh per_bank), which is never postponed" \
+  --pattern seq --requests 10 --refresh per_bank --refresh-postpone 3
+sed 's/refresh: all_bank/refresh: per_bank/' "$cfg" > "$dir/per_bank.yaml"
+expect "--refresh-postpone 2: refresh is per-bank (controller.refresh: per_bank in $dir/per_bank.yaml)" \
+  --config "$dir/per_bank.yaml" --pattern seq --requests 10 --refresh-postpone 2
+accept() {  # accept ARGS...: a short run with ARGS succeeds
+  if ! out=$(timeout 60 "$m" hbm "$@" --pattern seq --requests 10 2>&1); then
+    echo "cli_bad_args: '$*' was refused: $out" >&2
+    fail=1
+  fi
+}
+accept --config "$cfg" --refresh per_bank
+accept --config "$cfg" --refresh per_bank --refresh-postpone 0
+accept --config "$dir/per_bank.yaml"
+accept --config "$dir/per_bank.yaml" --refresh all_bank --refresh-postpone 3
 expect "--outstanding: Argument" --pattern seq --outstanding=many
 # The bad value names its option even where an earlier option's value is part of it.
 expect "--outstanding: Argument" --pattern seq --requests 4 --outstanding 4294967296

@@ -89,3 +89,49 @@ TEST_CASE("a read's auto-precharge after a write to its bank waits out write rec
   read_only.issue(Cmd::kRdA, 0, 1, 27);
   CHECK(read_only.earliest(Cmd::kAct, 0) == 48);
 }
+
+TEST_CASE("BankState spaces HBM3 precharges tPPD apart and names no tPPD on HBM2") {
+  // Banks 0 and 4 (other bank groups) open, both past tRAS (HBM3 45, HBM2 34) when bank 0 is
+  // precharged at 100.
+  for (const char* preset : {"hbm3.yaml", "hbm2.yaml"}) {
+    INFO(preset);
+    const MemoryConfig cfg = test::preset(preset);
+    const bool ppd = cfg.device.t.PPD > 0;  // HBM3 2, HBM2 0 (no such rule)
+    BankState state(cfg.device.org, cfg.device.t, true);
+    state.issue(Cmd::kAct, 0, 1, 0);
+    state.issue(Cmd::kAct, 4, 1, 4);
+    state.issue(Cmd::kPre, 0, 1, 100);
+    for (const Cmd next : {Cmd::kPre, Cmd::kPreA}) {
+      Constraint why = Constraint::kCount, rules_why = Constraint::kCount;
+      std::uint64_t rules_at = 0;
+      const std::uint64_t at = state.earliest(next, 4, &why, &rules_at, &rules_why);
+      if (ppd) {
+        CHECK(at == 102);
+        CHECK(why == Constraint::kPPD);
+      } else {
+        // The row bus, free from 101, is all that holds it; a tPPD of 0 is no rule and names none.
+        CHECK(at == 101);
+        CHECK(why == Constraint::kCmdBus);
+        CHECK(rules_at < 101);
+        CHECK(rules_why != Constraint::kPPD);
+      }
+    }
+    // A PREA delays the next precharge alike.
+    state.issue(Cmd::kPreA, 0, 0, 110);
+    Constraint why = Constraint::kCount;
+    CHECK(state.earliest(Cmd::kPre, 8, &why) == (ppd ? 112u : 111u));
+    CHECK(why == (ppd ? Constraint::kPPD : Constraint::kCmdBus));
+  }
+}
+
+TEST_CASE("BankState holds a per-bank refresh tRRD_L after an activate in its bank group") {
+  // HBM3: tRRD_S 4, tRRD_L 5; banks 0 and 1 in bank group 0, bank 4 in group 1.
+  const MemoryConfig cfg = test::preset("hbm3.yaml");
+  BankState state(cfg.device.org, cfg.device.t, true);
+  state.issue(Cmd::kAct, 0, 1, 0);
+  Constraint why = Constraint::kCount;
+  CHECK(state.earliest(Cmd::kRefSb, 1, &why) == 5);
+  CHECK(why == Constraint::kRRD_L);
+  CHECK(state.earliest(Cmd::kRefSb, 4, &why) == 4);
+  CHECK(why == Constraint::kRRD_S);
+}

@@ -67,6 +67,14 @@ TEST_CASE("presets give the peak bandwidths of the standards") {
   // A device that leaves it out gets the same 8 ns.
   const std::string no_rrefd = replaced(preset_text("hbm3.yaml"), "RREFD: 8ns", "");
   CHECK(parse_memory_config(no_rrefd, "x").device.t.RREFD == 13);
+  // tPPD: HBM3's 2 cycles; none (0) on HBM2 and HBM2E, whose standard has no such rule, and on a
+  // device that leaves it out. Cycles or nanoseconds, as any timing.
+  CHECK(h3.device.t.PPD == 2);
+  for (const MemoryConfig* c : {&h2, &e36}) CHECK(c->device.t.PPD == 0);
+  CHECK(parse_memory_config(replaced(preset_text("hbm3.yaml"), "PPD: 2", ""), "x").device.t.PPD == 0);
+  CHECK(parse_memory_config(replaced(preset_text("hbm3.yaml"), "PPD: 2", "PPD: 1.5ns"), "x").device.t.PPD == 3);
+  CHECK_THROWS_WITH(parse_edited(preset_text("hbm3.yaml"), "PPD: 2", "PPD: -1"),
+                    Catch::Contains("field 'device.timing.PPD'"));
   // An ACT holds the row command bus two cycles on every preset, and on a
   // device that leaves ACT_cycles out.
   for (const MemoryConfig* c : {&h2, &e36, &h3}) CHECK(c->device.t.ACT_cycles == 2);

@@ -246,3 +246,46 @@ TEST_CASE("timing checker shares the command buses among a channel's pseudo-chan
   // The channel's commands must come in cycle order.
   CHECK(mentions(check(true, 0, 1, C(kAct, 0, 10), C(kAct, 0, 5)), "before an earlier one of its channel"));
 }
+
+TEST_CASE("timing checker holds precharges of a pseudo-channel tPPD apart") {
+  // HBM3 preset: tPPD 2, tRAS 45. Banks 0 and 4 open (other bank groups), both past tRAS at 100.
+  const HbmDeviceSpec spec = test::preset("hbm3.yaml").device;
+  REQUIRE(spec.t.PPD == 2);
+  using enum Cmd;
+  const std::vector<DramCommand> open = {C(kAct, 0, 0), C(kAct, 4, 4)};
+  auto with = [&](std::vector<DramCommand> cmds) {
+    cmds.insert(cmds.begin(), open.begin(), open.end());
+    return cmds;
+  };
+  CHECK(mentions(run(spec, with({C(kPre, 0, 100), C(kPre, 4, 101)})), "PRE bank 4: tPPD needs 2, got 1"));
+  CHECK(run(spec, with({C(kPre, 0, 100), C(kPre, 4, 102)})).empty());
+  // PREA counts on either side, and so does a precharge of a closed bank (a command all the same).
+  CHECK(mentions(run(spec, with({C(kPre, 0, 100), C(kPreA, 0, 101)})), "PREA bank 0: tPPD needs 2, got 1"));
+  CHECK(run(spec, with({C(kPre, 0, 100), C(kPreA, 0, 102)})).empty());
+  CHECK(mentions(run(spec, with({C(kPreA, 0, 100), C(kPre, 8, 101)})), "PRE bank 8: tPPD needs 2, got 1"));
+  // Per pseudo-channel: the other pseudo-channel of the channel may precharge in the next cycle.
+  TimingChecker two(spec, 2, true);
+  two.set_check_refresh(false);
+  for (const DramCommand& c : open) two.on_command(0, c);
+  two.on_command(1, C(kAct, 0, 6));
+  two.on_command(0, C(kPre, 0, 100));
+  two.on_command(1, C(kPre, 0, 101));
+  CHECK(two.violation_count() == 0);
+  // HBM2 has no such rule (tPPD 0): the row bus alone spaces them.
+  const HbmDeviceSpec hbm2 = test::preset("hbm2.yaml").device;
+  REQUIRE(hbm2.t.PPD == 0);
+  CHECK(run(hbm2, with({C(kPre, 0, 100), C(kPre, 4, 101)})).empty());
+}
+
+TEST_CASE("timing checker holds a per-bank refresh tRRD_L after an activate in its bank group") {
+  // HBM3 preset: tRRD_S 4, tRRD_L 5. Banks 0 and 1 share bank group 0, bank 4 is in group 1.
+  const HbmDeviceSpec spec = test::preset("hbm3.yaml").device;
+  REQUIRE(spec.t.RRD_S == 4);
+  REQUIRE(spec.t.RRD_L == 5);
+  using enum Cmd;
+  CHECK(mentions(run(spec, {C(kAct, 0, 0), C(kRefSb, 1, 4)}), "REFsb bank 1: tRRD_L needs 5, got 4"));
+  CHECK(run(spec, {C(kAct, 0, 0), C(kRefSb, 1, 5)}).empty());
+  // Another bank group's: tRRD_S.
+  CHECK(run(spec, {C(kAct, 0, 0), C(kRefSb, 4, 4)}).empty());
+  CHECK(mentions(run(spec, {C(kAct, 0, 0), C(kRefSb, 4, 3)}), "REFsb bank 4: tRRD_S needs 4, got 3"));
+}
