@@ -256,6 +256,13 @@ void check_hazards(const Program& program, const ProgramSource& source, std::uin
   if (!h) return;
   const Instr& earlier = program[h->earlier];
   const Instr& later = program[h->later];
+  // On several chips the others, running the file too, send chip dst_chip as many rows, which an
+  // ICI_WAIT may count first.
+  const std::string others =
+      chips < 2    ? ""
+      : chips == 2 ? " (and the other chip sends it as many rows, which may be counted first)"
+                   : " (and the other " + std::to_string(chips - 1) +
+                         " chips send it as many rows each, which may be counted first)";
   const std::string rows = h->first_row == h->last_row
                                ? "row " + std::to_string(h->first_row)
                                : "rows " + std::to_string(h->first_row) + ".." + std::to_string(h->last_row);
@@ -264,7 +271,8 @@ void check_hazards(const Program& program, const ProgramSource& source, std::uin
         source.where(h->later) + ": '" + describe(later) + "' " + (h->later_writes ? "writes" : "reads") +
         " accumulator " + rows + " while the rows '" + describe(earlier) + "' (" + source.where(h->earlier) +
         ") adds there may not have arrived: chip " + std::to_string(earlier.dst_chip) +
-        " runs this program too and sends them to itself, and they are added whenever they arrive, which only a "
+        " runs this program too and sends them to itself" + others +
+        ", and they are added whenever they arrive, which only a "
         "completed ICI_WAIT counting them guarantees, so the result depends on timing (" + h->fix +
         " would wait for them)");
   if (h->race == Hazard::Race::kArrival)  // scratchpad rows
@@ -272,7 +280,8 @@ void check_hazards(const Program& program, const ProgramSource& source, std::uin
         source.where(h->later) + ": '" + describe(later) + "' " + (h->later_writes ? "writes" : "reads") +
         " scratchpad " + rows + " while the rows '" + describe(earlier) + "' (" + source.where(h->earlier) +
         ") sends there may not have arrived: chip " + std::to_string(earlier.dst_chip) +
-        " runs this program too and sends them to itself, and they are written whenever they arrive, which only a "
+        " runs this program too and sends them to itself" + others +
+        ", and they are written whenever they arrive, which only a "
         "completed ICI_WAIT counting them guarantees, so the result depends on timing (" + h->fix +
         " would wait for them)");
   if (h->destination)

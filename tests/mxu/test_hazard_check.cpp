@@ -289,6 +289,19 @@ TEST_CASE("hazards: scratchpad rows a chip sends itself are written whenever the
                         "it and wait_ici=0 would wait for them)");
 }
 
+TEST_CASE("hazards: on several chips the rows the others send in are named among the rows to wait for") {
+  // tests/programs/ici_loopback.s on 2 chips: chip 1 sends chip 0 a row into row 7 too, and the
+  // ICI_WAIT for one row may count it first.
+  const std::string dir = std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/";
+  ProgramSource source;
+  const Program p = load_program_file(dir + "ici_loopback.s", source);
+  CHECK_NOTHROW(check_hazards(p, source, 1));
+  CHECK_THROWS_WITH(check_hazards(p, source, 2),
+                    Catch::Contains("sends them to itself (and the other chip sends it as many rows, which may be "
+                                    "counted first), and they are written whenever they arrive"));
+  CHECK_THROWS_WITH(check_hazards(p, source, 4), Catch::Contains("(and the other 3 chips send it as many rows each"));
+}
+
 TEST_CASE("hazards: a send to the chip's own scratchpad waits for other units still using its rows") {
   // The second load writes row 1 and only the first is waited for: the row sent there may arrive
   // before the load's data, or after.
