@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/core/time.h"
@@ -29,7 +30,17 @@ class Checker {
 
   /// Mismatches recorded so far, earliest first (by time, then as reported): the earliest
   /// max_recorded() are kept, whatever order they were found in.
-  const std::vector<Mismatch>& mismatches() const { return m_mismatches; }
+  const std::vector<Mismatch>& mismatches() const {
+    if (!m_listed) {
+      std::vector<const Kept*> order;
+      for (const Kept& k : m_kept) order.push_back(&k);
+      std::sort(order.begin(), order.end(), [](const Kept* a, const Kept* b) { return by_key(*a, *b); });
+      m_list.clear();
+      for (const Kept* k : order) m_list.push_back(k->m);
+      m_listed = true;
+    }
+    return m_list;
+  }
   /// Every mismatch seen, including those not kept.
   std::uint64_t mismatch_count() const { return m_count; }
   bool passed() const { return m_count == 0; }
@@ -38,18 +49,30 @@ class Checker {
  protected:
   /// A checker may find mismatches out of time order (the timing correlator compares
   /// instructions, then memory requests): the failure's first mismatch, where the waveform is
-  /// placed, is the earliest in time, so the latest kept gives way to an earlier one.
+  /// placed, is the earliest in time, so the latest kept gives way to an earlier one. The kept
+  /// ones are a heap with the latest on top: a mismatch costs O(log n) whatever the order.
   void report(Mismatch m) {
-    ++m_count;
-    if (m_mismatches.size() == max_recorded() && m.time >= m_mismatches.back().time) return;
-    const auto at = std::upper_bound(m_mismatches.begin(), m_mismatches.end(), m.time,
-                                     [](Time t, const Mismatch& k) { return t < k.time; });
-    m_mismatches.insert(at, std::move(m));
-    if (m_mismatches.size() > max_recorded()) m_mismatches.pop_back();
+    const std::pair<Time, std::uint64_t> key{m.time, m_count++};
+    if (m_kept.size() == max_recorded()) {
+      if (!(key < m_kept.front().key)) return;
+      std::pop_heap(m_kept.begin(), m_kept.end(), by_key);
+      m_kept.back() = Kept{key, std::move(m)};
+    } else {
+      m_kept.push_back(Kept{key, std::move(m)});
+    }
+    std::push_heap(m_kept.begin(), m_kept.end(), by_key);
+    m_listed = false;
   }
 
  private:
-  std::vector<Mismatch> m_mismatches;
+  struct Kept {
+    std::pair<Time, std::uint64_t> key;  // time, then the order reported
+    Mismatch m;
+  };
+  static bool by_key(const Kept& a, const Kept& b) { return a.key < b.key; }
+  std::vector<Kept> m_kept;
+  mutable std::vector<Mismatch> m_list;  // m_kept in order, made when asked for
+  mutable bool m_listed = true;
   std::uint64_t m_count = 0;
 };
 

@@ -3,6 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "bridge/timing_correlator.h"
@@ -362,4 +365,30 @@ TEST_CASE("past the kept number the earliest mismatches are kept whatever order 
     CHECK(kept[i].time == kClk.edge(2 * (i - 1) + 2));
   }
   CHECK(std::is_sorted(kept.begin(), kept.end(), [](const Mismatch& a, const Mismatch& b) { return a.time < b.time; }));
+}
+
+TEST_CASE("a checker keeps the earliest mismatches by time then report order from any order of finding",
+          "[timing]") {
+  struct Recorder : Checker {
+    std::string name() const override { return "recorder"; }
+    using Checker::report;
+  };
+  // 5000 findings, times shuffled with many equal ones: kept are the first 1000 of them sorted by
+  // (time, order found), as a stable sort of all of them gives.
+  std::vector<std::pair<Time, std::size_t>> all;
+  std::mt19937_64 rng(7);
+  Recorder r;
+  for (std::size_t i = 0; i < 5000; ++i) {
+    const Time t = rng() % 700;
+    all.emplace_back(t, i);
+    r.report({t, "w", std::to_string(i), "f", "", ""});
+  }
+  std::sort(all.begin(), all.end());
+  CHECK(r.mismatch_count() == 5000);
+  const auto& kept = r.mismatches();
+  REQUIRE(kept.size() == Checker::max_recorded());
+  bool same = true;
+  for (std::size_t i = 0; i < kept.size(); ++i)
+    same = same && kept[i].time == all[i].first && kept[i].id == std::to_string(all[i].second);
+  CHECK(same);
 }
