@@ -52,6 +52,7 @@ std::uint64_t env_count(const char* name, std::uint64_t fallback) {
 struct MultiSetup {
   std::uint32_t chips = 2;
   std::uint32_t side = 4;  ///< The tiles' rows and columns.
+  std::size_t max_instructions = 80;  ///< The generator's (before its last waits, sends and stores).
   std::string fabric;  ///< configs/ici file name.
   double fabric_ns = 0;  ///< Not 0: the fabric with every latency_ns this (a file of its own).
   std::string fabric_file;  ///< The fabric's file (the one of configs/ici, or that one written).
@@ -86,6 +87,7 @@ MultiSetup multi_setup_for(std::uint64_t seed) {
   s.outstanding = kOutstanding[rng() % std::size(kOutstanding)];
   static constexpr double kFabricNs[] = {1, 3, 20};
   if (rng() % 2) s.fabric_ns = kFabricNs[rng() % std::size(kFabricNs)];
+  if (rng() % 4 == 0) s.max_instructions = 240;
   // A quarter of the seeds on 8x8 tiles when the build verilates them.
   const auto sizes = rtl_tile_sizes();
   if (rng() % 4 == 0 && std::find(sizes.begin(), sizes.end(), std::pair{8u, 8u}) != sizes.end()) s.side = 8;
@@ -112,6 +114,7 @@ MultiRun run_multichip_seed(std::uint64_t seed) {
   RandomProgramOptions options;
   options.chips = r.setup.chips;
   options.high_addresses = !r.setup.hbm;
+  options.max_instructions = r.setup.max_instructions;
   const Program program = random_program(seed, geo, options, &r.stats);
   const std::string stem = "random_multichip_seed" + std::to_string(seed);
   r.file = fs::current_path() / (stem + ".s");
