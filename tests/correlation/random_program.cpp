@@ -38,16 +38,40 @@ class Generator {
   Generator(std::uint64_t seed, const TileGeometry& geo, const RandomProgramOptions& opt, RandomProgramStats& stats)
       : m_rng(seed), m_geo(geo), m_opt(opt), m_stats(stats), m_row_bytes(geo.sp_row_bytes()),
         m_sp_written(geo.sp_rows, std::vector<std::uint8_t>(m_row_bytes, 0)), m_acc_written(geo.acc_rows, 0),
-        m_sp_arrival(geo.sp_rows, 0), m_sp_arrival_wait(geo.sp_rows, 0), m_acc_arrival(geo.acc_rows, 0) {
+        m_sp_arrival(geo.sp_rows, 0), m_sp_arrival_wait(geo.sp_rows, 0), m_acc_arrival(geo.acc_rows, 0),
+      m_chips(std::max(1u, opt.chips)) {
     for (auto& last : m_sp_last) last.assign(geo.sp_rows, 0);
+    if (m_chips > 1) {
+      if (geo.sp_rows <= 2 * kTokenRows + 16) throw std::invalid_argument("random_program: scratchpad too small");
+      // The last rows are the tokens' (sources, then destinations); the rest is the generator's.
+      m_token_src = geo.sp_rows - 2 * kTokenRows;
+      m_geo.sp_rows = m_token_src;
+      m_sent_to.assign(m_chips, 0);
+      m_sp_last_ici.assign(geo.sp_rows, 0);
+      m_acc_last_matmul.assign(geo.acc_rows, 0);
+      m_acc_last_output.assign(geo.acc_rows, 0);
+    }
   }
 
   Program run() {
     const std::uint32_t n = between(static_cast<std::uint32_t>(m_opt.min_instructions),
                                     static_cast<std::uint32_t>(m_opt.max_instructions));
+    if (m_chips > 1)  // about as many rows as instructions, over the chips
+      m_budget = m_opt.rows_per_chip ? m_opt.rows_per_chip : between(4, 8 + 2 * n / m_chips);
     for (std::uint32_t i = 0; i < n; ++i) one();
+    if (m_chips > 1) {
+      // Every chip is sent its budget, the rest as tokens.
+      for (std::uint32_t c = 0; c < m_chips; ++c)
+        while (m_sent_to[c] < m_budget) emit_token(c, std::min<std::uint64_t>(m_budget - m_sent_to[c], kTokenRows));
+    }
     // Every row sent arrives before the end, and a result or two is stored.
     if (pending_rows()) emit_wait(pending_rows());
+    if (m_chips > 1) {
+      // The sums the chips added into accumulators (int8), read out and stored.
+      std::shuffle(m_reduced.begin(), m_reduced.end(), m_rng);
+      for (std::size_t k = 0; k < std::min<std::size_t>(m_reduced.size(), 3); ++k) make_output(m_reduced[k]);
+      for (int k = 0; k < 2; ++k) make_store(true);
+    }
     for (int k = 0; k < 2; ++k) make_store(true);
     return std::move(m_prog);
   }
@@ -108,11 +132,14 @@ class Generator {
   }
   /// Rows whose first `bytes` bytes are written.
   std::optional<Range> sp_defined(std::uint32_t bytes, std::uint32_t max_count) {
-    return pick(m_geo.sp_rows, max_count, [&](std::uint32_t r) { return prefix(r) >= bytes; });
+    return pick(m_geo.sp_rows, max_count, [&](std::uint32_t r) { return prefix(r) >= bytes && sp_usable(r); });
   }
   std::optional<Range> acc_defined(std::uint32_t max_count) {
-    return pick(m_geo.acc_rows, max_count, [&](std::uint32_t r) { return m_acc_written[r] != 0; });
+    return pick(m_geo.acc_rows, max_count, [&](std::uint32_t r) { return m_acc_written[r] != 0 && acc_usable(r); });
   }
+  /// Whether an ICI_WAIT can yet count every row arriving there (always on one chip).
+  bool sp_usable(std::uint32_t r) const { return m_sp_arrival[r] <= cap(); }
+  bool acc_usable(std::uint32_t r) const { return m_acc_arrival[r] <= cap(); }
 
   // --- HBM addresses
   std::uint32_t pick_stride(std::uint32_t rows, bool allow_zero) {
@@ -148,9 +175,42 @@ class Generator {
 
   // --- emitting
   void push(const Instr& in) {
+    if (m_chips > 1) dispatch(in);
     m_prog.push_back(in);
     const int u = unit_index(in.op);
     if (u >= 0) ++m_count[u];
+  }
+  /// What is complete when `in` (about to be pushed) dispatches, as find_hazard works it out: per
+  /// unit, how many of its first instructions, and the index before which every MATMUL has written
+  /// its results back.
+  void dispatch(const Instr& in) {
+    const std::size_t i = m_prog.size();
+    Done g = m_carried;
+    for (int x = 0; x < 3; ++x) {
+      const std::uint64_t n = m_of_unit[x].size();
+      const std::uint8_t w = x == kDma ? in.wait_dma : x == kCompute ? in.wait_compute : in.wait_ici;
+      std::uint64_t limit = in.op == Opcode::FENCE ? 0 : w == isa::kNoWait ? n : w;
+      limit = std::min(limit, max_outstanding_at_dispatch(unit_of(in.op), static_cast<Unit>(x + 1)));
+      g[x] = std::max(g[x], n - std::min(n, limit));
+    }
+    for (bool grew = true; grew;) {  // a complete instruction was dispatched: what held then holds now
+      grew = false;
+      for (int x = 0; x < 3; ++x) {
+        if (g[x] == 0) continue;
+        const Done& then = m_done[m_of_unit[x][g[x] - 1]];
+        for (int y = 0; y < 3; ++y)
+          if (then[y] > g[y]) g[y] = then[y], grew = true;
+      }
+    }
+    m_done.push_back(g);
+    m_carried = g;
+    if (g[kCompute] != 0) m_drained = std::max(m_drained, m_output_upto[g[kCompute] - 1]);
+    if (in.op == Opcode::FENCE) m_drained = i;
+    m_drained_at.push_back(m_drained);
+    const int u = unit_index(in.op);
+    if (u == kCompute)
+      m_output_upto.push_back(in.op == Opcode::OUTPUT ? i : m_output_upto.empty() ? 0 : m_output_upto.back());
+    if (u >= 0) m_of_unit[u].push_back(i);
   }
   /// `in` dispatches only once the instruction of unit `unit` with ordinal `ord_plus1 - 1` has completed.
   void after(Instr& in, int unit, std::uint64_t ord_plus1) {
@@ -160,7 +220,12 @@ class Generator {
     std::uint8_t* f = wait_field(in, unit);
     *f = static_cast<std::uint8_t>(std::min<std::uint64_t>(*f, later));
   }
-  std::uint64_t pending_rows() const { return m_rows_sent - m_rows_waited; }
+  /// The most rows the ICI_WAITs so far may count without a deadlock: what every chip is sent.
+  std::uint64_t cap() const {
+    if (m_chips == 1) return m_rows_sent;
+    return m_chips * *std::min_element(m_sent_to.begin(), m_sent_to.end());
+  }
+  std::uint64_t pending_rows() const { return cap() - m_rows_waited; }
   void emit_wait(std::uint64_t rows) {
     Instr w;
     w.op = Opcode::ICI_WAIT;
@@ -168,6 +233,7 @@ class Generator {
     randomize_waits(w);
     push(w);
     m_rows_waited += rows;
+    if (m_chips > 1) m_ici.push_back({m_prog.size() - 1, false, 0, 0, m_rows_waited});
     for (std::uint32_t r = 0; r < m_geo.sp_rows; ++r)
       if (m_sp_arrival[r] != 0 && m_sp_arrival[r] <= m_rows_waited && m_sp_arrival_wait[r] == 0)
         m_sp_arrival_wait[r] = m_count[kIci];
@@ -175,16 +241,24 @@ class Generator {
   /// Before `in` touches scratchpad rows `sp` (and accumulator rows `acc`): an ICI_WAIT for every
   /// row still arriving there, and for an instruction of another unit a wait for the ICI_WAIT that
   /// counted the rows that arrived there.
-  void settle(Instr& in, Range sp, Range acc = {}) {
+  /// False (nothing emitted) when no ICI_WAIT can count them yet (several chips).
+  [[nodiscard]] bool settle(Instr& in, Range sp, Range acc = {}) {
     bool pending = false;
-    for (std::uint32_t r = sp.first; r < sp.end(); ++r) pending |= m_sp_arrival[r] > m_rows_waited;
-    for (std::uint32_t r = acc.first; r < acc.end(); ++r) pending |= m_acc_arrival[r] > m_rows_waited;
+    for (std::uint32_t r = sp.first; r < sp.end(); ++r) {
+      pending |= m_sp_arrival[r] > m_rows_waited;
+      if (!sp_usable(r)) return false;
+    }
+    for (std::uint32_t r = acc.first; r < acc.end(); ++r) {
+      pending |= m_acc_arrival[r] > m_rows_waited;
+      if (!acc_usable(r)) return false;
+    }
     if (pending) {
       emit_wait(pending_rows());
       ++m_stats.forced_waits;
     }
-    if (unit_of(in.op) == Unit::ici) return;  // the ICI unit runs its instructions in order
+    if (unit_of(in.op) == Unit::ici) return true;  // the ICI unit runs its instructions in order
     for (std::uint32_t r = sp.first; r < sp.end(); ++r) after(in, kIci, m_sp_arrival_wait[r]);
+    return true;
   }
   /// Notes that `in` (just emitted, of a DMA or compute unit) touches scratchpad rows `sp`.
   void touched(const Instr& in, Range sp) {
@@ -195,7 +269,9 @@ class Generator {
   // --- instructions
   void one() {
     static constexpr std::array<int, 9> kWeights = {18, 14, 10, 16, 12, 10, 5, 3, 3};
-    std::discrete_distribution<int> d(kWeights.begin(), kWeights.end());
+    static constexpr std::array<int, 9> kChipsWeights = {18, 14, 10, 16, 12, 20, 5, 3, 3};  // more sends
+    const auto& w = m_chips > 1 ? kChipsWeights : kWeights;
+    std::discrete_distribution<int> d(w.begin(), w.end());
     bool made = true;
     switch (d(m_rng)) {
       case 0: make_load(); break;
@@ -203,7 +279,7 @@ class Generator {
       case 2: made = make_load_weights(); break;
       case 3: made = make_matmul(); break;
       case 4: made = make_output(); break;
-      case 5: made = make_send(); break;
+      case 5: made = m_chips > 1 ? make_chip_send() : make_send(); break;
       case 6: make_wait(); break;
       case 7: make_plain(Opcode::FENCE); break;
       default: make_plain(Opcode::NOP); break;
@@ -229,7 +305,7 @@ class Generator {
     const Range sp = sp_dest(in.rows);
     in.sp_row = static_cast<std::uint16_t>(sp.first);
     randomize_waits(in);
-    settle(in, sp);
+    if (!settle(in, sp)) return;
     push(in);
     touched(in, sp);
     for (std::uint32_t r = sp.first; r < sp.end(); ++r) write_sp(r, in.cols);
@@ -262,7 +338,7 @@ class Generator {
     in.hbm_stride = pick_stride(in.rows, in.rows == 1);
     in.hbm_addr = pick_addr(in.rows, in.hbm_stride);
     randomize_waits(in);
-    settle(in, *src);
+    if (!settle(in, *src)) return false;
     push(in);
     touched(in, *src);
     m_stores.push_back(in);
@@ -282,7 +358,7 @@ class Generator {
     in.sp_row = static_cast<std::uint16_t>(src->first);
     in.rows = static_cast<std::uint16_t>(src->count);
     randomize_waits(in);
-    settle(in, *src);
+    if (!settle(in, *src)) return false;
     push(in);
     touched(in, *src);
     m_w_written[in.buf] = true;
@@ -314,16 +390,24 @@ class Generator {
     in.accumulate = all_written && chance(0.6);
     in.acc_row = static_cast<std::uint16_t>(acc.first);
     randomize_waits(in);
-    settle(in, *src, acc);
+    if (!settle(in, *src, acc)) return false;
     push(in);
     touched(in, *src);
-    for (std::uint32_t r = acc.first; r < acc.end(); ++r) m_acc_written[r] = 1;
+    for (std::uint32_t r = acc.first; r < acc.end(); ++r) {
+      m_acc_written[r] = 1;
+      if (m_chips > 1) m_acc_last_matmul[r] = m_prog.size();
+    }
     m_last_matmul_dtype = in.dtype;
     return true;
   }
 
-  bool make_output() {
-    const std::optional<Range> acc = acc_defined(chance(0.2) ? 40 : 12);
+  bool make_output(std::optional<Range> acc = std::nullopt) {
+    if (acc) {
+      for (std::uint32_t r = acc->first; r < acc->end(); ++r)
+        if (!m_acc_written[r] || !acc_usable(r)) return false;
+    } else {
+      acc = acc_defined(chance(0.2) ? 40 : 12);
+    }
     if (!acc) return make_matmul();
     Instr in;
     in.op = Opcode::OUTPUT;
@@ -337,9 +421,11 @@ class Generator {
     const Range sp = sp_dest(in.rows);
     in.sp_row = static_cast<std::uint16_t>(sp.first);
     randomize_waits(in);
-    settle(in, sp, *acc);
+    if (!settle(in, sp, *acc)) return false;
     push(in);
     touched(in, sp);
+    if (m_chips > 1)
+      for (std::uint32_t r = acc->first; r < acc->end(); ++r) m_acc_last_output[r] = m_count[kCompute];
     const std::uint32_t bytes = in.cols * (in.convert ? elem_bytes(in.dtype) : 4u);
     for (std::uint32_t r = sp.first; r < sp.end(); ++r) write_sp(r, bytes);
     m_results.push_back(sp);
@@ -364,7 +450,7 @@ class Generator {
       in.sp_row = static_cast<std::uint16_t>(src->first);
       in.remote_row = static_cast<std::uint16_t>(acc->first);
       randomize_waits(in);
-      settle(in, *src);
+      if (!settle(in, *src)) return false;
       push(in);
       // find_hazard takes a send's rows as arrived once its last one is counted.
       m_rows_sent += in.rows;
@@ -388,7 +474,7 @@ class Generator {
     in.sp_row = static_cast<std::uint16_t>(src.first);
     in.remote_row = static_cast<std::uint16_t>(dst.first);
     randomize_waits(in);
-    settle(in, src);
+    if (!settle(in, src)) return false;
     // The rows land whenever they arrive: whatever another unit does with them before must be over.
     for (std::uint32_t r = dst.first; r < dst.end(); ++r) {
       after(in, kDma, m_sp_last[kDma][r]);
@@ -404,6 +490,203 @@ class Generator {
       m_sp_arrival_wait[to] = 0;
     }
     m_results.push_back(dst);
+    return true;
+  }
+
+  // --- rows between chips (several chips; every chip runs the program)
+  //
+  // A send to chip d runs on every chip: d gets a copy of its rows from each, in no order between
+  // chips. Only int8 additions into accumulators commute, so those rows stay defined; the rows a
+  // plain or bf16 send writes are not (never read until written again). Other chips' copies land
+  // whenever they come: chip d's earlier instructions using the rows must be complete by then,
+  // and its later ones wait for an ICI_WAIT that counts them. find_hazard takes a send's rows as
+  // arrived once an ICI_WAIT counts every row the other chips send d in the whole program, and
+  // d's own up to them, which (a chip's rows arriving in order) covers every chip's copy too: with
+  // each chip sent m_budget rows in all, a row is usable once the ICI_WAITs count
+  // (chips - 1) * m_budget + its number among d's own.
+
+  /// Sends `rows` rows from the token rows to chip `c`'s token rows, which nothing else uses.
+  void emit_token(std::uint32_t c, std::uint64_t rows) {
+    Instr in;
+    in.op = Opcode::ICI_SEND;
+    in.dst_chip = static_cast<std::uint8_t>(c);
+    in.rows = static_cast<std::uint16_t>(rows);
+    in.cols = static_cast<std::uint16_t>(chance(0.5) ? m_row_bytes : between(1, m_row_bytes));
+    in.sp_row = static_cast<std::uint16_t>(m_token_src);
+    in.remote_row = static_cast<std::uint16_t>(m_token_src + kTokenRows);
+    randomize_waits(in);
+    push_send(in);
+    ++m_stats.token_sends;
+  }
+  void push_send(const Instr& in) {
+    push(in);
+    m_ici.push_back({m_prog.size() - 1, true, in.dst_chip, in.rows, 0});
+    m_sent_to[in.dst_chip] += in.rows;
+  }
+
+  /// A FENCE, then every chip sends each as many token rows as leaves them all sent the same, one
+  /// more than the most any is, then an ICI_WAIT for all: no chip passes it before every chip has
+  /// sent its tokens, after its FENCE.
+  bool make_barrier() {
+    const std::uint64_t most = *std::max_element(m_sent_to.begin(), m_sent_to.end()) + 1;
+    if (most > m_budget) return false;
+    make_plain(Opcode::FENCE);
+    std::vector<std::uint32_t> order(m_chips);
+    for (std::uint32_t c = 0; c < m_chips; ++c) order[c] = c;
+    std::shuffle(order.begin(), order.end(), m_rng);
+    for (const std::uint32_t c : order)
+      while (m_sent_to[c] < most) emit_token(c, std::min<std::uint64_t>(most - m_sent_to[c], kTokenRows));
+    emit_wait(pending_rows());
+    ++m_stats.barriers;
+    return true;
+  }
+
+  /// Whether some chip other than d can reach the ICI unit's instruction `q` (ordinal) while chip d
+  /// has run only its first `e`: each other chip goes as far as the rows it can have been sent
+  /// let its ICI_WAITs pass, until none goes further.
+  bool others_reach(std::uint32_t d, std::size_t e, std::size_t q) const {
+    std::vector<std::size_t> pos(m_chips, 0);
+    pos[d] = e;
+    // sent[c][j]: rows the ICI unit's first j instructions send chip c.
+    std::vector<std::vector<std::uint64_t>> sent(m_chips, std::vector<std::uint64_t>(m_ici.size() + 1, 0));
+    for (std::uint32_t c = 0; c < m_chips; ++c)
+      for (std::size_t j = 0; j < m_ici.size(); ++j)
+        sent[c][j + 1] = sent[c][j] + (m_ici[j].send && m_ici[j].dst == c ? m_ici[j].rows : 0);
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (std::uint32_t c = 0; c < m_chips; ++c) {
+        if (c == d) continue;
+        while (pos[c] < q) {
+          const IciOp& op = m_ici[pos[c]];
+          if (!op.send) {
+            std::uint64_t arrived = 0;
+            for (std::uint32_t x = 0; x < m_chips; ++x) arrived += sent[c][pos[x]];
+            if (op.waited > arrived) break;
+          }
+          ++pos[c];
+          moved = true;
+        }
+      }
+    }
+    for (std::uint32_t c = 0; c < m_chips; ++c)
+      if (c != d && pos[c] >= q) return true;
+    return false;
+  }
+  /// The instruction of chip d's ICI unit that must have started before another chip's copy of
+  /// the next send can come (its program index), none when one can come at any time.
+  std::optional<std::size_t> enabler(std::uint32_t d) const {
+    const std::size_t q = m_ici.size();
+    std::size_t e = 0;
+    while (e < q && !others_reach(d, e, q)) ++e;
+    if (e == 0) return std::nullopt;
+    return m_ici[e - 1].index;
+  }
+  /// Whether the instruction of unit `unit` with ordinal `ord_plus1 - 1` (none: 0) is complete when
+  /// `at` (an ICI instruction, the `e`-th) dispatches or starts.
+  bool complete_at(std::optional<std::size_t> at, int unit, std::uint64_t ord_plus1) const {
+    if (ord_plus1 == 0) return true;
+    if (!at) return false;
+    return m_done[*at][unit] >= ord_plus1;
+  }
+  /// Whether other chips' copies of a send to scratchpad rows `sp` or accumulator rows `acc`,
+  /// landing once `at` started, find every earlier use of the rows there over.
+  bool lands_clear(std::optional<std::size_t> at, std::optional<std::size_t> at_ici, Range sp, Range acc) const {
+    for (std::uint32_t r = sp.first; r < sp.end(); ++r) {
+      if (!complete_at(at, kDma, m_sp_last[kDma][r]) || !complete_at(at, kCompute, m_sp_last[kCompute][r]))
+        return false;
+      // The ICI unit's instructions before the one started are complete.
+      const std::uint64_t ici = m_sp_last_ici[r];
+      if (ici != 0 && !(at_ici && ici <= *at_ici) && !complete_at(at, kIci, ici)) return false;
+    }
+    for (std::uint32_t r = acc.first; r < acc.end(); ++r) {
+      if (m_acc_last_matmul[r] != 0 && (!at || m_acc_last_matmul[r] > m_drained_at[*at])) return false;
+      if (!complete_at(at, kCompute, m_acc_last_output[r])) return false;
+    }
+    return true;
+  }
+  /// The ICI ordinal of program index `at` (an ICI instruction).
+  std::optional<std::size_t> ici_ordinal(std::optional<std::size_t> at) const {
+    if (!at) return std::nullopt;
+    for (std::size_t j = 0; j < m_ici.size(); ++j)
+      if (m_ici[j].index == *at) return j;
+    return std::nullopt;
+  }
+
+  bool make_chip_send() {
+    if (chance(0.3)) make_barrier();
+    const auto d = static_cast<std::uint32_t>(below(m_chips));
+    const std::uint64_t room = m_budget - m_sent_to[d];
+    if (room == 0) return false;
+    const std::uint32_t max_rows = static_cast<std::uint32_t>(std::min<std::uint64_t>(room, 16));
+    Instr in;
+    in.op = Opcode::ICI_SEND;
+    in.dst_chip = static_cast<std::uint8_t>(d);
+    in.to_acc = chance(0.5);
+    in.cols = static_cast<std::uint16_t>(chance(0.4) ? m_row_bytes : between(1, m_row_bytes));
+    // Destinations where other chips' copies may land from the earliest they can come.
+    const std::optional<std::size_t> early = enabler(d);
+    const std::optional<std::size_t> early_ici = ici_ordinal(early);
+    Range src, dst;
+    if (in.to_acc) {
+      in.dtype = chance(0.75) ? DType::kInt8 : DType::kBf16;
+      const std::uint32_t elems = std::min(m_geo.cols, (in.cols + 3u) / 4u);
+      const std::optional<Range> acc = pick(m_geo.acc_rows, max_rows, [&](std::uint32_t r) {
+        return m_acc_written[r] != 0 && acc_usable(r) && lands_clear(early, early_ici, {}, {r, 1});
+      });
+      if (!acc) {
+        ++m_stats.sends_refused;
+        return false;
+      }
+      const std::optional<Range> s = sp_defined(4 * elems, acc->count);
+      if (!s) return false;
+      src = *s;
+      dst = {acc->first, src.count};
+    } else {
+      if (const std::optional<Range> w = chance(0.8) ? sp_defined(1, max_rows) : std::nullopt) {
+        src = *w;
+      } else {
+        src = sp_dest(between(1, max_rows));
+      }
+      for (int tries = 0;; ++tries) {
+        if (tries == 20) {
+          ++m_stats.sends_refused;
+          return false;
+        }
+        dst = sp_dest(src.count);
+        if ((dst.end() <= src.first || src.end() <= dst.first) && lands_clear(early, early_ici, dst, {})) break;
+      }
+    }
+    in.rows = static_cast<std::uint16_t>(src.count);
+    in.sp_row = static_cast<std::uint16_t>(src.first);
+    in.remote_row = static_cast<std::uint16_t>(dst.first);
+    randomize_waits(in);
+    if (!settle(in, src)) return false;
+    // A wait settle added only makes other chips come later; checked again all the same.
+    const std::optional<std::size_t> at = enabler(d);
+    if (!lands_clear(at, ici_ordinal(at), in.to_acc ? Range{} : dst, in.to_acc ? dst : Range{}))
+      throw std::logic_error("random_program: a send's destination stopped being clear");
+    if (!in.to_acc)  // chip d's own copy lands from when the send runs (find_hazard checks it as such)
+      for (std::uint32_t r = dst.first; r < dst.end(); ++r) {
+        after(in, kDma, m_sp_last[kDma][r]);
+        after(in, kCompute, m_sp_last[kCompute][r]);
+      }
+    const std::uint64_t own = m_sent_to[d];
+    push_send(in);
+    ++m_stats.chip_sends;
+    for (std::uint32_t r = src.first; r < src.end(); ++r) m_sp_last_ici[r] = m_count[kIci];
+    const std::uint64_t others = std::uint64_t{m_chips - 1} * m_budget;
+    for (std::uint32_t i = 0; i < in.rows; ++i) {
+      const std::uint32_t r = dst.first + i;
+      if (in.to_acc) {
+        m_acc_arrival[r] = std::max(m_acc_arrival[r], others + own + i + 1);
+        if (in.dtype != DType::kInt8) m_acc_written[r] = 0;
+      } else {
+        m_sp_arrival[r] = std::max(m_sp_arrival[r], others + own + i + 1);
+        m_sp_arrival_wait[r] = 0;
+        for (std::uint32_t b = 0; b < std::min<std::uint32_t>(in.cols, m_row_bytes); ++b) m_sp_written[r][b] = 0;
+      }
+    }
+    if (in.to_acc && in.dtype == DType::kInt8) m_reduced.push_back(dst);
     return true;
   }
 
@@ -443,16 +726,41 @@ class Generator {
   std::uint64_t m_rows_sent = 0, m_rows_waited = 0;
   std::vector<std::uint64_t> m_sp_arrival, m_sp_arrival_wait, m_acc_arrival;
   std::vector<Range> m_results;  // rows OUTPUT or an ICI_SEND wrote, not yet stored
+  // Several chips: each chip is sent m_budget rows in all; the token rows; the ICI unit's
+  // instructions; per scratchpad row the last ICI_SEND reading it (ICI ordinal + 1), per
+  // accumulator row the last MATMUL writing it (index + 1) and OUTPUT reading it (compute ordinal
+  // + 1); per instruction what is complete at its dispatch (find_hazard's rules).
+  static constexpr std::uint32_t kTokenRows = 4;
+  struct IciOp {
+    std::size_t index = 0;
+    bool send = false;
+    std::uint32_t dst = 0;
+    std::uint64_t rows = 0;    ///< A send's.
+    std::uint64_t waited = 0;  ///< An ICI_WAIT's: the rows it and the ones before count.
+  };
+  using Done = std::array<std::uint64_t, 3>;
+  std::uint32_t m_chips = 1;
+  std::uint64_t m_budget = 0;
+  std::uint32_t m_token_src = 0;
+  std::vector<std::uint64_t> m_sent_to;
+  std::vector<IciOp> m_ici;
+  std::vector<std::uint64_t> m_sp_last_ici, m_acc_last_matmul, m_acc_last_output;
+  std::vector<Done> m_done;
+  std::vector<std::size_t> m_drained_at, m_output_upto;
+  std::array<std::vector<std::size_t>, 3> m_of_unit;
+  Done m_carried{};
+  std::size_t m_drained = 0;
+  std::vector<Range> m_reduced;  // accumulator rows int8 sends added into
   std::vector<Instr> m_stores;   // DMA_STOREs so far, to load back from
 };
 
 }  // namespace
 
-void repair_hazards(Program& program, RandomProgramStats* stats) {
+void repair_hazards(Program& program, RandomProgramStats* stats, std::uint32_t chips) {
   RandomProgramStats ignored;
   RandomProgramStats& st = stats ? *stats : ignored;
   for (std::size_t steps = 0;; ++steps) {
-    const std::optional<Hazard> h = find_hazard(program, RunOn{1, std::nullopt});
+    const std::optional<Hazard> h = find_hazard(program, RunOn{chips, std::nullopt});
     if (!h) return;
     if (steps > 8 * program.size() + 64) throw std::logic_error("repair_hazards: the hazards do not end");
     Instr& later = program[h->later];
@@ -488,7 +796,7 @@ Program random_program(std::uint64_t seed, const TileGeometry& geo, const Random
   Program p = Generator(seed, geo, options, st).run();
   const Program generated = p;
   try {
-    repair_hazards(p, &st);
+    repair_hazards(p, &st, std::max(1u, options.chips));
   } catch (const std::logic_error& e) {
     throw std::logic_error(std::string(e.what()) + " in the program generated from seed " + std::to_string(seed) +
                            ":\n" + format_program(generated));
@@ -498,9 +806,10 @@ Program random_program(std::uint64_t seed, const TileGeometry& geo, const Random
   source.path = "random seed " + std::to_string(seed);
   for (std::size_t i = 0; i < p.size(); ++i) source.lines.push_back(static_cast<std::uint32_t>(i + 1));
   check_program(p, geo, source);
-  check_destinations(p, 1, source);
+  const std::uint32_t chips = std::max(1u, options.chips);
+  check_destinations(p, chips, source);
   check_waits_alone(p, source);
-  check_hazards(p, source, 1);
+  check_hazards(p, source, chips);
   return p;
 }
 
