@@ -59,6 +59,7 @@ struct Inbound {
 };
 
 constexpr std::uint64_t kUnknown = std::numeric_limits<std::uint64_t>::max();
+constexpr std::size_t kNoSend = std::numeric_limits<std::size_t>::max();
 
 /// A race between instructions `earlier` and `later` over rows [first, end).
 Hazard race_over(std::size_t earlier, std::size_t later, std::uint32_t first, std::uint32_t end) {
@@ -116,6 +117,29 @@ std::optional<Hazard> find_hazard(const Program& program, const RunOn& run_on) {
       if (counted(waited[o], s, end))
         return std::string(kWaitField[2]) + "=" + std::to_string(waited.size() - o - 1);
     return ici_unit ? "an ici_wait counting them before it" : "an ici_wait counting them before it and wait_ici=0";
+  };
+  // Every chip runs the program: chip dst_chip receives each ICI_SEND's rows
+  // from every chip, in an order nothing fixes. What depends on that order
+  // (a plain send's scratchpad rows; accumulator rows bf16 rows were added
+  // into, whose floating-point sum does) is followed through what the
+  // program computes from it, per scratchpad row, accumulator row and weight
+  // buffer: the send it comes from, or kNoSend. Only memory is compared, so
+  // only a store of such rows makes the result depend on timing.
+  const bool copies = !run_on.chip && run_on.chips > 1;
+  std::vector<std::size_t> sp_from, acc_from;
+  std::array<std::size_t, 2> buf_from{kNoSend, kNoSend};
+  const auto set = [](std::vector<std::size_t>& rows, std::uint32_t first, std::uint32_t n, std::size_t send) {
+    if (rows.size() < std::size_t{first} + n) rows.resize(std::size_t{first} + n, kNoSend);
+    std::fill_n(rows.begin() + first, n, send);
+  };
+  const auto at = [](const std::vector<std::size_t>& rows, std::size_t r) {
+    return r < rows.size() ? rows[r] : kNoSend;
+  };
+  // The first row of [first, first + n) that depends on the order, if any.
+  const auto first_from = [&](const std::vector<std::size_t>& rows, std::uint32_t first, std::uint32_t n) {
+    for (std::size_t r = first; r < std::size_t{first} + n; ++r)
+      if (at(rows, r) != kNoSend) return r;
+    return std::size_t{kNoSend};
   };
   Done g{};  // per unit, its first instructions complete at the current dispatch
   // Instruction i using scratchpad rows `mine` while another unit's earlier
@@ -239,6 +263,42 @@ std::optional<Hazard> find_hazard(const Program& program, const RunOn& run_on) {
         h->destination = true;
         return h;
       }
+    if (copies) {
+      const auto source_of = [&](std::uint32_t first, std::uint32_t n) {
+        const std::size_t r = first_from(sp_from, first, n);
+        return r == kNoSend ? kNoSend : sp_from[r];
+      };
+      switch (in.op) {
+        case Opcode::DMA_STORE:
+          if (const std::size_t r = first_from(sp_from, in.sp_row, in.rows); r != kNoSend) {
+            std::size_t end = r;
+            while (end < std::size_t{in.sp_row} + in.rows && at(sp_from, end) == sp_from[r]) ++end;
+            Hazard h = race_over(sp_from[r], i, static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(end));
+            h.race = Hazard::Race::kCopies;
+            h.accumulators = program[sp_from[r]].to_acc;
+            return h;
+          }
+          break;
+        case Opcode::DMA_LOAD: set(sp_from, in.sp_row, in.rows, kNoSend); break;
+        case Opcode::LOAD_WEIGHTS: buf_from[in.buf & 1] = source_of(in.sp_row, in.rows); break;
+        case Opcode::MATMUL: {
+          std::size_t from = source_of(in.sp_row, in.rows);
+          if (from == kNoSend) from = buf_from[in.buf & 1];
+          if (from != kNoSend || !in.accumulate) set(acc_from, in.acc_row, in.rows, from);
+          break;
+        }
+        case Opcode::OUTPUT:
+          for (std::uint32_t k = 0; k < in.rows; ++k) set(sp_from, in.sp_row + k, 1, at(acc_from, in.acc_row + k));
+          break;
+        case Opcode::ICI_SEND:
+          if (!in.to_acc) set(sp_from, in.remote_row, in.rows, i);
+          else if (in.dtype == DType::kBf16) set(acc_from, in.remote_row, in.rows, i);
+          else if (const std::size_t from = source_of(in.sp_row, in.rows); from != kNoSend)
+            set(acc_from, in.remote_row, in.rows, from);
+          break;
+        default: break;
+      }
+    }
     if (in.op == Opcode::MATMUL) matmuls.push_back(i);
     if (u == 1) output_upto.push_back(in.op == Opcode::OUTPUT ? i : output_upto.empty() ? 0 : output_upto.back());
     if (u == 2) waited.push_back((waited.empty() ? 0 : waited.back()) + (in.op == Opcode::ICI_WAIT ? in.rows : 0));
@@ -275,6 +335,15 @@ void check_hazards(const Program& program, const ProgramSource& source, std::uin
         ", and they are added whenever they arrive, which only a "
         "completed ICI_WAIT counting them guarantees, so the result depends on timing (" + h->fix +
         " would wait for them)");
+  if (h->race == Hazard::Race::kCopies)
+    throw std::invalid_argument(
+        source.where(h->later) + ": '" + describe(later) + "' stores scratchpad " + rows + ", whose data on chip " +
+        std::to_string(earlier.dst_chip) + " comes from the rows '" + describe(earlier) + "' (" +
+        source.where(h->earlier) + ") " + (h->accumulators ? "adds" : "sends") + " from each of the " +
+        std::to_string(chips) + " chips running this program: the copies arrive in an order nothing fixes" +
+        (h->accumulators ? ", and a floating-point sum of bf16 rows depends on it" : ", into the same rows") +
+        ", so the result depends on timing (no wait orders rows from different chips; only int8 rows added into "
+        "accumulators, to_acc, combine in any order)");
   if (h->race == Hazard::Race::kArrival)  // scratchpad rows
     throw std::invalid_argument(
         source.where(h->later) + ": '" + describe(later) + "' " + (h->later_writes ? "writes" : "reads") +

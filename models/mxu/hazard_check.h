@@ -12,7 +12,11 @@
 // rows a plain ICI_SEND a chip sends to itself writes: other units'
 // instructions using them before it must have completed, and every
 // instruction using them after it must wait for an ICI_WAIT counting its
-// rows (the ICI unit's own: follow one). Where nothing guarantees that,
+// rows (the ICI unit's own: follow one). When every chip of a system runs
+// the program, each chip's copy of a send's rows lands on the same rows of
+// chip dst_chip in an order nothing fixes: a store of what a plain send's
+// rows, or the sum bf16 rows were added into, are made into depends on it
+// (int8 sums do not). Where nothing guarantees that,
 // the result depends on timing and the reference, which runs the program in
 // order, cannot predict it.
 #include <cstddef>
@@ -44,9 +48,16 @@ struct Hazard {
     /// `earlier` is the ICI_SEND; `later` a MATMUL (writing them) or an
     /// OUTPUT (reading them) that may run before its rows have arrived.
     kArrival,
+    /// `earlier` is an ICI_SEND every chip of the system runs, so chip
+    /// dst_chip receives a copy of its rows from each, in an order nothing
+    /// fixes; `later` is a DMA_STORE of scratchpad rows computed from them
+    /// (a plain send's rows, or accumulator rows bf16 copies were added
+    /// into, whose floating-point sum depends on that order). No wait closes
+    /// it: `fix` is empty.
+    kCopies,
   };
-  /// With `accumulators`; kArrival also on scratchpad rows (`earlier` the
-  /// ICI_SEND whose rows may not have arrived there).
+  /// With `accumulators`; kArrival and kCopies also on scratchpad rows
+  /// (`earlier` the ICI_SEND whose rows they are).
   Race race = Race::kWriteBack;
   /// Scratchpad rows `later`, an ICI_SEND the chip sends itself, writes when
   /// its rows arrive, which `earlier` may still use.

@@ -302,6 +302,71 @@ TEST_CASE("hazards: on several chips the rows the others send in are named among
   CHECK_THROWS_WITH(check_hazards(p, source, 4), Catch::Contains("(and the other 3 chips send it as many rows each"));
 }
 
+TEST_CASE("hazards: on several chips a store of what arrived from every chip in no fixed order is refused") {
+  // Every chip runs the file: chips 0 and 1 each receive a copy of row 0 from both into row 7, in an
+  // order no wait fixes, whatever was counted.
+  const std::string load = "dma_load rows=1 cols=32 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n";
+  const std::string sends = "ici_send rows=1 cols=32 sp_row=0 dst_chip=0 remote_row=7 wait_dma=0\n"
+                            "ici_send rows=1 cols=32 sp_row=0 dst_chip=1 remote_row=7\n"
+                            "ici_wait rows=2\n";
+  const std::string store = "dma_store rows=1 cols=32 sp_row=7 hbm_addr=0x2000 hbm_stride=32 wait_ici=0\n";
+  const RunOn two{2, std::nullopt};
+  const auto h = find_hazard(parse(load + sends + store), two);
+  REQUIRE(h);
+  CHECK(h->race == Hazard::Race::kCopies);
+  CHECK_FALSE(h->accumulators);
+  CHECK(h->earlier == 2);  // the last send into row 7
+  CHECK(h->later == 4);
+  CHECK(h->first_row == 7);
+  CHECK(h->last_row == 7);
+  CHECK(h->fix.empty());
+  // One chip: its own copy only. A chip's own program: the others' are not known.
+  CHECK_FALSE(find_hazard(parse(load + "ici_send rows=1 cols=32 sp_row=0 dst_chip=0 remote_row=7 wait_dma=0\n"
+                                       "ici_wait rows=1\n" + store)));
+  const auto own = find_hazard(parse(load + sends + store), RunOn{2, 0});
+  CHECK((!own || own->race != Hazard::Race::kCopies));
+  // What is made of them is followed: weights, a MATMUL, an OUTPUT, then the store.
+  const std::string through = "load_weights rows=1 cols=4 sp_row=7 wait_ici=0\n"
+                              "matmul rows=1 cols=4 sp_row=20 acc_row=0\n"
+                              "output rows=1 cols=4 sp_row=30 acc_row=0\n"
+                              "dma_store rows=1 cols=16 sp_row=30 hbm_addr=0x3000 wait_compute=0\n";
+  const auto made = find_hazard(parse(load + "dma_load rows=1 cols=4 sp_row=20 hbm_addr=0x1100 hbm_stride=32\n" +
+                                      sends + through),
+                                two);
+  REQUIRE(made);
+  CHECK(made->race == Hazard::Race::kCopies);
+  CHECK(made->later == 8);
+  CHECK(made->first_row == 30);
+  // Rows loaded again before the store hold no copies; rows never stored do not matter.
+  CHECK_FALSE(find_hazard(parse(load + sends + "dma_load rows=1 cols=32 sp_row=7 hbm_addr=0x1000 wait_ici=0\n" +
+                                "dma_store rows=1 cols=32 sp_row=7 hbm_addr=0x2000 wait_dma=0\n"),
+                          two));
+  CHECK_FALSE(find_hazard(parse(load + sends), two));
+  // int8 rows added into accumulators sum the same in any order; bf16 ones do not.
+  const std::string adds = "ici_send rows=1 cols=4 sp_row=0 dst_chip=0 remote_row=5 to_acc DTYPE wait_dma=0\n"
+                           "ici_send rows=1 cols=4 sp_row=0 dst_chip=1 remote_row=5 to_acc DTYPE\n"
+                           "ici_wait rows=4\n"
+                           "output rows=1 cols=4 sp_row=40 acc_row=5 wait_ici=0\n"
+                           "dma_store rows=1 cols=16 sp_row=40 hbm_addr=0x3000 wait_compute=0\n";
+  const auto typed = [&](const std::string& dtype) {
+    std::string t = adds;
+    for (std::size_t at; (at = t.find("DTYPE")) != std::string::npos;) t.replace(at, 5, "dtype=" + dtype);
+    return load + t;
+  };
+  CHECK_FALSE(find_hazard(parse(typed("int8")), two));
+  const auto bf16 = find_hazard(parse(typed("bf16")), two);
+  REQUIRE(bf16);
+  CHECK(bf16->race == Hazard::Race::kCopies);
+  CHECK(bf16->accumulators);
+  const Program p = parse(load + sends + store);
+  CHECK_THROWS_WITH(check_hazards(p, ProgramSource{"prog.s", {1, 2, 3, 4, 5}}, 2),
+                    "prog.s:5: '" + describe(p[4]) + "' stores scratchpad row 7, whose data on chip 1 comes from "
+                        "the rows '" + describe(p[2]) + "' (prog.s:3) sends from each of the 2 chips running this "
+                        "program: the copies arrive in an order nothing fixes, into the same rows, so the result "
+                        "depends on timing (no wait orders rows from different chips; only int8 rows added into "
+                        "accumulators, to_acc, combine in any order)");
+}
+
 TEST_CASE("hazards: a send to the chip's own scratchpad waits for other units still using its rows") {
   // The second load writes row 1 and only the first is waited for: the row sent there may arrive
   // before the load's data, or after.
