@@ -326,15 +326,6 @@ void check_hazards(const Program& program, const ProgramSource& source, std::uin
   const std::string rows = h->first_row == h->last_row
                                ? "row " + std::to_string(h->first_row)
                                : "rows " + std::to_string(h->first_row) + ".." + std::to_string(h->last_row);
-  if (h->accumulators && h->race == Hazard::Race::kArrival)
-    throw std::invalid_argument(
-        source.where(h->later) + ": '" + describe(later) + "' " + (h->later_writes ? "writes" : "reads") +
-        " accumulator " + rows + " while the rows '" + describe(earlier) + "' (" + source.where(h->earlier) +
-        ") adds there may not have arrived: chip " + std::to_string(earlier.dst_chip) +
-        " runs this program too and sends them to itself" + others +
-        ", and they are added whenever they arrive, which only a "
-        "completed ICI_WAIT counting them guarantees, so the result depends on timing (" + h->fix +
-        " would wait for them)");
   if (h->race == Hazard::Race::kCopies)
     throw std::invalid_argument(
         source.where(h->later) + ": '" + describe(later) + "' stores scratchpad " + rows + ", whose data on chip " +
@@ -344,15 +335,15 @@ void check_hazards(const Program& program, const ProgramSource& source, std::uin
         (h->accumulators ? ", and a floating-point sum of bf16 rows depends on it" : ", into the same rows") +
         ", so the result depends on timing (no wait orders rows from different chips; only int8 rows added into "
         "accumulators, to_acc, combine in any order)");
-  if (h->race == Hazard::Race::kArrival)  // scratchpad rows
+  if (h->race == Hazard::Race::kArrival)
     throw std::invalid_argument(
         source.where(h->later) + ": '" + describe(later) + "' " + (h->later_writes ? "writes" : "reads") +
-        " scratchpad " + rows + " while the rows '" + describe(earlier) + "' (" + source.where(h->earlier) +
-        ") sends there may not have arrived: chip " + std::to_string(earlier.dst_chip) +
-        " runs this program too and sends them to itself" + others +
-        ", and they are written whenever they arrive, which only a "
-        "completed ICI_WAIT counting them guarantees, so the result depends on timing (" + h->fix +
-        " would wait for them)");
+        (h->accumulators ? " accumulator " : " scratchpad ") + rows + " while the rows '" + describe(earlier) +
+        "' (" + source.where(h->earlier) + ") " + (h->accumulators ? "adds" : "sends") +
+        " there may not have arrived: chip " + std::to_string(earlier.dst_chip) +
+        " runs this program too and sends them to itself" + others + ", and they are " +
+        (h->accumulators ? "added" : "written") + " whenever they arrive, which only a completed ICI_WAIT counting "
+        "them guarantees, so the result depends on timing (" + h->fix + " would wait for them)");
   if (h->destination)
     throw std::invalid_argument(
         source.where(h->later) + ": '" + describe(later) + "' sends rows to scratchpad " + rows + " of chip " +

@@ -11,11 +11,12 @@
 // picks each instruction's operands so that it reads only what is written.
 // Wait fields start random; the hazards between units that find_hazard
 // sees are then closed by applying its fix (repair_hazards). Rows an
-// ICI_SEND delivers into the chip's own scratchpad are outside what
-// find_hazard follows, so the generator orders them itself: the send waits
-// for every earlier instruction of another unit touching its destination
-// rows, an ICI_WAIT counting the rows comes before anything else touches
-// them, and that instruction waits for the ICI_WAIT (wait_ici).
+// ICI_SEND delivers into the chip's own scratchpad the generator orders
+// itself, as find_hazard requires (its fixes for them are no wait field to
+// lower): the send waits for every earlier instruction of another unit
+// touching its destination rows, an ICI_WAIT counting the rows comes before
+// anything else touches them, and that instruction waits for the ICI_WAIT
+// (wait_ici).
 //
 // On several chips (RandomProgramOptions::chips) every chip runs the program,
 // so a send to chip d lands a copy from every chip, in no order between
@@ -32,11 +33,19 @@
 // sums read out of the accumulators and stored.
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 
 #include "models/mxu/instr.h"
 #include "models/mxu/tile_geometry.h"
 
 namespace mxc::corr {
+
+/// The count an environment variable gives (the long modes' seeds), or `fallback` when unset.
+inline std::uint64_t env_count(const char* name, std::uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::stoull(v) : fallback;
+}
 
 struct RandomProgramOptions {
   std::size_t min_instructions = 12, max_instructions = 80;

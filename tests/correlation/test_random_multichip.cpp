@@ -43,11 +43,6 @@ using namespace mxc::corr;
 
 namespace {
 
-std::uint64_t env_count(const char* name, std::uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::stoull(v) : fallback;
-}
-
 /// The system seed `seed` runs on, as a config file's text.
 struct MultiSetup {
   std::uint32_t chips = 2;

@@ -46,11 +46,6 @@ using namespace mxc::corr;
 
 namespace {
 
-std::uint64_t env_count(const char* name, std::uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::stoull(v) : fallback;
-}
-
 /// The memory and wiring seed `seed` runs on.
 struct Setup {
   bool hbm = false;  ///< The HBM model (hbm2), else an ideal memory.
