@@ -29,7 +29,8 @@ class Checker {
   virtual std::string name() const = 0;
 
   /// Mismatches recorded so far, earliest first (by time, then as reported): the earliest
-  /// max_recorded() are kept, whatever order they were found in.
+  /// max_recorded() are kept, whatever order they were found in. Listed when asked for (after
+  /// the run, by the thread that ran the checker): a later report() changes the list.
   const std::vector<Mismatch>& mismatches() const {
     if (!m_listed) {
       std::vector<const Kept*> order;

@@ -93,7 +93,9 @@ struct RunOn {
 /// itself arrive in the order it sends them, and an ICI_WAIT that has
 /// completed has counted as many rows as it and the ICI_WAITs before it
 /// wait for; rows other chips send in can arrive first, and may fill those
-/// counts. Other chips' rows are otherwise not followed.
+/// counts. Other chips' rows are otherwise not followed: their copies of a
+/// send into rows the destination's earlier MATMUL writes or OUTPUT reads
+/// are ordered by the program's own synchronisation, which is not checked.
 std::optional<Hazard> find_hazard(const Program& program, const RunOn& run_on = {});
 
 /// Throws std::invalid_argument "FILE:LINE: ..." naming the first hazard's
