@@ -28,6 +28,24 @@ int run(const std::vector<std::string>& args, const std::string& log) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/// Starts `args` (a program path first) with standard output and error into `log`, `in_child`
+/// run in the child first (a signal disposition to hand down through exec); the caller waits.
+pid_t start_logged(const std::vector<std::string>& args, const std::string& log, void (*in_child)() = nullptr) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (in_child) in_child();
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
 std::string attr(const std::string& xml, const std::string& name) {
   const auto at = xml.find(" " + name + "=\"");
   if (at == std::string::npos) return "";
@@ -559,21 +577,9 @@ TEST_CASE("a regress started with SIGCHLD ignored still sees how each test ended
   write_text(dir / "s.yaml", "suite: s\ntimeout: 5\ngroups:\n  - {name: a, seeds: [1, 2]}\n");
   const std::vector<std::string> args{MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--exe",
                                       dir / "ok.sh", "--no-progress", "--no-report"};
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  const std::string log_path = dir / "l";
   // Started as a parent that ignores SIGCHLD leaves it: exec keeps the disposition.
-  const pid_t pid = fork();
+  const pid_t pid = start_logged(args, dir / "l", [] { std::signal(SIGCHLD, SIG_IGN); });
   REQUIRE(pid >= 0);
-  if (pid == 0) {
-    std::signal(SIGCHLD, SIG_IGN);
-    const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(log, 1);
-    dup2(log, 2);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
   int status = 0;
   REQUIRE(waitpid(pid, &status, 0) == pid);
   INFO(read_text(dir / "l"));
@@ -597,19 +603,9 @@ TEST_CASE("regress without --exe runs its own image for every test although a re
                                  ", collective: allreduce, bytes: 64KiB}}\n");
   const std::vector<std::string> args{self, "regress", dir / "s.yaml", "--out", dir / "o", "--rev", "r1",
                                       "--no-progress", "--no-report"};
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
   const std::string log_path = dir / "l";
-  const pid_t pid = fork();
+  const pid_t pid = start_logged(args, log_path);
   REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(log, 1);
-    dup2(log, 2);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
   // The FIFO opens for writing once test a has it open for reading (ENXIO until then).
   int status = 0, fd = -1;
   while ((fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK)) < 0) {

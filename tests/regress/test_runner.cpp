@@ -52,6 +52,16 @@ esac
 exit 3
 )";
 
+/// Options for a run of `exe` writing into `out_dir`, as revision r1, without progress lines.
+RunnerOptions quiet_options(const std::string& exe, const std::string& out_dir) {
+  RunnerOptions o;
+  o.executable = exe;
+  o.out_dir = out_dir;
+  o.rev = "r1";
+  o.progress = false;
+  return o;
+}
+
 struct Fixture {
   TempDir dir;
   std::string exe = dir / "fake.sh";
@@ -61,13 +71,9 @@ struct Fixture {
   }
   Suite suite(const std::string& groups) { return parse_suite("suite: s\ntimeout: 20\ngroups:\n" + groups, "s.yaml"); }
   RunnerOptions options(unsigned jobs = 2) {
-    RunnerOptions o;
-    o.executable = exe;
-    o.out_dir = dir / "out";
+    RunnerOptions o = quiet_options(exe, dir / "out");
     o.jobs = jobs;
-    o.rev = "r1";
     o.label = "night";
-    o.progress = false;
     return o;
   }
   std::size_t calls(const std::string& mode) { return count_of(read_text(dir / "calls.log"), mode + " "); }
@@ -806,11 +812,7 @@ exit 0
                               "  - {name: missed, args: {how: clean}, expect: fail}\n"
                               "  - {name: nothing, args: {how: none}}\n  - {name: ok, args: {how: clean}}\n",
                               "s.yaml");
-  RunnerOptions o;
-  o.executable = dir / "wrapper.sh";
-  o.out_dir = dir / "out";
-  o.rev = "r1";
-  o.progress = false;
+  const RunnerOptions o = quiet_options(dir / "wrapper.sh", dir / "out");
   HistoryDb db(dir / "r.db");
   const RunSummary sum = run_suite(s, o, db);
   const auto res = db.results(sum.run_id);
@@ -945,12 +947,8 @@ TEST_CASE("the runner runs the image it opened at its start although another fil
 
   const Suite s =
       parse_suite("suite: s\ngroups:\n  - {name: a, command: swap}\n  - {name: b, command: ok}\n", "s.yaml");
-  RunnerOptions o;
-  o.executable = prog;
+  RunnerOptions o = quiet_options(prog, dir / "out");
   o.image = prog;
-  o.out_dir = dir / "out";
-  o.rev = "r1";
-  o.progress = false;
   HistoryDb db(dir / "r.db");
   const RunSummary sum = run_suite(s, o, db);
   const auto res = db.results(sum.run_id);
