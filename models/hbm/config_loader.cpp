@@ -371,6 +371,13 @@ ControllerConfig parse_controller(const Reader& r, const YAML::Node& c) {
     r.fail(c["refresh_postpone"], w + ".refresh_postpone",
            "at most " + std::to_string(kMaxRefreshPostpone) +
                " (JEDEC allows 8 postponed refreshes, and the one falling due counts while the owed ones issue)");
+  // Per-bank refresh is never postponed (refresh_policy.cpp): a count
+  // given with it here would be silently ignored. (`--refresh per_bank`
+  // over a file's all-bank controller keeps that file's count, unused.)
+  if (postpone > 0 && k.refresh == RefreshMode::kPerBank)
+    r.fail(c["refresh_postpone"], w + ".refresh_postpone",
+           std::to_string(postpone) + " with refresh per_bank, which is never postponed: refresh_postpone applies "
+           "to all-bank refresh only (set it to 0 or remove it)");
   k.refresh_postpone = static_cast<std::uint32_t>(postpone);
   k.address_mapping = r.str(c, w, "address_mapping", k.address_mapping);
   k.xor_bank_hash = r.boolean(c, w, "xor_bank_hash", k.xor_bank_hash);

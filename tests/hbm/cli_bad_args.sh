@@ -24,12 +24,17 @@ expect "--stacks: expected 1 to 1024, got 0" --pattern seq --stacks 0
 expect "--stacks: expected 1 to 1024, got 268435456" --pattern seq --stacks 268435456
 expect "--stacks: Argument" --pattern seq --stacks -5
 expect "--refresh-postpone: expected 0 to 7, got 8" --pattern seq --refresh-postpone 8
-# Per-bank refresh is never postponed: a count for it would look applied. The
-# config's own count (the preset's 7) is no error, nor is 0, nor a count for an
+# Per-bank refresh is never postponed: a count for it would look applied, on
+# the command line or in the same config file. An all-bank config's own count
+# (the preset's 7) is no error under --refresh per_bank, nor is 0, nor a count for an
 # all-bank refresh that overrides a per-bank config.
 expect "--refresh-postpone 3: refresh is per-bank (--refresh per_bank), which is never postponed" \
   --pattern seq --requests 10 --refresh per_bank --refresh-postpone 3
-sed 's/refresh: all_bank/refresh: per_bank/' "$cfg" > "$dir/per_bank.yaml"
+sed 's/refresh: all_bank/refresh: per_bank/' "$cfg" > "$dir/per_bank_postponed.yaml"
+expect "per_bank_postponed.yaml:" --config "$dir/per_bank_postponed.yaml" --pattern seq --requests 10
+expect "field 'controller.refresh_postpone': 7 with refresh per_bank, which is never postponed" \
+  --config "$dir/per_bank_postponed.yaml" --pattern seq --requests 10
+sed 's/refresh_postpone: 7/refresh_postpone: 0/' "$dir/per_bank_postponed.yaml" > "$dir/per_bank.yaml"
 expect "--refresh-postpone 2: refresh is per-bank (controller.refresh: per_bank in $dir/per_bank.yaml)" \
   --config "$dir/per_bank.yaml" --pattern seq --requests 10 --refresh-postpone 2
 accept() {  # accept ARGS...: a short run with ARGS succeeds

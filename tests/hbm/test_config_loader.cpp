@@ -104,6 +104,17 @@ TEST_CASE("presets give the peak bandwidths of the standards") {
                     Catch::Matches("f\\.yaml:[0-9]+: field 'controller\\.refresh_postpone': at most 7 .*"));
   CHECK_THROWS_WITH(parse_edited(base, "refresh_postpone: 7", "refresh_postpone: -1"),
                     Catch::Contains("controller.refresh_postpone"));
+  // Per-bank refresh is never postponed: a count with it in the same file
+  // is refused, not ignored; over the file's all-bank refresh, a command
+  // line's per-bank override leaves the file's count unused.
+  const std::string per_bank = replaced(base, "refresh: all_bank", "refresh: per_bank");
+  CHECK_THROWS_WITH(parse_memory_config(per_bank, "f.yaml"),
+                    Catch::StartsWith("f.yaml:" + line_of(per_bank, "refresh_postpone: 7") +
+                                      ": field 'controller.refresh_postpone': 7 with refresh per_bank, which is never "
+                                      "postponed"));
+  CHECK(parse_edited(per_bank, "refresh_postpone: 7", "refresh_postpone: 0").controller.refresh ==
+        RefreshMode::kPerBank);
+  CHECK(parse_memory_config(base, "f.yaml", RefreshMode::kPerBank).controller.refresh == RefreshMode::kPerBank);
 }
 
 TEST_CASE("config errors name file, line and field") {
@@ -160,7 +171,8 @@ TEST_CASE("a memory config may reference a device preset file") {
 
 TEST_CASE("refresh timings that leave requests no time are rejected") {
   const std::string base = preset_text("hbm2.yaml");  // RFC 260, REFI 3900, RC 48, RFCsb 160, REFIsb 243, RREFD 8
-  const std::string per_bank = replaced(base, "refresh: all_bank", "refresh: per_bank");
+  const std::string per_bank =
+      replaced(replaced(base, "refresh: all_bank", "refresh: per_bank"), "refresh_postpone: 7", "refresh_postpone: 0");
   // All-bank: tRFC at most tREFI - 2 tRC.
   const std::string big_rfc = replaced(base, "RFC: 260ns", "RFC: 5000ns");
   CHECK_THROWS_WITH(parse_memory_config(big_rfc, "f.yaml"),
