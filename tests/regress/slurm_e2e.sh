@@ -77,10 +77,14 @@ groups:
     seeds: [1, 2, 3, 4, 5]
   - name: flipped
     args: {rows: 4, cols: 4, m: 4, k: 4, n: 8, inject-fault: 3}
+  # A path relative to the folder submit.sh runs in, as the shipped suites' configs/...
+  - name: hbm
+    command: hbm
+    args: {config: configs/hbm/hbm3.yaml, requests: 200, pattern: seq}
 YAML
 
 export MXCOSIM=$mx
-ids=$("$src/regress/slurm/submit.sh" "$work/suite.yaml" "$work/out" 3) || fail "submit.sh failed: $ids"
+ids=$(cd "$src" && regress/slurm/submit.sh "$work/suite.yaml" "$work/out" 3) || fail "submit.sh failed: $ids"
 echo "$ids"
 merge=$(awk '/^merge/ {print $2}' <<<"$ids")
 [[ -n $merge ]] || fail "no merge job id in: $ids"
@@ -95,10 +99,16 @@ for k in 1 2 3; do [[ -f $out/shard-$k/results.db ]] || fail "shard $k wrote no 
 for f in results.db report.html junit.xml results.csv; do
   [[ -f $out/$f ]] || fail "merge step wrote no $f; $(cat "$out"/mxcosim-regress-merge-*.out 2>/dev/null)"
 done
-# 6 tests over 3 shards, one run, exactly the injected fault failed.
-grep -q '<testsuite name="slurmcheck" tests="6" failures="1" errors="0" skipped="0"' "$out/junit.xml" ||
-  fail "merged junit counts wrong: $(head -3 "$out/junit.xml")"
-[[ $(grep -c '^slurmcheck,' "$out/results.csv") -eq 6 ]] || fail "merged CSV does not have 6 rows"
+# 7 tests over 3 shards, one run, exactly the injected fault failed: the HBM test's
+# relative config path resolved in the folder submit.sh was run from.
+grep -q '<testsuite name="slurmcheck" tests="7" failures="1" errors="0" skipped="0"' "$out/junit.xml" ||
+  fail "merged junit counts wrong: $(head -3 "$out/junit.xml"); $(grep -A2 '<error' "$out/junit.xml" | head -6)"
+[[ $(grep -c '^slurmcheck,' "$out/results.csv") -eq 7 ]] || fail "merged CSV does not have 7 rows"
+grep -q '^slurmcheck,[^,]*,slurm-[^,]*,hbm,pass,' "$out/results.csv" ||
+  fail "the HBM test with a relative config did not pass"
+# The tasks' logs go to OUTROOT, not to the folder the tasks run in.
+[[ $(compgen -G "$out/mxcosim-regress-[0-9]*_[123].out" | wc -l) -eq 3 ]] || fail "no log of each task in $out"
+[[ -z $(compgen -G "$src/mxcosim-regress-*.out") ]] || fail "a task's log was written in $src"
 grep -q '^slurmcheck,[^,]*,slurm-[^,]*,flipped,fail,' "$out/results.csv" || fail "the fault test is not the failure"
 "$mx" report --db "$out/results.db" --json "$work/check.json" >/dev/null || fail "report from merged db failed"
 grep -q '"shard": "1/3,2/3,3/3"' "$work/check.json" || fail "merged run does not list the 3 shards"
