@@ -58,6 +58,39 @@ void prepare_out_dir(const std::string& out, bool reports) {
     check_output_path((fs::path(out) / name).string(), "--out");
 }
 
+// Writes every report, each whatever became of the others (a full disk
+// fails one and may leave room for a smaller one); says each that failed on
+// stderr and removes what is at its path, which is either cut short or an
+// earlier run's report that would be read as this run's. Returns how many
+// failed.
+std::size_t write_reports(const regress::ReportData& data, const std::filesystem::path& out, const char* argv0) {
+  using Writer = void (*)(const regress::ReportData&, const std::string&);
+  const std::pair<const char*, Writer> reports[] = {
+      {"junit.xml", [](const regress::ReportData& d, const std::string& p) { regress::write_junit_file(d, p); }},
+      {"results.csv", regress::write_csv_file},
+      {"results.json", regress::write_json_file},
+      {"report.html", [](const regress::ReportData& d, const std::string& p) { regress::write_html_file(d, p); }},
+  };
+  std::size_t failed = 0;
+  for (const auto& [name, write] : reports) {
+    const std::string path = (out / name).string();
+    try {
+      write(data, path);
+    } catch (const std::exception& e) {
+      ++failed;
+      std::error_code ec;
+      const bool removed = std::filesystem::remove(path, ec);
+      std::cerr << argv0 << ": error: report " << path << " not written: " << e.what()
+                << (removed ? "; removed what was there"
+                    : std::filesystem::exists(path, ec) ? "; what is there is NOT of this run (cannot remove it: " +
+                                                              ec.message() + ")"
+                                                        : "")
+                << "\n";
+    }
+  }
+  return failed;
+}
+
 // Planned tests of the run without a result: every report counts them as
 // errors, so the exit status does too (a run resumed with --tag that passed
 // its tests has not passed the others).
@@ -266,16 +299,14 @@ int regress_main(int argc, char** argv) {
                 << "\n      reproduce: " << r.command
                 << "\n      logs: " << r.log_dir << "\n";
 
+  std::size_t reports_failed = 0;
   if (!args.count("no-report")) {
     regress::ReportSelection sel;
     sel.run_id = sum.run_id;
     sel.baseline_rev = baseline;
     const regress::ReportData data = regress::load_report_data(db, sel);
     const std::filesystem::path out(ro.out_dir);
-    regress::write_junit_file(data, (out / "junit.xml").string());
-    regress::write_csv_file(data, (out / "results.csv").string());
-    regress::write_json_file(data, (out / "results.json").string());
-    regress::write_html_file(data, (out / "report.html").string());
+    reports_failed = write_reports(data, out, argv[0]);
     std::cout << "results: " << db_path << "\njunit:   " << (out / "junit.xml").string()
               << "\nreport:  " << (out / "report.html").string() << "\n";
     if (data.baseline)
@@ -290,7 +321,9 @@ int regress_main(int argc, char** argv) {
   }
   const regress::ReportTotals totals =
       regress::report_totals(sum.counts, sum.counts.done(), not_run_count(db, sum.run_id));
-  return totals.fail + totals.error > 0 ? kExitFail : kExitPass;
+  if (totals.fail + totals.error > 0) return kExitFail;
+  // A report that could not be written is news only of a run that passed: a failed run keeps its 1.
+  return reports_failed > 0 ? kExitUsage : kExitPass;
 }
 
 }  // namespace mxc::app

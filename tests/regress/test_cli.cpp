@@ -633,3 +633,40 @@ TEST_CASE("regress without --exe runs its own image for every test although a re
   // command.txt names the program by its path.
   CHECK(read_text(dir / "o/tests/b/command.txt").rfind(self + " ici ", 0) == 0);
 }
+
+TEST_CASE("a report that cannot be written is named and removed: the others are written and a failure stays 1") {
+  TempDir dir;
+  // Passes, or fails while the file `broken` is beside it.
+  write_text(dir / "t.sh", "#!/bin/sh\nfor a; do [ \"$p\" = --json ] && echo '{}' > \"$a\"; p=$a; done\n"
+                           "[ -e \"$(dirname \"$0\")/broken\" ] && exit 1\nexit 0\n");
+  std::filesystem::permissions(dir / "t.sh", std::filesystem::perms::owner_all);
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a}\n");
+  const std::string out = dir / "o";
+  auto regress = [&](const std::string& label) {
+    return run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", out, "--exe", dir / "t.sh", "--no-progress", "--rev",
+                "r1", "--label", label},
+               dir / ("l-" + label));
+  };
+  REQUIRE(regress("first") == 0);
+  // The first report written goes to a full disk: the later ones are still written, and it is not left stale.
+  std::filesystem::remove(out + "/junit.xml");
+  std::filesystem::create_symlink("/dev/full", out + "/junit.xml");
+  write_text(dir / "broken", "");
+  CHECK(regress("second") == 1);
+  const std::string log = read_text(dir / "l-second");
+  INFO(log);
+  CHECK(log.find("error: report " + out + "/junit.xml not written: ") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(std::filesystem::symlink_status(out + "/junit.xml")));
+  CHECK(nlohmann::json::parse(read_text(out + "/results.json"))["run"]["label"] == "second");
+  CHECK(read_text(out + "/results.csv").find(",second,a,fail,") != std::string::npos);
+  CHECK(read_text(out + "/report.html").find("second") != std::string::npos);
+  // An earlier run's report that cannot be rewritten does not stay beside the new ones; a pass turns into 2.
+  std::filesystem::remove(dir / "broken");
+  std::filesystem::remove(out + "/results.csv");
+  std::filesystem::create_symlink("/dev/full", out + "/results.csv");
+  CHECK(regress("third") == 2);
+  CHECK(read_text(dir / "l-third").find("report " + out + "/results.csv not written") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(std::filesystem::symlink_status(out + "/results.csv")));
+  CHECK(attr(read_text(out + "/junit.xml"), "failures") == "0");
+  CHECK(nlohmann::json::parse(read_text(out + "/results.json"))["run"]["label"] == "third");
+}
