@@ -257,13 +257,16 @@ void count_plan(const Suite& suite, const RunInfo& run, const std::set<std::stri
   }
 }
 
-// The tests' folder and each selected test's folder in it are folders or
-// not there yet: a file in the place of one would stop the run at that test,
-// with the run recorded and the tests after it not run.
-void check_test_dirs(const fs::path& tests_dir, const std::vector<TestSpec>& tests) {
+// The tests' folder, each selected test's folder in it and the folder of
+// earlier runs' logs are folders or not there yet: a file in the place of
+// one would stop the run at that test (or make every test of a repeated run
+// an error), with the run recorded and the tests after it not run.
+void check_test_dirs(const fs::path& tests_dir, const fs::path& runs_dir, const std::vector<TestSpec>& tests) {
   std::error_code ec;
   if (fs::exists(tests_dir, ec) && !fs::is_directory(tests_dir, ec))
     throw std::invalid_argument("'" + tests_dir.string() + "' (the tests' log folders go there) is not a folder");
+  if (fs::exists(runs_dir, ec) && !fs::is_directory(runs_dir, ec))
+    throw std::invalid_argument("'" + runs_dir.string() + "' (earlier runs' log folders go there) is not a folder");
   for (const auto& t : tests) {
     const fs::path dir = tests_dir / test_dir_name(t.id);
     if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
@@ -353,8 +356,8 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     if (const auto [it, fresh] = dir_of.emplace(test_dir_name(t.id), t.id); !fresh)
       throw std::invalid_argument(suite.path + ": tests '" + it->second + "' and '" + t.id +
                                   "' would share the log folder '" + it->first + "'");
-  const fs::path tests_dir = fs::path(opts.out_dir) / "tests";
-  check_test_dirs(tests_dir, selected);
+  const fs::path tests_dir = fs::path(opts.out_dir) / "tests", runs_dir = fs::path(opts.out_dir) / "runs";
+  check_test_dirs(tests_dir, runs_dir, selected);
 
   RunSummary sum;
   sum.selected = selected.size();
@@ -430,7 +433,7 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     r.index = position.count(t->id) ? position[t->id] : 0;
     r.dir = tests_dir / test_dir_name(t->id);
     try {
-      prepare_test_dir(db, sum.run_id, r.dir, fs::path(opts.out_dir) / "runs");
+      prepare_test_dir(db, sum.run_id, r.dir, runs_dir);
     } catch (const std::exception& e) {
       setup_failed(t, r.dir, e.what());
       return;

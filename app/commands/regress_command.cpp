@@ -53,6 +53,10 @@ void prepare_out_dir(const std::string& out, bool reports) {
   if (fs::exists(tests, ec) && !fs::is_directory(tests, ec))
     throw std::invalid_argument("--out '" + out + "': '" + tests.string() +
                                 "' is not a folder (the tests' logs go there)");
+  const fs::path runs = fs::path(out) / "runs";
+  if (fs::exists(runs, ec) && !fs::is_directory(runs, ec))
+    throw std::invalid_argument("--out '" + out + "': '" + runs.string() +
+                                "' is not a folder (earlier runs' logs go there)");
   if (!reports) return;
   for (const char* name : {"junit.xml", "report.html", "results.csv", "results.json"})
     check_output_path((fs::path(out) / name).string(), "--out");

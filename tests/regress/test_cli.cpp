@@ -307,6 +307,12 @@ TEST_CASE("regress checks every file it writes and the report's assets before ru
   CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o3"}, dir / "l6") == 2);
   CHECK(read_text(dir / "l6").find("o3/tests' is not a folder") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir / "o3/results.db"));
+  // The earlier runs' log folder as a file: every test of a repeat would be an error.
+  std::filesystem::create_directories(dir / "o4");
+  write_text(dir / "o4/runs", "");
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o4"}, dir / "l7") == 2);
+  CHECK(read_text(dir / "l7").find("o4/runs' is not a folder (earlier runs' logs go there)") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "o4/results.db"));
 }
 
 TEST_CASE("a second regress on the same --out is refused while the first holds it") {

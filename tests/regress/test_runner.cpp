@@ -228,6 +228,17 @@ TEST_CASE("a file in the place of a test's log folder is an error before the run
   CHECK(read_text(f.dir / "calls.log").empty());  // no test ran
 }
 
+TEST_CASE("a file in the place of the earlier runs' log folder is an error before the run is recorded") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  std::filesystem::create_directories(f.dir / "out");
+  write_text(f.dir / "out/runs", "");
+  CHECK_THROWS_WITH(run_suite(f.suite("  - {name: a, command: pass}\n"), f.options(), db),
+                    "'" + f.dir / "out/runs" + "' (earlier runs' log folders go there) is not a folder");
+  CHECK(db.runs().empty());
+  CHECK(read_text(f.dir / "calls.log").empty());  // no test ran
+}
+
 TEST_CASE("a resumed run runs only the tests without a result") {
   Fixture f;
   HistoryDb db(f.dir / "r.db");
