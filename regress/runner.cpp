@@ -390,18 +390,24 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
   }
 
   std::deque<const TestSpec*> queue;
+  std::set<std::string> queued;
   for (const auto& t : selected) {
-    if (done.count(t.id)) ++sum.already_done;
-    else queue.push_back(&t);
+    if (done.count(t.id)) {
+      ++sum.already_done;
+    } else {
+      queue.push_back(&t);
+      queued.insert(t.id);
+    }
   }
-  for (const auto& r : db.results(sum.run_id))
-    if (!opts.rerun_failed || !std::count_if(queue.begin(), queue.end(), [&](auto* t) { return t->id == r.test_id; }))
-      sum.counts.add(r.status);
+  // The run's results so far count as done, but those of the failures rerun now: their new results will.
+  const std::vector<TestRecord> results = db.results(sum.run_id);
+  const auto counted = [&](const TestRecord& r) { return !opts.rerun_failed || !queued.count(r.test_id); };
+  for (const auto& r : results)
+    if (counted(r)) sum.counts.add(r.status);
 
   Progress progress(sum.counts.done() + queue.size(), opts.progress);
-  for (const auto& r : db.results(sum.run_id))
-    if (!opts.rerun_failed || !std::count_if(queue.begin(), queue.end(), [&](auto* t) { return t->id == r.test_id; }))
-      progress.test_finished(r.test_id, r.status, "(earlier)", r.wall_seconds, true);
+  for (const auto& r : results)
+    if (counted(r)) progress.test_finished(r.test_id, r.status, "(earlier)", r.wall_seconds, true);
 
   fs::create_directories(tests_dir);
   const Image image(opts.image);
