@@ -42,7 +42,7 @@ void refuse_ambiguous(const std::vector<const RunInfo*>& runs, const std::string
 // What a run's state tells of a planned test without a result.
 std::string state_reason(const RunInfo& run) {
   return run.state == "interrupted" ? "not run: the regression was interrupted before it"
-         : run.state == "running"   ? "not run: the regression stopped before it (killed?)"
+         : run.state == "running"   ? "not run yet: the run is in progress (or its runner was killed)"
                                     : "not run: no command on this run ran it";
 }
 

@@ -512,6 +512,22 @@ TEST_CASE("a test that did not run names the shard never merged, or else why its
   CHECK(csv.str().find("s,r1,slurm,g/c,error," + never + ",") != std::string::npos);
 }
 
+TEST_CASE("a report taken while a run is in progress says its tests without a result are not run yet") {
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  const auto id = db.create_run(RunInfo{.suite = "s", .rev = "r1", .label = "night"});
+  db.add_to_plan(id, {"g/a", "g/b"}, "");
+  db.record(id, rec("g/a", "pass", 100, 100, 1.0));
+  REQUIRE(db.run(id)->state == "running");
+  const ReportData d = load_report_data(db, {});
+  REQUIRE(d.not_run == std::vector<std::string>{"g/b"});
+  const std::string why = "not run yet: the run is in progress (or its runner was killed)";
+  CHECK(not_run_reason(d, 0) == why);
+  std::ostringstream xml;
+  write_junit(d, xml);
+  CHECK(count_of(xml.str(), "<error message=\"" + why + "\" type=\"not-run\">") == 1);
+}
+
 TEST_CASE("JUnit XML: a status the database should not hold is an error naming it, as the counts have it") {
   TempDir dir;
   HistoryDb db(dir / "r.db");
