@@ -88,6 +88,23 @@ std::string clean_text(const std::string& text) {
   return out;
 }
 
+std::string console_text(const std::string& text) {
+  const std::string clean = clean_text(text);
+  std::string out;
+  out.reserve(clean.size());
+  for (std::size_t i = 0; i < clean.size(); ++i) {
+    const auto c = static_cast<unsigned char>(clean[i]);
+    // C1 controls (U+0080 to U+009F, such as the one-byte CSI) act on a terminal as ESC sequences do.
+    if (c == 0xc2 && i + 1 < clean.size() && static_cast<unsigned char>(clean[i + 1]) <= 0x9f) {
+      out += '?';
+      ++i;
+    } else {
+      out += c < 0x20 || c == 0x7f ? '?' : static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 std::string xml_escape(const std::string& text) {
   const std::string clean = clean_text(text);
   std::string out;

@@ -14,6 +14,11 @@ namespace mxc::regress {
 /// newline, tab and carriage return '?'.
 std::string clean_text(const std::string& text);
 
+/// Text as a terminal line shows it: clean_text with every control
+/// character ('\n', '\r' and '\t' included, the C1 ones too) written '?',
+/// so a test's output cannot move the cursor or rewrite the console's lines.
+std::string console_text(const std::string& text);
+
 /// Escapes text for XML attributes and content after clean_text: XML 1.0
 /// cannot carry what it replaces.
 std::string xml_escape(const std::string& text);

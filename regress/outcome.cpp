@@ -71,10 +71,8 @@ Verdict decide_exit_1(const ResultsFile& results, const std::string& stderr_text
   return {"fail", why};
 }
 
-}  // namespace
-
-Verdict decide(const ProcessOutcome& p, const ResultsFile& results, const std::string& stderr_text,
-               bool expect_fail, double timeout_seconds, bool writes_results) {
+Verdict decide_whole(const ProcessOutcome& p, const ResultsFile& results, const std::string& stderr_text,
+                     bool expect_fail, double timeout_seconds, bool writes_results) {
   using Kind = ProcessOutcome::Kind;
   switch (p.kind) {
     case Kind::spawn_failed:
@@ -95,6 +93,27 @@ Verdict decide(const ProcessOutcome& p, const ResultsFile& results, const std::s
   }
   if (p.exit_code == 2) return {"error", "usage error: " + last};
   return {"error", "exit code " + std::to_string(p.exit_code) + (last.empty() ? "" : ": " + last)};
+}
+
+bool utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xc0) == 0x80; }
+
+}  // namespace
+
+Verdict decide(const ProcessOutcome& p, const ResultsFile& results, const std::string& stderr_text,
+               bool expect_fail, double timeout_seconds, bool writes_results) {
+  Verdict v = decide_whole(p, results, stderr_text, expect_fail, timeout_seconds, writes_results);
+  v.message = short_message(v.message);
+  return v;
+}
+
+std::string short_message(const std::string& text, std::size_t max) {
+  if (text.size() <= max) return text;
+  const std::string cut = " [... " + std::to_string(text.size()) + " bytes in all: the test's logs have the rest ...] ";
+  const std::size_t room = max > cut.size() ? max - cut.size() : 0;
+  std::size_t head = room * 2 / 3, tail = text.size() - (room - head);
+  while (head > 0 && utf8_continuation(text[head])) --head;
+  while (tail < text.size() && utf8_continuation(text[tail])) ++tail;
+  return text.substr(0, head) + cut + text.substr(tail);
 }
 
 std::string shell_join(const std::vector<std::string>& args) {

@@ -26,8 +26,20 @@ struct Verdict {
 ///  exit 2 otherwise  -> error: usage error and the last stderr line (not
 ///                       counting a "(see ... --help)" pointer after it)
 ///  signal / timeout  -> error: "crash: SIGSEGV" / "timeout after 60 s"
+/// The message is at most kMaxMessage bytes (short_message).
 Verdict decide(const ProcessOutcome& p, const ResultsFile& results, const std::string& stderr_text,
                bool expect_fail, double timeout_seconds, bool writes_results = false);
+
+/// The longest message a result keeps: a test's last stderr line may be
+/// megabytes long, and every report and console line shows it.
+inline constexpr std::size_t kMaxMessage = 1000;
+
+/// `text` when it has at most `max` bytes; else its start (two thirds) and
+/// its end around " [... N bytes in all: the test's logs have the rest ...] ",
+/// at most `max` bytes in all, cut between UTF-8 characters. Both ends: the start says
+/// what went wrong ("exit code 3: mxcosim run: error: ..."), the end is
+/// where a program's last words are.
+std::string short_message(const std::string& text, std::size_t max = kMaxMessage);
 
 /// A command line a person can paste into a shell.
 std::string shell_join(const std::vector<std::string>& args);

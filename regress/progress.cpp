@@ -47,9 +47,10 @@ void Progress::test_finished(const std::string& test_id, const std::string& stat
   if (!m_enabled) return;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
   const std::string bar = line(m_counts, m_total, elapsed, m_done_here);
-  // As the report files have them: a NUL byte of a test's output would end
-  // the text here, an escape byte would reach the terminal.
-  const std::string id = clean_text(test_id), why = clean_text(message);
+  // As the report files have them, and no byte that moves the cursor: a NUL
+  // byte of a test's output would end the text here, an escape byte or a
+  // carriage return would act on the terminal.
+  const std::string id = console_text(test_id), why = console_text(message);
   if (m_tty) {
     // Failures stay on screen above the redrawn bar.
     if (status != "pass") std::fprintf(m_out, "\r\033[K%-7s %s  %s\n", status.c_str(), id.c_str(), why.c_str());

@@ -425,7 +425,7 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     rec.command = shell_join(reproduce_args(*t));
     rec.log_dir = dir.string();
     rec.status = "error";
-    rec.message = "cannot set up the test's folder: " + why;
+    rec.message = short_message("cannot set up the test's folder: " + why);
     rec.finished_at = utc_now();
     db.record(sum.run_id, rec);
     ++sum.ran;

@@ -288,7 +288,7 @@ int regress_main(int argc, char** argv) {
   if (!sum.dropped.empty()) {
     std::cout << "run " << (run ? run->label : "?") << ": " << sum.dropped.size()
               << " planned test(s) without a result left its plan, as the suite no longer has them:";
-    for (const auto& id : sum.dropped) std::cout << " " << regress::clean_text(id);
+    for (const auto& id : sum.dropped) std::cout << " " << regress::console_text(id);
     std::cout << "\n";
   }
   if (run && !sum.interrupted && run->state != "complete")
@@ -299,7 +299,8 @@ int regress_main(int argc, char** argv) {
               << " to finish it\n";
   for (const auto& r : db.results(sum.run_id))
     if (r.status == "fail" || r.status == "error")
-      std::cout << "  " << r.status << "  " << regress::clean_text(r.test_id) << ": " << regress::clean_text(r.message)
+      std::cout << "  " << r.status << "  " << regress::console_text(r.test_id) << ": "
+                << regress::console_text(r.message)
                 << "\n      reproduce: " << r.command
                 << "\n      logs: " << r.log_dir << "\n";
 

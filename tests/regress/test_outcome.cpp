@@ -63,6 +63,37 @@ TEST_CASE("results.json: present fields are extracted, missing or mistyped ones 
   CHECK_FALSE(read_results_file("/nonexistent/results.json", z).parsed);
 }
 
+TEST_CASE("a message longer than the limit keeps its start and its end around a marker") {
+  const std::string line = "mxcosim run: error: " + std::string(100000, 'x') + " the end";
+  const Verdict v = decide(exited(3), {}, "earlier line\n" + line + "\n", false, 60);
+  INFO(v.message.substr(0, 200));
+  CHECK(v.message.size() <= kMaxMessage);
+  CHECK(v.message.size() > kMaxMessage - 10);
+  CHECK(v.message.rfind("exit code 3: mxcosim run: error: xxx", 0) == 0);
+  const std::string cut =
+      " [... " + std::to_string(13 + line.size()) + " bytes in all: the test's logs have the rest ...] ";
+  CHECK(v.message.find(cut) != std::string::npos);
+  CHECK(v.message.substr(v.message.size() - 12) == "xxxx the end");
+  // Two thirds of the room before the marker, one third after it.
+  const auto before = v.message.find(" [... ");
+  const auto after = v.message.size() - v.message.find("...] ") - 5;
+  CHECK(before >= 2 * after - 2);
+  CHECK(before <= 2 * after + 2);
+  // A message within the limit is kept whole.
+  CHECK(short_message(std::string(kMaxMessage, 'y')) == std::string(kMaxMessage, 'y'));
+  // Cut between UTF-8 characters: only whole two-byte characters around the marker.
+  std::string mu;
+  for (int i = 0; i < 3000; ++i) mu += "\xc2\xb5";
+  const std::string shortened = short_message(mu, 101);
+  CHECK(shortened.size() <= 101);
+  const auto at = shortened.find(" [... "), end = shortened.find("...] ") + 5;
+  REQUIRE(at != std::string::npos);
+  CHECK(at % 2 == 0);
+  CHECK((shortened.size() - end) % 2 == 0);
+  CHECK(shortened.substr(0, at) == mu.substr(0, at));
+  CHECK(shortened.substr(end) == mu.substr(0, shortened.size() - end));
+}
+
 TEST_CASE("verdicts: pass, mismatch, size not built, usage error, crash, timeout, mutation") {
   TestRecord r;
   const ResultsFile failed = read_results_json(kFailedRun, r);

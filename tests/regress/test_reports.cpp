@@ -468,6 +468,13 @@ TEST_CASE("progress lines show a test's text whole and cleaned, as the report fi
   CHECK(text.rfind("error   g/?x (1.00 s)  exit code 5: before?after ?[0m\n", 0) == 0);
 }
 
+TEST_CASE("console text shows every control character as '?' where the report files keep lines") {
+  CHECK(console_text("a\rb\nc\td\x1b[2Je\x7f") == "a?b?c?d?[2Je?");
+  CHECK(console_text("csi\xc2\x9b" "2J \xc2\xb5s") == "csi?2J \xc2\xb5s");  // C1 CSI gone, µ kept
+  CHECK(console_text(std::string("nul\0x", 5)) == "nul?x");
+  CHECK(clean_text("a\rb\nc") == "a\rb\nc");  // the report files keep lines
+}
+
 TEST_CASE("the ETA counts only the tests this process finished") {
   Counts c;
   c.pass = 9;

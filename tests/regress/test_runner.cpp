@@ -46,6 +46,7 @@ case $mode in
     if [ -e "$dir/hold" ]; then echo $$ > "$dir/held.tmp"; mv "$dir/held.tmp" "$dir/held.pid"; sleep 30; fi
     echo '{"status":"pass"}' > "$json"; exit 0 ;;
   term) kill -TERM $$ ;;
+  longline) head -c 300000 /dev/zero | tr '\0' x >&2; echo ' the end' >&2; exit 4 ;;
   timed) # timed --rtl N --before S --after S: waits, writes N as its cycles, waits again.
     echo "rtl $a3"; sleep $a5; echo "{\"status\":\"pass\",\"cycles\":{\"rtl\":$a3}}" > "$json"; sleep $a7; exit 0 ;;
 esac
@@ -226,6 +227,19 @@ TEST_CASE("a file in the place of a test's log folder is an error before the run
                     "'" + f.dir / "out/tests/b" + "' (the log folder of test 'b') is not a folder");
   CHECK(db.runs().empty());
   CHECK(read_text(f.dir / "calls.log").empty());  // no test ran
+}
+
+TEST_CASE("a test's megabyte stderr line is kept short in its result and whole in its log") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  const RunSummary sum = run_suite(f.suite("  - {name: a, command: longline}\n"), f.options(), db);
+  const auto results = db.results(sum.run_id);
+  REQUIRE(results.size() == 1);
+  const std::string& message = results[0].message;
+  CHECK(message.size() <= kMaxMessage);
+  CHECK(message.rfind("exit code 4: xxx", 0) == 0);
+  CHECK(message.substr(message.size() - 12) == "xxxx the end");
+  CHECK(read_text(f.dir / "out/tests/a/stderr.log").size() == 300000 + 9);
 }
 
 TEST_CASE("a file in the place of the earlier runs' log folder is an error before the run is recorded") {
