@@ -289,12 +289,43 @@ void keep_earlier_logs(HistoryDb& db, std::int64_t run_id, const fs::path& dir, 
   db.move_logs(*earlier, dir.string(), to.string());
 }
 
-// The test's folder, made and emptied of an earlier results file; its
-// earlier run's logs moved aside.
-void prepare_test_dir(HistoryDb& db, std::int64_t run_id, const fs::path& dir, const fs::path& runs_dir) {
+// What result.txt of a kept attempt says: the result the attempt got, or none.
+std::string attempt_text(const TestRecord* earlier) {
+  if (!earlier) return "no result recorded: its runner stopped (or was killed) before this attempt ended\n";
+  return "status: " + earlier->status + "\nmessage: " + earlier->message + "\nfinished_at: " + earlier->finished_at +
+         "\nattempt: " + std::to_string(earlier->attempts) + "\n";
+}
+
+// What is left in the test's folder once other runs' logs moved out is an
+// earlier attempt of this run (a failure rerun, or one a killed runner left
+// without a result). It moves to runs/<run id>/<folder>@attempt-N, N from 1
+// ('@' is in no test's folder name), with its result in result.txt: each
+// attempt starts in an empty folder, with no file of the one before (a
+// failure waveform) beside its logs.
+void keep_earlier_attempt(HistoryDb& db, std::int64_t run_id, const fs::path& dir, const fs::path& runs_dir,
+                          const TestRecord* earlier) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec) || fs::is_empty(dir, ec)) return;
+  const fs::path base = runs_dir / std::to_string(run_id);
+  fs::create_directories(base);
+  fs::path to;
+  for (int n = 1;; ++n) {
+    to = base / (dir.filename().string() + "@attempt-" + std::to_string(n));
+    if (!fs::exists(to, ec)) break;
+  }
+  fs::rename(dir, to);
+  // The earlier result points at its logs until the new attempt's replaces it.
+  db.move_logs(run_id, dir.string(), to.string());
+  std::ofstream(to / "result.txt") << attempt_text(earlier);
+}
+
+// The test's folder, made empty: its earlier run's logs and this run's
+// earlier attempt moved aside.
+void prepare_test_dir(HistoryDb& db, std::int64_t run_id, const fs::path& dir, const fs::path& runs_dir,
+                      const TestRecord* earlier) {
   keep_earlier_logs(db, run_id, dir, runs_dir);
+  keep_earlier_attempt(db, run_id, dir, runs_dir, earlier);
   fs::create_directories(dir);
-  fs::remove(dir / "results.json");
 }
 
 }  // namespace
@@ -402,8 +433,11 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
   // The run's results so far count as done, but those of the failures rerun now: their new results will.
   const std::vector<TestRecord> results = db.results(sum.run_id);
   const auto counted = [&](const TestRecord& r) { return !opts.rerun_failed || !queued.count(r.test_id); };
-  for (const auto& r : results)
+  std::map<std::string, const TestRecord*> rerun;  // the earlier result of each test rerun
+  for (const auto& r : results) {
     if (counted(r)) sum.counts.add(r.status);
+    else rerun.emplace(r.test_id, &r);
+  }
 
   Progress progress(sum.counts.done() + queue.size(), opts.progress);
   for (const auto& r : results)
@@ -439,7 +473,8 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     r.index = position.count(t->id) ? position[t->id] : 0;
     r.dir = tests_dir / test_dir_name(t->id);
     try {
-      prepare_test_dir(db, sum.run_id, r.dir, runs_dir);
+      const auto earlier = rerun.find(t->id);
+      prepare_test_dir(db, sum.run_id, r.dir, runs_dir, earlier == rerun.end() ? nullptr : earlier->second);
     } catch (const std::exception& e) {
       setup_failed(t, r.dir, e.what());
       return;

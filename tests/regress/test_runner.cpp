@@ -46,6 +46,12 @@ case $mode in
     if [ -e "$dir/hold" ]; then echo $$ > "$dir/held.tmp"; mv "$dir/held.tmp" "$dir/held.pid"; sleep 30; fi
     echo '{"status":"pass"}' > "$json"; exit 0 ;;
   term) kill -TERM $$ ;;
+  flaky) # fails, leaving a waveform beside its results, while the file `broken` is present
+    if [ -e "$dir/broken" ]; then
+      echo wave > "$(dirname "$json")/wave.fst"; echo broke >&2
+      echo '{"status":"fail","error":"it broke"}' > "$json"; exit 1
+    fi
+    echo ok; echo '{"status":"pass"}' > "$json"; exit 0 ;;
   longline) head -c 300000 /dev/zero | tr '\0' x >&2; echo ' the end' >&2; exit 4 ;;
   timed) # timed --rtl N --before S --after S: waits, writes N as its cycles, waits again.
     echo "rtl $a3"; sleep $a5; echo "{\"status\":\"pass\",\"cycles\":{\"rtl\":$a3}}" > "$json"; sleep $a7; exit 0 ;;
@@ -348,6 +354,64 @@ TEST_CASE("a rerun of many failures starts in time linear in their number") {
   CHECK(sum.counts.done() == 0);  // the failures rerun are not counted as done
   // A search of the queue for each result took 40000^2 / 2 string comparisons, twice: over 10 s here.
   CHECK(seconds < 3.0);
+}
+
+TEST_CASE("a rerun keeps the failed attempt's folder with its result and starts in an empty folder") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  const Suite s = f.suite("  - {name: t, command: flaky}\n");
+  write_text(f.dir / "broken", "");
+  const RunSummary first = run_suite(s, f.options(), db);
+  REQUIRE(first.counts.fail == 1);
+  std::filesystem::remove(f.dir / "broken");
+  RunnerOptions o = f.options();
+  o.rerun_failed = true;
+  const RunSummary again = run_suite(s, o, db);
+  CHECK(again.counts.pass == 1);
+  const auto tests = std::filesystem::path(f.dir / "out/tests");
+  const auto kept = std::filesystem::path(f.dir / "out/runs") / std::to_string(first.run_id) / "t@attempt-1";
+  // The passing attempt's folder holds its own files only.
+  CHECK_FALSE(std::filesystem::exists(tests / "t/wave.fst"));
+  CHECK(read_text((tests / "t/stdout.log").string()) == "ok\n");
+  CHECK(read_text((tests / "t/stderr.log").string()).empty());
+  // The failed attempt's are kept whole, with its result.
+  CHECK(read_text((kept / "wave.fst").string()) == "wave\n");
+  CHECK(read_text((kept / "stderr.log").string()) == "broke\n");
+  CHECK(read_text((kept / "results.json").string()).find("it broke") != std::string::npos);
+  CHECK(read_text((kept / "result.txt").string()).rfind("status: fail\nmessage: it broke\n", 0) == 0);
+  const auto res = db.results(first.run_id);
+  REQUIRE(res.size() == 1);
+  CHECK(res[0].status == "pass");
+  CHECK(res[0].attempts == 2);
+  CHECK(res[0].log_dir == (tests / "t").string());
+  // A second rerun of a failure keeps both earlier attempts.
+  write_text(f.dir / "broken", "");
+  run_suite(s, f.options(), db);  // a new run (the first is complete): fails
+  const auto second_run = db.runs().back().run_id;
+  run_suite(s, o, db);
+  run_suite(s, o, db);
+  const auto runs = std::filesystem::path(f.dir / "out/runs") / std::to_string(second_run);
+  CHECK(std::filesystem::exists(runs / "t@attempt-1/wave.fst"));
+  CHECK(std::filesystem::exists(runs / "t@attempt-2/wave.fst"));
+  CHECK_FALSE(std::filesystem::exists(runs / "t@attempt-3"));
+  CHECK(read_text((runs / "t@attempt-2/result.txt").string()).find("attempt: 2\n") != std::string::npos);
+}
+
+TEST_CASE("a resumed run keeps what a killed attempt left in a test's folder apart from the new attempt") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  const auto run = stopped_run(db, {"a"});
+  std::filesystem::create_directories(f.dir / "out/tests/b");
+  write_text(f.dir / "out/tests/b/wave.fst", "half\n");
+  write_text(f.dir / "out/tests/b/results.json", "{\"status\":\"fail\"}");
+  const RunSummary sum =
+      run_suite(f.suite("  - {name: a, command: pass}\n  - {name: b, command: pass}\n"), f.options(), db);
+  CHECK(sum.run_id == run);
+  CHECK(sum.counts.pass == 2);
+  CHECK_FALSE(std::filesystem::exists(f.dir / "out/tests/b/wave.fst"));
+  const auto kept = std::filesystem::path(f.dir / "out/runs") / std::to_string(run) / "b@attempt-1";
+  CHECK(read_text((kept / "wave.fst").string()) == "half\n");
+  CHECK(read_text((kept / "result.txt").string()).rfind("no result recorded: ", 0) == 0);
 }
 
 TEST_CASE("a later run of a test moves the earlier run's logs aside, and its results follow them") {
@@ -712,8 +776,11 @@ TEST_CASE("a test id too long for a file name gets a cut folder name ending in i
 TEST_CASE("a test whose folder cannot be set up is that test's error, and the tests after it run") {
   Fixture f;
   HistoryDb db(f.dir / "r.db");
-  // A folder where b's results file goes cannot be removed before b runs.
+  // What an earlier attempt left in b's folder cannot be moved aside: a file holds the place of the
+  // folder of the run's earlier attempts (the run is the database's first).
   std::filesystem::create_directories(f.dir / "out/tests/b/results.json/kept");
+  std::filesystem::create_directories(f.dir / "out/runs");
+  write_text(f.dir / "out/runs/1", "");
   const Suite s = f.suite("  - {name: a, command: pass}\n  - {name: b, command: pass}\n  - {name: c, command: pass}\n");
   const RunSummary sum = run_suite(s, f.options(1), db);
   CHECK(sum.counts.pass == 2);
@@ -724,7 +791,7 @@ TEST_CASE("a test whose folder cannot be set up is that test's error, and the te
   CHECK(res[1].test_id == "b");
   CHECK(res[1].status == "error");
   CHECK(res[1].message.rfind("cannot set up the test's folder: ", 0) == 0);
-  CHECK(res[1].message.find("results.json") != std::string::npos);
+  CHECK(res[1].message.find("out/runs/1") != std::string::npos);
   CHECK(res[1].command == "mxcosim pass");
   CHECK(db.run(sum.run_id)->state == "complete");
 }
