@@ -439,9 +439,9 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     else rerun.emplace(r.test_id, &r);
   }
 
-  Progress progress(sum.counts.done() + queue.size(), opts.progress);
-  for (const auto& r : results)
-    if (counted(r)) progress.test_finished(r.test_id, r.status, "(earlier)", r.wall_seconds, true);
+  // Made once the counting is done: its clock times the tests' ETA.
+  Progress progress(sum.counts.done() + queue.size(), opts.progress, stderr, sum.counts);
+  progress.start(queue.size(), std::max(1u, opts.jobs), opts.out_dir);
 
   fs::create_directories(tests_dir);
   const Image image(opts.image);
@@ -496,6 +496,7 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     r.process = std::make_unique<Subprocess>(r.command, (r.dir / "stdout.log").string(),
                                              (r.dir / "stderr.log").string(), timeout, opts.max_log_bytes,
                                              image.path());
+    progress.test_started(t->id);
     running.push_back(std::move(r));
   };
 
@@ -570,6 +571,7 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     }
     const bool ended = collect_ended();
     if (!release_held() && !ended) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    progress.tick();
   }
   progress.finish();
 

@@ -138,7 +138,7 @@ int regress_main(int argc, char** argv) {
     ("no-repeat", "when the run this command names (suite, revision, label) is complete, do nothing and exit 0 "
                   "rather than start a repeat of it (a resubmitted batch job)")
     ("list", "print the selected tests and their commands, run nothing")
-    ("no-progress", "no progress output")
+    ("no-progress", "no progress output (start line, progress lines, heartbeats) on stderr")
     ("no-report", "record results only; write no JUnit/HTML/CSV/JSON")
     ("exe", "program each test's arguments are given to (default: this mxcosim)", cxxopts::value<std::string>())
     ("h,help", "show this help");

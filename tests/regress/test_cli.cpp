@@ -676,3 +676,24 @@ TEST_CASE("a report that cannot be written is named and removed: the others are 
   CHECK(attr(read_text(out + "/junit.xml"), "failures") == "0");
   CHECK(nlohmann::json::parse(read_text(out + "/results.json"))["run"]["label"] == "third");
 }
+
+TEST_CASE("regress starts its progress with the tests to run and -j and the folder and --no-progress silences it") {
+  TempDir dir;
+  write_text(dir / "ok.sh", "#!/bin/sh\nfor a; do [ \"$p\" = --json ] && echo '{}' > \"$a\"; p=$a; done\nexit 0\n");
+  std::filesystem::permissions(dir / "ok.sh", std::filesystem::perms::owner_all);
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, seeds: [1, 2]}\n");
+  const std::vector<std::string> args{MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--exe",
+                                      dir / "ok.sh", "-j", "2", "--no-report", "--rev", "r1"};
+  CHECK(run(args, dir / "l") == 0);
+  const std::string log = read_text(dir / "l");
+  INFO(log);
+  CHECK(log.rfind("regress: 2 tests to run, -j 2, out " + dir / "o" + "\n", 0) == 0);
+  CHECK(count_of(log, "pass    a/seed=") == 2);
+  std::vector<std::string> quiet = args;
+  quiet.push_back("--no-progress");
+  CHECK(run(quiet, dir / "q") == 0);
+  const std::string q = read_text(dir / "q");
+  CHECK(q.find("regress: ") == std::string::npos);
+  CHECK(q.find("pass    ") == std::string::npos);
+  CHECK(q.find("suite s @ r1") != std::string::npos);  // the summary is not progress
+}

@@ -1,5 +1,9 @@
 // Regressions against a baseline, report data from the database, JUnit XML
 // and CSV: expectations computed by hand from the records below.
+#include <pty.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <map>
@@ -466,6 +470,101 @@ TEST_CASE("progress lines show a test's text whole and cleaned, as the report fi
   text.resize(std::fread(text.data(), 1, text.size(), out));
   std::fclose(out);
   CHECK(text.rfind("error   g/?x (1.00 s)  exit code 5: before?after ?[0m\n", 0) == 0);
+}
+
+namespace {
+// What `body` prints through a Progress writing to a file (not a terminal).
+template <class Body>
+std::string progress_text(Body body) {
+  std::FILE* out = std::tmpfile();
+  REQUIRE(out);
+  body(out);
+  std::rewind(out);
+  std::string text(1 << 16, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), out));
+  std::fclose(out);
+  return text;
+}
+}  // namespace
+
+TEST_CASE("progress starts with a line naming the tests to run and -j and the folder") {
+  Counts earlier;
+  earlier.pass = 2;
+  const std::string text = progress_text([&](std::FILE* out) {
+    Progress p(5, true, out, earlier);
+    p.start(3, 4, "/o/ut");
+  });
+  CHECK(text == "regress: 3 tests to run (2 done earlier), -j 4, out /o/ut\n");
+  CHECK(progress_text([](std::FILE* out) { Progress(1, true, out).start(1, 1, "o"); }) ==
+        "regress: 1 test to run, -j 1, out o\n");
+  CHECK(progress_text([](std::FILE* out) { Progress(1, false, out).start(1, 1, "o"); }).empty());
+}
+
+TEST_CASE("in a log a heartbeat names each running test and how long it has run once per interval") {
+  using namespace std::chrono_literals;
+  const auto t0 = Progress::Clock::now();
+  const std::string text = progress_text([&](std::FILE* out) {
+    Progress p(3, true, out);
+    p.set_heartbeat_seconds(300);
+    p.test_started("slow/b", t0);
+    p.test_started("fast/a", t0 + 100s);
+    p.tick(t0 + 299s);  // not yet
+    p.tick(t0 + 301s);  // b has run 5:01, a 3:21
+    p.tick(t0 + 400s);  // within the interval of the last one
+    p.test_finished("fast/a", "pass", "", 300);
+    p.tick(t0 + 3901s);  // b alone, past an hour
+  });
+  // The heartbeat's elapsed time is the runner's own: taken from the Progress's start, near t0.
+  const auto lines = count_of(text, "still running after ");
+  CHECK(lines == 2);
+  CHECK(text.find(" done; running: fast/a (3:21), slow/b (5:01)\n") != std::string::npos);
+  CHECK(text.find(" done; running: slow/b (1:05:01)\n") != std::string::npos);
+  CHECK(text.find("1/3 done; running: slow/b") != std::string::npos);
+  // Nothing running: no heartbeat.
+  CHECK(progress_text([&](std::FILE* out) { Progress(1, true, out).tick(t0 + 1000s); }).empty());
+  CHECK(progress_text([&](std::FILE* out) {
+          Progress p(1, false, out);
+          p.test_started("a", t0);
+          p.tick(t0 + 1000s);
+        }).empty());
+}
+
+TEST_CASE("on a terminal the line is redrawn about once a second with the elapsed time and the running tests") {
+  using namespace std::chrono_literals;
+  int master = -1, slave = -1;
+  REQUIRE(openpty(&master, &slave, nullptr, nullptr, nullptr) == 0);
+  winsize ws{};
+  ws.ws_col = 200;
+  ws.ws_row = 50;
+  REQUIRE(ioctl(slave, TIOCSWINSZ, &ws) == 0);
+  std::FILE* out = fdopen(slave, "w");
+  REQUIRE(out);
+  {
+    Progress p(4, true, out);
+    p.start(4, 2, "o");
+    const auto t0 = Progress::Clock::now();
+    p.test_started("g/a", t0);
+    p.test_started("g/b", t0);
+    p.tick(t0 + 500ms);  // too soon
+    p.tick(t0 + 2s);
+  }
+  std::fclose(out);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(master, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+  close(master);
+  INFO(text);
+  // The start line, the first bar at 0:00, then one redraw with both tests running.
+  CHECK(text.find("regress: 4 tests to run, -j 2, out o") != std::string::npos);
+  CHECK(count_of(text, "\r\033[K[") == 2);
+  CHECK(text.find("0/4  pass 0  fail 0  error 0  skip 0  ETA --:--  0:02  running: g/a, g/b") != std::string::npos);
+}
+
+TEST_CASE("durations read minutes and seconds and hours from an hour on") {
+  CHECK(Progress::duration(0) == "0:00");
+  CHECK(Progress::duration(65.4) == "1:05");
+  CHECK(Progress::duration(3599.6) == "1:00:00");
+  CHECK(Progress::duration(7384) == "2:03:04");
 }
 
 TEST_CASE("console text shows every control character as '?' where the report files keep lines") {
