@@ -10,12 +10,12 @@
 #include <iomanip>
 #include <iostream>
 #include <set>
-#include <thread>
 
 #include "cli_args.h"
 #include "command.h"
 #include "models/core/output_file.h"
 #include "stop_signals.h"
+#include "regress/cpu_count.h"
 #include "regress/exports.h"
 #include "regress/git_rev.h"
 #include "regress/history_db.h"
@@ -159,8 +159,9 @@ int regress_main(int argc, char** argv) {
     std::cerr << argv[0] << ": --jobs must be in [1, 1024]\n";
     return kExitUsage;
   }
-  // A run's second thread helps only with a core to spare for it.
-  ro.one_thread_per_run = 2 * ro.jobs > std::max(1u, std::thread::hardware_concurrency());
+  // A run's second thread helps only with a core to spare for it: counted among the CPUs this
+  // process may use (taskset, a Slurm task's or a container's CPUs), not the machine's.
+  ro.one_thread_per_run = 2 * ro.jobs > regress::usable_cpus();
   if (args.count("shard")) ro.shard = regress::parse_shard(args["shard"].as<std::string>());
   ro.tag = args["tag"].as<std::string>();
   if (args.count("timeout")) {

@@ -697,3 +697,18 @@ TEST_CASE("regress starts its progress with the tests to run and -j and the fold
   CHECK(q.find("pass    ") == std::string::npos);
   CHECK(q.find("suite s @ r1") != std::string::npos);  // the summary is not progress
 }
+
+TEST_CASE("regress counts the CPUs it may use: under taskset -c with one CPU -j 1 gives run tests --threads 1") {
+  if (std::system("taskset -c 0 true > /dev/null 2>&1") != 0) {
+    WARN("not checked: taskset cannot run here");
+    return;
+  }
+  TempDir dir;
+  write_text(dir / "ok.sh", "#!/bin/sh\nfor a; do [ \"$p\" = --json ] && echo '{}' > \"$a\"; p=$a; done\nexit 0\n");
+  std::filesystem::permissions(dir / "ok.sh", std::filesystem::perms::owner_all);
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, command: run}\n");
+  CHECK(run({"taskset", "-c", "0", MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--exe", dir / "ok.sh",
+             "-j", "1", "--no-progress", "--no-report", "--rev", "r1"},
+            dir / "l") == 0);
+  CHECK(read_text(dir / "o/tests/a/command.txt").find(" run --threads 1 --json ") != std::string::npos);
+}

@@ -1,6 +1,7 @@
 // The runner with a stand-in program: isolation of crashes and hangs, logs,
 // resume without repeats, rerun of failures. The stand-in is a shell script
 // whose first argument says how to end.
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -11,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "regress/cpu_count.h"
 #include "regress/db_merge.h"
 #include "regress/junit_writer.h"
 #include "regress/outcome.h"
@@ -469,6 +471,31 @@ TEST_CASE("with a process per core, run tests that do not choose get --threads 1
     // The reproduce command is the suite's, whatever the runner added.
     CHECK(db.results(sum.run_id).at(0).command == "mxcosim run");
   }
+}
+
+TEST_CASE("the CPUs of a cgroup v2 quota are its quota over its period rounded up") {
+  CHECK(cpus_of_cpu_max("200000 100000") == 2u);
+  CHECK(cpus_of_cpu_max("150000 100000\n") == 2u);
+  CHECK(cpus_of_cpu_max("50000 100000") == 1u);
+  CHECK(cpus_of_cpu_max("max 100000") == std::nullopt);
+  CHECK(cpus_of_cpu_max("") == std::nullopt);
+  CHECK(cpus_of_cpu_max("12x 100000") == std::nullopt);
+  CHECK(cpus_of_cpu_max("100000 0") == std::nullopt);
+}
+
+TEST_CASE("the usable CPUs are those of the affinity mask") {
+  cpu_set_t saved;
+  REQUIRE(sched_getaffinity(0, sizeof saved, &saved) == 0);
+  CHECK(usable_cpus() <= static_cast<unsigned>(CPU_COUNT(&saved)));
+  int first = 0;
+  while (!CPU_ISSET(first, &saved)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  REQUIRE(sched_setaffinity(0, sizeof one, &one) == 0);
+  const unsigned n = usable_cpus();
+  REQUIRE(sched_setaffinity(0, sizeof saved, &saved) == 0);
+  CHECK(n == 1);
 }
 
 TEST_CASE("test ids that sanitize alike get folders of their own") {
