@@ -124,8 +124,8 @@ int regress_main(int argc, char** argv) {
     ("j,jobs", "tests run at once", cxxopts::value<unsigned>()->default_value("1"))
     ("out", "output folder (results.db, junit.xml, report.html, tests/<id>/ logs)", cxxopts::value<std::string>())
     ("shard", "run only shard K of N (K/N, 1-based): test i belongs to shard (i mod N) + 1", cxxopts::value<std::string>())
-    ("rerun-failed", "run again only the tests that failed in the newest run of the suite in DIR/results.db, "
-                     "replacing their results")
+    ("rerun-failed", "run again only the tests that failed or errored in the newest run of the suite in "
+                     "DIR/results.db, replacing their results (earlier attempts' logs: DIR/runs/)")
     ("tag", "run only tests carrying this tag", cxxopts::value<std::string>()->default_value(""))
     ("timeout", "seconds per test, overriding the suite's", cxxopts::value<double>())
     ("max-log-mb", "a test whose stdout or stderr log passes this many MiB is killed, an error (0: no limit)",

@@ -712,3 +712,14 @@ TEST_CASE("regress counts the CPUs it may use: under taskset -c with one CPU -j 
             dir / "l") == 0);
   CHECK(read_text(dir / "o/tests/a/command.txt").find(" run --threads 1 --json ") != std::string::npos);
 }
+
+TEST_CASE("regress --help says --rerun-failed reruns errors too") {
+  TempDir dir;
+  CHECK(run({MXCOSIM_BIN, "regress", "--help"}, dir / "h") == 0);
+  std::string help = read_text(dir / "h");
+  // cxxopts wraps the text: read it as one line.
+  std::string flat;
+  for (const char c : help)
+    if (c != '\n' && !(c == ' ' && !flat.empty() && flat.back() == ' ')) flat += c;
+  CHECK(flat.find("run again only the tests that failed or errored in the newest run") != std::string::npos);
+}

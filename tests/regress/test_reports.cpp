@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <map>
+#include <set>
 #include <cstdio>
 #include <sstream>
 
@@ -196,6 +197,51 @@ TEST_CASE("report data: newest run, previous run as baseline, trend per run") {
   CHECK(j["tests"][1]["error_pct"].get<double>() == Approx(50.0));
   CHECK(j["tests"][2]["cycles_rtl"].is_null());
   CHECK(j["trend"].size() == 2);
+}
+
+namespace {
+// The keys of `j` (an object), an array's written "key[]", and those of each object or first array element in it.
+void collect_keys(const nlohmann::json& j, std::set<std::string>& keys) {
+  for (const auto& [key, value] : j.items()) {
+    keys.insert(value.is_array() ? key + "[]" : key);
+    if (value.is_object()) collect_keys(value, keys);
+    if (value.is_array() && !value.empty() && value[0].is_object()) collect_keys(value[0], keys);
+  }
+}
+}  // namespace
+
+TEST_CASE("docs/regress.md documents every field of the JSON export") {
+  // A run with a baseline, a regression, a test with every measurement and one not run.
+  TempDir dir;
+  HistoryDb db(dir / "r.db");
+  const auto r1 = db.create_run(RunInfo{.suite = "s", .rev = "r1", .label = "d1"});
+  db.record(r1, rec("g/a", "pass", 100, 100, 1.0));
+  db.set_run_state(r1, "complete", "2025-01-01T01:00:00Z");
+  const auto r2 = db.create_run(RunInfo{.suite = "s", .rev = "r2", .label = "d2"});
+  db.add_to_plan(r2, {"g/a", "g/b"}, "");
+  TestRecord a = rec("g/a", "fail", 100, 110, 1.0);
+  a.instructions = 5;
+  a.mismatch_count = 1;
+  a.sim_time_ns = 10;
+  a.utilisation = 0.5;
+  a.bandwidth_gbps = 2;
+  a.exit_code = 1;
+  db.record(r2, a);
+  db.set_run_state(r2, "interrupted", "2025-01-02T01:00:00Z");
+  const auto j = to_json(load_report_data(db, {}));
+  REQUIRE(j["regressions"].size() == 1);
+  REQUIRE(j["tests"].size() == 2);
+  std::set<std::string> keys;
+  collect_keys(j, keys);
+  const std::string docs = mxc::testing::read_text(MXCOSIM_SOURCE_DIR "/docs/regress.md");
+  const auto from = docs.find("### The JSON export");
+  REQUIRE(from != std::string::npos);
+  const std::string section = docs.substr(from, docs.find("\n## ", from) - from);
+  for (const auto& key : keys) {
+    INFO(key);
+    CHECK(section.find("`" + key + "`") != std::string::npos);
+  }
+  CHECK(keys.size() > 40);
 }
 
 TEST_CASE("report data: planned tests that never ran regress in plan order, complete runs are baselines, revisions by prefix") {
