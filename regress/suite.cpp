@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -81,6 +83,11 @@ class Loader {
   void append_param(std::vector<std::string>& args, const std::string& key, const YAML::Node& value,
                     const std::string& field) const {
     if (key.empty() || key[0] == '-') fail(value, field, "parameter names are written without leading dashes");
+    // The runner gives every test its own --json (the results file it reads):
+    // a second one would make the test a usage error.
+    if (key == "json") fail(value, field, "the runner gives each test its --json results file; a suite cannot");
+    if (key == "positional")
+      fail(value, field, "a positional argument is given by a config or workload ('positional: X'), not here");
     const std::string v = scalar(value, field);
     if (v == "true") {
       args.push_back("--" + key);
@@ -120,16 +127,40 @@ class Loader {
     return axis;
   }
 
+  // Values that are one number however written ("01" and "1", "1e1" and
+  // "10.0") compare equal: a command reads them alike.
+  static std::string same_value_key(const std::string& value) {
+    const char* const end = value.data() + value.size();
+    std::uint64_t whole = 0;
+    if (const auto r = std::from_chars(value.data(), end, whole); !value.empty() && r.ec == std::errc() && r.ptr == end)
+      return "#" + std::to_string(whole);
+    double number = 0;
+    if (const auto r = std::from_chars(value.data(), end, number);
+        !value.empty() && r.ec == std::errc() && r.ptr == end && std::isfinite(number)) {
+      std::ostringstream o;
+      o.precision(17);
+      o << "#" << number;  // 10.0 and 1e1 print "10", as the whole number 10 does
+      return o.str();
+    }
+    return "=" + value;
+  }
+
   // seeds: [1, 2, 3] or sweep: {key: [v1, v2]} -- one axis per key.
   Axis value_axis(const std::string& key, const YAML::Node& list, const std::string& field) const {
     if (!list.IsSequence() || list.size() == 0) fail(list, field, "expected a non-empty list of values");
     Axis axis;
-    std::set<std::string> seen;
+    std::map<std::string, std::string> seen;  // by value (same_value_key) -> as first written
     for (std::size_t i = 0; i < list.size(); ++i) {
       const std::string f = field + "[" + std::to_string(i) + "]";
       AxisValue v;
       const std::string value = key == "seed" ? seed(list[i], f) : scalar(list[i], f);
-      if (!seen.insert(value).second) fail(list[i], f, "duplicate value '" + value + "'");
+      // " seq" would reach the command with its space and name the test apart from "seq".
+      if (!value.empty() && (std::isspace(static_cast<unsigned char>(value.front())) ||
+                             std::isspace(static_cast<unsigned char>(value.back()))))
+        fail(list[i], f, "value '" + value + "' starts or ends with white space");
+      if (const auto [it, fresh] = seen.emplace(same_value_key(value), value); !fresh)
+        fail(list[i], f,
+             "duplicate value '" + value + "'" + (it->second == value ? "" : " (the same as '" + it->second + "')"));
       v.label = key + "=" + value;
       append_param(v.args, key, list[i], f);
       if (key == "seed") v.seed = value;
@@ -168,6 +199,10 @@ class Loader {
     const std::string name = scalar(g["name"], f + ".name");
     if (name.empty() || name.find('/') != std::string::npos || name.find(' ') != std::string::npos)
       fail(g["name"], f + ".name", "must be non-empty without '/' or spaces");
+    // Shown in every console line and report: a control character would act on the terminal.
+    if (std::any_of(name.begin(), name.end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+      fail(g["name"], f + ".name", "must not hold control characters (tab, newline, escape, ...)");
     // A test's logs go to a folder named after its id: "." or ".." would
     // be the tests folder itself or its parent.
     if (name == "." || name == "..") fail(g["name"], f + ".name", "must not be '.' or '..'");

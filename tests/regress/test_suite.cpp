@@ -235,3 +235,53 @@ TEST_CASE("shards are disjoint, cover the suite and keep its order") {
   CHECK_THROWS(parse_shard("a/b"));
   CHECK_THROWS(parse_shard("3"));
 }
+
+TEST_CASE("a suite may not give what the runner gives every test or a positional outside configs and workloads") {
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    args: {json: r.json}\n") ==
+        "bad.yaml:4: field 'groups[0].args.json': the runner gives each test its --json results file; a suite cannot");
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    sweep:\n      json: [a.json]\n") ==
+        "bad.yaml:5: field 'groups[0].sweep.json[0]': the runner gives each test its --json results file; a suite "
+        "cannot");
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    workloads: [{name: w, json: r.json}]\n") ==
+        "bad.yaml:4: field 'groups[0].workloads[0].json': the runner gives each test its --json results file; a "
+        "suite cannot");
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    args: {positional: p.bin}\n") ==
+        "bad.yaml:4: field 'groups[0].args.positional': a positional argument is given by a config or workload "
+        "('positional: X'), not here");
+  // `threads` is the suite's to choose: the runner adds --threads 1 only to a test without it.
+  CHECK(parse_suite("suite: x\ngroups:\n  - {name: g, args: {threads: 2}}\n", "ok.yaml").tests.at(0).args ==
+        std::vector<std::string>{"run", "--threads", "2"});
+  CHECK(parse_suite("suite: x\ngroups:\n  - {name: g, workloads: [{name: w, positional: p.bin}]}\n", "ok.yaml")
+            .tests.at(0)
+            .args == std::vector<std::string>{"run", "p.bin"});
+}
+
+TEST_CASE("axis values are duplicates when they are one number however written") {
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    seeds: [1, \"01\"]\n") ==
+        "bad.yaml:4: field 'groups[0].seeds[1]': duplicate value '01' (the same as '1')");
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    sweep: {m: [10, 1e1]}\n") ==
+        "bad.yaml:4: field 'groups[0].sweep.m[1]': duplicate value '1e1' (the same as '10')");
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    sweep: {m: [2.50, 2.5]}\n") ==
+        "bad.yaml:4: field 'groups[0].sweep.m[1]': duplicate value '2.5' (the same as '2.50')");
+  // Different values, text or numbers, stay apart.
+  CHECK(parse_suite("suite: x\ngroups:\n  - {name: g, sweep: {p: [seq, Seq, 1, 1.5, 18446744073709551615, "
+                    "18446744073709551614]}}\n",
+                    "ok.yaml")
+            .tests.size() == 6);
+}
+
+TEST_CASE("a sweep value with white space around it is an error") {
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    sweep: {pattern: [seq, \" random\"]}\n") ==
+        "bad.yaml:4: field 'groups[0].sweep.pattern[1]': value ' random' starts or ends with white space");
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    sweep: {pattern: [\"seq\\t\"]}\n") ==
+        "bad.yaml:4: field 'groups[0].sweep.pattern[0]': value 'seq\t' starts or ends with white space");
+  CHECK(parse_suite("suite: x\ngroups:\n  - {name: g, sweep: {label: [\"a b\"]}}\n", "ok.yaml").tests.size() == 1);
+}
+
+TEST_CASE("a group name with a control character is an error") {
+  for (const char* name : {"\"g\\tx\"", "\"g\\ex\"", "\"g\\rx\"", "\"g\\x7fx\""}) {
+    INFO(name);
+    CHECK(error_of("suite: x\ngroups:\n  - name: " + std::string(name) + "\n") ==
+          "bad.yaml:3: field 'groups[0].name': must not hold control characters (tab, newline, escape, ...)");
+  }
+}
