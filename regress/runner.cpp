@@ -328,6 +328,27 @@ void prepare_test_dir(HistoryDb& db, std::int64_t run_id, const fs::path& dir, c
   fs::create_directories(dir);
 }
 
+// A run continued with a suite edited since (same ids, other arguments)
+// would hold results of two suites under one run, at one revision, without
+// a word: refused, naming the first test whose command changed.
+void refuse_edited_tests(HistoryDb& db, std::int64_t run_id, const Suite& suite, const RunnerOptions& opts) {
+  std::map<std::string, const TestSpec*> by_id;
+  for (const auto& t : suite.tests) by_id.emplace(t.id, &t);
+  const auto run = db.run(run_id);
+  for (const auto& r : db.results(run_id)) {
+    const auto it = by_id.find(r.test_id);
+    if (it == by_id.end() || r.command.empty()) continue;  // a result from before commands were kept
+    const std::string now = shell_join(reproduce_args(*it->second));
+    if (now == r.command) continue;
+    throw std::invalid_argument(
+        suite.path + ": test '" + r.test_id + "' is now '" + now + "', but run " + (run ? run->label : "?") +
+        " recorded its result as '" + r.command + "': the suite changed since, and continuing the run would mix the "
+        "results of both in it; " +
+        (opts.rerun_failed ? "run the suite without --rerun-failed" : "run it under another --label") +
+        ", or restore the suite");
+  }
+}
+
 }  // namespace
 
 std::string test_dir_name(const std::string& test_id) {
@@ -389,6 +410,7 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
                                   "' would share the log folder '" + it->first + "'");
   const fs::path tests_dir = fs::path(opts.out_dir) / "tests", runs_dir = fs::path(opts.out_dir) / "runs";
   check_test_dirs(tests_dir, runs_dir, selected);
+  if (const auto earlier = run_to_continue(db, suite, opts)) refuse_edited_tests(db, *earlier, suite, opts);
 
   RunSummary sum;
   sum.selected = selected.size();

@@ -286,6 +286,33 @@ TEST_CASE("a resumed run runs only the tests without a result") {
   CHECK(next.ran == 5);
 }
 
+TEST_CASE("a run resumed with a suite whose tests changed their arguments is refused before anything runs") {
+  Fixture f;
+  write_text(f.dir / "hang", "");
+  HistoryDb db(f.dir / "r.db");
+  const RunSummary first =
+      f.run_until_hang(f.suite("  - {name: a, command: pass, args: {m: 4}}\n  - {name: b, command: hang}\n"),
+                       f.options(1), db);
+  REQUIRE(first.interrupted);
+  REQUIRE(db.finished_tests(first.run_id) == std::set<std::string>{"a"});
+  std::filesystem::remove(f.dir / "hang");
+  const std::size_t calls = count_of(read_text(f.dir / "calls.log"), "\n");
+  const Suite edited = f.suite("  - {name: a, command: pass, args: {m: 8}}\n  - {name: b, command: hang}\n");
+  CHECK_THROWS_WITH(run_suite(edited, f.options(1), db),
+                    "s.yaml: test 'a' is now 'mxcosim pass --m 8', but run night recorded its result as 'mxcosim pass "
+                    "--m 4': the suite changed since, and continuing the run would mix the results of both in it; run "
+                    "it under another --label, or restore the suite");
+  RunnerOptions rerun = f.options(1);
+  rerun.rerun_failed = true;
+  CHECK_THROWS_WITH(run_suite(edited, rerun, db), Catch::Contains("run the suite without --rerun-failed"));
+  CHECK(count_of(read_text(f.dir / "calls.log"), "\n") == calls);  // nothing ran
+  CHECK(db.run(first.run_id)->state == "interrupted");
+  // Under another label the edited suite is a run of its own.
+  RunnerOptions other = f.options(1);
+  other.label = "night-edited";
+  CHECK(run_suite(edited, other, db).counts.pass == 2);
+}
+
 TEST_CASE("a stop request kills running tests and leaves the run resumable") {
   Fixture f;
   write_text(f.dir / "hang", "");
