@@ -90,7 +90,8 @@ struct Inflow {
   struct Row {
     std::uint32_t chips = 0;  ///< Other chips writing it: 0, 1 or 2 (two or more).
     std::uint32_t chip = 0;   ///< The first of them.
-    bool bf16 = false;        ///< Accumulators: some add bf16 rows.
+    /// Accumulators: the other chips adding bf16 rows there (0, 1 or 2), the first of them.
+    std::uint32_t bf16_chips = 0, bf16_chip = 0;
     From first;               ///< The first send writing it; one carrying order-dependent data if any.
     bool tainted = false;     ///< Some send writing it carries data that depends on an order of arrival.
   };
@@ -117,7 +118,10 @@ Inflow inflow_of(const std::vector<const Program*>& programs, const std::vector<
         Inflow::Row& r = rows[s.remote_row + k];
         if (r.chips == 0) r.chip = c, r.first = From{i, c};
         if (r.chips == 0 || (r.chips == 1 && r.chip != c)) ++r.chips;
-        r.bf16 = r.bf16 || (s.to_acc && s.dtype == DType::kBf16);
+        if (s.to_acc && s.dtype == DType::kBf16) {
+          if (r.bf16_chips == 0) r.bf16_chip = c;
+          if (r.bf16_chips == 0 || (r.bf16_chips == 1 && r.bf16_chip != c)) ++r.bf16_chips;
+        }
         if (dirty && !r.tainted) r.first = From{i, c};
         r.tainted = r.tainted || dirty;
       }
@@ -228,7 +232,7 @@ std::optional<Hazard> scan(const Program& program, const Scan& run_on) {
       const std::vector<bool>& own = acc ? own_acc : own_sp;
       for (std::size_t r = 0; r < rows.size(); ++r) {
         const Inflow::Row& w = rows[r];
-        const bool order = w.tainted || (w.chips > 1 && (!acc || w.bf16));
+        const bool order = w.tainted || (acc ? w.bf16_chips > 1 : w.chips > 1);
         if (order && !(r < own.size() && own[r])) set(acc ? acc_from : sp_from, static_cast<std::uint32_t>(r), 1, w.first);
       }
     }
@@ -400,21 +404,23 @@ std::optional<Hazard> scan(const Program& program, const Scan& run_on) {
           const From data = source_of(in.sp_row, in.rows);
           if (run_on.tainted_sends && data.any()) (*run_on.tainted_sends)[i] = true;
           if (!to_itself(in)) break;
-          // Rows another chip writes too: from this send on, what they hold depends on the order.
-          // Else this chip's own rows, which arrive in order: they hold what was sent.
+          // Rows another chip writes too (plain rows; bf16 rows another chip adds there too): from
+          // this send on, what they hold depends on the order. Else this chip's own rows, which
+          // arrive in order: they hold what was sent. int8 sums do not depend on the order, what
+          // was added may. (Another chip's bf16 rows landing on this chip's int8 sums, as any of its
+          // rows landing on rows this chip uses, are the programs' to order.)
           for (std::uint32_t k = 0; k < in.rows; ++k) {
             const std::size_t r = std::size_t{in.remote_row} + k;
             const Inflow::Row* other = foreign(in.dst_chip, in.to_acc, r);
+            const auto row = static_cast<std::uint32_t>(r);
             if (!in.to_acc) {
-              set(sp_from, static_cast<std::uint32_t>(r), 1, other ? From{i, std::nullopt} : data);
-            } else if (other && (in.dtype == DType::kBf16 || other->bf16)) {
-              set(acc_from, static_cast<std::uint32_t>(r), 1, From{i, std::nullopt});
-            } else if (in.dtype == DType::kBf16 && !other) {
-              set(acc_from, static_cast<std::uint32_t>(r), 1, data);
-            } else if (data.any()) {  // int8 sums: the order does not matter, the data may
-              set(acc_from, static_cast<std::uint32_t>(r), 1, data);
+              set(sp_from, row, 1, other ? From{i, std::nullopt} : data);
+            } else if (in.dtype == DType::kBf16) {
+              set(acc_from, row, 1, other && other->bf16_chips ? From{i, std::nullopt} : data);
+            } else if (data.any()) {
+              set(acc_from, row, 1, data);
             } else if (other && other->tainted) {
-              set(acc_from, static_cast<std::uint32_t>(r), 1, other->first);
+              set(acc_from, row, 1, other->first);
             }
           }
           break;
