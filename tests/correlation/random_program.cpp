@@ -784,7 +784,7 @@ void repair_hazards(Program& program, RandomProgramStats* stats, std::uint32_t c
       ++st.fence_repairs;
     } else {
       throw std::logic_error("repair_hazards: cannot apply '" + fix + "' to instruction " + std::to_string(h->later) +
-                             " '" + describe(later) + "'");
+                             " '" + describe(later) + "' (against instruction " + std::to_string(h->earlier) + ")");
     }
   }
 }
@@ -811,6 +811,123 @@ Program random_program(std::uint64_t seed, const TileGeometry& geo, const Random
   check_waits_alone(p, source);
   check_hazards(p, source, chips);
   return p;
+}
+
+}  // namespace mxc::corr
+
+namespace mxc::corr {
+
+namespace {
+
+/// Moves a one-chip program's scratchpad rows up by `sp` and its accumulator rows by `acc`, and
+/// makes its sends (each to itself) chip `chip`'s.
+void move_rows(Program& p, std::uint32_t sp, std::uint32_t acc, std::uint32_t chip) {
+  for (Instr& in : p) {
+    switch (in.op) {
+      case Opcode::DMA_LOAD:
+      case Opcode::DMA_STORE:
+      case Opcode::LOAD_WEIGHTS: in.sp_row = static_cast<std::uint16_t>(in.sp_row + sp); break;
+      case Opcode::MATMUL:
+      case Opcode::OUTPUT:
+        in.sp_row = static_cast<std::uint16_t>(in.sp_row + sp);
+        in.acc_row = static_cast<std::uint16_t>(in.acc_row + acc);
+        break;
+      case Opcode::ICI_SEND:
+        in.sp_row = static_cast<std::uint16_t>(in.sp_row + sp);
+        in.remote_row = static_cast<std::uint16_t>(in.remote_row + (in.to_acc ? acc : sp));
+        in.dst_chip = static_cast<std::uint8_t>(chip);
+        break;
+      default: break;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Program> random_chip_programs(std::uint64_t seed, const TileGeometry& geo,
+                                          const RandomProgramOptions& options, RandomProgramStats* stats) {
+  const std::uint32_t chips = options.chips;
+  if (chips < 2) throw std::invalid_argument("random_chip_programs: needs at least 2 chips");
+  // The parts of the scratchpad and accumulators each part uses: the shared program its lowest
+  // rows and its last ones (at most 40 below its top, and the tokens'), each chip's own program
+  // rows [512, 768) and accumulator rows [96, 192), the exchange rows 768.. (landing) and 800..
+  // (sent).
+  constexpr std::uint32_t kOwnSp = 512, kOwnSpRows = 256, kOwnAcc = 96, kOwnAccRows = 96;
+  constexpr std::uint32_t kLanding = 768, kSent = 800, kMaxExchange = 8;
+  if (geo.sp_rows < 1024 || geo.acc_rows < 256)
+    throw std::invalid_argument("random_chip_programs: needs 1024 scratchpad and 256 accumulator rows");
+  RandomProgramStats ignored;
+  RandomProgramStats& st = stats ? *stats : ignored;
+  const Program shared = random_program(seed, geo, options, &st);
+  std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ull + 11);
+  const auto between = [&](std::uint32_t lo, std::uint32_t hi) {
+    return std::uniform_int_distribution<std::uint32_t>(lo, hi)(rng);
+  };
+  // What each chip sends the next: rows, bytes of each.
+  std::vector<std::uint32_t> rows(chips), cols(chips);
+  for (std::uint32_t c = 0; c < chips; ++c) {
+    rows[c] = between(1, kMaxExchange);
+    cols[c] = between(0, 1) ? geo.sp_row_bytes() : between(1, geo.sp_row_bytes());
+  }
+  TileGeometry own_geo = geo;
+  own_geo.sp_rows = kOwnSpRows;
+  own_geo.acc_rows = kOwnAccRows;
+  RandomProgramOptions own_options = options;
+  own_options.chips = 1;
+  own_options.min_instructions = 8;
+  own_options.max_instructions = std::max<std::size_t>(8, options.max_instructions / 2);
+  std::vector<Program> programs;
+  for (std::uint32_t c = 0; c < chips; ++c) {
+    const std::uint32_t from = (c + chips - 1) % chips;
+    Program p;
+    Instr load;
+    load.op = Opcode::DMA_LOAD;
+    load.rows = static_cast<std::uint16_t>(rows[c]);
+    load.cols = static_cast<std::uint16_t>(geo.sp_row_bytes());
+    load.sp_row = kSent;
+    load.hbm_stride = geo.sp_row_bytes();
+    load.hbm_addr = 0x600000 + std::uint64_t{between(0, 63)} * geo.beat_bytes;
+    p.push_back(load);
+    Instr send;
+    send.op = Opcode::ICI_SEND;
+    send.rows = static_cast<std::uint16_t>(rows[c]);
+    send.cols = static_cast<std::uint16_t>(cols[c]);
+    send.sp_row = kSent;
+    send.dst_chip = static_cast<std::uint8_t>((c + 1) % chips);
+    send.remote_row = kLanding;
+    send.wait_dma = 0;
+    p.push_back(send);
+    Instr wait;
+    wait.op = Opcode::ICI_WAIT;
+    wait.rows = static_cast<std::uint16_t>(rows[from]);
+    p.push_back(wait);
+    p.insert(p.end(), shared.begin(), shared.end());
+    Instr fence;
+    fence.op = Opcode::FENCE;
+    p.push_back(fence);
+    Instr store;
+    store.op = Opcode::DMA_STORE;
+    store.rows = static_cast<std::uint16_t>(rows[from]);
+    store.cols = static_cast<std::uint16_t>(cols[from]);
+    store.sp_row = kLanding;
+    store.hbm_stride = static_cast<std::uint32_t>(geo.sp_row_bytes() * between(1, 3));
+    store.hbm_addr = 0x700000 + std::uint64_t{between(0, 63)} * geo.beat_bytes;
+    p.push_back(store);
+    Program own = random_program(seed * 0xbf58476d1ce4e5b9ull + c + 1, own_geo, own_options);
+    move_rows(own, kOwnSp, kOwnAcc, c);
+    p.insert(p.end(), own.begin(), own.end());
+    programs.push_back(std::move(p));
+  }
+  // What `mxcosim run` checks of a set of files before it runs them.
+  std::vector<ProgramSource> sources(chips);
+  for (std::uint32_t c = 0; c < chips; ++c) {
+    sources[c].path = "random seed " + std::to_string(seed) + " chip " + std::to_string(c);
+    for (std::size_t i = 0; i < programs[c].size(); ++i) sources[c].lines.push_back(static_cast<std::uint32_t>(i + 1));
+    check_program(programs[c], geo, sources[c]);
+    check_destinations(programs[c], chips, sources[c], c);
+  }
+  check_hazards(programs, sources);
+  return programs;
 }
 
 }  // namespace mxc::corr

@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "models/mxu/instr.h"
 #include "models/mxu/tile_geometry.h"
@@ -74,6 +75,19 @@ struct RandomProgramStats {
 /// for the same seed, geometry and options.
 Program random_program(std::uint64_t seed, const TileGeometry& geo, const RandomProgramOptions& options = {},
                        RandomProgramStats* stats = nullptr);
+
+/// Random valid per-chip programs for `options.chips` (at least 2) chips, as `mxcosim run` runs
+/// one file per chip: chip c runs the c-th. Each chip first loads fresh rows and sends them with a
+/// plain ICI_SEND to the next chip (c + 1, around), into rows nothing else of that chip uses, and
+/// waits for the rows the chip before sends it; then runs the program random_program makes for
+/// every chip (the same on all: the sends between chips) and a FENCE; stores the rows it was sent;
+/// and ends with a program of its own (random_program on one chip, its rows moved to a part of the
+/// scratchpad and of the accumulators nothing else uses, its sends to itself). The first wait counts
+/// every row of the exchange, so the shared program's waits count the same rows of it as on its
+/// own. Every program passes what `mxcosim run` checks of a set of files (check_program,
+/// check_destinations and check_hazards per chip).
+std::vector<Program> random_chip_programs(std::uint64_t seed, const TileGeometry& geo,
+                                          const RandomProgramOptions& options, RandomProgramStats* stats = nullptr);
 
 /// Closes the hazards find_hazard reports (`chips` chips run the program), one at
 /// a time: lowers the wait field its fix names on the later instruction, or
