@@ -17,8 +17,10 @@
 // chip dst_chip in an order nothing fixes: a store of what a plain send's
 // rows, or the sum bf16 rows were added into, are made into depends on it
 // (int8 sums do not). With a program per chip, every chip's known, the
-// same holds for rows of a chip that sends of more than one chip write,
-// its own sends to itself among them. Where nothing guarantees that,
+// same holds for rows of a chip that plain sends of more than one chip
+// write, or bf16 sends of more than one chip add into, its own sends to
+// itself among them; and data made so on one chip and sent on to another
+// is followed there. Where nothing guarantees that,
 // the result depends on timing and the reference, which runs the program in
 // order, cannot predict it.
 #include <cstddef>
@@ -109,11 +111,14 @@ struct RunOn {
 /// itself arrive in the order it sends them, and an ICI_WAIT that has
 /// completed has counted as many rows as it and the ICI_WAITs before it
 /// wait for; rows other chips send in can arrive first, and may fill those
-/// counts. Rows of the chip that sends of more than one chip write (their
-/// copies of a send when every chip runs the program) hold data that
-/// depends on their order from when the chip's own send into them runs, or
-/// from the start when it sends none there (rows only other chips send),
-/// and what is made of it is followed to a DMA_STORE. Other chips' rows are
+/// counts. Rows of the chip that plain sends of more than one chip write,
+/// or bf16 sends of more than one chip add into (their copies of a send
+/// when every chip runs the program), hold data that depends on their order
+/// from when the chip's own send into them runs, or from the start when it
+/// sends none there (rows only other chips send), as do rows another chip
+/// sends data made so; what is made of it is followed to a DMA_STORE, and
+/// which sends carry it is worked out over every chip's program until
+/// nothing changes. Other chips' rows are
 /// otherwise not followed: their rows landing on rows the destination's
 /// own instructions use (its earlier MATMUL writing them, OUTPUT reading
 /// them, a DMA_LOAD writing them again) are ordered by the programs' own
