@@ -99,36 +99,51 @@ struct Inflow {
   std::vector<Row> sp, acc;
 };
 
-/// The rows of chip `dst` the sends of `programs` but its own write (`tainted[c][i]`: send i of chip
-/// c carries order-dependent data).
-Inflow inflow_of(const std::vector<const Program*>& programs, const std::vector<std::vector<bool>>& tainted,
-                 std::uint32_t dst) {
-  Inflow in;
-  for (std::uint32_t c = 0; c < programs.size(); ++c) {
-    if (c == dst) continue;
-    const Program& p = *programs[c];
-    for (std::size_t i = 0; i < p.size(); ++i) {
-      const Instr& s = p[i];
-      if (s.op != Opcode::ICI_SEND || s.dst_chip != dst) continue;
-      in.rows += s.rows;
-      std::vector<Inflow::Row>& rows = s.to_acc ? in.acc : in.sp;
-      if (rows.size() < std::size_t{s.remote_row} + s.rows) rows.resize(std::size_t{s.remote_row} + s.rows);
-      const bool dirty = tainted[c][i];
-      for (std::uint32_t k = 0; k < s.rows; ++k) {
-        Inflow::Row& r = rows[s.remote_row + k];
-        if (r.chips == 0) r.chip = c, r.first = From{i, c};
-        if (r.chips == 0 || (r.chips == 1 && r.chip != c)) ++r.chips;
-        if (s.to_acc && s.dtype == DType::kBf16) {
-          if (r.bf16_chips == 0) r.bf16_chip = c;
-          if (r.bf16_chips == 0 || (r.bf16_chips == 1 && r.bf16_chip != c)) ++r.bf16_chips;
-        }
-        if (dirty && !r.tainted) r.first = From{i, c};
-        r.tainted = r.tainted || dirty;
+/// Adds the rows send `s` (instruction `i` of chip `from`'s program; carrying order-dependent data
+/// when `dirty`) lands on its destination, from `copies` chips (every chip but the destination when
+/// every chip runs the program, `from` one of them), to what that chip is sent.
+void add_send(Inflow& in, const Instr& s, std::size_t i, std::uint32_t from, std::uint64_t copies, bool dirty) {
+  in.rows += copies * s.rows;
+  std::vector<Inflow::Row>& rows = s.to_acc ? in.acc : in.sp;
+  if (rows.size() < std::size_t{s.remote_row} + s.rows) rows.resize(std::size_t{s.remote_row} + s.rows);
+  // Distinct chips, counted to two.
+  const auto count = [&](std::uint32_t& n, std::uint32_t& first) {
+    if (n == 0) first = from;
+    if (copies > 1 || (n == 1 && first != from)) n = 2;
+    else if (n == 0) n = 1;
+  };
+  for (std::uint32_t k = 0; k < s.rows; ++k) {
+    Inflow::Row& r = rows[s.remote_row + k];
+    if (r.chips == 0) r.first = From{i, from};
+    count(r.chips, r.chip);
+    if (s.to_acc && s.dtype == DType::kBf16) count(r.bf16_chips, r.bf16_chip);
+    if (dirty && !r.tainted) r.first = From{i, from};
+    r.tainted = r.tainted || dirty;
+  }
+}
+
+/// Every chip's program and what each chip is sent: `same`, one program every chip runs
+/// (`programs[0]`, `tainted` of it alone).
+struct Among {
+  std::vector<const Program*> programs;
+  bool same = false;
+  std::vector<std::vector<bool>> tainted;  ///< Per chip, per instruction: a send carrying order-dependent data.
+  std::vector<Inflow> inflow;              ///< Per chip (the first 256, those a dst_chip can name).
+  void work_out_inflow() {
+    inflow.assign(std::min<std::size_t>(programs.size(), 256), Inflow{});
+    for (std::uint32_t c = 0; c < (same ? 1 : programs.size()); ++c) {
+      const Program& p = *programs[c];
+      for (std::size_t i = 0; i < p.size(); ++i) {
+        const Instr& s = p[i];
+        if (s.op != Opcode::ICI_SEND || s.dst_chip >= inflow.size() || (!same && s.dst_chip == c)) continue;
+        if (same)  // from each other chip
+          add_send(inflow[s.dst_chip], s, i, s.dst_chip == 0 ? 1 : 0, programs.size() - 1, tainted[0][i]);
+        else
+          add_send(inflow[s.dst_chip], s, i, c, 1, tainted[c][i]);
       }
     }
   }
-  return in;
-}
+};
 
 /// What a scan of one program knows of the others.
 struct Scan {
@@ -440,16 +455,38 @@ std::optional<Hazard> scan(const Program& program, const Scan& run_on) {
   return first_hazard;
 }
 
-/// A scan of `program` (chip `chip`'s, or every chip's when unset) among `programs`, which carry
-/// order-dependent data in the sends `tainted` says.
-Scan scan_among(const std::vector<const Program*>& programs, const std::vector<std::vector<bool>>& tainted,
-                std::optional<std::uint32_t> chip) {
+/// A scan of chip `chip`'s program (every chip's when unset) among `among`'s.
+Scan scan_among(const Among& among, std::optional<std::uint32_t> chip) {
   Scan s;
-  s.chips = static_cast<std::uint32_t>(programs.size());
+  s.chips = static_cast<std::uint32_t>(among.programs.size());
   s.chip = chip;
-  s.programs = programs;
-  for (std::uint32_t x = 0; x < programs.size(); ++x) s.inflow.push_back(inflow_of(programs, tainted, x));
+  s.programs = among.programs;
+  s.inflow = among.inflow;
   return s;
+}
+
+/// `programs` (one every chip runs when `same`) with which of their sends carry order-dependent
+/// data, which depends on what they are sent: worked out until nothing changes (a send only ever
+/// becomes one).
+Among settle(std::vector<const Program*> programs, bool same) {
+  Among among;
+  among.programs = std::move(programs);
+  among.same = same;
+  for (std::size_t c = 0; c < (same ? 1 : among.programs.size()); ++c)
+    among.tainted.emplace_back(among.programs[c]->size(), false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    among.work_out_inflow();
+    for (std::uint32_t c = 0; c < among.tainted.size(); ++c) {
+      Scan s = scan_among(among, same ? std::nullopt : std::optional<std::uint32_t>(c));
+      std::vector<bool> sends;
+      s.tainted_sends = &sends;
+      s.keep_going = true;
+      scan(*among.programs[c], s);
+      if (sends != among.tainted[c]) among.tainted[c] = std::move(sends), changed = true;
+    }
+  }
+  return among;
 }
 
 }  // namespace
@@ -466,28 +503,8 @@ std::optional<Hazard> find_hazard(const Program& program, const RunOn& run_on) {
   else
     programs.assign(run_on.chips, &program);
   if (programs.size() < 2) return scan(program, alone);
-  // Which sends carry order-dependent data to other chips depends on what they are sent: worked
-  // out until nothing changes (a send only ever becomes one).
-  std::vector<std::vector<bool>> tainted;
-  for (const Program* p : programs) tainted.emplace_back(p->size(), false);
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (std::uint32_t c = 0; c < programs.size(); ++c) {
-      Scan s = scan_among(programs, tainted, run_on.chip ? std::optional<std::uint32_t>(c) : std::nullopt);
-      std::vector<bool> sends;
-      s.tainted_sends = &sends;
-      s.keep_going = true;
-      scan(*programs[c], s);
-      if (!run_on.chip) {  // the same program on every chip
-        if (sends != tainted[0]) tainted.assign(programs.size(), sends), changed = true;
-        break;
-      }
-      if (sends != tainted[c]) tainted[c] = std::move(sends), changed = true;
-    }
-  }
-  return scan(program, scan_among(programs, tainted, run_on.chip));
+  return scan(program, scan_among(settle(std::move(programs), !run_on.chip), run_on.chip));
 }
-
 
 namespace {
 
@@ -587,8 +604,15 @@ void check_hazards(const Program& program, const ProgramSource& source, std::uin
 
 void check_hazards(const std::vector<Program>& programs, const std::vector<ProgramSource>& sources) {
   const auto chips = static_cast<std::uint32_t>(programs.size());
+  if (chips < 2) {
+    if (chips == 1) check_hazards(programs[0], sources[0], 1);
+    return;
+  }
+  std::vector<const Program*> all;
+  for (const Program& p : programs) all.push_back(&p);
+  const Among among = settle(std::move(all), false);
   for (std::uint32_t c = 0; c < chips; ++c) {
-    const std::optional<Hazard> h = find_hazard(programs[c], RunOn{chips, c, &programs});
+    const std::optional<Hazard> h = scan(programs[c], scan_among(among, c));
     if (!h) continue;
     Runs runs{chips, c, &programs, &sources, 0};
     for (std::uint32_t b = 0; b < chips; ++b)
