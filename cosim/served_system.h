@@ -51,7 +51,8 @@ inline std::string split_run_terms(const SystemRunOptions& o) {
     for (char ch; in.get(ch);) h = (h ^ static_cast<unsigned char>(ch)) * 0x100000001b3ull;
     char b[40];
     std::snprintf(b, sizeof b, "contents %016llx", static_cast<unsigned long long>(h));
-    program += (program.empty() ? "" : ", ") + std::string(in.eof() && !in.bad() ? b : "unreadable");  // the run says why
+    // Unreadable: the run itself then says why.
+    program += (program.empty() ? "" : ", ") + std::string(in.eof() && !in.bad() ? b : "unreadable");
   }
   const std::vector<std::pair<const char*, std::string>> terms = {
       {"rows", std::to_string(c.rows)},

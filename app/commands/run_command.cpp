@@ -476,9 +476,10 @@ int run_main(int argc, char** argv) {
       // or read (the reproduce line then asks for none).
       std::string clash;
       for (const char* opt : {"trace", "json", "program", "config"})
-        for (const std::string& file : !args.count(opt)                ? std::vector<std::string>{}
-                                       : std::string_view(opt) == "program" ? option_values(args, opt)
-                                                                            : std::vector{args[opt].as<std::string>()}) {
+        for (const std::string& file : !args.count(opt) ? std::vector<std::string>{}
+                                       : std::string_view(opt) == "program"
+                                           ? option_values(args, opt)
+                                           : std::vector{args[opt].as<std::string>()}) {
           std::error_code ec;
           if (clash.empty() && std::filesystem::equivalent(name, file, ec)) clash = opt;
         }

@@ -210,16 +210,24 @@ std::optional<Hazard> scan(const Program& program, const Scan& run_on) {
   // does) is followed through what the program computes from it, per
   // scratchpad row, accumulator row and weight buffer: the send it comes
   // from, or none. Only memory is compared, so only a store of such rows
-  // makes the result depend on timing. Rows of the chip only other chips
-  // write hold it from the start; rows it sends itself too, from its send.
+  // makes the result depend on timing. Every chip running the program, a
+  // send's copies go with the chip's own: its rows hold it from its send.
+  // With a program per chip, rows other chips' sends make so hold it from
+  // the start, whatever the chip writes there, until it knows all their
+  // rows arrived (its completed ICI_WAITs count every row the others send
+  // it besides all of its own); its own send into rows another chip writes
+  // too makes them so from the send.
   const bool copies = known;
   std::vector<From> sp_from, acc_from;
   std::array<From, 2> buf_from{};
-  const auto set = [](std::vector<From>& rows, std::uint32_t first, std::uint32_t n, const From& from) {
-    if (rows.size() < std::size_t{first} + n) rows.resize(std::size_t{first} + n);
-    std::fill_n(rows.begin() + first, n, from);
-  };
+  std::vector<From> sticky_sp, sticky_acc;  // rows other chips make order-dependent, by the send
   const auto at = [](const std::vector<From>& rows, std::size_t r) { return r < rows.size() ? rows[r] : From{}; };
+  const auto set = [&](bool acc, std::uint32_t first, std::uint32_t n, const From& from) {
+    std::vector<From>& rows = acc ? acc_from : sp_from;
+    const std::vector<From>& sticky = acc ? sticky_acc : sticky_sp;
+    if (rows.size() < std::size_t{first} + n) rows.resize(std::size_t{first} + n);
+    for (std::size_t r = first; r < std::size_t{first} + n; ++r) rows[r] = from.any() ? from : at(sticky, r);
+  };
   // The first row of [first, first + n) that depends on the order, if any.
   const auto first_from = [&](const std::vector<From>& rows, std::uint32_t first, std::uint32_t n) {
     for (std::size_t r = first; r < std::size_t{first} + n; ++r)
@@ -232,24 +240,19 @@ std::optional<Hazard> scan(const Program& program, const Scan& run_on) {
     const std::vector<Inflow::Row>& rows = acc ? run_on.inflow[dst].acc : run_on.inflow[dst].sp;
     return r < rows.size() && rows[r].chips != 0 ? &rows[r] : nullptr;
   };
-  if (copies && run_on.chip) {
-    // Rows only other chips write: from the start, when sends of two of them do, or one carrying such data.
-    std::vector<bool> own_sp, own_acc;
-    for (const Instr& in : program) {
-      if (in.op != Opcode::ICI_SEND || in.dst_chip != *run_on.chip) continue;
-      std::vector<bool>& own = in.to_acc ? own_acc : own_sp;
-      if (own.size() < std::size_t{in.remote_row} + in.rows) own.resize(std::size_t{in.remote_row} + in.rows);
-      std::fill_n(own.begin() + in.remote_row, in.rows, true);
-    }
+  bool others_arrived = !(copies && run_on.chip);  // with a program per chip: every row the others send
+  if (!others_arrived) {
+    // Rows sends of two other chips write, or one carrying order-dependent data.
     const Inflow& mine = run_on.inflow[*run_on.chip];
     for (const bool acc : {false, true}) {
       const std::vector<Inflow::Row>& rows = acc ? mine.acc : mine.sp;
-      const std::vector<bool>& own = acc ? own_acc : own_sp;
+      std::vector<From>& sticky = acc ? sticky_acc : sticky_sp;
+      sticky.resize(rows.size());
       for (std::size_t r = 0; r < rows.size(); ++r) {
         const Inflow::Row& w = rows[r];
-        const bool order = w.tainted || (acc ? w.bf16_chips > 1 : w.chips > 1);
-        if (order && !(r < own.size() && own[r])) set(acc ? acc_from : sp_from, static_cast<std::uint32_t>(r), 1, w.first);
+        if (w.tainted || (acc ? w.bf16_chips > 1 : w.chips > 1)) sticky[r] = w.first;
       }
+      (acc ? acc_from : sp_from) = sticky;
     }
   }
   if (run_on.tainted_sends) run_on.tainted_sends->assign(program.size(), false);
@@ -308,6 +311,16 @@ std::optional<Hazard> scan(const Program& program, const Scan& run_on) {
     // Rows the ICI_WAITs complete at this dispatch count have arrived.
     const std::uint64_t rows_waited = g[2] == 0 ? 0 : waited[g[2] - 1];
     std::erase_if(inbound, [&](const Inbound& s) { return counted(rows_waited, s); });
+    if (!others_arrived) {
+      // The ICI unit runs its instructions in order: when one of its runs, every earlier ICI_WAIT has completed.
+      const std::uint64_t counted_now = u == 2 ? (waited.empty() ? 0 : waited.back()) : rows_waited;
+      const std::uint8_t me = static_cast<std::uint8_t>(*run_on.chip);
+      if (counted_now >= from_others[me] + sent_itself[me]) {
+        others_arrived = true;
+        sticky_sp.clear();
+        sticky_acc.clear();
+      }
+    }
     if (in.op == Opcode::ICI_SEND && in.to_acc && to_itself(in)) {
       // Chip dst_chip adds these rows into its own accumulators, where a
       // MATMUL not yet written back may still write.
@@ -404,16 +417,16 @@ std::optional<Hazard> scan(const Program& program, const Scan& run_on) {
             if (found(h)) return first_hazard;
           }
           break;
-        case Opcode::DMA_LOAD: set(sp_from, in.sp_row, in.rows, From{}); break;
+        case Opcode::DMA_LOAD: set(false, in.sp_row, in.rows, From{}); break;
         case Opcode::LOAD_WEIGHTS: buf_from[in.buf & 1] = source_of(in.sp_row, in.rows); break;
         case Opcode::MATMUL: {
           From from = source_of(in.sp_row, in.rows);
           if (!from.any()) from = buf_from[in.buf & 1];
-          if (from.any() || !in.accumulate) set(acc_from, in.acc_row, in.rows, from);
+          if (from.any() || !in.accumulate) set(true, in.acc_row, in.rows, from);
           break;
         }
         case Opcode::OUTPUT:
-          for (std::uint32_t k = 0; k < in.rows; ++k) set(sp_from, in.sp_row + k, 1, at(acc_from, in.acc_row + k));
+          for (std::uint32_t k = 0; k < in.rows; ++k) set(false, in.sp_row + k, 1, at(acc_from, in.acc_row + k));
           break;
         case Opcode::ICI_SEND: {
           const From data = source_of(in.sp_row, in.rows);
@@ -429,13 +442,13 @@ std::optional<Hazard> scan(const Program& program, const Scan& run_on) {
             const Inflow::Row* other = foreign(in.dst_chip, in.to_acc, r);
             const auto row = static_cast<std::uint32_t>(r);
             if (!in.to_acc) {
-              set(sp_from, row, 1, other ? From{i, std::nullopt} : data);
+              set(false, row, 1, other ? From{i, std::nullopt} : data);
             } else if (in.dtype == DType::kBf16) {
-              set(acc_from, row, 1, other && other->bf16_chips ? From{i, std::nullopt} : data);
+              set(true, row, 1, other && other->bf16_chips ? From{i, std::nullopt} : data);
             } else if (data.any()) {
-              set(acc_from, row, 1, data);
+              set(true, row, 1, data);
             } else if (other && other->tainted) {
-              set(acc_from, row, 1, other->first);
+              set(true, row, 1, other->first);
             }
           }
           break;

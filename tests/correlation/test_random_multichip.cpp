@@ -205,11 +205,12 @@ MultiRun run_multichip_seed(std::uint64_t seed, bool per_chip) {
 
 void run_multichip_seeds(std::uint64_t first, std::uint64_t count, bool per_chip = false) {
   std::optional<MultiRun> first_failure;
-  std::uint64_t failed = 0, sends = 0, passed = 0;
+  std::uint64_t failed = 0, sends = 0, passed = 0, redrawn = 0;
   for (std::uint64_t seed = first; seed < first + count; ++seed) {
     try {
       MultiRun r = run_multichip_seed(seed, per_chip);
       sends += r.stats.chip_sends;
+      redrawn += r.stats.shared_redrawn;
       if (r.problems.empty()) {
         ++passed;
         continue;
@@ -223,7 +224,8 @@ void run_multichip_seeds(std::uint64_t first, std::uint64_t count, bool per_chip
       FAIL_CHECK("random multi-chip program seed " << seed << ": " << e.what());
     }
   }
-  INFO(count << " seeds run, " << failed << " failed, " << sends << " sends of data between chips");
+  INFO(count << " seeds run, " << failed << " failed, " << sends << " sends of data between chips"
+             << (per_chip ? ", " + std::to_string(redrawn) + " shared programs drawn again" : std::string()));
   if (first_failure) {
     const MultiRun& r = *first_failure;
     std::ostringstream problems;

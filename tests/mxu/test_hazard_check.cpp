@@ -526,8 +526,9 @@ TEST_CASE("hazards: per-chip programs: a store of rows two chips both send into 
   CHECK_FALSE(find_hazard(both[0], RunOn{2, 0, &both}));
   // Chip 1 sending itself into row 8 instead: each row has one sender, whose rows arrive in order.
   const std::string to_eight = "ici_send rows=1 cols=32 sp_row=0 dst_chip=1 remote_row=8 wait_dma=0\n";
-  const std::vector<Program> apart{both[0], parse(load + to_eight + "ici_wait rows=2\n" +
-                                                  "dma_store rows=2 cols=32 sp_row=7 hbm_addr=0x2000 hbm_stride=32 wait_ici=0\n")};
+  const std::vector<Program> apart{
+      both[0], parse(load + to_eight + "ici_wait rows=2\n" +
+                     "dma_store rows=2 cols=32 sp_row=7 hbm_addr=0x2000 hbm_stride=32 wait_ici=0\n")};
   CHECK_FALSE(find_hazard(apart[1], RunOn{2, 1, &apart}));
   // Two other chips sending into the row, none from chip 2 itself: the row's data depends on the
   // order from the start, named by the first of those sends, in its chip's program.
@@ -579,6 +580,35 @@ TEST_CASE("hazards: per-chip programs: a store of rows two chips both send into 
                                       "chip 2: "));
 }
 
+TEST_CASE("hazards: per-chip programs: rows two other chips send stay in no fixed order until all have arrived") {
+  // Chips 0 and 1 add bf16 rows into accumulator row 5 of chip 2, which writes the row with a
+  // MATMUL first: the two adds may come after it (in either order), so what it reads out depends
+  // on their order. Once an ICI_WAIT has counted both rows, a MATMUL writing the row again leaves
+  // nothing of them.
+  const std::string load = "dma_load rows=4 cols=32 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n";
+  const std::string add = "ici_send rows=1 cols=16 sp_row=0 dst_chip=2 remote_row=5 to_acc dtype=bf16 wait_dma=0\n";
+  const std::string init = load + "load_weights rows=4 cols=4 sp_row=0 dtype=bf16 wait_dma=0\n"
+                                  "matmul rows=1 cols=4 sp_row=0 acc_row=5 dtype=bf16\n";
+  const std::string read_out = "output rows=1 cols=4 sp_row=40 acc_row=5 dtype=bf16 wait_ici=0\n"
+                               "dma_store rows=1 cols=16 sp_row=40 hbm_addr=0x3000 wait_compute=0\n";
+  const std::vector<Program> early{parse(load + add), parse(load + add),
+                                   parse(init + "fence\nici_wait rows=2\n" + read_out)};
+  const auto h = find_hazard(early[2], RunOn{3, 2, &early});
+  REQUIRE(h);
+  CHECK(h->race == Hazard::Race::kCopies);
+  CHECK(h->accumulators);
+  CHECK(h->earlier_chip == std::optional<std::uint32_t>(0));
+  CHECK(h->later == 6);
+  const std::vector<Program> after{early[0], early[1],
+                                   parse(init + "ici_wait rows=2\n"
+                                                "matmul rows=1 cols=4 sp_row=0 acc_row=5 dtype=bf16 wait_ici=0\n"
+                                                "fence\n" + read_out)};
+  CHECK_FALSE(find_hazard(after[2], RunOn{3, 2, &after}));
+  // One other chip adding there: its rows arrive in order, and the programs order them with the MATMUL.
+  const std::vector<Program> one{early[0], parse(load), early[2]};
+  CHECK_FALSE(find_hazard(one[2], RunOn{3, 2, &one}));
+}
+
 TEST_CASE("hazards: per-chip programs: data made of rows in no fixed order is followed through other chips") {
   // Chips 0 and 1 send into row 7 of chip 2, which passes the row on to chip 0's row 9: what chip 0
   // stores there depends on the order the two rows reached chip 2.
@@ -596,9 +626,9 @@ TEST_CASE("hazards: per-chip programs: data made of rows in no fixed order is fo
   CHECK(h->later == 3);
   CHECK(h->first_row == 9);
   // Chip 2 passing on its own loaded row instead: nothing of the order reaches chip 0.
-  const std::vector<Program> clean{chain[0], chain[1],
-                                   parse(load + "ici_wait rows=2\n"
-                                                "ici_send rows=1 cols=32 sp_row=0 dst_chip=0 remote_row=9 wait_dma=0\n")};
+  const std::vector<Program> clean{
+      chain[0], chain[1],
+      parse(load + "ici_wait rows=2\nici_send rows=1 cols=32 sp_row=0 dst_chip=0 remote_row=9 wait_dma=0\n")};
   CHECK_FALSE(find_hazard(clean[0], RunOn{3, 0, &clean}));
 }
 
