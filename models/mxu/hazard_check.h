@@ -114,9 +114,11 @@ struct RunOn {
 /// counts. Rows of the chip that plain sends of more than one chip write,
 /// or bf16 sends of more than one chip add into (their copies of a send
 /// when every chip runs the program), hold data that depends on their order
-/// from when the chip's own send into them runs, or from the start when it
-/// sends none there (rows only other chips send), as do rows another chip
-/// sends data made so; what is made of it is followed to a DMA_STORE, and
+/// from when the chip's own send into them runs; with a program per chip,
+/// rows other chips' sends make so (two of them, or one sending data made
+/// so on its chip) hold it from the start, whatever the chip writes there,
+/// until its completed ICI_WAITs count every row the others send it
+/// besides all its own. What is made of it is followed to a DMA_STORE, and
 /// which sends carry it is worked out over every chip's program until
 /// nothing changes. Other chips' rows are
 /// otherwise not followed: their rows landing on rows the destination's

@@ -12,9 +12,9 @@
 // shadow's.
 //
 // The per-chip mode ("[random-multichip-per-chip]") runs a file per chip
-// (random_chip_programs: the shared program between an exchange of plain
-// rows with the next chip and a program of the chip's own), as `mxcosim run
-// --program A --program B ...` runs them, checked the same way.
+// (random_chip_programs: an exchange of plain, int8 and bf16 rows between
+// the chips, the shared program, and a program of the chip's own), as
+// `mxcosim run --program A --program B ...` runs them, checked the same way.
 //
 // Every seed runs; then each failing one is named (its program and config stay
 // in the working directory as random_multichip_seedS.s, .yaml and, for a
