@@ -83,9 +83,9 @@ struct From {
   bool any() const { return send != kNoSend; }
 };
 
-/// What the other chips send one chip: the rows in all (kUnknown when their
-/// programs are not known), and per scratchpad and accumulator row of it
-/// which of their sends write there.
+/// What the other chips send one chip, their programs known: the rows in
+/// all, and per scratchpad and accumulator row of it which of their sends
+/// write there.
 struct Inflow {
   struct Row {
     std::uint32_t chips = 0;  ///< Other chips writing it: 0, 1 or 2 (two or more).
