@@ -447,7 +447,7 @@ std::optional<Hazard> scan(const Program& program, const Scan& run_on) {
               set(true, row, 1, other && other->bf16_chips ? From{i, std::nullopt} : data);
             } else if (data.any()) {
               set(true, row, 1, data);
-            } else if (other && other->tainted) {
+            } else if (run_on.chip && other && other->tainted) {  // every chip's copy goes with its own
               set(true, row, 1, other->first);
             }
           }
