@@ -1033,8 +1033,8 @@ std::vector<Program> random_chip_programs(std::uint64_t seed, const TileGeometry
     try {
       check_hazards(programs, sources);
     } catch (const std::invalid_argument& e) {
-      if (attempt < 15) continue;
-      throw std::logic_error("random_chip_programs: no shared program of 16 passes the per-chip check: " +
+      if (attempt < 99) continue;
+      throw std::logic_error("random_chip_programs: no shared program of 100 passes the per-chip check: " +
                              std::string(e.what()));
     }
     st.forced_waits += drawn.forced_waits;
