@@ -671,6 +671,29 @@ TEST_CASE("hazards: per-chip programs: the rows other chips send may fill an ICI
                         "for them)");
 }
 
+TEST_CASE("hazards: per-chip programs: a chip's sends to itself are checked as on one chip") {
+  // Chip 1 sends itself row 0 into row 1, which its second load may still be writing; chip 0 sends
+  // chip 1 nothing. The message names chip 1 as the one the send is to, itself.
+  const std::string loads = "dma_load rows=1 cols=32 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n"
+                            "dma_load rows=1 cols=32 sp_row=1 hbm_addr=0x1040 hbm_stride=32\n";
+  const std::vector<Program> programs{parse("nop\n"),
+                                      parse(loads + "ici_send rows=1 cols=32 sp_row=0 dst_chip=1 remote_row=1 "
+                                                    "wait_dma=1\n")};
+  const auto h = find_hazard(programs[1], RunOn{2, 1, &programs});
+  REQUIRE(h);
+  CHECK(h->destination);
+  CHECK(h->fix == "wait_dma=0");
+  CHECK_THROWS_WITH(check_hazards(programs, {ProgramSource{"a.s", {1}}, ProgramSource{"b.s", {1, 2, 3}}}),
+                    "b.s:3: '" + describe(programs[1][2]) + "' sends rows to scratchpad row 1 of chip 1 (itself), "
+                        "while '" + describe(programs[1][1]) + "' (b.s:2) may still be writing them: the rows are "
+                        "written whenever they arrive, from when the send runs, and nothing makes it wait for that DMA "
+                        "instruction to complete, so the result depends on timing (wait_dma=0 would wait for it)");
+  // Sent to chip 0 instead: not its own rows, and chip 0's program uses none of them.
+  const std::vector<Program> away{programs[0], parse(loads + "ici_send rows=1 cols=32 sp_row=0 dst_chip=0 "
+                                                             "remote_row=1 wait_dma=1\n")};
+  CHECK_FALSE(find_hazard(away[1], RunOn{2, 1, &away}));
+}
+
 TEST_CASE("hazards: per-chip programs: two chips exchanging rows with plain sends pass") {
   // Each chip loads two rows, sends them into rows 10..11 of the other, waits for the two rows it
   // is sent and stores them: one sender per row, nothing of the chip's own uses them.
