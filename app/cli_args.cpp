@@ -1,5 +1,6 @@
 #include "cli_args.h"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <iostream>
@@ -133,6 +134,13 @@ void refuse_misread_numbers(const cxxopts::ParseResult& args) {
 }
 }  // namespace
 
+std::vector<std::string> option_values(const cxxopts::ParseResult& args, const std::string& name) {
+  std::vector<std::string> values;
+  for (const auto& kv : args.arguments())
+    if (kv.key() == name) values.push_back(kv.value());
+  return values;
+}
+
 void refuse_output_over(const cxxopts::ParseResult& args, const std::vector<std::string_view>& outputs,
                         const std::string& path, const std::string& what) {
   const auto read = file_key(path);
@@ -189,6 +197,7 @@ std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv
   for (const auto& kv : args.arguments()) given[kv.key()].push_back(kv.value());
   for (const auto& [key, values] : given) {
     if (values.size() < 2 || list_values(args, key)) continue;  // a list option takes several
+    if (std::find(spec.repeatable.begin(), spec.repeatable.end(), key) != spec.repeatable.end()) continue;
     std::string shown = "--" + key;
     if (key.size() == 6 && key.compare(0, 5, "gemm-") == 0 && spec.letters.find(key[5]) != std::string_view::npos)
       shown = std::string("--") + key[5];  // --m, --k, --n
@@ -201,7 +210,7 @@ std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv
     const std::string name(option);
     if (!args.count(name)) continue;
     const auto list = list_values(args, name);
-    for (const std::string& path : list ? *list : std::vector{args[name].as<std::string>()}) {
+    for (const std::string& path : list ? *list : option_values(args, name)) {
       std::error_code ec;
       if (const auto k = file_key(path); k && std::filesystem::exists(*k, ec)) read.emplace(*k, name);
     }

@@ -41,7 +41,14 @@ struct ArgumentSpec {
   std::vector<std::pair<std::string_view, std::string_view>> positional = {};
   /// Printed after the options by --help (examples).
   std::string_view help_footer = {};
+  /// Options of one value that may be given several times, each value kept
+  /// in order (option_values); any other is refused when given twice.
+  std::vector<std::string_view> repeatable = {};
 };
+
+/// Every value option `name` was given, in the order given: several for an
+/// ArgumentSpec::repeatable option (read whole, commas and all), else one.
+std::vector<std::string> option_values(const cxxopts::ParseResult& args, const std::string& name);
 
 /// Throws std::invalid_argument when one of the `outputs` options given names
 /// `path`, a file the command reads that no option names (a file a config

@@ -42,7 +42,9 @@ nlohmann::ordered_json results_json(const SystemRunOptions& o, const SystemRunRe
   // What the workload was made of, as `mxcosim model --json` writes it: a
   // program is its file (no shape), an MLP has its hidden size too.
   if (o.workload.kind == "program") {
-    j["workload"] = {{"kind", o.workload.kind}, {"description", r.workload}, {"file", o.workload.program_file}};
+    const std::vector<std::string>& files = o.workload.program_files;
+    j["workload"] = {{"kind", o.workload.kind}, {"description", r.workload}, {"file", files.empty() ? "" : files[0]}};
+    if (files.size() > 1) j["workload"]["files"] = files;  // one per chip: chip c's is the c-th
   } else {
     j["workload"] = {{"kind", o.workload.kind},
                      {"description", r.workload},

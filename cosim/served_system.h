@@ -44,14 +44,15 @@ inline std::string split_run_terms(const SystemRunOptions& o) {
   };
   std::string kinds;
   for (TileKind k : c.tile_kinds) kinds += (kinds.empty() ? "" : ",") + std::string(k == TileKind::kRtl ? "rtl" : "model");
-  std::string program;
-  if (!o.workload.program_file.empty()) {
-    std::ifstream in(o.workload.program_file, std::ios::binary);
+  std::string program;  // per file: "contents HASH", ", " between them
+  for (const std::string& file : o.workload.program_files) {
+    std::ifstream in(file, std::ios::binary);
     std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a 64 of the contents
     for (char ch; in.get(ch);) h = (h ^ static_cast<unsigned char>(ch)) * 0x100000001b3ull;
     char b[40];
     std::snprintf(b, sizeof b, "contents %016llx", static_cast<unsigned long long>(h));
-    program = in.eof() && !in.bad() ? b : "unreadable";  // the run itself then says why
+    // Unreadable: the run itself then says why.
+    program += (program.empty() ? "" : ", ") + std::string(in.eof() && !in.bad() ? b : "unreadable");
   }
   const std::vector<std::pair<const char*, std::string>> terms = {
       {"rows", std::to_string(c.rows)},

@@ -73,9 +73,9 @@ ReferenceResult run_reference(const Workload& w, const TileGeometry& geo) {
       images[c].for_each_page([&](std::uint64_t a, std::span<const std::uint8_t> b) { sys.memory(c).write(a, b); });
       programs.push_back(w.programs[c][t]);
     }
-    // A program file's instructions by their lines (every chip runs the same file).
+    // A program file's instructions by their lines, in the file of the chip that runs them.
     FunctionalSystem::InstrNamer name;
-    if (w.source) name = [&](std::size_t, std::size_t i) { return w.source->where(i); };
+    if (!w.sources.empty()) name = [&](std::size_t chip, std::size_t i) { return w.sources.at(chip).where(i); };
     sys.run(programs, name);
     for (std::uint32_t c = 0; c < chips; ++c) {
       images[c] = sys.memory(c).clone();

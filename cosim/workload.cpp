@@ -225,19 +225,45 @@ SparseMemory random_load_sources(const Program& p, std::uint64_t seed) {
   return image;
 }
 
-Workload program_file(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeometry& geo,
-                      std::uint64_t seed) {
-  ProgramSource source;
-  const Program p = load_program_file(spec.program_file, geo, &source);
-  check_destinations(p, cfg.chips, source);
-  check_hazards(p, source, cfg.chips);
+Workload program_files(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeometry& geo,
+                       std::uint64_t seed) {
+  const std::vector<std::string>& files = spec.program_files;
+  if (files.size() != 1 && files.size() != cfg.chips)
+    throw std::invalid_argument(std::to_string(files.size()) + " program files for a " + std::to_string(cfg.chips) +
+                                "-chip system: give one (every chip runs it) or one per chip");
+  // Per chip its program; a file named twice is read once (a pipe gives its text once).
+  std::vector<Program> programs;
+  std::vector<ProgramSource> sources;
+  std::map<std::string, std::size_t> read;
+  for (std::uint32_t c = 0; c < cfg.chips; ++c) {
+    const std::string& path = files[files.size() == 1 ? 0 : c];
+    if (const auto it = read.find(path); it != read.end()) {
+      programs.push_back(programs[it->second]);
+      sources.push_back(sources[it->second]);
+      continue;
+    }
+    ProgramSource source;
+    programs.push_back(load_program_file(path, geo, &source));
+    sources.push_back(std::move(source));
+    read.emplace(path, c);
+  }
   Workload w;
-  w.source = source;
-  w.description = "program " + spec.program_file;
+  if (files.size() == 1) {
+    check_destinations(programs[0], cfg.chips, sources[0]);
+    check_hazards(programs[0], sources[0], cfg.chips);
+    w.description = "program " + files[0];
+  } else {
+    for (std::uint32_t c = 0; c < cfg.chips; ++c) check_destinations(programs[c], cfg.chips, sources[c], c);
+    check_hazards(programs, sources);
+    w.description = "programs";
+    for (std::uint32_t c = 0; c < cfg.chips; ++c) w.description += (c ? ", " : " ") + files[c];
+    w.description += " (one per chip)";
+  }
+  w.sources = sources;
   w.check_whole_image = true;
-  for (std::uint32_t c = 0; c < cfg.chips; ++c) w.images.push_back(random_load_sources(p, seed + c));
+  for (std::uint32_t c = 0; c < cfg.chips; ++c) w.images.push_back(random_load_sources(programs[c], seed + c));
   w.regions.resize(cfg.chips);
-  tile0_only(w, cfg, std::vector<Program>(cfg.chips, p));
+  tile0_only(w, cfg, std::move(programs));
   return w;
 }
 
@@ -245,7 +271,7 @@ Workload program_file(const WorkloadSpec& spec, const SystemConfig& cfg, const T
 
 Workload build_workload(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeometry& geo,
                         std::uint64_t seed) {
-  if (spec.kind == "program") return program_file(spec, cfg, geo, seed);
+  if (spec.kind == "program") return program_files(spec, cfg, geo, seed);
   if (spec.kind == "mlp") return mlp(spec, cfg, geo, seed);
   if (spec.kind != "gemm")
     throw std::invalid_argument("workload '" + spec.kind + "' is not one of gemm, mlp, program");

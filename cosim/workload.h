@@ -53,7 +53,9 @@ struct WorkloadSpec {
   GemmShape shape{16, 16, 16, DType::kInt8};
   std::string split = "none";    ///< gemm on several chips: "none" (each chip its own), "k" or "n".
   std::uint32_t hidden = 0;      ///< mlp: hidden features (0: same as n).
-  std::string program_file;      ///< program: assembly text (docs/isa.md), run by tile 0 of every chip.
+  /// program: assembly files (docs/isa.md) tile 0 of the chips runs: one, which every chip runs,
+  /// or one per chip (chip c runs the c-th).
+  std::vector<std::string> program_files;
 
   /// The MLP's hidden features: `hidden`, or n when it is 0.
   std::uint32_t hidden_features() const { return hidden ? hidden : shape.n; }
@@ -70,8 +72,8 @@ struct Workload {
   std::string description;
   /// Check every byte the reference wrote, not just the regions (programs).
   bool check_whole_image = false;
-  /// program: where each instruction came from (the same program on every chip), for messages.
-  std::optional<ProgramSource> source;
+  /// program: per chip, where each instruction of its program came from, for messages.
+  std::vector<ProgramSource> sources;
   std::vector<SparseMemory> images;               ///< Per chip.
   std::vector<std::vector<Program>> programs;     ///< [chip][tile].
   std::vector<std::vector<ResultRegion>> regions; ///< Per chip.
@@ -87,8 +89,9 @@ struct Workload {
 /// tile's columns are one region. gemm, split k or n: one GEMM over all chips through the
 /// ICI (models/mxu/multichip_program.h), on tile 0 of each chip. mlp: a
 /// two-layer MLP on tile 0 of each chip. program: an assembly file on tile 0
-/// of each chip, every byte of memory it writes checked, on a memory whose
-/// bytes each DMA_LOAD reads are random (drawn from seed + chip). The images
+/// of each chip (one for all, or one per chip), every byte of memory it
+/// writes checked, on a memory whose bytes each DMA_LOAD reads are random
+/// (drawn from seed + chip). The images
 /// are not poisoned: a run poisons them (poison_stores()) whatever built them.
 Workload build_workload(const WorkloadSpec& spec, const SystemConfig& cfg, const TileGeometry& geo,
                         std::uint64_t seed);

@@ -79,7 +79,8 @@ class Loader {
   }
 
   // A parameter: `key: value` becomes `--key value`; `key: true` becomes
-  // `--key`; `key: false` adds nothing.
+  // `--key`; `key: false` adds nothing; `key: [v1, v2]` becomes `--key v1
+  // --key v2` (an option given several times, such as run's --program).
   void append_param(std::vector<std::string>& args, const std::string& key, const YAML::Node& value,
                     const std::string& field) const {
     if (key.empty() || key[0] == '-') fail(value, field, "parameter names are written without leading dashes");
@@ -88,6 +89,14 @@ class Loader {
     if (key == "json") fail(value, field, "the runner gives each test its --json results file; a suite cannot");
     if (key == "positional")
       fail(value, field, "a positional argument is given by a config or workload ('positional: X'), not here");
+    if (value.IsSequence()) {
+      if (value.size() == 0) fail(value, field, "expected a non-empty list of values");
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        args.push_back("--" + key);
+        args.push_back(scalar(value[i], field + "[" + std::to_string(i) + "]"));
+      }
+      return;
+    }
     const std::string v = scalar(value, field);
     if (v == "true") {
       args.push_back("--" + key);

@@ -149,7 +149,7 @@ int run_main(int argc, char** argv) {
     ("workload", "workload kind: gemm, mlp (two layers: m x k -> hidden -> n) or program",
      cxxopts::value<std::string>()->default_value("gemm"))
     ("program", "run an assembly program (docs/isa.md) on tile 0 of every chip and check every byte of memory it "
-                "writes",
+                "writes; given once per chip of the system instead, chip c runs the c-th FILE",
      cxxopts::value<std::string>())
     ("split", "gemm over several chips: none (each chip its own), k (reduce-scatter) or n (all-gather)",
      cxxopts::value<std::string>()->default_value("none"))
@@ -192,7 +192,8 @@ int run_main(int argc, char** argv) {
                                         {.letters = "mkn",
                                          .output_files = outputs,
                                          .input_files = {"config", "program"},
-                                         .positional = {{"config", "CONFIG"}}}))
+                                         .positional = {{"config", "CONFIG"}},
+                                         .repeatable = {"program"}}))
     return *done;
 
   SystemRunOptions o;
@@ -259,9 +260,15 @@ int run_main(int argc, char** argv) {
     throw std::invalid_argument("--program runs a program, not --workload " + o.workload.kind);
   if (args.count("program")) {
     o.workload.kind = "program";
-    o.workload.program_file = args["program"].as<std::string>();
+    o.workload.program_files = option_values(args, "program");
+    // One file every chip runs, or one per chip.
+    const std::size_t given = o.workload.program_files.size();
+    if (given != 1 && given != c.chips)
+      throw std::invalid_argument("--program given " + std::to_string(given) + " times for a " +
+                                  std::to_string(c.chips) + "-chip system: give it once (every chip runs the file) " +
+                                  "or " + std::to_string(c.chips) + " times (chip c runs the c-th file)");
   }
-  if (o.workload.kind == "program" && o.workload.program_file.empty())
+  if (o.workload.kind == "program" && o.workload.program_files.empty())
     throw std::invalid_argument("--workload program needs --program FILE");
   o.workload.split = args["split"].as<std::string>();
   o.workload.hidden = args.count("hidden") ? args["hidden"].as<std::uint32_t>() : 0;  // 0: n
@@ -468,11 +475,14 @@ int run_main(int argc, char** argv) {
       // is said and the run still fails with its own results. Not over a file this run wrote
       // or read (the reproduce line then asks for none).
       std::string clash;
-      for (const char* opt : {"trace", "json", "program", "config"}) {
-        std::error_code ec;
-        if (clash.empty() && args.count(opt) && std::filesystem::equivalent(name, args[opt].as<std::string>(), ec))
-          clash = opt;
-      }
+      for (const char* opt : {"trace", "json", "program", "config"})
+        for (const std::string& file : !args.count(opt) ? std::vector<std::string>{}
+                                       : std::string_view(opt) == "program"
+                                           ? option_values(args, opt)
+                                           : std::vector{args[opt].as<std::string>()}) {
+          std::error_code ec;
+          if (clash.empty() && std::filesystem::equivalent(name, file, ec)) clash = opt;
+        }
       if (!clash.empty()) {
         again.waveform.clear();
         std::cout << "  failure waveform: not written (" << name << " is the " << clash << " file)\n";

@@ -16,13 +16,18 @@
 // the program, each chip's copy of a send's rows lands on the same rows of
 // chip dst_chip in an order nothing fixes: a store of what a plain send's
 // rows, or the sum bf16 rows were added into, are made into depends on it
-// (int8 sums do not). Where nothing guarantees that,
+// (int8 sums do not). With a program per chip, every chip's known, the
+// same holds for rows of a chip that plain sends of more than one chip
+// write, or bf16 sends of more than one chip add into, its own sends to
+// itself among them; and data made so on one chip and sent on to another
+// is followed there. Where nothing guarantees that,
 // the result depends on timing and the reference, which runs the program in
 // order, cannot predict it.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "models/mxu/assembler.h"
 #include "models/mxu/instr.h"
@@ -52,8 +57,10 @@ struct Hazard {
     /// dst_chip receives a copy of its rows from each, in an order nothing
     /// fixes; `later` is a DMA_STORE of scratchpad rows computed from them
     /// (a plain send's rows, or accumulator rows bf16 copies were added
-    /// into, whose floating-point sum depends on that order). No wait closes
-    /// it: `fix` is empty.
+    /// into, whose floating-point sum depends on that order). With a
+    /// program per chip, `earlier` is a send into rows that sends of other
+    /// chips write too (or one carrying data made so on its chip:
+    /// `earlier_chip`). No wait closes it: `fix` is empty.
     kCopies,
   };
   /// With `accumulators`; kArrival and kCopies also on scratchpad rows
@@ -62,6 +69,10 @@ struct Hazard {
   /// Scratchpad rows `later`, an ICI_SEND the chip sends itself, writes when
   /// its rows arrive, which `earlier` may still use.
   bool destination = false;
+  /// kCopies with a program per chip: the chip whose program holds `earlier`,
+  /// when it is another chip's (its send's rows land on this chip). Else
+  /// `earlier` is this program's.
+  std::optional<std::uint32_t> earlier_chip;
   /// What closes it: a wait field, e.g. "wait_dma=0" (at most that many of
   /// the earlier instruction's unit outstanding leaves it, and all of that
   /// unit before it, complete), "a fence before it" (kWriteBack), or "an
@@ -71,15 +82,22 @@ struct Hazard {
 };
 
 /// The chips that run a program, which says which of its ICI_SENDs a chip
-/// sends to itself and how many rows the others send it.
+/// sends to itself and which rows the others send it.
 struct RunOn {
   std::uint32_t chips = 1;  ///< The chips of the system.
   /// Unset: every chip runs the program (an assembly file), so chip dst_chip
   /// runs each ICI_SEND too and sends its rows to itself, and each other chip
-  /// sends it the same rows. Set: the program is this chip's own, the others
-  /// run theirs (a compiled multi-chip GEMM): its ICI_SENDs to dst_chip ==
-  /// `chip` go to itself, and what the others send it is not known.
+  /// sends it the same rows: the case of `programs` where every chip's
+  /// program is this one. Set: the program is this chip's own, the others
+  /// run theirs: its ICI_SENDs to dst_chip == `chip` go to itself.
   std::optional<std::uint32_t> chip;
+  /// With `chip`: every chip's program, by chip (one assembly file per chip;
+  /// `(*programs)[*chip]` is the program checked), so the rows the others
+  /// send it are known: they may fill its ICI_WAITs' counts first, and rows
+  /// that sends of more than one chip write arrive in an order nothing
+  /// fixes. Null: what the others send it is not known (a compiled
+  /// multi-chip GEMM), and no wait counts its own rows for sure.
+  const std::vector<Program>* programs = nullptr;
 };
 
 /// The first hazard in program order (by its later instruction), if any.
@@ -93,14 +111,30 @@ struct RunOn {
 /// itself arrive in the order it sends them, and an ICI_WAIT that has
 /// completed has counted as many rows as it and the ICI_WAITs before it
 /// wait for; rows other chips send in can arrive first, and may fill those
-/// counts. Other chips' rows are otherwise not followed: their copies of a
-/// send into rows the destination's earlier MATMUL writes or OUTPUT reads
-/// are ordered by the program's own synchronisation, which is not checked.
+/// counts. Rows of the chip that plain sends of more than one chip write,
+/// or bf16 sends of more than one chip add into (their copies of a send
+/// when every chip runs the program), hold data that depends on their order
+/// from when the chip's own send into them runs; with a program per chip,
+/// rows other chips' sends make so (two of them, or one sending data made
+/// so on its chip) hold it from the start, whatever the chip writes there,
+/// until its completed ICI_WAITs count every row the others send it
+/// besides all its own. What is made of it is followed to a DMA_STORE, and
+/// which sends carry it is worked out over every chip's program until
+/// nothing changes. Other chips' rows are
+/// otherwise not followed: their rows landing on rows the destination's
+/// own instructions use (its earlier MATMUL writing them, OUTPUT reading
+/// them, a DMA_LOAD writing them again) are ordered by the programs' own
+/// synchronisation, which is not checked.
 std::optional<Hazard> find_hazard(const Program& program, const RunOn& run_on = {});
 
 /// Throws std::invalid_argument "FILE:LINE: ..." naming the first hazard's
 /// instruction, the one it races with and the wait that would close it, for
 /// a program every chip of a `chips`-chip system runs.
 void check_hazards(const Program& program, const ProgramSource& source, std::uint32_t chips);
+
+/// The same for a program per chip (`programs[c]` runs on chip c, read from
+/// `sources[c]`): the first chip's first hazard, named in its file; the send
+/// of another chip it comes from, in that chip's.
+void check_hazards(const std::vector<Program>& programs, const std::vector<ProgramSource>& sources);
 
 }  // namespace mxc

@@ -103,7 +103,8 @@ void check_instruction(const Instr& in, const TileGeometry& geo) {
   }
 }
 
-void check_destinations(const Program& program, std::uint32_t chips, const ProgramSource& source) {
+void check_destinations(const Program& program, std::uint32_t chips, const ProgramSource& source,
+                        std::optional<std::uint32_t> chip) {
   for (std::size_t i = 0; i < program.size(); ++i) {
     const Instr& in = program[i];
     if (in.op != Opcode::ICI_SEND) continue;
@@ -111,13 +112,14 @@ void check_destinations(const Program& program, std::uint32_t chips, const Progr
       throw std::invalid_argument(source.where(i) + ": field 'dst_chip': chip " + std::to_string(in.dst_chip) +
                                   " of a " + std::to_string(chips) + "-chip system");
     const std::uint32_t from = in.sp_row, to = in.remote_row;
+    if (chip && in.dst_chip != *chip) continue;  // into another chip's scratchpad
     if (!in.to_acc && in.rows > 0 && from < to + in.rows && to < from + in.rows)
       throw std::invalid_argument(
           source.where(i) + ": field 'remote_row': scratchpad rows " + std::to_string(to) + ".." +
           std::to_string(to + in.rows - 1) + " overlap the rows sent, " + std::to_string(from) + ".." +
           std::to_string(from + in.rows - 1) + ": chip " + std::to_string(in.dst_chip) +
-          " runs this program too and sends them to itself, where they overwrite rows it has yet to read "
-          "(a result that depends on timing)");
+          (chip ? " sends them to itself" : " runs this program too and sends them to itself") +
+          ", where they overwrite rows it has yet to read (a result that depends on timing)");
   }
 }
 

@@ -4,6 +4,7 @@
 // read from assembly files (load_program_file with a geometry), so that
 // `mxcosim run` and `mxcosim model` accept the same programs.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "models/mxu/assembler.h"
@@ -23,8 +24,10 @@ void check_instruction(const Instr& in, const TileGeometry& geo);
 /// field 'remote_row': ..." for one into scratchpad rows overlapping those
 /// it sends: chip dst_chip runs it too, so it sends to itself, and its rows
 /// arrive while it still reads the ones they overwrite, with a result that
-/// depends on timing.
-void check_destinations(const Program& program, std::uint32_t chips, const ProgramSource& source);
+/// depends on timing. With `chip`, the program is that chip's own (one file
+/// per chip): only its sends to dst_chip == `chip` are to itself.
+void check_destinations(const Program& program, std::uint32_t chips, const ProgramSource& source,
+                        std::optional<std::uint32_t> chip = std::nullopt);
 
 /// For a program one chip runs alone (`mxcosim model --program`): throws
 /// std::invalid_argument "FILE:LINE: deadlock: ..." for the first ICI_WAIT

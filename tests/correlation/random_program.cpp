@@ -784,7 +784,7 @@ void repair_hazards(Program& program, RandomProgramStats* stats, std::uint32_t c
       ++st.fence_repairs;
     } else {
       throw std::logic_error("repair_hazards: cannot apply '" + fix + "' to instruction " + std::to_string(h->later) +
-                             " '" + describe(later) + "'");
+                             " '" + describe(later) + "' (against instruction " + std::to_string(h->earlier) + ")");
     }
   }
 }
@@ -811,6 +811,242 @@ Program random_program(std::uint64_t seed, const TileGeometry& geo, const Random
   check_waits_alone(p, source);
   check_hazards(p, source, chips);
   return p;
+}
+
+}  // namespace mxc::corr
+
+namespace mxc::corr {
+
+namespace {
+
+/// Moves a one-chip program's scratchpad rows up by `sp` and its accumulator rows by `acc`, and
+/// makes its sends (each to itself) chip `chip`'s.
+void move_rows(Program& p, std::uint32_t sp, std::uint32_t acc, std::uint32_t chip) {
+  for (Instr& in : p) {
+    switch (in.op) {
+      case Opcode::DMA_LOAD:
+      case Opcode::DMA_STORE:
+      case Opcode::LOAD_WEIGHTS: in.sp_row = static_cast<std::uint16_t>(in.sp_row + sp); break;
+      case Opcode::MATMUL:
+      case Opcode::OUTPUT:
+        in.sp_row = static_cast<std::uint16_t>(in.sp_row + sp);
+        in.acc_row = static_cast<std::uint16_t>(in.acc_row + acc);
+        break;
+      case Opcode::ICI_SEND:
+        in.sp_row = static_cast<std::uint16_t>(in.sp_row + sp);
+        in.remote_row = static_cast<std::uint16_t>(in.remote_row + (in.to_acc ? acc : sp));
+        in.dst_chip = static_cast<std::uint8_t>(chip);
+        break;
+      default: break;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Program> random_chip_programs(std::uint64_t seed, const TileGeometry& geo,
+                                          const RandomProgramOptions& options, RandomProgramStats* stats) {
+  const std::uint32_t chips = options.chips;
+  if (chips < 2 || chips > 4) throw std::invalid_argument("random_chip_programs: needs 2 to 4 chips");
+  // The parts of the scratchpad and accumulators each part uses: the shared program its lowest
+  // rows and its last ones (at most 40 + 8 below its top, and the tokens'), each chip's own
+  // program scratchpad rows [512, 768) and accumulator rows [96, 192); the exchange scratchpad
+  // rows from 800 (what it sends, then its barrier's landing row, a slot of 8 rows per sending
+  // chip, and where the sums are read out to) and accumulator rows [192, 216) (8 rows every chip
+  // adds int8 rows into, then 4 rows per sending chip adding bf16 rows).
+  constexpr std::uint32_t kOwnSp = 512, kOwnSpRows = 256, kOwnAcc = 96, kOwnAccRows = 96;
+  constexpr std::uint32_t kSent = 800, kSentRows = 16, kBarrier = 830, kSlots = 840, kSlotRows = 8;
+  constexpr std::uint32_t kReadOut = 880, kInt8Acc = 192, kInt8Rows = 8, kBf16Acc = 200, kBf16Rows = 4;
+  if (geo.sp_rows < 1024 || geo.acc_rows < 256 || geo.sp_row_bytes() < 4 * geo.cols)
+    throw std::invalid_argument("random_chip_programs: needs 1024 scratchpad and 256 accumulator rows");
+  RandomProgramStats ignored;
+  RandomProgramStats& st = stats ? *stats : ignored;
+  std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ull + 11);
+  const auto between = [&](std::uint32_t lo, std::uint32_t hi) {
+    return std::uniform_int_distribution<std::uint32_t>(lo, hi)(rng);
+  };
+  const std::uint32_t row_bytes = geo.sp_row_bytes();
+  // The exchange: each chip's sends to the others, drawn first (a chip waits for what the others
+  // send it). A chip's plain rows land in its slot of the receiver, each pair's with its own
+  // width, where a later send overwrites an earlier one (rows between a pair arrive in order);
+  // its int8 rows add into the rows every chip adds into (sums in any order); its bf16 rows into
+  // its own rows of the receiver's accumulators (one chip's, in order).
+  std::vector<std::vector<Instr>> sends(chips);
+  std::vector<std::vector<std::uint32_t>> pair_cols(chips, std::vector<std::uint32_t>(chips));
+  std::vector<std::uint64_t> received(chips, 0);
+  // Per receiver and sending chip, the slot rows written.
+  std::vector<std::vector<std::vector<bool>>> landed(
+      chips, std::vector<std::vector<bool>>(chips, std::vector<bool>(kSlotRows)));
+  for (std::uint32_t c = 0; c < chips; ++c) {
+    for (std::uint32_t d = 0; d < chips; ++d) pair_cols[c][d] = between(0, 1) ? row_bytes : between(1, row_bytes);
+    for (std::uint32_t n = between(1, 4); n-- > 0;) {
+      Instr in;
+      in.op = Opcode::ICI_SEND;
+      const std::uint32_t d = (c + between(1, chips - 1)) % chips;
+      in.dst_chip = static_cast<std::uint8_t>(d);
+      const std::uint32_t kind = between(0, 9);
+      const std::uint32_t room = kind < 6 ? kSlotRows : kind < 9 ? kInt8Rows : kBf16Rows;
+      const std::uint32_t at = between(0, room - 1), rows = between(1, room - at);
+      in.rows = static_cast<std::uint16_t>(rows);
+      in.sp_row = static_cast<std::uint16_t>(kSent + between(0, kSentRows - rows));
+      if (kind < 6) {
+        in.cols = static_cast<std::uint16_t>(pair_cols[c][d]);
+        in.remote_row = static_cast<std::uint16_t>(kSlots + kSlotRows * c + at);
+        for (std::uint32_t r = at; r < at + rows; ++r) landed[d][c][r] = true;
+      } else {
+        in.to_acc = true;
+        in.dtype = kind < 9 ? DType::kInt8 : DType::kBf16;
+        in.cols = static_cast<std::uint16_t>(between(1, 4 * geo.cols));
+        in.remote_row = static_cast<std::uint16_t>((kind < 9 ? kInt8Acc : kBf16Acc + kBf16Rows * c) + at);
+      }
+      received[d] += rows;
+      sends[c].push_back(in);
+      ++st.chip_sends;
+    }
+  }
+  TileGeometry own_geo = geo;
+  own_geo.sp_rows = kOwnSpRows;
+  own_geo.acc_rows = kOwnAccRows;
+  RandomProgramOptions own_options = options;
+  own_options.chips = 1;
+  own_options.min_instructions = 8;
+  own_options.max_instructions = std::max<std::size_t>(8, options.max_instructions / 2);
+  const auto instr = [](Opcode op) {
+    Instr in;
+    in.op = op;
+    return in;
+  };
+  // The shared program drawn from the seed, or drawn again (from seeds after it) while the
+  // per-chip check refuses the set: on more than 2 chips, rows it sends land from 3 or more chips,
+  // and the check, which does not know they are copies of one send, holds their data
+  // order-dependent until every row of the others has arrived, which the shared program, made for
+  // every chip running it, need not wait for before it writes them again.
+  const std::mt19937_64 rng_at = rng;
+  for (std::uint32_t attempt = 0;; ++attempt) {
+    rng = rng_at;
+    RandomProgramStats drawn;
+    const Program shared = random_program(seed + 0x100000000ull * attempt, geo, options, &drawn);
+    std::vector<Program> programs;
+    for (std::uint32_t c = 0; c < chips; ++c) {
+      Program p;
+      // The rows it sends, and its accumulator rows the others add into written first.
+      Instr load = instr(Opcode::DMA_LOAD);
+      load.rows = kSentRows;
+      load.cols = static_cast<std::uint16_t>(row_bytes);
+      load.sp_row = kSent;
+      load.hbm_stride = row_bytes;
+      load.hbm_addr = 0x600000 + std::uint64_t{between(0, 63)} * geo.beat_bytes;
+      p.push_back(load);
+      for (const DType t : {DType::kInt8, DType::kBf16}) {
+        const bool int8 = t == DType::kInt8;
+        Instr w = instr(Opcode::LOAD_WEIGHTS);
+        w.rows = static_cast<std::uint16_t>(geo.rows);
+        w.cols = static_cast<std::uint16_t>(geo.cols);
+        w.sp_row = kSent;
+        w.dtype = t;
+        w.buf = int8 ? 0 : 1;
+        w.wait_dma = 0;
+        p.push_back(w);
+        Instr mm = instr(Opcode::MATMUL);
+        mm.rows = static_cast<std::uint16_t>(int8 ? kInt8Rows : kBf16Rows * 4);
+        mm.cols = static_cast<std::uint16_t>(geo.rows);
+        mm.sp_row = kSent;
+        mm.acc_row = static_cast<std::uint16_t>(int8 ? kInt8Acc : kBf16Acc);
+        mm.dtype = t;
+        mm.buf = w.buf;
+        p.push_back(mm);
+      }
+      // A barrier: once a chip has the others' rows, each has written its accumulator rows (its
+      // FENCE waits for their results) before any adds into them.
+      p.push_back(instr(Opcode::FENCE));
+      for (std::uint32_t d = 0; d < chips; ++d) {
+        if (d == c) continue;
+        Instr token = instr(Opcode::ICI_SEND);
+        token.rows = 1;
+        token.cols = static_cast<std::uint16_t>(row_bytes);
+        token.sp_row = kSent;
+        token.dst_chip = static_cast<std::uint8_t>(d);
+        token.remote_row = kBarrier;
+        p.push_back(token);
+      }
+      Instr barrier = instr(Opcode::ICI_WAIT);
+      barrier.rows = static_cast<std::uint16_t>(chips - 1);
+      p.push_back(barrier);
+      p.insert(p.end(), sends[c].begin(), sends[c].end());
+      // Every row of the exchange counted: the shared program's waits count the same rows of its own.
+      Instr all = instr(Opcode::ICI_WAIT);
+      all.rows = static_cast<std::uint16_t>(received[c]);
+      p.push_back(all);
+      p.insert(p.end(), shared.begin(), shared.end());
+      p.push_back(instr(Opcode::FENCE));
+      // What it was sent, stored: each sending chip's rows, the int8 sums, the bf16 ones.
+      for (std::uint32_t s = 0; s < chips; ++s) {
+        for (std::uint32_t r = 0; r < kSlotRows;) {
+          if (!landed[c][s][r]) {
+            ++r;
+            continue;
+          }
+          std::uint32_t end = r;
+          while (end < kSlotRows && landed[c][s][end]) ++end;
+          Instr store = instr(Opcode::DMA_STORE);
+          store.rows = static_cast<std::uint16_t>(end - r);
+          store.cols = static_cast<std::uint16_t>(pair_cols[s][c]);
+          store.sp_row = static_cast<std::uint16_t>(kSlots + kSlotRows * s + r);
+          store.hbm_stride = 2 * row_bytes;
+          store.hbm_addr = 0x700000 + 0x1000 * s + std::uint64_t{2 * row_bytes} * r;
+          p.push_back(store);
+          r = end;
+        }
+      }
+      for (const DType t : {DType::kInt8, DType::kBf16}) {
+        const bool int8 = t == DType::kInt8;
+        Instr out = instr(Opcode::OUTPUT);
+        out.rows = static_cast<std::uint16_t>(int8 ? kInt8Rows : kBf16Rows * 4);
+        out.cols = static_cast<std::uint16_t>(geo.cols);
+        out.acc_row = static_cast<std::uint16_t>(int8 ? kInt8Acc : kBf16Acc);
+        out.sp_row = static_cast<std::uint16_t>(int8 ? kReadOut : kReadOut + kInt8Rows);
+        out.dtype = t;
+        p.push_back(out);
+        Instr store = instr(Opcode::DMA_STORE);
+        store.rows = out.rows;
+        store.cols = static_cast<std::uint16_t>(4 * geo.cols);
+        store.sp_row = out.sp_row;
+        store.hbm_stride = row_bytes;
+        store.hbm_addr = int8 ? 0x710000 : 0x720000;
+        store.wait_compute = 0;
+        p.push_back(store);
+      }
+      Program own = random_program(seed * 0xbf58476d1ce4e5b9ull + c + 1, own_geo, own_options);
+      move_rows(own, kOwnSp, kOwnAcc, c);
+      p.insert(p.end(), own.begin(), own.end());
+      programs.push_back(std::move(p));
+    }
+    // What `mxcosim run` checks of a set of files before it runs them.
+    std::vector<ProgramSource> sources(chips);
+    for (std::uint32_t c = 0; c < chips; ++c) {
+      sources[c].path = "random seed " + std::to_string(seed) + " chip " + std::to_string(c);
+      for (std::size_t i = 0; i < programs[c].size(); ++i)
+        sources[c].lines.push_back(static_cast<std::uint32_t>(i + 1));
+      check_program(programs[c], geo, sources[c]);
+      check_destinations(programs[c], chips, sources[c], c);
+    }
+    try {
+      check_hazards(programs, sources);
+    } catch (const std::invalid_argument& e) {
+      if (attempt < 99) continue;
+      throw std::logic_error("random_chip_programs: no shared program of 100 passes the per-chip check: " +
+                             std::string(e.what()));
+    }
+    st.forced_waits += drawn.forced_waits;
+    st.wait_repairs += drawn.wait_repairs;
+    st.fence_repairs += drawn.fence_repairs;
+    st.chip_sends += drawn.chip_sends;
+    st.token_sends += drawn.token_sends;
+    st.barriers += drawn.barriers;
+    st.sends_refused += drawn.sends_refused;
+    st.shared_redrawn += attempt;
+    return programs;
+  }
 }
 
 }  // namespace mxc::corr

@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "models/mxu/instr.h"
 #include "models/mxu/tile_geometry.h"
@@ -68,12 +69,29 @@ struct RandomProgramStats {
   std::size_t token_sends = 0;   ///< Several chips: sends of token rows, which nothing reads.
   std::size_t barriers = 0;      ///< Several chips: FENCE, tokens to every chip and an ICI_WAIT for them.
   std::size_t sends_refused = 0; ///< Several chips: sends dropped as other chips' copies could land too early.
+  std::size_t shared_redrawn = 0; ///< Per-chip programs: shared programs the per-chip check refused.
 };
 
 /// A random valid program for a tile of `geo` (on one chip every ICI_SEND to chip 0), the same
 /// for the same seed, geometry and options.
 Program random_program(std::uint64_t seed, const TileGeometry& geo, const RandomProgramOptions& options = {},
                        RandomProgramStats* stats = nullptr);
+
+/// Random valid per-chip programs for `options.chips` (2 to 4) chips, as `mxcosim run` runs one
+/// file per chip: chip c runs the c-th. Each chip first writes accumulator rows the others will add
+/// into and passes a barrier of a row to every other chip; then sends the others random rows of
+/// its own, drawn per chip: plain rows into its slot of the receiver's scratchpad (a later send
+/// overwriting an earlier one: rows between two chips arrive in order), int8 rows added into rows
+/// every chip adds into (sums in any order) and bf16 rows into rows of its own there; and waits
+/// for every row the exchange sends it. Then it runs the program random_program makes for every
+/// chip (the same on all: more sends between chips) and a FENCE; stores what the exchange left;
+/// and ends with a program of its own (random_program on one chip, its rows moved to a part of the
+/// scratchpad and of the accumulators nothing else uses, its sends to itself). The exchange's
+/// waits count every row of it, so the shared program's waits count the same rows of its own as
+/// alone. Every program passes what `mxcosim run` checks of a set of files (check_program,
+/// check_destinations and check_hazards per chip).
+std::vector<Program> random_chip_programs(std::uint64_t seed, const TileGeometry& geo,
+                                          const RandomProgramOptions& options, RandomProgramStats* stats = nullptr);
 
 /// Closes the hazards find_hazard reports (`chips` chips run the program), one at
 /// a time: lowers the wait field its fix names on the later instruction, or

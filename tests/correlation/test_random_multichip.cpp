@@ -11,12 +11,18 @@
 // error), read nothing unwritten, and every tile's RTL cycles must equal its
 // shadow's.
 //
+// The per-chip mode ("[random-multichip-per-chip]") runs a file per chip
+// (random_chip_programs: an exchange of plain, int8 and bf16 rows between
+// the chips, the shared program, and a program of the chip's own), as
+// `mxcosim run --program A --program B ...` runs them, checked the same way.
+//
 // Every seed runs; then each failing one is named (its program and config stay
 // in the working directory as random_multichip_seedS.s, .yaml and, for a
 // fabric of cut latencies, _fabric.yaml, with the command that reruns it in
 // the program's comments) and the first is shown in detail.
 // MXCOSIM_RANDOM_SEED (first seed) and MXCOSIM_RANDOM_SEEDS (how many) choose
-// the seeds: the default case runs 300, "[.random-multichip-long]" 5000.
+// the seeds: the default case runs 300, "[.random-multichip-long]" 5000, the
+// per-chip mode 100.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -93,25 +99,30 @@ MultiSetup multi_setup_for(std::uint64_t seed) {
 struct MultiRun {
   std::uint64_t seed = 0;
   MultiSetup setup;
-  std::string text;
+  bool per_chip = false;  ///< A file per chip (random_chip_programs), else one every chip runs.
+  std::string text;      ///< The programs, each after a line naming its file.
   std::filesystem::path file, config, fabric;
+  std::vector<std::filesystem::path> chip_files;  ///< Per chip: its file.
   RandomProgramStats stats;
   SystemRunResult result;
   std::vector<std::string> problems;  ///< Empty: it passed.
 };
 
-MultiRun run_multichip_seed(std::uint64_t seed) {
+MultiRun run_multichip_seed(std::uint64_t seed, bool per_chip) {
   namespace fs = std::filesystem;
   MultiRun r;
   r.seed = seed;
+  r.per_chip = per_chip;
   r.setup = multi_setup_for(seed);
   const TileGeometry geo = rtl_tile_geometry(r.setup.side, r.setup.side);
   RandomProgramOptions options;
   options.chips = r.setup.chips;
   options.high_addresses = !r.setup.hbm;
   options.max_instructions = r.setup.max_instructions;
-  const Program program = random_program(seed, geo, options, &r.stats);
-  const std::string stem = "random_multichip_seed" + std::to_string(seed);
+  const std::vector<Program> programs = per_chip ? random_chip_programs(seed, geo, options, &r.stats)
+                                                 : std::vector<Program>{random_program(seed, geo, options, &r.stats)};
+  const std::string stem = std::string(per_chip ? "random_perchip_seed" : "random_multichip_seed") +
+                           std::to_string(seed);
   r.file = fs::current_path() / (stem + ".s");
   r.config = fs::current_path() / (stem + ".yaml");
   const std::string shipped = std::string(MXCOSIM_SOURCE_DIR) + "/configs/ici/" + r.setup.fabric;
@@ -129,25 +140,49 @@ MultiRun run_multichip_seed(std::uint64_t seed) {
     std::ofstream(r.fabric) << fabric.str();
     r.setup.fabric_file = r.fabric.string();
   }
-  std::ostringstream text;
-  text << "# random multi-chip program, seed " << seed << ", every chip of " << r.config.filename().string()
-       << " runs it (tests/correlation/random_program.h)\n"
-       << "# rerun: MXCOSIM_RANDOM_SEED=" << seed
-       << " MXCOSIM_RANDOM_SEEDS=1 test_correlation '[random-multichip]'\n"
-       << "# or: mxcosim run --config " << r.config.filename().string() << " --program THIS_FILE --seed " << seed
-       << "\n"
-       << format_program(program);
-  r.text = text.str();
-  std::ofstream(r.file) << r.text;
+  if (per_chip) {
+    std::string command = "mxcosim run --config " + r.config.filename().string();
+    for (std::uint32_t c = 0; c < programs.size(); ++c) {
+      r.chip_files.push_back(fs::current_path() / (stem + "_chip" + std::to_string(c) + ".s"));
+      command += " --program " + r.chip_files.back().filename().string();
+    }
+    for (std::uint32_t c = 0; c < programs.size(); ++c) {
+      std::ostringstream text;
+      text << "# random per-chip program, seed " << seed << ", run by chip " << c << " of "
+           << r.config.filename().string() << " (tests/correlation/random_program.h)\n"
+           << "# rerun: MXCOSIM_RANDOM_SEED=" << seed
+           << " MXCOSIM_RANDOM_SEEDS=1 test_correlation '[random-multichip-per-chip]'\n"
+           << "# or: " << command << " --seed " << seed << "\n"
+           << format_program(programs[c]);
+      std::ofstream(r.chip_files[c]) << text.str();
+      r.text += "--- " + r.chip_files[c].filename().string() + "\n" + text.str();
+    }
+    r.file = r.chip_files.front();
+  } else {
+    std::ostringstream text;
+    text << "# random multi-chip program, seed " << seed << ", every chip of " << r.config.filename().string()
+         << " runs it (tests/correlation/random_program.h)\n"
+         << "# rerun: MXCOSIM_RANDOM_SEED=" << seed
+         << " MXCOSIM_RANDOM_SEEDS=1 test_correlation '[random-multichip]'\n"
+         << "# or: mxcosim run --config " << r.config.filename().string() << " --program THIS_FILE --seed " << seed
+         << "\n"
+         << format_program(programs[0]);
+    r.text = text.str();
+    std::ofstream(r.file) << r.text;
+    r.chip_files = {r.file};
+  }
   std::ofstream(r.config) << r.setup.yaml();
 
   SystemRunOptions o;
   o.system = parse_system_config(r.setup.yaml(), r.config.string());
   o.workload.kind = "program";
-  o.workload.program_file = r.file.string();
+  for (const fs::path& f : r.chip_files) o.workload.program_files.push_back(f.string());
   o.seed = seed;
   r.result = run_system(o);
   const SystemRunResult& res = r.result;
+  // The mode's point: the chips run programs of their own.
+  for (std::size_t c = 1; c < programs.size(); ++c)
+    if (programs[c] == programs[0]) r.problems.push_back("chip " + std::to_string(c) + " runs chip 0's program");
   if (!res.error.empty()) r.problems.push_back("run error: " + res.error);
   if (!res.passed) r.problems.push_back("the run did not pass");
   for (std::size_t i = 0; i < std::min<std::size_t>(res.mismatches.size(), 6); ++i)
@@ -161,20 +196,21 @@ MultiRun run_multichip_seed(std::uint64_t seed) {
                            std::to_string(t.model_cycles));
   if (res.tiles.size() != r.setup.chips) r.problems.push_back("not one tile report per chip");
   if (r.problems.empty()) {
-    fs::remove(r.file);
+    for (const fs::path& f : r.chip_files) fs::remove(f);
     fs::remove(r.config);
     if (!r.fabric.empty()) fs::remove(r.fabric);
   }
   return r;
 }
 
-void run_multichip_seeds(std::uint64_t first, std::uint64_t count) {
+void run_multichip_seeds(std::uint64_t first, std::uint64_t count, bool per_chip = false) {
   std::optional<MultiRun> first_failure;
-  std::uint64_t failed = 0, sends = 0, passed = 0;
+  std::uint64_t failed = 0, sends = 0, passed = 0, redrawn = 0;
   for (std::uint64_t seed = first; seed < first + count; ++seed) {
     try {
-      MultiRun r = run_multichip_seed(seed);
+      MultiRun r = run_multichip_seed(seed, per_chip);
       sends += r.stats.chip_sends;
+      redrawn += r.stats.shared_redrawn;
       if (r.problems.empty()) {
         ++passed;
         continue;
@@ -188,7 +224,8 @@ void run_multichip_seeds(std::uint64_t first, std::uint64_t count) {
       FAIL_CHECK("random multi-chip program seed " << seed << ": " << e.what());
     }
   }
-  INFO(count << " seeds run, " << failed << " failed, " << sends << " sends of data between chips");
+  INFO(count << " seeds run, " << failed << " failed, " << sends << " sends of data between chips"
+             << (per_chip ? ", " + std::to_string(redrawn) + " shared programs drawn again" : std::string()));
   if (first_failure) {
     const MultiRun& r = *first_failure;
     std::ostringstream problems;
@@ -205,6 +242,11 @@ void run_multichip_seeds(std::uint64_t first, std::uint64_t count) {
 TEST_CASE("correlation: random valid multi-chip programs through the fabric on the RTL and the model",
           "[random-multichip]") {
   run_multichip_seeds(env_count("MXCOSIM_RANDOM_SEED", 1), env_count("MXCOSIM_RANDOM_SEEDS", 300));
+}
+
+TEST_CASE("correlation: random valid per-chip programs through the fabric on the RTL and the model",
+          "[random-multichip-per-chip]") {
+  run_multichip_seeds(env_count("MXCOSIM_RANDOM_SEED", 1), env_count("MXCOSIM_RANDOM_SEEDS", 100), true);
 }
 
 TEST_CASE("correlation: many random valid multi-chip programs", "[.random-multichip-long]") {

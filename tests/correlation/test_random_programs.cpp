@@ -180,7 +180,7 @@ SeedRun run_seed(std::uint32_t rows, std::uint32_t cols, std::uint64_t seed) {
   cfg.cols = cols;
   WorkloadSpec spec;
   spec.kind = "program";
-  spec.program_file = r.file.string();
+  spec.program_files = {r.file.string()};
   const Workload work = build_workload(spec, cfg, geo, seed);
   if (work.programs.at(0).at(0) != r.program) throw std::logic_error("the program file reads back differently");
   SparseMemory image = work.images.at(0).clone();

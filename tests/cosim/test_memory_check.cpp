@@ -103,7 +103,7 @@ SystemRunOptions mlp(bool model) {
 SystemRunOptions program(const std::string& file) {
   SystemRunOptions o;
   o.workload.kind = "program";
-  o.workload.program_file = std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/" + file;
+  o.workload.program_files = {std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/" + file};
   return o;
 }
 

@@ -333,7 +333,7 @@ TEST_CASE("a two-layer MLP and an assembly program run on the RTL and are checke
   CHECK(r.passed);
   CHECK(r.elements_checked == 8u * 8);
   o.workload.kind = "program";
-  o.workload.program_file = std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/int8_matmul.s";
+  o.workload.program_files = {std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/int8_matmul.s"};
   r = run_system(o);
   INFO(r.error << (r.mismatches.empty() ? "" : to_string(r.mismatches[0])));
   CHECK(r.passed);
@@ -370,7 +370,7 @@ TEST_CASE("a program runs on random bytes where its loads read, drawn from the s
   // 2 bytes each, and stores C = X x W as int32 rows at 0x3000 and 0x3020.
   WorkloadSpec spec;
   spec.kind = "program";
-  spec.program_file = std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/int8_matmul.s";
+  spec.program_files = {std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/int8_matmul.s"};
   const SystemConfig cfg;
   const TileGeometry geo;
   const Workload a = build_workload(spec, cfg, geo, 5);
@@ -411,7 +411,7 @@ TEST_CASE("a program the tiles cannot execute, or without instructions, is refus
   const std::filesystem::path path = tmp / "past_geometry.s";
   SystemRunOptions o;
   o.workload.kind = "program";
-  o.workload.program_file = path.string();
+  o.workload.program_files = {path.string()};
   {
     std::ofstream f(path);
     f << "# loads five rows of weights into a four-row array\nload_weights rows=5 cols=4 sp_row=0\n";
@@ -558,14 +558,14 @@ TEST_CASE("requests past the HBM's capacity are counted in the results") {
   o.system.memory = "hbm";
   o.system.hbm_config = kConfigs + "/hbm/hbm2.yaml";
   o.workload.kind = "program";
-  o.workload.program_file = path.string();
+  o.workload.program_files = {path.string()};
   SystemRunResult r = run_system(o);
   INFO(r.error << (r.mismatches.empty() ? "" : to_string(r.mismatches[0])));
   CHECK(r.passed);  // the data stays at the addresses given
   CHECK(r.hbm_requests_beyond_capacity == 2);
   CHECK(results_json(o, r).at("hbm_requests_beyond_capacity") == 2);
   // Within the capacity: none.
-  o.workload.program_file = std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/int8_matmul.s";
+  o.workload.program_files = {std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/int8_matmul.s"};
   r = run_system(o);
   CHECK(r.passed);
   CHECK(r.hbm_requests_beyond_capacity == 0);
@@ -611,7 +611,7 @@ TEST_CASE("the compiled workloads and the shipped programs read only what they w
   for (const char* program : {"int8_matmul.s", "bf16_relu.s", "ici_loopback.s", "ici_acc_add.s"}) {
     SystemRunOptions o = gemm_run("tile4_ideal.yaml", {}, 0, 0);
     o.workload.kind = "program";
-    o.workload.program_file = std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/" + program;
+    o.workload.program_files = {std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/" + program};
     const SystemRunResult r = run_system(o);
     INFO(program << ": " << (r.undefined_reads.empty() ? "" : r.undefined_reads.front()));
     CHECK(r.passed);
@@ -623,7 +623,7 @@ TEST_CASE("the compiled workloads and the shipped programs read only what they w
   mxc::testing::write_text(prog, "dma_store rows=2 cols=32 sp_row=100 hbm_addr=0x3000 hbm_stride=32\n");
   SystemRunOptions o = gemm_run("tile4_ideal.yaml", {}, 0, 0);
   o.workload.kind = "program";
-  o.workload.program_file = prog;
+  o.workload.program_files = {prog};
   const SystemRunResult r = run_system(o);
   CHECK_FALSE(r.passed);
   CHECK(r.undefined_reads == std::vector<std::string>{"chip0.tile0: 'dma_store rows=2 cols=32 sp_row=100 "
@@ -745,4 +745,80 @@ TEST_CASE("a run told to stop at a time ends within a cycle past it") {
   CHECK_FALSE(r.passed);
   // Said as what it is, not as a hang.
   CHECK(r.error.rfind("stopped at 1000000 ps as asked, before the run finished: ", 0) == 0);
+}
+
+namespace {
+
+// Two chips of one 4x4 RTL tile each on a ring, ideal memory: what the programs of a file per chip run on.
+SystemRunOptions two_chip_programs(const std::vector<std::string>& files) {
+  SystemRunOptions o;
+  o.system = parse("system:\n  chips: 2\n  tile: {rows: 4, cols: 4, kind: rtl}\n"
+                   "  fabric: {config: ici/ring4.yaml}\n");
+  o.workload.kind = "program";
+  o.workload.program_files = files;
+  o.seed = 3;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("a program per chip: two chips exchange rows with plain sends and the bytes moved are checked") {
+  // tests/programs/exchange_chip0.s and exchange_chip1.s: each chip stores at 0x2000 the two rows
+  // of 32 bytes the other loaded from its 0x1000, and chip 1 at 0x3000 the first of its own.
+  const std::string dir = std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/";
+  const SystemRunOptions o = two_chip_programs({dir + "exchange_chip0.s", dir + "exchange_chip1.s"});
+  const Workload w = build_run_workload(o);
+  REQUIRE(w.images.size() == 2);
+  CHECK(w.description == "programs " + dir + "exchange_chip0.s, " + dir + "exchange_chip1.s (one per chip)");
+  // Each chip's loads read bytes drawn from the seed and the chip: the two chips' differ.
+  const std::vector<std::uint8_t> rows0 = w.images[0].read(0x1000, 64), rows1 = w.images[1].read(0x1000, 64);
+  CHECK(rows0 != rows1);
+  CHECK(w.reference->images[1].read(0x2000, 64) == rows0);
+  CHECK(w.reference->images[0].read(0x2000, 64) == rows1);
+  CHECK(w.reference->images[1].read(0x3000, 32) == std::vector<std::uint8_t>(rows1.begin(), rows1.begin() + 32));
+  // The RTL leaves every byte as the reference does.
+  const SystemRunResult r = run_system(o, w);
+  INFO(r.error << (r.mismatches.empty() ? "" : to_string(r.mismatches[0])));
+  CHECK(r.passed);
+  CHECK(r.memory_bytes_checked >= 5 * 32);
+  CHECK(r.ici_bytes > 0);
+  // Reports name the files (results.json: the first as `file`, all as `files`).
+  const auto j = results_json(o, r);
+  CHECK(j["workload"]["file"] == dir + "exchange_chip0.s");
+  CHECK(j["workload"]["files"] == nlohmann::ordered_json::array({dir + "exchange_chip0.s", dir + "exchange_chip1.s"}));
+}
+
+TEST_CASE("a program per chip: each file is checked as its chip's and messages name it") {
+  const mxc::testing::TempDir tmp;
+  const auto write = [&](const std::string& name, const std::string& text) {
+    const std::string path = tmp / name;
+    std::ofstream(path) << text;
+    return path;
+  };
+  const std::string load = "dma_load rows=1 cols=32 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n";
+  // Chip 0 sends chip 1 one row, chip 1 waits for two: no chip can ever send it the second.
+  const std::string a = write("a.s", load + "ici_send rows=1 cols=32 sp_row=0 dst_chip=1 remote_row=9 wait_dma=0\n");
+  const std::string b = write("b.s", "# waits for more than chip 0 sends\nici_wait rows=2\n");
+  CHECK_THROWS_WITH(build_run_workload(two_chip_programs({a, b})),
+                    Catch::Contains("deadlock: no chip can progress") && Catch::Contains("chip 1 at " + b + ":2 "));
+  // A send into rows overlapping those it sends is refused when the chip sends them to itself only:
+  // into another chip's (rows that chip does not use here) they overwrite nothing it has yet to read.
+  const auto exchange = [&](const std::string& name, int first, int dst) {
+    return write(name, "dma_load rows=2 cols=32 sp_row=" + std::to_string(first) + " hbm_addr=0x1000 hbm_stride=32\n"
+                       "ici_send rows=2 cols=32 sp_row=" + std::to_string(first) + " dst_chip=" + std::to_string(dst) +
+                       " remote_row=" + std::to_string(first + 1) + " wait_dma=0\nici_wait rows=2\n");
+  };
+  CHECK_NOTHROW(build_run_workload(two_chip_programs({exchange("c.s", 0, 1), exchange("d.s", 40, 0)})));
+  CHECK_THROWS_WITH(build_run_workload(two_chip_programs({exchange("e.s", 0, 1), exchange("f.s", 40, 1)})),
+                    Catch::StartsWith(tmp / "f.s" + ":2: field 'remote_row': scratchpad rows 41..42 overlap the "
+                                      "rows sent, 40..41: chip 1 sends them to itself"));
+  // A hazard names the file of the chip whose program has it.
+  const std::string racy = write("racy.s", load + "dma_store rows=1 cols=32 sp_row=0 hbm_addr=0x2000 hbm_stride=32\n"
+                                                  "dma_load rows=1 cols=32 sp_row=0 hbm_addr=0x3000 hbm_stride=32\n"
+                                                  "matmul rows=1 cols=4 sp_row=0 acc_row=0\n");
+  CHECK_THROWS_WITH(build_run_workload(two_chip_programs({write("ok.s", load), racy})),
+                    Catch::StartsWith(racy + ":4: "));
+  // Neither one file nor one per chip.
+  CHECK_THROWS_WITH(build_run_workload(two_chip_programs({a, b, a})),
+                    "3 program files for a 2-chip system: give one (every chip runs it) or one per chip");
 }

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "models/mxu/assembler.h"
 #include "models/mxu/gemm_program.h"
@@ -503,4 +504,212 @@ TEST_CASE("hazards: the compiled workloads, whose waits ProgramBuilder derives, 
       }
     }
   }
+}
+
+// A program per chip: every chip's program is known, so the rows each chip is sent are too.
+
+TEST_CASE("hazards: per-chip programs: a store of rows two chips both send into is refused") {
+  // Chip 0 sends its row 0 into row 7 of chip 1, and chip 1 sends itself its own row 0 there: the
+  // two rows land in an order nothing fixes, so what a store of row 7 reads depends on it.
+  const std::string load = "dma_load rows=1 cols=32 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n";
+  const std::string to_seven = "ici_send rows=1 cols=32 sp_row=0 dst_chip=1 remote_row=7 wait_dma=0\n";
+  const std::string store = "dma_store rows=1 cols=32 sp_row=7 hbm_addr=0x2000 hbm_stride=32 wait_ici=0\n";
+  const std::vector<Program> both{parse(load + to_seven), parse(load + to_seven + "ici_wait rows=2\n" + store)};
+  const auto h = find_hazard(both[1], RunOn{2, 1, &both});
+  REQUIRE(h);
+  CHECK(h->race == Hazard::Race::kCopies);
+  CHECK(h->earlier == 1);  // chip 1's own send, from which on the row's data depends on the order
+  CHECK_FALSE(h->earlier_chip);
+  CHECK(h->later == 3);
+  CHECK(h->first_row == 7);
+  CHECK(h->last_row == 7);
+  CHECK_FALSE(find_hazard(both[0], RunOn{2, 0, &both}));
+  // Chip 1 sending itself into row 8 instead: each row has one sender, whose rows arrive in order.
+  const std::string to_eight = "ici_send rows=1 cols=32 sp_row=0 dst_chip=1 remote_row=8 wait_dma=0\n";
+  const std::vector<Program> apart{
+      both[0], parse(load + to_eight + "ici_wait rows=2\n" +
+                     "dma_store rows=2 cols=32 sp_row=7 hbm_addr=0x2000 hbm_stride=32 wait_ici=0\n")};
+  CHECK_FALSE(find_hazard(apart[1], RunOn{2, 1, &apart}));
+  // Two other chips sending into the row, none from chip 2 itself: the row's data depends on the
+  // order from the start, named by the first of those sends, in its chip's program.
+  const std::string into_two = "ici_send rows=1 cols=32 sp_row=0 dst_chip=2 remote_row=7 wait_dma=0\n";
+  const std::vector<Program> three{parse(load + into_two), parse(load + into_two),
+                                   parse("ici_wait rows=2\n" + store)};
+  const auto from_others = find_hazard(three[2], RunOn{3, 2, &three});
+  REQUIRE(from_others);
+  CHECK(from_others->race == Hazard::Race::kCopies);
+  CHECK(from_others->earlier_chip == std::optional<std::uint32_t>(0));
+  CHECK(from_others->earlier == 1);
+  CHECK(from_others->later == 1);
+  // Rows loaded again before the store hold none of it.
+  const std::vector<Program> reloaded{three[0], three[1],
+                                      parse("ici_wait rows=2\n"
+                                            "dma_load rows=1 cols=32 sp_row=7 hbm_addr=0x1000 wait_ici=0\n"
+                                            "dma_store rows=1 cols=32 sp_row=7 hbm_addr=0x2000 wait_dma=0\n")};
+  CHECK_FALSE(find_hazard(reloaded[2], RunOn{3, 2, &reloaded}));
+  // Added into accumulators by both: bf16 sums depend on the order, int8 ones do not.
+  const std::string adds = "ici_send rows=1 cols=4 sp_row=0 dst_chip=1 remote_row=5 to_acc DTYPE wait_dma=0\n";
+  const std::string read_out = "ici_wait rows=2\n"
+                               "output rows=1 cols=4 sp_row=40 acc_row=5 wait_ici=0\n"
+                               "dma_store rows=1 cols=16 sp_row=40 hbm_addr=0x3000 wait_compute=0\n";
+  const auto typed = [&](const std::string& dtype) {
+    std::string a = adds;
+    a.replace(a.find("DTYPE"), 5, "dtype=" + dtype);
+    return std::vector<Program>{parse(load + a), parse(load + a + read_out)};
+  };
+  const std::vector<Program> int8 = typed("int8"), bf16 = typed("bf16");
+  CHECK_FALSE(find_hazard(int8[1], RunOn{2, 1, &int8}));
+  const auto sum = find_hazard(bf16[1], RunOn{2, 1, &bf16});
+  REQUIRE(sum);
+  CHECK(sum->race == Hazard::Race::kCopies);
+  CHECK(sum->accumulators);
+  CHECK(sum->later == 4);
+  // The message names the store in chip 1's file and the send, of chip 0's file when it is chip 0's.
+  const std::vector<ProgramSource> sources{ProgramSource{"a.s", {1, 2}}, ProgramSource{"b.s", {1, 2, 3, 4}}};
+  CHECK_THROWS_WITH(check_hazards(both, sources),
+                    "b.s:4: '" + describe(both[1][3]) + "' stores scratchpad row 7, whose data comes from the rows '" +
+                        describe(both[1][1]) + "' (b.s:2) sends to chip 1: what they hold there depends on the order "
+                        "in which rows of more than one chip land on the same rows, which nothing fixes, so the "
+                        "result depends on timing (no wait orders rows from different chips; only int8 rows added "
+                        "into accumulators, to_acc, combine in any order)");
+  const std::vector<ProgramSource> three_sources{ProgramSource{"a.s", {3, 4}}, ProgramSource{"b.s", {1, 2}},
+                                                 ProgramSource{"c.s", {5, 6}}};
+  CHECK_THROWS_WITH(check_hazards(three, three_sources),
+                    Catch::StartsWith("c.s:6: '" + describe(three[2][1]) + "' stores scratchpad row 7, whose data "
+                                      "comes from the rows chip 0's '" + describe(three[0][1]) + "' (a.s:4) sends to "
+                                      "chip 2: "));
+}
+
+TEST_CASE("hazards: per-chip programs: rows two other chips send stay in no fixed order until all have arrived") {
+  // Chips 0 and 1 add bf16 rows into accumulator row 5 of chip 2, which writes the row with a
+  // MATMUL first: the two adds may come after it (in either order), so what it reads out depends
+  // on their order. Once an ICI_WAIT has counted both rows, a MATMUL writing the row again leaves
+  // nothing of them.
+  const std::string load = "dma_load rows=4 cols=32 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n";
+  const std::string add = "ici_send rows=1 cols=16 sp_row=0 dst_chip=2 remote_row=5 to_acc dtype=bf16 wait_dma=0\n";
+  const std::string init = load + "load_weights rows=4 cols=4 sp_row=0 dtype=bf16 wait_dma=0\n"
+                                  "matmul rows=1 cols=4 sp_row=0 acc_row=5 dtype=bf16\n";
+  const std::string read_out = "output rows=1 cols=4 sp_row=40 acc_row=5 dtype=bf16 wait_ici=0\n"
+                               "dma_store rows=1 cols=16 sp_row=40 hbm_addr=0x3000 wait_compute=0\n";
+  const std::vector<Program> early{parse(load + add), parse(load + add),
+                                   parse(init + "fence\nici_wait rows=2\n" + read_out)};
+  const auto h = find_hazard(early[2], RunOn{3, 2, &early});
+  REQUIRE(h);
+  CHECK(h->race == Hazard::Race::kCopies);
+  CHECK(h->accumulators);
+  CHECK(h->earlier_chip == std::optional<std::uint32_t>(0));
+  CHECK(h->later == 6);
+  const std::vector<Program> after{early[0], early[1],
+                                   parse(init + "ici_wait rows=2\n"
+                                                "matmul rows=1 cols=4 sp_row=0 acc_row=5 dtype=bf16 wait_ici=0\n"
+                                                "fence\n" + read_out)};
+  CHECK_FALSE(find_hazard(after[2], RunOn{3, 2, &after}));
+  // One other chip adding there: its rows arrive in order, and the programs order them with the MATMUL.
+  const std::vector<Program> one{early[0], parse(load), early[2]};
+  CHECK_FALSE(find_hazard(one[2], RunOn{3, 2, &one}));
+}
+
+TEST_CASE("hazards: per-chip programs: data made of rows in no fixed order is followed through other chips") {
+  // Chips 0 and 1 send into row 7 of chip 2, which passes the row on to chip 0's row 9: what chip 0
+  // stores there depends on the order the two rows reached chip 2.
+  const std::string load = "dma_load rows=1 cols=32 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n";
+  const std::string into_two = "ici_send rows=1 cols=32 sp_row=0 dst_chip=2 remote_row=7 wait_dma=0\n";
+  const std::string pass_on = "ici_wait rows=2\nici_send rows=1 cols=32 sp_row=7 dst_chip=0 remote_row=9\n";
+  const std::vector<Program> chain{
+      parse(load + into_two + "ici_wait rows=1\ndma_store rows=1 cols=32 sp_row=9 hbm_addr=0x2000 wait_ici=0\n"),
+      parse(load + into_two), parse(pass_on)};
+  const auto h = find_hazard(chain[0], RunOn{3, 0, &chain});
+  REQUIRE(h);
+  CHECK(h->race == Hazard::Race::kCopies);
+  CHECK(h->earlier_chip == std::optional<std::uint32_t>(2));
+  CHECK(h->earlier == 1);
+  CHECK(h->later == 3);
+  CHECK(h->first_row == 9);
+  // Chip 2 passing on its own loaded row instead: nothing of the order reaches chip 0.
+  const std::vector<Program> clean{
+      chain[0], chain[1],
+      parse(load + "ici_wait rows=2\nici_send rows=1 cols=32 sp_row=0 dst_chip=0 remote_row=9 wait_dma=0\n")};
+  CHECK_FALSE(find_hazard(clean[0], RunOn{3, 0, &clean}));
+}
+
+TEST_CASE("hazards: per-chip programs: the rows other chips send may fill an ICI_WAIT count first") {
+  // Chip 1 sends itself row 0 into row 5 and waits for 1 row before storing it; chip 0 sends chip 1
+  // two rows (into rows 20..21), which may arrive first and fill that count. A wait for 3 counts
+  // chip 1's own row whatever the order.
+  const std::string load = "dma_load rows=1 cols=32 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n";
+  const std::string own = load + "ici_send rows=1 cols=32 sp_row=0 dst_chip=1 remote_row=5 wait_dma=0\n";
+  const std::string store = "dma_store rows=1 cols=32 sp_row=5 hbm_addr=0x2000 hbm_stride=32 wait_ici=0\n";
+  const Program sender = parse("dma_load rows=2 cols=32 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n"
+                               "ici_send rows=2 cols=32 sp_row=0 dst_chip=1 remote_row=20 wait_dma=0\n");
+  const std::vector<Program> early{sender, parse(own + "ici_wait rows=1\n" + store)};
+  const auto h = find_hazard(early[1], RunOn{2, 1, &early});
+  REQUIRE(h);
+  CHECK(h->race == Hazard::Race::kArrival);
+  CHECK(h->earlier == 1);
+  CHECK(h->later == 3);
+  CHECK(h->first_row == 5);
+  CHECK(h->fix == "an ici_wait counting them before it and wait_ici=0");
+  const std::vector<Program> counted{sender, parse(own + "ici_wait rows=3\n" + store)};
+  CHECK_FALSE(find_hazard(counted[1], RunOn{2, 1, &counted}));
+  // Two waits, 2 then 1: the second counts the third row, chip 1's own whatever came first.
+  const std::vector<Program> split{sender, parse(own + "ici_wait rows=2\nici_wait rows=1\n" + store)};
+  CHECK_FALSE(find_hazard(split[1], RunOn{2, 1, &split}));
+  // Chip 0 sending to itself instead: nothing reaches chip 1 but its own row, which 1 counts.
+  const Program elsewhere = parse("dma_load rows=2 cols=32 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n"
+                                  "ici_send rows=2 cols=32 sp_row=0 dst_chip=0 remote_row=20 wait_dma=0\n");
+  const std::vector<Program> alone{elsewhere, early[1]};
+  CHECK_FALSE(find_hazard(alone[1], RunOn{2, 1, &alone}));
+  // What the others send not known (a compiled program's own): no count is sure.
+  CHECK(find_hazard(counted[1], RunOn{2, 1}));
+  const std::vector<ProgramSource> sources{ProgramSource{"a.s", {1, 2}}, ProgramSource{"b.s", {1, 2, 3, 4}}};
+  CHECK_THROWS_WITH(check_hazards(early, sources),
+                    "b.s:4: '" + describe(early[1][3]) + "' reads scratchpad row 5 while the rows '" +
+                        describe(early[1][1]) + "' (b.s:2) sends there may not have arrived: chip 1 sends them to "
+                        "itself (and the other chips send it 2 rows, which may be counted first), and they are "
+                        "written whenever they arrive, which only a completed ICI_WAIT counting them guarantees, so "
+                        "the result depends on timing (an ici_wait counting them before it and wait_ici=0 would wait "
+                        "for them)");
+}
+
+TEST_CASE("hazards: per-chip programs: a chip's sends to itself are checked as on one chip") {
+  // Chip 1 sends itself row 0 into row 1, which its second load may still be writing; chip 0 sends
+  // chip 1 nothing. The message names chip 1 as the one the send is to, itself.
+  const std::string loads = "dma_load rows=1 cols=32 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n"
+                            "dma_load rows=1 cols=32 sp_row=1 hbm_addr=0x1040 hbm_stride=32\n";
+  const std::vector<Program> programs{parse("nop\n"),
+                                      parse(loads + "ici_send rows=1 cols=32 sp_row=0 dst_chip=1 remote_row=1 "
+                                                    "wait_dma=1\n")};
+  const auto h = find_hazard(programs[1], RunOn{2, 1, &programs});
+  REQUIRE(h);
+  CHECK(h->destination);
+  CHECK(h->fix == "wait_dma=0");
+  CHECK_THROWS_WITH(check_hazards(programs, {ProgramSource{"a.s", {1}}, ProgramSource{"b.s", {1, 2, 3}}}),
+                    "b.s:3: '" + describe(programs[1][2]) + "' sends rows to scratchpad row 1 of chip 1 (itself), "
+                        "while '" + describe(programs[1][1]) + "' (b.s:2) may still be writing them: the rows are "
+                        "written whenever they arrive, from when the send runs, and nothing makes it wait for that DMA "
+                        "instruction to complete, so the result depends on timing (wait_dma=0 would wait for it)");
+  // Sent to chip 0 instead: not its own rows, and chip 0's program uses none of them.
+  const std::vector<Program> away{programs[0], parse(loads + "ici_send rows=1 cols=32 sp_row=0 dst_chip=0 "
+                                                             "remote_row=1 wait_dma=1\n")};
+  CHECK_FALSE(find_hazard(away[1], RunOn{2, 1, &away}));
+}
+
+TEST_CASE("hazards: per-chip programs: two chips exchanging rows with plain sends pass") {
+  // Each chip loads two rows, sends them into rows 10..11 of the other, waits for the two rows it
+  // is sent and stores them: one sender per row, nothing of the chip's own uses them.
+  const auto chip = [](int other) {
+    return parse("dma_load rows=2 cols=32 sp_row=0 hbm_addr=0x1000 hbm_stride=32\n"
+                 "ici_send rows=2 cols=32 sp_row=0 dst_chip=" + std::to_string(other) + " remote_row=10 wait_dma=0\n"
+                 "ici_wait rows=2\n"
+                 "dma_store rows=2 cols=32 sp_row=10 hbm_addr=0x2000 hbm_stride=32 wait_ici=0\n");
+  };
+  const std::vector<Program> pair{chip(1), chip(0)};
+  CHECK_FALSE(find_hazard(pair[0], RunOn{2, 0, &pair}));
+  CHECK_FALSE(find_hazard(pair[1], RunOn{2, 1, &pair}));
+  CHECK_NOTHROW(check_hazards(pair, {ProgramSource{"a.s", {}}, ProgramSource{"b.s", {}}}));
+  // Without its wait field the store may read the rows before they arrive: that is this chip's own
+  // use racing another chip's rows, which the programs' own synchronisation orders (not checked).
+  // The same pair as one program every chip runs is something else: each chip then sends to both.
+  const Program both = chip(1);
+  CHECK(find_hazard(both, RunOn{2, std::nullopt}));
 }

@@ -66,6 +66,33 @@ TEST_CASE("suite parameters become mxcosim arguments") {
   CHECK(filter_by_tag(s.tests, "t0").size() == s.tests.size());
 }
 
+TEST_CASE("suite list parameters become an option given once per value") {
+  // A program per chip: `program: [a.s, b.s]` is `--program a.s --program b.s`, in args or a workload.
+  const Suite s = parse_suite("suite: x\n"
+                              "groups:\n"
+                              "  - name: pair\n"
+                              "    args: {program: [a.s, b.s], seed: 3}\n"
+                              "  - name: w\n"
+                              "    workloads: [{name: both, program: [c.s, 'd, e.s']}]\n",
+                              "lists.yaml");
+  REQUIRE(s.tests.size() == 2);
+  CHECK(s.tests[0].args == std::vector<std::string>{"run", "--program", "a.s", "--program", "b.s", "--seed", "3"});
+  CHECK(s.tests[1].id == "w/both");
+  CHECK(s.tests[1].args == std::vector<std::string>{"run", "--program", "c.s", "--program", "d, e.s"});
+  const auto error_of = [](const std::string& text) {
+    try {
+      parse_suite(text, "bad.yaml");
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    args: {program: []}\n") ==
+        "bad.yaml:4: field 'groups[0].args.program': expected a non-empty list of values");
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    args:\n      program: [a.s, [b.s]]\n") ==
+        "bad.yaml:5: field 'groups[0].args.program[1]': expected a scalar value");
+}
+
 TEST_CASE("suite errors name the file, the line and the field") {
   auto error_of = [](const std::string& text) {
     try {

@@ -157,7 +157,7 @@ TEST_CASE("remote: a served HBM memory reports its requests beyond capacity as a
   SystemRunOptions o;
   o.system = load_system_config(kConfigs + "/chip2x2_rtl.yaml");
   o.workload.kind = "program";
-  o.workload.program_file = std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/beyond_capacity.s";
+  o.workload.program_files = {std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/beyond_capacity.s"};
   const SystemRunResult local = run_system(o);
   REQUIRE(local.passed);
   REQUIRE(local.hbm_requests_beyond_capacity > 0);

@@ -841,14 +841,32 @@ TEST_CASE("split run: a client whose workload or tile options differ from the ru
 TEST_CASE("split run: the terms clients must agree on cover the program file's contents") {
   SystemRunOptions o;
   o.workload.kind = "program";
-  o.workload.program_file = mxc::transport::testing::socket_path("terms") + ".s";
+  o.workload.program_files = {mxc::transport::testing::socket_path("terms") + ".s"};
   const auto terms_with = [&](const std::string& text) {
-    std::ofstream(o.workload.program_file) << text;
+    std::ofstream(o.workload.program_files[0]) << text;
     return split_run_terms(o);
   };
   const std::string a = terms_with("fence\n"), b = terms_with("nop\nfence\n");
   CHECK(a != b);
   CHECK_THAT(a, Catch::Contains("\nprogram=contents ") && Catch::Contains("\nworkload=program\n"));
-  std::remove(o.workload.program_file.c_str());
+  std::remove(o.workload.program_files[0].c_str());
   CHECK_THAT(split_run_terms(o), Catch::Contains("\nprogram=unreadable\n"));
+}
+
+TEST_CASE("split run: the terms clients must agree on cover every chip's program file") {
+  SystemRunOptions o;
+  o.workload.kind = "program";
+  const std::string first = mxc::transport::testing::socket_path("terms0") + ".s";
+  const std::string second = mxc::transport::testing::socket_path("terms1") + ".s";
+  o.workload.program_files = {first, second};
+  std::ofstream(first) << "fence\n";
+  const auto terms_with = [&](const std::string& text) {
+    std::ofstream(second) << text;
+    return split_run_terms(o);
+  };
+  const std::string a = terms_with("fence\n"), b = terms_with("nop\nfence\n");
+  CHECK(a != b);  // the second file's contents count
+  CHECK_THAT(a, Catch::Matches("(.|\n)*\nprogram=contents [0-9a-f]{16}, contents [0-9a-f]{16}\n(.|\n)*"));
+  std::remove(first.c_str());
+  std::remove(second.c_str());
 }
