@@ -115,6 +115,16 @@ void FabricReference::run_until(Time t) {
   m_now = std::max(m_now, t);
 }
 
+Time FabricReference::advance_until_space(Time limit) {
+  m_space_made = false;
+  while (!m_events.empty() && m_events.begin()->first <= limit) {
+    run_time(m_events.begin()->first);
+    if (m_space_made) return m_now;
+  }
+  m_now = std::max(m_now, limit);
+  return limit;
+}
+
 void FabricReference::run_time(Time t) {
   m_now = t;
   for (;;) {
@@ -139,7 +149,7 @@ void FabricReference::handle(const Event& e, Time t) {
     case Ev::kLocalReady: {
       Msg& m = m_msgs[e.a];
       if (m.pkt.src == m.pkt.dst) {
-        --m_waiting[m.pkt.src];
+        if (m_waiting[m.pkt.src]-- == m_cfg.injection_queue) m_space_made = true;
         --m_in_flight;
         m.pkt.deliver = t;
         m_delivered.push_back(m.pkt);
@@ -229,7 +239,7 @@ void FabricReference::send_local(std::uint32_t link, std::uint32_t vc, Time t) {
   m_segs.push_back(s);
   if (++m.sent == m.segs) {  // the last wire packet has started: the message leaves the injection queue
     o.local[vc].erase(o.local[vc].begin());
-    --m_waiting[m.pkt.src];
+    if (m_waiting[m.pkt.src]-- == m_cfg.injection_queue) m_space_made = true;
   }
   start_on_link(link, vc, static_cast<std::uint32_t>(m_segs.size() - 1), t);
 }

@@ -34,6 +34,12 @@ class FabricReference {
   void run_until(Time t);
   /// Runs until nothing is in flight (or nothing can move).
   void run_all() { run_until(kNever - 1); }
+  /// The Fabric driver's names for the same.
+  Time next_event_time() const { return m_events.empty() ? kNever : m_events.begin()->first; }
+  void advance_to(Time t) { run_until(t); }
+  /// Runs whole picoseconds up to `limit`, but stops after the first at which a chip's full
+  /// injection queue got space, and returns it (else `limit`).
+  Time advance_until_space(Time limit);
   /// Messages delivered so far, in the order they were delivered (pkt.deliver set).
   const std::vector<IciPacket>& delivered() const { return m_delivered; }
   std::uint64_t in_flight() const { return m_in_flight; }
@@ -106,6 +112,7 @@ class FabricReference {
   std::vector<IciPacket> m_delivered;
   std::uint64_t m_in_flight = 0;
   Time m_now = 0;
+  bool m_space_made = false;  // a full injection queue got space
 };
 
 }  // namespace mxc::ici::test

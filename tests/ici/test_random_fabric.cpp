@@ -35,6 +35,14 @@ std::uint64_t env_count(const char* name, std::uint64_t fallback) {
   return v && *v ? std::stoull(v) : fallback;
 }
 
+// A well-mixed 64-bit function of x (splitmix64's finaliser).
+std::uint64_t splitmix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
 struct Offer {
   IciPacket pkt;
   Time t = 0;
@@ -44,6 +52,7 @@ struct Scenario {
   IciConfig cfg;
   std::vector<Offer> offers;  // by time, then in the order listed
   Time retry_ps = 1;          // a refused message is offered again this much later
+  bool watch = false;         // or when advance_until_space says a full queue got space
   std::uint64_t driver_seed = 0;
 };
 
@@ -114,6 +123,7 @@ Scenario random_scenario(std::uint64_t seed) {
   // Not much shorter than a hop, or a full queue is offered millions of times.
   const Time hop = c.router_latency_ps + c.link_latency_ps + ser_full;
   s.retry_ps = std::max<Time>(1, hop / 16) + below(std::max<Time>(2, hop));
+  s.watch = below(2) == 0;
   s.driver_seed = rng();
   return s;
 }
@@ -138,74 +148,92 @@ struct OfferQueue {
   Time next() const { return q.empty() ? kNever : q.begin()->first; }
 };
 
-Outcome run_model(const Scenario& s) {
-  Outcome out;
-  TorusFabric f(s.cfg);
-  Time step_time = 0;
-  f.set_delivery([&](const IciPacket& p) {
-    if (p.deliver != step_time && out.error.empty()) {
-      std::ostringstream e;
-      e << "message " << p.src << ":" << p.id << " handed over at " << step_time << " for " << p.deliver;
-      out.error = e.str();
-    }
-    out.delivered.push_back(p);
-  });
+// Offers the scenario's messages to `f` (TorusFabric or the reference) and runs it to the end. A
+// refused message is offered again retry_ps later, or, with s.watch, when advance_until_space says a
+// full queue got space (then all waiting ones are, in the order refused), as the traffic driver does.
+template <class F>
+void drive(F& f, const Scenario& s, Outcome& out, Time& step_time, bool& watching) {
   OfferQueue offers(s);
-  std::mt19937_64 rng(s.driver_seed);
+  std::vector<std::size_t> waiting;  // refused, with s.watch: offered again when space is made
+  auto offer = [&](std::size_t i, Time t) {
+    if (f.inject(s.offers[i].pkt, t)) {
+      out.accepted.push_back(i);
+      return true;
+    }
+    out.refusals.emplace_back(i, t);
+    return false;
+  };
   auto offer_due = [&](Time t) {
     while (offers.next() == t) {
       const std::size_t i = offers.q.begin()->second;
       offers.q.erase(offers.q.begin());
-      if (f.inject(s.offers[i].pkt, t)) {
-        out.accepted.push_back(i);
-      } else {
-        out.refusals.emplace_back(i, t);
+      if (offer(i, t)) continue;
+      if (s.watch)
+        waiting.push_back(i);
+      else
         offers.q.emplace(t + s.retry_ps, i);
-      }
     }
   };
   for (std::uint64_t guard = 0;; ++guard) {
-    const Time t = std::min(offers.next(), f.next_event_time());
-    if (t == kNever) break;
     if (guard > 50'000'000 || out.refusals.size() > kMaxRefusals) {
       out.error = "the driver did not finish";
       break;
     }
-    step_time = t;
-    if (rng() % 2 == 0) {  // the senders first, as a kernel runs tiles before the fabric at a tie
+    if (!waiting.empty()) {
+      const Time next = offers.next();
+      watching = true;
+      const Time t = f.advance_until_space(next == kNever ? kNever - 1 : next);
+      watching = false;
+      step_time = t;
+      std::vector<std::size_t> again;
+      for (std::size_t i : waiting)
+        if (!offer(i, t)) again.push_back(i);
+      waiting.swap(again);
       offer_due(t);
-      f.advance_to(t);
+      continue;
+    }
+    const Time t = std::min(offers.next(), f.next_event_time());
+    if (t == kNever) break;
+    step_time = t;
+    // Drawn from the time, not from a sequence: the two fabrics have steps at different times.
+    if (splitmix(s.driver_seed ^ t) % 2 == 0) {  // the senders first, as a kernel runs tiles first at a tie
+      offer_due(t);
+      // Not when one was refused and waits for space: this step could make it, and
+      // advance_until_space reports only what it runs (as the traffic driver calls it).
+      if (waiting.empty()) f.advance_to(t);
     } else {
       f.advance_to(t);
       offer_due(t);
     }
   }
   out.left_in_flight = f.in_flight() != 0;
+}
+
+Outcome run_model(const Scenario& s) {
+  Outcome out;
+  TorusFabric f(s.cfg);
+  Time step_time = 0;
+  bool watching = false;
+  f.set_delivery([&](const IciPacket& p) {
+    // Inside advance_until_space deliveries come as its events run; the order is checked below.
+    if (!watching && p.deliver != step_time && out.error.empty()) {
+      std::ostringstream e;
+      e << "message " << p.src << ":" << p.id << " handed over at " << step_time << " for " << p.deliver;
+      out.error = e.str();
+    }
+    out.delivered.push_back(p);
+  });
+  drive(f, s, out, step_time, watching);
   return out;
 }
 
 Outcome run_reference(const Scenario& s) {
   Outcome out;
   test::FabricReference r(s.cfg);
-  OfferQueue offers(s);
-  while (!offers.q.empty()) {
-    if (out.refusals.size() > kMaxRefusals) {
-      out.error = "the reference refused offers without end";
-      break;
-    }
-    const Time t = offers.q.begin()->first;
-    const std::size_t i = offers.q.begin()->second;
-    offers.q.erase(offers.q.begin());
-    if (r.inject(s.offers[i].pkt, t)) {
-      out.accepted.push_back(i);
-    } else {
-      out.refusals.emplace_back(i, t);
-      offers.q.emplace(t + s.retry_ps, i);
-    }
-  }
-  r.run_all();
+  Time step_time = 0;
+  bool watching = false;
+  drive(r, s, out, step_time, watching);
   out.delivered = r.delivered();
-  out.left_in_flight = r.in_flight() != 0;
   return out;
 }
 
@@ -219,7 +247,7 @@ std::string describe(const Scenario& s) {
   o << " | " << c.link_gbps << " GB/s, link " << c.link_latency_ps << " ps, router " << c.router_latency_ps
     << " ps, payload " << c.max_payload_bytes << " B, header " << c.header_bytes << " B, flit " << c.flit_bytes
     << " B, vcs/class " << c.vcs_per_class << ", buffer " << c.buffer_bytes_per_vc << " B, injection queue "
-    << c.injection_queue << ", retry " << s.retry_ps << " ps\n";
+    << c.injection_queue << ", " << (s.watch ? "offered again at space" : "retry ") << s.retry_ps << " ps\n";
   for (const Offer& x : s.offers)
     o << "  t=" << x.t << " " << x.pkt.src << "->" << x.pkt.dst << " id " << x.pkt.id << " " << x.pkt.bytes << " B\n";
   return o.str();
