@@ -119,7 +119,7 @@ class TorusFabric : public Fabric, public InjectionWatch {
   void on_arrive(std::uint32_t seg);
   /// Something changed at the link (a packet queued, a credit back, the link free): it arbitrates
   /// once every event of this picosecond has run.
-  void wake(std::uint32_t link);
+  [[gnu::always_inline]] inline void wake(std::uint32_t link);
   /// The woken links arbitrate, in link order: the arbiter sees every packet ready at `now`.
   void arbitrate_woken(Time now);
   void on_eject(std::uint32_t seg, Time now);
