@@ -82,7 +82,7 @@ std::pair<std::uint32_t, std::uint32_t> FabricReference::choose(std::uint32_t cu
   const std::uint32_t d = s.port / 2;
   if (d != dim) cls = 0;  // a new dimension starts in class 0
   dim = d;
-  if (s.wrap) cls = 1;    // on and after the dateline
+  if (s.wrap && m_cfg.datelines) cls = 1;  // on and after the dateline (without datelines all in class 0)
   const std::uint32_t vc = cls * m_cfg.vcs_per_class + lane(src, dst);
   return {cur * m_ports + s.port, vc};
 }
