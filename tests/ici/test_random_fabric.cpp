@@ -6,8 +6,9 @@
 //
 // The fabric is driven as a co-simulation kernel drives it: at each time the
 // senders offer their messages before or after the fabric's own step (drawn
-// per step), a refused message is offered again a fixed delay later, and each
-// delivery must be handed over at its own time. Every seed runs; the first
+// from the time), a refused message is offered again a fixed delay later or
+// when advance_until_space reports space, some messages are answered a delay
+// after their delivery, and each delivery must be handed over at its own time. Every seed runs; the first
 // failing one is shown in detail. MXCOSIM_RANDOM_SEED (first seed) and
 // MXCOSIM_RANDOM_SEEDS (how many) choose the seeds; "[.random-fabric-long]"
 // runs 20000 unless told otherwise.
@@ -46,13 +47,18 @@ std::uint64_t splitmix(std::uint64_t x) {
 struct Offer {
   IciPacket pkt;
   Time t = 0;
+  std::int64_t reply_bytes = -1;  // >= 0: its destination answers with this many bytes once it has it
 };
+
+// Ids of answers: past every message's own id (ids count up from 0 per source).
+constexpr std::uint64_t kReplyId = 1'000'000'000;
 
 struct Scenario {
   IciConfig cfg;
   std::vector<Offer> offers;  // by time, then in the order listed
   Time retry_ps = 1;          // a refused message is offered again this much later
   bool watch = false;         // or when advance_until_space says a full queue got space
+  Time reply_ps = 1;          // an answer is offered this much after the delivery it answers
   std::uint64_t driver_seed = 0;
 };
 
@@ -132,6 +138,14 @@ Scenario random_scenario(std::uint64_t seed) {
   s.retry_ps = std::max<Time>(1, hop / 16) + below(std::max<Time>(2, hop));
   s.watch = below(2) == 0;
   s.driver_seed = rng();
+  // Half the others answer some messages: traffic that depends on the fabric's own timing. (Not
+  // with s.watch: advance_until_space may run past the time an answer is due, which the driver
+  // learns only from the deliveries it hands over.)
+  if (!s.watch && below(2) == 0) {
+    s.reply_ps = 1 + below(std::max<Time>(2, hop));
+    for (Offer& o : s.offers)
+      if (below(2) == 0) o.reply_bytes = static_cast<std::int64_t>(below(std::uint64_t{c.max_payload_bytes} * 2 + 1));
+  }
   return s;
 }
 
@@ -146,24 +160,52 @@ struct Outcome {
   bool left_in_flight = false;
 };
 
-// Offers by (time, order); a refusal goes back in at time + retry_ps behind what is there.
+// Offers by (time, index); index n + k is the answer to message k of n.
 struct OfferQueue {
-  std::multimap<Time, std::size_t> q;
+  std::set<std::pair<Time, std::size_t>> q;
   explicit OfferQueue(const Scenario& s) {
     for (std::size_t i = 0; i < s.offers.size(); ++i) q.emplace(s.offers[i].t, i);
   }
   Time next() const { return q.empty() ? kNever : q.begin()->first; }
 };
 
+// The message of an offer index: one of the scenario's, or the answer to one.
+IciPacket packet_of(const Scenario& s, std::size_t i) {
+  const std::size_t n = s.offers.size();
+  if (i < n) return s.offers[i].pkt;
+  const Offer& o = s.offers[i - n];
+  IciPacket p;
+  p.src = o.pkt.dst;
+  p.dst = o.pkt.src;
+  p.id = kReplyId + (i - n);
+  p.bytes = static_cast<std::uint32_t>(o.reply_bytes);
+  return p;
+}
+
 // Offers the scenario's messages to `f` (TorusFabric or the reference) and runs it to the end. A
 // refused message is offered again retry_ps later, or, with s.watch, when advance_until_space says a
 // full queue got space (then all waiting ones are, in the order refused), as the traffic driver does.
-template <class F>
-void drive(F& f, const Scenario& s, Outcome& out, Time& step_time, bool& watching) {
+// `delivered()` is what the fabric delivered so far; a message with an answer gets it offered
+// reply_ps after its delivery (or when the driver sees it, if later).
+template <class F, class D>
+void drive(F& f, const Scenario& s, Outcome& out, Time& step_time, bool& watching, D delivered) {
   OfferQueue offers(s);
   std::vector<std::size_t> waiting;  // refused, with s.watch: offered again when space is made
+  std::map<std::pair<std::uint32_t, std::uint64_t>, std::size_t> index_of;  // (src, id) -> offer
+  for (std::size_t i = 0; i < s.offers.size(); ++i) index_of[{s.offers[i].pkt.src, s.offers[i].pkt.id}] = i;
+  std::size_t seen = 0;
+  auto answer = [&](Time now) {
+    for (; seen < delivered().size(); ++seen) {
+      const IciPacket& p = delivered()[seen];
+      if (p.id >= kReplyId) continue;
+      const std::size_t k = index_of.at({p.src, p.id});
+      if (s.offers[k].reply_bytes >= 0) offers.q.emplace(std::max(p.deliver + s.reply_ps, now), s.offers.size() + k);
+    }
+  };
   auto offer = [&](std::size_t i, Time t) {
-    if (f.inject(s.offers[i].pkt, t)) {
+    const bool took = f.inject(packet_of(s, i), t);
+    answer(t);
+    if (took) {
       out.accepted.push_back(i);
       return true;
     }
@@ -192,6 +234,7 @@ void drive(F& f, const Scenario& s, Outcome& out, Time& step_time, bool& watchin
       const Time t = f.advance_until_space(next == kNever ? kNever - 1 : next);
       watching = false;
       step_time = t;
+      answer(t);
       std::vector<std::size_t> again;
       for (std::size_t i : waiting)
         if (!offer(i, t)) again.push_back(i);
@@ -207,9 +250,13 @@ void drive(F& f, const Scenario& s, Outcome& out, Time& step_time, bool& watchin
       offer_due(t);
       // Not when one was refused and waits for space: this step could make it, and
       // advance_until_space reports only what it runs (as the traffic driver calls it).
-      if (waiting.empty()) f.advance_to(t);
+      if (waiting.empty()) {
+        f.advance_to(t);
+        answer(t);
+      }
     } else {
       f.advance_to(t);
+      answer(t);
       offer_due(t);
     }
   }
@@ -230,7 +277,7 @@ Outcome run_model(const Scenario& s) {
     }
     out.delivered.push_back(p);
   });
-  drive(f, s, out, step_time, watching);
+  drive(f, s, out, step_time, watching, [&]() -> const std::vector<IciPacket>& { return out.delivered; });
   return out;
 }
 
@@ -239,7 +286,7 @@ Outcome run_reference(const Scenario& s) {
   test::FabricReference r(s.cfg);
   Time step_time = 0;
   bool watching = false;
-  drive(r, s, out, step_time, watching);
+  drive(r, s, out, step_time, watching, [&]() -> const std::vector<IciPacket>& { return r.delivered(); });
   out.delivered = r.delivered();
   return out;
 }
@@ -259,8 +306,11 @@ std::string describe(const Scenario& s) {
     o << "when a queue gets space\n";
   else
     o << s.retry_ps << " ps later\n";
-  for (const Offer& x : s.offers)
-    o << "  t=" << x.t << " " << x.pkt.src << "->" << x.pkt.dst << " id " << x.pkt.id << " " << x.pkt.bytes << " B\n";
+  for (const Offer& x : s.offers) {
+    o << "  t=" << x.t << " " << x.pkt.src << "->" << x.pkt.dst << " id " << x.pkt.id << " " << x.pkt.bytes << " B";
+    if (x.reply_bytes >= 0) o << ", answered with " << x.reply_bytes << " B " << s.reply_ps << " ps after";
+    o << "\n";
+  }
   return o.str();
 }
 
@@ -325,9 +375,11 @@ std::string check(const Scenario& s, Coverage* cov = nullptr) {
   // Every message once, at the same time in both.
   std::map<std::pair<std::uint32_t, std::uint64_t>, const IciPacket*> ref_by_id;
   for (const IciPacket& p : r.delivered) ref_by_id[{p.src, p.id}] = &p;
-  if (m.delivered.size() != r.delivered.size() || (!m.left_in_flight && m.delivered.size() != s.offers.size()))
+  if (m.accepted != r.accepted)
+    why << "accepted differ: model " << m.accepted.size() << ", reference " << r.accepted.size() << "\n";
+  if (m.delivered.size() != r.delivered.size() || (!m.left_in_flight && m.delivered.size() != m.accepted.size()))
     why << "delivered: model " << m.delivered.size() << ", reference " << r.delivered.size() << " of "
-        << s.offers.size() << "\n";
+        << m.accepted.size() << "\n";
   std::size_t shown = 0;
   for (const IciPacket& p : m.delivered) {
     const auto it = ref_by_id.find({p.src, p.id});
@@ -368,7 +420,10 @@ std::string check(const Scenario& s, Coverage* cov = nullptr) {
     const char* who = o == &m ? "model" : "reference";
     // Per pair: the ids in the order accepted, and in the order delivered.
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::uint64_t>> sent, got;
-    for (std::size_t i : o->accepted) sent[{s.offers[i].pkt.src, s.offers[i].pkt.dst}].push_back(s.offers[i].pkt.id);
+    for (std::size_t i : o->accepted) {
+      const IciPacket p = packet_of(s, i);
+      sent[{p.src, p.dst}].push_back(p.id);
+    }
     for (const IciPacket& p : o->delivered) {
       const Time least = zero_load_ps(s.cfg, hops_of.hops(p.src, p.dst), p.bytes);
       if (cov && o == &m) {
@@ -432,8 +487,8 @@ void run_seeds(std::uint64_t first, std::uint64_t count) {
   INFO(first_failure.str());
   CHECK(failed.empty());
   // The seeds are meant to load the fabric: many messages wait for links and credits, and full
-  // injection queues refuse offers (seeds 1 to 2000: 127 089 messages, 48 % waited, 36 refusals a
-  // message, 3 seeds deadlocked without datelines).
+  // injection queues refuse offers (seeds 1 to 2000: 143 509 messages with the answers, 48 % waited,
+  // 35 refusals a message, 3 seeds deadlocked without datelines).
   INFO(cov.messages << " messages, " << cov.waited << " waited, " << cov.refusals << " offers refused, "
                     << cov.deadlocks << " seeds deadlocked");
   if (count >= 100) {
