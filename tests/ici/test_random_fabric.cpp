@@ -2,14 +2,16 @@
 // independent reference (fabric_reference.h): every message must be accepted
 // or refused alike and delivered at the same picosecond, and both must keep
 // the documented invariants (delivery no earlier than the zero-load latency,
-// a pair's messages in injection order, nothing left in flight).
+// a pair's messages in injection order, nothing left in flight unless without
+// datelines, where both must stop alike), and a second run must repeat the first.
 //
 // The fabric is driven as a co-simulation kernel drives it: at each time the
 // senders offer their messages before or after the fabric's own step (drawn
 // from the time), a refused message is offered again a fixed delay later or
 // when advance_until_space reports space, some messages are answered a delay
-// after their delivery, and each delivery must be handed over at its own time. Every seed runs; the first
-// failing one is shown in detail. MXCOSIM_RANDOM_SEED (first seed) and
+// after their delivery, and each delivery must be handed over at its own time.
+// Every seed runs; the first failing one is shown in detail, with the fewest
+// of its messages that still fail. MXCOSIM_RANDOM_SEED (first seed) and
 // MXCOSIM_RANDOM_SEEDS (how many) choose the seeds; "[.random-fabric-long]"
 // runs 20000 unless told otherwise.
 #include <catch2/catch.hpp>
