@@ -69,7 +69,7 @@ std::uint32_t FabricReference::hops(std::uint32_t src, std::uint32_t dst) const 
   return h;
 }
 
-// Not in the docs before this reference: the hash (TorusFabric::inject).
+// The multiplicative hash of docs/ici.md, "In order".
 std::uint32_t FabricReference::lane(std::uint32_t src, std::uint32_t dst) const {
   const std::uint64_t pair = (std::uint64_t{src} << 32) | dst;
   return static_cast<std::uint32_t>(((pair * 0x9E3779B97F4A7C15ull) >> 32) % m_cfg.vcs_per_class);

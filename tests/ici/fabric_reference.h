@@ -6,11 +6,12 @@
 // it and on TorusFabric and compares every delivery.
 //
 // Each picosecond that has events runs in two phases: first every event due
-// at it (head arrivals, routing decisions, ejections, credit returns, links
-// going free), in the order they were scheduled; then every output link that
-// is idle and has something waiting picks one packet, round robin. Sends with
-// zero latencies can cause more events at the same picosecond; the two
-// phases repeat until nothing is left at it.
+// at it (local messages ready, packets routed a router latency after their
+// head arrived, tails ejected, credits back, links going free), in the order
+// they were scheduled; then every output link that something happened to and
+// that is idle picks one packet, round robin, in link order. Sends with zero
+// latencies can cause more events at the same picosecond; the two phases
+// repeat until nothing is left at it.
 #include <cstdint>
 #include <map>
 #include <string>
