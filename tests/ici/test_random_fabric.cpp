@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 #include <sstream>
@@ -61,6 +62,7 @@ struct Scenario {
   Time retry_ps = 1;          // a refused message is offered again this much later
   bool watch = false;         // or when advance_until_space says a full queue got space
   Time reply_ps = 1;          // an answer is offered this much after the delivery it answers
+  std::uint64_t copy_after = 0;  // the model goes on as a copy of itself after this many calls (0: never)
   std::uint64_t driver_seed = 0;
 };
 
@@ -140,6 +142,7 @@ Scenario random_scenario(std::uint64_t seed) {
   s.retry_ps = std::max<Time>(1, hop / 16) + below(std::max<Time>(2, hop));
   s.watch = below(2) == 0;
   s.driver_seed = rng();
+  if (below(4) == 0) s.copy_after = 1 + below(3 * s.offers.size());
   // Half the others answer some messages: traffic that depends on the fabric's own timing. (Not
   // with s.watch: advance_until_space may run past the time an answer is due, which the driver
   // learns only from the deliveries it hands over.)
@@ -265,12 +268,36 @@ void drive(F& f, const Scenario& s, Outcome& out, Time& step_time, bool& watchin
   out.left_in_flight = f.in_flight() != 0;
 }
 
+// The model, copied once after `copy_after` calls and then run on as the copy, the original gone
+// (the served models copy a fabric per session): the copy must go on exactly as the original would.
+struct CopiedMidway {
+  std::unique_ptr<TorusFabric> f;
+  std::uint64_t calls = 0, copy_after = 0;  // 0: never
+  void call() {
+    if (++calls == copy_after) f = std::make_unique<TorusFabric>(*f);
+  }
+  bool inject(const IciPacket& p, Time t) {
+    call();
+    return f->inject(p, t);
+  }
+  Time next_event_time() const { return f->next_event_time(); }
+  void advance_to(Time t) {
+    call();
+    f->advance_to(t);
+  }
+  Time advance_until_space(Time limit) {
+    call();
+    return f->advance_until_space(limit);
+  }
+  std::uint64_t in_flight() const { return f->in_flight(); }
+};
+
 Outcome run_model(const Scenario& s) {
   Outcome out;
-  TorusFabric f(s.cfg);
+  CopiedMidway f{std::make_unique<TorusFabric>(s.cfg), 0, s.copy_after};
   Time step_time = 0;
   bool watching = false;
-  f.set_delivery([&](const IciPacket& p) {
+  f.f->set_delivery([&](const IciPacket& p) {
     // Inside advance_until_space deliveries come as its events run; the order is checked below.
     if (!watching && p.deliver != step_time && out.error.empty()) {
       std::ostringstream e;
@@ -303,7 +330,9 @@ std::string describe(const Scenario& s) {
   o << " | " << c.link_gbps << " GB/s, link " << c.link_latency_ps << " ps, router " << c.router_latency_ps
     << " ps, payload " << c.max_payload_bytes << " B, header " << c.header_bytes << " B, flit " << c.flit_bytes
     << " B, vcs/class " << c.vcs_per_class << ", buffer " << c.buffer_bytes_per_vc << " B, injection queue "
-    << c.injection_queue << (c.datelines ? "" : ", no datelines") << ", refused offered again ";
+    << c.injection_queue << (c.datelines ? "" : ", no datelines");
+  if (s.copy_after) o << ", the model copied after " << s.copy_after << " calls";
+  o << ", refused offered again ";
   if (s.watch)
     o << "when a queue gets space\n";
   else
