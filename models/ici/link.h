@@ -24,6 +24,7 @@ struct alignas(64) Link {
   std::uint32_t rr = 0;                 ///< Round-robin pointer over (VC, transit|inject) slots.
   std::uint32_t to = 0xffffffffu;       ///< Downstream chip (kNoChip: no link here).
   bool wake_pending = false;            ///< A link-free event is queued.
+  bool woken = false;                   ///< In the fabric's list of links to arbitrate at this picosecond.
   bool wrap = false;                    ///< Wraparound (dateline) link.
   std::uint32_t dim = 0;
   std::vector<LinkVc> vcs;

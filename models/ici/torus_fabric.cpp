@@ -167,17 +167,43 @@ void TorusFabric::run(const Event& e) {
   if (const Event* soon = m_events.soon(kPrefetchAhead)) prefetch(*soon);
   switch (e.kind) {
     case kRoute: on_route(e.a, e.time); break;
-    case kArrive: on_arrive(e.a, e.time); break;
+    case kArrive: on_arrive(e.a); break;
     case kEject: on_eject(e.a, e.time); break;
     case kCredit:
       m_links[e.a].vcs[e.b].credits += e.c;
-      try_send(e.a, e.time);
+      wake(e.a);
       break;
     case kLinkFree:
       m_links[e.a].wake_pending = false;
-      try_send(e.a, e.time);
+      wake(e.a);
       break;
   }
+  // The last event of this picosecond: the links it woke choose among all that is ready now.
+  if (!m_woken.empty() && m_events.next_time() > e.time) arbitrate_woken(e.time);
+}
+
+inline void TorusFabric::wake(std::uint32_t li) {
+  Link& l = m_links[li];
+  if (l.woken || l.queued == 0) return;
+  // The last event of the picosecond and no other link waiting for its end: choose now, the same.
+  if (m_woken.empty() && m_events.next_time() > m_now) {
+    try_send(li, m_now);
+    return;
+  }
+  l.woken = true;
+  m_woken.push_back(li);
+}
+
+void TorusFabric::arbitrate_woken(Time now) {
+  // In link order, so that packets sent at once reach a shared queue in an order that does not
+  // depend on which event came first.
+  // Often already in order: the events that woke them were made by the last picosecond's sends, in link order.
+  if (!std::is_sorted(m_woken.begin(), m_woken.end())) std::sort(m_woken.begin(), m_woken.end());
+  for (std::size_t i = 0; i < m_woken.size(); ++i) {
+    m_links[m_woken[i]].woken = false;
+    try_send(m_woken[i], now);
+  }
+  m_woken.clear();
 }
 
 void TorusFabric::on_route(std::uint32_t mi, Time now) {
@@ -203,10 +229,10 @@ void TorusFabric::on_route(std::uint32_t mi, Time now) {
   m_links[li].vcs[vc].inject.push_back(mi);
   mark_waiting(m_links[li], 2 * vc + 1);
   ++m_links[li].queued;
-  try_send(li, now);
+  wake(li);
 }
 
-void TorusFabric::on_arrive(std::uint32_t si, Time now) {
+void TorusFabric::on_arrive(std::uint32_t si) {
   Segment& s = m_segs[si];
   const Hop h = m_router.next_hop(s.chip, s.dst, s.route);
   const std::uint32_t li = s.chip * m_topo.num_ports() + h.port;
@@ -214,7 +240,7 @@ void TorusFabric::on_arrive(std::uint32_t si, Time now) {
   m_links[li].vcs[vc].transit.push_back(si);
   mark_waiting(m_links[li], 2 * vc);
   ++m_links[li].queued;
-  try_send(li, now);
+  wake(li);
 }
 
 void TorusFabric::on_eject(std::uint32_t si, Time now) {

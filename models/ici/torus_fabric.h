@@ -5,7 +5,8 @@
 // max_payload_bytes plus a header. Wire packets move by virtual cut-through:
 // a router forwards a packet router_latency after its head arrives, once the
 // output link is free and the downstream input buffer of the chosen VC has
-// credits for the whole packet; the link is then busy for the packet's
+// credits for the whole packet (an idle link chooses, round robin, once all
+// that happens at a picosecond has happened); the link is then busy for the packet's
 // serialisation time and the head reaches the next router link_latency later.
 // A buffer is freed when the packet's tail leaves it (or it is ejected), and
 // the credit travels back in link_latency. Routing is dimension order with
@@ -115,7 +116,12 @@ class TorusFabric : public Fabric, public InjectionWatch {
   /// One message fewer waiting at `chip` (it left or was delivered locally).
   void dequeued(std::uint32_t chip);
   void on_route(std::uint32_t msg, Time now);
-  void on_arrive(std::uint32_t seg, Time now);
+  void on_arrive(std::uint32_t seg);
+  /// Something changed at the link (a packet queued, a credit back, the link free): it arbitrates
+  /// once every event of this picosecond has run.
+  [[gnu::always_inline]] inline void wake(std::uint32_t link);
+  /// The woken links arbitrate, in link order: the arbiter sees every packet ready at `now`.
+  void arbitrate_woken(Time now);
   void on_eject(std::uint32_t seg, Time now);
   void try_send(std::uint32_t link, Time now);
   /// Sends at most one packet on an idle link, round robin over its slots; true if it did.
@@ -140,6 +146,7 @@ class TorusFabric : public Fabric, public InjectionWatch {
   std::vector<std::uint32_t> m_free_msgs;
   std::vector<Segment> m_segs;
   std::vector<std::uint32_t> m_free_segs;
+  std::vector<std::uint32_t> m_woken;        // links to arbitrate at the end of this picosecond
   std::vector<std::uint32_t> m_queued_msgs;  // per chip: messages not yet fully departed
   std::uint64_t m_in_flight = 0;
   Time m_full_ser = 0;  // serialisation of a maximum-size packet

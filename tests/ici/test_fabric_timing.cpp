@@ -270,6 +270,37 @@ TEST_CASE("messages between a pair arrive in injection order, all others too") {
   for (std::uint32_t i = 0; i < 10; ++i) CHECK(got[i].id == i);
 }
 
+TEST_CASE("packets ready at a link at the same picosecond go in round-robin order, not in event order") {
+  // 3-chip line, one VC per class (every hop here is class 0, VC 0), 0 B messages (64 B header,
+  // 1280 ps on the wire). A (0 -> 2, at 0) reaches chip 1's link to chip 2 at r + l + r = 700 ns and
+  // goes as the transit slot's packet: the round-robin pointer moves on to the local slot. B (0 -> 2,
+  // at 10 ns) reaches that queue at 710 ns, and C (1 -> 2, injected at 510 ns) is routed there at
+  // 710 ns too. The arbiter sees both: the local slot's turn, so C goes first and B one
+  // serialisation later. (It used to send whichever event ran first, B's, whose was queued first.)
+  IciConfig cfg = small_config({3}, false);
+  cfg.vcs_per_class = 1;
+  TorusFabric f(cfg);
+  auto msg = [](std::uint64_t id, std::uint32_t src) {
+    IciPacket p;
+    p.id = id;
+    p.src = src;
+    p.dst = 2;
+    return p;
+  };
+  REQUIRE(f.inject(msg(1, 0), 0));
+  REQUIRE(f.inject(msg(2, 0), 10'000));
+  REQUIRE(f.inject(msg(3, 1), 510'000));
+  const auto got = drain(f);
+  REQUIRE(got.size() == 3);
+  const Time ser = 64 * 20;
+  CHECK(got[0].id == 1);
+  CHECK(got[0].deliver == 200'000 + 300'000 + 200'000 + 300'000 + ser);
+  CHECK(got[1].id == 3);
+  CHECK(got[1].deliver == 710'000 + 300'000 + ser);
+  CHECK(got[2].id == 2);
+  CHECK(got[2].deliver == 710'000 + ser + 300'000 + ser);
+}
+
 TEST_CASE("packets of no bytes on the wire follow the one ahead at once, not at the next credit") {
   // With no header a message of 0 bytes takes no link time: behind a 4096 B message on the
   // same link it leaves as that one's last packet does and arrives with it, at router + link

