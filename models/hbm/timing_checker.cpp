@@ -65,61 +65,76 @@ void TimingChecker::check_refresh_rate(std::uint32_t pc, std::uint64_t cycle, bo
   }
 }
 
-void TimingChecker::on_command(std::uint32_t pc, const DramCommand& c) {
+template <class Fail>
+void TimingChecker::check_data_bus(std::uint32_t pc, std::int64_t now, std::int64_t start, bool read,
+                                   Fail&& fail) const {
+  // The pseudo-channel's data bus carries one burst at a time: a read's
+  // data from CL after its command, a write's from CWL, each for the burst's
+  // cycles. A burst whose data is over by this command's cycle cannot meet
+  // it (record() drops those).
+  const Pc& p = m_pcs[pc];
+  const std::int64_t end = start + m_spec.t.burst_cycles;
+  for (const DataBurst& d : p.data)
+    if (d.end > now && start < d.end && d.start < end)
+      fail(std::string("data bus: ") + (read ? "read" : "write") + " data in cycles " + std::to_string(start) + ".." +
+           std::to_string(end - 1) + " overlaps the " + (d.read ? "read" : "write") + " data in cycles " +
+           std::to_string(d.start) + ".." + std::to_string(d.end - 1) + " (CL " + std::to_string(m_spec.t.CL) +
+           ", CWL " + std::to_string(m_spec.t.CWL) + ")");
+}
+
+// The rules a command must meet, read from the history and leaving it as
+// it is: `need(rule, since, gap)` for each spacing (at least `gap` cycles
+// since `since`), `fail(what)` for each other breach (built only when it
+// fails). on_command() reports them and then records the command; legal()
+// only asks.
+template <class Need, class Fail>
+[[gnu::always_inline]] inline void TimingChecker::check_rules(std::uint32_t pc, const DramCommand& c, Need&& need,
+                                                              Fail&& fail) const {
   const HbmTiming& t = m_spec.t;
-  Pc& p = m_pcs.at(pc);
-  Bank& b = p.banks.at(c.bank);
+  const Pc& p = m_pcs.at(pc);
+  const Bank& b = p.banks.at(c.bank);
   const std::uint32_t g = c.bank / m_spec.org.banks_per_group;
   const auto now = static_cast<std::int64_t>(c.cycle);
   const std::int64_t bl = t.burst_cycles;
-  ++m_commands;
 
   // Command buses: each channel has a row and a column bus (or one for
   // both), shared by its pseudo-channels; a command holds its bus for one
   // cycle, an ACT for ACT_cycles.
   const bool col = is_column(c.cmd);
   // Cycles may not go back on a set of buses (so not per pseudo-channel either).
-  Buses& ch = m_channels.at(pc / m_bus_group);
-  if (now < ch.last) fail(pc, c, "command issued before an earlier one of its channel (cycle went backwards)");
-  ch.last = now;
-  std::int64_t& free = m_dual && col ? ch.col_free : ch.row_free;
+  const Buses& ch = m_channels.at(pc / m_bus_group);
+  if (now < ch.last) fail("command issued before an earlier one of its channel (cycle went backwards)");
+  const std::int64_t free = m_dual && col ? ch.col_free : ch.row_free;
   if (now < free)
-    fail(pc, c,
-         std::string(!m_dual ? "command bus" : col ? "column command bus" : "row command bus") +
-             " of the channel: busy until cycle " + std::to_string(free) +
-             " (two commands in one cycle, or one during an ACT's " + std::to_string(t.ACT_cycles) + " cycles)");
-  free = now + (c.cmd == Cmd::kAct ? std::int64_t{t.ACT_cycles} : 1);
+    fail(std::string(!m_dual ? "command bus" : col ? "column command bus" : "row command bus") +
+         " of the channel: busy until cycle " + std::to_string(free) +
+         " (two commands in one cycle, or one during an ACT's " + std::to_string(t.ACT_cycles) + " cycles)");
 
   switch (c.cmd) {
     case Cmd::kAct: {
-      if (b.open_row >= 0) fail(pc, c, "activate to a bank with an open row");
-      need(pc, c, "tRC", b.act, t.RC);
-      need(pc, c, "tRP", b.closed_at, t.RP);
-      need(pc, c, "tRRD_S", p.act, t.RRD_S);
-      need(pc, c, "tRRD_L", p.group_act[g], t.RRD_L);
-      need(pc, c, "tFAW", p.acts4[p.act_n % 4], t.FAW);
-      need(pc, c, "tRFC", p.refab, t.RFC);
-      need(pc, c, "tRFCsb", b.refsb, t.RFCsb);
-      if (p.refsb != b.refsb) need(pc, c, "tRREFD", p.refsb, t.RREFD);
-      b.open_row = c.row;
-      b.act = p.act = p.group_act[g] = now;
-      p.acts4[p.act_n++ % 4] = now;
+      if (b.open_row >= 0) fail("activate to a bank with an open row");
+      need("tRC", b.act, t.RC);
+      need("tRP", b.closed_at, t.RP);
+      need("tRRD_S", p.act, t.RRD_S);
+      need("tRRD_L", p.group_act[g], t.RRD_L);
+      need("tFAW", p.acts4[p.act_n % 4], t.FAW);
+      need("tRFC", p.refab, t.RFC);
+      need("tRFCsb", b.refsb, t.RFCsb);
+      if (p.refsb != b.refsb) need("tRREFD", p.refsb, t.RREFD);
       break;
     }
     case Cmd::kPre:
     case Cmd::kPreA: {
       const std::size_t first = c.cmd == Cmd::kPre ? c.bank : 0;
       const std::size_t last = c.cmd == Cmd::kPre ? c.bank + 1 : p.banks.size();
-      need(pc, c, "tRFC", p.refab, t.RFC);
-      need(pc, c, "tPPD", p.pre, t.PPD);  // any precharge command, to any bank (0: no such rule)
-      p.pre = now;
+      need("tRFC", p.refab, t.RFC);
+      need("tPPD", p.pre, t.PPD);  // any precharge command, to any bank (0: no such rule)
       for (std::size_t i = first; i < last; ++i) {
-        Bank& x = p.banks[i];
+        const Bank& x = p.banks[i];
         if (x.open_row < 0) continue;  // precharging a closed bank is a no-op
-        need(pc, c, "tRAS", x.act, t.RAS);
-        need(pc, c, "tRTP", x.rd, t.RTP);
-        need(pc, c, "tWR", x.wr, t.CWL + bl + t.WR);
-        close_row(x, now);
+        need("tRAS", x.act, t.RAS);
+        need("tRTP", x.rd, t.RTP);
+        need("tWR", x.wr, t.CWL + bl + t.WR);
       }
       break;
     }
@@ -129,82 +144,125 @@ void TimingChecker::on_command(std::uint32_t pc, const DramCommand& c) {
     case Cmd::kWrA: {
       const bool rd = is_read(c.cmd);
       if (b.open_row != static_cast<std::int64_t>(c.row))
-        fail(pc, c, "column command to row " + std::to_string(c.row) + " but open row is " + std::to_string(b.open_row));
-      need(pc, c, "tRCD", b.act, rd ? t.RCDRD : t.RCDWR);
-      check_data_bus(pc, c, now + (rd ? t.CL : t.CWL), rd);
+        fail("column command to row " + std::to_string(c.row) + " but open row is " + std::to_string(b.open_row));
+      need("tRCD", b.act, rd ? t.RCDRD : t.RCDWR);
+      check_data_bus(pc, now, now + (rd ? t.CL : t.CWL), rd, fail);
       if (rd) {
-        need(pc, c, "tCCD_S", p.rd, std::max<std::int64_t>(t.CCD_S, bl));
-        need(pc, c, "tCCD_L", p.group_rd[g], std::max<std::int64_t>(t.CCD_L, bl));
-        need(pc, c, "tWTR_S", p.wr, t.CWL + bl + t.WTR_S);
-        need(pc, c, "tWTR_L", p.group_wr[g], t.CWL + bl + t.WTR_L);
-        b.rd = p.rd = p.group_rd[g] = now;
+        need("tCCD_S", p.rd, std::max<std::int64_t>(t.CCD_S, bl));
+        need("tCCD_L", p.group_rd[g], std::max<std::int64_t>(t.CCD_L, bl));
+        need("tWTR_S", p.wr, t.CWL + bl + t.WTR_S);
+        need("tWTR_L", p.group_wr[g], t.CWL + bl + t.WTR_L);
       } else {
-        need(pc, c, "tCCD_S", p.wr, std::max<std::int64_t>(t.CCD_S, bl));
-        need(pc, c, "tCCD_L", p.group_wr[g], std::max<std::int64_t>(t.CCD_L, bl));
-        need(pc, c, "tRTW", p.rd, t.RTW);
-        b.wr = p.wr = p.group_wr[g] = now;
+        need("tCCD_S", p.wr, std::max<std::int64_t>(t.CCD_S, bl));
+        need("tCCD_L", p.group_wr[g], std::max<std::int64_t>(t.CCD_L, bl));
+        need("tRTW", p.rd, t.RTW);
       }
+      break;
+    }
+    case Cmd::kRefAb: {
+      for (const Bank& x : p.banks) {
+        if (x.open_row >= 0) {
+          fail("all-bank refresh with an open row");
+          break;
+        }
+      }
+      for (const Bank& x : p.banks) {
+        need("tRP", x.closed_at, t.RP);
+        need("tRC", x.act, t.RC);  // ACT to ACT or refresh; tRAS + tRP may fall short of it
+        need("tRFCsb", x.refsb, t.RFCsb);
+      }
+      need("tRFC", p.refab, t.RFC);
+      break;
+    }
+    case Cmd::kRefSb: {
+      if (b.open_row >= 0) fail("per-bank refresh to a bank with an open row");
+      need("tRP", b.closed_at, t.RP);
+      need("tRC", b.act, t.RC);
+      need("tRFC", p.refab, t.RFC);
+      need("tRFCsb", b.refsb, t.RFCsb);
+      if (p.refsb != b.refsb) need("tRREFD", p.refsb, t.RREFD);
+      need("tRRD_S", p.act, t.RRD_S);  // an activate to any bank, as to another activate
+      need("tRRD_L", p.group_act[g], t.RRD_L);  // ... and to a bank of its group
+      break;
+    }
+  }
+}
+
+bool TimingChecker::legal(std::uint32_t pc, const DramCommand& c) const {
+  bool ok = true;
+  const auto now = static_cast<std::int64_t>(c.cycle);
+  check_rules(
+      pc, c, [&](const char*, std::int64_t since, std::int64_t gap) { ok &= now - since >= gap; },
+      [&](const std::string&) { ok = false; });
+  return ok;
+}
+
+void TimingChecker::record(std::uint32_t pc, const DramCommand& c) {
+  const HbmTiming& t = m_spec.t;
+  Pc& p = m_pcs.at(pc);
+  Bank& b = p.banks.at(c.bank);
+  const std::uint32_t g = c.bank / m_spec.org.banks_per_group;
+  const auto now = static_cast<std::int64_t>(c.cycle);
+  const std::int64_t bl = t.burst_cycles;
+  Buses& ch = m_channels.at(pc / m_bus_group);
+  ch.last = now;
+  std::int64_t& free = m_dual && is_column(c.cmd) ? ch.col_free : ch.row_free;
+  free = now + (c.cmd == Cmd::kAct ? std::int64_t{t.ACT_cycles} : 1);
+  switch (c.cmd) {
+    case Cmd::kAct:
+      b.open_row = c.row;
+      b.act = p.act = p.group_act[g] = now;
+      p.acts4[p.act_n++ % 4] = now;
+      break;
+    case Cmd::kPre:
+    case Cmd::kPreA: {
+      const std::size_t first = c.cmd == Cmd::kPre ? c.bank : 0;
+      const std::size_t last = c.cmd == Cmd::kPre ? c.bank + 1 : p.banks.size();
+      p.pre = now;
+      for (std::size_t i = first; i < last; ++i)
+        if (p.banks[i].open_row >= 0) close_row(p.banks[i], now);
+      break;
+    }
+    case Cmd::kRd:
+    case Cmd::kRdA:
+    case Cmd::kWr:
+    case Cmd::kWrA: {
+      const bool rd = is_read(c.cmd);
+      // Bursts whose data is over by this command's cycle are dropped (no
+      // later command's data starts before its own cycle).
+      std::erase_if(p.data, [&](const DataBurst& d) { return d.end <= now; });
+      const std::int64_t start = now + (rd ? t.CL : t.CWL);
+      p.data.push_back({start, start + bl, rd});
+      if (rd) b.rd = p.rd = p.group_rd[g] = now;
+      else b.wr = p.wr = p.group_wr[g] = now;
       // An auto-precharge starts once tRAS, and tRTP or write recovery,
       // allow: a read's also waits out the recovery of an earlier write.
       if (c.cmd == Cmd::kRdA) close_row(b, std::max({now + t.RTP, b.act + t.RAS, b.wr + t.CWL + bl + t.WR}));
       if (c.cmd == Cmd::kWrA) close_row(b, std::max(now + t.CWL + bl + t.WR, b.act + t.RAS));
       break;
     }
-    case Cmd::kRefAb: {
-      check_refresh_rate(pc, c.cycle, true, false);  // before it counts (timing_checker.h)
-      for (const Bank& x : p.banks) {
-        if (x.open_row >= 0) {
-          fail(pc, c, "all-bank refresh with an open row");
-          break;
-        }
-      }
-      for (Bank& x : p.banks) {
-        need(pc, c, "tRP", x.closed_at, t.RP);
-        need(pc, c, "tRC", x.act, t.RC);  // ACT to ACT or refresh; tRAS + tRP may fall short of it
-        need(pc, c, "tRFCsb", x.refsb, t.RFCsb);
-        ++x.refreshes;
-      }
-      need(pc, c, "tRFC", p.refab, t.RFC);
+    case Cmd::kRefAb:
+      for (Bank& x : p.banks) ++x.refreshes;
       p.refab = now;
       break;
-    }
-    case Cmd::kRefSb: {
-      check_refresh_rate(pc, c.cycle, true, false);  // before it counts (timing_checker.h)
-      if (b.open_row >= 0) fail(pc, c, "per-bank refresh to a bank with an open row");
-      need(pc, c, "tRP", b.closed_at, t.RP);
-      need(pc, c, "tRC", b.act, t.RC);
-      need(pc, c, "tRFC", p.refab, t.RFC);
-      need(pc, c, "tRFCsb", b.refsb, t.RFCsb);
-      if (p.refsb != b.refsb) need(pc, c, "tRREFD", p.refsb, t.RREFD);
-      need(pc, c, "tRRD_S", p.act, t.RRD_S);  // an activate to any bank, as to another activate
-      need(pc, c, "tRRD_L", p.group_act[g], t.RRD_L);  // ... and to a bank of its group
+    case Cmd::kRefSb:
       b.refsb = p.refsb = now;
       ++b.refreshes;
       break;
-    }
   }
+}
+
+void TimingChecker::on_command(std::uint32_t pc, const DramCommand& c) {
+  ++m_commands;
+  // A refresh checks the refresh rate before it counts (timing_checker.h).
+  if (c.cmd == Cmd::kRefAb || c.cmd == Cmd::kRefSb) check_refresh_rate(pc, c.cycle, true, false);
+  check_rules(
+      pc, c, [&](const char* rule, std::int64_t since, std::int64_t gap) { need(pc, c, rule, since, gap); },
+      [&](const std::string& what) { fail(pc, c, what); });
+  record(pc, c);
   // After a refresh only the pull-in bound: it was checked as late before it counted.
   if (c.cmd == Cmd::kRefAb || c.cmd == Cmd::kRefSb) check_refresh_rate(pc, c.cycle, false, true);
   else if ((m_commands & 1023) == 0) check_refresh_rate(pc, c.cycle, true, true);
-}
-
-void TimingChecker::check_data_bus(std::uint32_t pc, const DramCommand& c, std::int64_t start, bool read) {
-  // The pseudo-channel's data bus carries one burst at a time: a read's
-  // data from CL after its command, a write's from CWL, each for the burst's
-  // cycles. Bursts whose data is over by this command's cycle are dropped
-  // (no later command's data starts before its own cycle).
-  Pc& p = m_pcs[pc];
-  const auto now = static_cast<std::int64_t>(c.cycle);
-  const std::int64_t end = start + m_spec.t.burst_cycles;
-  std::erase_if(p.data, [&](const DataBurst& d) { return d.end <= now; });
-  for (const DataBurst& d : p.data)
-    if (start < d.end && d.start < end)
-      fail(pc, c,
-           std::string("data bus: ") + (read ? "read" : "write") + " data in cycles " + std::to_string(start) + ".." +
-               std::to_string(end - 1) + " overlaps the " + (d.read ? "read" : "write") + " data in cycles " +
-               std::to_string(d.start) + ".." + std::to_string(d.end - 1) + " (CL " + std::to_string(m_spec.t.CL) +
-               ", CWL " + std::to_string(m_spec.t.CWL) + ")");
-  p.data.push_back({start, end, read});
 }
 
 void TimingChecker::finish(std::uint64_t cycle) {

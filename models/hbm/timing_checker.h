@@ -22,6 +22,10 @@ class TimingChecker {
   /// Checks one command (cycles must not decrease per channel: its
   /// pseudo-channels share the command buses).
   void on_command(std::uint32_t pc, const DramCommand& c);
+  /// Whether `c` would meet every rule on_command() checks of a command
+  /// (the refresh-interval rule, which is about the run and not the
+  /// command, aside), given the commands seen so far; records nothing.
+  bool legal(std::uint32_t pc, const DramCommand& c) const;
   /// End of run at `cycle`: every bank must have been refreshed often enough.
   void finish(std::uint64_t cycle);
   /// Turns off the refresh-interval rule (runs with refresh disabled on purpose).
@@ -65,9 +69,15 @@ class TimingChecker {
                               std::int64_t got);
   void fail(std::uint32_t pc, const DramCommand& c, const std::string& what);
   void report(std::string violation);
-  /// A column command whose data occupies the bus from `start`: no other
-  /// burst's data may be on it then.
-  void check_data_bus(std::uint32_t pc, const DramCommand& c, std::int64_t start, bool read);
+  /// Evaluates the rules of command `c` against the history (timing_checker.cpp).
+  template <class Need, class Fail>
+  void check_rules(std::uint32_t pc, const DramCommand& c, Need&& need, Fail&& fail) const;
+  /// Adds `c` to the history.
+  void record(std::uint32_t pc, const DramCommand& c);
+  /// A column command at `now` whose data occupies the bus from `start`:
+  /// no other burst's data may be on it then.
+  template <class Fail>
+  void check_data_bus(std::uint32_t pc, std::int64_t now, std::int64_t start, bool read, Fail&& fail) const;
   /// Whether each bank of `pc` has had the refreshes due by `cycle` but
   /// for 8 postponed (`late_at`), and no more than 8 pulled in (`early_at`).
   /// A refresh checks the first before it counts: a bank that owes 9 owed

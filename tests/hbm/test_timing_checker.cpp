@@ -104,6 +104,17 @@ TEST_CASE("timing checker catches each constraint violated by one cycle") {
     --bad.back().cycle;
     const auto v = run(spec, bad);
     CHECK(mentions(v, c.rule));
+    // The query agrees with the check, and records nothing: the last
+    // command is legal at its minimum, not a cycle earlier, and asking
+    // leaves the verdict on the commands after it unchanged.
+    TimingChecker chk(spec, 1, true);
+    chk.set_check_refresh(false);
+    for (const DramCommand& x : c.prefix) chk.on_command(0, x);
+    CHECK_FALSE(chk.legal(0, bad.back()));
+    CHECK(chk.legal(0, c.last));
+    CHECK(chk.commands() == c.prefix.size());
+    chk.on_command(0, c.last);
+    CHECK(chk.violation_count() == 0);
   }
 }
 
@@ -130,6 +141,14 @@ TEST_CASE("timing checker catches state errors and command-bus conflicts") {
   using enum Cmd;
   CHECK(mentions(run(spec, {C(kRd, 0, 10)}), "open row"));                          // read of a closed bank
   CHECK(mentions(run(spec, {C(kAct, 0, 0), C(kRd, 0, 20, 2)}), "open row is 1"));  // wrong row
+  {
+    // The query sees the same: the wrong row, and a bus an ACT still holds.
+    TimingChecker chk(spec, 1, true);
+    chk.on_command(0, C(kAct, 0, 0));
+    CHECK_FALSE(chk.legal(0, C(kRd, 0, 20, 2)));
+    CHECK(chk.legal(0, C(kRd, 0, 20, 1)));
+    CHECK_FALSE(chk.legal(0, C(kAct, 4, 1)));
+  }
   CHECK(mentions(run(spec, {C(kAct, 0, 0), C(kAct, 0, 100)}), "open row"));        // activate an open bank
   CHECK(mentions(run(spec, {C(kAct, 0, 0), C(kRefAb, 0, 100)}), "open row"));      // refresh with a row open
   CHECK(mentions(run(spec, {C(kAct, 0, 0), C(kAct, 4, 0)}), "row command bus"));
