@@ -234,8 +234,6 @@ void run_seeds(const Features& f, std::uint64_t default_count) {
 
 TEST_CASE("the controllers issue what a plain per-cycle reference issues", "[hbm-reference]") {
   Features f;
-  f.writes = false;
-  f.closed_page = false;
   f.refresh = false;
   f.shared_buses = false;
   run_seeds(f, 300);
