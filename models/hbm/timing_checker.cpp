@@ -131,7 +131,11 @@ template <class Need, class Fail>
       need("tPPD", p.pre, t.PPD);  // any precharge command, to any bank (0: no such rule)
       for (std::size_t i = first; i < last; ++i) {
         const Bank& x = p.banks[i];
-        if (x.open_row < 0) continue;  // precharging a closed bank is a no-op
+        // Precharging a closed bank is a no-op; one whose auto-precharge has
+        // not started yet (an RDA's or WRA's, closed_at ahead) is still
+        // open, and waits as for a plain precharge (JEDEC's RDA / WRA to
+        // PRE or PREA of the bank).
+        if (x.open_row < 0 && x.closed_at <= now) continue;
         need("tRAS", x.act, t.RAS);
         need("tRTP", x.rd, t.RTP);
         need("tWR", x.wr, t.CWL + bl + t.WR);

@@ -65,6 +65,10 @@ TEST_CASE("timing checker catches each constraint violated by one cycle") {
       {"tWR", {C(kAct, 0, 0), C(kWr, 0, 12)}, C(kPre, 0, 35)},
       {"tWR", {C(kAct, 0, 0), C(kWr, 0, 12)}, C(kPreA, 0, 35)},
       {"tRTP", {C(kAct, 0, 0), C(kRd, 0, 30)}, C(kPre, 0, 35)},
+      // A precharge before an RDA's or WRA's own has started waits as after RD or WR.
+      {"tRTP", {C(kAct, 0, 0), C(kRdA, 0, 30)}, C(kPre, 0, 35)},
+      {"tWR", {C(kAct, 0, 0), C(kWrA, 0, 12)}, C(kPreA, 0, 35)},
+      {"tWR", {C(kAct, 0, 0), C(kWrA, 0, 12)}, C(kPre, 0, 35)},
       {"tRP", {C(kAct, 0, 0), C(kRdA, 0, 40)}, C(kAct, 0, 59)},  // auto-precharge at 40 + tRTP
       {"tRFC", {C(kRefAb, 0, 0)}, C(kAct, 0, 260)},
       {"tRFC", {C(kRefAb, 0, 0)}, C(kRefAb, 0, 260)},
