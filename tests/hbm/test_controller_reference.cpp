@@ -111,6 +111,7 @@ std::string first_difference(std::uint32_t pc, const std::vector<DramCommand>& m
 /// What the seeds compared, summed (so that a run that compares nothing fails).
 struct Totals {
   std::uint64_t commands = 0, requests = 0;
+  std::uint64_t by_cmd[kNumCmds] = {};
 };
 
 /// Runs one seed; returns what differs (empty when nothing).
@@ -191,7 +192,10 @@ std::string run_seed(std::uint64_t seed, const Features& f, Totals& totals) {
     diff = first_difference(pc, commands[pc], ref.commands(pc));
   if (!diff.empty()) return why.str() + diff;
   if (ref.checker().violation_count() != 0) return why.str() + "reference: " + ref.checker().violations().front();
-  for (std::uint32_t pc = 0; pc < pcs; ++pc) totals.commands += commands[pc].size();
+  for (std::uint32_t pc = 0; pc < pcs; ++pc) {
+    totals.commands += commands[pc].size();
+    for (const DramCommand& c : commands[pc]) ++totals.by_cmd[static_cast<int>(c.cmd)];
+  }
   totals.requests += requests;
   for (std::uint32_t i = 0; i < requests; ++i) {
     const auto r = ref.completions().find(i);
@@ -226,7 +230,9 @@ void run_seeds(const Features& f, std::uint64_t default_count) {
                       << " MXCOSIM_RANDOM_SEEDS=1):\n"
                       << shown);
   CHECK(failing.empty());
-  INFO(totals.commands << " commands and " << totals.requests << " requests compared");
+  std::ostringstream kinds;
+  for (int c = 0; c < kNumCmds; ++c) kinds << " " << cmd_name(static_cast<Cmd>(c)) << " " << totals.by_cmd[c];
+  INFO(totals.commands << " commands (" << kinds.str() << ") and " << totals.requests << " requests compared");
   CHECK(totals.commands > 10 * count);
 }
 
@@ -234,7 +240,6 @@ void run_seeds(const Features& f, std::uint64_t default_count) {
 
 TEST_CASE("the controllers issue what a plain per-cycle reference issues", "[hbm-reference]") {
   Features f;
-  f.refresh = false;
   f.shared_buses = false;
   run_seeds(f, 300);
 }
