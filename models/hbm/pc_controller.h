@@ -261,7 +261,9 @@ template <class It>
   // Up to the enqueue, or the next step if that is earlier (never before
   // the last count: requests come in time order).
   count_occupancy(std::max(m_counted, std::min(now, m_next)));
-  const std::uint64_t arrival = now + m_frontend;
+  // Never in a cycle already stepped: a request taken at an edge the model
+  // has run is seen from the next cycle, also with no frontend delay.
+  const std::uint64_t arrival = std::max(now + m_frontend, step_at);
   // The first burst's arrival, the earliest (worked out before the loop: a
   // test for the first iteration inside it was a mispredicted branch).
   const std::uint64_t wake = first != last ? q.queued_arrival(arrival) : kNoCycle;

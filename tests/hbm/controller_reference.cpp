@@ -43,7 +43,9 @@ void ControllerReference::accept(std::uint64_t id, const std::vector<BurstTarget
                                  std::uint64_t cycle) {
   for (const BurstTarget& b : bursts) {
     Pc& p = m_pcs[b.pc];
-    (write ? p.writes : p.reads).push_back(Burst{id, cycle + m_cfg.controller.frontend_cycles, b.bank, b.row, b.col});
+    // Seen frontend_cycles after the cycle, and never in a cycle already stepped.
+    const std::uint64_t arrival = std::max(cycle + m_cfg.controller.frontend_cycles, m_next);
+    (write ? p.writes : p.reads).push_back(Burst{id, arrival, b.bank, b.row, b.col});
   }
   m_remaining[id] = static_cast<std::uint32_t>(bursts.size());
   m_latest[id] = 0;

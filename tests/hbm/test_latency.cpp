@@ -27,6 +27,30 @@ TEST_CASE("a request offered between clock edges waits for the next edge") {
   CHECK(r.complete == (1 + 1 + 14 + 14 + 2 + 1) * kNs);
 }
 
+TEST_CASE("with no frontend delay a request taken at an edge is seen from the next cycle") {
+  // The model has run the edge's cycle before it takes the request (send
+  // runs the controllers up to it first), so the request's ACT comes in the
+  // next cycle, whether the controller slept through that cycle or stepped
+  // it (stepping every cycle): ACT@11, RD@25, data 39..41, back at 42.
+  MemoryConfig cfg = test::preset("hbm2.yaml");
+  cfg.controller.frontend_cycles = 0;
+  cfg.controller.refresh = RefreshMode::kNone;
+  for (const bool every_cycle : {false, true}) {
+    INFO((every_cycle ? "stepping every cycle" : "event-driven"));
+    cfg.every_cycle = every_cycle;
+    HbmModel m("hbm", cfg);
+    std::vector<DramCommand> acts;
+    m.set_command_observer([&](std::uint32_t, const DramCommand& c) {
+      if (c.cmd == Cmd::kAct) acts.push_back(c);
+    });
+    m.advance_to(10 * kNs);
+    const MemResponse r = test::one_request(m, 0, 32, false, 10 * kNs);
+    REQUIRE(acts.size() == 1);
+    CHECK(acts.front().cycle == 11);
+    CHECK(r.complete == (11 + 14 + 14 + 2 + 1) * kNs);
+  }
+}
+
 TEST_CASE("row hit skips the activate, row conflict adds precharge and activate") {
   MemoryConfig cfg = test::preset("hbm2.yaml");
   HbmModel m("hbm", cfg);
