@@ -40,7 +40,7 @@ struct Features {
 MemoryConfig random_config(std::mt19937_64& rng, const Features& f) {
   // Mostly HBM2; HBM3 for its tPPD and shorter bursts.
   MemoryConfig cfg = test::preset(rng() % 4 ? "hbm2.yaml" : "hbm3.yaml");
-  cfg.device.org.channels = 1;
+  cfg.device.org.channels = f.shared_buses && rng() % 4 == 0 ? 2 : 1;
   const auto pick = [&](std::uint32_t lo, std::uint32_t hi) {
     return lo + static_cast<std::uint32_t>(rng() % (hi - lo + 1));
   };
@@ -63,7 +63,7 @@ MemoryConfig random_config(std::mt19937_64& rng, const Features& f) {
   c.write_queue = depths[rng() % 4];
   c.write_high_watermark = pick(1, c.write_queue);
   c.write_low_watermark = pick(0, c.write_high_watermark - 1);
-  c.starvation_cap = rng() % 4 ? pick(1, 8) : pick(16, 64);
+  c.starvation_cap = rng() % 4 ? pick(0, 8) : pick(16, 64);
   c.page_policy = f.closed_page && rng() % 2 ? PagePolicy::kClosed : PagePolicy::kOpen;
   c.dual_command = rng() % 4 != 0;
   c.shared_command_bus = f.shared_buses && rng() % 2;
@@ -77,8 +77,14 @@ MemoryConfig random_config(std::mt19937_64& rng, const Features& f) {
     // (inside the loader's bounds: tRFC <= tREFI - 2 tRC, tRFCsb <=
     // banks x tREFIsb - 2 tRC, tREFIsb > tRREFD + tRRD_S).
     HbmTiming& t = cfg.device.t;
-    t.REFI = pick(t.RFC + 2 * t.RC + 1, 2000);
-    t.REFIsb = t.REFI / cfg.device.org.banks();
+    if (rng() % 2) {  // shorter refreshes, and so shorter intervals still
+      t.RFC = pick(t.RC, t.RFC);
+      t.RFCsb = pick(t.RC, t.RFCsb);
+    }
+    const std::uint32_t banks = cfg.device.org.banks(), rcd = std::max(t.RCDRD, t.RCDWR);
+    t.REFI = rng() % 4 ? pick(t.RFC + 2 * t.RC + rcd, 2000) : t.RFC + 2 * t.RC + rcd;
+    t.REFIsb = std::max({t.REFI / banks, (t.RFCsb + 2 * t.RC + rcd) / banks + 1, t.RREFD + t.RRD_S + 1});
+    t.REFI = std::max(t.REFI, t.REFIsb * banks);
   }
   return cfg;
 }
