@@ -4,8 +4,8 @@
 // controllers against: it looks at every cycle, keeps its bursts in plain
 // lists in arrival order and asks the independent TimingChecker whether a
 // command may issue, sharing none of the model's scheduler, bank state,
-// queue or timing table. It serves the pseudo-channels of one channel
-// (their command buses shared or not, as the config says).
+// queue or timing table. It serves every pseudo-channel of one stack
+// (each channel's command buses shared or not, as the config says).
 #include <cstdint>
 #include <map>
 #include <vector>
