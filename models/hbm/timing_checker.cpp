@@ -65,50 +65,43 @@ void TimingChecker::check_refresh_rate(std::uint32_t pc, std::uint64_t cycle, bo
   }
 }
 
-template <class Fail>
-void TimingChecker::check_data_bus(std::uint32_t pc, std::int64_t now, std::int64_t start, bool read,
-                                   Fail&& fail) const {
-  // The pseudo-channel's data bus carries one burst at a time: a read's
-  // data from CL after its command, a write's from CWL, each for the burst's
-  // cycles. A burst whose data is over by this command's cycle cannot meet
-  // it (record() drops those).
-  const Pc& p = m_pcs[pc];
-  const std::int64_t end = start + m_spec.t.burst_cycles;
-  for (const DataBurst& d : p.data)
-    if (d.end > now && start < d.end && d.start < end)
-      fail(std::string("data bus: ") + (read ? "read" : "write") + " data in cycles " + std::to_string(start) + ".." +
-           std::to_string(end - 1) + " overlaps the " + (d.read ? "read" : "write") + " data in cycles " +
-           std::to_string(d.start) + ".." + std::to_string(d.end - 1) + " (CL " + std::to_string(m_spec.t.CL) +
-           ", CWL " + std::to_string(m_spec.t.CWL) + ")");
-}
-
-// The rules a command must meet, read from the history and leaving it as
-// it is: `need(rule, since, gap)` for each spacing (at least `gap` cycles
-// since `since`), `fail(what)` for each other breach (built only when it
-// fails). on_command() reports them and then records the command; legal()
-// only asks.
-template <class Need, class Fail>
-[[gnu::always_inline]] inline void TimingChecker::check_rules(std::uint32_t pc, const DramCommand& c, Need&& need,
-                                                              Fail&& fail) const {
+template <bool kRecord>
+bool TimingChecker::apply(std::uint32_t pc, const DramCommand& c) {
+  // On a query (kRecord false) every rule is evaluated as for on_command(),
+  // but a breach only clears `ok` and nothing is written.
+  bool ok = true;
+  const auto need = [&](const char* rule, std::int64_t since, std::int64_t gap) {
+    if constexpr (kRecord) this->need(pc, c, rule, since, gap);
+    else ok &= static_cast<std::int64_t>(c.cycle) - since >= gap;
+  };
+  const auto fail = [&](const std::string& what) {
+    if constexpr (kRecord) this->fail(pc, c, what);
+    else ok = false;
+  };
   const HbmTiming& t = m_spec.t;
-  const Pc& p = m_pcs.at(pc);
-  const Bank& b = p.banks.at(c.bank);
+  Pc& p = m_pcs.at(pc);
+  Bank& b = p.banks.at(c.bank);
   const std::uint32_t g = c.bank / m_spec.org.banks_per_group;
   const auto now = static_cast<std::int64_t>(c.cycle);
   const std::int64_t bl = t.burst_cycles;
+  if constexpr (kRecord) ++m_commands;
 
   // Command buses: each channel has a row and a column bus (or one for
   // both), shared by its pseudo-channels; a command holds its bus for one
   // cycle, an ACT for ACT_cycles.
   const bool col = is_column(c.cmd);
   // Cycles may not go back on a set of buses (so not per pseudo-channel either).
-  const Buses& ch = m_channels.at(pc / m_bus_group);
+  Buses& ch = m_channels.at(pc / m_bus_group);
   if (now < ch.last) fail("command issued before an earlier one of its channel (cycle went backwards)");
-  const std::int64_t free = m_dual && col ? ch.col_free : ch.row_free;
+  std::int64_t& free = m_dual && col ? ch.col_free : ch.row_free;
   if (now < free)
     fail(std::string(!m_dual ? "command bus" : col ? "column command bus" : "row command bus") +
          " of the channel: busy until cycle " + std::to_string(free) +
          " (two commands in one cycle, or one during an ACT's " + std::to_string(t.ACT_cycles) + " cycles)");
+  if constexpr (kRecord) {
+    ch.last = now;
+    free = now + (c.cmd == Cmd::kAct ? std::int64_t{t.ACT_cycles} : 1);
+  }
 
   switch (c.cmd) {
     case Cmd::kAct: {
@@ -121,6 +114,11 @@ template <class Need, class Fail>
       need("tRFC", p.refab, t.RFC);
       need("tRFCsb", b.refsb, t.RFCsb);
       if (p.refsb != b.refsb) need("tRREFD", p.refsb, t.RREFD);
+      if constexpr (kRecord) {
+        b.open_row = c.row;
+        b.act = p.act = p.group_act[g] = now;
+        p.acts4[p.act_n++ % 4] = now;
+      }
       break;
     }
     case Cmd::kPre:
@@ -129,8 +127,9 @@ template <class Need, class Fail>
       const std::size_t last = c.cmd == Cmd::kPre ? c.bank + 1 : p.banks.size();
       need("tRFC", p.refab, t.RFC);
       need("tPPD", p.pre, t.PPD);  // any precharge command, to any bank (0: no such rule)
+      if constexpr (kRecord) p.pre = now;
       for (std::size_t i = first; i < last; ++i) {
-        const Bank& x = p.banks[i];
+        Bank& x = p.banks[i];
         // Precharging a closed bank is a no-op; one whose auto-precharge has
         // not started yet (an RDA's or WRA's, closed_at ahead) is still
         // open, and waits as for a plain precharge (JEDEC's RDA / WRA to
@@ -139,6 +138,8 @@ template <class Need, class Fail>
         need("tRAS", x.act, t.RAS);
         need("tRTP", x.rd, t.RTP);
         need("tWR", x.wr, t.CWL + bl + t.WR);
+        if constexpr (kRecord)
+          if (x.open_row >= 0) close_row(x, now);
       }
       break;
     }
@@ -150,35 +151,47 @@ template <class Need, class Fail>
       if (b.open_row != static_cast<std::int64_t>(c.row))
         fail("column command to row " + std::to_string(c.row) + " but open row is " + std::to_string(b.open_row));
       need("tRCD", b.act, rd ? t.RCDRD : t.RCDWR);
-      check_data_bus(pc, now, now + (rd ? t.CL : t.CWL), rd, fail);
+      check_data_bus<kRecord>(pc, now, now + (rd ? t.CL : t.CWL), rd, fail);
       if (rd) {
         need("tCCD_S", p.rd, std::max<std::int64_t>(t.CCD_S, bl));
         need("tCCD_L", p.group_rd[g], std::max<std::int64_t>(t.CCD_L, bl));
         need("tWTR_S", p.wr, t.CWL + bl + t.WTR_S);
         need("tWTR_L", p.group_wr[g], t.CWL + bl + t.WTR_L);
+        if constexpr (kRecord) b.rd = p.rd = p.group_rd[g] = now;
       } else {
         need("tCCD_S", p.wr, std::max<std::int64_t>(t.CCD_S, bl));
         need("tCCD_L", p.group_wr[g], std::max<std::int64_t>(t.CCD_L, bl));
         need("tRTW", p.rd, t.RTW);
+        if constexpr (kRecord) b.wr = p.wr = p.group_wr[g] = now;
+      }
+      // An auto-precharge starts once tRAS, and tRTP or write recovery,
+      // allow: a read's also waits out the recovery of an earlier write.
+      if constexpr (kRecord) {
+        if (c.cmd == Cmd::kRdA) close_row(b, std::max({now + t.RTP, b.act + t.RAS, b.wr + t.CWL + bl + t.WR}));
+        if (c.cmd == Cmd::kWrA) close_row(b, std::max(now + t.CWL + bl + t.WR, b.act + t.RAS));
       }
       break;
     }
     case Cmd::kRefAb: {
+      if constexpr (kRecord) check_refresh_rate(pc, c.cycle, true, false);  // before it counts (timing_checker.h)
       for (const Bank& x : p.banks) {
         if (x.open_row >= 0) {
           fail("all-bank refresh with an open row");
           break;
         }
       }
-      for (const Bank& x : p.banks) {
+      for (Bank& x : p.banks) {
         need("tRP", x.closed_at, t.RP);
         need("tRC", x.act, t.RC);  // ACT to ACT or refresh; tRAS + tRP may fall short of it
         need("tRFCsb", x.refsb, t.RFCsb);
+        if constexpr (kRecord) ++x.refreshes;
       }
       need("tRFC", p.refab, t.RFC);
+      if constexpr (kRecord) p.refab = now;
       break;
     }
     case Cmd::kRefSb: {
+      if constexpr (kRecord) check_refresh_rate(pc, c.cycle, true, false);  // before it counts (timing_checker.h)
       if (b.open_row >= 0) fail("per-bank refresh to a bank with an open row");
       need("tRP", b.closed_at, t.RP);
       need("tRC", b.act, t.RC);
@@ -187,86 +200,45 @@ template <class Need, class Fail>
       if (p.refsb != b.refsb) need("tRREFD", p.refsb, t.RREFD);
       need("tRRD_S", p.act, t.RRD_S);  // an activate to any bank, as to another activate
       need("tRRD_L", p.group_act[g], t.RRD_L);  // ... and to a bank of its group
+      if constexpr (kRecord) {
+        b.refsb = p.refsb = now;
+        ++b.refreshes;
+      }
       break;
     }
   }
-}
-
-bool TimingChecker::legal(std::uint32_t pc, const DramCommand& c) const {
-  bool ok = true;
-  const auto now = static_cast<std::int64_t>(c.cycle);
-  check_rules(
-      pc, c, [&](const char*, std::int64_t since, std::int64_t gap) { ok &= now - since >= gap; },
-      [&](const std::string&) { ok = false; });
+  if constexpr (kRecord) {
+    // After a refresh only the pull-in bound: it was checked as late before it counted.
+    if (c.cmd == Cmd::kRefAb || c.cmd == Cmd::kRefSb) check_refresh_rate(pc, c.cycle, false, true);
+    else if ((m_commands & 1023) == 0) check_refresh_rate(pc, c.cycle, true, true);
+  }
   return ok;
 }
 
-void TimingChecker::record(std::uint32_t pc, const DramCommand& c) {
-  const HbmTiming& t = m_spec.t;
-  Pc& p = m_pcs.at(pc);
-  Bank& b = p.banks.at(c.bank);
-  const std::uint32_t g = c.bank / m_spec.org.banks_per_group;
-  const auto now = static_cast<std::int64_t>(c.cycle);
-  const std::int64_t bl = t.burst_cycles;
-  Buses& ch = m_channels.at(pc / m_bus_group);
-  ch.last = now;
-  std::int64_t& free = m_dual && is_column(c.cmd) ? ch.col_free : ch.row_free;
-  free = now + (c.cmd == Cmd::kAct ? std::int64_t{t.ACT_cycles} : 1);
-  switch (c.cmd) {
-    case Cmd::kAct:
-      b.open_row = c.row;
-      b.act = p.act = p.group_act[g] = now;
-      p.acts4[p.act_n++ % 4] = now;
-      break;
-    case Cmd::kPre:
-    case Cmd::kPreA: {
-      const std::size_t first = c.cmd == Cmd::kPre ? c.bank : 0;
-      const std::size_t last = c.cmd == Cmd::kPre ? c.bank + 1 : p.banks.size();
-      p.pre = now;
-      for (std::size_t i = first; i < last; ++i)
-        if (p.banks[i].open_row >= 0) close_row(p.banks[i], now);
-      break;
-    }
-    case Cmd::kRd:
-    case Cmd::kRdA:
-    case Cmd::kWr:
-    case Cmd::kWrA: {
-      const bool rd = is_read(c.cmd);
-      // Bursts whose data is over by this command's cycle are dropped (no
-      // later command's data starts before its own cycle).
-      std::erase_if(p.data, [&](const DataBurst& d) { return d.end <= now; });
-      const std::int64_t start = now + (rd ? t.CL : t.CWL);
-      p.data.push_back({start, start + bl, rd});
-      if (rd) b.rd = p.rd = p.group_rd[g] = now;
-      else b.wr = p.wr = p.group_wr[g] = now;
-      // An auto-precharge starts once tRAS, and tRTP or write recovery,
-      // allow: a read's also waits out the recovery of an earlier write.
-      if (c.cmd == Cmd::kRdA) close_row(b, std::max({now + t.RTP, b.act + t.RAS, b.wr + t.CWL + bl + t.WR}));
-      if (c.cmd == Cmd::kWrA) close_row(b, std::max(now + t.CWL + bl + t.WR, b.act + t.RAS));
-      break;
-    }
-    case Cmd::kRefAb:
-      for (Bank& x : p.banks) ++x.refreshes;
-      p.refab = now;
-      break;
-    case Cmd::kRefSb:
-      b.refsb = p.refsb = now;
-      ++b.refreshes;
-      break;
-  }
+void TimingChecker::on_command(std::uint32_t pc, const DramCommand& c) { apply<true>(pc, c); }
+
+bool TimingChecker::legal(std::uint32_t pc, const DramCommand& c) const {
+  // apply<false> writes nothing (every write is under kRecord).
+  return const_cast<TimingChecker*>(this)->apply<false>(pc, c);
 }
 
-void TimingChecker::on_command(std::uint32_t pc, const DramCommand& c) {
-  ++m_commands;
-  // A refresh checks the refresh rate before it counts (timing_checker.h).
-  if (c.cmd == Cmd::kRefAb || c.cmd == Cmd::kRefSb) check_refresh_rate(pc, c.cycle, true, false);
-  check_rules(
-      pc, c, [&](const char* rule, std::int64_t since, std::int64_t gap) { need(pc, c, rule, since, gap); },
-      [&](const std::string& what) { fail(pc, c, what); });
-  record(pc, c);
-  // After a refresh only the pull-in bound: it was checked as late before it counted.
-  if (c.cmd == Cmd::kRefAb || c.cmd == Cmd::kRefSb) check_refresh_rate(pc, c.cycle, false, true);
-  else if ((m_commands & 1023) == 0) check_refresh_rate(pc, c.cycle, true, true);
+template <bool kRecord, class Fail>
+void TimingChecker::check_data_bus(std::uint32_t pc, std::int64_t now, std::int64_t start, bool read, Fail&& fail) {
+  // The pseudo-channel's data bus carries one burst at a time: a read's
+  // data from CL after its command, a write's from CWL, each for the burst's
+  // cycles. Bursts whose data is over by this command's cycle are dropped
+  // (no later command's data starts before its own cycle); a query passes
+  // over them.
+  Pc& p = m_pcs[pc];
+  const std::int64_t end = start + m_spec.t.burst_cycles;
+  if constexpr (kRecord) std::erase_if(p.data, [&](const DataBurst& d) { return d.end <= now; });
+  for (const DataBurst& d : p.data)
+    if (start < d.end && d.start < end && (kRecord || d.end > now))
+      fail(std::string("data bus: ") + (read ? "read" : "write") + " data in cycles " + std::to_string(start) + ".." +
+           std::to_string(end - 1) + " overlaps the " + (d.read ? "read" : "write") + " data in cycles " +
+           std::to_string(d.start) + ".." + std::to_string(d.end - 1) + " (CL " + std::to_string(m_spec.t.CL) +
+           ", CWL " + std::to_string(m_spec.t.CWL) + ")");
+  if constexpr (kRecord) p.data.push_back({start, end, read});
 }
 
 void TimingChecker::finish(std::uint64_t cycle) {

@@ -69,15 +69,15 @@ class TimingChecker {
                               std::int64_t got);
   void fail(std::uint32_t pc, const DramCommand& c, const std::string& what);
   void report(std::string violation);
-  /// Evaluates the rules of command `c` against the history (timing_checker.cpp).
-  template <class Need, class Fail>
-  void check_rules(std::uint32_t pc, const DramCommand& c, Need&& need, Fail&& fail) const;
-  /// Adds `c` to the history.
-  void record(std::uint32_t pc, const DramCommand& c);
+  /// Evaluates every rule of command `c` against the history: reports
+  /// each breach and records the command (`kRecord`, on_command()), or
+  /// only returns whether all hold, writing nothing (legal()).
+  template <bool kRecord>
+  bool apply(std::uint32_t pc, const DramCommand& c);
   /// A column command at `now` whose data occupies the bus from `start`:
   /// no other burst's data may be on it then.
-  template <class Fail>
-  void check_data_bus(std::uint32_t pc, std::int64_t now, std::int64_t start, bool read, Fail&& fail) const;
+  template <bool kRecord, class Fail>
+  void check_data_bus(std::uint32_t pc, std::int64_t now, std::int64_t start, bool read, Fail&& fail);
   /// Whether each bank of `pc` has had the refreshes due by `cycle` but
   /// for 8 postponed (`late_at`), and no more than 8 pulled in (`early_at`).
   /// A refresh checks the first before it counts: a bank that owes 9 owed
