@@ -41,6 +41,7 @@ TorusFabric::TorusFabric(const IciConfig& cfg)
     }
   }
   m_queued_msgs.assign(m_topo.num_chips(), 0);
+  m_woken.resize(m_links.size());  // a link is in it at most once
   m_full_ser = m_cfg.serialise_ps(m_cfg.max_payload_bytes + m_cfg.header_bytes);
   m_full_flits = m_cfg.flits(m_cfg.max_payload_bytes + m_cfg.header_bytes);
 }
@@ -92,7 +93,7 @@ bool TorusFabric::inject(const IciPacket& pkt, Time now) {
 void TorusFabric::run_due(Time now) {
   if (m_events.next_time() <= now) {
     const FlagScope running(m_running), deferring(m_defer);
-    while (!m_events.empty() && m_events.next_time() <= now) run(m_events.pop());
+    run_through(now);
   }
   cleared_through(now);
 }
@@ -122,7 +123,7 @@ Time TorusFabric::next_event_time() const {
 void TorusFabric::advance_to(Time now) {
   const FlagScope running(m_running);
   deliver_deferred(now);
-  while (!m_events.empty() && m_events.next_time() <= now) run(m_events.pop());
+  run_through(now);
   if (now > m_now) m_now = now;
   cleared_through(now);
 }
@@ -136,7 +137,7 @@ Time TorusFabric::advance_until_space(Time limit) {
       cleared_through(m_now);
       return m_now;
     }
-    run(m_events.pop());
+    run_picosecond();
   }
   cleared_through(limit);
   if (m_space_freed) return m_now;
@@ -178,32 +179,48 @@ void TorusFabric::run(const Event& e) {
       wake(e.a);
       break;
   }
-  // The last event of this picosecond: the links it woke choose among all that is ready now.
-  if (!m_woken.empty() && m_events.next_time() > e.time) arbitrate_woken(e.time);
+}
+
+void TorusFabric::run_picosecond() {
+  const Time t = m_events.next_time();
+  do run(m_events.pop());
+  while (m_events.next_time() == t);
+  // After its last event: the links woken choose among all that is ready now.
+  if (m_num_woken > 0) arbitrate_woken(t);
+}
+
+void TorusFabric::run_through(Time now) {
+  while (!m_events.empty() && m_events.next_time() <= now) run_picosecond();
 }
 
 inline void TorusFabric::wake(std::uint32_t li) {
   Link& l = m_links[li];
   if (l.woken || l.queued == 0) return;
+  // Still sending, its link-free event queued: choosing at the end of the picosecond would do nothing.
+  if (l.wake_pending && l.busy_until > m_now) return;
   // The last event of the picosecond and no other link waiting for its end: choose now, the same.
-  if (m_woken.empty() && m_events.next_time() > m_now) {
+  if (m_num_woken == 0 && m_events.next_time() > m_now) {
     try_send(li, m_now);
     return;
   }
   l.woken = true;
-  m_woken.push_back(li);
+  // Often in order: the events that woke them were made by the last picosecond's sends, in link order.
+  if (m_num_woken > 0 && li < m_woken[m_num_woken - 1]) m_woken_unsorted = true;
+  m_woken[m_num_woken++] = li;
 }
 
 void TorusFabric::arbitrate_woken(Time now) {
   // In link order, so that packets sent at once reach a shared queue in an order that does not
   // depend on which event came first.
-  // Often already in order: the events that woke them were made by the last picosecond's sends, in link order.
-  if (!std::is_sorted(m_woken.begin(), m_woken.end())) std::sort(m_woken.begin(), m_woken.end());
-  for (std::size_t i = 0; i < m_woken.size(); ++i) {
+  if (m_woken_unsorted) {
+    std::sort(m_woken.begin(), m_woken.begin() + static_cast<std::ptrdiff_t>(m_num_woken));
+    m_woken_unsorted = false;
+  }
+  for (std::size_t i = 0; i < m_num_woken; ++i) {
     m_links[m_woken[i]].woken = false;
     try_send(m_woken[i], now);
   }
-  m_woken.clear();
+  m_num_woken = 0;
 }
 
 void TorusFabric::on_route(std::uint32_t mi, Time now) {

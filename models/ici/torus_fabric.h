@@ -102,6 +102,10 @@ class TorusFabric : public Fabric, public InjectionWatch {
   };
 
   void run(const Event& e);
+  /// Runs every event of the next picosecond (with any they add at it), then the woken links choose.
+  void run_picosecond();
+  /// Runs the picoseconds due by `now`.
+  void run_through(Time now);
   /// inject()'s first part: runs the events due by `now`, their deliveries
   /// kept. Out of line: inject() is offered again and again while a queue
   /// is full, and its own code stays short that way.
@@ -146,7 +150,9 @@ class TorusFabric : public Fabric, public InjectionWatch {
   std::vector<std::uint32_t> m_free_msgs;
   std::vector<Segment> m_segs;
   std::vector<std::uint32_t> m_free_segs;
-  std::vector<std::uint32_t> m_woken;        // links to arbitrate at the end of this picosecond
+  std::vector<std::uint32_t> m_woken;        // links to arbitrate at the end of this picosecond: the first m_num_woken
+  std::size_t m_num_woken = 0;
+  bool m_woken_unsorted = false;             // they are not in link order
   std::vector<std::uint32_t> m_queued_msgs;  // per chip: messages not yet fully departed
   std::uint64_t m_in_flight = 0;
   Time m_full_ser = 0;  // serialisation of a maximum-size packet
