@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "cli_args.h"
 #include "command.h"
@@ -85,9 +86,12 @@ std::vector<std::uint64_t> parse_sizes(const std::string& s, std::uint64_t facto
 
 constexpr std::size_t kMaxLoads = 10'000;  // traffic points of one command
 constexpr double kMaxTrafficNs = 1e9;      // --warmup-ns, --measure-ns, --drain-ns
-// Runs of about a minute and more (measured: some 2 million synthetic
-// packets, 10-20 million collective wire packets a second on 4x4x4).
+// Runs of about a minute and more are announced with how long they may take.
+// Measured CPU rates: synthetic packets 0.2 million a second (large tori,
+// loads past saturation) to 2 million (4x4x4 below saturation); collective
+// wire packets 10-20 million a second on 4x4x4.
 constexpr double kWarnTrafficPackets = 2e8, kWarnWirePackets = 1e9;
+constexpr double kTrafficPacketsPerSecond[2] = {0.2e6, 2e6}, kWirePacketsPerSecond[2] = {10e6, 20e6};
 
 /// "0.05:0.95:0.1" -> 0.05, 0.15, ..., 0.95.
 std::vector<double> parse_sweep(const std::string& s) {
@@ -133,6 +137,27 @@ std::string fmt(double v, int prec) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(prec) << v;
   return s.str();
+}
+
+/// A duration for a person as {number, unit}: seconds, minutes or hours; whole from 10, else two figures.
+std::pair<std::string, std::string> duration_text(double seconds) {
+  const auto figures = [](double v) {
+    if (v >= 10) return std::to_string(std::llround(v));
+    std::ostringstream s;
+    s << std::setprecision(2) << v;
+    return s.str();
+  };
+  if (seconds < 120) return {figures(std::max(seconds, 1.0)), "s"};
+  if (seconds < 2 * 3600) return {figures(seconds / 60), "minutes"};
+  return {figures(seconds / 3600), "hours"};
+}
+
+/// "about 2 to 20 minutes at 0.2 to 2 million a second" for `units` at the rates given.
+std::string time_estimate(double units, const double (&per_second)[2]) {
+  const auto [lo, lo_unit] = duration_text(units / per_second[1]);
+  const auto [hi, hi_unit] = duration_text(units / per_second[0]);
+  return "about " + lo + (lo_unit == hi_unit ? "" : " " + lo_unit) + " to " + hi + " " + hi_unit + " at " +
+         shortest(per_second[0] / 1e6) + " to " + shortest(per_second[1] / 1e6) + " million a second";
 }
 
 void print_rows(const std::vector<std::string>& head, const std::vector<std::vector<std::string>>& rows, bool csv) {
@@ -307,7 +332,7 @@ int ici_main(int argc, char** argv) {
       std::cerr << "warning: about " << fmt(packets / 1e6, 0) << " million packets to simulate (" << loads.size()
                 << " loads x " << topo.num_chips() << " chips over --warmup-ns + --measure-ns "
                 << shortest(static_cast<double>(prm.warmup_ps + prm.measure_ps) / 1000.0)
-                << "): some minutes at a few million packets a second\n";
+                << "): " << time_estimate(packets, kTrafficPacketsPerSecond) << "\n";
     prm.seed = args["seed"].as<std::uint64_t>();
     std::vector<std::vector<std::string>> rows;
     auto& pts = out["traffic"]["points"] = nlohmann::json::array();
@@ -384,8 +409,8 @@ int ici_main(int argc, char** argv) {
                 static_cast<double>(topo.num_chips()) / cfg.max_payload_bytes;
       if (wire > kWarnWirePackets)
         std::cerr << "warning: about " << fmt(wire / 1e6, 0) << " million wire packets to simulate (--bytes on "
-                  << topo.num_chips() << " chips): some minutes at 10-20 million a second; --model analytic "
-                     "takes a message as one unit\n";
+                  << topo.num_chips() << " chips): " << time_estimate(wire, kWirePacketsPerSecond)
+                  << "; --model analytic takes a message as one unit\n";
     }
     std::vector<std::vector<std::string>> rows;
     auto& list = out["collectives"] = nlohmann::json::array();
