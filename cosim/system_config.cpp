@@ -148,8 +148,9 @@ SystemConfig parse_system_config(const std::string& text, const std::string& ori
   const YAML::Node root = r.load(text);
   SystemConfig c;
   c.file = origin;
+  // Unknown keys first: a misspelt 'system' is named, not reported missing.
+  if (root.IsMap()) r.keys(root, "", {"system"});
   if (!root.IsMap() || !root["system"]) r.fail(root, "system", "missing: the file must have a top-level 'system' mapping");
-  r.keys(root, "", {"system"});
   const YAML::Node s = root["system"];
   r.keys(s, "system", {"chips", "tiles_per_chip", "tile", "memory", "fabric", "checks"});
   if (s["chips"]) c.chips = r.uint(s["chips"], "system.chips", 1, kMaxChips);

@@ -99,7 +99,9 @@ TEST_CASE("system config errors name the file, the line and the field") {
   CHECK_THROWS_WITH(parse("system: [1, 2\n"), Catch::Contains("YAML syntax"));
   // An empty file has no line to name ("test.yaml:0" before).
   CHECK_THROWS_WITH(parse(""), "test.yaml: field 'system': missing: the file must have a top-level 'system' mapping");
-  CHECK_THROWS_WITH(parse("chips: 1\n"),
+  CHECK_THROWS_WITH(parse("chips: 1\n"), "test.yaml:1: field 'chips': unknown key (expected one of: system)");
+  CHECK_THROWS_WITH(parse("sytem:\n  chips: 1\n"), "test.yaml:1: field 'sytem': unknown key (expected one of: system)");
+  CHECK_THROWS_WITH(parse("[1, 2]\n"),
                     "test.yaml:1: field 'system': missing: the file must have a top-level 'system' mapping");
   CHECK_THROWS_WITH(load_system_config("/nonexistent/system.yaml"), Catch::Contains("/nonexistent/system.yaml"));
 }
