@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -194,6 +195,12 @@ class Reader {
     }
     if (s.size() > 2 && (s.back() == 'S' || s.back() == 's') && (s[s.size() - 2] == 'N' || s[s.size() - 2] == 'n'))
       fail(n, field, "'" + s + "': nanoseconds are written with a lowercase unit, e.g. \"14ns\"");
+    // A number with another unit ("260us", "5ps"): say which units are read.
+    if (s.size() > 1 && (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '.') &&
+        std::isalpha(static_cast<unsigned char>(s.back())))
+      fail(n, field,
+           "'" + s + "': a timing is a number of cycles or of nanoseconds written \"<x>ns\" (e.g. \"14ns\"); " +
+               "other units are not read");
     const std::uint64_t v = uint(map, where, key, def, false);
     if (v > kMaxCycles) fail(n, field, "out of range: " + s + limit);
     return static_cast<std::uint32_t>(v);

@@ -369,6 +369,12 @@ TEST_CASE("a number too large and a unit in capitals say so") {
   CHECK_THROWS_WITH(parse_edited(base, "CL: 14", "CL: 14NS"),
                     Catch::Contains("field 'device.timing.CL': '14NS': nanoseconds are written with a lowercase unit"));
   CHECK(parse_edited(base, "CL: 14", "CL: 14ns").device.t.CL == 14);  // tCK 1 ns
+  // Other units are named as not read, not reported as a bad integer.
+  for (const char* v : {"0.26us", "14000ps", "14cycles"})
+    CHECK_THROWS_WITH(parse_edited(base, "CL: 14", std::string("CL: ") + v),
+                      Catch::Contains(std::string("field 'device.timing.CL': '") + v +
+                                      "': a timing is a number of cycles or of nanoseconds") &&
+                          Catch::Contains("other units are not read"));
 }
 
 TEST_CASE("a key given twice is an error at its second line") {
