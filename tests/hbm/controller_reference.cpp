@@ -183,6 +183,8 @@ void ControllerReference::issue_column(std::uint32_t pc, std::size_t i, std::uin
   ++(p.write_mode ? s.write_bursts : s.read_bursts);
   ++(b.first == Cmd::kAct ? s.row_misses : b.first == Cmd::kPre ? s.row_conflicts : s.row_hits);
   (p.write_mode ? s.write_queue_integral : s.read_queue_integral) += c - b.queued;
+  s.bus_idle_cycles += c - s.bus_free;
+  s.bus_free = c + m_cfg.device.t.burst_cycles;
   // The oldest burst is bypassed when a younger one goes while it could
   // have gone instead (arrived, its bank not held by refresh).
   if (i != 0 && q[0].arrival <= c && !refreshing(p, q[0].bank, c))

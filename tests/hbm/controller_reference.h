@@ -34,6 +34,10 @@ class ControllerReference {
     /// Sum over the bursts of (column command cycle - cycle queued).
     std::uint64_t read_queue_integral = 0, write_queue_integral = 0;
     std::vector<std::uint64_t> bank_acts;
+    /// Data-bus idle cycles, all causes: from cycle 0 to the last column
+    /// command, the cycles no column command's burst slot covers.
+    std::uint64_t bus_idle_cycles = 0;
+    std::uint64_t bus_free = 0;  // the cycle after the last column command's burst slot
   };
 
   /// `pcs`: the pseudo-channels served (numbered as the model numbers them).

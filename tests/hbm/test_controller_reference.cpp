@@ -164,6 +164,10 @@ std::string stats_difference(const std::string& run, const std::string& pc, cons
   check("refresh_bank_cycles", model.refresh_bank_cycles, ref.refresh_bank_cycles);
   check("read_queue_integral", model.read_queue_integral, ref.read_queue_integral);
   check("write_queue_integral", model.write_queue_integral, ref.write_queue_integral);
+  // The idle time's causes share it out: together they are all of it.
+  std::uint64_t idle = model.refresh_idle_cycles + model.miss_idle_cycles + model.conflict_idle_cycles;
+  for (const std::uint64_t n : model.bus_idle_cycles) idle += n;
+  check("data-bus idle cycles of all causes", idle, ref.bus_idle_cycles);
   check("bank_acts banks", model.bank_acts.size(), ref.bank_acts.size());
   for (std::size_t b = 0; b < std::min(model.bank_acts.size(), ref.bank_acts.size()); ++b)
     check("bank_acts[" + std::to_string(b) + "]", model.bank_acts[b], ref.bank_acts[b]);
@@ -181,7 +185,8 @@ RefStats sum(const test::ControllerReference& ref, std::uint32_t pcs) {
                             {&t.refreshes, p.refreshes}, {&t.refreshes_postponed, p.refreshes_postponed},
                             {&t.refresh_bank_cycles, p.refresh_bank_cycles},
                             {&t.read_queue_integral, p.read_queue_integral},
-                            {&t.write_queue_integral, p.write_queue_integral}})
+                            {&t.write_queue_integral, p.write_queue_integral},
+                            {&t.bus_idle_cycles, p.bus_idle_cycles}})
       *to += from;
     for (std::size_t b = 0; b < t.bank_acts.size(); ++b) t.bank_acts[b] += p.bank_acts[b];
   }
