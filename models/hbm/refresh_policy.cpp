@@ -1,5 +1,6 @@
 #include "models/hbm/refresh_policy.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace mxc::hbm {
@@ -29,7 +30,12 @@ std::uint64_t RefreshPolicy::on_issue(Cmd cmd, std::uint64_t cycle) {
   if (m_for_due) m_due += m_interval;
   else --m_owed;
   m_for_due = false;
-  const std::uint64_t lost = cycle - m_pending_since + m_busy;
+  // From when it held its banks to the end of its tRFC / tRFCsb, but each
+  // bank-cycle once: a refresh that fell due while the last one's tRFC
+  // still ran (one due during a batch of owed ones, or while an idle
+  // controller paid them) counts from that one's end.
+  const std::uint64_t last_end = m_spans[m_mode == RefreshMode::kPerBank ? m_bank : 0].end;
+  const std::uint64_t lost = cycle + m_busy - std::max(m_pending_since, last_end);
   const auto set = [&](Span& s) {
     if (m_pending_since > s.end) s.start = m_pending_since;  // else an owed one, back to back: one span
     s.end = cycle + m_busy;

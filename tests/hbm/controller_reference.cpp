@@ -19,6 +19,7 @@ ControllerReference::ControllerReference(const MemoryConfig& cfg, std::uint32_t 
   for (Pc& p : m_pcs) {
     p.open.assign(cfg.device.org.banks(), -1);
     p.refresh.until.assign(cfg.device.org.banks(), 0);
+    p.stats.bank_acts.assign(cfg.device.org.banks(), 0);
     switch (cfg.controller.refresh) {
       case RefreshMode::kAllBank:
         p.refresh.due = t.REFI;
@@ -45,7 +46,7 @@ void ControllerReference::accept(std::uint64_t id, const std::vector<BurstTarget
     Pc& p = m_pcs[b.pc];
     // Seen frontend_cycles after the cycle, and never in a cycle already stepped.
     const std::uint64_t arrival = std::max(cycle + m_cfg.controller.frontend_cycles, m_next);
-    (write ? p.writes : p.reads).push_back(Burst{id, arrival, b.bank, b.row, b.col});
+    (write ? p.writes : p.reads).push_back(Burst{id, arrival, b.bank, b.row, b.col, cycle});
   }
   m_remaining[id] = static_cast<std::uint32_t>(bursts.size());
   m_latest[id] = 0;
@@ -98,12 +99,15 @@ void ControllerReference::update_refresh(Pc& p, std::uint64_t c) {
   if (c >= r.due) {
     if (busy && r.owed < postpone) {
       ++r.owed;
+      ++p.stats.refreshes_postponed;
       r.due += m_cfg.device.t.REFI;
       return;
     }
     r.pending = r.for_due = true;
+    r.since = c;
   } else if (r.owed != 0 && !busy) {
     r.pending = true;
+    r.since = c;
   }
 }
 
@@ -113,16 +117,23 @@ void ControllerReference::issue(std::uint32_t pc, Cmd cmd, std::uint32_t bank, s
   const DramCommand d{cmd, bank, row, col, c};
   m_checker.on_command(pc, d);
   p.issued.push_back(d);
+  Stats& s = p.stats;
   switch (cmd) {
     case Cmd::kAct:
       p.open[bank] = row;
+      ++s.acts;
+      ++s.bank_acts[bank];
       break;
     case Cmd::kPre:
+      ++s.pres;
+      p.open[bank] = -1;
+      break;
     case Cmd::kRdA:
     case Cmd::kWrA:
       p.open[bank] = -1;
       break;
     case Cmd::kPreA:
+      ++s.pres;
       std::fill(p.open.begin(), p.open.end(), -1);
       break;
     case Cmd::kRefAb:
@@ -135,10 +146,19 @@ void ControllerReference::issue(std::uint32_t pc, Cmd cmd, std::uint32_t bank, s
         --r.owed;
       r.for_due = false;
       r.pending = r.owed != 0;  // the owed ones follow back to back
+      ++s.refreshes;
+      // Each bank it refreshes was held from the refresh becoming pending
+      // (or from the end of its last refresh, when that ended later: an
+      // owed one of a batch, or one that fell due while the last ran) to
+      // the end of this one's tRFC / tRFCsb.
+      const auto hold = [&](std::uint32_t b, std::uint64_t end) {
+        s.refresh_bank_cycles += end - std::min(end, std::max(r.since, r.until[b]));
+        r.until[b] = end;
+      };
       if (cmd == Cmd::kRefAb) {
-        std::fill(r.until.begin(), r.until.end(), c + t.RFC);
+        for (std::uint32_t b = 0; b < r.until.size(); ++b) hold(b, c + t.RFC);
       } else {
-        r.until[bank] = c + t.RFCsb;
+        hold(bank, c + t.RFCsb);
         r.bank = (r.bank + 1) % m_cfg.device.org.banks();
       }
       break;
@@ -159,6 +179,12 @@ void ControllerReference::issue_column(std::uint32_t pc, std::size_t i, std::uin
       m_cfg.controller.page_policy == PagePolicy::kClosed && hits(p, p.reads, b.bank) + hits(p, p.writes, b.bank) == 1;
   const Cmd cmd = p.write_mode ? (ap ? Cmd::kWrA : Cmd::kWr) : (ap ? Cmd::kRdA : Cmd::kRd);
   issue(pc, cmd, b.bank, b.row, b.col, c);
+  Stats& s = p.stats;
+  ++(p.write_mode ? s.write_bursts : s.read_bursts);
+  ++(b.first == Cmd::kAct ? s.row_misses : b.first == Cmd::kPre ? s.row_conflicts : s.row_hits);
+  (p.write_mode ? s.write_queue_integral : s.read_queue_integral) += c - b.queued;
+  s.bus_idle_cycles += c - s.bus_free;
+  s.bus_free = c + m_cfg.device.t.burst_cycles;
   // The oldest burst is bypassed when a younger one goes while it could
   // have gone instead (arrived, its bank not held by refresh).
   if (i != 0 && q[0].arrival <= c && !refreshing(p, q[0].bank, c))
@@ -243,7 +269,10 @@ void ControllerReference::step(std::uint32_t pc, std::uint64_t c) {
   if (row_used) row = kNone;
   if (!cc.dual_command && col != kNone) row = kNone;  // one command bus
   if (!cc.dual_command && row_used) col = kNone;
-  if (row != kNone) issue(pc, row_cmd, q[row].bank, q[row].row, q[row].col, c);
+  if (row != kNone) {
+    if (q[row].first == Cmd::kRd) q[row].first = row_cmd;  // classifies the burst
+    issue(pc, row_cmd, q[row].bank, q[row].row, q[row].col, c);
+  }
   if (col != kNone) issue_column(pc, col, c);
 }
 

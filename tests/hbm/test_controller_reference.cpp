@@ -4,11 +4,15 @@
 // policies drawn at random) and random requests offered at random times;
 // both must accept the same requests, issue the same commands (cycle,
 // command, bank, row, column) on every pseudo-channel and complete every
-// request at the same time. The reference asks the independent timing checker whether a
-// command is legal, so a command the model issues later than it could
-// shows here, as does a choice among candidates other than the documented
-// one. MXCOSIM_RANDOM_SEED (first seed) and MXCOSIM_RANDOM_SEEDS (how many)
-// choose the seeds.
+// request at the same time, and count the same statistics (PcStats, per
+// pseudo-channel and in total, and what the summary makes of them), the
+// reference counting each as docs/hbm.md defines it. The reference asks
+// the independent timing checker whether a command is legal, so a command
+// the model issues later than it could shows here, as does a choice among
+// candidates other than the documented one. The statistics are also held against a second model run as
+// `mxcosim hbm` runs it (no observer, no checker), which may count idle
+// refreshes at once instead of stepping through them. MXCOSIM_RANDOM_SEED
+// (first seed) and MXCOSIM_RANDOM_SEEDS (how many) choose the seeds.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -19,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "models/hbm/hbm_summary.h"
 #include "tests/hbm/controller_reference.h"
 #include "tests/hbm/hbm_test_util.h"
 
@@ -136,10 +141,111 @@ std::string first_difference(std::uint32_t pc, const std::vector<DramCommand>& m
   return s.str();
 }
 
+using RefStats = test::ControllerReference::Stats;
+
+/// Where pseudo-channel `pc`'s statistics in `model` differ from the
+/// reference's `ref`, one line each; empty when they agree.
+std::string stats_difference(const std::string& run, const std::string& pc, const PcStats& model,
+                             const RefStats& ref) {
+  std::ostringstream s;
+  const auto check = [&](const std::string& name, std::uint64_t got, std::uint64_t want) {
+    if (got != want)
+      s << run << ", " << pc << ": " << name << " " << got << " in the model, " << want << " in the reference\n";
+  };
+  check("read_bursts", model.read_bursts, ref.read_bursts);
+  check("write_bursts", model.write_bursts, ref.write_bursts);
+  check("row_hits", model.row_hits, ref.row_hits);
+  check("row_misses", model.row_misses, ref.row_misses);
+  check("row_conflicts", model.row_conflicts, ref.row_conflicts);
+  check("acts", model.acts, ref.acts);
+  check("pres", model.pres, ref.pres);
+  check("refreshes", model.refreshes, ref.refreshes);
+  check("refreshes_postponed", model.refreshes_postponed, ref.refreshes_postponed);
+  check("refresh_bank_cycles", model.refresh_bank_cycles, ref.refresh_bank_cycles);
+  check("read_queue_integral", model.read_queue_integral, ref.read_queue_integral);
+  check("write_queue_integral", model.write_queue_integral, ref.write_queue_integral);
+  // The idle time's causes share it out: together they are all of it.
+  std::uint64_t idle = model.refresh_idle_cycles + model.miss_idle_cycles + model.conflict_idle_cycles;
+  for (const std::uint64_t n : model.bus_idle_cycles) idle += n;
+  check("data-bus idle cycles of all causes", idle, ref.bus_idle_cycles);
+  check("bank_acts banks", model.bank_acts.size(), ref.bank_acts.size());
+  for (std::size_t b = 0; b < std::min(model.bank_acts.size(), ref.bank_acts.size()); ++b)
+    check("bank_acts[" + std::to_string(b) + "]", model.bank_acts[b], ref.bank_acts[b]);
+  return s.str();
+}
+
+/// The reference's statistics summed over its pseudo-channels.
+RefStats sum(const test::ControllerReference& ref, std::uint32_t pcs) {
+  RefStats t = ref.stats(0);
+  for (std::uint32_t pc = 1; pc < pcs; ++pc) {
+    const RefStats& p = ref.stats(pc);
+    for (auto [to, from] : {std::pair{&t.read_bursts, p.read_bursts}, {&t.write_bursts, p.write_bursts},
+                            {&t.row_hits, p.row_hits}, {&t.row_misses, p.row_misses},
+                            {&t.row_conflicts, p.row_conflicts}, {&t.acts, p.acts}, {&t.pres, p.pres},
+                            {&t.refreshes, p.refreshes}, {&t.refreshes_postponed, p.refreshes_postponed},
+                            {&t.refresh_bank_cycles, p.refresh_bank_cycles},
+                            {&t.read_queue_integral, p.read_queue_integral},
+                            {&t.write_queue_integral, p.write_queue_integral},
+                            {&t.bus_idle_cycles, p.bus_idle_cycles}})
+      *to += from;
+    for (std::size_t b = 0; b < t.bank_acts.size(); ++b) t.bank_acts[b] += p.bank_acts[b];
+  }
+  return t;
+}
+
+/// What the summary of a run ending at `end` reports from the statistics,
+/// against the figures docs/hbm.md defines, worked out from the
+/// reference's counts; empty when they agree.
+std::string summary_difference(const HbmModel& m, const test::ControllerReference& ref, Time end) {
+  const MemoryConfig& cfg = m.config();
+  const std::uint32_t pcs = m.num_pcs();
+  LoopResult run;
+  run.requests = m.requests_done();
+  run.sim_time_ps = end;
+  const HbmSummary s = summarize(m, run);
+  const RefStats t = sum(ref, pcs);
+  std::uint64_t owed = 0;
+  for (std::uint32_t pc = 0; pc < pcs; ++pc) owed += ref.owed(pc);
+  std::ostringstream out;
+  const auto check = [&](const std::string& name, double got, double want) {
+    if (std::abs(got - want) > 1e-9 * std::max(1.0, std::abs(want)))
+      out << "summary: " << name << " " << got << " in the model, " << want << " from the reference\n";
+  };
+  check("row_hits", s.row_hits, t.row_hits);
+  check("row_misses", s.row_misses, t.row_misses);
+  check("row_conflicts", s.row_conflicts, t.row_conflicts);
+  check("activates", s.activates, t.acts);
+  check("refreshes", s.refreshes, t.refreshes);
+  check("refreshes_postponed", s.refreshes_postponed, t.refreshes_postponed);
+  check("refreshes_owed_at_end", s.refreshes_owed, owed);
+  check("bank_activates banks", s.bank_activates.size(), t.bank_acts.size());
+  for (std::size_t b = 0; b < std::min(s.bank_activates.size(), t.bank_acts.size()); ++b)
+    check("bank_activates[" + std::to_string(b) + "]", s.bank_activates[b], t.bank_acts[b]);
+  // Per pseudo-channel, over the run's cycles: queue occupancy, the share
+  // of bank-time refresh held, the data buses' busy share; and each data
+  // bus's whole bursts over the run's time.
+  const double cycles = static_cast<double>(end) / cfg.device.t.tCK_ps, ns = static_cast<double>(end) / 1000;
+  check("avg_read_queue", s.avg_read_queue, t.read_queue_integral / cycles / pcs);
+  check("avg_write_queue", s.avg_write_queue, t.write_queue_integral / cycles / pcs);
+  check("refresh_fraction", s.refresh_fraction,
+        std::min(1.0, t.refresh_bank_cycles / (cycles * pcs * cfg.device.org.banks())));
+  const double bursts = static_cast<double>(t.read_bursts + t.write_bursts);
+  check("bus_busy_fraction", s.bus_busy_fraction, std::min(1.0, bursts * cfg.device.t.burst_cycles / (cycles * pcs)));
+  const double burst_bytes = cfg.device.org.burst_bytes();
+  for (std::uint32_t pc = 0; pc < pcs; ++pc) {
+    check("pseudo_channel_read_bandwidth_gbps[" + std::to_string(pc) + "]", s.pc_read_gbps.at(pc),
+          ref.stats(pc).read_bursts * burst_bytes / ns);
+    check("pseudo_channel_write_bandwidth_gbps[" + std::to_string(pc) + "]", s.pc_write_gbps.at(pc),
+          ref.stats(pc).write_bursts * burst_bytes / ns);
+  }
+  return out.str();
+}
+
 /// What the seeds compared, summed (so that a run that compares nothing fails).
 struct Totals {
   std::uint64_t commands = 0, requests = 0;
   std::uint64_t by_cmd[kNumCmds] = {};
+  RefStats stats;  // the reference's statistics, all seeds
 };
 
 /// Runs one seed; returns what differs (empty when nothing).
@@ -153,6 +259,11 @@ std::string run_seed(std::uint64_t seed, const Features& f, Totals& totals) {
   m.set_command_observer([&](std::uint32_t pc, const DramCommand& c) { commands[pc].push_back(c); });
   std::map<std::uint64_t, Time> done;
   m.set_completion([&](const MemResponse& r) { done[r.id] = r.complete; });
+  // The same requests on a model run as `mxcosim hbm` runs it: no observer,
+  // no checker, so idle refreshes may be counted at once.
+  MemoryConfig plain_cfg = cfg;
+  plain_cfg.check_timing = false;
+  HbmModel plain("hbm", plain_cfg);
 
   const Time tck = cfg.device.t.tCK_ps;
   // Addresses over a few rows of every bank: hits, misses and conflicts.
@@ -193,6 +304,10 @@ std::string run_seed(std::uint64_t seed, const Features& f, Totals& totals) {
       bool room = true;
       for (const auto& [pc, n] : per_pc) room &= ref.can_accept(pc, req.write, n);
       const bool taken = m.send(req, t);
+      if (plain.send(req, t) != taken) {
+        why << "request " << i << ": the two models differ on taking it\n";
+        return why.str();
+      }
       if (taken != room) {
         why << "request " << i << " at cycle " << cycle << ": the model " << (taken ? "accepted" : "refused")
             << " it, the reference " << (room ? "has room" : "has none") << "\n";
@@ -206,6 +321,10 @@ std::string run_seed(std::uint64_t seed, const Features& f, Totals& totals) {
     }
   }
   // Both to the end of the last request, then idle a while (refresh goes on).
+  for (Time tp = t; plain.outstanding() != 0 && plain.next_event_time() != kNever;) {
+    tp = std::max(tp, plain.next_event_time());
+    plain.advance_to(tp);
+  }
   while (m.outstanding() != 0) {
     const Time next = m.next_event_time();
     if (next == kNever) {
@@ -217,6 +336,7 @@ std::string run_seed(std::uint64_t seed, const Features& f, Totals& totals) {
   }
   t += (rng() % 3000) * tck;
   m.finish(t);
+  plain.finish(t);
   ref.run_until(t / tck);
 
   std::string diff;
@@ -229,6 +349,25 @@ std::string run_seed(std::uint64_t seed, const Features& f, Totals& totals) {
     for (const DramCommand& c : commands[pc]) ++totals.by_cmd[static_cast<int>(c.cmd)];
   }
   totals.requests += requests;
+  // The statistics, at the end of the run: every request done, refreshes
+  // replayed up to the same cycle.
+  for (std::uint32_t pc = 0; pc < pcs && diff.empty(); ++pc) {
+    const std::string name = "pc " + std::to_string(pc);
+    diff = stats_difference("stepping through refreshes", name, m.pc_stats(pc), ref.stats(pc)) +
+           stats_difference("as mxcosim hbm runs", name, plain.pc_stats(pc), ref.stats(pc));
+  }
+  if (diff.empty())
+    diff = stats_difference("as mxcosim hbm runs", "all", plain.total_stats(), sum(ref, pcs)) +
+           summary_difference(plain, ref, t);
+  if (!diff.empty()) return why.str() + diff;
+  const RefStats all = sum(ref, pcs);
+  for (auto [to, from] : {std::pair{&totals.stats.row_hits, all.row_hits}, {&totals.stats.row_misses, all.row_misses},
+                          {&totals.stats.row_conflicts, all.row_conflicts}, {&totals.stats.refreshes, all.refreshes},
+                          {&totals.stats.refreshes_postponed, all.refreshes_postponed},
+                          {&totals.stats.refresh_bank_cycles, all.refresh_bank_cycles},
+                          {&totals.stats.read_queue_integral, all.read_queue_integral},
+                          {&totals.stats.write_queue_integral, all.write_queue_integral}})
+    *to += from;
   for (std::uint32_t i = 0; i < requests; ++i) {
     const auto r = ref.completions().find(i);
     const Time want = r == ref.completions().end() ? kNever : m.clock().edge(r->second);
@@ -266,6 +405,15 @@ void run_seeds(const Features& f, std::uint64_t default_count) {
   for (int c = 0; c < kNumCmds; ++c) kinds << " " << cmd_name(static_cast<Cmd>(c)) << " " << totals.by_cmd[c];
   INFO(totals.commands << " commands (" << kinds.str() << ") and " << totals.requests << " requests compared");
   CHECK(totals.commands > 10 * count);
+  // Every statistic compared was met: each kind of burst, refreshes
+  // postponed and not, both queues waited in.
+  const RefStats& st = totals.stats;
+  INFO("row hits / misses / conflicts " << st.row_hits << " / " << st.row_misses << " / " << st.row_conflicts
+                                        << ", refreshes " << st.refreshes << " (" << st.refreshes_postponed
+                                        << " postponed, " << st.refresh_bank_cycles << " bank-cycles), queues "
+                                        << st.read_queue_integral << " / " << st.write_queue_integral);
+  CHECK(std::min({st.row_hits, st.row_misses, st.row_conflicts, st.refreshes, st.read_queue_integral}) > count);
+  CHECK(std::min({st.refreshes_postponed, st.refresh_bank_cycles, st.write_queue_integral}) > 0);
 }
 
 }  // namespace

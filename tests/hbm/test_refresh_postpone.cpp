@@ -99,6 +99,28 @@ TEST_CASE("an idle refresh policy catches up on owed refreshes before the next d
   CHECK(r.next_due() == 300);  // the due cycles did not move
 }
 
+TEST_CASE("a refresh due while owed ones are paid counts each bank-cycle once") {
+  // Two owed, paid from 295 (idle): REFab at 296 and 306 hold every bank
+  // until 316. The one due at 300 is pending from the next step, 307, and
+  // issues at 316: refresh held every bank from 295 to 326, 31 cycles.
+  const std::uint32_t banks = 16;
+  RefreshPolicy r(RefreshMode::kAllBank, small_timing(), banks, 7);
+  std::uint64_t postponed = 0;
+  r.update(100, true, postponed);
+  r.update(200, true, postponed);
+  r.update(295, false, postponed);
+  REQUIRE(r.pending());
+  std::uint64_t held = r.on_issue(Cmd::kRefAb, 296);
+  held += r.on_issue(Cmd::kRefAb, 306);
+  REQUIRE_FALSE(r.pending());
+  r.update(307, false, postponed);
+  REQUIRE(r.pending());
+  CHECK(r.on_issue(Cmd::kRefAb, 316) == 10 * banks);  // its tRFC only: 307 to 316 was the last one's
+  held += 10 * banks;
+  CHECK(held == (326 - 295) * banks);
+  CHECK(r.next_due() == 400);
+}
+
 TEST_CASE("per-bank refresh is never postponed") {
   HbmTiming t = small_timing();
   t.REFIsb = 20;
