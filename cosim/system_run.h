@@ -90,9 +90,11 @@ struct SystemRunResult {
   std::uint64_t instructions = 0;
   Time sim_time_ps = 0;
   double wall_seconds = 0;
+  /// Result elements compared; a program's, whose results are its memory: the 4-byte words of
+  /// memory_bytes_checked (the same bytes, counted in words).
   std::uint64_t elements_checked = 0;
-  /// Memory bytes compared with the reference's image beside the elements (every page the
-  /// image holds or an RTL tile wrote, less the elements and the model tiles' writes).
+  /// Memory bytes compared with the reference's image (every page the image holds or an RTL
+  /// tile wrote, less the model tiles' writes and a GEMM's or an MLP's result elements).
   std::uint64_t memory_bytes_checked = 0;
   std::uint64_t mismatch_count = 0;
   std::vector<Mismatch> mismatches;       ///< Every checker's, earliest first.

@@ -48,7 +48,7 @@ std::string results_cause(const ResultsFile& r) {
 
 // Exit 0 is a pass only when the results agree: a wrapper (`--exe`) may lose
 // a failed run's exit code, and its results.json still says what happened.
-Verdict decide_exit_0(const ResultsFile& results, bool expect_fail, bool writes_results) {
+Verdict decide_exit_0(const ResultsFile& results, bool expect_fail, bool writes_results, const std::string& fault) {
   if (writes_results && !results.parsed)
     return {"error", results.parse_error.empty() ? "exited 0 but wrote no results.json"
                                                  : "exited 0 but its results.json is not a JSON object"};
@@ -57,7 +57,11 @@ Verdict decide_exit_0(const ResultsFile& results, bool expect_fail, bool writes_
     const std::string why = results_cause(results);
     return {"fail", why.empty() ? "exited 0 but its results.json says status 'fail'" : why};
   }
-  if (expect_fail) return {"fail", "mutation not detected: the run passed although a fault was injected"};
+  // Say what was expected of it: a fault its arguments inject, or only the suite's `expect: fail`
+  // (a wrapper's own fault, a known failure).
+  if (expect_fail)
+    return {"fail", fault.empty() ? "expected to fail (expect: fail) but passed: no mismatch recorded"
+                                  : "mutation not detected: the run passed although it ran with " + fault};
   return {"pass", ""};
 }
 
@@ -72,7 +76,7 @@ Verdict decide_exit_1(const ResultsFile& results, const std::string& stderr_text
 }
 
 Verdict decide_whole(const ProcessOutcome& p, const ResultsFile& results, const std::string& stderr_text,
-                     bool expect_fail, double timeout_seconds, bool writes_results) {
+                     bool expect_fail, double timeout_seconds, bool writes_results, const std::string& fault) {
   using Kind = ProcessOutcome::Kind;
   switch (p.kind) {
     case Kind::spawn_failed:
@@ -84,7 +88,7 @@ Verdict decide_whole(const ProcessOutcome& p, const ResultsFile& results, const 
                            std::to_string(p.log_limit >> 20) + " MiB (mxcosim regress --max-log-mb)"};
     case Kind::exited: break;
   }
-  if (p.exit_code == 0) return decide_exit_0(results, expect_fail, writes_results);
+  if (p.exit_code == 0) return decide_exit_0(results, expect_fail, writes_results, fault);
   if (p.exit_code == 1) return decide_exit_1(results, stderr_text, expect_fail);
   const std::string last = last_line(stderr_text);
   if (p.exit_code == 2 && stderr_text.find("no RTL of a ") != std::string::npos) {
@@ -100,10 +104,24 @@ bool utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xc0) =
 }  // namespace
 
 Verdict decide(const ProcessOutcome& p, const ResultsFile& results, const std::string& stderr_text,
-               bool expect_fail, double timeout_seconds, bool writes_results) {
-  Verdict v = decide_whole(p, results, stderr_text, expect_fail, timeout_seconds, writes_results);
+               bool expect_fail, double timeout_seconds, bool writes_results, const std::string& fault) {
+  Verdict v = decide_whole(p, results, stderr_text, expect_fail, timeout_seconds, writes_results, fault);
   v.message = short_message(v.message);
   return v;
+}
+
+std::string injected_fault(const std::vector<std::string>& args) {
+  std::string out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    std::string given;
+    if ((a == "--inject-fault" || a == "--mutant") && i + 1 < args.size())
+      given = a + " " + args[++i];
+    else if (a.rfind("--inject-fault=", 0) == 0 || a.rfind("--mutant=", 0) == 0)
+      given = a;
+    if (!given.empty()) out += (out.empty() ? "" : " ") + given;
+  }
+  return out;
 }
 
 std::string short_message(const std::string& text, std::size_t max) {

@@ -1,6 +1,7 @@
 #pragma once
 // Deciding a test's status from how its process ended and what it wrote.
 #include <string>
+#include <vector>
 
 #include "regress/result_reader.h"
 #include "regress/subprocess.h"
@@ -12,14 +13,17 @@ struct Verdict {
   std::string message;
 };
 
-/// `stderr_text` is the test's captured stderr; `expect_fail` marks a
-/// mutation test, which passes only when the checker reports a mismatch
-/// (whatever the exit code); `writes_results` marks a command that always
+/// `stderr_text` is the test's captured stderr; `expect_fail` marks an
+/// expected failure (a mutation test), which passes only when the checker
+/// reports a mismatch (whatever the exit code); `writes_results` marks a command that always
 /// writes its --json results (run, hbm, ici, model).
 ///  exit 0            -> pass, unless results.json says status fail or
 ///                       records a mismatch (fail with it), or a command
 ///                       that writes results wrote none readable (error);
-///                       mutation test: fail, "mutation not detected"
+///                       expected failure: fail, "mutation not detected: the
+///                       run passed although it ran with FAULT" (`fault`, what
+///                       its arguments inject: injected_fault()), or without
+///                       one "expected to fail (expect: fail) but passed"
 ///  exit 1            -> fail with the results' error or first mismatch,
 ///                       else the last stderr line
 ///  exit 2 + "no RTL of a" -> skipped: size not built (see docs/regress.md)
@@ -28,7 +32,12 @@ struct Verdict {
 ///  signal / timeout  -> error: "crash: SIGSEGV" / "timeout after 60 s"
 /// The message is at most kMaxMessage bytes (short_message).
 Verdict decide(const ProcessOutcome& p, const ResultsFile& results, const std::string& stderr_text,
-               bool expect_fail, double timeout_seconds, bool writes_results = false);
+               bool expect_fail, double timeout_seconds, bool writes_results = false,
+               const std::string& fault = "");
+
+/// The options of `args` that inject a fault, as given: "--inject-fault 5",
+/// "--mutant skew_off_by_one", both in their order, or "" when none does.
+std::string injected_fault(const std::vector<std::string>& args);
 
 /// The longest message a result keeps: a test's last stderr line may be
 /// megabytes long, and every report and console line shows it.

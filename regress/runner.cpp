@@ -535,7 +535,8 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     if (outcome.exit_code >= 0) rec.exit_code = outcome.exit_code;
     const ResultsFile results = read_results_file((r.dir / "results.json").string(), rec);
     const Verdict v = decide(outcome, results, read_tail(r.dir / "stderr.log"), r.spec->expect_fail,
-                             opts.timeout_seconds.value_or(r.spec->timeout_seconds), writes_results(*r.spec));
+                             opts.timeout_seconds.value_or(r.spec->timeout_seconds), writes_results(*r.spec),
+                             injected_fault(r.spec->args));
     rec.status = v.status;
     rec.message = v.message;
     rec.finished_at = utc_now();

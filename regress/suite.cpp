@@ -29,6 +29,9 @@ using Axis = std::vector<AxisValue>;
 // Tests one suite may expand to.
 constexpr std::size_t kMaxTests = 100000;
 
+// The commands of mxcosim whose results never record a mismatch.
+const std::set<std::string> kRecordsNoMismatch{"hbm", "ici", "model", "serve", "report", "regress"};
+
 class Loader {
  public:
   explicit Loader(std::string path) : m_path(std::move(path)) {}
@@ -280,6 +283,12 @@ class Loader {
       const std::string e = scalar(g["expect"], f + ".expect");
       if (e != "pass" && e != "fail") fail(g["expect"], f + ".expect", "expected 'pass' or 'fail', got '" + e + "'");
       expect_fail = e == "fail";
+      // An expected failure passes only on a recorded mismatch: a command that records none
+      // would fail every time, whatever its checkers do.
+      if (expect_fail && kRecordsNoMismatch.count(base.front()))
+        fail(g["expect"], f + ".expect",
+             "'fail' passes only when the test records a mismatch, which 'mxcosim " + base.front() +
+                 "' never does (only 'mxcosim run' checks results): the test could never pass");
     }
     std::vector<std::string> tags = suite_tags;
     for (auto& t : this->tags(g["tags"], f + ".tags")) tags.push_back(t);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bridge/rtl_tile.h"
+#include "cosim/results_json.h"
 #include "cosim/system_run.h"
 #include "cosim/workload.h"
 #include "models/core/hex.h"
@@ -277,6 +278,22 @@ TEST_CASE("the memory check compares the whole image beside the result elements"
   CHECK(r.result.passed);
   CHECK(r.result.elements_checked == 64);
   CHECK(r.result.memory_bytes_checked == pages.size() * 4096 - 64 * 4);
+}
+
+TEST_CASE("a program's elements are the 4-byte words of the memory it compares: the same bytes") {
+  // int8_matmul.s loads W from 0x1000 and X from 0x2000 and stores C at 0x3000, each well inside
+  // its 4 KiB page: the reference's image holds those three pages, each compared whole. A program
+  // has no result elements apart from its memory, so the elements are those bytes in words.
+  const SystemRunOptions o = program("int8_matmul.s");
+  const Run r = run_with(o, nullptr);
+  INFO(show(r.result));
+  CHECK(r.result.passed);
+  const std::uint64_t pages_bytes = 3 * 4096;
+  CHECK(r.result.memory_bytes_checked == pages_bytes);
+  CHECK(r.result.elements_checked == pages_bytes / 4);
+  const auto j = results_json(o, r.result);
+  CHECK(j["memory_bytes_checked"] == pages_bytes);
+  CHECK(j["elements_checked"] == pages_bytes / 4);
 }
 
 TEST_CASE("a data mismatch is stamped with the last write to its address, inside the failure waveform") {

@@ -138,9 +138,38 @@ TEST_CASE("verdicts: pass, mismatch, size not built, usage error, crash, timeout
   CHECK(decide(exited(1), failed, "", true, 60).status == "pass");  // mutation caught
   const Verdict missed = decide(exited(0), none, "", true, 60);
   CHECK(missed.status == "fail");
-  CHECK(missed.message == "mutation not detected: the run passed although a fault was injected");
+  // Without a fault its arguments name, the message claims none: only what the suite expected.
+  CHECK(missed.message == "expected to fail (expect: fail) but passed: no mismatch recorded");
   CHECK(decide(exited(1), none, "", true, 60).status == "fail");  // failed, but not by a mismatch
   CHECK(decide(exited(7), none, "boom\n", false, 60).message == "exit code 7: boom");
+}
+
+TEST_CASE("an expected failure that passes names the fault its arguments inject and no other") {
+  const ResultsFile none;
+  const ResultsFile clean = [] {
+    TestRecord r;
+    return read_results_json(R"({"status": "pass", "mismatch_count": 0, "mismatches": []})", r);
+  }();
+  CHECK(injected_fault({"run", "--m", "4", "--inject-fault", "5", "--seed", "1"}) == "--inject-fault 5");
+  CHECK(injected_fault({"run", "--mutant", "skew_off_by_one", "--rows", "4"}) == "--mutant skew_off_by_one");
+  CHECK(injected_fault({"run", "--inject-fault=7", "--mutant", "r_beat_lost"}) ==
+        "--inject-fault=7 --mutant r_beat_lost");
+  // A value that only reads like the option is not one; nor is the option with no value after it.
+  CHECK(injected_fault({"run", "--program", "inject-fault.s", "--inject-fault"}).empty());
+  CHECK(injected_fault({"hbm", "--requests", "10"}).empty());
+
+  const Verdict flipped = decide(exited(0), clean, "", true, 60, true, "--inject-fault 5");
+  CHECK(flipped.status == "fail");
+  CHECK(flipped.message == "mutation not detected: the run passed although it ran with --inject-fault 5");
+  CHECK(decide(exited(0), none, "", true, 60, false, "--mutant wstrb_short").message ==
+        "mutation not detected: the run passed although it ran with --mutant wstrb_short");
+  const Verdict plain = decide(exited(0), clean, "", true, 60, true, "");
+  CHECK(plain.status == "fail");
+  CHECK(plain.message == "expected to fail (expect: fail) but passed: no mismatch recorded");
+  // The fault does not change any other verdict.
+  CHECK(decide(exited(0), clean, "", false, 60, true, "--inject-fault 5").status == "pass");
+  TestRecord r;
+  CHECK(decide(exited(1), read_results_json(kFailedRun, r), "", true, 60, true, "--inject-fault 5").status == "pass");
 }
 
 TEST_CASE("exit 0 is a pass only when results.json does not say the run failed") {

@@ -988,21 +988,25 @@ exit 0
   const Suite s = parse_suite("suite: s\ngroups:\n  - {name: lost, args: {how: mismatch}}\n"
                               "  - {name: mutation, args: {how: mismatch}, expect: fail}\n"
                               "  - {name: missed, args: {how: clean}, expect: fail}\n"
-                              "  - {name: nothing, args: {how: none}}\n  - {name: ok, args: {how: clean}}\n",
+                              "  - {name: nothing, args: {how: none}}\n  - {name: ok, args: {how: clean}}\n"
+                              "  - {name: flipped, args: {how: clean, inject-fault: 5}, expect: fail}\n",
                               "s.yaml");
   const RunnerOptions o = quiet_options(dir / "wrapper.sh", dir / "out");
   HistoryDb db(dir / "r.db");
   const RunSummary sum = run_suite(s, o, db);
   const auto res = db.results(sum.run_id);
-  REQUIRE(res.size() == 5);
+  REQUIRE(res.size() == 6);
   CHECK(res[0].status == "fail");
   CHECK(res[0].message == "sb C[0][1] value: expected 1, got 0");
   CHECK(res[1].status == "pass");
   CHECK(res[2].status == "fail");
-  CHECK(res[2].message == "mutation not detected: the run passed although a fault was injected");
+  // No fault in its arguments: the message claims none.
+  CHECK(res[2].message == "expected to fail (expect: fail) but passed: no mismatch recorded");
   CHECK(res[3].status == "error");
   CHECK(res[3].message == "exited 0 but wrote no results.json");
   CHECK(res[4].status == "pass");
+  CHECK(res[5].status == "fail");
+  CHECK(res[5].message == "mutation not detected: the run passed although it ran with --inject-fault 5");
 }
 
 namespace {

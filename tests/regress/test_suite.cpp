@@ -240,6 +240,32 @@ TEST_CASE("the shipped suites load, and the smoke suite stays CI-sized") {
   }
   const Suite nightly = load_suite(MXCOSIM_SOURCE_DIR "/regress/nightly.yaml");
   CHECK(nightly.tests.size() == 64 + 2 + 16 + 8 + 6 + 6);  // gemm, large, memory, ...
+  // data, data-bf16, timing, handshake, protocol, ici: mutants x 2 seeds, every one expected to fail.
+  const Suite mutation = load_suite(MXCOSIM_SOURCE_DIR "/regress/mutation.yaml");
+  CHECK(mutation.tests.size() == (8 + 1 + 2 + 2 + 4 + 1) * 2);
+  for (const auto& t : mutation.tests) CHECK(t.expect_fail);
+}
+
+TEST_CASE("expect fail is refused on a command that never records a mismatch") {
+  // Such a test passes only on a recorded mismatch: an `hbm` or `ici` test expected to fail would
+  // fail on every run.
+  CHECK(error_of("suite: x\ngroups:\n  - name: h\n    command: hbm\n    args: {requests: 10}\n    expect: fail\n") ==
+        "bad.yaml:6: field 'groups[0].expect': 'fail' passes only when the test records a mismatch, which "
+        "'mxcosim hbm' never does (only 'mxcosim run' checks results): the test could never pass");
+  // The suite's command counts as the group's own.
+  CHECK(error_of("suite: x\ncommand: ici\ngroups:\n  - {name: a, expect: pass}\n  - {name: b, expect: fail}\n") ==
+        "bad.yaml:5: field 'groups[1].expect': 'fail' passes only when the test records a mismatch, which "
+        "'mxcosim ici' never does (only 'mxcosim run' checks results): the test could never pass");
+  CHECK(error_of("suite: x\ngroups:\n  - {name: m, command: model, expect: fail}\n")
+            .rfind("bad.yaml:3: field 'groups[0].expect': 'fail' passes only when the test records a mismatch, "
+                   "which 'mxcosim model' never does",
+                   0) == 0);
+  // `hbm` expected to pass stays a test. A `run` expected to fail may have its fault from a
+  // mutant, an --exe wrapper or a known bug: no --inject-fault needed.
+  CHECK(parse_suite("suite: x\ngroups:\n  - {name: h, command: hbm, expect: pass}\n", "ok.yaml").tests.size() == 1);
+  const Suite run = parse_suite("suite: x\ngroups:\n  - {name: f, args: {m: 4}, expect: fail}\n", "ok.yaml");
+  REQUIRE(run.tests.size() == 1);
+  CHECK(run.tests[0].expect_fail);
 }
 
 TEST_CASE("shards are disjoint, cover the suite and keep its order") {
