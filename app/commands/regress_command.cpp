@@ -130,7 +130,8 @@ int regress_main(int argc, char** argv) {
     ("timeout", "seconds per test, overriding the suite's", cxxopts::value<double>())
     ("max-log-mb", "a test whose stdout or stderr log passes this many MiB is killed, an error (0: no limit)",
      cxxopts::value<std::uint64_t>()->default_value("1024"))
-    ("rev", "revision recorded with the results (default: git rev-parse HEAD, else 'unknown')", cxxopts::value<std::string>())
+    ("rev", "revision recorded with the results (default: git rev-parse HEAD in the suite file's folder, else in "
+     "the working directory, else 'unknown')", cxxopts::value<std::string>())
     ("label", "run label: runs of one suite at one revision with one label are one run (default: that of the newest "
               "unfinished run with a date label, else the UTC date)", cxxopts::value<std::string>())
     ("baseline", "revision the report compares against (default: the newest earlier run with results for the "
@@ -212,7 +213,14 @@ int regress_main(int argc, char** argv) {
               << "\n";
     return kExitUsage;
   }
-  ro.rev = args.count("rev") ? args["rev"].as<std::string>() : regress::git_revision(".");
+  // The checkout the suite file is in (a nightly flow runs it from anywhere), else the working directory's.
+  if (args.count("rev")) {
+    ro.rev = args["rev"].as<std::string>();
+  } else {
+    const std::string suite_dir = std::filesystem::path(args["suite"].as<std::string>()).parent_path().string();
+    ro.rev = regress::git_revision(suite_dir.empty() ? "." : suite_dir);
+    if (ro.rev == "unknown") ro.rev = regress::git_revision(".");
+  }
   if (ro.rev.empty()) throw std::invalid_argument("--rev: must not be empty (runs are told apart by it)");
   ro.label = args.count("label") ? args["label"].as<std::string>() : "";
   ro.host = regress::host_name();

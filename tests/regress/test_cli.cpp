@@ -218,6 +218,39 @@ TEST_CASE("regress --baseline does not count the run it continues: refused befor
   CHECK(std::filesystem::exists(dir / "o/junit.xml"));
 }
 
+TEST_CASE("regress records the revision of the checkout its suite is in, from any working directory") {
+  if (std::system("git --version > /dev/null 2>&1") != 0) {
+    WARN("git is not installed: revisions are not read here");
+    return;
+  }
+  TempDir dir;
+  const std::string suite = "suite: s\ngroups:\n  - {name: a, command: model, args: {m: 8, k: 8, n: 8}}\n";
+  std::filesystem::create_directories(dir / "repo");
+  write_text(dir / "repo/s.yaml", suite);
+  write_text(dir / "s2.yaml", suite);  // in no checkout
+  const std::string git = "git -C " + shell_join({dir / "repo"}) + " -c user.name=t -c user.email=t@example.com ";
+  REQUIRE(std::system((git + "init -q && " + git + "add s.yaml && " + git + "commit -q -m s && " + git +
+                       "rev-parse HEAD > " + shell_join({dir / "head"}))
+                          .c_str()) == 0);
+  std::string head = read_text(dir / "head");
+  head.erase(head.find_last_not_of("\n") + 1);
+  REQUIRE(head.size() == 40);
+  // Run from this test's own folder, whichever checkout that is in: the suite's checkout counts.
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "repo/s.yaml", "--out", dir / "o1", "--no-report", "--no-progress"},
+            dir / "l1") == 0);
+  // A suite in no checkout: the working directory's.
+  CHECK(run({"sh", "-c",
+             "cd " + shell_join({dir / "repo"}) + " && " +
+                 shell_join({MXCOSIM_BIN, "regress", dir / "s2.yaml", "--out", dir / "o2", "--no-report",
+                             "--no-progress"})},
+            dir / "l2") == 0);
+  for (const char* out : {"o1", "o2"}) {
+    const auto runs = HistoryDb(dir / (std::string(out) + "/results.db"), HistoryDb::Access::read).runs();
+    REQUIRE(runs.size() == 1);
+    CHECK(runs[0].rev == head);
+  }
+}
+
 TEST_CASE("regress knows its --out however it is spelled: a later run moves the earlier run's logs aside") {
   TempDir dir;
   write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, command: model, args: {m: 8, k: 8, n: 8}}\n");
