@@ -25,6 +25,7 @@
 #include "models/hbm/hbm_summary.h"
 #include "models/hbm/pattern_source.h"
 #include "models/hbm/trace_source.h"
+#include "progress_line.h"
 
 namespace mxc::app {
 
@@ -237,7 +238,7 @@ int hbm_main(int argc, char** argv) {
     workload = "trace " + path;
   }
   hbm::LoopProgress progress;
-  std::size_t shown = 0;  // the longest progress line, cleared at the end
+  ProgressLine shown;
   if (args.count("progress") || isatty(STDERR_FILENO)) {
     // A pattern makes exactly its requests; a trace at most --requests, if given.
     const bool exact = args.count("pattern") != 0;
@@ -251,13 +252,12 @@ int hbm_main(int argc, char** argv) {
       else line << " requests";
       line << ", " << std::fixed << std::setprecision(1) << static_cast<double>(now) / 1e6 << " us simulated, "
            << std::setprecision(2) << static_cast<double>(done) / host / 1e6 << " M requests/s";
-      shown = std::max(shown, line.str().size());
-      std::cerr << "\r" << line.str() << std::flush;
+      shown.show(line.str());
     };
   }
   const hbm::LoopResult run =
       hbm::run_closed_loop(model, *source, outstanding, progress);
-  if (shown) std::cerr << "\r" << std::string(shown, ' ') << "\r" << std::flush;
+  shown.clear();
   const hbm::HbmSummary s = hbm::summarize(model, run);
   hbm::print_summary(std::cout, s);
   if (s.requests_beyond_capacity)

@@ -1,6 +1,8 @@
 // `mxcosim ici`: the ICI fabric alone. Synthetic traffic with a latency
 // versus offered load sweep, or collectives over a sweep of message sizes,
 // on the packet-level torus or the analytical fabric.
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <cxxopts.hpp>
@@ -22,6 +24,7 @@
 #include "models/ici/ici_config_loader.h"
 #include "models/ici/schedule_bound.h"
 #include "models/ici/traffic_run.h"
+#include "progress_line.h"
 
 namespace mxc::app {
 
@@ -235,6 +238,7 @@ int ici_main(int argc, char** argv) {
   opts.add_options("output")
     ("csv", "print CSV instead of a table")
     ("json", "write the results as JSON to FILE", cxxopts::value<std::string>())
+    ("progress", "print a progress line on standard error (default: when it is a terminal)")
     ("h,help", "show this help");
   // clang-format on
   cxxopts::ParseResult args;
@@ -285,6 +289,10 @@ int ici_main(int argc, char** argv) {
   out["config_file"] = args["config"].as<std::string>();
   int code = kExitPass;  // kExitFail when the fabric deadlocked
   const auto wall0 = std::chrono::steady_clock::now();
+  // Each point or size sets its own report (which load or size it is).
+  const bool show_progress = args.count("progress") || isatty(STDERR_FILENO);
+  ProgressReport progress;
+  ProgressLine progress_line;  // cleared at the end, or when an error ends the command
 
   if (args.count("traffic")) {
     const TrafficKind kind = parse_traffic(args["traffic"].as<std::string>());
@@ -358,10 +366,24 @@ int ici_main(int argc, char** argv) {
     // than every point's mean latency measure the network filling up.
     double least_latency = 0;
     std::size_t deadlocks = 0, truncated = 0;
-    for (double load : loads) {
-      prm.load = load;
+    for (std::size_t i = 0; i < loads.size(); ++i) {
+      const double load = prm.load = loads[i];
       auto fabric = make_fabric(cfg);
-      const TrafficPoint p = run_traffic(*fabric, topo, pattern, static_cast<double>(cfg.link_bytes_per_s()), prm);
+      if (show_progress)
+        progress.report = [&, i, load](Time now) {
+          const Time window = prm.warmup_ps + prm.measure_ps;
+          std::ostringstream line;
+          line << "  ... load " << shortest(load) << " (" << i + 1 << " of " << loads.size() << "): ";
+          if (now <= window)
+            line << fmt(static_cast<double>(now) / 1e6, 1) << " of the window's "
+                 << fmt(static_cast<double>(window) / 1e6, 1) << " us simulated";
+          else
+            line << "draining, " << fmt(static_cast<double>(now - window) / 1e6, 1) << " of at most "
+                 << fmt(static_cast<double>(prm.drain_limit_ps) / 1e6, 1) << " us past the window";
+          progress_line.show(line.str());
+        };
+      const TrafficPoint p =
+          run_traffic(*fabric, topo, pattern, static_cast<double>(cfg.link_bytes_per_s()), prm, progress);
       pts.push_back(point_json(p));
       rows.push_back(point_row(p));
       deadlocks += p.deadlocked;
@@ -415,17 +437,28 @@ int ici_main(int argc, char** argv) {
     std::vector<std::vector<std::string>> rows;
     auto& list = out["collectives"] = nlohmann::json::array();
     std::size_t deadlocks = 0;
-    for (std::uint64_t bytes : sizes) {
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const std::uint64_t bytes = sizes[i];
       const Schedule s = build_schedule(coll, alg, topo, bytes);
       const BoundTerms bound = schedule_bound(s, topo, cfg);
       auto fabric = make_fabric(cfg);
       CollectiveRunner runner(*fabric, topo);
+      if (show_progress)
+        progress.report = [&, i, bytes](Time now) {
+          // The bound is the time at least: the share of it simulated says roughly how far the run is.
+          std::ostringstream line;
+          line << "  ... " << bytes << " bytes (" << i + 1 << " of " << sizes.size() << "): "
+               << fmt(static_cast<double>(now) / 1e6, 1) << " us simulated, "
+               << fmt(100.0 * static_cast<double>(now) / static_cast<double>(std::max<Time>(bound.total_ps, 1)), 0)
+               << " % of the bound's " << fmt(static_cast<double>(bound.total_ps) / 1e6, 1) << " us";
+          progress_line.show(line.str());
+        };
       const auto t0 = std::chrono::steady_clock::now();
       // A deadlock is the model's verdict on this config (as for traffic): recorded, exit 1.
       CollectiveRun run;
       std::uint64_t unfinished = 0;
       try {
-        run = runner.run(s);
+        run = runner.run(s, 0, progress);
       } catch (const CollectiveDeadlock& e) {
         unfinished = e.unfinished();
         std::cerr << "mxcosim ici: " << e.what() << "\n";
@@ -460,6 +493,7 @@ int ici_main(int argc, char** argv) {
                 << to_string(alg) << "\n";
     print_rows({"bytes", "time_ns", "bound_time_ns", "bound/time", "GB/s_per_chip", "wall_s"}, rows, csv);
   }
+  progress_line.clear();
   out["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (args.count("json")) {
     write_output_file(args["json"].as<std::string>(), json_text(out, 2) + "\n");

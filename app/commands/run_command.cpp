@@ -29,6 +29,7 @@
 #include "serve_command.h"
 #include "cosim/results_json.h"
 #include "cosim/system_run.h"
+#include "progress_line.h"
 
 namespace mxc::app {
 
@@ -331,10 +332,13 @@ int run_main(int argc, char** argv) {
   }
   if (args.count("wave-window") && args.count("no-fail-wave"))
     throw std::invalid_argument("--wave-window sizes the failure waveform, which --no-fail-wave turns off");
+  ProgressLine progress_line;  // cleared when the run ends, or fails
   if (args.count("progress") || isatty(STDERR_FILENO)) {
-    o.on_progress = [](double ns, std::size_t done, std::size_t total) {
-      std::cerr << "\r  ... " << std::fixed << std::setprecision(1) << ns / 1000.0 << " us simulated, " << done << "/"
-                << total << " instructions " << std::flush;
+    o.on_progress = [&progress_line](double ns, std::size_t done, std::size_t total) {
+      std::ostringstream line;
+      line << "  ... " << std::fixed << std::setprecision(1) << ns / 1000.0 << " us simulated, " << done << "/"
+           << total << " instructions";
+      progress_line.show(line.str());
     };
   }
 
@@ -397,7 +401,7 @@ int run_main(int argc, char** argv) {
     if (!served.empty()) std::cout << "  reproduce in one process: " << in_process_command(original, "") << std::endl;
     throw;
   }
-  if (o.on_progress) std::cerr << "\r" << std::string(60, ' ') << "\r";
+  progress_line.clear();
   // A waveform whose writes failed (a full file system) is closed cut short
   // without a word from the writer: found here, removed, and the run's
   // results stand but it ends as an error (below).

@@ -20,7 +20,7 @@ std::uint32_t CollectiveRunner::pieces(std::uint64_t bytes) const {
   return bytes <= m_max_msg ? 1u : static_cast<std::uint32_t>((bytes + m_max_msg - 1) / m_max_msg);
 }
 
-CollectiveRun CollectiveRunner::run(const Schedule& s, Time start) {
+CollectiveRun CollectiveRunner::run(const Schedule& s, Time start, const ProgressReport& progress) {
   const std::uint32_t chips = m_topo.num_chips();
   const auto streams = static_cast<std::uint32_t>(s.streams.size());
   m_sched = &s;
@@ -46,8 +46,10 @@ CollectiveRun CollectiveRunner::run(const Schedule& s, Time start) {
       begin_step(c, st);
     }
   flush(start);
+  ProgressTicker ticker(progress);
   while (m_cursors_left > 0) {
     const Time t = m_fabric.next_event_time();
+    ticker.tick(t);
     if (t == kNever) {
       m_fabric.set_delivery(nullptr);
       throw CollectiveDeadlock("collective " + s.name + ": the fabric went idle with " +

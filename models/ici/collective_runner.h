@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/core/fabric.h"
+#include "models/core/progress.h"
 #include "models/ici/groups.h"
 #include "models/ici/schedule.h"
 #include "models/ici/topology.h"
@@ -50,7 +51,8 @@ class CollectiveRunner {
 
   /// Runs `s` from time `start`; throws CollectiveDeadlock if the fabric
   /// goes idle before the schedule completes (a deadlock or a lost message).
-  CollectiveRun run(const Schedule& s, Time start = 0);
+  /// `progress` is told the simulated time now and then.
+  CollectiveRun run(const Schedule& s, Time start = 0, const ProgressReport& progress = {});
 
  private:
   struct Cursor {

@@ -33,7 +33,7 @@ class TrafficRun {
   TrafficRun(const TrafficRun&) = delete;
   TrafficRun& operator=(const TrafficRun&) = delete;
 
-  TrafficPoint run();
+  TrafficPoint run(const ProgressReport& progress);
 
  private:
   Time slot_time(std::uint64_t s) const { return static_cast<Time>(static_cast<double>(s) * m_slot_ps); }
@@ -143,11 +143,13 @@ void TrafficRun::schedule_next(std::uint32_t c) {
   ++slot;
 }
 
-TrafficPoint TrafficRun::run() {
+TrafficPoint TrafficRun::run(const ProgressReport& progress) {
+  ProgressTicker ticker(progress);
   while (true) {
     const Time tf = m_fabric.next_event_time();
     const Time tg = m_arrivals.empty() ? kNever : m_arrivals.top().first;
     Time now = std::min(tf, tg);
+    ticker.tick(now);
     if (finished(now, tf)) break;
     if (tg <= tf) create_due(now);
     else now = run_fabric(now, tg);
@@ -293,12 +295,12 @@ double packet_slot_ps(const Topology& topo, double link_bytes_per_s, std::uint32
 }
 
 TrafficPoint run_traffic(Fabric& fabric, const Topology& topo, const TrafficPattern& pattern, double link_bytes_per_s,
-                         const TrafficParams& prm) {
+                         const TrafficParams& prm, const ProgressReport& progress) {
   if (!(prm.load > 0.0 && prm.load <= 1.0)) throw std::invalid_argument("traffic: load must be in (0, 1]");
   if (prm.measure_ps == 0) throw std::invalid_argument("traffic: measurement window must be > 0");
   if (prm.packet_bytes == 0) throw std::invalid_argument("traffic: packets need at least one byte");
   TrafficRun run(fabric, topo, pattern, link_bytes_per_s, prm);
-  return run.run();
+  return run.run(progress);
 }
 
 }  // namespace mxc::ici

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "models/core/fabric.h"
+#include "models/core/progress.h"
 #include "models/ici/traffic_pattern.h"
 
 namespace mxc::ici {
@@ -59,8 +60,9 @@ struct TrafficPoint {
 /// packet of `packet_bytes` at the chip's full outgoing bandwidth.
 double packet_slot_ps(const Topology& topo, double link_bytes_per_s, std::uint32_t packet_bytes);
 
-/// Runs one point on a fresh `fabric` (it must be idle at time 0).
+/// Runs one point on a fresh `fabric` (it must be idle at time 0), telling
+/// `progress` the simulated time now and then.
 TrafficPoint run_traffic(Fabric& fabric, const Topology& topo, const TrafficPattern& pattern, double link_bytes_per_s,
-                         const TrafficParams& params);
+                         const TrafficParams& params, const ProgressReport& progress = {});
 
 }  // namespace mxc::ici

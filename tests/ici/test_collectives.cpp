@@ -188,3 +188,22 @@ TEST_CASE("collective schedules reject a single chip and unknown names") {
   CHECK(parse_collective("all-reduce") == Collective::kAllReduce);
   CHECK(parse_algorithm("all-axes") == Algorithm::kAllAxes);
 }
+
+TEST_CASE("collective progress reports come in time order up to the end and change nothing simulated") {
+  const IciConfig cfg = pod({4, 4});
+  const auto play = [&](const ProgressReport& progress) {
+    TorusFabric f(cfg);
+    const Schedule s = build_schedule(Collective::kAllReduce, Algorithm::kRing, f.topology(), 16u << 20);
+    CollectiveRunner r(f, f.topology());
+    return r.run(s, 0, progress);
+  };
+  const CollectiveRun plain = play({});
+  std::vector<Time> seen;
+  const CollectiveRun watched = play({.report = [&](Time now) { seen.push_back(now); }, .interval_seconds = 0});
+  CHECK(watched.end_ps == plain.end_ps);
+  CHECK(watched.messages == plain.messages);
+  CHECK(watched.bytes_sent == plain.bytes_sent);
+  REQUIRE(seen.size() >= 2);
+  CHECK(std::is_sorted(seen.begin(), seen.end()));
+  CHECK(seen.back() <= plain.end_ps);
+}

@@ -309,3 +309,27 @@ TEST_CASE("traffic rejects packets of no bytes, whose slots would take no time")
   // The slot: 1024 B at 2 links x 45 GB/s.
   CHECK(packet_slot_ps(f.topology(), 45e9, 1024) == Approx(1024 / 90e9 * 1e12));
 }
+
+TEST_CASE("progress reports come in time order within the run and change nothing it simulates") {
+  const IciConfig cfg = ring8();
+  const auto point = [&](const ProgressReport& progress) {
+    TorusFabric f(cfg);
+    const TrafficPattern pat(TrafficKind::kUniform, f.topology());
+    TrafficParams prm;
+    prm.load = 0.3;
+    prm.packet_bytes = 64;
+    return run_traffic(f, f.topology(), pat, 45e9, prm, progress);
+  };
+  const TrafficPoint plain = point({});
+  std::vector<Time> seen;
+  const TrafficPoint watched = point({.report = [&](Time now) { seen.push_back(now); }, .interval_seconds = 0});
+  CHECK(watched.accepted_load == plain.accepted_load);
+  CHECK(watched.avg_latency_ns == plain.avg_latency_ns);
+  CHECK(watched.max_latency_ns == plain.max_latency_ns);
+  CHECK(watched.measured == plain.measured);
+  CHECK(watched.delivered == plain.delivered);
+  // With no interval every ProgressTicker::kStride-th loop reports; a point of thousands of packets has several.
+  REQUIRE(seen.size() >= 2);
+  CHECK(std::is_sorted(seen.begin(), seen.end()));
+  CHECK(seen.back() <= TrafficParams{}.warmup_ps + TrafficParams{}.measure_ps + TrafficParams{}.drain_limit_ps);
+}
