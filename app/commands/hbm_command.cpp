@@ -117,7 +117,8 @@ int hbm_main(int argc, char** argv) {
      cxxopts::value<std::uint64_t>()->default_value("1073741824"))
     ("write-ratio", "fraction of writes in generated streams (mix: default 0.5, others 0)",
      cxxopts::value<double>())
-    ("seed", "seed of the generator (same seed + config = same results)",
+    ("seed", "seed of the generator (same seed + config = same results; seq and stride without writes draw "
+             "nothing at random and ignore it)",
      cxxopts::value<std::uint64_t>()->default_value("1"))
     ("refresh", "override controller.refresh: all_bank, per_bank or none", cxxopts::value<std::string>())
     ("refresh-postpone", "override controller.refresh_postpone: all-bank refreshes a busy pseudo-channel may owe, "
