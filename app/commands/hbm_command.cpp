@@ -86,6 +86,12 @@ nlohmann::json to_json(const hbm::HbmSummary& s, const std::string& config, cons
   return j;
 }
 
+/// "page-policy" -> "page_policy": an option's name as a JSON key.
+std::string underscored(std::string option) {
+  std::replace(option.begin(), option.end(), '-', '_');
+  return option;
+}
+
 }  // namespace
 
 int hbm_main(int argc, char** argv) {
@@ -112,7 +118,8 @@ int hbm_main(int argc, char** argv) {
      cxxopts::value<std::uint64_t>()->default_value("1073741824"))
     ("write-ratio", "fraction of writes in generated streams (mix: default 0.5, others 0)",
      cxxopts::value<double>())
-    ("seed", "seed of the generator (same seed + config = same results)",
+    ("seed", "seed of the generator (same seed + config = same results; seq and stride without writes draw "
+             "nothing at random and ignore it)",
      cxxopts::value<std::uint64_t>()->default_value("1"))
     ("refresh", "override controller.refresh: all_bank, per_bank or none", cxxopts::value<std::string>())
     ("refresh-postpone", "override controller.refresh_postpone: all-bank refreshes a busy pseudo-channel may owe, "
@@ -218,6 +225,8 @@ int hbm_main(int argc, char** argv) {
   std::unique_ptr<hbm::RequestSource> source;
   const hbm::TraceSource* trace = nullptr;  // source, when it is a trace
   std::string workload;
+  // What made the requests, as given or defaulted, so the JSON says how to run them again.
+  nlohmann::json source_json;
   if (args.count("pattern")) {
     hbm::PatternOptions p;
     p.pattern = args["pattern"].as<std::string>();
@@ -229,6 +238,10 @@ int hbm_main(int argc, char** argv) {
     p.write_ratio = args.count("write-ratio") ? args["write-ratio"].as<double>() : (p.pattern == "mix" ? 0.5 : 0.0);
     source = std::make_unique<hbm::PatternSource>(p);
     workload = "pattern " + p.pattern;
+    source_json = {{"pattern", p.pattern}, {"requests", p.requests}, {"size", p.bytes},
+                   {"footprint", p.footprint}, {"write_ratio", p.write_ratio}};
+    if (p.pattern == "stride") source_json["stride"] = p.stride;
+    if (hbm::draws_random(p)) source_json["seed"] = p.seed;
   } else {
     const auto path = args["trace"].as<std::string>();
     auto t = std::make_unique<hbm::TraceSource>(path, hbm::parse_trace_format(args["trace-format"].as<std::string>()),
@@ -236,6 +249,9 @@ int hbm_main(int argc, char** argv) {
     trace = t.get();
     source = std::move(t);
     workload = "trace " + path;
+    // A trace without --requests runs to its end: no limit, null.
+    source_json = {{"trace", path}, {"trace_format", args["trace-format"].as<std::string>()}, {"size", size},
+                   {"requests", limited ? nlohmann::json(requests) : nlohmann::json()}};
   }
   hbm::LoopProgress progress;
   ProgressLine shown;
@@ -286,7 +302,17 @@ int hbm_main(int argc, char** argv) {
               << " issued after the lines above it\n";
   }
   if (args.count("json")) {
-    write_output_file(args["json"].as<std::string>(), json_text(to_json(s, config_path, workload), 2) + "\n");
+    nlohmann::json j = to_json(s, config_path, workload);
+    j["source"] = source_json;
+    // The config file's settings the command line replaced, as given.
+    nlohmann::json overrides = nlohmann::json::object();
+    for (const char* opt : {"refresh", "page-policy"})
+      if (args.count(opt)) overrides[underscored(opt)] = args[opt].as<std::string>();
+    if (args.count("refresh-postpone")) overrides["refresh_postpone"] = args["refresh-postpone"].as<std::uint32_t>();
+    if (args.count("stacks")) overrides["stacks"] = args["stacks"].as<std::uint32_t>();
+    if (args.count("check-timing")) overrides["check_timing"] = true;
+    j["overrides"] = overrides;
+    write_output_file(args["json"].as<std::string>(), json_text(j, 2) + "\n");
   }
   return kExitPass;
 }

@@ -76,6 +76,7 @@ struct Outcome {
 /// "ideal", a YAML file, or the name of a preset in configs/hbm/.
 struct MemorySpec {
   bool ideal = true;
+  std::string path;  // the file read: a path as given, or the preset file found; empty for ideal
   hbm::MemoryConfig cfg;
   double peak_gbps = 0;  // 0: unlimited
 };
@@ -108,10 +109,10 @@ std::string memory_path(const std::string& spec, const std::string& option) {
 MemorySpec resolve_memory(const std::string& spec, const std::string& option) {
   MemorySpec m;
   if (spec == "ideal") return m;
-  const std::string path = memory_path(spec, option);
+  m.path = memory_path(spec, option);
   m.ideal = false;
   try {
-    m.cfg = hbm::load_memory_config(path);
+    m.cfg = hbm::load_memory_config(m.path);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(option + " '" + spec + "': " + e.what());
   }
@@ -396,7 +397,7 @@ void print(const Outcome& o, const Workload& w, const Machine& mc, bool analytic
   if (!o.ok) std::cout << "error: " << o.error << "\n";
 }
 
-nlohmann::json to_json(const Outcome& o, const Workload& w, const Machine& mc, bool analytic) {
+nlohmann::json to_json(const Outcome& o, const Workload& w, const Machine& mc, const MemorySpec& mem, bool analytic) {
   nlohmann::json j;
   j["schema_version"] = 1;
   j["mode"] = analytic ? "analytic" : "model";
@@ -405,6 +406,8 @@ nlohmann::json to_json(const Outcome& o, const Workload& w, const Machine& mc, b
   j["config"] = {{"rows", mc.rows}, {"cols", mc.cols}, {"acc_rows", mc.acc_rows}, {"sp_rows", mc.sp_rows},
                  {"clock_mhz", mc.clock_mhz}, {"hbm", mc.hbm}, {"ici_gbps", mc.ici_gbps},
                  {"double_buffer", mc.double_buffer}};
+  // The file a preset name resolved to: the name alone does not say which (as run's config.hbm_config).
+  j["config"]["hbm_config"] = mem.path;
   // The ideal memory's own settings: without them two runs at different latencies read alike.
   if (mc.hbm == "ideal") {
     j["config"]["mem_latency_ns"] = mc.mem_latency_ns;
@@ -713,7 +716,8 @@ int model_main(int argc, char** argv) {
   const Outcome o = run(mc);
   print(o, w, mc, analytic);
   if (args.count("json")) {
-    write_output_file(args["json"].as<std::string>(), json_text(to_json(o, w, mc, analytic), 2) + "\n");
+    write_output_file(args["json"].as<std::string>(),
+                      json_text(to_json(o, w, mc, specs.at(mc.hbm), analytic), 2) + "\n");
   }
   return o.ok ? kExitPass : kExitFail;
 }

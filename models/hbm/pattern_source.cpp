@@ -7,6 +7,10 @@
 
 namespace mxc::hbm {
 
+bool draws_random(const PatternOptions& p) {
+  return (p.pattern != "seq" && p.pattern != "stride") || p.write_ratio > 0.0;
+}
+
 PatternSource::PatternSource(PatternOptions opt) : m_opt(std::move(opt)), m_rng(m_opt.seed) {
   // Messages name the options of `mxcosim hbm`, which sets these fields.
   const auto& p = m_opt.pattern;

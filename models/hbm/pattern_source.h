@@ -20,6 +20,11 @@ struct PatternOptions {
   std::uint64_t seed = 1;
 };
 
+/// Whether a stream of these options draws random numbers, so that its seed
+/// matters: random, chase and mix draw addresses; seq and stride draw only to
+/// pick writes, with a write ratio above 0.
+bool draws_random(const PatternOptions& p);
+
 class PatternSource : public RequestSource {
  public:
   /// Throws std::invalid_argument on an unknown pattern or bad sizes,

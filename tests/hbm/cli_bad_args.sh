@@ -103,6 +103,15 @@ expect "--seed is an option of --pattern, not --trace" --trace "$dir/one.trace" 
 expect "--trace-format is an option of --trace, not --pattern" --pattern seq --trace-format dramsim3
 expect "--stride is an option of --pattern stride, not random" --pattern random --stride 128
 expect "--write-ratio: --pattern chase makes loads only" --pattern chase --write-ratio 0.5
+# --seed is the exception: accepted with every pattern, also seq and stride without writes, which draw
+# nothing at random. A regression suite's seeds give each test of a group its --seed, and
+# regress/nightly.yaml runs seq and stride with seeds 1 and 2.
+for pattern in seq stride random chase mix; do
+  if ! out=$(timeout 60 "$m" hbm --config "$cfg" --pattern "$pattern" --requests 10 --seed 2 2>&1); then
+    echo "cli_bad_args: --seed was refused with --pattern $pattern: $out" >&2
+    fail=1
+  fi
+done
 # An output naming an input file would overwrite it: refused, the input intact.
 printf '0x40 READ 0\n' > "$dir/keep.trace"
 expect "--json names '$dir/keep.trace', the file --trace reads" --trace "$dir/keep.trace" --json "$dir/keep.trace"

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "models/hbm/closed_loop.h"
 #include "models/hbm/latency_histogram.h"
@@ -228,6 +230,38 @@ TEST_CASE("same seed and config give identical results") {
   };
   CHECK(once(7) == once(7));
   CHECK(once(7) != once(8));
+}
+
+TEST_CASE("a pattern's stream depends on its seed exactly where it draws random numbers") {
+  // The addresses and directions of the first 200 requests.
+  auto stream = [](PatternOptions p, std::uint64_t seed) {
+    p.requests = 200;
+    p.seed = seed;
+    PatternSource src(p);
+    std::vector<std::pair<std::uint64_t, bool>> out;
+    SourceItem item;
+    while (src.next(item) == RequestSource::Next::kReady) {
+      out.emplace_back(item.addr, item.write);
+      src.on_complete(MemResponse{});  // a chase's next load waits for this one
+    }
+    CHECK(out.size() == 200);
+    return out;
+  };
+  struct Case {
+    const char* pattern;
+    double write_ratio;
+    bool random;  // by hand: seq and stride draw only to pick writes
+  };
+  for (const Case& c : {Case{"seq", 0.0, false}, Case{"seq", 0.3, true}, Case{"stride", 0.0, false},
+                        Case{"stride", 0.3, true}, Case{"random", 0.0, true}, Case{"mix", 0.5, true},
+                        Case{"chase", 0.0, true}}) {
+    INFO(c.pattern << " write ratio " << c.write_ratio);
+    PatternOptions p;
+    p.pattern = c.pattern;
+    p.write_ratio = c.write_ratio;
+    CHECK(draws_random(p) == c.random);
+    CHECK((stream(p, 1) != stream(p, 2)) == c.random);
+  }
 }
 
 TEST_CASE("pointer chase keeps one load in flight") {
