@@ -246,6 +246,8 @@ int hbm_main(int argc, char** argv) {
     const auto path = args["trace"].as<std::string>();
     auto t = std::make_unique<hbm::TraceSource>(path, hbm::parse_trace_format(args["trace-format"].as<std::string>()),
                                                 cfg.device.t.tCK_ps, size, requests);
+    // A bad line deep in a long trace ends it there: the requests before it keep their results.
+    t->stop_at_error(true);
     trace = t.get();
     source = std::move(t);
     workload = "trace " + path;
@@ -312,7 +314,14 @@ int hbm_main(int argc, char** argv) {
     if (args.count("stacks")) overrides["stacks"] = args["stacks"].as<std::uint32_t>();
     if (args.count("check-timing")) overrides["check_timing"] = true;
     j["overrides"] = overrides;
+    if (trace && !trace->error().empty()) j["error"] = trace->error();
     write_output_file(args["json"].as<std::string>(), json_text(j, 2) + "\n");
+  }
+  if (trace && !trace->error().empty()) {
+    std::cerr << argv[0] << ": error: " << trace->error() << " (the results above are those of the " << s.requests
+              << " requests before it" << (args.count("json") ? ", also in " + args["json"].as<std::string>() : "")
+              << ")\n";
+    return kExitUsage;
   }
   return kExitPass;
 }

@@ -147,6 +147,17 @@ bool TraceSource::read_line(std::string_view& line) {
 }
 
 RequestSource::Next TraceSource::next(SourceItem& out) {
+  if (!m_stop_at_error || m_count == 0) return read_next(out);
+  if (!m_error.empty()) return Next::kEnd;
+  try {
+    return read_next(out);
+  } catch (const std::runtime_error& e) {  // fail()'s: the file's own errors
+    m_error = e.what();
+    return Next::kEnd;
+  }
+}
+
+RequestSource::Next TraceSource::read_next(SourceItem& out) {
   if (m_count >= m_max) return Next::kEnd;
   // The address field: hex digits after "0x" or "0X"; bare digits are hex
   // in DRAMsim3's format (it reads the field with std::hex) and decimal in

@@ -33,6 +33,14 @@ class TraceSource : public RequestSource {
   Next next(SourceItem& out) override;
   std::string where() const override { return m_path + ":" + std::to_string(m_line); }
 
+  /// With `on`, an error after the first request (a bad line, a truncated
+  /// gzip file) ends the trace there instead of throwing: the requests
+  /// before it still run to completion, and error() says what ended it.
+  /// An error before any request still throws (there would be no results).
+  void stop_at_error(bool on) { m_stop_at_error = on; }
+  /// Why the trace ended early ("file:line: what"), empty if it did not.
+  const std::string& error() const { return m_error; }
+
   /// DRAMsim3 lines read so far whose cycle is before an earlier line's,
   /// and the first of them (0: none). They are issued in file order.
   std::uint64_t backwards_lines() const { return m_backwards; }
@@ -43,6 +51,7 @@ class TraceSource : public RequestSource {
   static constexpr std::size_t kMaxLine = kMaxInputLine;
 
  private:
+  Next read_next(SourceItem& out);
   [[noreturn]] void fail(const std::string& what) const;
   /// The next line without its newline, false at the end of the file.
   bool read_line(std::string_view& line);
@@ -61,6 +70,8 @@ class TraceSource : public RequestSource {
   std::uint64_t m_line = 0;
   std::uint64_t m_last_cycle = 0, m_backwards = 0, m_first_backwards_line = 0;
   void* m_gz = nullptr;  // gzFile
+  bool m_stop_at_error = false;
+  std::string m_error;
 };
 
 /// Parses "auto", "dramsim3", "ramulator".

@@ -3,7 +3,8 @@
 # `mxcosim hbm --trace` as a user runs it: a trace runs to its end (past the
 # 100 000 requests a pattern makes by default), --requests caps it,
 # --refresh-postpone overrides the preset, and a bad line stops the run
-# with exit code 2 and the file and line named. Also a short pattern run's
+# with exit code 2 and the file and line named, the requests before it
+# run to completion and reported. Also a short pattern run's
 # warning about refreshes still owed.
 mxcosim=$1; config=$2
 tmp=$(mktemp -d) || exit 1
@@ -53,4 +54,20 @@ out=$("$mxcosim" hbm --config "$config" --trace "$tmp/bad.trace" 2>&1)
 rc=$?
 [ "$rc" -eq 2 ] || fail "bad trace: exit $rc, expected 2: $out"
 printf '%s\n' "$out" | grep -Fq "$tmp/bad.trace:2: field command" || fail "bad trace: $out"
+# The request before the bad line ran: its results are printed and written, with the error.
+printf '%s\n' "$out" | grep -Eq "requests +1 \(1 reads" || fail "bad trace, results kept: $out"
+printf '%s\n' "$out" | grep -Fq "the results above are those of the 1 requests before it" || fail "bad trace: $out"
+"$mxcosim" hbm --config "$config" --trace "$tmp/bad.trace" --json "$tmp/bad.json" >/dev/null 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || fail "bad trace with --json: exit $rc, expected 2"
+json=$(tr -d ' \n' <"$tmp/bad.json")
+printf '%s' "$json" | grep -Fq "\"error\":\"$tmp/bad.trace:2:fieldcommand" || fail "bad trace JSON: no error: $json"
+printf '%s' "$json" | grep -Fq '"requests":1,' || fail "bad trace JSON: requests: $json"
+# A bad first line leaves nothing to run: the error alone, no results.
+printf '0x80 FETCH 2\n0x40 READ 1\n' > "$tmp/bad1.trace"
+out=$("$mxcosim" hbm --config "$config" --trace "$tmp/bad1.trace" --json "$tmp/bad1.json" 2>&1)
+rc=$?
+[ "$rc" -eq 2 ] || fail "bad first line: exit $rc, expected 2: $out"
+printf '%s\n' "$out" | grep -Fq "$tmp/bad1.trace:1: field command" || fail "bad first line: $out"
+[ -e "$tmp/bad1.json" ] && fail "bad first line: a JSON was written"
 echo "cli_trace: ok"

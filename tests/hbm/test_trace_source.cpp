@@ -202,6 +202,53 @@ TEST_CASE("a truncated gzip trace is a read error after its complete lines") {
   std::remove(path.c_str());
 }
 
+TEST_CASE("stopping at an error ends a trace after its good requests and says why, but not before the first") {
+  const auto path = write_file("stop.trace", "0x40 READ 10\n0x80 WRITE 11\n0x50 FETCH 12\n0xc0 READ 13\n", false);
+  TraceSource t(path, TraceFormat::kDramsim3, 1000, 64);
+  t.stop_at_error(true);
+  SourceItem a;
+  REQUIRE(t.next(a) == RequestSource::Next::kReady);
+  CHECK(a.addr == 0x40);
+  REQUIRE(t.next(a) == RequestSource::Next::kReady);
+  CHECK((a.addr == 0x80 && a.write));
+  CHECK(t.error().empty());
+  CHECK(t.next(a) == RequestSource::Next::kEnd);
+  CHECK_THAT(t.error(), Catch::StartsWith(path + ":3: field command"));
+  CHECK(t.next(a) == RequestSource::Next::kEnd);  // line 4 is never read: the trace ended at 3
+  // A bad first request leaves nothing to run: still an error, thrown.
+  const auto first = write_file("stop_first.trace", "# a comment\n0x50 FETCH 12\n0x40 READ 13\n", false);
+  TraceSource t2(first, TraceFormat::kDramsim3, 1000, 64);
+  t2.stop_at_error(true);
+  CHECK_THROWS_WITH(t2.next(a), Catch::Contains(first + ":2: field command"));
+  std::remove(path.c_str());
+  std::remove(first.c_str());
+}
+
+TEST_CASE("a truncated gzip trace run to the end of its good lines completes each of them") {
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += "0x" + std::to_string(1000 + 64 * i) + " READ " + std::to_string(i) + "\n";
+  const auto path = write_file("cut_run.trace.gz", text, true);
+  truncate_file(path, 40000);
+  // The requests the file holds before the cut, counted by reading it as a plain trace source would.
+  std::uint64_t whole = 0;
+  {
+    TraceSource count(path, TraceFormat::kDramsim3, 1000, 64);
+    SourceItem s;
+    try {
+      while (count.next(s) == RequestSource::Next::kReady) ++whole;
+    } catch (const std::runtime_error&) {
+    }
+  }
+  REQUIRE(whole > 100);
+  HbmModel m("hbm", test::preset("hbm2.yaml"));
+  TraceSource t(path, TraceFormat::kDramsim3, 1000, 64);
+  t.stop_at_error(true);
+  const LoopResult r = run_closed_loop(m, t, 16);
+  CHECK(r.requests == whole);
+  CHECK_THAT(t.error(), Catch::Contains(path + ":" + std::to_string(whole + 1) + ": read error"));
+  std::remove(path.c_str());
+}
+
 TEST_CASE("trace fields are plain digits, lines have a length limit, and errors show bytes safely") {
   SourceItem s;
   const auto first_error = [&](const std::string& text) {
