@@ -20,5 +20,6 @@ std::span<const Command> commands();
 inline constexpr int kExitPass = 0;
 inline constexpr int kExitFail = 1;   ///< The simulation ran and found a mismatch.
 inline constexpr int kExitUsage = 2;  ///< Bad command line, config or input file.
+inline constexpr int kExitStopped = 130;  ///< Stopped by SIGINT, SIGTERM or SIGHUP (128 + SIGINT, as shells say).
 
 }  // namespace mxc::app

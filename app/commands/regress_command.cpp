@@ -331,7 +331,7 @@ int regress_main(int argc, char** argv) {
   }
   if (sum.interrupted) {
     std::cout << "interrupted: run the same command again to resume\n";
-    return 130;
+    return kExitStopped;
   }
   const regress::ReportTotals totals =
       regress::report_totals(sum.counts, sum.counts.done(), not_run_count(db, sum.run_id));
