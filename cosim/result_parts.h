@@ -21,8 +21,10 @@
 
 namespace mxc {
 
-/// Fills `result`'s totals, tiles, timing summary, findings and verdict from the parts.
+/// Fills `result`'s totals, tiles, timing summary, findings and verdict from the parts. Without
+/// `every_chip`, the parts may leave chips out: those of a split run's client that a signal
+/// stopped alone, whose results are of its own chips.
 void merge_parts(const std::vector<nlohmann::json>& parts, const SystemConfig& cfg, const Workload& work, bool shadow,
-                 SystemRunResult& result);
+                 SystemRunResult& result, bool every_chip = true);
 
 }  // namespace mxc

@@ -133,6 +133,9 @@ namespace {
 // Every early stop of a split run says this, in the client that stops and, relayed by the
 // server, in the others.
 constexpr std::string_view kStoppedEarly = "stopped before the end of the split run";
+// The error of a run stopped at SystemRunOptions::stop; in a split run, relayed to the other
+// clients within their kStoppedEarly error, where it tells them not to re-run the whole run.
+constexpr std::string_view kStoppedBySignal = "stopped by a signal";
 
 // This client of a split run stopped before the common end, or learnt that another did.
 struct SplitStopped : std::runtime_error {
@@ -223,10 +226,12 @@ class ShadowRun {
   struct Outcome {
     StepPoint last;         ///< The shadow's last step.
     bool hung = false;      ///< Its watchdog fired, after the design had finished.
+    bool interrupted = false;  ///< The stop flag was set while it ran on alone, after the design had finished.
   };
 
-  ShadowRun(ChipSet& shadow, Kernel::ComponentId base, std::uint64_t watchdog_cycles, Time chunk, bool threaded)
-      : m_set(shadow), m_watchdog(watchdog_cycles), m_chunk(chunk), m_threaded(threaded) {
+  ShadowRun(ChipSet& shadow, Kernel::ComponentId base, std::uint64_t watchdog_cycles, Time chunk, bool threaded,
+            const std::atomic<bool>* stop)
+      : m_set(shadow), m_watchdog(watchdog_cycles), m_chunk(chunk), m_threaded(threaded), m_stop(stop) {
     m_set.add_to(m_kernel, base);
     if (m_threaded) m_thread = std::thread([this] { guarded_work(); });
   }
@@ -326,7 +331,9 @@ class ShadowRun {
       if (m_abort.load(std::memory_order_relaxed)) return true;
       if (!m_watchdog.due()) return false;
       m_outcome.hung = m_watchdog.hung(m_set.progress(), m_set.max_tile_cycles());
-      return m_outcome.hung;
+      if (!m_outcome.hung && m_stop && (m_watchdog.steps() & 0xfff) == 0 && m_stop->load(std::memory_order_relaxed))
+        m_outcome.interrupted = true;
+      return m_outcome.hung || m_outcome.interrupted;
     });
     m_outcome.last = last_step(m_kernel);
   }
@@ -348,6 +355,7 @@ class ShadowRun {
   const std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
   Time m_chunk;
   bool m_threaded;
+  const std::atomic<bool>* m_stop;
   std::thread m_thread;
   // Shared with the design's thread: its time (every step) and, under m_mutex, its end.
   std::atomic<Time> m_dut_time{0};
@@ -488,7 +496,7 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
   std::optional<ShadowRun> shadow_run;
   if (shadow && !joint)
     shadow_run.emplace(*shadow, dut.components(), cfg.watchdog_cycles,
-                       static_cast<Time>(kShadowChunkCycles * 1e6 / cfg.tile_mhz), opts.shadow_thread);
+                       static_cast<Time>(kShadowChunkCycles * 1e6 / cfg.tile_mhz), opts.shadow_thread, opts.stop);
 
   // Watchdog: no progress anywhere (no instruction completing, no memory answer or ICI
   // row a program asked for) for watchdog_cycles tile cycles is a hang; the report says
@@ -496,6 +504,7 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
   Watchdog watchdog(cfg.watchdog_cycles);
   bool hung = false;
   bool stopped = false;  // at opts.stop_after_ps, before the run finished
+  bool interrupted = false;  // at opts.stop
   auto next_report = wall_start + std::chrono::seconds(1);
   // An AXI protocol violation, or any tile pin behaviour the bridge cannot follow (a burst the
   // slave model does not serve, an instruction event no instruction explains), stops the run:
@@ -531,6 +540,11 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
         hung = true;
         return true;
       }
+      // The stop flag as often as the progress: a relaxed load every 4096 steps.
+      if (opts.stop && (watchdog.steps() & 0xfff) == 0 && opts.stop->load(std::memory_order_relaxed)) {
+        interrupted = true;
+        return true;
+      }
       if (opts.on_progress && (watchdog.steps() & 0xfff) == 0 && std::chrono::steady_clock::now() >= next_report) {
         next_report += std::chrono::seconds(1);
         opts.on_progress(kernel.now() / 1000.0, dut.completed_instructions(), total_instructions);
@@ -542,7 +556,12 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
     stopped_at = e.stopped_at();
   } catch (const transport::TransportError& e) {
     // Another client of the split run stopped early: so does this one.
-    if (!port || std::string_view(e.what()).find(kStoppedEarly) == std::string_view::npos) throw;
+    const std::string_view what = e.what();
+    if (!port || what.find(kStoppedEarly) == std::string_view::npos) throw;
+    // Stopped by a signal there: the run is over, for this client too, and not run again whole.
+    if (what.find(kStoppedBySignal) != std::string_view::npos)
+      throw SplitRunInterrupted("the split run stopped at " + std::to_string(kernel.now()) + " ps of this client: " +
+                                std::string(what));
     throw SplitStopped(e.what());
   } catch (...) {
     // Whichever set fails first in the step order reports, as in one kernel: the shadow runs to
@@ -552,9 +571,10 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
   }
   last = last_step(kernel);
   if (shadow_run) {
-    const bool dut_done = !hung && !protocol_violation && dut.finished();
+    const bool dut_done = !hung && !interrupted && !protocol_violation && dut.finished();
     const ShadowRun::Outcome o = shadow_run->end(last, dut_done);
     hung = hung || o.hung;
+    interrupted = interrupted || o.interrupted;
     if (last < o.last) {
       // The shadow finished later: the design's components step on to the same place.
       kernel.set_end(o.last.time, o.last.id);
@@ -591,6 +611,16 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
   if (protocol_violation) {
     part["error"] = "stopped at " + stopped_at + ": " + to_string(*protocol_violation);
     put(part["error_mismatches"], {*protocol_violation});
+  } else if (interrupted) {
+    // A split run's client counts its own chips' instructions.
+    std::size_t instructions = 0;
+    for (std::uint32_t c = 0; c < cfg.chips; ++c)
+      for (std::uint32_t t = 0; dut.local(c) && t < cfg.tiles_per_chip; ++t) instructions += work.programs[c][t].size();
+    std::string state = dut.state();
+    if (shadow && !shadow->finished()) state += (state.empty() ? "" : "; ") + shadow->state();
+    part["error"] = std::string(kStoppedBySignal) + " at " + std::to_string(end) + " ps, before the run finished: " +
+                    std::to_string(dut.completed_instructions()) + " of " + std::to_string(instructions) +
+                    " instructions completed" + (state.empty() ? "" : ": " + state);
   } else if (stopped && !hung) {
     part["error"] = "stopped at " + std::to_string(opts.stop_after_ps) + " ps as asked, before the run finished: " +
                     dut.state();
@@ -792,14 +822,19 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
     const std::string why = "chip(s) " + chips + " " + std::string(kStoppedEarly) + ": " +
                             (failed ? part["error"].get<std::string>() : "the kernel ran out of events");
     port->give_up(why);
-    throw SplitStopped(why);
-  }
-  if (port) {
+    // A signal stops the split run, not the run: no re-run of the whole, the results of this
+    // client's chips where they stopped.
+    if (!interrupted) throw SplitStopped(why);
+    parts.push_back(std::move(part));
+    merge_parts(parts, cfg, work, shadow != nullptr, result, /*every_chip=*/false);
+  } else if (port) {
     for (const std::string& p : port->exchange_reports(json_text(part))) parts.push_back(json::parse(p));
+    merge_parts(parts, cfg, work, shadow != nullptr, result);
   } else {
     parts.push_back(std::move(part));
+    merge_parts(parts, cfg, work, shadow != nullptr, result);
   }
-  merge_parts(parts, cfg, work, shadow != nullptr, result);
+  result.interrupted = interrupted;
   // The timeline once the results are whole: a trace that cannot be written (a full disk)
   // loses that file, not the verdict of a finished run, which the caller reports first.
   if (!opts.trace.empty()) {

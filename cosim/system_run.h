@@ -5,10 +5,12 @@
 // then every checker's verdict: data against the functional reference,
 // timing against the shadow, and the run's own failures (hang, hardware
 // error).
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +61,11 @@ struct SystemRunOptions {
   ShadowMemory shadow_memory = ShadowMemory::kAuto;
   /// Called about once a second of wall time with (simulated ns, instructions completed, total).
   std::function<void(double, std::size_t, std::size_t)> on_progress;
+  /// Once set (by a signal handler: `mxcosim run` on SIGINT, SIGTERM, SIGHUP), the run stops
+  /// where it is, as a hang stops it: the results of a run cut short, SystemRunResult::error
+  /// saying so and `interrupted` set. Looked at about as often as the progress (every 4096
+  /// steps), so a run that is never stopped costs nothing more. nullptr: never.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct TileReport {
@@ -110,6 +117,9 @@ struct SystemRunResult {
   /// A split run whose chips stopped before its end (a hang, a protocol violation), here or in
   /// another client: why. The results are then those of the whole run, re-run in this process.
   std::string split_stopped;
+  /// The run stopped at SystemRunOptions::stop (error says where), in this process or, in a
+  /// split run, in another client (which stops every client, none re-running the whole run).
+  bool interrupted = false;
   /// Why the timeline (SystemRunOptions::trace) could not be written, empty when it was or
   /// none was asked for: the file is incomplete, the results stand.
   std::string trace_error;
@@ -120,6 +130,13 @@ struct SystemRunResult {
   /// Every memory of the shadow answered from the design's log, none simulated (how the run
   /// was computed, not what it found: not in the results JSON).
   bool shadow_memory_replayed = false;
+};
+
+/// A split run that another client left because a signal stopped it (SystemRunOptions::stop
+/// there): this client stops too, with no results, rather than run the whole system again as
+/// after another client's hang.
+struct SplitRunInterrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 /// The result --inject-fault flips an element of: chip 0's first result an

@@ -30,6 +30,7 @@
 #include "cosim/results_json.h"
 #include "cosim/system_run.h"
 #include "progress_line.h"
+#include "stop_signals.h"
 
 namespace mxc::app {
 
@@ -130,7 +131,9 @@ int run_main(int argc, char** argv) {
                         "Co-simulate a workload on the configured system: RTL tiles checked element by element\n"
                         "against the bit-exact reference and, when the system compares the model, instruction by\n"
                         "instruction against the performance model. Without CONFIG a built-in system (one chip,\n"
-                        "one 4x4 RTL tile, ideal memory). Exits 0 on PASS, 1 on any mismatch or hang, 2 on bad input.");
+                        "one 4x4 RTL tile, ideal memory). Exits 0 on PASS, 1 on any mismatch or hang, 2 on bad input,\n"
+                        "130 when stopped by SIGINT, SIGTERM or SIGHUP (its results so far are kept; a second\n"
+                        "signal kills it).");
   // clang-format off
   opts.add_options("system")
     ("config", "system configuration YAML (configs/*.yaml)", cxxopts::value<std::string>())
@@ -392,9 +395,19 @@ int run_main(int argc, char** argv) {
             << work.description << ", seed " << o.seed
             << (c.compare_model ? ", model compared" : "") << std::endl;
   if (!served.empty()) std::cout << "  " << served << "\n";
+  // From here a signal stops the run where it is, which then ends as a run cut short (its
+  // summary, --json, a waveform closed whole) and exits 130; a second signal kills.
+  const StopSignals signals(true);
+  o.stop = StopSignals::flag();
   SystemRunResult r;
   try {
     r = run_system(o, work);
+  } catch (const SplitRunInterrupted& e) {
+    // Another client of the split run was stopped by a signal: so is the run, here too.
+    progress_line.clear();
+    std::cout << "  error: " << e.what() << "\n  reproduce in one process: " << in_process_command(original, "")
+              << std::endl;
+    return kExitStopped;
   } catch (const std::exception&) {
     // A run over a server that fails (a split run whose chips stop early, a transport error):
     // the same run in one process gives what the whole run would have.
@@ -439,7 +452,15 @@ int run_main(int argc, char** argv) {
   // waveform shows) re-runs; the others say so. Every failing run says how to reproduce it,
   // with the waveform the re-run wrote (or would have) when there is one.
   std::string reproduce_wave;
-  if (!r.passed && wave.empty() && any_rtl && !args.count("no-fail-wave")) {
+  // Stopped by a signal: nothing failed to show, and the user asked to stop, not to re-run.
+  bool cut_by_signal = r.interrupted;
+  const bool fail_wave = !r.passed && wave.empty() && any_rtl && !args.count("no-fail-wave");
+  if (fail_wave && r.interrupted) {
+    std::cout << "  failure waveform: none (a signal stopped the run, no failure did)\n";
+  } else if (fail_wave && StopSignals::flag()->load()) {
+    cut_by_signal = true;
+    std::cout << "  failure waveform: not made (stopped by a signal)\n";
+  } else if (fail_wave) {
     const std::uint64_t period = ClockDomain::from_mhz("tile", c.tile_mhz).period();
     const Time at = r.mismatches.empty() ? r.sim_time_ps : r.mismatches.front().time;
     // The waveform is of chip 0's tile 0, which may have ended before the failure's time (a
@@ -449,7 +470,7 @@ int run_main(int argc, char** argv) {
     const std::uint64_t fail_cycle = std::min(period ? at / period : 0, last_cycle);
     const std::uint64_t window = args["wave-window"].as<std::uint64_t>();
     SystemRunOptions again = o;
-    again.on_progress = nullptr;
+    again.on_progress = nullptr;  // again.stop kept: a signal stops the re-run too
     again.trace.clear();
     // In this process, every model local: a run with served models gives the same results.
     again.make_memory = nullptr;
@@ -494,7 +515,12 @@ int run_main(int argc, char** argv) {
         try {
           check_output_path(name, "failure waveform");
           again.waveform = replaceable_output_path(name, "failure waveform");
-          run_system(again, work);
+          if (run_system(again, work).interrupted) {
+            cut_by_signal = true;
+            std::error_code ec;  // a window cut short shows no failure: not kept
+            std::filesystem::remove(again.waveform, ec);
+            throw std::runtime_error("stopped by a signal");
+          }
           if (const std::string damage = remove_fst_if_damaged(again.waveform); !damage.empty())
             throw std::runtime_error(again.waveform + " came out incomplete: " + damage +
                                      "; is its file system full?");
@@ -520,17 +546,19 @@ int run_main(int argc, char** argv) {
                      "; is its file system full? The run's results above stand; the partial file is removed");
   if (!r.trace_error.empty()) errors.push_back(r.trace_error + "; the run's results above stand");
   // A failed run keeps its exit 1 when an output fails too, as main() keeps it for a standard
-  // output that failed: the failure is the news, and exit 2 would file it as bad input.
-  if (!errors.empty() && !r.passed) {
+  // output that failed: the failure is the news, and exit 2 would file it as bad input. A run
+  // a signal cut short keeps its 130 alike.
+  const int status = cut_by_signal ? kExitStopped : r.passed ? kExitPass : kExitFail;
+  if (!errors.empty() && status != kExitPass) {
     for (const std::string& e : errors) std::cerr << argv[0] << ": error: " << e << "\n";
-    return kExitFail;
+    return status;
   }
   if (!errors.empty()) {
     // The last one is the exception main() reports (exit 2); any before it are said the same way.
     for (std::size_t i = 0; i + 1 < errors.size(); ++i) std::cerr << argv[0] << ": error: " << errors[i] << "\n";
     throw std::runtime_error(errors.back());
   }
-  return r.passed ? kExitPass : kExitFail;
+  return status;
 }
 
 }  // namespace mxc::app

@@ -1,6 +1,7 @@
 // System configurations and whole-system runs: chips x tiles on shared
 // memories and a fabric, config errors that name file, line and field, and
 // byte-identical results for the same seed.
+#include <atomic>
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -747,6 +748,36 @@ TEST_CASE("a run told to stop at a time ends within a cycle past it") {
   CHECK_FALSE(r.passed);
   // Said as what it is, not as a hang.
   CHECK(r.error.rfind("stopped at 1000000 ps as asked, before the run finished: ", 0) == 0);
+}
+
+TEST_CASE("a run whose stop flag is set stops at its next look and keeps the results so far") {
+  // The flag (a signal's, in `mxcosim run`) is looked at every 4096 steps of the design's kernel:
+  // set from the start, the run stops at the first look, long before the GEMM's end.
+  SystemRunOptions o = gemm_run("tile4_ideal.yaml", {32, 32, 32, DType::kInt8}, 0, 0);
+  const SystemRunResult full = run_system(o);
+  REQUIRE(full.passed);
+  REQUIRE(full.timing.compared);
+  std::atomic<bool> never{false}, set{true};
+  o.stop = &never;
+  CHECK(results_json(o, run_system(o)).dump(2) == results_json(o, full).dump(2));
+  o.stop = &set;
+  const SystemRunResult r = run_system(o);
+  CHECK(r.interrupted);
+  CHECK_FALSE(r.passed);
+  CHECK(r.sim_time_ps < full.sim_time_ps);
+  CHECK(r.rtl_cycles < full.rtl_cycles);
+  // No timing or data comparison of a run cut short, as after a hang.
+  CHECK_FALSE(r.timing.compared);
+  CHECK(r.elements_checked == 0);
+  const std::string head = "stopped by a signal at " + std::to_string(r.sim_time_ps) + " ps, before the run finished: ";
+  REQUIRE(r.error.rfind(head, 0) == 0);
+  const std::size_t of = r.error.find(" of ", head.size());
+  REQUIRE(of != std::string::npos);
+  CHECK(std::stoul(r.error.substr(head.size(), of - head.size())) < full.instructions);
+  CHECK(r.error.find(" of " + std::to_string(full.instructions) + " instructions completed: dut.chip0.tile0: ") == of);
+  // The stop point is the design's step count, not a thread's timing: on one thread alike.
+  o.shadow_thread = false;
+  CHECK(results_json(o, run_system(o)).dump(2) == results_json(o, r).dump(2));
 }
 
 namespace {
