@@ -96,6 +96,10 @@ Verdict decide_whole(const ProcessOutcome& p, const ResultsFile& results, const 
     return {"skipped", "size not built: " + (at == std::string::npos ? last : last.substr(at))};
   }
   if (p.exit_code == 2) return {"error", "usage error: " + last};
+  if (p.exit_code == kExitStoppedBySignal) {
+    const std::string why = results.error.value_or("").empty() ? last : *results.error;
+    return {"error", "stopped by a signal (exit 130)" + (why.empty() ? "" : ": " + why)};
+  }
   return {"error", "exit code " + std::to_string(p.exit_code) + (last.empty() ? "" : ": " + last)};
 }
 

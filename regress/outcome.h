@@ -29,6 +29,8 @@ struct Verdict {
 ///  exit 2 + "no RTL of a" -> skipped: size not built (see docs/regress.md)
 ///  exit 2 otherwise  -> error: usage error and the last stderr line (not
 ///                       counting a "(see ... --help)" pointer after it)
+///  exit 130          -> error: "stopped by a signal (exit 130)", then the
+///                       results' error, else the last stderr line
 ///  signal / timeout  -> error: "crash: SIGSEGV" / "timeout after 60 s"
 /// The message is at most kMaxMessage bytes (short_message).
 Verdict decide(const ProcessOutcome& p, const ResultsFile& results, const std::string& stderr_text,
@@ -38,6 +40,10 @@ Verdict decide(const ProcessOutcome& p, const ResultsFile& results, const std::s
 /// The options of `args` that inject a fault, as given: "--inject-fault 5",
 /// "--mutant skew_off_by_one", both in their order, or "" when none does.
 std::string injected_fault(const std::vector<std::string>& args);
+
+/// The exit code of an `mxcosim` command stopped by SIGINT, SIGTERM or
+/// SIGHUP, which it caught to keep its results (app/command.h's kExitStopped).
+inline constexpr int kExitStoppedBySignal = 130;
 
 /// The longest message a result keeps: a test's last stderr line may be
 /// megabytes long, and every report and console line shows it.

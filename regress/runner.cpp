@@ -35,10 +35,12 @@ struct Running {
   std::unique_ptr<Subprocess> process;
 };
 
-// A test that died of what a shutdown sends every process (Slurm's scancel
-// and time limit, systemd and container stops): the runner itself only ever
-// kills its tests with SIGKILL.
+// A test that ended by what a shutdown sends every process (Slurm's scancel
+// and time limit, systemd and container stops): it died of the signal, or
+// caught it and exited 130 (`mxcosim run`, `hbm` and `ici` stop so, keeping
+// their results). The runner itself only ever kills its tests with SIGKILL.
 bool shutdown_signal(const ProcessOutcome& o) {
+  if (o.kind == ProcessOutcome::Kind::exited) return o.exit_code == kExitStoppedBySignal;
   return o.kind == ProcessOutcome::Kind::signaled && (o.signal == SIGTERM || o.signal == SIGINT || o.signal == SIGHUP);
 }
 

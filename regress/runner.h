@@ -47,7 +47,8 @@ struct RunnerOptions {
   /// (0: no limit).
   std::uint64_t max_log_bytes = std::uint64_t{1} << 30;
   /// A test that dies of SIGTERM, SIGINT or SIGHUP (which the runner never
-  /// sends its tests) is recorded only when no stop comes within this many
+  /// sends its tests), or exits 130 as an `mxcosim` command that caught one
+  /// does, is recorded only when no stop comes within this many
   /// seconds: a shutdown signals every process in no fixed order, and a test
   /// it killed before the runner saw its own signal is left to run again.
   double shutdown_grace_seconds = 2.0;

@@ -29,6 +29,9 @@
 
 namespace mxc::app {
 
+// The runner holds a test's verdict when it exits as a command stopped by a signal does.
+static_assert(regress::kExitStoppedBySignal == kExitStopped);
+
 namespace {
 
 

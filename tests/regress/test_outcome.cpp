@@ -233,3 +233,18 @@ TEST_CASE("reproduce commands are shell-quoted only where needed") {
         "mxcosim run --rows 4 --json '/tmp/a b/r.json'");
   CHECK(shell_join({"echo", "it's", ""}) == "echo 'it'\\''s' ''");
 }
+
+TEST_CASE("exit 130 is a stop by a signal with the results' error or else the last stderr line") {
+  TestRecord r;
+  const ResultsFile stopped = read_results_json(R"({"status": "fail", "error": )"
+                                                R"("stopped by a signal at 5000 ps, before the run finished: )"
+                                                R"(3 of 9 instructions completed"})",
+                                                r);
+  const Verdict v = decide(exited(130), stopped, "mxcosim run: the last line\n", false, 60);
+  CHECK(v.status == "error");
+  CHECK(v.message == "stopped by a signal (exit 130): stopped by a signal at 5000 ps, before the run finished: 3 of 9 "
+                     "instructions completed");
+  const Verdict bare = decide(exited(130), ResultsFile{}, "mxcosim hbm: stopped\n\n", false, 60);
+  CHECK(bare.status == "error");
+  CHECK(bare.message == "stopped by a signal (exit 130): mxcosim hbm: stopped");
+}

@@ -48,6 +48,13 @@ case $mode in
     if [ -e "$dir/hold" ]; then echo $$ > "$dir/held.tmp"; mv "$dir/held.tmp" "$dir/held.pid"; sleep 30; fi
     echo '{"status":"pass"}' > "$json"; exit 0 ;;
   term) kill -TERM $$ ;;
+  stopped) # as held, but SIGTERM ends it as it ends mxcosim run: its results written, exit 130
+    if [ -e "$dir/hold" ]; then
+      trap 'echo "{\"status\":\"fail\",\"error\":\"stopped by a signal at 9 ps\"}" > "$json"; exit 130' TERM
+      echo $$ > "$dir/held.tmp"; mv "$dir/held.tmp" "$dir/held.pid"; sleep 30 & wait $!
+    fi
+    echo '{"status":"pass"}' > "$json"; exit 0 ;;
+  exit130) echo "mxcosim run: interrupted" >&2; exit 130 ;;
   flaky) # fails, leaving a waveform beside its results, while the file `broken` is present
     if [ -e "$dir/broken" ]; then
       echo wave > "$(dirname "$json")/wave.fst"; echo broke >&2
@@ -1041,14 +1048,16 @@ TEST_CASE("a child the kernel reaped itself is an error naming waitpid's errno a
                          ": waitpid failed with errno " + std::to_string(ECHILD) + " (" + std::strerror(ECHILD) + ")");
 }
 
-TEST_CASE("a test killed by the shutdown's SIGTERM before the runner stops is left not run and a resume runs it") {
-  // A shutdown (scancel, a time limit, a container stop) signals the tests and the runner in no
-  // fixed order: here the test's group gets SIGTERM, and the runner's stop comes once it has
-  // reaped the test.
+namespace {
+// A shutdown (scancel, a time limit, a container stop) signals the tests and the runner in no
+// fixed order: here the group of test t (the fake's `command`, which names itself in held.pid
+// and waits) gets SIGTERM, and the runner's stop comes once it has reaped the test. The test
+// is left without a result and a resume runs it.
+void check_shutdown_leaves_the_test_to_resume(const std::string& command) {
   Fixture f;
   write_text(f.dir / "hold", "");
   HistoryDb db(f.dir / "r.db");
-  const Suite s = f.suite("  - {name: a, command: pass}\n  - {name: t, command: held}\n");
+  const Suite s = f.suite("  - {name: a, command: pass}\n  - {name: t, command: " + command + "}\n");
   RunnerOptions o = f.options(1);
   o.shutdown_grace_seconds = 600;  // the stop comes long before: no timing decides the outcome
   std::atomic<bool> stop{false}, ended{false};
@@ -1086,12 +1095,38 @@ TEST_CASE("a test killed by the shutdown's SIGTERM before the runner stops is le
   const RunSummary second = run_suite(s, o, db);
   CHECK(second.run_id == first.run_id);
   CHECK(second.ran == 1);
-  CHECK(f.calls("held") == 2);
+  CHECK(f.calls(command) == 2);
   const auto res = db.results(first.run_id);
   REQUIRE(res.size() == 2);
   CHECK(res[1].test_id == "t");
   CHECK(res[1].status == "pass");
   CHECK(db.run(first.run_id)->state == "complete");
+}
+}  // namespace
+
+TEST_CASE("a test killed by the shutdown's SIGTERM before the runner stops is left not run and a resume runs it") {
+  check_shutdown_leaves_the_test_to_resume("held");
+}
+
+TEST_CASE("a test that catches the shutdown's SIGTERM and exits 130 is left not run and a resume runs it") {
+  // As `mxcosim run` does: it keeps its results and exits 130 rather than die of the signal.
+  // Recorded at once as `error exit code 130`, a resume never ran it again.
+  check_shutdown_leaves_the_test_to_resume("stopped");
+}
+
+TEST_CASE("a test that exits 130 with no stop after it is recorded as stopped by a signal") {
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  RunnerOptions o = f.options(1);
+  o.shutdown_grace_seconds = 0.05;
+  const RunSummary s = run_suite(f.suite("  - {name: t, command: exit130}\n  - {name: a, command: pass}\n"), o, db);
+  CHECK_FALSE(s.interrupted);
+  const auto res = db.results(s.run_id);
+  REQUIRE(res.size() == 2);
+  CHECK(res[0].status == "error");
+  CHECK(res[0].message == "stopped by a signal (exit 130): mxcosim run: interrupted");
+  CHECK(res[0].exit_code == 130);
+  CHECK(res[1].status == "pass");
 }
 
 TEST_CASE("a test that dies of SIGTERM with no stop after it is recorded as a crash") {
