@@ -2,6 +2,7 @@
 // server runs the fabric for all, and every client's results JSON equals the
 // in-process run's, byte for byte. A client that dies mid-run fails the others
 // with a clear error, never a hang.
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <functional>
@@ -506,6 +507,51 @@ TEST_CASE("split run: a chip that hangs stops the split run, and every client gi
       CHECK(jsons[c] == want);
     }
   }
+}
+
+TEST_CASE("split run: a client stopped by a signal keeps its chips' results and stops the other with its reason") {
+  // Client 1's stop flag (a signal's, in `mxcosim run`) is set from the start: it stops at its
+  // first look, keeping the results of its own chip, and the other client stops too, with the
+  // reason, rather than run the whole system again as after a hang.
+  SystemRunOptions o;
+  o.system = load_system_config(kConfigs + "/chip2x2_model.yaml");
+  o.system.compare_model = true;
+  const Workload w = ring_exchange(o.system, 64);
+  REQUIRE(run_system(o, w).passed);
+  ServerOptions so;
+  so.system = served_system(o.system);
+  so.seed = o.seed;
+  ServerThread st(so, "split-signal");
+  std::atomic<bool> signalled{true};
+  std::vector<std::string> errors(2);
+  std::vector<SystemRunResult> results(2);
+  std::vector<std::thread> clients;
+  for (std::uint32_t c = 0; c < 2; ++c)
+    clients.emplace_back([&, c] {
+      try {
+        auto s = ClientSession::connect(split_client(st.address, o, {c}));
+        SystemRunOptions mine = o;
+        use_served_models(mine, s);
+        if (c == 1) mine.stop = &signalled;
+        results[c] = run_system(mine, w);
+      } catch (const std::exception& e) {
+        errors[c] = e.what();
+      }
+    });
+  for (auto& t : clients) t.join();
+  st.join();
+  INFO("client 1: " << errors[1]);
+  REQUIRE(errors[1].empty());
+  const SystemRunResult& r = results[1];
+  CHECK(r.interrupted);
+  CHECK_FALSE(r.passed);
+  CHECK(r.split_stopped.empty());  // not re-run whole
+  const std::string head = "stopped by a signal at " + std::to_string(r.sim_time_ps) + " ps, before the run finished: ";
+  CHECK(r.error.rfind(head, 0) == 0);
+  REQUIRE(r.tiles.size() == o.system.tiles_per_chip);  // its own chip's tiles
+  CHECK(r.tiles[0].name == "dut.chip1.tile0");
+  CHECK_THAT(errors[0], Catch::StartsWith("the split run stopped at ") &&
+                            Catch::Contains("chip(s) 1 stopped before the end of the split run: " + head));
 }
 
 TEST_CASE("split run: packets are numbered in the global (time, component) order, not in arrival order") {
