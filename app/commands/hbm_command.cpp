@@ -26,6 +26,7 @@
 #include "models/hbm/pattern_source.h"
 #include "models/hbm/trace_source.h"
 #include "progress_line.h"
+#include "stop_signals.h"
 
 namespace mxc::app {
 
@@ -273,6 +274,10 @@ int hbm_main(int argc, char** argv) {
       shown.show(line.str());
     };
   }
+  // Ctrl-C, SIGTERM or SIGHUP ends the offers; the requests in flight complete and are reported.
+  // Kept until the results are written, so that a signal cannot cut them off; a second one kills.
+  const StopSignals signals(true);
+  progress.stop = StopSignals::flag();
   const hbm::LoopResult run =
       hbm::run_closed_loop(model, *source, outstanding, progress);
   shown.clear();
@@ -303,6 +308,11 @@ int hbm_main(int argc, char** argv) {
               << " a cycle before an earlier line's; " << (one ? "it was" : "each was")
               << " issued after the lines above it\n";
   }
+  // What ended the run before its source did, if anything: a bad trace line or a signal. The
+  // results are those of the requests before it, and the JSON's `error` says so.
+  std::string early_end;
+  if (trace && !trace->error().empty()) early_end = trace->error();
+  else if (run.stopped) early_end = "stopped by a signal after " + std::to_string(s.requests) + " requests";
   if (args.count("json")) {
     nlohmann::json j = to_json(s, config_path, workload);
     j["source"] = source_json;
@@ -314,16 +324,19 @@ int hbm_main(int argc, char** argv) {
     if (args.count("stacks")) overrides["stacks"] = args["stacks"].as<std::uint32_t>();
     if (args.count("check-timing")) overrides["check_timing"] = true;
     j["overrides"] = overrides;
-    if (trace && !trace->error().empty()) j["error"] = trace->error();
+    if (!early_end.empty()) j["error"] = early_end;
     write_output_file(args["json"].as<std::string>(), json_text(j, 2) + "\n");
   }
-  if (trace && !trace->error().empty()) {
-    std::cerr << argv[0] << ": error: " << trace->error() << " (the results above are those of the " << s.requests
-              << " requests before it" << (args.count("json") ? ", also in " + args["json"].as<std::string>() : "")
-              << ")\n";
-    return kExitUsage;
+  if (early_end.empty()) return kExitPass;
+  const std::string also = args.count("json") ? ", also in " + args["json"].as<std::string>() : "";
+  if (run.stopped) {
+    std::cerr << argv[0] << ": " << early_end << " (the results above are those of the " << s.requests
+              << " requests completed before the stop" << also << ")\n";
+    return kExitStopped;
   }
-  return kExitPass;
+  std::cerr << argv[0] << ": error: " << early_end << " (the results above are those of the " << s.requests
+            << " requests before it" << also << ")\n";
+  return kExitUsage;
 }
 
 }  // namespace mxc::app

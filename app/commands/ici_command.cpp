@@ -25,6 +25,7 @@
 #include "models/ici/schedule_bound.h"
 #include "models/ici/traffic_run.h"
 #include "progress_line.h"
+#include "stop_signals.h"
 
 namespace mxc::app {
 
@@ -186,6 +187,16 @@ void print_rows(const std::vector<std::string>& head, const std::vector<std::vec
   for (const auto& r : rows) line(r);
 }
 
+/// Where a signal stopped a sweep: "stopped by a signal during load 0.5 (point 3 of 10); the 2 points
+/// before it are complete". `what` names the point or size running, `unit` what the sweep is made of.
+std::string stopped_text(const std::string& what, std::size_t index, std::size_t count, const std::string& unit) {
+  const std::string done = index == 0   ? "no " + unit + " is complete"
+                           : index == 1 ? "the " + unit + " before it is complete"
+                                        : "the " + std::to_string(index) + " " + unit + "s before it are complete";
+  return "stopped by a signal during " + what + " (" + unit + " " + std::to_string(index + 1) + " of " +
+         std::to_string(count) + "); " + done;
+}
+
 /// A traffic point in the JSON. With no measured packet delivered there is no latency: null.
 nlohmann::json point_json(const TrafficPoint& p) {
   const bool has_latency = p.delivered > 0;
@@ -293,6 +304,12 @@ int ici_main(int argc, char** argv) {
   const bool show_progress = args.count("progress") || isatty(STDERR_FILENO);
   ProgressReport progress;
   ProgressLine progress_line;  // cleared at the end, or when an error ends the command
+  // Ctrl-C, SIGTERM or SIGHUP abandons the point or size running (its measurement is not complete):
+  // those before it are printed and written, with `error` saying where it stopped. A second one kills.
+  const StopSignals signals(true);
+  progress.stop = StopSignals::flag();
+  std::string stopped;  // where a signal stopped the sweep
+  std::size_t rows_done = 0;  // points or sizes complete
 
   if (args.count("traffic")) {
     const TrafficKind kind = parse_traffic(args["traffic"].as<std::string>());
@@ -382,8 +399,13 @@ int ici_main(int argc, char** argv) {
                  << fmt(static_cast<double>(prm.drain_limit_ps) / 1e6, 1) << " us past the window";
           progress_line.show(line.str());
         };
-      const TrafficPoint p =
-          run_traffic(*fabric, topo, pattern, static_cast<double>(cfg.link_bytes_per_s()), prm, progress);
+      TrafficPoint p;
+      try {
+        p = run_traffic(*fabric, topo, pattern, static_cast<double>(cfg.link_bytes_per_s()), prm, progress);
+      } catch (const LoopStopped&) {
+        stopped = stopped_text("load " + shortest(load), i, loads.size(), "point");
+        break;
+      }
       pts.push_back(point_json(p));
       rows.push_back(point_row(p));
       deadlocks += p.deadlocked;
@@ -401,16 +423,17 @@ int ici_main(int argc, char** argv) {
     if (!csv)
       std::cout << topo.describe() << ", " << cfg.model << " model, " << to_string(kind) << " traffic, "
                 << prm.packet_bytes << " B packets\n";
+    rows_done = rows.size();
     print_rows({"offered_load", "accepted_load", "avg_latency_ns", "max_latency_ns", "packets", "saturated",
                 "truncated"},
                rows, csv);
     if (truncated)
-      std::cerr << "note: at " << truncated << " of " << loads.size() << " loads the packets made and not yet "
+      std::cerr << "note: at " << truncated << " of " << rows.size() << " loads the packets made and not yet "
                 << "delivered reached " << prm.max_backlog << ": the sources made no more until some were "
                 << "delivered (refused_packets in the JSON), so less than the offered load was made; the rates are "
                 << "over the whole window (truncated: yes)\n";
     if (deadlocks) {
-      std::cerr << "mxcosim ici: the fabric deadlocked at " << deadlocks << " of " << loads.size()
+      std::cerr << "mxcosim ici: the fabric deadlocked at " << deadlocks << " of " << rows.size()
                 << " loads: packets in its buffers and nothing left to move them"
                 << (cfg.datelines ? "" : " (with router.datelines false the rings' buffers can wait on each other "
                                          "in a cycle)")
@@ -462,6 +485,9 @@ int ici_main(int argc, char** argv) {
       } catch (const CollectiveDeadlock& e) {
         unfinished = e.unfinished();
         std::cerr << "mxcosim ici: " << e.what() << "\n";
+      } catch (const LoopStopped&) {
+        stopped = stopped_text(std::to_string(bytes) + " bytes", i, sizes.size(), "size");
+        break;
       }
       const bool deadlocked = unfinished > 0;
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -484,7 +510,7 @@ int ici_main(int argc, char** argv) {
       deadlocks += deadlocked;
     }
     if (deadlocks) {
-      std::cerr << "mxcosim ici: the fabric deadlocked at " << deadlocks << " of " << sizes.size()
+      std::cerr << "mxcosim ici: the fabric deadlocked at " << deadlocks << " of " << rows.size()
                 << " sizes: messages in its buffers and nothing left to move them"
                 << (cfg.datelines ? "" : " (with router.datelines false the rings' buffers can wait on each other "
                                          "in a cycle)")
@@ -496,12 +522,20 @@ int ici_main(int argc, char** argv) {
                 << to_string(alg) << "\n";
     std::vector<std::string> head{"bytes", "time_ns", "bound_time_ns", "bound/time", "GB/s_per_chip"};
     if (!csv) head.push_back("wall_s");
+    rows_done = rows.size();
     print_rows(head, rows, csv);
   }
   progress_line.clear();
   out["wall_seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  if (!stopped.empty()) out["error"] = stopped;
   if (args.count("json")) {
     write_output_file(args["json"].as<std::string>(), json_text(out, 2) + "\n");
+  }
+  if (!stopped.empty()) {
+    const std::string also = args.count("json") ? " (also in " + args["json"].as<std::string>() + ")" : "";
+    std::cerr << argv[0] << ": " << stopped << (rows_done > 0 ? ": the results above are theirs" + also : "")
+              << "\n";
+    return kExitStopped;
   }
   return code;
 }

@@ -3,10 +3,13 @@
 // most every `interval_seconds` of host time. The loop ticks on every
 // iteration; the host clock is read only every kStride-th tick, so an
 // unwatched loop pays one branch and a watched one little more. Reports
-// never change what the loop simulates.
+// never change what the loop simulates. A stop flag, looked at on the same
+// stride, ends the loop by throwing LoopStopped.
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 
 #include "models/core/time.h"
 
@@ -17,6 +20,21 @@ struct ProgressReport {
   std::function<void(Time now)> report;
   /// Host seconds between reports at least (0: every kStride-th tick, for tests).
   double interval_seconds = 1.0;
+  /// When set and true, the loop ends at its next look, after the report (a
+  /// user asked to stop).
+  const std::atomic<bool>* stop = nullptr;
+};
+
+/// A loop ended before its work was complete because ProgressReport::stop
+/// was set: what it was measuring is not a result.
+class LoopStopped : public std::runtime_error {
+ public:
+  explicit LoopStopped(Time now) : std::runtime_error("stopped"), m_now(now) {}
+  /// The loop's simulated time when it stopped.
+  Time now() const { return m_now; }
+
+ private:
+  Time m_now;
 };
 
 class ProgressTicker {
@@ -24,25 +42,31 @@ class ProgressTicker {
   static constexpr std::uint64_t kStride = 4096;
 
   explicit ProgressTicker(const ProgressReport& p)
-      : m_p(p), m_interval(std::chrono::duration_cast<Clock::duration>(
-                    std::chrono::duration<double>(p.interval_seconds))),
+      : m_p(p), m_watched(p.report || p.stop), m_interval(std::chrono::duration_cast<Clock::duration>(
+                                                    std::chrono::duration<double>(p.interval_seconds))),
         m_next(Clock::now() + m_interval) {}
 
   void tick(Time now) {
-    if (m_p.report && ++m_ticks % kStride == 0) [[unlikely]]
+    if (m_watched && ++m_ticks % kStride == 0) [[unlikely]]
       look(now);
   }
 
  private:
   using Clock = std::chrono::steady_clock;
+  // The report first: one may set the stop flag, seen at this same look.
   void look(Time now) {
-    const auto t = Clock::now();
-    if (t < m_next) return;
-    m_next = t + m_interval;
-    m_p.report(now);
+    if (m_p.report) {
+      const auto t = Clock::now();
+      if (t >= m_next) {
+        m_next = t + m_interval;
+        m_p.report(now);
+      }
+    }
+    if (m_p.stop && m_p.stop->load(std::memory_order_relaxed)) throw LoopStopped(now);
   }
 
   const ProgressReport& m_p;
+  const bool m_watched;  // reports or a stop flag to look at
   Clock::duration m_interval;
   Clock::time_point m_next;
   std::uint64_t m_ticks = 0;

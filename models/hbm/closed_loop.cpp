@@ -16,9 +16,13 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
   res.outstanding = outstanding;
   std::uint64_t in_flight = 0;
   Time last = 0;
-  // Progress is looked at on every kProgressStride-th completion only: the
-  // test is one mask per request, the host clock read once per stride.
+  SourceItem item;
+  bool have = false, ended = false;
+  // Progress and the stop flag are looked at on every kProgressStride-th
+  // completion only: the test is one mask per request, the host clock read
+  // once per stride.
   const bool reporting = static_cast<bool>(progress.report);
+  const bool watching = reporting || progress.stop != nullptr;
   const auto interval = std::chrono::duration<double>(progress.interval_seconds);
   auto next_report = wall0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(interval);
   model.set_completion([&](const MemResponse& r) {
@@ -26,18 +30,25 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
     ++res.requests;
     last = std::max(last, r.complete);
     source.on_complete(r);
-    if (reporting && res.requests % kProgressStride == 0) [[unlikely]] {
-      const auto now = std::chrono::steady_clock::now();
-      if (now >= next_report) {
-        next_report = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(interval);
-        progress.report(res.requests, last);
+    if (watching && res.requests % kProgressStride == 0) [[unlikely]] {
+      if (reporting) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= next_report) {
+          next_report = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(interval);
+          progress.report(res.requests, last);
+        }
+      }
+      // A stop ends the source here: a request it made and the model has not
+      // taken yet is dropped, never offered; those in flight run to completion.
+      if (progress.stop && progress.stop->load(std::memory_order_relaxed) && !ended) {
+        ended = true;
+        have = false;
+        res.stopped = true;
       }
     }
   });
 
   Time now = 0;
-  SourceItem item;
-  bool have = false, ended = false;
   MemRequest req;
   std::uint64_t id = 0;
   std::uint64_t refused_at = ~std::uint64_t{0};  // refusal_stamp() when last refused

@@ -34,6 +34,11 @@ CollectiveRun CollectiveRunner::run(const Schedule& s, Time start, const Progres
   m_run.start_ps = m_run.end_ps = start;
   m_cursors_left = 0;
   m_fabric.set_delivery([this](const IciPacket& p) { m_inbox.push_back(p); });
+  // However the run ends (done, a deadlock, a stop), the fabric no longer delivers to this runner.
+  struct Release {
+    Fabric& f;
+    ~Release() { f.set_delivery(nullptr); }
+  } release{m_fabric};
 
   for (std::uint32_t c = 0; c < chips; ++c)
     for (std::uint32_t st = 0; st < streams; ++st) {
@@ -51,7 +56,6 @@ CollectiveRun CollectiveRunner::run(const Schedule& s, Time start, const Progres
     const Time t = m_fabric.next_event_time();
     ticker.tick(t);
     if (t == kNever) {
-      m_fabric.set_delivery(nullptr);
       throw CollectiveDeadlock("collective " + s.name + ": the fabric went idle with " +
                                    std::to_string(m_cursors_left) + " chip streams unfinished (deadlock?)",
                                m_cursors_left);
@@ -68,7 +72,6 @@ CollectiveRun CollectiveRunner::run(const Schedule& s, Time start, const Progres
     m_inbox.clear();
     flush(t);
   }
-  m_fabric.set_delivery(nullptr);
   return m_run;
 }
 

@@ -51,7 +51,8 @@ class CollectiveRunner {
 
   /// Runs `s` from time `start`; throws CollectiveDeadlock if the fabric
   /// goes idle before the schedule completes (a deadlock or a lost message).
-  /// `progress` is told the simulated time now and then.
+  /// `progress` is told the simulated time now and then; its stop flag, once
+  /// set, ends the run with LoopStopped (the collective is not complete).
   CollectiveRun run(const Schedule& s, Time start = 0, const ProgressReport& progress = {});
 
  private:

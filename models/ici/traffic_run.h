@@ -61,7 +61,8 @@ struct TrafficPoint {
 double packet_slot_ps(const Topology& topo, double link_bytes_per_s, std::uint32_t packet_bytes);
 
 /// Runs one point on a fresh `fabric` (it must be idle at time 0), telling
-/// `progress` the simulated time now and then.
+/// `progress` the simulated time now and then. Its stop flag, once set,
+/// abandons the point with LoopStopped (its measurement is not complete).
 TrafficPoint run_traffic(Fabric& fabric, const Topology& topo, const TrafficPattern& pattern, double link_bytes_per_s,
                          const TrafficParams& params, const ProgressReport& progress = {});
 

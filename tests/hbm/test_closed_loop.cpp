@@ -147,3 +147,104 @@ TEST_CASE("progress reports come at every stride of completions and change no re
     CHECK(reports[i].second == *std::max_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n)));
   }
 }
+
+namespace {
+
+/// A run of `p` with `progress`: its result, completions and statistics.
+struct StopOutcome {
+  LoopResult res;
+  std::vector<test::Completion> done;
+  PcStats stats;
+};
+
+StopOutcome run_with(const MemoryConfig& cfg, const PatternOptions& p, std::uint32_t outstanding,
+                     const LoopProgress& progress) {
+  HbmModel m("hbm", cfg);
+  test::RecordingSource src(p);
+  StopOutcome o;
+  o.res = run_closed_loop(m, src, outstanding, progress);
+  REQUIRE(m.checker()->violation_count() == 0);
+  o.done = src.done;
+  o.stats = m.total_stats();
+  return o;
+}
+
+/// Same completions and statistics: the same requests ran the same way.
+void check_same_run(const StopOutcome& a, const StopOutcome& b) {
+  CHECK(a.res.requests == b.res.requests);
+  CHECK(a.res.sim_time_ps == b.res.sim_time_ps);
+  CHECK(a.res.queue_full_ps == b.res.queue_full_ps);
+  CHECK(a.done == b.done);
+  CHECK(a.stats.steps == b.stats.steps);
+  CHECK(a.stats.last_cycle == b.stats.last_cycle);
+  CHECK(a.stats.read_queue_integral == b.stats.read_queue_integral);
+  CHECK(a.stats.read_bursts == b.stats.read_bursts);
+  CHECK(a.stats.row_hits == b.stats.row_hits);
+  CHECK(a.stats.row_conflicts == b.stats.row_conflicts);
+  CHECK(a.stats.acts == b.stats.acts);
+  CHECK(a.stats.refreshes == b.stats.refreshes);
+  CHECK(a.stats.stall_cycles == b.stats.stall_cycles);
+  CHECK(a.stats.bus_idle_cycles == b.stats.bus_idle_cycles);
+}
+
+}  // namespace
+
+TEST_CASE("a stop set at a progress report ends the offers and completes those in flight as a run of that many") {
+  const MemoryConfig cfg = test::preset("hbm2.yaml");
+  PatternOptions p;
+  p.pattern = "random";
+  p.bytes = 32;
+  p.requests = 3 * kProgressStride + 1000;
+  const std::uint32_t window = 64;
+  std::atomic<bool> stop{false};
+  LoopProgress watch;  // the flag alone
+  watch.stop = &stop;
+  // A clear flag changes nothing.
+  const StopOutcome plain = run_with(cfg, p, window, {});
+  const StopOutcome clear = run_with(cfg, p, window, watch);
+  check_same_run(clear, plain);
+  CHECK_FALSE(clear.res.stopped);
+
+  // Set by the second report: no request is offered after it, the window's worth in flight completes.
+  LoopProgress progress{.report = [&](std::uint64_t done, Time) { stop = done == 2 * kProgressStride; },
+                        .interval_seconds = 0,
+                        .stop = &stop};
+  const StopOutcome stopped = run_with(cfg, p, window, progress);
+  CHECK(stopped.res.stopped);
+  const std::uint64_t n = stopped.res.requests;
+  CHECK(n >= 2 * kProgressStride);
+  CHECK(n <= 2 * kProgressStride + window);
+  // The requests offered are the first n the source made, each completed once.
+  REQUIRE(stopped.done.size() == n);
+  std::vector<std::uint64_t> ids;
+  for (const test::Completion& c : stopped.done) ids.push_back(std::get<0>(c));
+  std::sort(ids.begin(), ids.end());
+  for (std::uint64_t i = 0; i < n; ++i) REQUIRE(ids[i] == i);
+  // The same as a source of exactly n requests.
+  p.requests = n;
+  const StopOutcome exact = run_with(cfg, p, window, {});
+  CHECK_FALSE(exact.res.stopped);
+  check_same_run(stopped, exact);
+}
+
+TEST_CASE("a stop set before the run ends it at the first look and one set after the source ended changes nothing") {
+  const MemoryConfig cfg = test::preset("hbm2.yaml");
+  std::atomic<bool> stop{true};
+  LoopProgress watch;  // the flag alone
+  watch.stop = &stop;
+  // A pointer chase has one load in flight: stopped at the kProgressStride-th completion exactly.
+  PatternOptions p;
+  p.pattern = "chase";
+  p.bytes = 32;
+  p.requests = kProgressStride + 100;
+  const StopOutcome chase = run_with(cfg, p, 8, watch);
+  CHECK(chase.res.stopped);
+  CHECK(chase.res.requests == kProgressStride);
+  p.requests = kProgressStride;
+  const StopOutcome exact = run_with(cfg, p, 8, {});
+  check_same_run(chase, exact);
+  // Of exactly kProgressStride requests, all were offered by the first look: the stop has nothing to end.
+  const StopOutcome whole = run_with(cfg, p, 8, watch);
+  CHECK_FALSE(whole.res.stopped);
+  check_same_run(whole, exact);
+}

@@ -3,6 +3,9 @@
 // 2 sum(k_i - 1) a + 2((p-1)/p)Nb, all axes with N split over 2n parts.
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <vector>
+
 #include "models/ici/analytic_fabric.h"
 #include "models/ici/collective.h"
 #include "models/ici/collective_runner.h"
@@ -206,4 +209,41 @@ TEST_CASE("collective progress reports come in time order up to the end and chan
   REQUIRE(seen.size() >= 2);
   CHECK(std::is_sorted(seen.begin(), seen.end()));
   CHECK(seen.back() <= plain.end_ps);
+}
+
+TEST_CASE("a stop flag abandons a collective at the next look and changes nothing while it is clear") {
+  const IciConfig cfg = pod({4, 4});
+  const auto play = [&](const ProgressReport& progress) {
+    TorusFabric f(cfg);
+    const Schedule s = build_schedule(Collective::kAllReduce, Algorithm::kRing, f.topology(), 16u << 20);
+    CollectiveRunner r(f, f.topology());
+    return r.run(s, 0, progress);
+  };
+  const CollectiveRun plain = play({});
+  std::atomic<bool> stop{false};
+  ProgressReport watch;  // the flag alone
+  watch.stop = &stop;
+  const CollectiveRun clear = play(watch);
+  CHECK(clear.end_ps == plain.end_ps);
+  CHECK(clear.messages == plain.messages);
+  CHECK(clear.bytes_sent == plain.bytes_sent);
+
+  // Set by the second report: the run ends at that same look, before the collective completes.
+  std::vector<Time> seen;
+  const ProgressReport stopping{.report =
+                                    [&](Time now) {
+                                      seen.push_back(now);
+                                      if (seen.size() == 2) stop = true;
+                                    },
+                                .interval_seconds = 0,
+                                .stop = &stop};
+  Time stopped_at = kNever;
+  try {
+    play(stopping);
+  } catch (const LoopStopped& e) {
+    stopped_at = e.now();
+  }
+  REQUIRE(seen.size() == 2);
+  CHECK(stopped_at == seen.back());
+  CHECK(stopped_at < plain.end_ps);
 }

@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <string>
+#include <vector>
 
 #include "models/ici/analytic_fabric.h"
 #include "models/ici/ici_config_loader.h"
@@ -332,4 +334,56 @@ TEST_CASE("progress reports come in time order within the run and change nothing
   REQUIRE(seen.size() >= 2);
   CHECK(std::is_sorted(seen.begin(), seen.end()));
   CHECK(seen.back() <= TrafficParams{}.warmup_ps + TrafficParams{}.measure_ps + TrafficParams{}.drain_limit_ps);
+}
+
+TEST_CASE("a stop flag abandons a traffic point at the next look and changes nothing while it is clear") {
+  const IciConfig cfg = ring8();
+  const auto point = [&](const ProgressReport& progress) {
+    TorusFabric f(cfg);
+    const TrafficPattern pat(TrafficKind::kUniform, f.topology());
+    TrafficParams prm;
+    prm.load = 0.3;
+    prm.packet_bytes = 64;
+    return run_traffic(f, f.topology(), pat, 45e9, prm, progress);
+  };
+  const TrafficPoint plain = point({});
+  std::atomic<bool> stop{false};
+  ProgressReport watch;  // the flag alone
+  watch.stop = &stop;
+  const TrafficPoint clear = point(watch);
+  CHECK(clear.accepted_load == plain.accepted_load);
+  CHECK(clear.avg_latency_ns == plain.avg_latency_ns);
+  CHECK(clear.max_latency_ns == plain.max_latency_ns);
+  CHECK(clear.measured == plain.measured);
+  CHECK(clear.delivered == plain.delivered);
+  CHECK(clear.saturated == plain.saturated);
+
+  // Set by the second report: the loop ends at that same look, before anything past it is simulated.
+  std::vector<Time> seen;
+  const ProgressReport stopping{.report =
+                                    [&](Time now) {
+                                      seen.push_back(now);
+                                      if (seen.size() == 2) stop = true;
+                                    },
+                                .interval_seconds = 0,
+                                .stop = &stop};
+  stop = false;
+  Time stopped_at = kNever;
+  try {
+    point(stopping);
+  } catch (const LoopStopped& e) {
+    stopped_at = e.now();
+  }
+  REQUIRE(seen.size() == 2);
+  CHECK(stopped_at == seen.back());
+  // Already set: the first look, that of the first report, ends it.
+  seen.clear();
+  stopped_at = kNever;
+  try {
+    point(stopping);
+  } catch (const LoopStopped& e) {
+    stopped_at = e.now();
+  }
+  REQUIRE(seen.size() == 1);
+  CHECK(stopped_at == seen.front());
 }

@@ -1,0 +1,51 @@
+#!/bin/sh
+# usage: cli_stop.sh MXCOSIM CONFIG
+# A long `mxcosim hbm` run that the user stops (Ctrl-C: SIGINT; SIGTERM the
+# same) keeps what it has: no request is offered after the signal, the ones
+# in flight complete, the summary is printed and the JSON written with
+# `error` saying after how many requests it stopped, a line on stderr says
+# the results are those of the requests completed before the stop, and the
+# command exits 130.
+m=$1 cfg=$2
+dir=$(mktemp -d) || exit 1
+pid=
+trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
+fail() { echo "cli_hbm_stop: $*" >&2; exit 1; }
+# A script's background job starts with SIGINT ignored, and the command keeps
+# an ignored signal ignored (as nohup asks): env gives it back its default,
+# as a terminal's Ctrl-C finds it.
+env --default-signal=INT true 2>/dev/null || { echo "cli_hbm_stop: env --default-signal is needed" >&2; exit 77; }
+# wait_for CONDITION SECONDS: polls every 0.1 s.
+wait_for() {
+  i=0
+  while [ "$i" -lt "$(($2 * 10))" ]; do eval "$1" && return 0; sleep 0.1; i=$((i + 1)); done
+  return 1
+}
+total=1000000000  # half an hour and more: only a signal ends it within the test
+for sig in INT TERM; do
+  env --default-signal=INT "$m" hbm --config "$cfg" --pattern random --requests $total --progress \
+    --json "$dir/$sig.json" >"$dir/$sig.out" 2>"$dir/$sig.err" &
+  pid=$!
+  # The first progress line comes a second into the run, at a multiple of 65536 requests completed.
+  wait_for "grep -q 'M requests/s' '$dir/$sig.err' 2>/dev/null" 60 ||
+    fail "SIG$sig: no progress: $(cat "$dir/$sig.err")"
+  kill -s "$sig" "$pid"
+  wait_for "! kill -0 $pid 2>/dev/null" 30 || fail "SIG$sig: still running 30 s after the signal"
+  wait "$pid"
+  rc=$?
+  pid=
+  err=$(tr '\r' '\n' <"$dir/$sig.err")
+  [ "$rc" -eq 130 ] || fail "SIG$sig: exit $rc, expected 130: $err"
+  [ -f "$dir/$sig.json" ] || fail "SIG$sig: no JSON: $err"
+  json=$(tr -d ' \n' <"$dir/$sig.json")
+  n=$(sed -n 's/^ *"error": "stopped by a signal after \([0-9]*\) requests",$/\1/p' "$dir/$sig.json")
+  [ -n "$n" ] || fail "SIG$sig: no error naming the stop in the JSON: $json"
+  # At least the requests counted by the progress line, far fewer than asked for.
+  [ "$n" -ge 65536 ] && [ "$n" -lt $total ] || fail "SIG$sig: stopped after $n requests"
+  printf '%s' "$json" | grep -q "\"requests\":$n," || fail "SIG$sig: JSON requests is not $n: $json"
+  grep -Eq "^  requests +$n \($n reads, 0 writes\)" "$dir/$sig.out" || fail "SIG$sig: summary: $(cat "$dir/$sig.out")"
+  grep -q "^  read bandwidth " "$dir/$sig.out" || fail "SIG$sig: summary: $(cat "$dir/$sig.out")"
+  printf '%s\n' "$err" | grep -Fq "stopped by a signal after $n requests (the results above are those of the $n \
+requests completed before the stop, also in $dir/$sig.json)" || fail "SIG$sig: stderr: $err"
+done
+echo "cli_hbm_stop: ok"
