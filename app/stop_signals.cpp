@@ -25,12 +25,18 @@ extern "C" void on_stop_signal(int) { g_stop.store(true); }
 // request twice: the same signal within a second is that request, not a user who will not wait.
 extern "C" void on_stop_signal_second_kills(int sig) {
   const long long now = monotonic_ns();
-  if (!g_stop.exchange(true)) {
-    g_first_signal.store(sig);
+  // The first signal claims the slot, its time is stored, and only then is the stop flag set:
+  // two deliveries handled at once in two threads (GNU timeout signals the process, then its
+  // group) must not see the flag before the first one's signal and time are there.
+  int none = 0;
+  if (g_first_signal.compare_exchange_strong(none, sig)) {
     g_first_ns.store(now);
+    g_stop.store(true);
     return;
   }
-  if (sig == g_first_signal.load() && now - g_first_ns.load() < kSameRequestNs) return;
+  // A second delivery racing the first may find its time not stored yet: it is that request.
+  const long long first_ns = g_first_ns.load();
+  if (sig == g_first_signal.load() && (first_ns == 0 || now - first_ns < kSameRequestNs)) return;
   // Blocked while this handler runs: the default action (termination) follows its return.
   signal(sig, SIG_DFL);
   raise(sig);
