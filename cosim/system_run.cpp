@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -87,8 +88,9 @@ ReferenceResult run_reference(const Workload& w, const TileGeometry& geo) {
 }
 
 void write_trace(const std::string& path, const SystemConfig& cfg, const Workload& work, const ChipSet& dut,
-                 const ChipSet* shadow) {
+                 const ChipSet* shadow, const std::atomic<bool>* stop) {
   TraceWriter out(path);
+  out.set_stop(stop);
   int pid = 1;
   // A split run's client writes the chips it runs (docs/transport.md): every process id is
   // the one-process timeline's, those of chips run elsewhere stay unused.
@@ -839,9 +841,16 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
   // loses that file, not the verdict of a finished run, which the caller reports first.
   if (!opts.trace.empty()) {
     try {
-      write_trace(opts.trace, cfg, work, dut, shadow.get());
+      write_trace(opts.trace, cfg, work, dut, shadow.get(), opts.stop);
     } catch (const std::exception& e) {
       result.trace_error = e.what();
+      // Cut short by a signal: the part written is no timeline (a full disk's, the file the
+      // user named, say /dev/full, is left alone).
+      if (opts.stop && opts.stop->load(std::memory_order_relaxed)) {
+        std::error_code ec;
+        std::filesystem::remove(opts.trace, ec);
+        result.trace_error += "; the partial file is removed";
+      }
     }
   }
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -87,6 +87,8 @@ void TraceWriter::begin_event() {
 
 void TraceWriter::flush_if_full() {
   if (m_buf.size() < kFlushBytes) return;
+  if (m_stop && m_stop->load(std::memory_order_relaxed))
+    throw std::runtime_error("trace file '" + m_path + "' not written whole: stopped by a signal");
   if (!m_sink->write(m_buf))
     throw std::runtime_error("cannot write trace file '" + m_path + "': " + Sink::reason() +
                              " (the file is incomplete)");

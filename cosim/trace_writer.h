@@ -5,6 +5,7 @@
 // ".gz" is written gzip-compressed with zlib, any other (".json") plain.
 // Events are streamed in call order; numbers have fixed formatting, so the
 // same calls give the same bytes.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -43,6 +44,10 @@ class TraceWriter {
   /// Finishes the JSON and closes the file; throws std::runtime_error naming it on a write error.
   void close();
 
+  /// While `*stop` is false; once it is true, the next block written throws std::runtime_error
+  /// ("... stopped by a signal") instead (a user asked to stop: a long timeline is not waited for).
+  void set_stop(const std::atomic<bool>* stop) { m_stop = stop; }
+
   const std::string& path() const { return m_path; }
   /// Events written so far (metadata included).
   std::uint64_t events() const { return s_events; }
@@ -57,6 +62,7 @@ class TraceWriter {
   std::unique_ptr<Sink> m_sink;
   std::string m_buf;  // pending output, written in large blocks
   std::uint64_t s_events = 0;
+  const std::atomic<bool>* m_stop = nullptr;
 };
 
 /// Picoseconds as microseconds with exactly six decimals ("1.234567"): exact, locale-independent.

@@ -200,7 +200,12 @@ int run_main(int argc, char** argv) {
                                          .repeatable = {"program"}}))
     return *done;
 
+  // From here a signal stops the run where it is (one while the workload is still being built,
+  // at its start), which then ends as a run cut short (its summary, --json, a waveform closed
+  // whole) and exits 130; a second signal kills.
+  const StopSignals signals(true);
   SystemRunOptions o;
+  o.stop = StopSignals::flag();
   o.system = args.count("config") ? load_system_config(args["config"].as<std::string>()) : default_system_config();
   SystemConfig& c = o.system;
   // The files the config refers to are inputs too.
@@ -395,20 +400,28 @@ int run_main(int argc, char** argv) {
             << work.description << ", seed " << o.seed
             << (c.compare_model ? ", model compared" : "") << std::endl;
   if (!served.empty()) std::cout << "  " << served << "\n";
-  // From here a signal stops the run where it is, which then ends as a run cut short (its
-  // summary, --json, a waveform closed whole) and exits 130; a second signal kills.
-  const StopSignals signals(true);
-  o.stop = StopSignals::flag();
   SystemRunResult r;
+  // A run stopped with no results: an earlier run's --json would read as this run's.
+  const auto stopped_without_results = [&](const std::string& why) {
+    progress_line.clear();
+    if (args.count("json")) {
+      const std::string json = args["json"].as<std::string>();
+      std::error_code ec;
+      if (std::filesystem::remove(json, ec)) std::cout << "  no results: " << json << " (an earlier run's) removed\n";
+    }
+    std::cout << "  error: " << why << "\n  reproduce in one process: " << in_process_command(original, "")
+              << std::endl;
+    return kExitStopped;
+  };
   try {
     r = run_system(o, work);
   } catch (const SplitRunInterrupted& e) {
     // Another client of the split run was stopped by a signal: so is the run, here too.
-    progress_line.clear();
-    std::cout << "  error: " << e.what() << "\n  reproduce in one process: " << in_process_command(original, "")
-              << std::endl;
-    return kExitStopped;
-  } catch (const std::exception&) {
+    return stopped_without_results(e.what());
+  } catch (const std::exception& e) {
+    // Stopped by a signal while waiting for the server (a split run's other clients not there,
+    // or stalled): the wait gave way to it.
+    if (!served.empty() && StopSignals::flag()->load()) return stopped_without_results(e.what());
     // A run over a server that fails (a split run whose chips stop early, a transport error):
     // the same run in one process gives what the whole run would have.
     if (!served.empty()) std::cout << "  reproduce in one process: " << in_process_command(original, "") << std::endl;
@@ -452,13 +465,14 @@ int run_main(int argc, char** argv) {
   // waveform shows) re-runs; the others say so. Every failing run says how to reproduce it,
   // with the waveform the re-run wrote (or would have) when there is one.
   std::string reproduce_wave;
-  // Stopped by a signal: nothing failed to show, and the user asked to stop, not to re-run.
-  bool cut_by_signal = r.interrupted;
+  // Stopped by a signal: nothing failed to show, and the user asked to stop, not to re-run. A
+  // signal after the run, during the re-run for the failure waveform, costs the waveform only:
+  // the run's results are whole, and its verdict (exit 1) stands.
+  const bool cut_by_signal = r.interrupted;
   const bool fail_wave = !r.passed && wave.empty() && any_rtl && !args.count("no-fail-wave");
   if (fail_wave && r.interrupted) {
     std::cout << "  failure waveform: none (a signal stopped the run, no failure did)\n";
   } else if (fail_wave && StopSignals::flag()->load()) {
-    cut_by_signal = true;
     std::cout << "  failure waveform: not made (stopped by a signal)\n";
   } else if (fail_wave) {
     const std::uint64_t period = ClockDomain::from_mhz("tile", c.tile_mhz).period();
@@ -516,7 +530,6 @@ int run_main(int argc, char** argv) {
           check_output_path(name, "failure waveform");
           again.waveform = replaceable_output_path(name, "failure waveform");
           if (run_system(again, work).interrupted) {
-            cut_by_signal = true;
             std::error_code ec;  // a window cut short shows no failure: not kept
             std::filesystem::remove(again.waveform, ec);
             throw std::runtime_error("stopped by a signal");
@@ -548,7 +561,9 @@ int run_main(int argc, char** argv) {
   // A failed run keeps its exit 1 when an output fails too, as main() keeps it for a standard
   // output that failed: the failure is the news, and exit 2 would file it as bad input. A run
   // a signal cut short keeps its 130 alike.
-  const int status = cut_by_signal ? kExitStopped : r.passed ? kExitPass : kExitFail;
+  // A signal that cut the timeline short (written after the run) stops the command too.
+  const bool stopped = cut_by_signal || (!r.trace_error.empty() && StopSignals::flag()->load());
+  const int status = stopped ? kExitStopped : r.passed ? kExitPass : kExitFail;
   if (!errors.empty() && status != kExitPass) {
     for (const std::string& e : errors) std::cerr << argv[0] << ": error: " << e << "\n";
     return status;

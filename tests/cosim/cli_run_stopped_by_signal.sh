@@ -1,12 +1,14 @@
 #!/bin/sh
-# usage: cli_run_stopped_by_signal.sh MXCOSIM INT|TERM
+# usage: cli_run_stopped_by_signal.sh MXCOSIM INT|TERM|TRACE
 # A long run stopped by SIGINT (Ctrl-C) or SIGTERM (a job's scancel) once its progress line
 # shows it running: it keeps what it has. It exits 130, prints its summary, writes --json
 # with `error` saying where the signal stopped it, and closes its --wave file whole: the
 # FST header's end time is the last cycle the results give, (reset + cycles - 1) x 2000 +
 # 1000 ps at 500 MHz, reset = rows + cols + 4 = 12 cycles (cli_wave.sh), where a process
 # killed outright leaves no results and a header never finished. Without --wave, a run
-# stopped by a signal makes no failure waveform: nothing failed.
+# stopped by a signal makes no failure waveform: nothing failed. TRACE: SIGTERM once the run
+# has finished and its timeline (--trace, written after the run) is being written: the results
+# stand (PASS, --json), the timeline is not waited for, its partial file is removed, exit 130.
 mx=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); sig=$2
 dir=$(mktemp -d) || exit 1
 trap 'kill "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
@@ -54,7 +56,30 @@ sys.exit(0 if ok else 1)
 PY
 }
 
-if [ "$sig" = INT ]; then
+if [ "$sig" = TRACE ]; then
+  sig=TERM
+  (cd "$dir" && exec "$mx" run --clock-mhz 500 --m 256 --k 256 --n 256 --json r.json --trace t.json.gz) \
+    >"$dir/out" 2>"$dir/err" &
+  pid=$!
+  i=0
+  until [ -e "$dir/t.json.gz" ]; do  # opened once the run has finished
+    i=$((i + 1))
+    [ "$i" -le 600 ] || fail "no timeline started in 30 s"
+    kill -0 "$pid" 2>/dev/null || fail "the run ended before the signal"
+    sleep 0.05
+  done
+  kill -s TERM "$pid"
+  wait "$pid"
+  rc=$?
+  pid=
+  [ "$rc" -eq 130 ] || fail "exit $rc, expected 130"
+  grep -q "^PASS  cycles [0-9]" "$dir/out" || fail "no summary of the finished run"
+  grep -q "trace file 't.json.gz' not written whole: stopped by a signal; the partial file is removed" "$dir/err" ||
+    fail "no error saying the timeline was cut short"
+  [ ! -e "$dir/t.json.gz" ] || fail "the partial timeline was left"
+  python3 -c "import json, sys; sys.exit(json.load(open(sys.argv[1]))['status'] != 'pass')" "$dir/r.json" ||
+    fail "r.json is not the finished run's results"
+elif [ "$sig" = INT ]; then
   start --wave w.fst
   check_json
   grep -q "^  waveform: w.fst$" "$dir/out" || fail "the waveform is not named as written"
