@@ -38,6 +38,7 @@ std::string connect_run(SystemRunOptions& o, const std::string& address, double 
   c.system = served_system(o.system);
   c.seed = o.seed;
   c.reply_timeout = millis(reply_timeout_s, "reply-timeout");
+  c.stop = o.stop;
   // While a split run waits for its slowest client the server sends a
   // heartbeat once a second: a shorter deadline would take a live server
   // for a dead one.

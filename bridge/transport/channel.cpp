@@ -82,6 +82,8 @@ struct Channel::Impl {
   std::size_t peak_buffered = 0;  // most bytes the decoder held at once
   std::string bad_input;          // why reading stopped (garbage came); the write side stays open
   std::function<void()> before_poll;  // test seam (Channel::set_before_poll)
+  const std::atomic<bool>* stop = nullptr;  // Channel::set_stop
+  std::optional<std::chrono::steady_clock::time_point> stop_seen;  // when a wait first saw it set
 
   // Reads and writes go straight to the (non-blocking) descriptor with poll()
   // for the deadline: an io_context round per operation costs more than the
@@ -148,7 +150,21 @@ struct Channel::Impl {
       const auto left = std::chrono::duration_cast<Millis>(deadline - std::chrono::steady_clock::now()).count();
       pollfd p{fd(), events, 0};
       if (before_poll) before_poll();
-      const int r = ::poll(&p, 1, static_cast<int>(std::clamp<long long>(left + 1, 0, 1 << 30)));
+      // Waits for the peer kStopAfterMs after a stop was first seen give way to it: a live
+      // peer answers sooner, and the caller's own stop path (which keeps its results) runs
+      // then; one that does not (a peer never joined, or stalled, heartbeats or not) is not
+      // waited out. Sends are never cut: a client that stops tells the server so.
+      const bool stoppable = stop && events == POLLIN;
+      if (stoppable && stop->load(std::memory_order_relaxed)) {
+        const auto now = std::chrono::steady_clock::now();
+        if (!stop_seen) stop_seen = now;
+        if (now - *stop_seen >= Millis(Channel::kStopAfterMs))
+          throw TransportError("transport: stopped by a signal while waiting for " + peer);
+      }
+      // Polled in short slices then: the signal may be handled by another thread, leaving
+      // this poll uninterrupted.
+      const long long slice = stoppable ? std::min<long long>(left + 1, Channel::kStopLookMs) : left + 1;
+      const int r = ::poll(&p, 1, static_cast<int>(std::clamp<long long>(slice, 0, 1 << 30)));
       if (r > 0) {
         if (std::chrono::steady_clock::now() >= deadline) return 0;
         return p.revents ? p.revents : events;
@@ -309,6 +325,7 @@ std::uint64_t Channel::bytes_received() const { return m_impl->bytes_in; }
 std::size_t Channel::peak_buffered() const { return m_impl->peak_buffered; }
 
 void Channel::set_before_poll(std::function<void()> hook) { m_impl->before_poll = std::move(hook); }
+void Channel::set_stop(const std::atomic<bool>* stop) { m_impl->stop = stop; }
 
 struct Listener::Impl {
   asio::io_context io;

@@ -3,6 +3,7 @@
 // Every operation has a deadline: a peer that dies, stalls or sends garbage
 // becomes a TransportError naming the peer, never a hang. Not thread-safe:
 // one user at a time (the client session serialises with a mutex).
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -80,6 +81,11 @@ class Channel {
   /// Called each time a wait is about to poll the socket. Tests use it to play what happens
   /// meanwhile (the peer's data arriving while this process is suspended past the deadline).
   void set_before_poll(std::function<void()> hook);
+  /// Once `*stop` is true (a user asked the process to stop), a wait for the peer that has
+  /// lasted kStopAfterMs throws TransportError ("stopped by a signal while waiting for ...")
+  /// instead of waiting out its deadline; the flag is looked at every kStopLookMs.
+  void set_stop(const std::atomic<bool>* stop);
+  static constexpr int kStopLookMs = 100, kStopAfterMs = 1000;
 
  private:
   std::unique_ptr<Impl> m_impl;

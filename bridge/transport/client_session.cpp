@@ -20,6 +20,7 @@ ClientSession::ClientSession(ClientOptions opts) : m_opts(std::move(opts)) {}
 std::shared_ptr<ClientSession> ClientSession::connect(const ClientOptions& opts) {
   std::shared_ptr<ClientSession> s(new ClientSession(opts));
   s->m_channel = Channel::connect(parse_address(opts.address), opts.connect_timeout);
+  s->m_channel->set_stop(opts.stop);
   Hello h;
   h.config_hash = config_hash(opts.system);
   h.seed = opts.seed;

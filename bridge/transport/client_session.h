@@ -40,6 +40,8 @@ struct ClientOptions {
   /// Split run: what every client of the run must agree on (Hello::split_terms; cosim's
   /// split_run_terms). A client whose terms differ from the run's is refused, naming them.
   std::string split_terms;
+  /// A user's request to stop (Channel::set_stop): a wait for the server gives way to it.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 class ClientSession {

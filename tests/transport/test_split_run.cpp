@@ -854,6 +854,27 @@ TEST_CASE("split run: a run still forming when the server takes no more clients 
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(15));  // half the join timeout
 }
 
+TEST_CASE("split run: a client waiting for others that never join gives way to a stop within a second or so") {
+  // Its user asked it to stop (the flag a signal sets in `mxcosim run`) while no other client has
+  // joined: the server's heartbeats keep the wait alive, so it waited out the join timeout (30 s)
+  // and ended as a failed run. Now the wait gives way about Channel::kStopAfterMs after the stop.
+  const SystemRunOptions o = small_k_split();
+  ServerOptions so = server_for(o);
+  so.read_timeout = Millis(30'000);
+  ServerThread st(so, "split-stop-waiting");
+  std::atomic<bool> stop{true};
+  ClientOptions opts = split_client(st.address, o, {0});
+  opts.stop = &stop;
+  auto alone = ClientSession::connect(opts);
+  ChipPort port(alone);
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH(port.advance_to(0), Catch::Contains("stopped by a signal while waiting for"));
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  CHECK(waited >= Millis(Channel::kStopAfterMs));  // a live peer's answer would have come first
+  CHECK(waited < std::chrono::seconds(10));
+  alone.reset();
+}
+
 TEST_CASE("split run: a client whose workload or tile options differ from the run's is refused, naming them") {
   const SystemRunOptions o = small_k_split();
   const std::string want = results_json(o, run_system(o)).dump();
