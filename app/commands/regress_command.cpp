@@ -283,10 +283,10 @@ int regress_main(int argc, char** argv) {
     }
   }
 
-  const regress::RunSummary sum = [&] {
-    const StopSignals signals;  // Ctrl-C leaves the run resumable
-    return regress::run_suite(suite, ro, db);
-  }();
+  // Ctrl-C leaves the run resumable; after the run the reports are written whole (a report cut
+  // short by a signal would be a broken file under its own name).
+  const StopSignals signals;
+  const regress::RunSummary sum = regress::run_suite(suite, ro, db);
 
   const auto run = db.run(sum.run_id);
   // The run's own revision: --rerun-failed continues a run at the revision it was made at.
