@@ -85,7 +85,7 @@ class Channel {
   /// lasted kStopAfterMs throws TransportError ("stopped by a signal while waiting for ...")
   /// instead of waiting out its deadline; the flag is looked at every kStopLookMs.
   void set_stop(const std::atomic<bool>* stop);
-  static constexpr int kStopLookMs = 100, kStopAfterMs = 1000;
+  static constexpr int kStopLookMs = 100, kStopAfterMs = 2000;
 
  private:
   std::unique_ptr<Impl> m_impl;

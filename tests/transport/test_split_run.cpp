@@ -854,7 +854,7 @@ TEST_CASE("split run: a run still forming when the server takes no more clients 
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(15));  // half the join timeout
 }
 
-TEST_CASE("split run: a client waiting for others that never join gives way to a stop within a second or so") {
+TEST_CASE("split run: a client waiting for others that never join gives way to a stop within seconds") {
   // Its user asked it to stop (the flag a signal sets in `mxcosim run`) while no other client has
   // joined: the server's heartbeats keep the wait alive, so it waited out the join timeout (30 s)
   // and ended as a failed run. Now the wait gives way about Channel::kStopAfterMs after the stop.
