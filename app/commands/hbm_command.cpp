@@ -257,12 +257,12 @@ int hbm_main(int argc, char** argv) {
                    {"requests", limited ? nlohmann::json(requests) : nlohmann::json()}};
   }
   hbm::LoopProgress progress;
-  ProgressLine shown;
+  ProgressLine progress_line;
   if (args.count("progress") || isatty(STDERR_FILENO)) {
     // A pattern makes exactly its requests; a trace at most --requests, if given.
     const bool exact = args.count("pattern") != 0;
     const auto start = std::chrono::steady_clock::now();
-    progress.report = [&shown, exact, limited, requests, start](std::uint64_t done, Time now) {
+    progress.report = [&progress_line, exact, limited, requests, start](std::uint64_t done, Time now) {
       const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::ostringstream line;
       line << "  ... " << done;
@@ -271,7 +271,7 @@ int hbm_main(int argc, char** argv) {
       else line << " requests";
       line << ", " << std::fixed << std::setprecision(1) << static_cast<double>(now) / 1e6 << " us simulated, "
            << std::setprecision(2) << static_cast<double>(done) / host / 1e6 << " M requests/s";
-      shown.show(line.str());
+      progress_line.show(line.str());
     };
   }
   // Ctrl-C, SIGTERM or SIGHUP ends the offers; the requests in flight complete and are reported.
@@ -280,7 +280,7 @@ int hbm_main(int argc, char** argv) {
   progress.stop = StopSignals::flag();
   const hbm::LoopResult run =
       hbm::run_closed_loop(model, *source, outstanding, progress);
-  shown.clear();
+  progress_line.clear();
   const hbm::HbmSummary s = hbm::summarize(model, run);
   hbm::print_summary(std::cout, s);
   if (s.requests_beyond_capacity)
