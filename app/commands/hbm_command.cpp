@@ -19,6 +19,7 @@
 #include "command.h"
 #include "cosim/json_text.h"
 #include "models/core/output_file.h"
+#include "models/core/progress.h"
 #include "models/hbm/closed_loop.h"
 #include "models/hbm/config_loader.h"
 #include "models/hbm/hbm_model.h"
@@ -256,13 +257,13 @@ int hbm_main(int argc, char** argv) {
     source_json = {{"trace", path}, {"trace_format", args["trace-format"].as<std::string>()}, {"size", size},
                    {"requests", limited ? nlohmann::json(requests) : nlohmann::json()}};
   }
-  hbm::LoopProgress progress;
+  ProgressReport progress;
   ProgressLine progress_line;
   if (args.count("progress") || isatty(STDERR_FILENO)) {
     // A pattern makes exactly its requests; a trace at most --requests, if given.
     const bool exact = args.count("pattern") != 0;
     const auto start = std::chrono::steady_clock::now();
-    progress.report = [&progress_line, exact, limited, requests, start](std::uint64_t done, Time now) {
+    progress.report = [&progress_line, exact, limited, requests, start](Time now, std::uint64_t done) {
       const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::ostringstream line;
       line << "  ... " << done;

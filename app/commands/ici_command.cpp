@@ -387,7 +387,7 @@ int ici_main(int argc, char** argv) {
       const double load = prm.load = loads[i];
       auto fabric = make_fabric(cfg);
       if (show_progress)
-        progress.report = [&, i, load](Time now) {
+        progress.report = [&, i, load](Time now, std::uint64_t) {
           const Time window = prm.warmup_ps + prm.measure_ps;
           std::ostringstream line;
           line << "  ... load " << shortest(load) << " (" << i + 1 << " of " << loads.size() << "): ";
@@ -467,7 +467,7 @@ int ici_main(int argc, char** argv) {
       auto fabric = make_fabric(cfg);
       CollectiveRunner runner(*fabric, topo);
       if (show_progress)
-        progress.report = [&, i, bytes](Time now) {
+        progress.report = [&, i, bytes](Time now, std::uint64_t) {
           // The bound is the time at least: the share of it simulated says roughly how far the run is.
           std::ostringstream line;
           line << "  ... " << bytes << " bytes (" << i + 1 << " of " << sizes.size() << "): "

@@ -8,7 +8,7 @@
 namespace mxc::hbm {
 
 LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t outstanding,
-                           const LoopProgress& progress) {
+                           const ProgressReport& progress) {
   if (outstanding == 0) throw std::invalid_argument("outstanding must be > 0");
   const auto wall0 = std::chrono::steady_clock::now();
   const std::clock_t cpu0 = std::clock();
@@ -18,33 +18,18 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
   Time last = 0;
   SourceItem item;
   bool have = false, ended = false;
-  // Progress and the stop flag are looked at on every kProgressStride-th
-  // completion only: the test is one mask per request, the host clock read
-  // once per stride.
-  const bool reporting = static_cast<bool>(progress.report);
-  const bool watching = reporting || progress.stop != nullptr;
-  const auto interval = std::chrono::duration<double>(progress.interval_seconds);
-  auto next_report = wall0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(interval);
+  ProgressTicker<kProgressStride> ticker(progress);
   model.set_completion([&](const MemResponse& r) {
     --in_flight;
     ++res.requests;
     last = std::max(last, r.complete);
     source.on_complete(r);
-    if (watching && res.requests % kProgressStride == 0) [[unlikely]] {
-      if (reporting) {
-        const auto now = std::chrono::steady_clock::now();
-        if (now >= next_report) {
-          next_report = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(interval);
-          progress.report(res.requests, last);
-        }
-      }
-      // A stop ends the source here: a request it made and the model has not
-      // taken yet is dropped, never offered; those in flight run to completion.
-      if (progress.stop && progress.stop->load(std::memory_order_relaxed) && !ended) {
-        ended = true;
-        have = false;
-        res.stopped = true;
-      }
+    // A stop ends the source here: a request it made and the model has not
+    // taken yet is dropped, never offered; those in flight run to completion.
+    if (ticker.tick(last) && !ended) [[unlikely]] {
+      ended = true;
+      have = false;
+      res.stopped = true;
     }
   });
 

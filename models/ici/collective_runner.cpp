@@ -51,10 +51,10 @@ CollectiveRun CollectiveRunner::run(const Schedule& s, Time start, const Progres
       begin_step(c, st);
     }
   flush(start);
-  ProgressTicker ticker(progress);
+  ProgressTicker<> ticker(progress);
   while (m_cursors_left > 0) {
     const Time t = m_fabric.next_event_time();
-    ticker.tick(t);
+    if (ticker.tick(t)) throw LoopStopped(t);
     if (t == kNever) {
       throw CollectiveDeadlock("collective " + s.name + ": the fabric went idle with " +
                                    std::to_string(m_cursors_left) + " chip streams unfinished (deadlock?)",

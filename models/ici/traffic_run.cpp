@@ -144,12 +144,12 @@ void TrafficRun::schedule_next(std::uint32_t c) {
 }
 
 TrafficPoint TrafficRun::run(const ProgressReport& progress) {
-  ProgressTicker ticker(progress);
+  ProgressTicker<> ticker(progress);
   while (true) {
     const Time tf = m_fabric.next_event_time();
     const Time tg = m_arrivals.empty() ? kNever : m_arrivals.top().first;
     Time now = std::min(tf, tg);
-    ticker.tick(now);
+    if (ticker.tick(now)) throw LoopStopped(now);
     if (finished(now, tf)) break;
     if (tg <= tf) create_due(now);
     else now = run_fabric(now, tg);

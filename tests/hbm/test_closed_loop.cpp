@@ -123,9 +123,9 @@ TEST_CASE("progress reports come at every stride of completions and change no re
   p.bytes = 32;  // one burst each: 200 000 requests run quickly with the checker on
   p.requests = 3 * kProgressStride + 1000;
   std::vector<std::pair<std::uint64_t, Time>> reports;
-  LoopProgress progress;
+  ProgressReport progress;
   progress.interval_seconds = 0;
-  progress.report = [&](std::uint64_t done, Time now) { reports.emplace_back(done, now); };
+  progress.report = [&](Time now, std::uint64_t done) { reports.emplace_back(done, now); };
 
   HbmModel quiet("hbm", cfg), told("hbm", cfg);
   test::RecordingSource quiet_src(p), told_src(p);
@@ -158,7 +158,7 @@ struct StopOutcome {
 };
 
 StopOutcome run_with(const MemoryConfig& cfg, const PatternOptions& p, std::uint32_t outstanding,
-                     const LoopProgress& progress) {
+                     const ProgressReport& progress) {
   HbmModel m("hbm", cfg);
   test::RecordingSource src(p);
   StopOutcome o;
@@ -197,7 +197,7 @@ TEST_CASE("a stop set at a progress report ends the offers and completes those i
   p.requests = 3 * kProgressStride + 1000;
   const std::uint32_t window = 64;
   std::atomic<bool> stop{false};
-  LoopProgress watch;  // the flag alone
+  ProgressReport watch;  // the flag alone
   watch.stop = &stop;
   // A clear flag changes nothing.
   const StopOutcome plain = run_with(cfg, p, window, {});
@@ -206,7 +206,7 @@ TEST_CASE("a stop set at a progress report ends the offers and completes those i
   CHECK_FALSE(clear.res.stopped);
 
   // Set by the second report: no request is offered after it, the window's worth in flight completes.
-  LoopProgress progress{.report = [&](std::uint64_t done, Time) { stop = done == 2 * kProgressStride; },
+  ProgressReport progress{.report = [&](Time, std::uint64_t done) { stop = done == 2 * kProgressStride; },
                         .interval_seconds = 0,
                         .stop = &stop};
   const StopOutcome stopped = run_with(cfg, p, window, progress);
@@ -230,7 +230,7 @@ TEST_CASE("a stop set at a progress report ends the offers and completes those i
 TEST_CASE("a stop set before the run ends it at the first look and one set after the source ended changes nothing") {
   const MemoryConfig cfg = test::preset("hbm2.yaml");
   std::atomic<bool> stop{true};
-  LoopProgress watch;  // the flag alone
+  ProgressReport watch;  // the flag alone
   watch.stop = &stop;
   // A pointer chase has one load in flight: stopped at the kProgressStride-th completion exactly.
   PatternOptions p;

@@ -3,7 +3,6 @@
 // 2 sum(k_i - 1) a + 2((p-1)/p)Nb, all axes with N split over 2n parts.
 #include <catch2/catch.hpp>
 
-#include <atomic>
 #include <vector>
 
 #include "models/ici/analytic_fabric.h"
@@ -11,6 +10,7 @@
 #include "models/ici/collective_runner.h"
 #include "models/ici/schedule_bound.h"
 #include "models/ici/torus_fabric.h"
+#include "tests/ici/watched_loop.h"
 
 using namespace mxc;
 using namespace mxc::ici;
@@ -192,58 +192,39 @@ TEST_CASE("collective schedules reject a single chip and unknown names") {
   CHECK(parse_algorithm("all-axes") == Algorithm::kAllAxes);
 }
 
+namespace {
+
+/// A 16 MiB ring all-reduce on a 4x4 torus, watched by `progress`.
+CollectiveRun watched_all_reduce(const ProgressReport& progress) {
+  TorusFabric f(pod({4, 4}));
+  const Schedule s = build_schedule(Collective::kAllReduce, Algorithm::kRing, f.topology(), 16u << 20);
+  CollectiveRunner r(f, f.topology());
+  return r.run(s, 0, progress);
+}
+
+void check_same_run(const CollectiveRun& a, const CollectiveRun& b) {
+  CHECK(a.end_ps == b.end_ps);
+  CHECK(a.messages == b.messages);
+  CHECK(a.bytes_sent == b.bytes_sent);
+}
+
+}  // namespace
+
 TEST_CASE("collective progress reports come in time order up to the end and change nothing simulated") {
-  const IciConfig cfg = pod({4, 4});
-  const auto play = [&](const ProgressReport& progress) {
-    TorusFabric f(cfg);
-    const Schedule s = build_schedule(Collective::kAllReduce, Algorithm::kRing, f.topology(), 16u << 20);
-    CollectiveRunner r(f, f.topology());
-    return r.run(s, 0, progress);
-  };
-  const CollectiveRun plain = play({});
+  const CollectiveRun plain = watched_all_reduce({});
   std::vector<Time> seen;
-  const CollectiveRun watched = play({.report = [&](Time now) { seen.push_back(now); }, .interval_seconds = 0});
-  CHECK(watched.end_ps == plain.end_ps);
-  CHECK(watched.messages == plain.messages);
-  CHECK(watched.bytes_sent == plain.bytes_sent);
+  check_same_run(test::run_reporting(watched_all_reduce, seen), plain);
   REQUIRE(seen.size() >= 2);
   CHECK(std::is_sorted(seen.begin(), seen.end()));
   CHECK(seen.back() <= plain.end_ps);
 }
 
 TEST_CASE("a stop flag abandons a collective at the next look and changes nothing while it is clear") {
-  const IciConfig cfg = pod({4, 4});
-  const auto play = [&](const ProgressReport& progress) {
-    TorusFabric f(cfg);
-    const Schedule s = build_schedule(Collective::kAllReduce, Algorithm::kRing, f.topology(), 16u << 20);
-    CollectiveRunner r(f, f.topology());
-    return r.run(s, 0, progress);
-  };
-  const CollectiveRun plain = play({});
-  std::atomic<bool> stop{false};
-  ProgressReport watch;  // the flag alone
-  watch.stop = &stop;
-  const CollectiveRun clear = play(watch);
-  CHECK(clear.end_ps == plain.end_ps);
-  CHECK(clear.messages == plain.messages);
-  CHECK(clear.bytes_sent == plain.bytes_sent);
-
+  const CollectiveRun plain = watched_all_reduce({});
+  check_same_run(test::run_with_clear_stop(watched_all_reduce), plain);
   // Set by the second report: the run ends at that same look, before the collective completes.
-  std::vector<Time> seen;
-  const ProgressReport stopping{.report =
-                                    [&](Time now) {
-                                      seen.push_back(now);
-                                      if (seen.size() == 2) stop = true;
-                                    },
-                                .interval_seconds = 0,
-                                .stop = &stop};
-  Time stopped_at = kNever;
-  try {
-    play(stopping);
-  } catch (const LoopStopped& e) {
-    stopped_at = e.now();
-  }
-  REQUIRE(seen.size() == 2);
-  CHECK(stopped_at == seen.back());
-  CHECK(stopped_at < plain.end_ps);
+  const test::StoppedRun second = test::stop_at_report(watched_all_reduce, 2);
+  REQUIRE(second.reports.size() == 2);
+  CHECK(second.stopped_at == second.reports.back());
+  CHECK(second.stopped_at < plain.end_ps);
 }

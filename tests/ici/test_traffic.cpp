@@ -3,7 +3,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <string>
 #include <vector>
 
@@ -11,6 +10,7 @@
 #include "models/ici/ici_config_loader.h"
 #include "models/ici/torus_fabric.h"
 #include "models/ici/traffic_run.h"
+#include "tests/ici/watched_loop.h"
 
 using namespace mxc;
 using namespace mxc::ici;
@@ -312,78 +312,47 @@ TEST_CASE("traffic rejects packets of no bytes, whose slots would take no time")
   CHECK(packet_slot_ps(f.topology(), 45e9, 1024) == Approx(1024 / 90e9 * 1e12));
 }
 
+namespace {
+
+/// A uniform point at load 0.3 on the 8-chip ring, watched by `progress`.
+TrafficPoint watched_point(const ProgressReport& progress) {
+  TorusFabric f(ring8());
+  const TrafficPattern pat(TrafficKind::kUniform, f.topology());
+  TrafficParams prm;
+  prm.load = 0.3;
+  prm.packet_bytes = 64;
+  return run_traffic(f, f.topology(), pat, 45e9, prm, progress);
+}
+
+void check_same_point(const TrafficPoint& a, const TrafficPoint& b) {
+  CHECK(a.accepted_load == b.accepted_load);
+  CHECK(a.avg_latency_ns == b.avg_latency_ns);
+  CHECK(a.max_latency_ns == b.max_latency_ns);
+  CHECK(a.measured == b.measured);
+  CHECK(a.delivered == b.delivered);
+  CHECK(a.saturated == b.saturated);
+}
+
+}  // namespace
+
 TEST_CASE("progress reports come in time order within the run and change nothing it simulates") {
-  const IciConfig cfg = ring8();
-  const auto point = [&](const ProgressReport& progress) {
-    TorusFabric f(cfg);
-    const TrafficPattern pat(TrafficKind::kUniform, f.topology());
-    TrafficParams prm;
-    prm.load = 0.3;
-    prm.packet_bytes = 64;
-    return run_traffic(f, f.topology(), pat, 45e9, prm, progress);
-  };
-  const TrafficPoint plain = point({});
+  const TrafficPoint plain = watched_point({});
   std::vector<Time> seen;
-  const TrafficPoint watched = point({.report = [&](Time now) { seen.push_back(now); }, .interval_seconds = 0});
-  CHECK(watched.accepted_load == plain.accepted_load);
-  CHECK(watched.avg_latency_ns == plain.avg_latency_ns);
-  CHECK(watched.max_latency_ns == plain.max_latency_ns);
-  CHECK(watched.measured == plain.measured);
-  CHECK(watched.delivered == plain.delivered);
-  // With no interval every ProgressTicker::kStride-th loop reports; a point of thousands of packets has several.
+  check_same_point(test::run_reporting(watched_point, seen), plain);
+  // With no interval every ProgressTicker<>::kStride-th loop reports; a point of thousands of packets has several.
   REQUIRE(seen.size() >= 2);
   CHECK(std::is_sorted(seen.begin(), seen.end()));
   CHECK(seen.back() <= TrafficParams{}.warmup_ps + TrafficParams{}.measure_ps + TrafficParams{}.drain_limit_ps);
 }
 
 TEST_CASE("a stop flag abandons a traffic point at the next look and changes nothing while it is clear") {
-  const IciConfig cfg = ring8();
-  const auto point = [&](const ProgressReport& progress) {
-    TorusFabric f(cfg);
-    const TrafficPattern pat(TrafficKind::kUniform, f.topology());
-    TrafficParams prm;
-    prm.load = 0.3;
-    prm.packet_bytes = 64;
-    return run_traffic(f, f.topology(), pat, 45e9, prm, progress);
-  };
-  const TrafficPoint plain = point({});
-  std::atomic<bool> stop{false};
-  ProgressReport watch;  // the flag alone
-  watch.stop = &stop;
-  const TrafficPoint clear = point(watch);
-  CHECK(clear.accepted_load == plain.accepted_load);
-  CHECK(clear.avg_latency_ns == plain.avg_latency_ns);
-  CHECK(clear.max_latency_ns == plain.max_latency_ns);
-  CHECK(clear.measured == plain.measured);
-  CHECK(clear.delivered == plain.delivered);
-  CHECK(clear.saturated == plain.saturated);
-
+  check_same_point(test::run_with_clear_stop(watched_point), watched_point({}));
   // Set by the second report: the loop ends at that same look, before anything past it is simulated.
-  std::vector<Time> seen;
-  const ProgressReport stopping{.report =
-                                    [&](Time now) {
-                                      seen.push_back(now);
-                                      if (seen.size() == 2) stop = true;
-                                    },
-                                .interval_seconds = 0,
-                                .stop = &stop};
-  stop = false;
-  Time stopped_at = kNever;
-  try {
-    point(stopping);
-  } catch (const LoopStopped& e) {
-    stopped_at = e.now();
-  }
-  REQUIRE(seen.size() == 2);
-  CHECK(stopped_at == seen.back());
+  const test::StoppedRun second = test::stop_at_report(watched_point, 2);
+  REQUIRE(second.reports.size() == 2);
+  CHECK(second.stopped_at == second.reports.back());
   // Already set: the first look, that of the first report, ends it.
-  seen.clear();
-  stopped_at = kNever;
-  try {
-    point(stopping);
-  } catch (const LoopStopped& e) {
-    stopped_at = e.now();
-  }
-  REQUIRE(seen.size() == 1);
-  CHECK(stopped_at == seen.front());
+  const test::StoppedRun before = test::stop_at_report(watched_point, 0);
+  REQUIRE(before.reports.size() == 1);
+  CHECK(before.stopped_at == before.reports.front());
 }
