@@ -208,6 +208,11 @@ void Server::serve() {
     }
     ++accepted;
   }
+  // Stopped with sessions running: say what the server still waits for, which may be long.
+  const auto running = std::count_if(sessions.begin(), sessions.end(), [](const Running& r) { return !r.done; });
+  if (running > 0 && (m_stop || (m_opts.stop && m_opts.stop->load())))
+    log("stopping: no new connections; waiting for " + std::to_string(running) + " running session" +
+        (running == 1 ? "" : "s") + " to end");
   m_listener->close();  // refuse connections at once while the last sessions end
   abandon_forming();
 }

@@ -296,6 +296,40 @@ TEST_CASE("transport: sessions that start together are logged in the order of th
   CHECK(next == kRounds * kClients + 1);
 }
 
+TEST_CASE("transport: a server stopped with sessions running says it waits for them and serves them to the end") {
+  const ServedSystem sys = ideal(100'000, 64);
+  ServerOptions o = options(sys);
+  std::ostringstream log;
+  o.log = &log;
+  ServerThread st(o, "stopwait");
+  const std::string path = socket_path("stopwait");
+  auto first = ClientSession::connect(client(st.address, sys));
+  auto second = ClientSession::connect(client(st.address, sys));
+  st.server.stop();
+  // The socket file goes once the server has stopped accepting, after its line; both sessions
+  // still wait for their clients, so nothing else writes the log meanwhile.
+  for (int i = 0; i < 500 && std::filesystem::exists(path); ++i) std::this_thread::sleep_for(Millis(10));
+  REQUIRE_FALSE(std::filesystem::exists(path));
+  CHECK(log.str().find("stopping: no new connections; waiting for 2 running sessions to end") != std::string::npos);
+  // The sessions still run: a served memory answers as the same model held locally.
+  IdealMemory local("local", 100'000, 64);
+  Log want, got;
+  want.attach(local);
+  drive(local);
+  {
+    auto remote = ClientSession::make_memory(first, 0, "remote");
+    got.attach(*remote);
+    drive(*remote);
+  }
+  CHECK(got.done == want.done);
+  first->bye();
+  second->bye();
+  st.join();
+  INFO(log.str());
+  CHECK(log.str().find("session 1: done") != std::string::npos);
+  CHECK(log.str().find("session 2: done") != std::string::npos);
+}
+
 TEST_CASE("transport: a server out of file descriptors waits for them and serves on, never aborts") {
   // The server runs in a child process whose descriptor limit a flood of idle connections
   // exceeds (the client limit set high, so that only the descriptors run out).
