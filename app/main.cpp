@@ -7,6 +7,7 @@
 #include <exception>
 #include <iostream>
 #include <string>
+#include <utility>
 
 #include "command.h"
 #include "regress/subprocess.h"
@@ -45,14 +46,28 @@ bool mentions_whole(const std::string& message, const std::string& value) {
 /// `--stacks -5` or `--stacks=-5`), empty when it cannot be told: the
 /// parser's message names the value only.
 std::string option_of_bad_value(int argc, char** argv, const std::string& message) {
+  // The parser quotes the value: one given exactly that wins over one merely mentioned, so
+  // `--rows 8 --cols -8` blames --cols for '-8', not --rows for the 8 in it.
+  std::string quoted;
+  for (const auto& [open, close] : {std::pair<std::string, std::string>{"\u2018", "\u2019"}, {"'", "'"}}) {
+    const auto from = message.find(open);
+    const auto to = message.rfind(close);
+    if (from != std::string::npos && to != std::string::npos && to > from) {
+      quoted = message.substr(from + open.size(), to - from - open.size());
+      break;
+    }
+  }
+  std::string mentioned;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.size() < 2 || a[0] != '-') continue;
     const auto eq = a.find('=');
     const std::string value = eq != std::string::npos ? a.substr(eq + 1) : i + 1 < argc ? argv[i + 1] : "";
-    if (!value.empty() && mentions_whole(message, value)) return a.substr(0, eq);
+    if (value.empty()) continue;
+    if (value == quoted) return a.substr(0, eq);
+    if (mentioned.empty() && mentions_whole(message, value)) mentioned = a.substr(0, eq);
   }
-  return "";
+  return mentioned;
 }
 
 }  // namespace

@@ -23,6 +23,8 @@ expect() {  # expect MESSAGE-PATTERN ARGS...: exit 2 and the message (ARGS with 
 expect "--stacks: expected 1 to 1024, got 0" --pattern seq --stacks 0
 expect "--stacks: expected 1 to 1024, got 268435456" --pattern seq --stacks 268435456
 expect "--stacks: Argument" --pattern seq --stacks -5
+# The option given the value the parser quotes, not an earlier one whose value is part of it.
+expect "--stacks: Argument" --pattern seq --outstanding 5 --stacks -5
 expect "--refresh-postpone: expected 0 to 7, got 8" --pattern seq --refresh-postpone 8
 # Per-bank refresh is never postponed: a count for it would look applied, on
 # the command line or in the same config file. An all-bank config's own count
