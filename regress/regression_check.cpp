@@ -45,9 +45,11 @@ std::vector<Regression> find_regressions(const std::vector<TestRecord>& baseline
     const auto eb = model_error_pct(b), ec = model_error_pct(c);
     if (eb && ec && std::fabs(*ec) > std::fabs(*eb) + t.error_points)
       out.push_back({c.test_id, "error", fixed(*eb, 2) + " %", fixed(*ec, 2) + " %"});
-    if (b.cycles_rtl && c.cycles_rtl &&
-        static_cast<double>(*c.cycles_rtl) > static_cast<double>(*b.cycles_rtl) * t.cycles_ratio)
-      out.push_back({c.test_id, "cycles", std::to_string(*b.cycles_rtl), std::to_string(*c.cycles_rtl)});
+    // The RTL's cycles; a test without RTL (`mxcosim model`) is held to its model's.
+    const auto& cb = b.cycles_rtl || c.cycles_rtl ? b.cycles_rtl : b.cycles_model;
+    const auto& cc = b.cycles_rtl || c.cycles_rtl ? c.cycles_rtl : c.cycles_model;
+    if (cb && cc && static_cast<double>(*cc) > static_cast<double>(*cb) * t.cycles_ratio)
+      out.push_back({c.test_id, "cycles", std::to_string(*cb), std::to_string(*cc)});
     const auto sb = sim_speed(b), sc = sim_speed(c);
     const bool long_enough = b.wall_seconds >= t.speed_min_seconds && c.wall_seconds >= t.speed_min_seconds;
     if (sb && sc && long_enough && *sc < *sb * t.speed_ratio)

@@ -66,6 +66,8 @@ ResultsFile read_results_json(const std::string& text, TestRecord& rec) {
   // results.json leaves its cycle_error_percent out for the same reason.
   // (The whole file stays in results_json.)
   if (!out.error) rec.cycles_model = as_int(root, {"cycles", "model"});
+  // `mxcosim model` has no RTL: its plain `cycles` is the performance model's.
+  if (!out.error && !rec.cycles_rtl && !rec.cycles_model) rec.cycles_model = as_int(root, {"cycles"});
   rec.instructions = as_int(root, {"instructions"});
   rec.mismatch_count = out.mismatch_count = as_int(root, {"mismatch_count"});
   rec.sim_time_ns = as_double(root, {"sim_time_ns"});

@@ -44,6 +44,13 @@ TEST_CASE("results.json: present fields are extracted, missing or mistyped ones 
   CHECK(q.utilisation == 0.5);
   CHECK(q.bandwidth_gbps == 12.5);
 
+  // `mxcosim model` writes its performance model's cycles as a plain number.
+  TestRecord model;
+  read_results_json(R"({"cycles": 8501, "utilization": 0.25})", model);
+  CHECK_FALSE(model.cycles_rtl);
+  CHECK(model.cycles_model == 8501);
+  CHECK(model.utilisation == 0.25);
+
   // A run that stopped before its end (a hang) has the cycles of where it
   // stopped: no model cycles, so no model error in the report's histogram,
   // trend or regression check (results.json leaves cycle_error_percent out).

@@ -95,6 +95,22 @@ TEST_CASE("regressions: status, error, cycles and speed beyond their thresholds"
   CHECK(std::count_if(all.begin(), all.end(), [](const Regression& r) { return r.test_id == "speed_short"; }) == 1);
 }
 
+TEST_CASE("a test without RTL is held to its model's cycles and one with RTL to the RTL's alone") {
+  const std::vector<TestRecord> base = {rec("model", "pass", std::nullopt, 1000, 1.0),
+                                        rec("model_ok", "pass", std::nullopt, 1000, 1.0),
+                                        rec("rtl", "pass", 1000, 1000, 1.0)};
+  const std::vector<TestRecord> cur = {rec("model", "pass", std::nullopt, 1021, 1.0),     // > 2 %
+                                       rec("model_ok", "pass", std::nullopt, 1020, 1.0),  // 2 %
+                                       // RTL +2 %, model +3 %: the error 0.98 %, within 1 point
+                                       rec("rtl", "pass", 1020, 1030, 1.0)};
+  const auto regs = find_regressions(base, cur, Thresholds{});
+  REQUIRE(regs.size() == 1);
+  CHECK(regs[0].test_id == "model");
+  CHECK(regs[0].what == "cycles");
+  CHECK(regs[0].baseline == "1000");
+  CHECK(regs[0].current == "1021");
+}
+
 namespace {
 // Two runs of "smoke": r1 yesterday (all pass), r2 today with one failure,
 // one crash and one size not built.
