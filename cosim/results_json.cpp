@@ -39,6 +39,10 @@ nlohmann::ordered_json results_json(const SystemRunOptions& o, const SystemRunRe
   j["config"]["tolerance_percent"] = c.tolerance_percent;
   j["config"]["watchdog_cycles"] = c.watchdog_cycles;
   j["config"]["hbm_timing_check"] = c.hbm_timing_check;
+  // The ideal memory's own terms (--mem-latency-ns, --mem-outstanding); an HBM memory has none.
+  const bool ideal = c.memory == "ideal";
+  j["config"]["mem_latency_ns"] = ideal ? json(static_cast<double>(c.ideal_latency_ps) / 1000.0) : json(nullptr);
+  j["config"]["mem_outstanding"] = ideal ? json(c.ideal_outstanding) : json(nullptr);
   // What the workload was made of, as `mxcosim model --json` writes it: a
   // program is its file (no shape), an MLP has its hidden size too.
   if (o.workload.kind == "program") {

@@ -396,8 +396,11 @@ int run_main(int argc, char** argv) {
 
   std::cout << "mxcosim run: " << c.chips << " chip" << (c.chips == 1 ? "" : "s") << " x " << c.tiles_per_chip
             << " tile" << (c.tiles_per_chip == 1 ? "" : "s") << " of " << c.rows << "x" << c.cols << " at "
-            << c.tile_mhz << " MHz, " << c.memory << " memory, "
-            << work.description << ", seed " << o.seed
+            << c.tile_mhz << " MHz, " << c.memory << " memory"
+            << (c.memory == "ideal" ? " (" + shortest(static_cast<double>(c.ideal_latency_ps) / 1000.0) + " ns, " +
+                                          std::to_string(c.ideal_outstanding) + " in flight)"
+                                    : std::string())
+            << ", " << work.description << ", seed " << o.seed
             << (c.compare_model ? ", model compared" : "") << std::endl;
   if (!served.empty()) std::cout << "  " << served << "\n";
   SystemRunResult r;

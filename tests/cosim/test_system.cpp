@@ -682,6 +682,18 @@ TEST_CASE("results.json's config holds the pass criteria the run was judged by")
   CHECK(c.at("backpressure") == 0.0);  // the fields before them stay
 }
 
+TEST_CASE("results.json's config holds the ideal memory's latency and requests in flight, null with HBM") {
+  SystemRunOptions o;
+  o.system = parse("system:\n  memory: {kind: ideal, latency_ns: 12.5, outstanding: 3}\n");
+  const auto c = results_json(o, SystemRunResult{}).at("config");
+  CHECK(c.at("mem_latency_ns") == 12.5);
+  CHECK(c.at("mem_outstanding") == 3);
+  o.system.memory = "hbm";
+  const auto h = results_json(o, SystemRunResult{}).at("config");
+  CHECK(h.at("mem_latency_ns").is_null());
+  CHECK(h.at("mem_outstanding").is_null());
+}
+
 TEST_CASE("an error found after loading names the field's line, or its nearest enclosing one's") {
   const SystemConfig c = parse("system:\n  tile:\n    rows: 3\n  checks:\n    backpressure: 0.5\n");
   CHECK(config_where(c, "system.tile.rows") == "test.yaml:3");
