@@ -18,6 +18,10 @@ void check_output_path(const std::string& path, std::string_view option) {
   namespace fs = std::filesystem;
   const std::string what = std::string(option) + " " + path + ": ";
   if (path.empty()) throw std::invalid_argument(std::string(option) + ": empty file name");
+  // Elsewhere "-" means standard output; here it would quietly make a file of that name.
+  if (path == "-")
+    throw std::invalid_argument(what + "writes a file, not to standard output: give a file name (./- for a file "
+                                       "named -)");
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw std::invalid_argument(what + "is a directory");
   const fs::path p(path);

@@ -21,6 +21,8 @@ TEST_CASE("an output path is checked before anything is written") {
                     "--csv " + (dir / "no" / "out.json").string() + ": folder '" + (dir / "no").string() +
                         "' does not exist");
   CHECK_THROWS_WITH(check_output_path("", "--json"), "--json: empty file name");
+  CHECK_THROWS_WITH(check_output_path("-", "--csv"),
+                    "--csv -: writes a file, not to standard output: give a file name (./- for a file named -)");
   std::ofstream((dir / "plain").string()) << "x";  // a file where a folder is meant
   CHECK_THROWS_WITH(check_output_path((dir / "plain" / "out.json").string(), "--json"),
                     "--json " + (dir / "plain" / "out.json").string() + ": '" + (dir / "plain").string() +
