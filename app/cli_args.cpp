@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <typeinfo>
+#include <utility>
 
 #include "command.h"
 #include "models/core/output_file.h"
@@ -132,7 +133,65 @@ void refuse_misread_numbers(const cxxopts::ParseResult& args) {
     }
   }
 }
+// Edits (insert, delete, replace a letter) that turn `a` into `b`.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t replaced = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      diagonal = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, replaced});
+    }
+  }
+  return row[b.size()];
+}
+
+// " (did you mean --X?)" for an option name that is not one: the command's option nearest it
+// within two edits, or the one option it begins, as the user writes it (--m for gemm-m);
+// empty when none is near or two are equally near.
+std::string nearest_option(cxxopts::Options& opts, std::string_view letters, std::string typed) {
+  typed.erase(0, typed.find_first_not_of('-'));
+  typed = typed.substr(0, typed.find('='));
+  if (typed.empty()) return "";
+  std::vector<std::string> names;
+  for (const std::string& group : opts.groups())
+    for (const auto& o : opts.group_help(group).options) {
+      for (const std::string& l : o.l) names.push_back(l);
+      if (!o.s.empty() && letters.find(o.s) != std::string_view::npos) names.push_back(o.s);
+    }
+  std::string best;
+  std::size_t best_distance = 3;
+  bool tie = false;
+  for (const std::string& n : names) {
+    const std::size_t d = edit_distance(typed, n);
+    if (d < best_distance) best = n, best_distance = d, tie = false;
+    else if (d == best_distance && n != best) tie = true;
+  }
+  if (best.empty()) {  // a start of one option's name
+    for (const std::string& n : names)
+      if (typed.size() >= 3 && n.compare(0, typed.size(), typed) == 0) {
+        if (!best.empty() && best != n) return "";
+        best = n;
+      }
+  } else if (tie) {
+    return "";
+  }
+  return best.empty() ? "" : " (did you mean --" + best + "?)";
+}
 }  // namespace
+
+std::string quoted_in(const std::string& message) {
+  for (const auto& [open, close] : {std::pair<std::string, std::string>{"\u2018", "\u2019"}, {"'", "'"}}) {
+    const auto from = message.find(open);
+    const auto to = message.rfind(close);
+    if (from != std::string::npos && to != std::string::npos && to > from)
+      return message.substr(from + open.size(), to - from - open.size());
+  }
+  return "";
+}
 
 std::vector<std::string> option_values(const cxxopts::ParseResult& args, const std::string& name) {
   std::vector<std::string> values;
@@ -164,8 +223,12 @@ std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv
     refuse_misread_numbers(args);
   } catch (const cxxopts::exceptions::incorrect_argument_type&) {
     throw;  // main names the option the value was given to
+  } catch (const cxxopts::exceptions::no_such_option& e) {
+    std::cerr << argv[0] << ": error: " << e.what() << nearest_option(opts, spec.letters, quoted_in(e.what()))
+              << "\n(see " << argv[0] << " --help)\n";
+    return kExitUsage;
   } catch (const cxxopts::exceptions::exception& e) {
-    std::cerr << argv[0] << ": " << e.what() << "\n(see " << argv[0] << " --help)\n";
+    std::cerr << argv[0] << ": error: " << e.what() << "\n(see " << argv[0] << " --help)\n";
     return kExitUsage;
   }
   // A flag given a value: cxxopts takes `--no-model=false` as false, but the commands ask only
@@ -188,7 +251,7 @@ std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv
     return kExitPass;
   }
   if (!args.unmatched().empty()) {
-    std::cerr << argv[0] << ": unexpected argument '" << args.unmatched().front() << "'\n";
+    std::cerr << argv[0] << ": error: unexpected argument '" << args.unmatched().front() << "'\n";
     return kExitUsage;
   }
   // An option of one value given twice: the parser keeps the last, silently; a script that

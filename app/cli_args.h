@@ -46,6 +46,10 @@ struct ArgumentSpec {
   std::vector<std::string_view> repeatable = {};
 };
 
+/// What a parser message quotes ("-8" of "Argument ‘-8’ failed to parse"), empty
+/// when it quotes nothing.
+std::string quoted_in(const std::string& message);
+
 /// Every value option `name` was given, in the order given: several for an
 /// ArgumentSpec::repeatable option (read whole, commas and all), else one.
 std::vector<std::string> option_values(const cxxopts::ParseResult& args, const std::string& name);

@@ -7,8 +7,8 @@
 #include <exception>
 #include <iostream>
 #include <string>
-#include <utility>
 
+#include "cli_args.h"
 #include "command.h"
 #include "regress/subprocess.h"
 
@@ -48,15 +48,7 @@ bool mentions_whole(const std::string& message, const std::string& value) {
 std::string option_of_bad_value(int argc, char** argv, const std::string& message) {
   // The parser quotes the value: one given exactly that wins over one merely mentioned, so
   // `--rows 8 --cols -8` blames --cols for '-8', not --rows for the 8 in it.
-  std::string quoted;
-  for (const auto& [open, close] : {std::pair<std::string, std::string>{"\u2018", "\u2019"}, {"'", "'"}}) {
-    const auto from = message.find(open);
-    const auto to = message.rfind(close);
-    if (from != std::string::npos && to != std::string::npos && to > from) {
-      quoted = message.substr(from + open.size(), to - from - open.size());
-      break;
-    }
-  }
+  const std::string quoted = mxc::app::quoted_in(message);
   std::string mentioned;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];

@@ -261,7 +261,7 @@ int ici_main(int argc, char** argv) {
     return kExitUsage;
   }
   if (args.count("traffic") == args.count("collective")) {
-    std::cerr << argv[0] << ": give exactly one of --traffic or --collective\n";
+    std::cerr << argv[0] << ": error: give exactly one of --traffic or --collective\n";
     return kExitUsage;
   }
   // The other mode's options would be ignored, and look applied.

@@ -152,7 +152,7 @@ int regress_main(int argc, char** argv) {
   cxxopts::ParseResult args;
   if (const auto done = parse_arguments(opts, argc, argv, args)) return *done;
   if (!args.count("suite")) {
-    std::cerr << argv[0] << ": missing SUITE (see " << argv[0] << " --help)\n";
+    std::cerr << argv[0] << ": error: missing SUITE (see " << argv[0] << " --help)\n";
     return kExitUsage;
   }
   const regress::Suite suite = regress::load_suite(args["suite"].as<std::string>());
@@ -196,7 +196,7 @@ int regress_main(int argc, char** argv) {
     return kExitPass;
   }
   if (!args.count("out")) {
-    std::cerr << argv[0] << ": missing --out DIR\n";
+    std::cerr << argv[0] << ": error: missing --out DIR\n";
     return kExitUsage;
   }
   // One spelling of the folder however it is given (relative, through a link, with ".."):

@@ -75,13 +75,13 @@ int report_main(int argc, char** argv) {
                                            .positional = {{"sources", "SHARD_DB"}}}))
     return *done;
   if (!args.count("db")) {
-    std::cerr << argv[0] << ": missing --db FILE\n";
+    std::cerr << argv[0] << ": error: missing --db FILE\n";
     return kExitUsage;
   }
   // --fail-on-regression alone is a check: its exit status is the answer.
   if (!args.count("html") && !args.count("junit") && !args.count("csv") && !args.count("json") &&
       !args.count("sources") && !args.count("fail-on-regression")) {
-    std::cerr << argv[0] << ": nothing to do: give --html, --junit, --csv, --json or --fail-on-regression\n";
+    std::cerr << argv[0] << ": error: nothing to do: give --html, --junit, --csv, --json or --fail-on-regression\n";
     return kExitUsage;
   }
   regress::Thresholds th;
@@ -89,10 +89,14 @@ int report_main(int argc, char** argv) {
   th.cycles_ratio = 1.0 + args["cycles-threshold"].as<double>() / 100.0;
   th.speed_ratio = 1.0 - args["speed-threshold"].as<double>() / 100.0;
   th.speed_min_seconds = args["speed-min-seconds"].as<double>();
-  if (!(th.error_points >= 0) || !(th.cycles_ratio >= 1) || !(th.speed_ratio >= 0 && th.speed_ratio <= 1) ||
-      !(th.speed_min_seconds >= 0)) {
-    std::cerr << argv[0] << ": thresholds must be >= 0 (speed: 0..100)\n";
-    return kExitUsage;
+  for (const char* option : {"error-threshold", "cycles-threshold", "speed-threshold", "speed-min-seconds"}) {
+    const double v = args[option].as<double>();
+    const bool percent_of_speed = std::string_view(option) == "speed-threshold";
+    if (!(v >= 0) || (percent_of_speed && v > 100)) {
+      std::cerr << argv[0] << ": error: --" << option << ": must be " << (percent_of_speed ? "0 to 100" : ">= 0")
+                << ", got " << args[option].as<double>() << "\n";
+      return kExitUsage;
+    }
   }
 
   // Before the merge, which would otherwise be done and the page not.
@@ -100,7 +104,7 @@ int report_main(int argc, char** argv) {
 
   const std::string db_path = args["db"].as<std::string>();
   if (!args.count("sources") && !std::filesystem::exists(db_path)) {
-    std::cerr << argv[0] << ": results database '" << db_path << "' does not exist\n";
+    std::cerr << argv[0] << ": error: results database '" << db_path << "' does not exist\n";
     return kExitUsage;
   }
   std::vector<std::string> sources;
@@ -108,11 +112,11 @@ int report_main(int argc, char** argv) {
   for (const auto& s : sources) {
     std::error_code ec;
     if (!std::filesystem::exists(s)) {
-      std::cerr << argv[0] << ": shard database '" << s << "' does not exist\n";
+      std::cerr << argv[0] << ": error: shard database '" << s << "' does not exist\n";
       return kExitUsage;
     }
     if (std::filesystem::equivalent(s, db_path, ec)) {
-      std::cerr << argv[0] << ": shard database '" << s << "' is the --db database itself\n";
+      std::cerr << argv[0] << ": error: shard database '" << s << "' is the --db database itself\n";
       return kExitUsage;
     }
   }

@@ -23,6 +23,9 @@ expect() {  # expect MESSAGE-PATTERN ARGS...: exit 2 and the message (ARGS with 
 expect "--stacks: expected 1 to 1024, got 0" --pattern seq --stacks 0
 expect "--stacks: expected 1 to 1024, got 268435456" --pattern seq --stacks 268435456
 expect "--stacks: Argument" --pattern seq --stacks -5
+# A misspelt option: the nearest one within two edits, or the one it begins, is suggested.
+expect "does not exist (did you mean --pattern?)" --patern seq
+expect "does not exist (did you mean --refresh-postpone?)" --pattern seq --refresh-post 3
 # The option given the value the parser quotes, not an earlier one whose value is part of it.
 expect "--stacks: Argument" --pattern seq --outstanding 5 --stacks -5
 expect "--refresh-postpone: expected 0 to 7, got 8" --pattern seq --refresh-postpone 8

@@ -119,13 +119,13 @@ TEST_CASE("verdicts: pass, mismatch, size not built, usage error, crash, timeout
   CHECK(skipped.message ==
         "size not built: no RTL of a 16x16 array in this build; available: 4x4 8x8 (configure with ...)");
 
-  const Verdict usage = decide(exited(2), none, "mxcosim run: unexpected argument 'x'\n\n", false, 60);
+  const Verdict usage = decide(exited(2), none, "mxcosim run: error: unexpected argument 'x'\n\n", false, 60);
   CHECK(usage.status == "error");
-  CHECK(usage.message == "usage error: mxcosim run: unexpected argument 'x'");
+  CHECK(usage.message == "usage error: mxcosim run: error: unexpected argument 'x'");
   // The cause, not the pointer to the help that follows it.
   const Verdict option = decide(
-      exited(2), none, "mxcosim run: Option 'frobnicate' does not exist\n(see mxcosim run --help)\n", false, 60);
-  CHECK(option.message == "usage error: mxcosim run: Option 'frobnicate' does not exist");
+      exited(2), none, "mxcosim run: error: Option 'frobnicate' does not exist\n(see mxcosim run --help)\n", false, 60);
+  CHECK(option.message == "usage error: mxcosim run: error: Option 'frobnicate' does not exist");
   CHECK(decide(exited(5), none, "cause\n  (see mxcosim model --help)\r\n\n", false, 60).message ==
         "exit code 5: cause");
   // A line that only starts so is a cause.
