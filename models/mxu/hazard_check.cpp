@@ -186,13 +186,19 @@ std::optional<Hazard> scan(const Program& program, const Scan& run_on) {
     from_others[c] = run_on.inflow[c].rows;
   std::vector<std::uint64_t> waited;  // per ICI ordinal: the rows the ICI_WAITs up to it count
   std::vector<Inbound> inbound;
-  // Whether ICI_WAITs counting `rows` in all count the rows of `s` up to
-  // row `end` of its chip's memory (they arrive in order), or all of them.
-  const auto counted = [&](std::uint64_t rows, const Inbound& s, std::optional<std::uint32_t> end = {}) {
+  // The rows ICI_WAITs must count in all to count the rows of `s` up to row
+  // `end` of its chip's memory (they arrive in order), or all of them: the
+  // others' first. kUnknown when what the others send is not known.
+  const auto rows_needed = [&](const Inbound& s, std::optional<std::uint32_t> end = {}) {
     const std::uint64_t others = from_others[s.chip];
+    if (others == kUnknown) return kUnknown;
     const Instr& send = program[s.send];
-    const std::uint64_t need = end ? s.through - send.rows + (*end - send.remote_row) : s.through;
-    return others != kUnknown && rows >= others && rows - others >= need;
+    return others + (end ? s.through - send.rows + (*end - send.remote_row) : s.through);
+  };
+  // Whether ICI_WAITs counting `rows` in all count them.
+  const auto counted = [&](std::uint64_t rows, const Inbound& s, std::optional<std::uint32_t> end = {}) {
+    const std::uint64_t need = rows_needed(s, end);
+    return need != kUnknown && rows >= need;
   };
   // What makes an instruction wait for the rows of `s` up to row `end`: the
   // first ICI_WAIT so far that counts them (for another unit's instruction,
@@ -201,7 +207,13 @@ std::optional<Hazard> scan(const Program& program, const Scan& run_on) {
     for (std::size_t o = 0; o < waited.size(); ++o)
       if (counted(waited[o], s, end))
         return std::string(kWaitField[2]) + "=" + std::to_string(waited.size() - o - 1);
-    return ici_unit ? "an ici_wait counting them before it" : "an ici_wait counting them before it and wait_ici=0";
+    const std::string and_wait = ici_unit ? "" : " and wait_ici=0";
+    // ICI_WAITs before it count too few: how many more rows, when what the others send is known.
+    const std::uint64_t so_far = waited.empty() ? 0 : waited.back();
+    if (const std::uint64_t need = rows_needed(s, end); so_far > 0 && need != kUnknown)
+      return "an ici_wait counting " + std::to_string(need - so_far) + " more row" + (need - so_far == 1 ? "" : "s") +
+             " before it" + and_wait;
+    return "an ici_wait counting them before it" + and_wait;
   };
   // Rows of a chip that sends of more than one chip write (every chip's copy
   // of a send when every chip runs the program) arrive in an order nothing

@@ -219,7 +219,8 @@ TEST_CASE("hazards: a MATMUL or OUTPUT after an ICI add into its accumulator row
   CHECK_FALSE(find_hazard(parse(head + "ici_wait rows=200\nici_wait rows=1\n" + output + " wait_ici=0\n")));
   const auto short_wait = find_hazard(parse(head + "ici_wait rows=200\n" + output + " wait_ici=0\n"));
   REQUIRE(short_wait);
-  CHECK(short_wait->fix == fix);
+  // The waits there count 200 of the 201 rows: the fix says how many more.
+  CHECK(short_wait->fix == "an ici_wait counting 1 more row before it and wait_ici=0");
   // Without the wait field, the wait that would close it counts the ICI instructions after that ICI_WAIT.
   const auto no_field = find_hazard(parse(head + "ici_wait rows=201\nici_send rows=1 cols=4 sp_row=9 remote_row=600\n" +
                                           output + "\n"));
@@ -269,7 +270,7 @@ TEST_CASE("hazards: scratchpad rows a chip sends itself are written whenever the
   const auto third = find_hazard(parse(load + four + store12));
   REQUIRE(third);
   CHECK(third->first_row == 12);
-  CHECK(third->fix == "an ici_wait counting them before it and wait_ici=0");
+  CHECK(third->fix == "an ici_wait counting 1 more row before it and wait_ici=0");  // 2 of 3 rows counted
   CHECK_FALSE(find_hazard(parse(load + four + "ici_wait rows=1\n" + store12)));
   // The ICI unit's own later send reads them once every ICI_WAIT before it has completed.
   const std::string resend = "ici_send rows=1 cols=32 sp_row=1 dst_chip=0 remote_row=50\n";
@@ -648,7 +649,7 @@ TEST_CASE("hazards: per-chip programs: the rows other chips send may fill an ICI
   CHECK(h->earlier == 1);
   CHECK(h->later == 3);
   CHECK(h->first_row == 5);
-  CHECK(h->fix == "an ici_wait counting them before it and wait_ici=0");
+  CHECK(h->fix == "an ici_wait counting 2 more rows before it and wait_ici=0");  // 3 rows, not 1
   const std::vector<Program> counted{sender, parse(own + "ici_wait rows=3\n" + store)};
   CHECK_FALSE(find_hazard(counted[1], RunOn{2, 1, &counted}));
   // Two waits, 2 then 1: the second counts the third row, chip 1's own whatever came first.
@@ -667,8 +668,12 @@ TEST_CASE("hazards: per-chip programs: the rows other chips send may fill an ICI
                         describe(early[1][1]) + "' (b.s:2) sends there may not have arrived: chip 1 sends them to "
                         "itself (and the other chips send it 2 rows, which may be counted first), and they are "
                         "written whenever they arrive, which only a completed ICI_WAIT counting them guarantees, so "
-                        "the result depends on timing (an ici_wait counting them before it and wait_ici=0 would wait "
-                        "for them)");
+                        "the result depends on timing (an ici_wait counting 2 more rows before it and wait_ici=0 "
+                        "would wait for them)");
+  // Not known what the others send: how many more cannot be said.
+  const auto unknown = find_hazard(early[1], RunOn{2, 1});
+  REQUIRE(unknown);
+  CHECK(unknown->fix == "an ici_wait counting them before it and wait_ici=0");
 }
 
 TEST_CASE("hazards: per-chip programs: a chip's sends to itself are checked as on one chip") {
