@@ -37,55 +37,69 @@ struct RuleBreak {
   std::string what;
 };
 
+/// The longest a refresh that fell due may wait for its banks to close: a
+/// row just opened stays open tRAS and then takes tRP (a row cycle), a
+/// write just issued holds its bank CWL + burst + tWR and then tRP, and the
+/// precharge may wait for the other pseudo-channel's activate on the shared
+/// row bus.
+std::uint64_t refresh_close_cycles(const HbmTiming& t) {
+  return std::max<std::uint64_t>(t.RC, std::uint64_t{t.CWL} + t.burst_cycles + t.WR + t.RP) + t.ACT_cycles;
+}
+
 /// Refresh timings that leave requests no time between refreshes, so a run
-/// never finishes: a refresh due again before the last one ends lets no
-/// command through, and a window shorter than two row cycles lets an
-/// activate through whose row the next refresh closes before its column
-/// command (a refresh's precharge may itself wait a row cycle), and so does
-/// one shorter than a row cycle and an activate's tRCD. Only the timings of
-/// `mode` are checked.
+/// never finishes, or that let refresh fall behind. Between a refresh's
+/// tRFC (tRFCsb) and the next one falling due, a request must fit: the last
+/// refresh may have issued late by its wait for the banks to close (which
+/// eats into the window), a per-bank one bars activates for tRREFD after
+/// it, and the row then needs its row cycle, or tRCD to its column command
+/// if that is longer; in less, the next refresh closes each row opened
+/// before its column command. The controller refreshes one bank at a time,
+/// in turn: a per-bank interval shorter than tRREFD and that wait lets each
+/// refresh start later than the last, and the banks go unrefreshed. Only
+/// the timings of `mode` are checked.
 std::optional<RuleBreak> refresh_rule_broken(const HbmTiming& t, RefreshMode mode, std::uint32_t banks) {
-  const auto n = [](std::uint64_t v) { return std::to_string(v); };
-  const std::uint64_t two_rc = 2 * std::uint64_t{t.RC};
-  if (mode == RefreshMode::kAllBank && std::uint64_t{t.RFC} + two_rc > t.REFI)
-    return RuleBreak{"RFC", "RFC " + n(t.RFC) + " cycles must be at most REFI " + n(t.REFI) + " - 2 x RC " +
-                                n(t.RC) + " (all-bank refresh would leave requests no time to finish)"};
-  if (mode == RefreshMode::kPerBank) {
-    if (t.REFIsb <= std::uint64_t{t.RREFD} + t.RRD_S)
-      return RuleBreak{"REFIsb", "REFIsb " + n(t.REFIsb) + " cycles must be above RREFD " + n(t.RREFD) +
-                                     " + RRD_S " + n(t.RRD_S) +
-                                     " (per-bank refresh would leave activates no time between refreshes)"};
-    // A bank is refreshed again banks x tREFIsb later; it must be free by
-    // then with time for a row cycle of requests.
-    const std::uint64_t round = std::uint64_t{banks} * t.REFIsb;
-    if (t.RFCsb + two_rc > round)
-      return RuleBreak{"RFCsb", "RFCsb " + n(t.RFCsb) + " cycles must be at most " + n(banks) + " banks x REFIsb " +
-                                    n(t.REFIsb) + " - 2 x RC " + n(t.RC) + " = " + n(round - std::min(round, two_rc)) +
-                                    " (a bank's requests would have no time between its refreshes)"};
-  }
   if (mode == RefreshMode::kNone) return std::nullopt;
-  // An activate's column command may come later than a row cycle after it
-  // (tRCD above tRC, in no real device): the window must also hold a row
-  // cycle (the refresh's own precharge may wait one) and then tRCD, or every
-  // row opened is closed by the next refresh before its column command.
-  const bool all_bank = mode == RefreshMode::kAllBank;
-  const std::uint64_t period = all_bank ? t.REFI : std::uint64_t{banks} * t.REFIsb;
-  const std::uint64_t window = period - std::min<std::uint64_t>(period, all_bank ? t.RFC : t.RFCsb);
+  const auto n = [](std::uint64_t v) { return std::to_string(v); };
+  const std::uint64_t close = refresh_close_cycles(t);
+  const std::uint64_t write_close = std::uint64_t{t.CWL} + t.burst_cycles + t.WR + t.RP;
+  // Said after the rule: what makes up the closing time.
+  const std::string close_why = "; " + n(close) + " is the time a refresh may wait for its banks to close, the "
+                                "longer of RC " + n(t.RC) + " and CWL + burst + WR + RP " + n(write_close) +
+                                ", plus ACT_cycles " + n(t.ACT_cycles) +
+                                " (the other pseudo-channel's activate on the row bus)";
+  const bool per_bank = mode == RefreshMode::kPerBank;
+  if (per_bank && t.REFIsb <= std::uint64_t{t.RREFD} + t.RRD_S)
+    return RuleBreak{"REFIsb", "REFIsb " + n(t.REFIsb) + " cycles must be above RREFD " + n(t.RREFD) + " + RRD_S " +
+                                   n(t.RRD_S) + " (per-bank refresh would leave activates no time between refreshes)"};
+  // The field at fault: the one past what devices have, else the refresh's own.
   const bool write = t.RCDWR > t.RCDRD;
   const std::uint64_t rcd = write ? t.RCDWR : t.RCDRD;
-  if (std::uint64_t{t.RC} + rcd > window)
-    return RuleBreak{write ? "RCDWR" : "RCDRD",
-                     "RC " + n(t.RC) + (write ? " + RCDWR " : " + RCDRD ") + n(rcd) + " = " + n(t.RC + rcd) +
-                         " cycles must fit in " +
-                         (all_bank ? "REFI - RFC" : "banks x REFIsb - RFCsb") + " = " +
-                         n(window) + " (each row opened would be closed by the next refresh before its " +
-                         (write ? "write)" : "read)")};
-  return std::nullopt;
+  const char* odd = rcd > t.RC ? (write ? "RCDWR" : "RCDRD") : write_close > t.RC ? "WR" : nullptr;
+  if (per_bank && t.REFIsb < close + t.RREFD)
+    return RuleBreak{write_close > t.RC ? "WR" : "REFIsb",
+                     "REFIsb " + n(t.REFIsb) + " cycles must be at least RREFD " + n(t.RREFD) + " + " + n(close) +
+                         " = " + n(close + t.RREFD) + ": the banks are refreshed one at a time, and each refresh "
+                         "would start later than the last" + close_why};
+  const std::uint64_t period = per_bank ? std::uint64_t{banks} * t.REFIsb : t.REFI;
+  const std::uint64_t busy = per_bank ? t.RFCsb : t.RFC;
+  const std::uint64_t row = std::max<std::uint64_t>(t.RC, rcd);
+  const std::uint64_t need = busy + close + (per_bank ? t.RREFD : 0) + row;
+  if (need <= period) return std::nullopt;
+  const std::string row_text = rcd > t.RC ? std::string(write ? "RCDWR " : "RCDRD ") + n(rcd) : "RC " + n(t.RC);
+  return RuleBreak{odd ? odd : per_bank ? "RFCsb" : "RFC",
+                   (per_bank ? "RFCsb " : "RFC ") + n(busy) + " + " + n(close) +
+                       (per_bank ? " + RREFD " + n(t.RREFD) : "") + " + " + row_text + " = " + n(need) +
+                       " cycles must be at most " +
+                       (per_bank ? n(banks) + " banks x REFIsb " + n(t.REFIsb) + " = " + n(period)
+                                 : "REFI " + n(t.REFI)) +
+                       ": each row opened would be closed by the next refresh before its " +
+                       (rcd > t.RC ? (write ? "write" : "read") : "requests finish") + close_why};
 }
 
 /// Timings of any refresh mode that no device has: a write's data meeting
 /// the data of the read before it (it comes CWL after the write's command,
-/// the read's ends CL + burst after its own), and a per-bank refresh round
+/// the read's ends CL + burst after its own), an activate's command longer
+/// than tRRD_S or its row cycle, and a per-bank refresh round
 /// (banks x tREFIsb) longer than tREFI, which refreshes each bank less often
 /// than its cells need.
 std::optional<RuleBreak> data_or_refresh_rule_broken(const HbmTiming& t, std::uint32_t banks) {
@@ -93,6 +107,12 @@ std::optional<RuleBreak> data_or_refresh_rule_broken(const HbmTiming& t, std::ui
   if (std::uint64_t{t.RTW} + t.CWL < std::uint64_t{t.CL} + t.burst_cycles)
     return RuleBreak{"RTW", "RTW " + n(t.RTW) + " cycles is below CL " + n(t.CL) + " + burst " + n(t.burst_cycles) +
                                 " - CWL " + n(t.CWL) + ": a write's data would overlap the data of the read before it"};
+  if (t.ACT_cycles > t.RRD_S || t.ACT_cycles > t.RC)
+    return RuleBreak{"ACT_cycles", "ACT_cycles " + n(t.ACT_cycles) + " is above " +
+                                       (t.ACT_cycles > t.RRD_S ? "RRD_S " + n(t.RRD_S) : "RC " + n(t.RC)) +
+                                       ": one pseudo-channel's activates, back to back, would hold the channel's "
+                                       "row bus and starve the other's refreshes (no device's activate outlasts "
+                                       "tRRD_S or its row cycle)"};
   if (std::uint64_t{t.REFIsb} * banks > t.REFI)
     return RuleBreak{"REFIsb", "REFIsb " + n(t.REFIsb) + " cycles x " + n(banks) + " banks is above REFI " +
                                    n(t.REFI) + ": per-bank refresh would visit each bank less than once per tREFI"};

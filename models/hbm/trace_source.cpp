@@ -1,7 +1,5 @@
 #include "models/hbm/trace_source.h"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cstring>
@@ -86,14 +84,11 @@ TraceSource::TraceSource(const std::string& path, TraceFormat fmt, Time cycle_ps
                          std::uint64_t max_requests)
     : m_path(path), m_fmt(fmt), m_cycle_ps(cycle_ps), m_bytes(bytes), m_max(max_requests) {
   if (bytes == 0) throw std::invalid_argument("request size must be > 0");
-  m_gz = gzopen(path.c_str(), "rb");
-  if (!m_gz) throw std::runtime_error(path + ": cannot open trace");
+  m_file = std::make_unique<CompressedFileReader>(path);
   m_buf.resize(kBlock + kMaxLine + 1);
 }
 
-TraceSource::~TraceSource() {
-  if (m_gz) gzclose(static_cast<gzFile>(m_gz));
-}
+TraceSource::~TraceSource() = default;
 
 void TraceSource::fail(const std::string& what) const {
   throw std::runtime_error(m_path + ":" + std::to_string(m_line) + ": " + what);
@@ -126,21 +121,14 @@ bool TraceSource::read_line(std::string_view& line) {
     std::memmove(m_buf.data(), data + m_pos, m_end - m_pos);
     m_end -= m_pos;
     m_pos = 0;
-    const int n = gzread(static_cast<gzFile>(m_gz), m_buf.data() + m_end, static_cast<unsigned>(kBlock));
-    int err = Z_OK;
-    const char* msg = gzerror(static_cast<gzFile>(m_gz), &err);
-    if (n <= 0 || (err != Z_OK && err != Z_STREAM_END)) {
-      // The end, or an error (a truncated gzip file ends in Z_BUF_ERROR),
-      // reported once the data before it has been parsed.
+    const std::size_t n = m_file->read(m_buf.data() + m_end, kBlock);
+    // The end, or an error (damaged or cut gzip data), reported once the
+    // data before it has been parsed.
+    if (n == 0) {
       m_eof = true;
-      if (err != Z_OK && err != Z_STREAM_END) {
-        // zlib's message starts with the file's name, which fail() gives already.
-        const std::string named = m_path + ": ";
-        const std::string_view text(msg);
-        m_read_error = std::string(text.substr(text.rfind(named, 0) == 0 ? named.size() : 0));
-      }
+      m_read_error = m_file->error();
     }
-    if (n > 0) m_end += static_cast<std::size_t>(n);
+    m_end += n;
   }
   ++m_line;
   fail("line longer than " + std::to_string(kMaxLine) + " characters");

@@ -1,5 +1,5 @@
 #pragma once
-// Requests from a trace file, plain or gzip (zlib reads both):
+// Requests from a trace file, plain or gzip (CompressedFileReader reads both):
 //   DRAMsim3:  "0x1f80 READ 120"   address, READ|WRITE, issue cycle (tCK)
 //   Ramulator: "LD 0x1f80" / "ST 0x1f80"   no timing: as fast as allowed
 // Blank lines and lines starting with '#' are skipped; with kAuto the first
@@ -10,10 +10,12 @@
 // requests generated (hbm_bench; parsed line by line through string
 // streams it ran at half).
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "models/core/compressed_file.h"
 #include "models/core/input_limits.h"
 #include "models/hbm/request_source.h"
 
@@ -59,7 +61,7 @@ class TraceSource : public RequestSource {
   std::vector<char> m_buf;  // file data; [m_pos, m_end) not yet parsed
   std::size_t m_pos = 0, m_end = 0;
   bool m_eof = false;
-  std::string m_read_error;  // zlib's message, once the data before it is parsed
+  std::string m_read_error;  // the file's error, once the data before it is parsed
 
   std::string m_path;
   TraceFormat m_fmt;
@@ -69,7 +71,7 @@ class TraceSource : public RequestSource {
   std::uint64_t m_count = 0;
   std::uint64_t m_line = 0;
   std::uint64_t m_last_cycle = 0, m_backwards = 0, m_first_backwards_line = 0;
-  void* m_gz = nullptr;  // gzFile
+  std::unique_ptr<CompressedFileReader> m_file;
   bool m_stop_at_error = false;
   std::string m_error;
 };

@@ -173,31 +173,56 @@ TEST_CASE("refresh timings that leave requests no time are rejected") {
   const std::string base = preset_text("hbm2.yaml");  // RFC 260, REFI 3900, RC 48, RFCsb 160, REFIsb 243, RREFD 8
   const std::string per_bank =
       replaced(replaced(base, "refresh: all_bank", "refresh: per_bank"), "refresh_postpone: 7", "refresh_postpone: 0");
-  // All-bank: tRFC at most tREFI - 2 tRC.
+  // A refresh that falls due may wait 50 cycles for its banks to close: the longer of tRC 48 and a write's
+  // CWL 5 + burst 2 + tWR 16 + tRP 14 = 37, plus an activate's 2 cycles on the shared row bus.
+  const std::string close_why = "; 50 is the time a refresh may wait for its banks to close, the longer of RC 48 "
+                                "and CWL + burst + WR + RP 37, plus ACT_cycles 2 (the other pseudo-channel's "
+                                "activate on the row bus)";
+  // All-bank: tRFC at most tREFI - 50 - tRC (a request's row cycle after a refresh that came 50 late).
   const std::string big_rfc = replaced(base, "RFC: 260ns", "RFC: 5000ns");
   CHECK_THROWS_WITH(parse_memory_config(big_rfc, "f.yaml"),
                     "f.yaml:" + line_of(big_rfc, "RFC: 5000ns") +
-                        ": field 'device.timing.RFC': RFC 5000 cycles must be at most REFI 3900 - 2 x RC 48 (all-bank "
-                        "refresh would leave requests no time to finish)");
+                        ": field 'device.timing.RFC': RFC 5000 + 50 + RC 48 = 5098 cycles must be at most REFI 3900: "
+                        "each row opened would be closed by the next refresh before its requests finish" + close_why);
   CHECK_THROWS_WITH(parse_edited(replaced(base, "REFIsb: 243.75ns", "REFIsb: 12"), "REFI: 3900ns", "REFI: 200"),
-                    Catch::Contains("field 'device.timing.RFC': RFC 260 cycles must be at most REFI 200"));
-  CHECK_THROWS_WITH(parse_edited(base, "RFC: 260ns", "RFC: 3805"), Catch::Contains("device.timing.RFC"));
-  CHECK_NOTHROW(parse_edited(base, "RFC: 260ns", "RFC: 3804"));
-  // Per-bank: tREFIsb above tRREFD + tRRD_S, and a bank free 2 tRC before its next refresh.
+                    Catch::Contains("field 'device.timing.RFC': RFC 260 + 50 + RC 48 = 358 cycles must be at most "
+                                    "REFI 200"));
+  CHECK_THROWS_WITH(parse_edited(base, "RFC: 260ns", "RFC: 3803"), Catch::Contains("device.timing.RFC"));
+  CHECK_NOTHROW(parse_edited(base, "RFC: 260ns", "RFC: 3802"));
+  // A write recovery longer than the interval is the timing named: a refresh due after a write waits for it.
+  CHECK_THROWS_WITH(parse_edited(base, "WR: 16", "WR: 4000"),
+                    Catch::Contains("field 'device.timing.WR': RFC 260 + 4023 + RC 48 = 4331 cycles must be at most "
+                                    "REFI 3900") &&
+                        Catch::Contains("CWL + burst + WR + RP 4021"));
+  // Per-bank: tREFIsb above tRREFD + tRRD_S and at least tRREFD + 50 (the banks are refreshed one after
+  // another, each waiting up to 50 cycles for its bank to close), and a bank free 50 + tRREFD + tRC before
+  // its next refresh.
   const std::string short_refisb = replaced(per_bank, "REFIsb: 243.75ns", "REFIsb: 8");
   CHECK_THROWS_WITH(parse_memory_config(short_refisb, "f.yaml"),
                     Catch::StartsWith("f.yaml:" + line_of(short_refisb, "REFIsb: 8") +
                                       ": field 'device.timing.REFIsb': REFIsb 8 cycles must be above RREFD 8 + RRD_S 4"));
   CHECK_THROWS_WITH(parse_edited(per_bank, "REFIsb: 243.75ns", "REFIsb: 12"), Catch::Contains("device.timing.REFIsb"));
-  const std::string tight = replaced(replaced(per_bank, "REFIsb: 243.75ns", "REFIsb: 13"), "RFCsb: 160ns", "RFCsb: 112");
+  CHECK_THROWS_WITH(parse_edited(per_bank, "REFIsb: 243.75ns", "REFIsb: 57"),
+                    Catch::Contains("field 'device.timing.REFIsb': REFIsb 57 cycles must be at least RREFD 8 + 50 = "
+                                    "58: the banks are refreshed one at a time, and each refresh would start later "
+                                    "than the last" + close_why));
+  const std::string tight = replaced(replaced(per_bank, "REFIsb: 243.75ns", "REFIsb: 58"), "RFCsb: 160ns", "RFCsb: 822");
   CHECK_NOTHROW(parse_memory_config(tight, "f.yaml"));
-  CHECK_THROWS_WITH(parse_edited(tight, "RFCsb: 112", "RFCsb: 113"),
-                    Catch::Contains("field 'device.timing.RFCsb': RFCsb 113 cycles must be at most 16 banks x REFIsb 13 - "
-                                    "2 x RC 48 = 112"));
-  CHECK_THROWS_WITH(parse_edited(per_bank, "RFCsb: 160ns", "RFCsb: 3793"),
-                    Catch::Contains("field 'device.timing.RFCsb': RFCsb 3793 cycles must be at most 16 banks x REFIsb 243 - "
-                                    "2 x RC 48 = 3792"));
-  CHECK_NOTHROW(parse_edited(per_bank, "RFCsb: 160ns", "RFCsb: 3792"));
+  CHECK_THROWS_WITH(parse_edited(tight, "RFCsb: 822", "RFCsb: 823"),
+                    Catch::Contains("field 'device.timing.RFCsb': RFCsb 823 + 50 + RREFD 8 + RC 48 = 929 cycles must be "
+                                    "at most 16 banks x REFIsb 58 = 928: each row opened would be closed by the next "
+                                    "refresh before its requests finish"));
+  CHECK_THROWS_WITH(parse_edited(per_bank, "RFCsb: 160ns", "RFCsb: 3783"),
+                    Catch::Contains("field 'device.timing.RFCsb': RFCsb 3783 + 50 + RREFD 8 + RC 48 = 3889 cycles must "
+                                    "be at most 16 banks x REFIsb 243 = 3888"));
+  CHECK_NOTHROW(parse_edited(per_bank, "RFCsb: 160ns", "RFCsb: 3782"));
+  // An activate's command is no longer than tRRD_S (nor its row cycle), whatever the refresh: back to back,
+  // one pseudo-channel's would hold the shared row bus.
+  CHECK_THROWS_WITH(parse_edited(base, "ACT_cycles: 2", "ACT_cycles: 5"),
+                    Catch::Contains("field 'device.timing.ACT_cycles': ACT_cycles 5 is above RRD_S 4"));
+  CHECK_THROWS_WITH(parse_edited(replaced(base, "refresh: all_bank", "refresh: none"), "ACT_cycles: 2", "ACT_cycles: 5"),
+                    Catch::Contains("device.timing.ACT_cycles"));
+  CHECK_NOTHROW(parse_edited(base, "ACT_cycles: 2", "ACT_cycles: 4"));
   // A derived tREFIsb (tREFI / banks = 128 / 16) is named, and said to be derived.
   const std::string derived = replaced(replaced(short_refisb, "    REFIsb: 8\n", ""), "REFI: 3900ns", "REFI: 128");
   CHECK_THROWS_WITH(parse_memory_config(derived, "f.yaml"),
@@ -219,13 +244,16 @@ TEST_CASE("refresh timings that leave requests no time are rejected") {
   // Configs built in code are checked too.
   MemoryConfig cfg = parse_memory_config(base, "hbm2.yaml");
   cfg.device.t.RFC = cfg.device.t.REFI;
-  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("device.timing.RFC: RFC 3900 cycles must be at most REFI 3900"));
+  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("device.timing.RFC: RFC 3900 + 50 + RC 48 = 3998 cycles must be at "
+                                                   "most REFI 3900"));
   cfg.controller.refresh = RefreshMode::kPerBank;
   CHECK_NOTHROW(validate(cfg));
   cfg.device.t.REFIsb = cfg.device.t.RREFD;
   CHECK_THROWS_WITH(validate(cfg), Catch::Contains("device.timing.REFIsb"));
-  cfg.device.t.REFIsb = 16;
-  cfg.device.t.RFCsb = 161;
+  cfg.device.t.REFIsb = 57;
+  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("device.timing.REFIsb: REFIsb 57 cycles must be at least"));
+  cfg.device.t.REFIsb = 58;
+  cfg.device.t.RFCsb = 823;
   CHECK_THROWS_WITH(validate(cfg), Catch::Contains("device.timing.RFCsb"));
   cfg.controller.refresh = RefreshMode::kNone;
   CHECK_NOTHROW(validate(cfg));

@@ -81,16 +81,21 @@ MemoryConfig random_config(std::mt19937_64& rng, const Features& f) {
     c.refresh = modes[rng() % 3];
     if (c.refresh == RefreshMode::kAllBank) c.refresh_postpone = pick(0, kMaxRefreshPostpone);
     // Short refresh intervals, so that a short run meets many refreshes
-    // (inside the loader's bounds: tRFC <= tREFI - 2 tRC, tRFCsb <=
-    // banks x tREFIsb - 2 tRC, tREFIsb > tRREFD + tRRD_S).
+    // (inside the loader's bounds, w the longest a refresh may wait for its
+    // banks to close and r the longer of tRC and tRCD: tRFC <= tREFI - w - r,
+    // tRFCsb <= banks x tREFIsb - w - tRREFD - r, tREFIsb > tRREFD + tRRD_S
+    // and >= tRREFD + w).
     HbmTiming& t = cfg.device.t;
     if (rng() % 2) {  // shorter refreshes, and so shorter intervals still
       t.RFC = pick(t.RC, t.RFC);
       t.RFCsb = pick(t.RC, t.RFCsb);
     }
     const std::uint32_t banks = cfg.device.org.banks(), rcd = std::max(t.RCDRD, t.RCDWR);
-    t.REFI = rng() % 4 ? pick(t.RFC + 2 * t.RC + rcd, 2000) : t.RFC + 2 * t.RC + rcd;
-    t.REFIsb = std::max({t.REFI / banks, (t.RFCsb + 2 * t.RC + rcd) / banks + 1, t.RREFD + t.RRD_S + 1});
+    const std::uint32_t wait = std::max(t.RC, t.CWL + t.burst_cycles + t.WR + t.RP) + t.ACT_cycles;
+    const std::uint32_t between = wait + std::max(t.RC, rcd);  // the least time between refreshes
+    t.REFI = rng() % 4 ? pick(t.RFC + between, 2000) : t.RFC + between;
+    t.REFIsb = std::max(
+        {t.REFI / banks, (t.RFCsb + between + t.RREFD) / banks + 1, t.RREFD + t.RRD_S + 1, t.RREFD + wait});
     t.REFI = std::max(t.REFI, t.REFIsb * banks);
   }
   return cfg;

@@ -202,6 +202,27 @@ TEST_CASE("a truncated gzip trace is a read error after its complete lines") {
   std::remove(path.c_str());
 }
 
+TEST_CASE("a gzip trace whose check value is wrong runs every line, then names the read error") {
+  std::string text;
+  for (int i = 0; i < 60000; ++i) text += "0x" + std::to_string(1000 + i) + " READ " + std::to_string(i) + "\n";
+  const auto path = write_file("crc.trace.gz", text, true);
+  {  // the trailer's CRC-32, 8 bytes from the end
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(-8, std::ios::end);
+    const char c = static_cast<char>(f.get());
+    f.seekp(-8, std::ios::end);
+    f.put(static_cast<char>(c ^ 1));
+  }
+  TraceSource t(path, TraceFormat::kDramsim3, 1000, 64);
+  t.stop_at_error(true);
+  SourceItem s;
+  std::uint64_t n = 0;
+  while (t.next(s) == RequestSource::Next::kReady) REQUIRE(s.at == n++ * 1000);
+  CHECK(n == 60000);  // zlib's gzread dropped the last blocks it had inflated with the error
+  CHECK(t.error() == path + ":60001: read error: incorrect data check");
+  std::remove(path.c_str());
+}
+
 TEST_CASE("stopping at an error ends a trace after its good requests and says why, but not before the first") {
   const auto path = write_file("stop.trace", "0x40 READ 10\n0x80 WRITE 11\n0x50 FETCH 12\n0xc0 READ 13\n", false);
   TraceSource t(path, TraceFormat::kDramsim3, 1000, 64);
