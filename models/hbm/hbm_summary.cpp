@@ -69,16 +69,21 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
     s.avg_write_queue = static_cast<double>(tot.write_queue_integral) / cycles / s.pseudo_channels;
   }
   // Activates per cycle per pseudo-channel are bounded by tRRD_S, by four
-  // per tFAW, by every bank cycling once per tRC and, with the command
-  // buses shared, by the channel's row bus: each ACT holds it ACT_cycles,
-  // each PRE one (as many per ACT as the run issued), and the channel's
-  // pseudo-channels take turns on it.
+  // per tFAW, by every bank cycling once per tRC and by the bus their
+  // commands take: each ACT holds it ACT_cycles, each PRE one (as many per
+  // ACT as the run issued); with one command bus (no dual command) the
+  // column commands take it too, one a burst; and with the buses shared
+  // the channel's pseudo-channels take turns on it.
   double act_rate = std::min({1.0 / t.RRD_S, 4.0 / t.FAW, static_cast<double>(cfg.device.org.banks()) / t.RC});
   const char* act_name = act_rate == 1.0 / t.RRD_S ? "tRRD_S" : act_rate == 4.0 / t.FAW ? "tFAW" : "tRC";
-  if (cfg.controller.shared_command_bus && tot.acts > 0) {
-    const double row_cycles = t.ACT_cycles + static_cast<double>(tot.pres) / static_cast<double>(tot.acts);
-    const double bus_rate = 1.0 / (row_cycles * cfg.device.org.pseudo_channels);
-    if (bus_rate < act_rate) act_rate = bus_rate, act_name = "row command bus";
+  const bool one_bus = !cfg.controller.dual_command;
+  if ((cfg.controller.shared_command_bus || one_bus) && tot.acts > 0) {
+    const double acts = static_cast<double>(tot.acts);
+    double cycles_per_act = t.ACT_cycles + static_cast<double>(tot.pres) / acts;
+    if (one_bus) cycles_per_act += static_cast<double>(tot.read_bursts + tot.write_bursts) / acts;
+    const double sharers = cfg.controller.shared_command_bus ? cfg.device.org.pseudo_channels : 1;
+    const double bus_rate = 1.0 / (cycles_per_act * sharers);
+    if (bus_rate < act_rate) act_rate = bus_rate, act_name = one_bus ? "command bus" : "row command bus";
   }
   if (tot.acts > 0) {
     const double bytes_per_act =

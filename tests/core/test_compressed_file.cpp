@@ -16,7 +16,8 @@ namespace {
 
 std::string lines(int n, int from = 0) {
   std::string text;
-  for (int i = from; i < from + n; ++i) text += "0x" + std::to_string(1000 + 64 * i) + " READ " + std::to_string(i) + "\n";
+  for (int i = from; i < from + n; ++i)
+    text += "0x" + std::to_string(1000 + 64 * i) + " READ " + std::to_string(i) + "\n";
   return text;
 }
 

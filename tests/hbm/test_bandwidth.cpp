@@ -362,3 +362,29 @@ TEST_CASE("the activate ceiling counts the channel's shared row bus") {
     CHECK(s.activate_ceiling_gbps == Approx(16 * acts_per_cycle * bytes_per_act));
   }
 }
+
+TEST_CASE("with one command bus the activate ceiling counts the column commands on it too") {
+  // Closed page, random 32 B reads: each request is an ACT (2 cycles) and a
+  // read with auto-precharge (1 cycle), and without dual command they take
+  // the same bus, shared by the channel's two pseudo-channels: per
+  // pseudo-channel one ACT per 2 x (2 + PREs per ACT + bursts per ACT)
+  // cycles. tRRD_S 2 and tFAW 8 bind less.
+  for (const bool shared : {true, false}) {
+    MemoryConfig cfg = test::preset("hbm2.yaml");
+    cfg.controller.dual_command = false;
+    cfg.controller.shared_command_bus = shared;
+    cfg.controller.page_policy = PagePolicy::kClosed;
+    cfg.controller.refresh = RefreshMode::kNone;
+    cfg.device.t.RRD_S = cfg.device.t.RRD_L = 2;
+    cfg.device.t.FAW = 8;
+    const Run r = stream(cfg, "random", 32, 20000, 1024);
+    const double acts = static_cast<double>(r.stats.acts);
+    const double per_act =
+        2 + static_cast<double>(r.stats.pres) / acts + static_cast<double>(r.stats.read_bursts) / acts;
+    const double acts_per_cycle = 1.0 / (per_act * (shared ? 2 : 1));  // per pseudo-channel, tCK 1 ns
+    INFO("shared " << shared << ", bus cycles per ACT " << per_act);
+    CHECK(per_act == Approx(3).epsilon(0.01));
+    CHECK(r.summary.activate_ceiling_gbps == Approx(16 * acts_per_cycle * static_cast<double>(r.bytes) / acts));
+    if (shared) CHECK(r.summary.binding_constraint == "activate rate (command bus)");
+  }
+}

@@ -206,12 +206,13 @@ TEST_CASE("refresh timings that leave requests no time are rejected") {
                     Catch::Contains("field 'device.timing.REFIsb': REFIsb 57 cycles must be at least RREFD 8 + 50 = "
                                     "58: the banks are refreshed one at a time, and each refresh would start later "
                                     "than the last" + close_why));
-  const std::string tight = replaced(replaced(per_bank, "REFIsb: 243.75ns", "REFIsb: 58"), "RFCsb: 160ns", "RFCsb: 822");
+  const std::string tight =
+      replaced(replaced(per_bank, "REFIsb: 243.75ns", "REFIsb: 58"), "RFCsb: 160ns", "RFCsb: 822");
   CHECK_NOTHROW(parse_memory_config(tight, "f.yaml"));
   CHECK_THROWS_WITH(parse_edited(tight, "RFCsb: 822", "RFCsb: 823"),
-                    Catch::Contains("field 'device.timing.RFCsb': RFCsb 823 + 50 + RREFD 8 + RC 48 = 929 cycles must be "
-                                    "at most 16 banks x REFIsb 58 = 928: each row opened would be closed by the next "
-                                    "refresh before its requests finish"));
+                    Catch::Contains("field 'device.timing.RFCsb': RFCsb 823 + 50 + RREFD 8 + RC 48 = 929 cycles "
+                                    "must be at most 16 banks x REFIsb 58 = 928: each row opened would be closed by "
+                                    "the next refresh before its requests finish"));
   CHECK_THROWS_WITH(parse_edited(per_bank, "RFCsb: 160ns", "RFCsb: 3783"),
                     Catch::Contains("field 'device.timing.RFCsb': RFCsb 3783 + 50 + RREFD 8 + RC 48 = 3889 cycles must "
                                     "be at most 16 banks x REFIsb 243 = 3888"));
@@ -220,8 +221,9 @@ TEST_CASE("refresh timings that leave requests no time are rejected") {
   // one pseudo-channel's would hold the shared row bus.
   CHECK_THROWS_WITH(parse_edited(base, "ACT_cycles: 2", "ACT_cycles: 5"),
                     Catch::Contains("field 'device.timing.ACT_cycles': ACT_cycles 5 is above RRD_S 4"));
-  CHECK_THROWS_WITH(parse_edited(replaced(base, "refresh: all_bank", "refresh: none"), "ACT_cycles: 2", "ACT_cycles: 5"),
-                    Catch::Contains("device.timing.ACT_cycles"));
+  CHECK_THROWS_WITH(
+      parse_edited(replaced(base, "refresh: all_bank", "refresh: none"), "ACT_cycles: 2", "ACT_cycles: 5"),
+      Catch::Contains("device.timing.ACT_cycles"));
   CHECK_NOTHROW(parse_edited(base, "ACT_cycles: 2", "ACT_cycles: 4"));
   // A derived tREFIsb (tREFI / banks = 128 / 16) is named, and said to be derived.
   const std::string derived = replaced(replaced(short_refisb, "    REFIsb: 8\n", ""), "REFI: 3900ns", "REFI: 128");
