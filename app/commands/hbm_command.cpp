@@ -176,13 +176,18 @@ int hbm_main(int argc, char** argv) {
     if (cfg.controller.refresh_postpone > hbm::kMaxRefreshPostpone)
       throw std::invalid_argument("--refresh-postpone: expected 0 to " + std::to_string(hbm::kMaxRefreshPostpone) +
                                   ", got " + std::to_string(cfg.controller.refresh_postpone));
-    // Per-bank refresh is never postponed (refresh_policy.cpp): a count
-    // given for it would look applied. A config's own count stays allowed.
-    if (cfg.controller.refresh_postpone > 0 && cfg.controller.refresh == hbm::RefreshMode::kPerBank)
+    // Per-bank refresh is never postponed (refresh_policy.cpp), and none is
+    // no refresh: a count given for them would look applied. A config's own
+    // count stays allowed.
+    const hbm::RefreshMode mode = cfg.controller.refresh;
+    if (cfg.controller.refresh_postpone > 0 && mode != hbm::RefreshMode::kAllBank)
       throw std::invalid_argument(
-          "--refresh-postpone " + std::to_string(cfg.controller.refresh_postpone) + ": refresh is per-bank (" +
-          (refresh ? std::string("--refresh per_bank") : "controller.refresh: per_bank in " + config_path) +
-          "), which is never postponed; refresh_postpone applies to all-bank refresh only");
+          "--refresh-postpone " + std::to_string(cfg.controller.refresh_postpone) + ": refresh is " +
+          (mode == hbm::RefreshMode::kPerBank ? "per-bank (" : "none (") +
+          (refresh ? "--refresh " + std::string(to_string(mode))
+                   : "controller.refresh: " + std::string(to_string(mode)) + " in " + config_path) +
+          (mode == hbm::RefreshMode::kPerBank ? "), which is never postponed" : "), which issues no refresh") +
+          "; refresh_postpone applies to all-bank refresh only");
   }
   if (args.count("page-policy")) {
     const auto p = args["page-policy"].as<std::string>();
@@ -195,6 +200,11 @@ int hbm_main(int argc, char** argv) {
     if (cfg.stacks == 0 || cfg.stacks > hbm::kMaxStacks)
       throw std::invalid_argument("--stacks: expected 1 to " + std::to_string(hbm::kMaxStacks) + ", got " +
                                   std::to_string(cfg.stacks));
+    try {  // what the stack count breaks is the option's doing, not the file's
+      hbm::validate(cfg);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("--stacks " + std::to_string(cfg.stacks) + ": " + e.what());
+    }
   }
   if (args.count("check-timing")) cfg.check_timing = true;
   hbm::HbmModel model("hbm", cfg);

@@ -119,6 +119,19 @@ std::optional<RuleBreak> data_or_refresh_rule_broken(const HbmTiming& t, std::ui
   return std::nullopt;
 }
 
+/// Why the stack interleave would fold addresses inside the capacity onto
+/// others, if it would: blocks rotate over the stacks and each stack's
+/// share is its blocks laid end to end, which fills the stack exactly only
+/// when a whole number of blocks does (a block larger than a stack left the
+/// other stacks idle and aliased the top half of the memory onto the
+/// bottom one's).
+std::optional<std::string> interleave_misfit(const MemoryConfig& cfg) {
+  const std::uint64_t stack = cfg.device.org.stack_bytes(), block = cfg.stack_interleave_bytes;
+  if (cfg.stacks < 2 || block == 0 || stack % block == 0) return std::nullopt;
+  return std::to_string(block) + " must divide a stack's " + std::to_string(stack) + " bytes (with " +
+         std::to_string(cfg.stacks) + " stacks, blocks rotate over them and each stack holds whole blocks)";
+}
+
 /// Every loader's YamlReader ("file:line: field 'f': why") with this
 /// config's own field forms: looked up in a mapping, with a default when
 /// absent; positive integers that say what they got; timings in cycles or
@@ -333,7 +346,7 @@ HbmDeviceSpec parse_device(const Reader& r, const YAML::Node& d) {
   // tRREFD: 8 ns on HBM2 and HBM3 (JESD235D, JESD238; 8 at tCK 1 ns in
   // Ramulator's HBM2 speed table), rounded up to cycles as any time is.
   x.RREFD = r.cycles(t, tw, "RREFD", ck, false, static_cast<std::uint32_t>((8000 + ck - 1) / ck));
-  if (x.REFIsb == 0) r.fail(t, tw + ".REFIsb", "must be > 0");
+  if (x.REFIsb == 0) r.fail(t["REFIsb"] ? t["REFIsb"] : t, tw + ".REFIsb", "must be > 0");
   // tPPD, precharge to precharge: HBM3's (JESD238); HBM2's standard has no
   // such rule, and 0, the default, is none.
   x.PPD = r.cycles(t, tw, "PPD", ck, false, 0);
@@ -398,13 +411,15 @@ ControllerConfig parse_controller(const Reader& r, const YAML::Node& c) {
     r.fail(c["refresh_postpone"], w + ".refresh_postpone",
            "at most " + std::to_string(kMaxRefreshPostpone) +
                " (JEDEC allows 8 postponed refreshes, and the one falling due counts while the owed ones issue)");
-  // Per-bank refresh is never postponed (refresh_policy.cpp): a count
-  // given with it here would be silently ignored. (`--refresh per_bank`
-  // over a file's all-bank controller keeps that file's count, unused.)
-  if (postpone > 0 && k.refresh == RefreshMode::kPerBank)
+  // Per-bank refresh is never postponed (refresh_policy.cpp), and none is
+  // no refresh: a count given with them here would be silently ignored.
+  // (`--refresh per_bank` over a file's all-bank controller keeps that
+  // file's count, unused.)
+  if (postpone > 0 && k.refresh != RefreshMode::kAllBank)
     r.fail(c["refresh_postpone"], w + ".refresh_postpone",
-           std::to_string(postpone) + " with refresh per_bank, which is never postponed: refresh_postpone applies "
-           "to all-bank refresh only (set it to 0 or remove it)");
+           std::to_string(postpone) + " with refresh " + to_string(k.refresh) +
+               (k.refresh == RefreshMode::kPerBank ? ", which is never postponed" : ", which issues no refresh") +
+               ": refresh_postpone applies to all-bank refresh only (set it to 0 or remove it)");
   k.refresh_postpone = static_cast<std::uint32_t>(postpone);
   k.address_mapping = r.str(c, w, "address_mapping", k.address_mapping);
   k.xor_bank_hash = r.boolean(c, w, "xor_bank_hash", k.xor_bank_hash);
@@ -461,6 +476,7 @@ void validate(const MemoryConfig& cfg) {
   if (bytes > (Wide{1} << 60))
     throw std::invalid_argument("device.organisation: the memory holds more than 2^60 bytes (stacks x channels x "
                                 "pseudo_channels x banks x rows x columns x bus_bits / 8)");
+  if (const auto why = interleave_misfit(cfg)) throw std::invalid_argument("memory.stack_interleave_bytes: " + *why);
   // After the organisation's bounds: the mapper builds masks of its fields' bits.
   try {
     AddressMapper(o, cfg.controller.address_mapping, cfg.controller.xor_bank_hash);
@@ -521,6 +537,8 @@ MemoryConfig parse_memory_config(const std::string& text, const std::string& fil
     if (cfg.stack_interleave_bytes % cfg.device.org.burst_bytes() != 0)
       r.fail(m["stack_interleave_bytes"], "memory.stack_interleave_bytes",
              "must be a multiple of the burst size (" + std::to_string(cfg.device.org.burst_bytes()) + " bytes)");
+    if (const auto why = interleave_misfit(cfg))
+      r.fail(m["stack_interleave_bytes"] ? m["stack_interleave_bytes"] : m, "memory.stack_interleave_bytes", *why);
   }
   cfg.controller = parse_controller(r, root["controller"]);
   if (refresh) cfg.controller.refresh = *refresh;

@@ -241,7 +241,7 @@ class PcController {
   // refresh, so it costs nothing per command.
   static constexpr std::uint64_t kStuckRounds = 64;
   std::uint64_t m_stuck_cycles;
-  std::uint64_t m_busy_since = 0;  // when the queues last went from empty to not
+  std::uint64_t m_busy_since = 0;  // when the first burst after empty queues reached the scheduler
   std::uint32_t m_read_cap, m_write_cap;
   FrFcfsScheduler m_sched;
 };
@@ -257,13 +257,14 @@ template <class It>
   // The first cycle a step would see these bursts in were the controller
   // stepping every cycle: it has stepped every earlier one.
   const std::uint64_t step_at = std::max(next_step, m_clk + 1);
-  if (!busy()) m_busy_since = now;
   // Up to the enqueue, or the next step if that is earlier (never before
   // the last count: requests come in time order).
   count_occupancy(std::max(m_counted, std::min(now, m_next)));
   // Never in a cycle already stepped: a request taken at an edge the model
   // has run is seen from the next cycle, also with no frontend delay.
   const std::uint64_t arrival = std::max(now + m_frontend, step_at);
+  // The backstop counts from when the scheduler can see them, not while the frontend holds them.
+  if (!busy()) m_busy_since = arrival;
   // The first burst's arrival, the earliest (worked out before the loop: a
   // test for the first iteration inside it was a mispredicted branch).
   const std::uint64_t wake = first != last ? q.queued_arrival(arrival) : kNoCycle;

@@ -39,6 +39,8 @@ sed 's/refresh: all_bank/refresh: per_bank/' "$cfg" > "$dir/per_bank_postponed.y
 expect "per_bank_postponed.yaml:" --config "$dir/per_bank_postponed.yaml" --pattern seq --requests 10
 expect "field 'controller.refresh_postpone': 7 with refresh per_bank, which is never postponed" \
   --config "$dir/per_bank_postponed.yaml" --pattern seq --requests 10
+expect "--refresh-postpone 3: refresh is none (--refresh none), which issues no refresh" \
+  --pattern seq --requests 10 --refresh none --refresh-postpone 3
 sed 's/refresh_postpone: 7/refresh_postpone: 0/' "$dir/per_bank_postponed.yaml" > "$dir/per_bank.yaml"
 expect "--refresh-postpone 2: refresh is per-bank (controller.refresh: per_bank in $dir/per_bank.yaml)" \
   --config "$dir/per_bank.yaml" --pattern seq --requests 10 --refresh-postpone 2

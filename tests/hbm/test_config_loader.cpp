@@ -115,6 +115,13 @@ TEST_CASE("presets give the peak bandwidths of the standards") {
   CHECK(parse_edited(per_bank, "refresh_postpone: 7", "refresh_postpone: 0").controller.refresh ==
         RefreshMode::kPerBank);
   CHECK(parse_memory_config(base, "f.yaml", RefreshMode::kPerBank).controller.refresh == RefreshMode::kPerBank);
+  // No refresh has none to postpone.
+  const std::string none = replaced(base, "refresh: all_bank", "refresh: none");
+  CHECK_THROWS_WITH(parse_memory_config(none, "f.yaml"),
+                    Catch::StartsWith("f.yaml:" + line_of(none, "refresh_postpone: 7") +
+                                      ": field 'controller.refresh_postpone': 7 with refresh none, which issues no "
+                                      "refresh"));
+  CHECK(parse_memory_config(base, "f.yaml", RefreshMode::kNone).controller.refresh == RefreshMode::kNone);
 }
 
 TEST_CASE("config errors name file, line and field") {
@@ -222,7 +229,8 @@ TEST_CASE("refresh timings that leave requests no time are rejected") {
   CHECK_THROWS_WITH(parse_edited(base, "ACT_cycles: 2", "ACT_cycles: 5"),
                     Catch::Contains("field 'device.timing.ACT_cycles': ACT_cycles 5 is above RRD_S 4"));
   CHECK_THROWS_WITH(
-      parse_edited(replaced(base, "refresh: all_bank", "refresh: none"), "ACT_cycles: 2", "ACT_cycles: 5"),
+      parse_edited(replaced(replaced(base, "refresh: all_bank", "refresh: none"), "refresh_postpone: 7", ""),
+                   "ACT_cycles: 2", "ACT_cycles: 5"),
       Catch::Contains("device.timing.ACT_cycles"));
   CHECK_NOTHROW(parse_edited(base, "ACT_cycles: 2", "ACT_cycles: 4"));
   // A derived tREFIsb (tREFI / banks = 128 / 16) is named, and said to be derived.
@@ -233,7 +241,8 @@ TEST_CASE("refresh timings that leave requests no time are rejected") {
   // Each rule only for the refresh mode that uses it.
   CHECK_NOTHROW(parse_edited(per_bank, "RFC: 260ns", "RFC: 5000ns"));
   CHECK_NOTHROW(parse_edited(base, "REFIsb: 243.75ns", "REFIsb: 8"));
-  CHECK_NOTHROW(parse_edited(big_rfc, "refresh: all_bank", "refresh: none"));
+  CHECK_NOTHROW(parse_edited(replaced(big_rfc, "refresh_postpone: 7", "refresh_postpone: 0"), "refresh: all_bank",
+                             "refresh: none"));
   // ... the mode the run uses: a command line's override, not the file's.
   CHECK_NOTHROW(parse_memory_config(big_rfc, "f.yaml", RefreshMode::kNone));
   CHECK_NOTHROW(parse_memory_config(big_rfc, "f.yaml", RefreshMode::kPerBank));
@@ -365,6 +374,30 @@ TEST_CASE("timings that break JEDEC's own relations are refused at their line") 
   cfg = parse_memory_config(base, "hbm2.yaml");
   cfg.device.t.RTW = 1;
   CHECK_THROWS_WITH(validate(cfg), Catch::StartsWith("device.timing.RTW: RTW 1 cycles is below"));
+}
+
+TEST_CASE("a stack interleave that does not divide a stack is refused: it would fold addresses onto others") {
+  // An HBM2 stack holds 4 GiB. Blocks of 8 GiB over 2 stacks put every address on stack 0, the upper
+  // half folded onto the lower; blocks of 96 B left stack 1's last bytes unused and folded the top
+  // addresses onto address 0.
+  const std::string two = replaced(preset_text("hbm2.yaml"), "stacks: 1", "stacks: 2");
+  for (const char* block : {"8589934592", "96", "3072"}) {
+    INFO(block);
+    const std::string field = std::string("stack_interleave_bytes: ") + block;
+    const std::string text = replaced(two, "stack_interleave_bytes: 4096", field);
+    CHECK_THROWS_WITH(parse_memory_config(text, "f.yaml"),
+                      "f.yaml:" + line_of(text, field) +
+                          ": field 'memory.stack_interleave_bytes': " + block +
+                          " must divide a stack's 4294967296 bytes (with 2 stacks, blocks rotate over them and each "
+                          "stack holds whole blocks)");
+  }
+  CHECK_NOTHROW(parse_edited(two, "stack_interleave_bytes: 4096", "stack_interleave_bytes: 4294967296"));
+  // One stack has nothing to rotate over; in code, a stack count set later is checked too.
+  MemoryConfig one = parse_edited(preset_text("hbm2.yaml"), "stack_interleave_bytes: 4096",
+                                  "stack_interleave_bytes: 8589934592");
+  CHECK_NOTHROW(validate(one));
+  one.stacks = 2;
+  CHECK_THROWS_WITH(validate(one), Catch::StartsWith("memory.stack_interleave_bytes: 8589934592 must divide"));
 }
 
 TEST_CASE("an organisation's counts are powers of two, refused at their own line") {

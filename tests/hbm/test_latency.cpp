@@ -21,6 +21,18 @@ TEST_CASE("idle read latency is frontend + tRCD + CL + burst + backend") {
   CHECK(m.total_stats().row_misses == 1);
 }
 
+TEST_CASE("a frontend delay longer than the livelock backstop's 64 refresh rounds only delays the request") {
+  // The backstop stops a pseudo-channel whose bursts wait 64 x tREFI = 249 600 cycles without a column
+  // command; it counts from when the scheduler can see them, not while the frontend holds them.
+  MemoryConfig cfg = test::preset("hbm2.yaml");
+  cfg.controller.frontend_cycles = 300'000;
+  HbmModel m("hbm", cfg);
+  const MemResponse r = test::one_request(m, 0, 32, false, 0);
+  // Refresh falls due during the wait and has closed no row of this idle bank: a row miss as at once.
+  CHECK(r.complete >= (300'000 + 14 + 14 + 2 + 1) * kNs);
+  CHECK(r.complete < (300'000 + 14 + 14 + 2 + 1 + 300) * kNs);  // a refresh's tRFC at most on the way
+}
+
 TEST_CASE("a request offered between clock edges waits for the next edge") {
   HbmModel m("hbm", test::preset("hbm2.yaml"));
   const MemResponse r = test::one_request(m, 0, 32, false, 400);
