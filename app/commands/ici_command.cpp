@@ -463,7 +463,15 @@ int ici_main(int argc, char** argv) {
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       const std::uint64_t bytes = sizes[i];
       const Schedule s = build_schedule(coll, alg, topo, bytes);
-      const BoundTerms bound = schedule_bound(s, topo, cfg);
+      BoundTerms bound;
+      try {  // seconds on a ring of thousands of chips: a stop does not wait for it
+        ProgressReport stop_only;
+        stop_only.stop = progress.stop;
+        bound = schedule_bound(s, topo, cfg, stop_only);
+      } catch (const LoopStopped&) {
+        stopped = stopped_text(std::to_string(bytes) + " bytes", i, sizes.size(), "size");
+        break;
+      }
       auto fabric = make_fabric(cfg);
       CollectiveRunner runner(*fabric, topo);
       if (show_progress)

@@ -17,11 +17,12 @@ struct StepCost {
 };
 
 StepCost step_cost(const Phase& ph, std::uint32_t step, const Topology& topo, const Groups& groups,
-                   const DimensionOrderRouter& router, std::vector<std::uint64_t>& load) {
+                   const DimensionOrderRouter& router, std::vector<std::uint64_t>& load, ProgressTicker<>& ticker) {
   std::fill(load.begin(), load.end(), 0);
   StepCost c;
   std::vector<std::uint32_t> peers;
   for (std::uint32_t chip = 0; chip < topo.num_chips(); ++chip) {
+    if (ticker.tick(0)) throw LoopStopped(0);  // a chip's paths: thousands of hops on a large ring
     peers.clear();
     groups.peers(chip, ph, step, peers);
     for (std::uint32_t dst : peers) {
@@ -39,7 +40,9 @@ StepCost step_cost(const Phase& ph, std::uint32_t step, const Topology& topo, co
 
 }  // namespace
 
-BoundTerms schedule_bound(const Schedule& s, const Topology& topo, const IciConfig& cfg) {
+BoundTerms schedule_bound(const Schedule& s, const Topology& topo, const IciConfig& cfg,
+                          const ProgressReport& progress) {
+  ProgressTicker<> ticker(progress);
   const Groups groups(topo);
   const DimensionOrderRouter router(topo);
   const std::uint32_t chips = topo.num_chips();
@@ -69,6 +72,7 @@ BoundTerms schedule_bound(const Schedule& s, const Topology& topo, const IciConf
           hops[peers[0]] = static_cast<std::uint32_t>(router.path(c, peers[0]).size());
         }
         for (std::uint32_t step = 0; step < ph.steps; ++step) {
+          if (ticker.tick(0)) throw LoopStopped(0);
           for (std::uint32_t d = 0; d < chips; ++d) next[d] = chain[from[d]] + hops[d];
           chain.swap(next);
         }
@@ -80,7 +84,7 @@ BoundTerms schedule_bound(const Schedule& s, const Topology& topo, const IciConf
       const std::uint64_t start = *std::max_element(chain.begin(), chain.end());
       std::uint64_t h = 0;
       for (std::uint32_t step = 0; step < ph.steps; ++step) {
-        const StepCost c = step_cost(ph, step, topo, groups, router, load);
+        const StepCost c = step_cost(ph, step, topo, groups, router, load, ticker);
         h += c.max_hops;
         bw += b * static_cast<double>(c.max_link_bytes);
       }

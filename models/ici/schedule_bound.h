@@ -15,6 +15,7 @@
 // step. For all-to-all, whose steps may overlap in the packet model, every
 // step costs its longest message and its busiest link, one after another:
 // a step-synchronous estimate, not a lower bound.
+#include "models/core/progress.h"
 #include "models/core/time.h"
 #include "models/ici/ici_config.h"
 #include "models/ici/schedule.h"
@@ -28,6 +29,9 @@ struct BoundTerms {
   Time total_ps = 0;        ///< max over streams of (a term + b term), rounded up.
 };
 
-BoundTerms schedule_bound(const Schedule& s, const Topology& topo, const IciConfig& cfg);
+/// `progress.stop`, when set, abandons the computation with LoopStopped
+/// (on a ring of thousands of chips it takes seconds); it makes no reports.
+BoundTerms schedule_bound(const Schedule& s, const Topology& topo, const IciConfig& cfg,
+                          const ProgressReport& progress = {});
 
 }  // namespace mxc::ici

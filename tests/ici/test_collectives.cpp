@@ -3,6 +3,7 @@
 // 2 sum(k_i - 1) a + 2((p-1)/p)Nb, all axes with N split over 2n parts.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <vector>
 
 #include "models/ici/analytic_fabric.h"
@@ -217,6 +218,34 @@ TEST_CASE("collective progress reports come in time order up to the end and chan
   REQUIRE(seen.size() >= 2);
   CHECK(std::is_sorted(seen.begin(), seen.end()));
   CHECK(seen.back() <= plain.end_ps);
+}
+
+TEST_CASE("a collective looks at its stop flag by the messages it handles, not only by its event times") {
+  // All-to-all on a 16x16 torus: 256 x 255 messages over far fewer event times (every chip sends at
+  // once), so a look every 4096 event times would come about never; one every 4096 messages comes
+  // about 16 times.
+  const IciConfig cfg = pod({16, 16});
+  AnalyticFabric f(cfg);
+  const Schedule s = build_schedule(Collective::kAllToAll, Algorithm::kAllAxes, f.topology(), 256 * 1024);
+  CollectiveRunner r(f, f.topology());
+  std::size_t looks = 0;
+  const CollectiveRun run = r.run(s, 0, {.report = [&](Time, std::uint64_t) { ++looks; }, .interval_seconds = 0});
+  REQUIRE(run.messages >= 256 * 255);
+  CHECK(looks >= run.messages / ProgressTicker<>::kStride - 1);
+}
+
+TEST_CASE("a stop flag abandons the bound of a large collective too") {
+  // A ring all-reduce on 8192 chips: 16 382 steps of 8192 chips each, about a tenth of a second.
+  const IciConfig cfg = pod({8192});
+  const Topology topo({8192}, {true});
+  const Schedule s = build_schedule(Collective::kAllReduce, Algorithm::kRing, topo, 1 << 20);
+  std::atomic<bool> stop{true};
+  ProgressReport watch;
+  watch.stop = &stop;
+  CHECK_THROWS_AS(schedule_bound(s, topo, cfg, watch), LoopStopped);
+  stop = false;
+  const BoundTerms clear = schedule_bound(s, topo, cfg, watch);
+  CHECK(clear.total_ps == schedule_bound(s, topo, cfg).total_ps);
 }
 
 TEST_CASE("a stop flag abandons a collective at the next look and changes nothing while it is clear") {
