@@ -492,6 +492,7 @@ int ici_main(int argc, char** argv) {
         run = runner.run(s, 0, progress);
       } catch (const CollectiveDeadlock& e) {
         unfinished = e.unfinished();
+        run = e.so_far();  // the messages injected before it
         std::cerr << "mxcosim ici: " << e.what() << "\n";
       } catch (const LoopStopped&) {
         stopped = stopped_text(std::to_string(bytes) + " bytes", i, sizes.size(), "size");

@@ -58,7 +58,7 @@ CollectiveRun CollectiveRunner::run(const Schedule& s, Time start, const Progres
     if (t == kNever) {
       throw CollectiveDeadlock("collective " + s.name + ": the fabric went idle with " +
                                    std::to_string(m_cursors_left) + " chip streams unfinished (deadlock?)",
-                               m_cursors_left);
+                               m_cursors_left, m_run);
     }
     m_fabric.advance_to(t);
     for (const IciPacket& p : m_inbox) {

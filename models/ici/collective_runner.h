@@ -20,26 +20,29 @@
 
 namespace mxc::ici {
 
-/// The fabric went idle before every chip finished: messages wait on one
-/// another in a cycle (a deadlock, possible with router.datelines off) or
-/// were lost. A runtime error of the model, not of its input.
-class CollectiveDeadlock : public std::runtime_error {
- public:
-  CollectiveDeadlock(const std::string& what, std::uint64_t unfinished)
-      : std::runtime_error(what), m_unfinished(unfinished) {}
-  /// Chip streams that had not finished.
-  std::uint64_t unfinished() const { return m_unfinished; }
-
- private:
-  std::uint64_t m_unfinished;
-};
-
 struct CollectiveRun {
   Time start_ps = 0;
   Time end_ps = 0;               ///< Arrival of the last message.
   std::uint64_t messages = 0;    ///< Messages injected.
   std::uint64_t bytes_sent = 0;  ///< Payload bytes injected, all chips.
   Time time_ps() const { return end_ps - start_ps; }
+};
+
+/// The fabric went idle before every chip finished: messages wait on one
+/// another in a cycle (a deadlock, possible with router.datelines off) or
+/// were lost. A runtime error of the model, not of its input.
+class CollectiveDeadlock : public std::runtime_error {
+ public:
+  CollectiveDeadlock(const std::string& what, std::uint64_t unfinished, const CollectiveRun& so_far)
+      : std::runtime_error(what), m_unfinished(unfinished), m_so_far(so_far) {}
+  /// Chip streams that had not finished.
+  std::uint64_t unfinished() const { return m_unfinished; }
+  /// The run up to the deadlock: the messages and bytes injected, the last arrival.
+  const CollectiveRun& so_far() const { return m_so_far; }
+
+ private:
+  std::uint64_t m_unfinished;
+  CollectiveRun m_so_far;
 };
 
 class CollectiveRunner {
