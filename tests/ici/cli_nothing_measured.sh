@@ -1,0 +1,33 @@
+#!/bin/sh
+# usage: cli_nothing_measured.sh MXCOSIM
+# A point none of whose measured packets arrive before the drain limit (a
+# 300 us link on a 4-ring: a packet takes longer than the 45 us window and
+# the 200 us drain) measures nothing, and its "saturated" verdict means
+# nothing: it says so on stderr instead of leaving a bare "yes" at 5 % load.
+# A point that measures packets draws no such warning.
+m=$1
+fail=0
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+cat >"$dir/slow.yaml" <<'YAML'
+ici:
+  name: slow_ring4
+  topology: {dims: [4]}
+  link: {latency_ns: 300000}
+YAML
+timeout 60 "$m" ici --config "$dir/slow.yaml" --traffic uniform --load 0.05 >"$dir/out" 2>"$dir/err" || {
+  echo "cli_nothing_measured: the run failed: $(cat "$dir/err")" >&2
+  fail=1
+}
+grep -q "at 1 of 1 loads no packet of the window arrived within the drain limit" "$dir/err" || {
+  echo "cli_nothing_measured: no warning: $(cat "$dir/err")" >&2
+  fail=1
+}
+sed 's/latency_ns: 300000/latency_ns: 500/' "$dir/slow.yaml" >"$dir/fast.yaml"
+timeout 60 "$m" ici --config "$dir/fast.yaml" --traffic uniform --load 0.05 >"$dir/out" 2>"$dir/err"
+if grep -q "no packet of the window" "$dir/err"; then
+  echo "cli_nothing_measured: a point that measured packets warned: $(cat "$dir/err")" >&2
+  fail=1
+fi
+[ $fail -eq 0 ] && echo "cli_nothing_measured: ok"
+exit $fail
