@@ -382,7 +382,7 @@ int ici_main(int argc, char** argv) {
     // over the window's second half): a warm-up and half window shorter
     // than every point's mean latency measure the network filling up.
     double least_latency = 0;
-    std::size_t undelivered = 0;  // points none of whose measured packets arrived
+    std::size_t undelivered = 0;  // points that made packets in the window, none of which arrived
     std::size_t deadlocks = 0, truncated = 0;
     for (std::size_t i = 0; i < loads.size(); ++i) {
       const double load = prm.load = loads[i];
@@ -413,15 +413,18 @@ int ici_main(int argc, char** argv) {
       truncated += p.truncated;
       if (p.delivered > 0)
         least_latency = least_latency == 0 ? p.avg_latency_ns : std::min(least_latency, p.avg_latency_ns);
-      else if (!p.deadlocked)
+      else if (p.measured > 0 && !p.deadlocked)
         ++undelivered;
     }
-    // Nothing measured arrived: the latency is past the window and the drain, and the verdict says nothing.
-    if (undelivered)
+    // Nothing measured arrived, and nothing could: one hop takes longer than the window and the drain.
+    // (Far past saturation nothing may arrive either, and there the verdict stands.)
+    const Time one_hop = cfg.zero_load_ps(1, prm.packet_bytes);
+    if (undelivered && one_hop > prm.measure_ps + prm.drain_limit_ps)
       std::cerr << "warning: at " << undelivered << " of " << rows.size() << " loads no packet of the window "
-                << "arrived within the drain limit (--drain-ns "
-                << shortest(static_cast<double>(prm.drain_limit_ps) / 1000.0) << "): a packet takes longer than the window and the drain, so nothing was measured and the "
-                   "saturation verdict means nothing; lengthen --measure-ns and --drain-ns\n";
+                << "arrived: one hop takes " << fmt(static_cast<double>(one_hop) / 1e6, 1)
+                << " us, longer than the window and the drain limit (--measure-ns + --drain-ns = "
+                << fmt(static_cast<double>(prm.measure_ps + prm.drain_limit_ps) / 1e6, 1)
+                << " us), so nothing was measured and the saturation verdict means nothing; lengthen them\n";
     const double settle_ns = static_cast<double>(prm.warmup_ps + prm.measure_ps / 2) / 1000.0;
     if (least_latency > settle_ns)
       std::cerr << "warning: --warmup-ns " << shortest(static_cast<double>(prm.warmup_ps) / 1000.0)

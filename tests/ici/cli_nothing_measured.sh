@@ -1,10 +1,11 @@
 #!/bin/sh
-# usage: cli_nothing_measured.sh MXCOSIM
+# usage: cli_nothing_measured.sh MXCOSIM CONFIG_DIR
 # A point none of whose measured packets arrive before the drain limit (a
-# 300 us link on a 4-ring: a packet takes longer than the 45 us window and
+# 300 us link on a 4-ring: one hop takes longer than the 50 us window and
 # the 200 us drain) measures nothing, and its "saturated" verdict means
 # nothing: it says so on stderr instead of leaving a bare "yes" at 5 % load.
-# A point that measures packets draws no such warning.
+# A point that measures packets draws no such warning, nor one past saturation
+# that measured none: there the verdict stands.
 m=$1
 fail=0
 dir=$(mktemp -d) || exit 1
@@ -19,7 +20,7 @@ timeout 60 "$m" ici --config "$dir/slow.yaml" --traffic uniform --load 0.05 >"$d
   echo "cli_nothing_measured: the run failed: $(cat "$dir/err")" >&2
   fail=1
 }
-grep -q "at 1 of 1 loads no packet of the window arrived within the drain limit" "$dir/err" || {
+grep -q "at 1 of 1 loads no packet of the window arrived: one hop takes 300.5 us, longer than the window and the drain limit (--measure-ns + --drain-ns = 250.0 us)" "$dir/err" || {
   echo "cli_nothing_measured: no warning: $(cat "$dir/err")" >&2
   fail=1
 }
@@ -27,6 +28,11 @@ sed 's/latency_ns: 300000/latency_ns: 500/' "$dir/slow.yaml" >"$dir/fast.yaml"
 timeout 60 "$m" ici --config "$dir/fast.yaml" --traffic uniform --load 0.05 >"$dir/out" 2>"$dir/err"
 if grep -q "no packet of the window" "$dir/err"; then
   echo "cli_nothing_measured: a point that measured packets warned: $(cat "$dir/err")" >&2
+  fail=1
+fi
+timeout 60 "$m" ici --config "$2/mesh3x3_q1.yaml" --traffic transpose --load 0.5 >"$dir/out" 2>"$dir/err"
+if grep -q "no packet of the window" "$dir/err"; then
+  echo "cli_nothing_measured: a saturated point warned: $(cat "$dir/err")" >&2
   fail=1
 fi
 [ $fail -eq 0 ] && echo "cli_nothing_measured: ok"
