@@ -1,6 +1,7 @@
 #include "models/ici/traffic_run.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <functional>
 #include <optional>
@@ -286,7 +287,14 @@ void TrafficRun::finish() {
   const double grew =
       static_cast<double>(m_backlog_hi.value_or(m_backlog)) - static_cast<double>(m_backlog_mid.value_or(0));
   const double made_then = static_cast<double>((m_backlog_hi ? m_made_hi : m_made) - m_made_mid);
-  if (m_outstanding > 0 || grew > std::max(0.02 * made_then, 2.0 * m_chips)) m_pt.saturated = true;
+  // Two samples of a backlog of about B packets differ by about sqrt(2B) by
+  // chance alone: on a small fabric or a short window that was the 2 % and
+  // called a point in ten saturated at a fifth of the capacity. Within three
+  // of those it is chance.
+  const double mean_backlog =
+      (static_cast<double>(m_backlog_hi.value_or(m_backlog)) + static_cast<double>(m_backlog_mid.value_or(0))) / 2;
+  const double noise = 3.0 * std::sqrt(2.0 * mean_backlog);
+  if (m_outstanding > 0 || grew > std::max({0.02 * made_then, 2.0 * m_chips, noise})) m_pt.saturated = true;
 }
 }  // namespace
 
