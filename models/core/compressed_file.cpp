@@ -2,8 +2,8 @@
 
 #include <zlib.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <stdexcept>
 
@@ -14,7 +14,7 @@ constexpr std::size_t kInputBlock = std::size_t{1} << 16;
 constexpr unsigned char kGzipMagic[2] = {0x1f, 0x8b};
 }  // namespace
 
-CompressedFileReader::CompressedFileReader(const std::string& path) : m_path(path), m_in(kInputBlock) {
+CompressedFileReader::CompressedFileReader(const std::string& path) : m_in(kInputBlock) {
   m_file = std::fopen(path.c_str(), "rb");
   if (!m_file) throw std::runtime_error(path + ": cannot open (" + std::string(std::strerror(errno)) + ")");
   fill();

@@ -34,7 +34,6 @@ class CompressedFileReader {
   bool fill();
   std::size_t inflate_into(char* out, std::size_t n);
 
-  std::string m_path;
   std::FILE* m_file = nullptr;
   std::unique_ptr<z_stream_s> m_z;  // set for a gzip file
   std::vector<unsigned char> m_in;  // input not yet inflated: [m_in_pos, m_in_end)
