@@ -91,11 +91,12 @@ std::vector<std::uint64_t> parse_sizes(const std::string& s, std::uint64_t facto
 constexpr std::size_t kMaxLoads = 10'000;  // traffic points of one command
 constexpr double kMaxTrafficNs = 1e9;      // --warmup-ns, --measure-ns, --drain-ns
 // Runs of about a minute and more are announced with how long they may take.
-// Measured CPU rates: synthetic packets 0.2 million a second (large tori,
-// loads past saturation) to 2 million (4x4x4 below saturation); collective
-// wire packets 10-20 million a second on 4x4x4.
-constexpr double kWarnTrafficPackets = 2e8, kWarnWirePackets = 1e9;
-constexpr double kTrafficPacketsPerSecond[2] = {0.2e6, 2e6}, kWirePacketsPerSecond[2] = {10e6, 20e6};
+// Measured CPU rates: synthetic traffic 1 to 6 million packet-hops a second
+// (4 to 6 million below saturation on 4x4, 4x4x4 and 16x16, about 2 on
+// 64x64, less past saturation); collective wire packets 10-20 million a
+// second on 4x4x4.
+constexpr double kWarnTrafficPacketHops = 3e8, kWarnWirePackets = 1e9;
+constexpr double kTrafficPacketHopsPerSecond[2] = {1e6, 6e6}, kWirePacketsPerSecond[2] = {10e6, 20e6};
 
 /// "0.05:0.95:0.1" -> 0.05, 0.15, ..., 0.95.
 std::vector<double> parse_sweep(const std::string& s) {
@@ -348,16 +349,22 @@ int ici_main(int argc, char** argv) {
                                   args["config"].as<std::string>() + "), so no packet could be measured");
     const TrafficPattern pattern(kind, topo, args["hotspot-chip"].as<std::uint32_t>(),
                                  args["hotspot-fraction"].as<double>());
-    // The packets a sweep makes before its drains, at least: said before a run of minutes.
-    double packets = 0;
-    for (double load : loads)
-      packets += load * static_cast<double>(pattern.senders()) *
-                 static_cast<double>(prm.warmup_ps + prm.measure_ps) / slot_ps;
-    if (packets > kWarnTrafficPackets)
-      std::cerr << "warning: about " << fmt(packets / 1e6, 0) << " million packets to simulate (" << loads.size()
-                << " loads x " << topo.num_chips() << " chips over --warmup-ns + --measure-ns "
-                << shortest(static_cast<double>(prm.warmup_ps + prm.measure_ps) / 1000.0)
-                << "): " << time_estimate(packets, kTrafficPacketsPerSecond) << "\n";
+    // The packet-hops a sweep simulates, about: said before a run of minutes. Sources go on
+    // making packets until the measured ones have drained, at light load about the time of
+    // the longest path; each packet costs about one event per hop.
+    std::uint32_t diameter = 0;
+    for (std::uint32_t c = 0; c < topo.num_chips(); ++c) diameter = std::max(diameter, topo.hops(0, c));
+    const Time drain = std::min<Time>(prm.drain_limit_ps, cfg.zero_load_ps(diameter, prm.packet_bytes));
+    const double span_ps = static_cast<double>(prm.warmup_ps + prm.measure_ps + drain);
+    const double hops = pattern.mean_hops();
+    double packet_hops = 0;
+    for (double load : loads) packet_hops += load * static_cast<double>(pattern.senders()) * span_ps / slot_ps * hops;
+    if (packet_hops > kWarnTrafficPacketHops)
+      std::cerr << "warning: about " << fmt(packet_hops / 1e6, 0) << " million packet-hops to simulate ("
+                << loads.size() << " loads x " << topo.num_chips() << " chips over --warmup-ns + --measure-ns "
+                << shortest(static_cast<double>(prm.warmup_ps + prm.measure_ps) / 1000.0) << " and a drain of "
+                << fmt(static_cast<double>(drain) / 1e3, 0) << " ns, " << fmt(hops, 1)
+                << " hops a packet): " << time_estimate(packet_hops, kTrafficPacketHopsPerSecond) << "\n";
     prm.seed = args["seed"].as<std::uint64_t>();
     std::vector<std::vector<std::string>> rows;
     auto& pts = out["traffic"]["points"] = nlohmann::json::array();

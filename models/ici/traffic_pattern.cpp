@@ -82,4 +82,18 @@ std::uint32_t TrafficPattern::destination(std::uint32_t src, BlockMt64& rng) con
   return src;
 }
 
+double TrafficPattern::mean_hops() const {
+  constexpr std::uint32_t kSamples = 4096;
+  BlockMt64 rng(1);
+  std::uint64_t hops = 0, packets = 0;
+  for (std::uint32_t i = 0; i < kSamples; ++i) {
+    const auto src = static_cast<std::uint32_t>(std::uint64_t{i} * m_topo.num_chips() / kSamples);
+    const std::uint32_t dst = destination(src, rng);
+    if (dst == src) continue;  // sends nothing
+    hops += m_topo.hops(src, dst);
+    ++packets;
+  }
+  return packets ? static_cast<double>(hops) / static_cast<double>(packets) : 0.0;
+}
+
 }  // namespace mxc::ici

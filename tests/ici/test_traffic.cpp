@@ -70,6 +70,25 @@ TEST_CASE("hotspot traffic saturates where uniform traffic does not") {
   CHECK(run_traffic(c, c.topology(), uni, 45e9, prm).saturated);
 }
 
+TEST_CASE("a pattern's mean hops, from its sample, are those the topology gives") {
+  IciConfig cfg;
+  cfg.dims = {16, 16};
+  cfg.wrap = {true, true};
+  TorusFabric f(cfg);
+  const Topology& topo = f.topology();
+  // Uniform: 4 hops on average around a ring of 16 (0, 1 .. 8, 7 .. 1 over 16 places), 8 in two rings,
+  // 8 x 256 / 255 over the other chips.
+  CHECK(TrafficPattern(TrafficKind::kUniform, topo).mean_hops() == Approx(8.0 * 256 / 255).epsilon(0.03));
+  CHECK(TrafficPattern(TrafficKind::kNeighbour, topo).mean_hops() == 1.0);
+  // Transpose sends each chip's packets to one place: the mean over the senders, counted here.
+  const TrafficPattern transpose(TrafficKind::kTranspose, topo);
+  BlockMt64 unused(0);
+  double hops = 0;
+  for (std::uint32_t c = 0; c < topo.num_chips(); ++c)
+    if (const std::uint32_t d = transpose.destination(c, unused); d != c) hops += topo.hops(c, d);
+  CHECK(transpose.mean_hops() == Approx(hops / transpose.senders()).epsilon(0.03));
+}
+
 TEST_CASE("a light load on a small fabric is not called saturated by the backlog's chance moves") {
   // A 2-ring: each chip's uniform traffic goes to the other over 2 links, so it carries up to about
   // 1024 / 1088 of the load; at 0.1 the backlog is some 20 packets, which two samples of it see differ
