@@ -70,6 +70,17 @@ std::size_t CompressedFileReader::inflate_into(char* out, std::size_t n) {
   const unsigned asked = z.avail_out;
   while (z.avail_out > 0) {
     if (m_in_pos == m_in_end && !fill()) {
+      // No input left, but zlib may still hold output it decoded (up to a
+      // match's 258 bytes, when the last read's room ran out): that first.
+      z.next_in = nullptr;
+      z.avail_in = 0;
+      const unsigned before = z.avail_out;
+      const int rc = inflate(&z, Z_NO_FLUSH);
+      if (z.avail_out != before && (rc == Z_OK || rc == Z_BUF_ERROR)) continue;
+      if (rc == Z_STREAM_END) {
+        m_done = true;
+        break;
+      }
       // The file ended inside a gzip member: what came before stands.
       if (m_error.empty()) m_error = "unexpected end of file";
       m_done = true;

@@ -75,19 +75,55 @@ TEST_CASE("a gzip file whose check value is wrong gives all of its content, then
   CHECK(r.error() == "incorrect data check");
 }
 
-TEST_CASE("a cut gzip file gives the content before the cut, then the error") {
+TEST_CASE("a cut gzip file gives the content before the cut, then the error, in reads of any size") {
   const mxc::testing::TempDir tmp;
   const std::string text = lines(60000);
   const std::string gz = gzip(text);
   write(tmp.path() / "cut.gz", gz.substr(0, gz.size() / 2));
-  CompressedFileReader r((tmp.path() / "cut.gz").string());
-  const std::string got = read_all(r, std::size_t{1} << 18);
-  CHECK(r.error() == "unexpected end of file");
-  REQUIRE(got.size() < text.size());
-  CHECK(text.compare(0, got.size(), got) == 0);
-  // Half the compressed bytes hold about half the text: all but what the cut stream's last
-  // deflate block had not finished.
-  CHECK(got.size() > text.size() / 3);
+  // What zlib itself decodes from the cut stream in one go: the content to expect.
+  std::string want(text.size(), '\0');
+  z_stream z{};
+  REQUIRE(inflateInit2(&z, 16 + MAX_WBITS) == Z_OK);
+  std::string half = gz.substr(0, gz.size() / 2);
+  z.next_in = reinterpret_cast<unsigned char*>(half.data());
+  z.avail_in = static_cast<unsigned>(half.size());
+  z.next_out = reinterpret_cast<unsigned char*>(want.data());
+  z.avail_out = static_cast<unsigned>(want.size());
+  CHECK(inflate(&z, Z_NO_FLUSH) == Z_OK);
+  want.resize(want.size() - z.avail_out);
+  inflateEnd(&z);
+  // Half the compressed bytes hold about half the text.
+  REQUIRE(want.size() > text.size() / 3);
+  REQUIRE(text.compare(0, want.size(), want) == 0);
+  for (const std::size_t chunk : {std::size_t{7}, std::size_t{1} << 18}) {
+    INFO("reads of " << chunk);
+    CompressedFileReader r((tmp.path() / "cut.gz").string());
+    CHECK(read_all(r, chunk) == want);
+    CHECK(r.error() == "unexpected end of file");
+  }
+  // Cut anywhere and read a few bytes at a time: a read whose room ran out as the file did left
+  // output inside zlib (up to a match's 258 bytes), which the next read must still give.
+  const std::string small = gzip(lines(3000));
+  int differ = 0;
+  for (std::size_t cut = 20; cut + 8 < small.size(); cut += 37) {
+    std::string part = small.substr(0, cut);
+    std::string expect(64 * 3000, '\0');
+    z_stream y{};
+    REQUIRE(inflateInit2(&y, 16 + MAX_WBITS) == Z_OK);
+    y.next_in = reinterpret_cast<unsigned char*>(part.data());
+    y.avail_in = static_cast<unsigned>(part.size());
+    y.next_out = reinterpret_cast<unsigned char*>(expect.data());
+    y.avail_out = static_cast<unsigned>(expect.size());
+    inflate(&y, Z_NO_FLUSH);
+    expect.resize(expect.size() - y.avail_out);
+    inflateEnd(&y);
+    write(tmp.path() / "part.gz", part);
+    for (const std::size_t chunk : {std::size_t{1}, std::size_t{7}, std::size_t{64}}) {
+      CompressedFileReader r((tmp.path() / "part.gz").string());
+      differ += read_all(r, chunk) != expect;
+    }
+  }
+  CHECK(differ == 0);
 }
 
 TEST_CASE("a file that cannot be read is named, and a folder read as one ends with the reason") {
