@@ -22,10 +22,12 @@ StepCost step_cost(const Phase& ph, std::uint32_t step, const Topology& topo, co
   StepCost c;
   std::vector<std::uint32_t> peers;
   for (std::uint32_t chip = 0; chip < topo.num_chips(); ++chip) {
-    if (ticker.tick(0)) throw LoopStopped(0);  // a chip's paths: thousands of hops on a large ring
     peers.clear();
     groups.peers(chip, ph, step, peers);
     for (std::uint32_t dst : peers) {
+      // A tick per path: all-to-all gives a chip thousands of peers on a large ring, each path
+      // thousands of hops.
+      if (ticker.tick(0)) throw LoopStopped(0);
       const auto path = router.path(chip, dst);
       c.max_hops = std::max<std::uint32_t>(c.max_hops, static_cast<std::uint32_t>(path.size()));
       for (const auto& [from, port] : path) {

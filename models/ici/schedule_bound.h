@@ -30,7 +30,8 @@ struct BoundTerms {
 };
 
 /// `progress.stop`, when set, abandons the computation with LoopStopped
-/// (on a ring of thousands of chips it takes seconds); it makes no reports.
+/// (on a ring of thousands of chips it takes seconds to minutes); reports,
+/// if asked for, have no simulated time to give (0).
 BoundTerms schedule_bound(const Schedule& s, const Topology& topo, const IciConfig& cfg,
                           const ProgressReport& progress = {});
 

@@ -246,6 +246,12 @@ TEST_CASE("a stop flag abandons the bound of a large collective too") {
   stop = false;
   const BoundTerms clear = schedule_bound(s, topo, cfg, watch);
   CHECK(clear.total_ps == schedule_bound(s, topo, cfg).total_ps);
+  // All-to-all on 4096 chips: each step gives each chip 4095 paths of up to 2048 hops; a look per
+  // chip came one step in about two minutes, one per path comes at once.
+  stop = true;
+  const Topology ring({4096}, {true});
+  const Schedule all = build_schedule(Collective::kAllToAll, Algorithm::kAllAxes, ring, 1 << 20);
+  CHECK_THROWS_AS(schedule_bound(all, ring, pod({4096}), watch), LoopStopped);
 }
 
 TEST_CASE("a stop flag abandons a collective at the next look and changes nothing while it is clear") {
