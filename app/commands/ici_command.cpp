@@ -356,7 +356,8 @@ int ici_main(int argc, char** argv) {
     for (std::uint32_t c = 0; c < topo.num_chips(); ++c) diameter = std::max(diameter, topo.hops(0, c));
     const Time drain = std::min<Time>(prm.drain_limit_ps, cfg.zero_load_ps(diameter, prm.packet_bytes));
     const double span_ps = static_cast<double>(prm.warmup_ps + prm.measure_ps + drain);
-    const double hops = pattern.mean_hops();
+    const TrafficPattern::HopSample hops_sampled = pattern.hop_sample();
+    const double hops = hops_sampled.mean;
     double packet_hops = 0;
     for (double load : loads) packet_hops += load * static_cast<double>(pattern.senders()) * span_ps / slot_ps * hops;
     if (packet_hops > kWarnTrafficPacketHops)
@@ -423,12 +424,15 @@ int ici_main(int argc, char** argv) {
       else if (p.measured > 0 && !p.deadlocked)
         ++undelivered;
     }
-    // Nothing measured arrived, and nothing could: one hop takes longer than the window and the drain.
-    // (Far past saturation nothing may arrive either, and there the verdict stands.)
-    const Time one_hop = cfg.zero_load_ps(1, prm.packet_bytes);
-    if (undelivered && one_hop > prm.measure_ps + prm.drain_limit_ps)
+    // Nothing measured arrived, and nothing could: the shortest path the pattern sends on takes longer
+    // than the window and the drain. (Far past saturation nothing may arrive either, and there the
+    // verdict stands.)
+    const Time shortest_path = cfg.zero_load_ps(std::max(1u, hops_sampled.least), prm.packet_bytes);
+    if (undelivered && shortest_path > prm.measure_ps + prm.drain_limit_ps)
       std::cerr << "warning: at " << undelivered << " of " << rows.size() << " loads no packet of the window "
-                << "arrived: one hop takes " << fmt(static_cast<double>(one_hop) / 1e6, 1)
+                << "arrived: its shortest path (" << std::max(1u, hops_sampled.least) << " hop"
+                << (hops_sampled.least > 1 ? "s" : "") << ") takes "
+                << fmt(static_cast<double>(shortest_path) / 1e6, 1)
                 << " us, longer than the window and the drain limit (--measure-ns + --drain-ns = "
                 << fmt(static_cast<double>(prm.measure_ps + prm.drain_limit_ps) / 1e6, 1)
                 << " us), so nothing was measured and the saturation verdict means nothing; lengthen them\n";

@@ -82,18 +82,22 @@ std::uint32_t TrafficPattern::destination(std::uint32_t src, BlockMt64& rng) con
   return src;
 }
 
-double TrafficPattern::mean_hops() const {
+TrafficPattern::HopSample TrafficPattern::hop_sample() const {
   constexpr std::uint32_t kSamples = 4096;
   BlockMt64 rng(1);
   std::uint64_t hops = 0, packets = 0;
+  HopSample out;
   for (std::uint32_t i = 0; i < kSamples; ++i) {
     const auto src = static_cast<std::uint32_t>(std::uint64_t{i} * m_topo.num_chips() / kSamples);
     const std::uint32_t dst = destination(src, rng);
     if (dst == src) continue;  // sends nothing
-    hops += m_topo.hops(src, dst);
+    const std::uint32_t h = m_topo.hops(src, dst);
+    out.least = packets == 0 ? h : std::min(out.least, h);
+    hops += h;
     ++packets;
   }
-  return packets ? static_cast<double>(hops) / static_cast<double>(packets) : 0.0;
+  if (packets) out.mean = static_cast<double>(hops) / static_cast<double>(packets);
+  return out;
 }
 
 }  // namespace mxc::ici

@@ -28,9 +28,14 @@ class TrafficPattern {
   /// Destination of the next packet of `src`; `src` itself means "send nothing"
   /// (transpose on the diagonal). Draws raw outputs of `rng` only.
   std::uint32_t destination(std::uint32_t src, BlockMt64& rng) const;
-  /// Mean hops of a packet, from a fixed sample of sources and their
-  /// destinations (for telling how long a run may take, never in results).
-  double mean_hops() const;
+  /// Hops of a packet, from a fixed sample of sources and their
+  /// destinations (for telling how long a run may take or why nothing
+  /// arrived, never in results): the mean, and the fewest.
+  struct HopSample {
+    double mean = 0;
+    std::uint32_t least = 0;
+  };
+  HopSample hop_sample() const;
 
  private:
   std::uint32_t uniform(std::uint32_t src, BlockMt64& rng) const;

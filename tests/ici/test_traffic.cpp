@@ -70,7 +70,7 @@ TEST_CASE("hotspot traffic saturates where uniform traffic does not") {
   CHECK(run_traffic(c, c.topology(), uni, 45e9, prm).saturated);
 }
 
-TEST_CASE("a pattern's mean hops, from its sample, are those the topology gives") {
+TEST_CASE("a pattern's hops, from its sample, are those the topology gives") {
   IciConfig cfg;
   cfg.dims = {16, 16};
   cfg.wrap = {true, true};
@@ -78,15 +78,22 @@ TEST_CASE("a pattern's mean hops, from its sample, are those the topology gives"
   const Topology& topo = f.topology();
   // Uniform: 4 hops on average around a ring of 16 (0, 1 .. 8, 7 .. 1 over 16 places), 8 in two rings,
   // 8 x 256 / 255 over the other chips.
-  CHECK(TrafficPattern(TrafficKind::kUniform, topo).mean_hops() == Approx(8.0 * 256 / 255).epsilon(0.03));
-  CHECK(TrafficPattern(TrafficKind::kNeighbour, topo).mean_hops() == 1.0);
+  const TrafficPattern::HopSample uniform = TrafficPattern(TrafficKind::kUniform, topo).hop_sample();
+  CHECK(uniform.mean == Approx(8.0 * 256 / 255).epsilon(0.03));
+  CHECK(uniform.least == 1);
+  const TrafficPattern::HopSample neighbour = TrafficPattern(TrafficKind::kNeighbour, topo).hop_sample();
+  CHECK(neighbour.mean == 1.0);
+  CHECK(neighbour.least == 1);
   // Transpose sends each chip's packets to one place: the mean over the senders, counted here.
   const TrafficPattern transpose(TrafficKind::kTranspose, topo);
   BlockMt64 unused(0);
   double hops = 0;
+  std::uint32_t least = ~0u;
   for (std::uint32_t c = 0; c < topo.num_chips(); ++c)
-    if (const std::uint32_t d = transpose.destination(c, unused); d != c) hops += topo.hops(c, d);
-  CHECK(transpose.mean_hops() == Approx(hops / transpose.senders()).epsilon(0.03));
+    if (const std::uint32_t d = transpose.destination(c, unused); d != c)
+      hops += topo.hops(c, d), least = std::min(least, topo.hops(c, d));
+  CHECK(transpose.hop_sample().mean == Approx(hops / transpose.senders()).epsilon(0.03));
+  CHECK(transpose.hop_sample().least == least);  // 2: a chip and its transpose differ in two coordinates
 }
 
 TEST_CASE("a light load on a small fabric is not called saturated by the backlog's chance moves") {
