@@ -1,6 +1,7 @@
 #include "cli_args.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <iostream>
@@ -156,6 +157,8 @@ std::string nearest_option(cxxopts::Options& opts, std::string_view letters, std
   typed.erase(0, typed.find_first_not_of('-'));
   typed = typed.substr(0, typed.find('='));
   if (typed.empty()) return "";
+  // Options are lower case: --PATTERN is --pattern mistyped.
+  std::transform(typed.begin(), typed.end(), typed.begin(), [](unsigned char c) { return std::tolower(c); });
   std::vector<std::string> names;
   for (const std::string& group : opts.groups())
     for (const auto& o : opts.group_help(group).options) {

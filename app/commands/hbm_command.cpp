@@ -125,8 +125,8 @@ int hbm_main(int argc, char** argv) {
      cxxopts::value<std::uint64_t>()->default_value("1"))
     ("refresh", "override controller.refresh: all_bank, per_bank or none", cxxopts::value<std::string>())
     ("refresh-postpone", "override controller.refresh_postpone: all-bank refreshes a busy pseudo-channel may owe, "
-     "0 (each at its due cycle, as DRAMsim3 and Ramulator 2) to 7; per-bank refresh is never postponed, and takes "
-     "only 0", cxxopts::value<std::uint32_t>())
+     "0 (each at its due cycle, as DRAMsim3 and Ramulator 2) to 7; per-bank refresh is never postponed and none "
+     "refreshes never, and both take only 0", cxxopts::value<std::uint32_t>())
     ("page-policy", "override controller.page_policy: open or closed", cxxopts::value<std::string>())
     ("stacks", "override memory.stacks", cxxopts::value<std::uint32_t>())
     ("check-timing", "verify every command with the independent JEDEC timing checker (slower)")

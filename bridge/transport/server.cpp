@@ -209,7 +209,9 @@ void Server::serve() {
     ++accepted;
   }
   // Stopped with sessions running: say what the server still waits for, which may be long.
-  const auto running = std::count_if(sessions.begin(), sessions.end(), [](const Running& r) { return !r.done; });
+  // Sessions: a connection that has said HELLO (one that has not may be another server's probe).
+  const auto running =
+      std::count_if(sessions.begin(), sessions.end(), [](const Running& r) { return !r.done && r.number != 0; });
   if (running > 0 && (m_stop || (m_opts.stop && m_opts.stop->load())))
     log("stopping: no new connections; waiting for " + std::to_string(running) + " running session" +
         (running == 1 ? "" : "s") + " to end");

@@ -71,12 +71,13 @@ std::optional<RuleBreak> refresh_rule_broken(const HbmTiming& t, RefreshMode mod
   if (per_bank && t.REFIsb <= std::uint64_t{t.RREFD} + t.RRD_S)
     return RuleBreak{"REFIsb", "REFIsb " + n(t.REFIsb) + " cycles must be above RREFD " + n(t.RREFD) + " + RRD_S " +
                                    n(t.RRD_S) + " (per-bank refresh would leave activates no time between refreshes)"};
-  // The field at fault: the one past what devices have, else the refresh's own.
+  // The field at fault: one without whose excess over a row cycle the rule would hold (a tRCD, or a
+  // write's recovery: a refresh waiting a row cycle alone), else the refresh's own.
   const bool write = t.RCDWR > t.RCDRD;
   const std::uint64_t rcd = write ? t.RCDWR : t.RCDRD;
-  const char* odd = rcd > t.RC ? (write ? "RCDWR" : "RCDRD") : write_close > t.RC ? "WR" : nullptr;
+  const std::uint64_t close_rc = std::uint64_t{t.RC} + t.ACT_cycles;  // the wait without the write's part
   if (per_bank && t.REFIsb < close + t.RREFD)
-    return RuleBreak{write_close > t.RC ? "WR" : "REFIsb",
+    return RuleBreak{t.REFIsb >= close_rc + t.RREFD ? "WR" : "REFIsb",
                      "REFIsb " + n(t.REFIsb) + " cycles must be at least RREFD " + n(t.RREFD) + " + " + n(close) +
                          " = " + n(close + t.RREFD) + ": the banks are refreshed one at a time, and each refresh "
                          "would start later than the last" + close_why};
@@ -85,6 +86,10 @@ std::optional<RuleBreak> refresh_rule_broken(const HbmTiming& t, RefreshMode mod
   const std::uint64_t row = std::max<std::uint64_t>(t.RC, rcd);
   const std::uint64_t need = busy + close + (per_bank ? t.RREFD : 0) + row;
   if (need <= period) return std::nullopt;
+  const std::uint64_t extra = per_bank ? t.RREFD : 0;
+  const char* odd = busy + close + extra + t.RC <= period   ? (write ? "RCDWR" : "RCDRD")
+                    : busy + close_rc + extra + row <= period ? "WR"
+                                                               : nullptr;
   const std::string row_text = rcd > t.RC ? std::string(write ? "RCDWR " : "RCDRD ") + n(rcd) : "RC " + n(t.RC);
   return RuleBreak{odd ? odd : per_bank ? "RFCsb" : "RFC",
                    (per_bank ? "RFCsb " : "RFC ") + n(busy) + " + " + n(close) +

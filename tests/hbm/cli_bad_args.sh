@@ -26,6 +26,7 @@ expect "--stacks: Argument" --pattern seq --stacks -5
 # A misspelt option: the nearest one within two edits, or the one it begins, is suggested.
 expect "does not exist (did you mean --pattern?)" --patern seq
 expect "does not exist (did you mean --refresh-postpone?)" --pattern seq --refresh-post 3
+expect "does not exist (did you mean --pattern?)" --PATTERN seq
 # The option given the value the parser quotes, not an earlier one whose value is part of it.
 expect "--stacks: Argument" --pattern seq --outstanding 5 --stacks -5
 expect "--refresh-postpone: expected 0 to 7, got 8" --pattern seq --refresh-postpone 8
