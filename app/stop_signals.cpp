@@ -19,7 +19,11 @@ long long monotonic_ns() {  // clock_gettime is async-signal-safe
   return static_cast<long long>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
 }
 
-extern "C" void on_stop_signal(int) { g_stop.store(true); }
+extern "C" void on_stop_signal(int sig) {
+  int none = 0;
+  g_first_signal.compare_exchange_strong(none, sig);  // the first one names the stop
+  g_stop.store(true);
+}
 
 // GNU timeout, and a terminal's Ctrl-C with a wrapper in the same process group, deliver one
 // request twice: the same signal within a second is that request, not a user who will not wait.
@@ -69,5 +73,14 @@ StopSignals::~StopSignals() {
 }
 
 const std::atomic<bool>* StopSignals::flag() { return &g_stop; }
+
+std::string StopSignals::named() {
+  switch (g_first_signal.load()) {
+    case SIGINT: return "a signal (SIGINT)";
+    case SIGTERM: return "a signal (SIGTERM)";
+    case SIGHUP: return "a signal (SIGHUP)";
+    default: return "a signal";
+  }
+}
 
 }  // namespace mxc::app

@@ -4,6 +4,7 @@
 // made) polls a flag instead of being killed on the spot.
 #include <atomic>
 #include <csignal>
+#include <string>
 
 namespace mxc::app {
 
@@ -22,6 +23,8 @@ class StopSignals {
 
   /// Set by the first signal.
   static const std::atomic<bool>* flag();
+  /// "a signal (SIGTERM)": the first signal, for "stopped by ..." ("a signal" before any came).
+  static std::string named();
 
  private:
   struct sigaction m_old_int {}, m_old_term {}, m_old_hup {};

@@ -323,7 +323,8 @@ int hbm_main(int argc, char** argv) {
   // results are those of the requests before it, and the JSON's `error` says so.
   std::string early_end;
   if (trace && !trace->error().empty()) early_end = trace->error();
-  else if (run.stopped) early_end = "stopped by a signal after " + std::to_string(s.requests) + " requests";
+  else if (run.stopped)
+    early_end = "stopped by " + StopSignals::named() + " after " + std::to_string(s.requests) + " requests";
   if (args.count("json")) {
     nlohmann::json j = to_json(s, config_path, workload);
     j["source"] = source_json;

@@ -188,13 +188,13 @@ void print_rows(const std::vector<std::string>& head, const std::vector<std::vec
   for (const auto& r : rows) line(r);
 }
 
-/// Where a signal stopped a sweep: "stopped by a signal during load 0.5 (point 3 of 10); the 2 points
-/// before it are complete". `what` names the point or size running, `unit` what the sweep is made of.
+/// Where a signal stopped a sweep: "stopped by a signal (SIGINT) during load 0.5 (point 3 of 10); the 2
+/// points before it are complete". `what` names the point or size running, `unit` what the sweep is made of.
 std::string stopped_text(const std::string& what, std::size_t index, std::size_t count, const std::string& unit) {
   const std::string done = index == 0   ? "no " + unit + " is complete"
                            : index == 1 ? "the " + unit + " before it is complete"
                                         : "the " + std::to_string(index) + " " + unit + "s before it are complete";
-  return "stopped by a signal during " + what + " (" + unit + " " + std::to_string(index + 1) + " of " +
+  return "stopped by " + StopSignals::named() + " during " + what + " (" + unit + " " + std::to_string(index + 1) + " of " +
          std::to_string(count) + "); " + done;
 }
 

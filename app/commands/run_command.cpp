@@ -474,9 +474,9 @@ int run_main(int argc, char** argv) {
   const bool cut_by_signal = r.interrupted;
   const bool fail_wave = !r.passed && wave.empty() && any_rtl && !args.count("no-fail-wave");
   if (fail_wave && r.interrupted) {
-    std::cout << "  failure waveform: none (a signal stopped the run, no failure did)\n";
+    std::cout << "  failure waveform: none (" << StopSignals::named() << " stopped the run, no failure did)\n";
   } else if (fail_wave && StopSignals::flag()->load()) {
-    std::cout << "  failure waveform: not made (stopped by a signal)\n";
+    std::cout << "  failure waveform: not made (stopped by " << StopSignals::named() << ")\n";
   } else if (fail_wave) {
     const std::uint64_t period = ClockDomain::from_mhz("tile", c.tile_mhz).period();
     const Time at = r.mismatches.empty() ? r.sim_time_ps : r.mismatches.front().time;

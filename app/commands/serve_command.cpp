@@ -127,7 +127,7 @@ int serve_main(int argc, char** argv) {
     const StopSignals signals(true);
     server.serve();
   }
-  if (StopSignals::flag()->load()) std::cout << "mxcosim serve: stopped by a signal" << std::endl;
+  if (StopSignals::flag()->load()) std::cout << "mxcosim serve: stopped by " << StopSignals::named() << std::endl;
   for (const auto& o : server.outcomes())
     if (!o.ok) return kExitFail;
   return kExitPass;

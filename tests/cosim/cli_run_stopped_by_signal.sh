@@ -96,7 +96,7 @@ PY
 else
   start
   check_json
-  grep -q "^  failure waveform: none (a signal stopped the run, no failure did)$" "$dir/out" ||
+  grep -q "^  failure waveform: none (a signal (SIG$sig) stopped the run, no failure did)$" "$dir/out" ||
     fail "no line saying why no failure waveform"
   [ -z "$(ls "$dir" | grep '\.fst')" ] || fail "a failure waveform was written"
 fi

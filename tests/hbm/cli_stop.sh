@@ -38,14 +38,14 @@ for sig in INT TERM; do
   [ "$rc" -eq 130 ] || fail "SIG$sig: exit $rc, expected 130: $err"
   [ -f "$dir/$sig.json" ] || fail "SIG$sig: no JSON: $err"
   json=$(tr -d ' \n' <"$dir/$sig.json")
-  n=$(sed -n 's/^ *"error": "stopped by a signal after \([0-9]*\) requests",$/\1/p' "$dir/$sig.json")
+  n=$(sed -n "s/^ *\"error\": \"stopped by a signal (SIG$sig) after \([0-9]*\) requests\",\$/\1/p" "$dir/$sig.json")
   [ -n "$n" ] || fail "SIG$sig: no error naming the stop in the JSON: $json"
   # At least the requests counted by the progress line, far fewer than asked for.
   [ "$n" -ge 65536 ] && [ "$n" -lt $total ] || fail "SIG$sig: stopped after $n requests"
   printf '%s' "$json" | grep -q "\"requests\":$n," || fail "SIG$sig: JSON requests is not $n: $json"
   grep -Eq "^  requests +$n \($n reads, 0 writes\)" "$dir/$sig.out" || fail "SIG$sig: summary: $(cat "$dir/$sig.out")"
   grep -q "^  read bandwidth " "$dir/$sig.out" || fail "SIG$sig: summary: $(cat "$dir/$sig.out")"
-  printf '%s\n' "$err" | grep -Fq "stopped by a signal after $n requests (the results above are those of the $n \
-requests completed before the stop, also in $dir/$sig.json)" || fail "SIG$sig: stderr: $err"
+  said="stopped by a signal (SIG$sig) after $n requests (the results above are those of the $n requests completed"
+  printf '%s\n' "$err" | grep -Fq "$said before the stop, also in $dir/$sig.json)" || fail "SIG$sig: stderr: $err"
 done
 echo "cli_hbm_stop: ok"

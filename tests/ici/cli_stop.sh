@@ -44,7 +44,7 @@ stop() {
 # Traffic: loads 0.001, 0.451 and 0.901; the first of 20 000 packets or so, the second of millions.
 stop traffic INT "load 0.451 (2 of 3)" --config "$cfgs/torus4x4.yaml" --traffic uniform --sweep 0.001:0.901:0.45 \
   --measure-ns 5e7
-why="stopped by a signal during load 0.451 (point 2 of 3); the point before it is complete"
+why="stopped by a signal (SIGINT) during load 0.451 (point 2 of 3); the point before it is complete"
 grep -Fq "\"error\": \"$why\"" "$dir/traffic.json" || fail "traffic: JSON error: $(cat "$dir/traffic.json")"
 [ "$(grep -c '"offered_load":' "$dir/traffic.json")" -eq 1 ] || fail "traffic: JSON points: $(cat "$dir/traffic.json")"
 grep -q '"offered_load": 0.001,' "$dir/traffic.json" || fail "traffic: JSON point: $(cat "$dir/traffic.json")"
@@ -58,7 +58,7 @@ tr '\r' '\n' <"$dir/traffic.err" | grep -Fxq "$said" ||
 
 # Collectives: 64 KiB, then 64 GiB (minutes), stopped by SIGTERM.
 stop collective TERM "bytes (2 of 2)" --config "$cfgs/torus4x4.yaml" --collective allreduce --bytes 64KiB,64GiB --csv
-why="stopped by a signal during 68719476736 bytes (size 2 of 2); the size before it is complete"
+why="stopped by a signal (SIGTERM) during 68719476736 bytes (size 2 of 2); the size before it is complete"
 grep -Fq "\"error\": \"$why\"" "$dir/collective.json" || fail "collective: JSON error: $(cat "$dir/collective.json")"
 [ "$(grep -c '"bytes":' "$dir/collective.json")" -eq 1 ] || fail "collective: JSON sizes: $(cat "$dir/collective.json")"
 grep -q '"bytes": 65536,' "$dir/collective.json" || fail "collective: JSON size: $(cat "$dir/collective.json")"

@@ -18,4 +18,4 @@ wait $pid; rc=$?
 cat "$dir/log"
 if [ $rc -ne 0 ]; then echo "serve_stop: exit code $rc, expected 0" >&2; exit 1; fi
 if [ -e "$dir/s.sock" ]; then echo "serve_stop: the socket file is still there" >&2; exit 1; fi
-grep -q "stopped by a signal" "$dir/log" || { echo "serve_stop: no line saying why it stopped" >&2; exit 1; }
+grep -q "stopped by a signal (SIGTERM)" "$dir/log" || { echo "serve_stop: no line saying why it stopped" >&2; exit 1; }
