@@ -90,7 +90,9 @@ ReferenceResult run_reference(const Workload& w, const TileGeometry& geo) {
 void write_trace(const std::string& path, const SystemConfig& cfg, const Workload& work, const ChipSet& dut,
                  const ChipSet* shadow, const std::atomic<bool>* stop) {
   TraceWriter out(path);
-  out.set_stop(stop);
+  // A signal while the timeline is written cuts it (a long one is not waited for); the signal
+  // that stopped the run has had its effect, and the timeline up to the stop is written whole.
+  out.set_stop(stop && !stop->load() ? stop : nullptr);
   int pid = 1;
   // A split run's client writes the chips it runs (docs/transport.md): every process id is
   // the one-process timeline's, those of chips run elsewhere stay unused.

@@ -6,7 +6,8 @@
 # FST header's end time is the last cycle the results give, (reset + cycles - 1) x 2000 +
 # 1000 ps at 500 MHz, reset = rows + cols + 4 = 12 cycles (cli_wave.sh), where a process
 # killed outright leaves no results and a header never finished. Without --wave, a run
-# stopped by a signal makes no failure waveform: nothing failed. TRACE: SIGTERM once the run
+# stopped by a signal makes no failure waveform (nothing failed) and writes its --trace
+# timeline up to the stop whole. TRACE: SIGTERM once the run
 # has finished and its timeline (--trace, written after the run) is being written: the results
 # stand (PASS, --json), the timeline is not waited for, its partial file is removed, exit 130.
 mx=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); sig=$2
@@ -94,10 +95,19 @@ if not (d[0] == 0 and end == want):
     sys.exit(1)
 PY
 else
-  start
+  start --trace t.json
   check_json
   grep -q "^  failure waveform: none (a signal (SIG$sig) stopped the run, no failure did)$" "$dir/out" ||
     fail "no line saying why no failure waveform"
+  # The timeline up to the stop, whole (the signal that stopped the run once cut it too).
+  python3 - "$dir/t.json" "$dir/r.json" <<'PY' || fail "t.json is not the stopped run's whole timeline"
+import json, sys
+t = json.load(open(sys.argv[1]))
+stop_us = json.load(open(sys.argv[2]))["sim_time_ns"] / 1000
+events = t["traceEvents"] if isinstance(t, dict) else t
+times = [e["ts"] for e in events if "ts" in e]
+sys.exit(0 if len(events) > 10000 and times and max(times) <= stop_us + 1 else 1)
+PY
   [ -z "$(ls "$dir" | grep '\.fst')" ] || fail "a failure waveform was written"
 fi
 exit 0
