@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "models/core/clock_domain.h"
 #include "models/core/yaml_reader.h"
 #include "models/hbm/config_loader.h"
 #include "models/ici/ici_config_loader.h"
@@ -37,6 +38,14 @@ bool has_rtl_tile(const SystemConfig& cfg) {
 }
 
 SystemConfig default_system_config() { return SystemConfig{}; }
+
+namespace {
+// Tile cycles `ps` lasts at the period the run uses (10^6 / tile_mhz rounded to whole
+// picoseconds): 99 000 MHz runs at 10 ps, 100 000 MHz, so the configured MHz undercounts.
+double tile_cycles(const SystemConfig& c, Time ps) {
+  return static_cast<double>(ps) / static_cast<double>(ClockDomain::from_mhz("tile", c.tile_mhz).period());
+}
+}  // namespace
 
 void validate(const SystemConfig& c, bool overridable) {
   const auto bad = [&](const std::string& field, const std::string& why) {
@@ -69,7 +78,7 @@ void validate(const SystemConfig& c, bool overridable) {
   if (c.watchdog_cycles == 0) bad("system.checks.watchdog_cycles", "must be >= 1");
   // A tile waits the latency for its data, often with nothing else to do:
   // a latency of the watchdog's cycles or more would stop runs as hung.
-  const double latency_cycles = static_cast<double>(c.ideal_latency_ps) * c.tile_mhz / 1e6;
+  const double latency_cycles = tile_cycles(c, c.ideal_latency_ps);
   if (overridable && c.memory == "ideal" && latency_cycles >= static_cast<double>(c.watchdog_cycles))
     bad("system.memory.latency_ns", (std::ostringstream() << c.ideal_latency_ps / 1000.0).str() + " ns is " +
                                         std::to_string(static_cast<std::uint64_t>(latency_cycles)) + " tile cycles, " +
@@ -99,15 +108,15 @@ void check_fabric_latency(const SystemConfig& cfg) {
     }
   }
   const Time ps = ici.zero_load_ps(hops, 0);
-  const double cycles = static_cast<double>(ps) * cfg.tile_mhz / 1e6;
+  const double cycles = tile_cycles(cfg, ps);
   if (cycles < static_cast<double>(cfg.watchdog_cycles)) return;
   std::ostringstream why;
   why << config_where(cfg, "system.checks.watchdog_cycles") << ": field 'system.checks.watchdog_cycles': "
       << cfg.watchdog_cycles
       << " tile cycles is not above the fabric's latency over its longest path of " << hops << " hops, "
       << static_cast<double>(ps) / 1000.0 << " ns with no traffic (" << cfg.ici_config << "), "
-      << static_cast<std::uint64_t>(cycles) << " tile cycles at " << cfg.tile_mhz
-      << " MHz: runs would stop as hung; raise watchdog_cycles";
+      << static_cast<std::uint64_t>(cycles) << " tile cycles at " << cfg.tile_mhz << " MHz ("
+      << ClockDomain::from_mhz("tile", cfg.tile_mhz).period() << " ps): runs would stop as hung; raise watchdog_cycles";
   throw std::invalid_argument(why.str());
 }
 

@@ -186,6 +186,11 @@ TEST_CASE("a system config checked in code names the field at fault") {
                                                    "tile cycles, not below system.checks.watchdog_cycles 200000"));
   c.ideal_latency_ps -= 1000;  // a cycle less passes
   CHECK_NOTHROW(validate(c));
+  // At the period the run uses: 99 000 MHz runs at 10 ps, so 2010 ns is 201 000 cycles, not 198 990.
+  c.tile_mhz = 99'000;
+  c.ideal_latency_ps = 2'010'000;
+  CHECK_THROWS_WITH(validate(c), Catch::Contains("2010 ns is 201000 tile cycles"));
+  c.tile_mhz = 1000;
   // A file may leave it to the command line to lower the latency (or raise the watchdog):
   // loading it passes, and the check comes once the overrides are in.
   SystemConfig file = parse("system:\n  memory:\n    latency_ns: 1000\n  checks:\n    watchdog_cycles: 1000\n");
@@ -207,6 +212,13 @@ TEST_CASE("a fabric whose idle latency reaches the watchdog is refused before th
                     Catch::Contains("chip4x1_model.yaml:4: field 'system.checks.watchdog_cycles': 200000 tile cycles "
                                     "is not above the fabric's latency over its longest path of 2 hops") &&
                         Catch::Contains("raise watchdog_cycles"));
+  // The run's clock has a whole-picosecond period: 99 000 MHz runs at 10 ps, as 100 000 MHz does
+  // (2001.42 ns is 200 142 cycles of it), and 95 000 MHz at 11 ps (181 947 cycles) passes.
+  c.tile_mhz = 99'000;
+  CHECK_THROWS_WITH(check_fabric_latency(c), Catch::Contains("200142 tile cycles at 99000 MHz (10 ps)"));
+  c.tile_mhz = 95'000;
+  CHECK_NOTHROW(check_fabric_latency(c));
+  c.tile_mhz = 100'000;
   // Two chips of the ring are one hop apart: half the latency passes.
   c.chips = 2;
   CHECK_NOTHROW(check_fabric_latency(c));
