@@ -246,6 +246,23 @@ std::optional<Hazard> scan(const Program& program, const Scan& run_on) {
       if (at(rows, r).any()) return r;
     return std::size_t{kNoSend};
   };
+  // A DMA_STORE of scratchpad rows whose content depends on the order copies of a send arrive
+  // in (kCopies; only with every chip's program known, `copies`).
+  const auto store_copies_race = [&](std::size_t i) -> std::optional<Hazard> {
+    const Instr& in = program[i];
+    if (!copies || in.op != Opcode::DMA_STORE) return std::nullopt;
+    const std::size_t r = first_from(sp_from, in.sp_row, in.rows);
+    if (r == kNoSend) return std::nullopt;
+    const auto same = [](const From& a, const From& b) { return a.send == b.send && a.chip == b.chip; };
+    std::size_t end = r;
+    while (end < std::size_t{in.sp_row} + in.rows && same(at(sp_from, end), sp_from[r])) ++end;
+    const From from = sp_from[r];
+    Hazard h = race_over(from.send, i, static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(end));
+    h.race = Hazard::Race::kCopies;
+    h.earlier_chip = from.chip;
+    h.accumulators = (from.chip ? *run_on.programs[*from.chip] : program)[from.send].to_acc;
+    return h;
+  };
   // Whether another chip writes row r (`rows`: the inflow's scratchpad or accumulator rows) of chip `dst`.
   const auto foreign = [&](std::uint8_t dst, bool acc, std::size_t r) -> const Inflow::Row* {
     if (dst >= run_on.inflow.size()) return nullptr;
@@ -398,6 +415,10 @@ std::optional<Hazard> scan(const Program& program, const Scan& run_on) {
         h.later_writes = mine.write;
         h.race = Hazard::Race::kArrival;
         h.fix = wait_for_arrival(s, end, u == 2);
+        // Rows whose content hangs on the order copies arrive in: no wait fixes that, and a
+        // wait the arrival race asks for would only meet it.
+        if (in.op == Opcode::DMA_STORE)
+          if (const auto c = store_copies_race(i)) h = *c;
         if (found(h)) return first_hazard;
         break;
       }
@@ -415,19 +436,9 @@ std::optional<Hazard> scan(const Program& program, const Scan& run_on) {
         const std::size_t r = first_from(sp_from, first, n);
         return r == kNoSend ? From{} : sp_from[r];
       };
-      const auto same = [](const From& a, const From& b) { return a.send == b.send && a.chip == b.chip; };
       switch (in.op) {
         case Opcode::DMA_STORE:
-          if (const std::size_t r = first_from(sp_from, in.sp_row, in.rows); r != kNoSend) {
-            std::size_t end = r;
-            while (end < std::size_t{in.sp_row} + in.rows && same(at(sp_from, end), sp_from[r])) ++end;
-            const From from = sp_from[r];
-            Hazard h = race_over(from.send, i, static_cast<std::uint32_t>(r), static_cast<std::uint32_t>(end));
-            h.race = Hazard::Race::kCopies;
-            h.earlier_chip = from.chip;
-            h.accumulators = (from.chip ? *run_on.programs[*from.chip] : program)[from.send].to_acc;
-            if (found(h)) return first_hazard;
-          }
+          if (const auto h = store_copies_race(i); h && found(*h)) return first_hazard;
           break;
         case Opcode::DMA_LOAD: set(false, in.sp_row, in.rows, From{}); break;
         case Opcode::LOAD_WEIGHTS: buf_from[in.buf & 1] = source_of(in.sp_row, in.rows); break;

@@ -292,16 +292,37 @@ TEST_CASE("hazards: scratchpad rows a chip sends itself are written whenever the
 }
 
 TEST_CASE("hazards: on several chips the rows the others send in are named among the rows to wait for") {
-  // tests/programs/ici_loopback.s on 2 chips: chip 1 sends chip 0 a row into row 7 too, and the
-  // ICI_WAIT for one row may count it first.
+  // Int8 rows added into chip 0's accumulators by every chip (they combine in any order): on 2
+  // chips chip 1 sends 2 rows too, and the ICI_WAIT for 2 may count them first.
+  const Program p = parse("dma_load rows=2 cols=16 sp_row=20 hbm_addr=0x1000 hbm_stride=16\n"
+                          "ici_send rows=2 cols=16 sp_row=20 dst_chip=0 remote_row=0 to_acc wait_dma=0\n"
+                          "ici_wait rows=2\n"
+                          "output rows=1 cols=4 sp_row=40 acc_row=1 wait_ici=0\n");
+  const ProgramSource source{"prog.s", {3, 4, 5, 6}};
+  CHECK_NOTHROW(check_hazards(p, source, 1));
+  CHECK_THROWS_WITH(check_hazards(p, source, 2),
+                    Catch::Contains("sends them to itself (and the other chip sends it as many rows, which may be "
+                                    "counted first), and they are added whenever they arrive") &&
+                        Catch::Contains("(an ici_wait counting 2 more rows before it and wait_ici=0 would wait "
+                                        "for them)"));
+  CHECK_THROWS_WITH(check_hazards(p, source, 4), Catch::Contains("(and the other 3 chips send it as many rows each"));
+}
+
+TEST_CASE("hazards: a store of rows copies arrive in from several chips is refused for the order, not the wait") {
+  // tests/programs/ici_loopback.s on 2 chips: chip 1 sends chip 0 a row into row 7 too. The wait for
+  // one row may count chip 1's, but a wait for both, as that race would ask, still leaves row 7
+  // holding whichever copy came last: the order is named, which no wait fixes.
   const std::string dir = std::string(MXCOSIM_SOURCE_DIR) + "/tests/programs/";
   ProgramSource source;
   const Program p = load_program_file(dir + "ici_loopback.s", source);
   CHECK_NOTHROW(check_hazards(p, source, 1));
-  CHECK_THROWS_WITH(check_hazards(p, source, 2),
-                    Catch::Contains("sends them to itself (and the other chip sends it as many rows, which may be "
-                                    "counted first), and they are written whenever they arrive"));
-  CHECK_THROWS_WITH(check_hazards(p, source, 4), Catch::Contains("(and the other 3 chips send it as many rows each"));
+  for (const std::uint32_t chips : {2u, 4u}) {
+    INFO(chips << " chips");
+    CHECK_THROWS_WITH(check_hazards(p, source, chips),
+                      Catch::Contains("sends from each of the " + std::to_string(chips) +
+                                      " chips running this program: the copies arrive in an order nothing fixes") &&
+                          Catch::Contains("no wait orders rows from different chips"));
+  }
 }
 
 TEST_CASE("hazards: on several chips a store of what arrived from every chip in no fixed order is refused") {
