@@ -79,11 +79,17 @@ void print_summary(const SystemRunOptions& o, const SystemRunResult& r, std::siz
                  "(DMA addresses beyond the configured memory, or too few stacks?)\n";
   // An RTL tile the workload gave nothing is not checked at all: a PASS says nothing of it.
   std::string idle;
-  for (const auto& t : r.tiles)
-    if (t.kind == TileKind::kRtl && t.instructions == 0) idle += (idle.empty() ? "" : ", ") + t.name;
+  std::size_t rtl = 0, rtl_idle = 0;
+  for (const auto& t : r.tiles) {
+    if (t.kind != TileKind::kRtl) continue;
+    ++rtl;
+    if (t.instructions == 0) idle += (idle.empty() ? "" : ", ") + t.name, ++rtl_idle;
+  }
   if (!idle.empty())
     std::cout << "  warning: RTL " << idle << " ran no instruction: the workload gave it none (a GEMM's column "
-              << "blocks go to the first tiles; an MLP or a program runs on tile 0), so nothing of it is checked\n";
+              << "blocks go to the first tiles; an MLP or a program runs on tile 0), so nothing of it is checked"
+              << (rtl_idle == rtl && r.error.empty() ? "; no RTL tile ran any, so this run checks no RTL at all" : "")
+              << "\n";
   if (o.system.chips * o.system.tiles_per_chip == 1 && !r.tiles.empty()) {
     std::cout << "  counters:";
     for (const auto& [name, value] : r.tiles[0].perf) std::cout << " " << name << "=" << value;
