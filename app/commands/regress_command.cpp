@@ -270,6 +270,13 @@ int regress_main(int argc, char** argv) {
   if (ro.rerun_failed) {
     const auto id = regress::run_to_continue(db, suite, ro);
     const auto rerun = id ? db.run(*id) : std::nullopt;
+    // Likewise a --label naming another run: the failures rerun are the newest run's, whatever it says.
+    if (rerun && args.count("label") && ro.label != rerun->label) {
+      std::cerr << argv[0] << ": --rerun-failed: the newest run of suite '" << suite.name << "' is labelled "
+                << rerun->label << ", not '" << ro.label << "'; --rerun-failed reruns the failures of the newest "
+                << "run into it: leave --label out, or give that one\n";
+      return kExitUsage;
+    }
     if (rerun && !regress::rev_matches(rerun->rev, ro.rev)) {
       if (args.count("rev")) {
         std::cerr << argv[0] << ": --rerun-failed: the newest run of suite '" << suite.name << "' ("

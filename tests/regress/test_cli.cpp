@@ -473,6 +473,28 @@ TEST_CASE("a rerun of failures records under its run's revision and refuses a --
   CHECK(db.results(db.runs()[0].run_id).at(0).attempts == 2);
 }
 
+TEST_CASE("a rerun of failures refuses a --label naming another run than the newest, which it reruns") {
+  TempDir dir;
+  write_text(dir / "bad.sh", "#!/bin/sh\necho 'it went wrong' >&2\nexit 1\n");
+  std::filesystem::permissions(dir / "bad.sh", std::filesystem::perms::owner_all);
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a}\n");
+  const auto regress = [&](const std::string& label, bool rerun, const std::filesystem::path& log) {
+    std::vector<std::string> a{MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--exe", dir / "bad.sh",
+                               "--no-progress", "--no-report", "--rev", "abcdef12", "--label", label};
+    if (rerun) a.push_back("--rerun-failed");
+    return run(a, log);
+  };
+  REQUIRE(regress("L1", false, dir / "l1") == 1);
+  REQUIRE(regress("L2", false, dir / "l2") == 1);
+  // It reran L2 and recorded there, saying nothing of the L1 asked for.
+  CHECK(regress("L1", true, dir / "l3") == 2);
+  CHECK(read_text(dir / "l3").find("--rerun-failed: the newest run of suite 's' is labelled L2, not 'L1'") !=
+        std::string::npos);
+  CHECK(regress("L2", true, dir / "l4") == 1);
+  HistoryDb db(dir / "o/results.db", HistoryDb::Access::read);
+  for (const RunInfo& r : db.runs()) CHECK(db.results(r.run_id).at(0).attempts == (r.label == "L2" ? 2 : 1));
+}
+
 TEST_CASE("an unknown command's error is its last line, as a test of it records") {
   TempDir dir;
   CHECK(run({MXCOSIM_BIN, "nosuchcommand"}, dir / "l") == 2);
