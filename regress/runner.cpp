@@ -599,6 +599,12 @@ RunSummary run_suite(const Suite& suite, const RunnerOptions& opts, HistoryDb& d
     progress.tick();
   }
   progress.finish();
+  // A failure whose rerun a stop cut short keeps its earlier result in the run: count what the run
+  // holds, as the reports read it (it said "0 of 2 tests" and then listed 2 failures).
+  if (opts.rerun_failed && sum.interrupted) {
+    sum.counts = Counts{};
+    for (const TestRecord& r : db.results(sum.run_id)) sum.counts.add(r.status);
+  }
 
   const RunInfo run = *db.run(sum.run_id);
   const std::set<std::string> plan = db.planned_tests(sum.run_id);

@@ -473,6 +473,27 @@ TEST_CASE("a rerun of failures records under its run's revision and refuses a --
   CHECK(db.results(db.runs()[0].run_id).at(0).attempts == 2);
 }
 
+TEST_CASE("a rerun of failures stopped before they ran again counts their earlier results, as its reports do") {
+  TempDir dir;
+  // Fails at once, or after SLEEP seconds.
+  write_text(dir / "bad.sh", "#!/bin/sh\nsleep ${SLEEP:-0}\necho 'it went wrong' >&2\nexit 1\n");
+  std::filesystem::permissions(dir / "bad.sh", std::filesystem::perms::owner_all);
+  write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a}\n  - {name: b}\n");
+  REQUIRE(run({MXCOSIM_BIN, "regress", dir / "s.yaml", "--out", dir / "o", "--exe", dir / "bad.sh", "--no-progress",
+               "--no-report"},
+              dir / "l0") == 1);
+  // The rerun is stopped while its first test sleeps (SIGTERM: a script's background job ignores SIGINT).
+  const std::string script =
+      "SLEEP=20 \"$0\" regress \"$1\" --out \"$2\" --exe \"$3\" --no-progress --rerun-failed & p=$!; "
+      "while [ ! -s \"$2/.lock\" ]; do sleep 0.05; done; sleep 0.5; kill -TERM $p; wait $p";
+  run({"sh", "-c", script, MXCOSIM_BIN, dir / "s.yaml", dir / "o", dir / "bad.sh"}, dir / "l1");
+  const std::string log = read_text(dir / "l1");
+  INFO(log);
+  // It said "0 of 2 tests: 0 pass, 0 fail" and then listed the 2 failures its JUnit file counts.
+  CHECK(log.find("2 of 2 tests: 0 pass, 2 fail, 0 error, 0 skipped") != std::string::npos);
+  CHECK(read_text(dir / "o/junit.xml").find("failures=\"2\"") != std::string::npos);
+}
+
 TEST_CASE("a rerun of failures refuses a --label naming another run than the newest, which it reruns") {
   TempDir dir;
   write_text(dir / "bad.sh", "#!/bin/sh\necho 'it went wrong' >&2\nexit 1\n");
