@@ -27,7 +27,7 @@ std::pair<std::string, std::string> split_id(const std::string& suite, const std
 }
 
 void property(std::ostream& out, const char* name, const std::string& value) {
-  out << "        <property name=\"" << name << "\" value=\"" << xml_escape(value) << "\"/>\n";
+  out << "        <property name=\"" << name << "\" value=\"" << xml_escape(value, true) << "\"/>\n";
 }
 
 // The element of a test's outcome, none for a pass. A status no run writes
@@ -35,7 +35,7 @@ void property(std::ostream& out, const char* name, const std::string& value) {
 void write_outcome(std::ostream& out, const TestRecord& t, const std::string& repro) {
   if (t.status == "pass") return;
   if (t.status == "skipped") {
-    out << "      <skipped message=\"" << xml_escape(t.message) << "\"/>\n";
+    out << "      <skipped message=\"" << xml_escape(t.message, true) << "\"/>\n";
     return;
   }
   const bool fail = t.status == "fail", known = fail || t.status == "error";
@@ -46,13 +46,13 @@ void write_outcome(std::ostream& out, const TestRecord& t, const std::string& re
   // fabric, a mutation not detected) is named by its message alone.
   const bool mismatch = t.mismatch_count.value_or(0) > 0;
   const char* type = !known ? "unknown-status" : !fail ? "run" : mismatch ? "mismatch" : "failure";
-  out << "      <" << tag << " message=\"" << xml_escape(message) << "\" type=\"" << type << "\">"
+  out << "      <" << tag << " message=\"" << xml_escape(message, true) << "\" type=\"" << type << "\">"
       << xml_escape(message + "\n" + repro + "\nlogs: " + t.log_dir) << "</" << tag << ">\n";
 }
 
 void write_testcase(std::ostream& out, const std::string& suite, const TestRecord& t) {
   const auto [cls, name] = split_id(suite, t.test_id);
-  out << "    <testcase classname=\"" << xml_escape(cls) << "\" name=\"" << xml_escape(name) << "\" time=\""
+  out << "    <testcase classname=\"" << xml_escape(cls, true) << "\" name=\"" << xml_escape(name, true) << "\" time=\""
       << seconds(t.wall_seconds) << "\">\n";
   out << "      <properties>\n";
   property(out, "seed", t.seed.empty() ? "n/a" : t.seed);
@@ -105,7 +105,7 @@ std::string console_text(const std::string& text) {
   return out;
 }
 
-std::string xml_escape(const std::string& text) {
+std::string xml_escape(const std::string& text, bool attribute) {
   const std::string clean = clean_text(text);
   std::string out;
   out.reserve(clean.size());
@@ -116,6 +116,10 @@ std::string xml_escape(const std::string& text) {
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&apos;"; break;
+      // A parser reads a raw tab, newline or carriage return in an attribute as a space.
+      case '\t': out += attribute ? "&#9;" : "\t"; break;
+      case '\n': out += attribute ? "&#10;" : "\n"; break;
+      case '\r': out += attribute ? "&#13;" : "\r"; break;
       default: out += c;
     }
   }
@@ -132,21 +136,22 @@ void write_junit(const ReportData& d, std::ostream& out) {
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   // The Jenkins xUnit schema allows no `skipped` on <testsuites>, only on <testsuite>.
   out << "<testsuites name=\"mxcosim regress\" " << counts << time << ">\n";
-  out << "  <testsuite name=\"" << xml_escape(d.run.suite) << "\" " << counts << " skipped=\""
-      << n.skipped << "\"" << time << " timestamp=\"" << xml_escape(d.run.started_at.substr(0, 19))
-      << "\" hostname=\"" << xml_escape(d.run.host.empty() ? "localhost" : d.run.host) << "\">\n";
+  out << "  <testsuite name=\"" << xml_escape(d.run.suite, true) << "\" " << counts << " skipped=\""
+      << n.skipped << "\"" << time << " timestamp=\"" << xml_escape(d.run.started_at.substr(0, 19), true)
+      << "\" hostname=\"" << xml_escape(d.run.host.empty() ? "localhost" : d.run.host, true) << "\">\n";
   out << "    <properties>\n";
-  out << "      <property name=\"rev\" value=\"" << xml_escape(d.run.rev) << "\"/>\n";
-  out << "      <property name=\"label\" value=\"" << xml_escape(d.run.label) << "\"/>\n";
-  out << "      <property name=\"state\" value=\"" << xml_escape(d.run.state) << "\"/>\n";
+  out << "      <property name=\"rev\" value=\"" << xml_escape(d.run.rev, true) << "\"/>\n";
+  out << "      <property name=\"label\" value=\"" << xml_escape(d.run.label, true) << "\"/>\n";
+  out << "      <property name=\"state\" value=\"" << xml_escape(d.run.state, true) << "\"/>\n";
   out << "    </properties>\n";
   for (const auto& t : d.tests) write_testcase(out, d.run.suite, t);
   for (std::size_t i = 0; i < d.not_run.size(); ++i) {
     const auto [cls, name] = split_id(d.run.suite, d.not_run[i]);
     const std::string why = not_run_reason(d, i);
-    out << "    <testcase classname=\"" << xml_escape(cls) << "\" name=\"" << xml_escape(name)
+    out << "    <testcase classname=\"" << xml_escape(cls, true) << "\" name=\"" << xml_escape(name, true)
         << "\" time=\"0.000\">\n";
-    out << "      <error message=\"" << xml_escape(why) << "\" type=\"not-run\">" << xml_escape(why) << "</error>\n";
+    out << "      <error message=\"" << xml_escape(why, true) << "\" type=\"not-run\">" << xml_escape(why)
+        << "</error>\n";
     out << "    </testcase>\n";
   }
   out << "  </testsuite>\n</testsuites>\n";

@@ -20,8 +20,10 @@ std::string clean_text(const std::string& text);
 std::string console_text(const std::string& text);
 
 /// Escapes text for XML attributes and content after clean_text: XML 1.0
-/// cannot carry what it replaces.
-std::string xml_escape(const std::string& text);
+/// cannot carry what it replaces. In an `attribute` tab, newline and
+/// carriage return are character references, which a parser keeps (raw, it
+/// reads them as spaces).
+std::string xml_escape(const std::string& text, bool attribute = false);
 
 void write_junit(const ReportData& d, std::ostream& out);
 /// Writes to `path`; throws naming the path on failure.

@@ -431,6 +431,10 @@ TEST_CASE("JUnit XML: counts, per-test properties, failure with mismatch and rep
   CHECK(x.find("<error message=\"crash: SIGSEGV\" type=\"run\">") != std::string::npos);
   CHECK(x.find("<property name=\"cycles\" value=\"n/a\"/>") != std::string::npos);
   CHECK(xml_escape(std::string("a\x01" "b\"'")) == "a?b&quot;&apos;");
+  // Tab, newline and carriage return are kept: raw in content, as references in an attribute, where a
+  // parser would read them raw as spaces.
+  CHECK(xml_escape("a\tb\nc\rd") == "a\tb\nc\rd");
+  CHECK(xml_escape("a\tb\nc\rd", true) == "a&#9;b&#10;c&#13;d");
   // The file is declared UTF-8: a byte that is not (from a file name or a test's output) becomes
   // U+FFFD, characters that are stay as they are.
   CHECK(xml_escape("x\xffy \xc2\xb5s \xe2\x82" "<") == "x\xef\xbf\xbdy \xc2\xb5s \xef\xbf\xbd\xef\xbf\xbd&lt;");
