@@ -307,17 +307,22 @@ std::string attempt_text(const TestRecord* earlier) {
 void keep_earlier_attempt(HistoryDb& db, std::int64_t run_id, const fs::path& dir, const fs::path& runs_dir,
                           const TestRecord* earlier) {
   std::error_code ec;
-  if (!fs::exists(dir, ec) || fs::is_empty(dir, ec)) return;
   const fs::path base = runs_dir / std::to_string(run_id);
+  // The attempt is in the test's folder, or already under runs/<run id>/<folder>: a run of another
+  // suite with the same test ids took the folder since, and moved it there (where the next such
+  // move, of this attempt's logs, would have replaced it).
+  fs::path from = dir;
+  if (!fs::exists(dir, ec) || fs::is_empty(dir, ec)) from = base / dir.filename();
+  if (!fs::exists(from, ec) || fs::is_empty(from, ec)) return;
   fs::create_directories(base);
   fs::path to;
   for (int n = 1;; ++n) {
     to = base / (dir.filename().string() + "@attempt-" + std::to_string(n));
     if (!fs::exists(to, ec)) break;
   }
-  fs::rename(dir, to);
+  fs::rename(from, to);
   // The earlier result points at its logs until the new attempt's replaces it.
-  db.move_logs(run_id, dir.string(), to.string());
+  db.move_logs(run_id, from.string(), to.string());
   std::ofstream(to / "result.txt") << attempt_text(earlier);
 }
 

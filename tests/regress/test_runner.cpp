@@ -360,6 +360,32 @@ TEST_CASE("rerunning failures runs only the failures of the newest run, into tha
   CHECK(again.counts.done() == 3);
 }
 
+TEST_CASE("a failed attempt is kept when another suite with the same test ids took the folder in between") {
+  // Suites s and u share the test t and one --out: s fails, u runs t (s's logs move to runs/<s>/t),
+  // s's failure is rerun, u runs again (the rerun's logs move to runs/<s>/t). The first attempt of
+  // s was deleted there, never kept as t@attempt-1.
+  Fixture f;
+  HistoryDb db(f.dir / "r.db");
+  const Suite s = f.suite("  - {name: t, command: flaky}\n");
+  const Suite u = parse_suite("suite: u\ntimeout: 20\ngroups:\n  - {name: t, command: flaky}\n", "u.yaml");
+  write_text(f.dir / "broken", "");
+  const RunSummary first = run_suite(s, f.options(), db);
+  REQUIRE(first.counts.fail == 1);
+  std::filesystem::remove(f.dir / "broken");
+  run_suite(u, f.options(), db);
+  RunnerOptions o = f.options();
+  o.rerun_failed = true;
+  REQUIRE(run_suite(s, o, db).counts.pass == 1);
+  run_suite(u, f.options(), db);
+  const auto runs = std::filesystem::path(f.dir / "out/runs") / std::to_string(first.run_id);
+  CHECK(read_text((runs / "t@attempt-1/stderr.log").string()) == "broke\n");
+  CHECK(read_text((runs / "t@attempt-1/result.txt").string()).rfind("status: fail\nmessage: it broke\n", 0) == 0);
+  CHECK(read_text((runs / "t/stdout.log").string()) == "ok\n");  // the passing attempt's, moved aside by u
+  const auto res = db.results(first.run_id);
+  REQUIRE(res.size() == 1);
+  CHECK(res[0].log_dir == (runs / "t").string());
+}
+
 TEST_CASE("a rerun of many failures starts in time linear in their number") {
   // 40000 failed tests; the rerun is stopped before its first test, so its time is its start-up alone.
   Fixture f;
