@@ -139,13 +139,17 @@ class Loader {
     return axis;
   }
 
-  // Values that are one number however written ("01" and "1", "1e1" and
-  // "10.0") compare equal: a command reads them alike.
+  // Values that are one number however written ("01" and "1", "0x10" and
+  // "16", "1e1" and "10.0") compare equal: a command reads them alike (its
+  // integer options take 0x hex).
   static std::string same_value_key(const std::string& value) {
     const char* const end = value.data() + value.size();
     std::uint64_t whole = 0;
     if (const auto r = std::from_chars(value.data(), end, whole); !value.empty() && r.ec == std::errc() && r.ptr == end)
       return "#" + std::to_string(whole);
+    if (value.size() > 2 && value[0] == '0' && (value[1] == 'x' || value[1] == 'X'))
+      if (const auto r = std::from_chars(value.data() + 2, end, whole, 16); r.ec == std::errc() && r.ptr == end)
+        return "#" + std::to_string(whole);
     double number = 0;
     if (const auto r = std::from_chars(value.data(), end, number);
         !value.empty() && r.ec == std::errc() && r.ptr == end && std::isfinite(number)) {

@@ -316,11 +316,16 @@ TEST_CASE("axis values are duplicates when they are one number however written")
         "bad.yaml:4: field 'groups[0].sweep.m[1]': duplicate value '1e1' (the same as '10')");
   CHECK(error_of("suite: x\ngroups:\n  - name: g\n    sweep: {m: [2.50, 2.5]}\n") ==
         "bad.yaml:4: field 'groups[0].sweep.m[1]': duplicate value '2.5' (the same as '2.50')");
+  // The commands' integer options read 0x hex too: m=16 twice.
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    sweep: {m: [16, \"0x10\"]}\n") ==
+        "bad.yaml:4: field 'groups[0].sweep.m[1]': duplicate value '0x10' (the same as '16')");
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    sweep: {m: [\"0X1f\", 31]}\n") ==
+        "bad.yaml:4: field 'groups[0].sweep.m[1]': duplicate value '31' (the same as '0X1f')");
   // Different values, text or numbers, stay apart.
   CHECK(parse_suite("suite: x\ngroups:\n  - {name: g, sweep: {p: [seq, Seq, 1, 1.5, 18446744073709551615, "
-                    "18446744073709551614]}}\n",
+                    "18446744073709551614, 0x11, 0xg]}}\n",
                     "ok.yaml")
-            .tests.size() == 6);
+            .tests.size() == 8);
 }
 
 TEST_CASE("a sweep value with white space around it is an error") {
