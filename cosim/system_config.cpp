@@ -102,10 +102,7 @@ void check_fabric_latency(const SystemConfig& cfg) {
     for (std::uint32_t a = 0; a < chips; ++a)
       for (std::uint32_t b = 0; b < chips; ++b) hops = std::max(hops, topo.hops(a, b));
   } else {
-    for (std::size_t d = 0; d < ici.dims.size(); ++d) {  // the fabric's diameter
-      const bool wrap = ici.wrap.size() == 1 ? ici.wrap[0] : ici.wrap[d];
-      hops += wrap ? ici.dims[d] / 2 : ici.dims[d] - 1;
-    }
+    hops = topo.diameter();
   }
   const Time ps = ici.zero_load_ps(hops, 0);
   const double cycles = tile_cycles(cfg, ps);
@@ -116,7 +113,8 @@ void check_fabric_latency(const SystemConfig& cfg) {
       << " tile cycles is not above the fabric's latency over its longest path of " << hops << " hops, "
       << static_cast<double>(ps) / 1000.0 << " ns with no traffic (" << cfg.ici_config << "), "
       << static_cast<std::uint64_t>(cycles) << " tile cycles at " << cfg.tile_mhz << " MHz ("
-      << ClockDomain::from_mhz("tile", cfg.tile_mhz).period() << " ps): runs would stop as hung; raise watchdog_cycles";
+      << ClockDomain::from_mhz("tile", cfg.tile_mhz).period()
+      << " ps): runs would stop as hung; raise watchdog_cycles";
   throw std::invalid_argument(why.str());
 }
 

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <filesystem>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <filesystem>
 #include <exception>
 #include <limits>
 #include <memory>
@@ -90,9 +90,7 @@ ReferenceResult run_reference(const Workload& w, const TileGeometry& geo) {
 void write_trace(const std::string& path, const SystemConfig& cfg, const Workload& work, const ChipSet& dut,
                  const ChipSet* shadow, const std::atomic<bool>* stop) {
   TraceWriter out(path);
-  // A signal while the timeline is written cuts it (a long one is not waited for); the signal
-  // that stopped the run has had its effect, and the timeline up to the stop is written whole.
-  out.set_stop(stop && !stop->load() ? stop : nullptr);
+  out.set_stop(stop);
   int pid = 1;
   // A split run's client writes the chips it runs (docs/transport.md): every process id is
   // the one-process timeline's, those of chips run elsewhere stay unused.
@@ -842,13 +840,16 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
   // The timeline once the results are whole: a trace that cannot be written (a full disk)
   // loses that file, not the verdict of a finished run, which the caller reports first.
   if (!opts.trace.empty()) {
+    // A signal while the timeline is written cuts it (a long one is not waited for); the signal
+    // that stopped the run has had its effect, and the timeline up to the stop is written whole.
+    const std::atomic<bool>* cut_by = opts.stop && !opts.stop->load() ? opts.stop : nullptr;
     try {
-      write_trace(opts.trace, cfg, work, dut, shadow.get(), opts.stop);
+      write_trace(opts.trace, cfg, work, dut, shadow.get(), cut_by);
     } catch (const std::exception& e) {
       result.trace_error = e.what();
       // Cut short by a signal: the part written is no timeline (a full disk's, the file the
       // user named, say /dev/full, is left alone).
-      if (opts.stop && opts.stop->load(std::memory_order_relaxed)) {
+      if (cut_by && cut_by->load(std::memory_order_relaxed)) {
         std::error_code ec;
         std::filesystem::remove(opts.trace, ec);
         result.trace_error += "; the partial file is removed";

@@ -194,8 +194,8 @@ std::string stopped_text(const std::string& what, std::size_t index, std::size_t
   const std::string done = index == 0   ? "no " + unit + " is complete"
                            : index == 1 ? "the " + unit + " before it is complete"
                                         : "the " + std::to_string(index) + " " + unit + "s before it are complete";
-  return "stopped by " + StopSignals::named() + " during " + what + " (" + unit + " " + std::to_string(index + 1) + " of " +
-         std::to_string(count) + "); " + done;
+  return "stopped by " + StopSignals::named() + " during " + what + " (" + unit + " " + std::to_string(index + 1) +
+         " of " + std::to_string(count) + "); " + done;
 }
 
 /// A traffic point in the JSON. With no measured packet delivered there is no latency: null.
@@ -352,19 +352,17 @@ int ici_main(int argc, char** argv) {
     // The packet-hops a sweep simulates, about: said before a run of minutes. Sources go on
     // making packets until the measured ones have drained, at light load about the time of
     // the longest path; each packet costs about one event per hop.
-    std::uint32_t diameter = 0;
-    for (std::uint32_t c = 0; c < topo.num_chips(); ++c) diameter = std::max(diameter, topo.hops(0, c));
-    const Time drain = std::min<Time>(prm.drain_limit_ps, cfg.zero_load_ps(diameter, prm.packet_bytes));
+    const Time drain = std::min<Time>(prm.drain_limit_ps, cfg.zero_load_ps(topo.diameter(), prm.packet_bytes));
     const double span_ps = static_cast<double>(prm.warmup_ps + prm.measure_ps + drain);
-    const TrafficPattern::HopSample hops_sampled = pattern.hop_sample();
-    const double hops = hops_sampled.mean;
+    const TrafficPattern::HopSample hops = pattern.hop_sample();
     double packet_hops = 0;
-    for (double load : loads) packet_hops += load * static_cast<double>(pattern.senders()) * span_ps / slot_ps * hops;
+    for (double load : loads)
+      packet_hops += load * static_cast<double>(pattern.senders()) * span_ps / slot_ps * hops.mean;
     if (packet_hops > kWarnTrafficPacketHops)
       std::cerr << "warning: about " << fmt(packet_hops / 1e6, 0) << " million packet-hops to simulate ("
                 << loads.size() << " loads x " << topo.num_chips() << " chips over --warmup-ns + --measure-ns "
                 << shortest(static_cast<double>(prm.warmup_ps + prm.measure_ps) / 1000.0) << " and a drain of "
-                << fmt(static_cast<double>(drain) / 1e3, 0) << " ns, " << fmt(hops, 1)
+                << fmt(static_cast<double>(drain) / 1e3, 0) << " ns, " << fmt(hops.mean, 1)
                 << " hops a packet): " << time_estimate(packet_hops, kTrafficPacketHopsPerSecond) << "\n";
     prm.seed = args["seed"].as<std::uint64_t>();
     std::vector<std::vector<std::string>> rows;
@@ -427,11 +425,11 @@ int ici_main(int argc, char** argv) {
     // Nothing measured arrived, and nothing could: the shortest path the pattern sends on takes longer
     // than the window and the drain. (Far past saturation nothing may arrive either, and there the
     // verdict stands.)
-    const Time shortest_path = cfg.zero_load_ps(std::max(1u, hops_sampled.least), prm.packet_bytes);
+    const std::uint32_t fewest = std::max(1u, hops.least);
+    const Time shortest_path = cfg.zero_load_ps(fewest, prm.packet_bytes);
     if (undelivered && shortest_path > prm.measure_ps + prm.drain_limit_ps)
       std::cerr << "warning: at " << undelivered << " of " << rows.size() << " loads no packet of the window "
-                << "arrived: its shortest path (" << std::max(1u, hops_sampled.least) << " hop"
-                << (hops_sampled.least > 1 ? "s" : "") << ") takes "
+                << "arrived: its shortest path (" << fewest << " hop" << (fewest > 1 ? "s" : "") << ") takes "
                 << fmt(static_cast<double>(shortest_path) / 1e6, 1)
                 << " us, longer than the window and the drain limit (--measure-ns + --drain-ns = "
                 << fmt(static_cast<double>(prm.measure_ps + prm.drain_limit_ps) / 1e6, 1)
@@ -487,14 +485,8 @@ int ici_main(int argc, char** argv) {
       const std::uint64_t bytes = sizes[i];
       const Schedule s = build_schedule(coll, alg, topo, bytes);
       BoundTerms bound;
-      try {  // seconds on a ring of thousands of chips: a stop does not wait for it
-        ProgressReport stop_only;
-        stop_only.stop = progress.stop;
-        bound = schedule_bound(s, topo, cfg, stop_only);
-      } catch (const LoopStopped&) {
-        stopped = stopped_text(std::to_string(bytes) + " bytes", i, sizes.size(), "size");
-        break;
-      }
+      ProgressReport stop_only;  // the bound takes seconds on a ring of thousands of chips
+      stop_only.stop = progress.stop;
       auto fabric = make_fabric(cfg);
       CollectiveRunner runner(*fabric, topo);
       if (show_progress)
@@ -507,11 +499,13 @@ int ici_main(int argc, char** argv) {
                << " % of the bound's " << fmt(static_cast<double>(bound.total_ps) / 1e6, 1) << " us";
           progress_line.show(line.str());
         };
-      const auto t0 = std::chrono::steady_clock::now();
+      std::chrono::steady_clock::time_point t0;  // the run's wall time, not the bound's
       // A deadlock is the model's verdict on this config (as for traffic): recorded, exit 1.
       CollectiveRun run;
       std::uint64_t unfinished = 0;
       try {
+        bound = schedule_bound(s, topo, cfg, stop_only);
+        t0 = std::chrono::steady_clock::now();
         run = runner.run(s, 0, progress);
       } catch (const CollectiveDeadlock& e) {
         unfinished = e.unfinished();

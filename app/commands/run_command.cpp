@@ -477,7 +477,6 @@ int run_main(int argc, char** argv) {
   // Stopped by a signal: nothing failed to show, and the user asked to stop, not to re-run. A
   // signal after the run, during the re-run for the failure waveform, costs the waveform only:
   // the run's results are whole, and its verdict (exit 1) stands.
-  const bool cut_by_signal = r.interrupted;
   const bool fail_wave = !r.passed && wave.empty() && any_rtl && !args.count("no-fail-wave");
   if (fail_wave && r.interrupted) {
     std::cout << "  failure waveform: none (" << StopSignals::named() << " stopped the run, no failure did)\n";
@@ -571,7 +570,7 @@ int run_main(int argc, char** argv) {
   // output that failed: the failure is the news, and exit 2 would file it as bad input. A run
   // a signal cut short keeps its 130 alike.
   // A signal that cut the timeline short (written after the run) stops the command too.
-  const bool stopped = cut_by_signal || (!r.trace_error.empty() && StopSignals::flag()->load());
+  const bool stopped = r.interrupted || (!r.trace_error.empty() && StopSignals::flag()->load());
   const int status = stopped ? kExitStopped : r.passed ? kExitPass : kExitFail;
   if (!errors.empty() && status != kExitPass) {
     for (const std::string& e : errors) std::cerr << argv[0] << ": error: " << e << "\n";

@@ -84,9 +84,9 @@ std::optional<RuleBreak> refresh_rule_broken(const HbmTiming& t, RefreshMode mod
   const std::uint64_t period = per_bank ? std::uint64_t{banks} * t.REFIsb : t.REFI;
   const std::uint64_t busy = per_bank ? t.RFCsb : t.RFC;
   const std::uint64_t row = std::max<std::uint64_t>(t.RC, rcd);
-  const std::uint64_t need = busy + close + (per_bank ? t.RREFD : 0) + row;
+  const std::uint64_t extra = per_bank ? t.RREFD : 0;  // no activate for tRREFD after a per-bank refresh
+  const std::uint64_t need = busy + close + extra + row;
   if (need <= period) return std::nullopt;
-  const std::uint64_t extra = per_bank ? t.RREFD : 0;
   const char* odd = busy + close + extra + t.RC <= period   ? (write ? "RCDWR" : "RCDRD")
                     : busy + close_rc + extra + row <= period ? "WR"
                                                                : nullptr;

@@ -82,13 +82,10 @@ TraceFormat parse_trace_format(const std::string& s) {
 
 TraceSource::TraceSource(const std::string& path, TraceFormat fmt, Time cycle_ps, std::uint32_t bytes,
                          std::uint64_t max_requests)
-    : m_path(path), m_fmt(fmt), m_cycle_ps(cycle_ps), m_bytes(bytes), m_max(max_requests) {
+    : m_path(path), m_fmt(fmt), m_cycle_ps(cycle_ps), m_bytes(bytes), m_max(max_requests), m_file(path) {
   if (bytes == 0) throw std::invalid_argument("request size must be > 0");
-  m_file = std::make_unique<CompressedFileReader>(path);
   m_buf.resize(kBlock + kMaxLine + 1);
 }
-
-TraceSource::~TraceSource() = default;
 
 void TraceSource::fail(const std::string& what) const {
   throw std::runtime_error(m_path + ":" + std::to_string(m_line) + ": " + what);
@@ -121,12 +118,12 @@ bool TraceSource::read_line(std::string_view& line) {
     std::memmove(m_buf.data(), data + m_pos, m_end - m_pos);
     m_end -= m_pos;
     m_pos = 0;
-    const std::size_t n = m_file->read(m_buf.data() + m_end, kBlock);
+    const std::size_t n = m_file.read(m_buf.data() + m_end, kBlock);
     // The end, or an error (damaged or cut gzip data), reported once the
     // data before it has been parsed.
     if (n == 0) {
       m_eof = true;
-      m_read_error = m_file->error();
+      m_read_error = m_file.error();
     }
     m_end += n;
   }

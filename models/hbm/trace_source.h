@@ -10,7 +10,6 @@
 // requests generated (hbm_bench; parsed line by line through string
 // streams it ran at half).
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,7 +27,6 @@ class TraceSource : public RequestSource {
   /// `cycle_ps`: length of a DRAMsim3 trace cycle; `bytes`: request size.
   TraceSource(const std::string& path, TraceFormat fmt, Time cycle_ps, std::uint32_t bytes,
               std::uint64_t max_requests = UINT64_MAX);
-  ~TraceSource() override;
   TraceSource(const TraceSource&) = delete;
   TraceSource& operator=(const TraceSource&) = delete;
 
@@ -71,7 +69,7 @@ class TraceSource : public RequestSource {
   std::uint64_t m_count = 0;
   std::uint64_t m_line = 0;
   std::uint64_t m_last_cycle = 0, m_backwards = 0, m_first_backwards_line = 0;
-  std::unique_ptr<CompressedFileReader> m_file;
+  CompressedFileReader m_file;
   bool m_stop_at_error = false;
   std::string m_error;
 };

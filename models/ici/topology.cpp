@@ -58,6 +58,12 @@ bool Topology::is_wrap_link(std::uint32_t chip, std::uint32_t p) const {
   return (p & 1) ? c == 0 : c + 1 == m_dims[d];
 }
 
+std::uint32_t Topology::diameter() const {
+  std::uint32_t h = 0;
+  for (std::uint32_t d = 0; d < num_dims(); ++d) h += m_wrap[d] ? m_dims[d] / 2 : m_dims[d] - 1;
+  return h;
+}
+
 std::uint32_t Topology::hops(std::uint32_t src, std::uint32_t dst) const {
   std::uint32_t h = 0;
   for (std::uint32_t d = 0; d < num_dims(); ++d) {

@@ -39,6 +39,8 @@ class Topology {
 
   /// Minimal hop count between two chips under dimension-order routing.
   std::uint32_t hops(std::uint32_t src, std::uint32_t dst) const;
+  /// Most hops between two chips: half of each ring, all but one of each line.
+  std::uint32_t diameter() const;
   /// Number of dimensions of size > 1 (the ones that have links).
   std::uint32_t active_dims() const;
   /// A Hamiltonian-like ring order over all chips where consecutive chips are

@@ -7,20 +7,8 @@
 # the results are those of the requests completed before the stop, and the
 # command exits 130.
 m=$1 cfg=$2
-dir=$(mktemp -d) || exit 1
-pid=
-trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
-fail() { echo "cli_hbm_stop: $*" >&2; exit 1; }
-# A script's background job starts with SIGINT ignored, and the command keeps
-# an ignored signal ignored (as nohup asks): env gives it back its default,
-# as a terminal's Ctrl-C finds it.
-env --default-signal=INT true 2>/dev/null || { echo "cli_hbm_stop: env --default-signal is needed" >&2; exit 77; }
-# wait_for CONDITION SECONDS: polls every 0.1 s.
-wait_for() {
-  i=0
-  while [ "$i" -lt "$(($2 * 10))" ]; do eval "$1" && return 0; sleep 0.1; i=$((i + 1)); done
-  return 1
-}
+test_name=cli_hbm_stop
+. "$(dirname "$0")/../signal_test.sh"
 total=1000000000  # half an hour and more: only a signal ends it within the test
 for sig in INT TERM; do
   env --default-signal=INT "$m" hbm --config "$cfg" --pattern random --requests $total --progress \

@@ -8,20 +8,8 @@
 # in a fraction of a second, its second for many seconds: the signal is sent
 # once the progress line shows the second running.
 m=$1 cfgs=$2
-dir=$(mktemp -d) || exit 1
-pid=
-trap '[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
-fail() { echo "cli_ici_stop: $*" >&2; exit 1; }
-# A script's background job starts with SIGINT ignored, and the command keeps
-# an ignored signal ignored (as nohup asks): env gives it back its default,
-# as a terminal's Ctrl-C finds it.
-env --default-signal=INT true 2>/dev/null || { echo "cli_ici_stop: env --default-signal is needed" >&2; exit 77; }
-# wait_for CONDITION SECONDS: polls every 0.1 s.
-wait_for() {
-  i=0
-  while [ "$i" -lt "$(($2 * 10))" ]; do eval "$1" && return 0; sleep 0.1; i=$((i + 1)); done
-  return 1
-}
+test_name=cli_ici_stop
+. "$(dirname "$0")/../signal_test.sh"
 # stop NAME SIGNAL RUNNING ARGS...: runs `mxcosim ici ARGS` until its progress line names RUNNING, then
 # sends SIGNAL; the exit code must be 130. Leaves $dir/NAME.out, .err and .json.
 stop() {
