@@ -11,29 +11,19 @@ test_name=cli_hbm_stop
 . "$(dirname "$0")/../signal_test.sh"
 total=1000000000  # half an hour and more: only a signal ends it within the test
 for sig in INT TERM; do
-  env --default-signal=INT "$m" hbm --config "$cfg" --pattern random --requests $total --progress \
-    --json "$dir/$sig.json" >"$dir/$sig.out" 2>"$dir/$sig.err" &
-  pid=$!
   # The first progress line comes a second into the run, at a multiple of 65536 requests completed.
-  wait_for "grep -q 'M requests/s' '$dir/$sig.err' 2>/dev/null" 60 ||
-    fail "SIG$sig: no progress: $(cat "$dir/$sig.err")"
-  kill -s "$sig" "$pid"
-  wait_for "! kill -0 $pid 2>/dev/null" 30 || fail "SIG$sig: still running 30 s after the signal"
-  wait "$pid"
-  rc=$?
-  pid=
-  err=$(tr '\r' '\n' <"$dir/$sig.err")
-  [ "$rc" -eq 130 ] || fail "SIG$sig: exit $rc, expected 130: $err"
-  [ -f "$dir/$sig.json" ] || fail "SIG$sig: no JSON: $err"
-  json=$(tr -d ' \n' <"$dir/$sig.json")
-  n=$(sed -n "s/^ *\"error\": \"stopped by a signal (SIG$sig) after \([0-9]*\) requests\",\$/\1/p" "$dir/$sig.json")
+  stop_when "SIG$sig" "$sig" "M requests/s" "$m" hbm --config "$cfg" --pattern random --requests $total \
+    --progress --json "$dir/SIG$sig.json"
+  [ -f "$dir/SIG$sig.json" ] || fail "SIG$sig: no JSON: $err"
+  json=$(tr -d ' \n' <"$dir/SIG$sig.json")
+  n=$(sed -n "s/^ *\"error\": \"stopped by a signal (SIG$sig) after \([0-9]*\) requests\",\$/\1/p" "$dir/SIG$sig.json")
   [ -n "$n" ] || fail "SIG$sig: no error naming the stop in the JSON: $json"
   # At least the requests counted by the progress line, far fewer than asked for.
   [ "$n" -ge 65536 ] && [ "$n" -lt $total ] || fail "SIG$sig: stopped after $n requests"
   printf '%s' "$json" | grep -q "\"requests\":$n," || fail "SIG$sig: JSON requests is not $n: $json"
-  grep -Eq "^  requests +$n \($n reads, 0 writes\)" "$dir/$sig.out" || fail "SIG$sig: summary: $(cat "$dir/$sig.out")"
-  grep -q "^  read bandwidth " "$dir/$sig.out" || fail "SIG$sig: summary: $(cat "$dir/$sig.out")"
+  grep -Eq "^  requests +$n \($n reads, 0 writes\)" "$dir/SIG$sig.out" || fail "SIG$sig: summary: $(cat "$dir/SIG$sig.out")"
+  grep -q "^  read bandwidth " "$dir/SIG$sig.out" || fail "SIG$sig: summary: $(cat "$dir/SIG$sig.out")"
   said="stopped by a signal (SIG$sig) after $n requests (the results above are those of the $n requests completed"
-  printf '%s\n' "$err" | grep -Fq "$said before the stop, also in $dir/$sig.json)" || fail "SIG$sig: stderr: $err"
+  printf '%s\n' "$err" | grep -Fq "$said before the stop, also in $dir/SIG$sig.json)" || fail "SIG$sig: stderr: $err"
 done
 echo "cli_hbm_stop: ok"

@@ -15,17 +15,7 @@ test_name=cli_ici_stop
 stop() {
   name=$1 sig=$2 running=$3
   shift 3
-  env --default-signal=INT "$m" ici "$@" --progress --json "$dir/$name.json" >"$dir/$name.out" 2>"$dir/$name.err" &
-  pid=$!
-  wait_for "grep -Fq '$running' '$dir/$name.err' 2>/dev/null" 60 ||
-    fail "$name: no progress line with '$running': $(cat "$dir/$name.err")"
-  kill -s "$sig" "$pid"
-  wait_for "! kill -0 $pid 2>/dev/null" 30 || fail "$name: still running 30 s after SIG$sig"
-  wait "$pid"
-  rc=$?
-  pid=
-  err=$(tr '\r' '\n' <"$dir/$name.err")
-  [ "$rc" -eq 130 ] || fail "$name: exit $rc, expected 130: $err"
+  stop_when "$name" "$sig" "$running" "$m" ici "$@" --progress --json "$dir/$name.json"
   [ -f "$dir/$name.json" ] || fail "$name: no JSON: $err"
 }
 
