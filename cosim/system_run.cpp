@@ -620,7 +620,9 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
       for (std::uint32_t t = 0; dut.local(c) && t < cfg.tiles_per_chip; ++t) instructions += work.programs[c][t].size();
     std::string state = dut.state();
     if (shadow && !shadow->finished()) state += (state.empty() ? "" : "; ") + shadow->state();
-    part["error"] = std::string(kStoppedBySignal) + " at " + std::to_string(end) + " ps, before the run finished: " +
+    // "stopped by a signal (SIGTERM)": still kStoppedBySignal where a split run relays it.
+    const std::string cause = opts.stop_cause ? opts.stop_cause() : std::string("a signal");
+    part["error"] = "stopped by " + cause + " at " + std::to_string(end) + " ps, before the run finished: " +
                     std::to_string(dut.completed_instructions()) + " of " + std::to_string(instructions) +
                     " instructions completed" + (state.empty() ? "" : ": " + state);
   } else if (stopped && !hung) {

@@ -66,6 +66,8 @@ struct SystemRunOptions {
   /// saying so and `interrupted` set. Looked at about as often as the progress (every 4096
   /// steps), so a run that is never stopped costs nothing more. nullptr: never.
   const std::atomic<bool>* stop = nullptr;
+  /// What set `stop`, for the error ("a signal (SIGTERM)"); unset: "a signal".
+  std::function<std::string()> stop_cause;
 };
 
 struct TileReport {

@@ -212,6 +212,7 @@ int run_main(int argc, char** argv) {
   const StopSignals signals(true);
   SystemRunOptions o;
   o.stop = StopSignals::flag();
+  o.stop_cause = &StopSignals::named;
   o.system = args.count("config") ? load_system_config(args["config"].as<std::string>()) : default_system_config();
   SystemConfig& c = o.system;
   // The files the config refers to are inputs too.
@@ -540,7 +541,7 @@ int run_main(int argc, char** argv) {
           if (run_system(again, work).interrupted) {
             std::error_code ec;  // a window cut short shows no failure: not kept
             std::filesystem::remove(again.waveform, ec);
-            throw std::runtime_error("stopped by a signal");
+            throw std::runtime_error("stopped by " + StopSignals::named());
           }
           if (const std::string damage = remove_fst_if_damaged(again.waveform); !damage.empty())
             throw std::runtime_error(again.waveform + " came out incomplete: " + damage +

@@ -2,7 +2,7 @@
 # usage: cli_run_stopped_by_signal.sh MXCOSIM INT|TERM|TRACE
 # A long run stopped by SIGINT (Ctrl-C) or SIGTERM (a job's scancel) once its progress line
 # shows it running: it keeps what it has. It exits 130, prints its summary, writes --json
-# with `error` saying where the signal stopped it, and closes its --wave file whole: the
+# with `error` naming the signal and saying where it stopped the run, and closes its --wave file whole: the
 # FST header's end time is the last cycle the results give, (reset + cycles - 1) x 2000 +
 # 1000 ps at 500 MHz, reset = rows + cols + 4 = 12 cycles (cli_wave.sh), where a process
 # killed outright leaves no results and a header never finished. Without --wave, a run
@@ -37,15 +37,15 @@ os.execv(sys.argv[1], sys.argv[1:])' "$mx" run --clock-mhz 500 --m 256 --k 256 -
   pid=
   [ "$rc" -eq 130 ] || fail "exit $rc, expected 130"
   grep -q "^FAIL  cycles [0-9]" "$dir/out" || fail "no summary"
-  grep -q "^  error: stopped by a signal at [0-9]* ps, before the run finished: " "$dir/out" ||
+  grep -q "^  error: stopped by a signal (SIG$sig) at [0-9]* ps, before the run finished: " "$dir/out" ||
     fail "the summary does not say the run was stopped by a signal"
 }
 
 check_json() {
-  python3 - "$dir/r.json" <<'PY' || fail "r.json is not the results of a run stopped by a signal"
+  python3 - "$dir/r.json" "SIG$sig" <<'PY' || fail "r.json is not the results of a run stopped by a signal"
 import json, re, sys
 r = json.load(open(sys.argv[1]))
-m = re.match(r"stopped by a signal at (\d+) ps, before the run finished: (\d+) of (\d+) instructions completed",
+m = re.match(r"stopped by a signal \(" + sys.argv[2] + r"\) at (\d+) ps, before the run finished: (\d+) of (\d+) instructions completed",
              r["error"])
 ok = (m and r["status"] == "fail" and int(m.group(1)) == round(r["sim_time_ns"] * 1000)
       and int(m.group(2)) < int(m.group(3)) == r["instructions"] and "cycle_error_percent" not in r
