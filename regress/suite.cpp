@@ -87,6 +87,10 @@ class Loader {
   void append_param(std::vector<std::string>& args, const std::string& key, const YAML::Node& value,
                     const std::string& field) const {
     if (key.empty() || key[0] == '-') fail(value, field, "parameter names are written without leading dashes");
+    // An option's name alone: "seed=5" would pass the checks below and then give --seed twice.
+    for (const char c : key)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_')
+        fail(value, field, "a parameter name is an option's name: letters, digits, '-' and '_' only");
     // The runner gives every test its own --json (the results file it reads):
     // a second one would make the test a usage error.
     if (key == "json") fail(value, field, "the runner gives each test its --json results file; a suite cannot");

@@ -186,10 +186,11 @@ int regress_main(int argc, char** argv) {
   if (args.count("list")) {
     const auto tests = regress::select_tests(suite, ro.tag, ro.shard);
     for (const auto& t : tests) {
-      // Quoted as a shell reads it: each line can be pasted to run the test.
+      // Quoted as a shell reads it: each line can be pasted to run the test (but for a control
+      // character in a suite's value, written '?' as on every console line).
       std::vector<std::string> command{"mxcosim"};
       command.insert(command.end(), t.args.begin(), t.args.end());
-      std::cout << t.id << "\n    " << regress::shell_join(command) << (t.expect_fail ? "   (expected to fail)" : "")
+      std::cout << regress::console_text(t.id) << "\n    " << regress::console_text(regress::shell_join(command)) << (t.expect_fail ? "   (expected to fail)" : "")
                 << "\n";
     }
     std::cout << tests.size() << " tests\n";
@@ -320,8 +321,8 @@ int regress_main(int argc, char** argv) {
     if (r.status == "fail" || r.status == "error")
       std::cout << "  " << r.status << "  " << regress::console_text(r.test_id) << ": "
                 << regress::console_text(r.message)
-                << "\n      reproduce: " << r.command
-                << "\n      logs: " << r.log_dir << "\n";
+                << "\n      reproduce: " << regress::console_text(r.command)
+                << "\n      logs: " << regress::console_text(r.log_dir) << "\n";
 
   std::size_t reports_failed = 0;
   if (!args.count("no-report")) {

@@ -405,6 +405,26 @@ TEST_CASE("a NUL byte in a test's stderr ends the message nowhere: console, JUni
   CHECK(json["tests"][0]["message"] == std::string("exit code 5: before\0after the nul", 33));
 }
 
+TEST_CASE("a control character in a suite's value reaches no console line: summary and list") {
+  TempDir dir;
+  write_text(dir / "fail.sh", "#!/bin/sh\nexit 5\n");
+  std::filesystem::permissions(dir / "fail.sh", std::filesystem::perms::owner_all);
+  // YAML's "\e" is ESC: a value that would recolour the terminal and erase the line.
+  write_text(dir / "e.yaml",
+             "suite: e\ngroups:\n  - name: g\n    configs: [{name: \"c\\e[31mRED\", note: \"\\e[2K\\rOK\"}]\n");
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "e.yaml", "--out", dir / "o", "--exe", dir / "fail.sh"}, dir / "l") == 1);
+  const std::string summary = read_text(dir / "l");
+  CHECK(summary.find("reproduce: mxcosim ") != std::string::npos);
+  CHECK(summary.find("--note '?[2K?OK'") != std::string::npos);
+  CHECK(summary.find('\x1b') == std::string::npos);
+  CHECK(summary.find('\r') == std::string::npos);
+  CHECK(run({MXCOSIM_BIN, "regress", dir / "e.yaml", "--list"}, dir / "list") == 0);
+  const std::string list = read_text(dir / "list");
+  CHECK(list.find("g/c?[31mRED\n") != std::string::npos);
+  CHECK(list.find("--note '?[2K?OK'") != std::string::npos);
+  CHECK(list.find('\x1b') == std::string::npos);
+}
+
 TEST_CASE("a merge that fails into a new database leaves no file behind, and an existing one in place") {
   TempDir dir;
   write_text(dir / "s.yaml", "suite: s\ngroups:\n  - {name: a, args: {rows: 4, cols: 4, m: 4, k: 4, n: 4}}\n");

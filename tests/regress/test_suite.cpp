@@ -301,6 +301,16 @@ TEST_CASE("a suite may not give what the runner gives every test or a positional
   CHECK(error_of("suite: x\ngroups:\n  - name: g\n    args: {positional: p.bin}\n") ==
         "bad.yaml:4: field 'groups[0].args.positional': a positional argument is given by a config or workload "
         "('positional: X'), not here");
+  // A name with a value in it would give --json or --seed past these checks.
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    args: {\"json=r.json\": true}\n") ==
+        "bad.yaml:4: field 'groups[0].args.json=r.json': a parameter name is an option's name: letters, digits, '-' "
+        "and '_' only");
+  CHECK(error_of("suite: x\ngroups:\n  - name: g\n    sweep:\n      \"seed=5\": [true]\n") ==
+        "bad.yaml:5: field 'groups[0].sweep.seed=5[0]': a parameter name is an option's name: letters, digits, '-' "
+        "and '_' only");
+  CHECK(parse_suite("suite: x\ngroups:\n  - {name: g, args: {mem-outstanding: 8, no_fail_wave: true}}\n", "ok.yaml")
+            .tests.at(0)
+            .args == std::vector<std::string>{"run", "--mem-outstanding", "8", "--no_fail_wave"});
   // `threads` is the suite's to choose: the runner adds --threads 1 only to a test without it.
   CHECK(parse_suite("suite: x\ngroups:\n  - {name: g, args: {threads: 2}}\n", "ok.yaml").tests.at(0).args ==
         std::vector<std::string>{"run", "--threads", "2"});
