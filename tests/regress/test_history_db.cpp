@@ -161,12 +161,13 @@ void raw_sql(const std::string& path, const std::string& sql) {
   sqlite3_close(raw);
   REQUIRE(rc == SQLITE_OK);
 }
-std::string table_names(const std::string& path) {
+/// The names of the file's tables (or indexes, with `type` "index"), in order, each with a space after it.
+std::string table_names(const std::string& path, const std::string& type = "table") {
   sqlite3* raw = nullptr;
   REQUIRE(sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
   std::string names;
   sqlite3_exec(
-      raw, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
+      raw, ("SELECT name FROM sqlite_master WHERE type = '" + type + "' AND sql IS NOT NULL ORDER BY name").c_str(),
       [](void* out, int, char** v, char**) {
         *static_cast<std::string*>(out) += std::string(v[0]) + " ";
         return 0;
@@ -176,6 +177,22 @@ std::string table_names(const std::string& path) {
   return names;
 }
 }  // namespace
+
+TEST_CASE("a results database has an index of log folders: made where missing when written and not when read") {
+  TempDir dir;
+  const std::string path = dir / "r.db";
+  HistoryDb(path).create_run(key("s", "r", "l"));
+  // Each test's start looks up the runs that used its folder (run_with_logs_in).
+  CHECK(table_names(path, "index") == "results_by_log_dir runs_by_suite ");
+  // A file written by a build without it (no schema version of its own: an older build still
+  // opens the file).
+  raw_sql(path, "DROP INDEX results_by_log_dir");
+  HistoryDb(path, HistoryDb::Access::read).runs();
+  CHECK(table_names(path, "index") == "runs_by_suite ");
+  HistoryDb(path).runs();
+  CHECK(table_names(path, "index") == "results_by_log_dir runs_by_suite ");
+  CHECK(HistoryDb(path).schema_version() == HistoryDb::kSchemaVersion);
+}
 
 TEST_CASE("an invalid schema version is an error naming the file and the version") {
   TempDir dir;
@@ -209,6 +226,12 @@ TEST_CASE("reading a database changes nothing, and a file that is not a results 
   write_text(empty, "");
   CHECK_THROWS_WITH(HistoryDb(empty, HistoryDb::Access::read), "results database '" + empty + refusal);
   CHECK(std::filesystem::file_size(empty) == 0);
+  // Written to, it is a new database (a name from mktemp): it holds nothing to lose.
+  {
+    HistoryDb db(empty);
+    db.create_run(key("s", "r", "l"));
+  }
+  CHECK(HistoryDb(empty, HistoryDb::Access::read).runs().size() == 1);
   // A results database opened to read is not written to.
   const std::string good = dir / "good.db";
   {
