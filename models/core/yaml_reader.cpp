@@ -154,15 +154,24 @@ void YamlReader::fail_at_field(const YAML::Node& root, const std::string& field,
 }
 
 int field_line(const YAML::Node& root, const std::string& field) {
+  // The key's line, not its value's: a block mapping's value starts at its first entry, a line
+  // that names another field ("tile:" for system.tile.cols, not the "clock_mhz:" under it).
+  int line = line_of(root);
   YAML::Node at = root;
   std::stringstream parts(field);
   for (std::string key; std::getline(parts, key, '.');) {
     if (!at.IsMap()) break;
-    const YAML::Node next = static_cast<const YAML::Node&>(at)[key];  // a const lookup: adds no key
-    if (!next) break;
-    at.reset(next);
+    bool found = false;
+    for (const auto& kv : at)
+      if (kv.first.IsScalar() && kv.first.Scalar() == key) {
+        line = line_of(kv.first);
+        at.reset(kv.second);
+        found = true;
+        break;
+      }
+    if (!found) break;
   }
-  return line_of(at);
+  return line;
 }
 
 RepeatedKey first_repeated_key(const YAML::Node& map) {

@@ -48,10 +48,11 @@ class YamlReader {
   std::string m_origin;
 };
 
-/// The line (1-based) of the dotted `field` below `root` ("system.tile.rows"): of its value
-/// when the text gives the field, else of its nearest enclosing field's (the tile mapping's
-/// first line for "system.tile.rows" in "tile: {}"); 0 when nothing there has a place (an
-/// empty text). What fail_at_field names, and system configs' messages after loading.
+/// The line (1-based) of the dotted `field` below `root` ("system.tile.rows"): of its key
+/// when the text gives the field, else of its nearest enclosing field's key (`tile:` for
+/// "system.tile.rows" where the tile mapping has no rows), else of the root; 0 when nothing
+/// there has a place (an empty text). What fail_at_field names, and system configs' messages
+/// after loading.
 int field_line(const YAML::Node& root, const std::string& field);
 
 /// A key given twice in a mapping: yaml-cpp keeps both and lookups see the

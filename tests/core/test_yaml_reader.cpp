@@ -118,16 +118,19 @@ TEST_CASE("yaml reader: a key without a value is named at its own line") {
   CHECK(keys_error("rows: 4\nclock_mhz: 940\n") == "no error");
 }
 
-TEST_CASE("yaml reader: a field's line is its value's, or its nearest enclosing field's, as fail_at_field says") {
+TEST_CASE("yaml reader: a field's line is its key's or its nearest enclosing field's key's, as fail_at_field says") {
   const YamlReader r("c.yaml");
   // Line 1 "system:", 2 "  chips: 2", 3 "  tile: {}", 4 "  checks:", 5 "    watchdog_cycles: 9".
   const YAML::Node root = r.load("system:\n  chips: 2\n  tile: {}\n  checks:\n    watchdog_cycles: 9\n");
   CHECK(mxc::field_line(root, "system.chips") == 2);
   CHECK(mxc::field_line(root, "system.checks.watchdog_cycles") == 5);
   CHECK(mxc::field_line(root, "system.tile.rows") == 3);           // the empty tile mapping's line
-  CHECK(mxc::field_line(root, "system.checks.backpressure") == 5);  // the checks mapping starts on line 5
+  CHECK(mxc::field_line(root, "system.checks.backpressure") == 4);  // "checks:", not its first entry's line
   CHECK(mxc::field_line(root, "system.chips.x") == 2);             // below a scalar: the scalar's
-  CHECK(mxc::field_line(root, "system.memory.kind") == 2);         // the system mapping starts on line 2
+  CHECK(mxc::field_line(root, "system.memory.kind") == 1);         // no memory: "system:"
+  CHECK(mxc::field_line(root, "other.x") == 1);                    // nothing of it: the text's first line
+  // A value on the line after its key: the key's line.
+  CHECK(mxc::field_line(r.load("# c\nsystem:\n  chips:\n    4\n"), "system.chips") == 3);
   CHECK(mxc::field_line(r.load(""), "system.chips") == 0);         // an empty text has no line
   CHECK_THROWS_WITH(r.fail_at_field(root, "system.tile.rows", "why"), "c.yaml:3: field 'system.tile.rows': why");
   CHECK_THROWS_WITH(r.fail_at_field(r.load(""), "system.chips", "why"), "c.yaml: field 'system.chips': why");

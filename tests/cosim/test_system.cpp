@@ -709,8 +709,8 @@ TEST_CASE("results.json's config holds the ideal memory's latency and requests i
 TEST_CASE("an error found after loading names the field's line, or its nearest enclosing one's") {
   const SystemConfig c = parse("system:\n  tile:\n    rows: 3\n  checks:\n    backpressure: 0.5\n");
   CHECK(config_where(c, "system.tile.rows") == "test.yaml:3");
-  CHECK(config_where(c, "system.tile.cols") == "test.yaml:3");  // the tile mapping's first line
-  CHECK(config_where(c, "system.memory.kind") == "test.yaml:2");
+  CHECK(config_where(c, "system.tile.cols") == "test.yaml:2");  // "tile:", not the rows line under it
+  CHECK(config_where(c, "system.memory.kind") == "test.yaml:1");  // no memory: "system:"
   CHECK(config_where(SystemConfig{}, "system.tile.rows") == "<built-in>");
   SystemConfig over = c;
   over.tile_mhz = 0;  // as --clock-mhz 0 sets it: the option is at fault, not a line of the file

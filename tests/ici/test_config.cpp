@@ -36,12 +36,12 @@ TEST_CASE("config errors name the file, the line and the field") {
             .rfind("x.yaml:5: field 'ici.router.latncy_ns': unknown key", 0) == 0);
   CHECK(error_of("ici:\n  link: {}\n").find("field 'ici.topology': is required") != std::string::npos);
   // A rule checked after loading is said at its field's line (it was the line of "ici:"), or
-  // at its nearest ancestor's when the file leaves the field to its default (the ici mapping,
-  // whose first key is on line 2).
+  // at its nearest ancestor's key when the file leaves the field to its default ("ici:", not
+  // "topology:", the first line under it).
   CHECK(error_of("ici:\n  topology:\n    dims: [4]\n  router:\n    buffer_bytes_per_vc: 64\n") ==
         "x.yaml:5: field 'ici.router.buffer_bytes_per_vc': must hold at least one maximum-size packet (4160 bytes)");
   CHECK(error_of("ici:\n  topology:\n    dims: [4]\n  packet:\n    max_payload_bytes: 200000\n") ==
-        "x.yaml:2: field 'ici.router.buffer_bytes_per_vc': must hold at least one maximum-size packet (200064 "
+        "x.yaml:1: field 'ici.router.buffer_bytes_per_vc': must hold at least one maximum-size packet (200064 "
         "bytes)");
   CHECK(error_of("ici: [").rfind("x.yaml:", 0) == 0);
   // A fabric of millions of chips (a typo) ran for minutes on gigabytes; 65536 chips is the most.
