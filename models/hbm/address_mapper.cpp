@@ -96,7 +96,8 @@ AddressMapper::AddressMapper(const HbmOrg& org, const std::string& bit_order, bo
   m_flat_pc_mask = mask(m_field_bits[kPc] + m_field_bits[kCh]);
   m_flat_bank_mask = mask(m_field_bits[kBa] + m_field_bits[kBg]);
   if (pack <= 64) {  // always with real organisations; otherwise decode() walks the slices
-    const std::uint32_t bytes = (m_addr_bits + 7) / 8;
+    // At least the low byte's table: a memory of one burst maps no bits at all.
+    const std::uint32_t bytes = std::max((m_addr_bits + 7) / 8, 1u);
     m_table.assign(std::size_t{bytes} * 256, 0);
     for (std::uint32_t k = 0; k < bytes; ++k)
       for (std::uint32_t v = 0; v < 256; ++v) {

@@ -24,6 +24,15 @@ PatternSource::PatternSource(PatternOptions opt) : m_opt(std::move(opt)), m_rng(
   if (!(m_opt.write_ratio >= 0.0 && m_opt.write_ratio <= 1.0))
     throw std::invalid_argument("--write-ratio: must be in [0, 1]");
   m_slots = m_opt.footprint / m_opt.bytes;
+  if (p == "stride") {
+    const std::uint64_t span = m_slots * m_opt.bytes;  // the footprint's whole requests
+    if (m_opt.stride > span - m_opt.bytes)
+      throw std::invalid_argument("--stride " + std::to_string(m_opt.stride) + ": the second request, at " +
+                                  std::to_string(m_opt.stride) + ", would not fit in --footprint " +
+                                  std::to_string(span) + " with --size " + std::to_string(m_opt.bytes));
+    // Requests at 0, stride, 2 x stride, ... while one fits, then from 0 again.
+    m_stride_lap = (span - m_opt.bytes) / m_opt.stride + 1;
+  }
   m_kind = p == "seq" ? Kind::kSeq : p == "random" ? Kind::kRandom : p == "stride" ? Kind::kStride
            : p == "chase" ? Kind::kChase : Kind::kMix;
 }
@@ -41,7 +50,7 @@ RequestSource::Next PatternSource::next(SourceItem& out) {
   if (m_kind == Kind::kSeq) {
     offset = (m_issued % m_slots) * m_opt.bytes;
   } else if (m_kind == Kind::kStride) {
-    offset = (m_issued * m_opt.stride) % (m_slots * m_opt.bytes);
+    offset = (m_issued % m_stride_lap) * m_opt.stride;
   } else {  // random, mix, chase
     if (m_kind == Kind::kChase && m_chase_waiting) return Next::kWait;
     offset = uniform(m_slots) * m_opt.bytes;

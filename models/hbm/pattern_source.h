@@ -46,6 +46,7 @@ class PatternSource : public RequestSource {
   std::uint64_t m_issued = 0;
   std::uint64_t m_last_addr = 0;  // of the last request made (where())
   std::uint64_t m_slots;  // footprint / bytes
+  std::uint64_t m_stride_lap = 1;  // stride: the requests that fit in the footprint before it starts again
   bool m_chase_waiting = false;
 };
 

@@ -26,6 +26,23 @@ TEST_CASE("bit order places fields from the least significant end") {
     CHECK(m.encode(m.decode(a)) == a);
 }
 
+TEST_CASE("a memory of one burst maps no bits: every address is its one burst") {
+  HbmOrg org = test::preset("hbm2.yaml").device.org;
+  org.channels = org.pseudo_channels = org.bank_groups = org.banks_per_group = org.rows = 1;
+  org.columns = org.burst_length;  // one burst per row
+  for (bool hash : {false, true}) {
+    const AddressMapper m(org, "ro-ba-bg-pc-ch-co", hash);  // it had read past an empty table
+    for (std::uint64_t a : {std::uint64_t{0}, std::uint64_t{31}, std::uint64_t{32}, std::uint64_t{1} << 40}) {
+      const BurstAddr d = m.decode(a);
+      CHECK((d.channel == 0 && d.pc == 0 && d.bank_group == 0 && d.bank == 0 && d.row == 0 && d.col == 0));
+      BurstTarget t[2];
+      m.decode_run(a & ~std::uint64_t{31}, 2, t);
+      CHECK((t[0].pc == 0 && t[0].bank == 0 && t[0].row == 0 && t[0].col == 0));
+      CHECK((t[1].pc == 0 && t[1].bank == 0 && t[1].row == 0 && t[1].col == 0));
+    }
+  }
+}
+
 TEST_CASE("XOR hashing spreads rows of one bank over banks and bank groups") {
   const HbmOrg org = test::preset("hbm2.yaml").device.org;
   AddressMapper plain(org, "ro-ba-bg-co-pc-ch", false);

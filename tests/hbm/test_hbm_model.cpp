@@ -214,6 +214,33 @@ TEST_CASE("a request is split into its bursts, each decoded by the address mappi
   }
 }
 
+TEST_CASE("a stride stream keeps every request in its footprint and starts again from its base") {
+  // The starts of the requests, by hand: 0, 96, 192, ... while start + 64 <= 1000.
+  const auto starts = [](std::uint64_t stride, std::uint32_t bytes, std::uint64_t footprint, std::uint64_t n) {
+    PatternOptions p;
+    p.pattern = "stride";
+    p.stride = stride;
+    p.bytes = bytes;
+    p.footprint = footprint;
+    p.base = 1 << 20;
+    p.requests = n;
+    PatternSource src(p);
+    std::vector<std::uint64_t> got;
+    for (SourceItem it; src.next(it) == RequestSource::Next::kReady;) got.push_back(it.addr - p.base);
+    return got;
+  };
+  // 960 B of whole 64 B requests: starts up to 896 fit, 960 would not (it had ended past the footprint).
+  CHECK(starts(96, 64, 1000, 12) ==
+        std::vector<std::uint64_t>{0, 96, 192, 288, 384, 480, 576, 672, 768, 864, 0, 96});
+  // A stride of whole requests laps the footprint as the remainder did: 0, 256, 512, 768, 0.
+  CHECK(starts(256, 64, 1024, 5) == std::vector<std::uint64_t>{0, 256, 512, 768, 0});
+  CHECK(starts(32, 64, 128, 4) == std::vector<std::uint64_t>{0, 32, 64, 0});  // overlapping requests
+  CHECK(starts(960, 64, 1024, 3) == std::vector<std::uint64_t>{0, 960, 0});
+  // A second request that fits nowhere: refused by name rather than put at 0 for ever.
+  CHECK_THROWS_WITH(starts(961, 64, 1024, 3),
+                    "--stride 961: the second request, at 961, would not fit in --footprint 1024 with --size 64");
+}
+
 TEST_CASE("same seed and config give identical results") {
   auto once = [](std::uint64_t seed) {
     HbmModel m("hbm", test::preset("hbm2.yaml"));
