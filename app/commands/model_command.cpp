@@ -617,15 +617,6 @@ int model_main(int argc, char** argv) {
   const bool ideal = std::find(memories.begin(), memories.end(), "ideal") != memories.end();
   for (const char* opt : {"mem-latency-ns", "outstanding"})
     if (args.count(opt) && !ideal) return usage(std::string("--") + opt + " applies to --hbm ideal");
-  // A latency of the watchdog's cycles or more stops every run as hung (as run's config check).
-  if (ideal && !analytic) {
-    const double fastest = *std::max_element(clocks.begin(), clocks.end());
-    const double cycles = mc.mem_latency_ns * fastest / 1000.0;
-    if (cycles >= static_cast<double>(ModelSystemConfig{}.watchdog_cycles))
-      return usage("--mem-latency-ns " + shortest(mc.mem_latency_ns) + " is " + shortest(cycles) + " cycles at " +
-                   shortest(fastest) + " MHz, not below the watchdog's " +
-                   std::to_string(ModelSystemConfig{}.watchdog_cycles) + ": every run would stop as hung");
-  }
   if (!mc.double_buffer && !analytic)
     return usage("--no-double-buffer applies to --analytic (the compiler always double-buffers)");
 

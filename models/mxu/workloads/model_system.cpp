@@ -1,6 +1,7 @@
 #include "models/mxu/workloads/model_system.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -8,6 +9,7 @@
 #include "models/core/ideal_memory.h"
 #include "models/hbm/hbm_model.h"
 #include "models/ici/fabric_factory.h"
+#include "models/ici/topology.h"
 #include "models/mxu/model_tile.h"
 
 namespace mxc {
@@ -41,11 +43,11 @@ ModelSystemResult run_model_system(const std::vector<Program>& programs, const M
   std::map<std::pair<std::uint32_t, std::uint64_t>, IciRow> in_flight;
   std::vector<std::uint64_t> next_id(P, 0);
   std::uint64_t ici_bytes = 0;  // delivered to tiles (watchdog progress)
+  ici::IciConfig ic;  // a ring
+  ic.dims = {P};
+  ic.wrap = {P > 2};
+  ic.link_gbps = cfg.ici_gbps;
   if (P > 1) {
-    ici::IciConfig ic;
-    ic.dims = {P};
-    ic.wrap = {P > 2};
-    ic.link_gbps = cfg.ici_gbps;
     fabric = ici::make_fabric(ic);
     fabric->set_delivery([&](const IciPacket& pkt) {
       auto it = in_flight.find({pkt.src, pkt.id});
@@ -98,7 +100,18 @@ ModelSystemResult run_model_system(const std::vector<Program>& programs, const M
   Time now = 0, last_progress = 0;
   std::uint64_t progress = 0;
   bool hung = false;
-  const Time watchdog_ps = static_cast<Time>(static_cast<double>(cfg.watchdog_cycles) * 1e6 / cfg.clock_mhz);
+  // No less than twice the longest a healthy run may wait for one event of progress: an ideal
+  // memory's latency, or a scratchpad row's trip over the ring's longest path with no traffic.
+  // At a fast clock or over a slow link either passes the cycles (a 1 us hop is 200 000
+  // cycles at 200 GHz), and there is no option to raise them.
+  Time longest_wait = cfg.ideal_memory ? cfg.memory_latency_ps : 0;
+  if (fabric)
+    longest_wait = std::max(
+        longest_wait, ic.zero_load_ps(ici::Topology(ic.dims, ic.wrap).diameter(), cfg.geometry.sp_row_bytes()));
+  const double period_ps = 1e6 / cfg.clock_mhz;
+  const Time watchdog_ps =
+      std::max(static_cast<Time>(static_cast<double>(cfg.watchdog_cycles) * period_ps), 2 * longest_wait);
+  const auto watchdog_cycles = static_cast<std::uint64_t>(std::ceil(static_cast<double>(watchdog_ps) / period_ps));
   while (!all_finished()) {
     std::uint64_t done = 0, beats = 0;
     for (const auto& tile : tiles) {
@@ -138,7 +151,7 @@ ModelSystemResult run_model_system(const std::vector<Program>& programs, const M
     if (!t.finished()) {
       r.finished = false;
       r.error += (r.error.empty() ? "" : "; ") + std::string("chip ") + std::to_string(c) + " did not finish" +
-                 (hung ? " (no progress for " + std::to_string(cfg.watchdog_cycles) + " cycles)" : "") +
+                 (hung ? " (no progress for " + std::to_string(watchdog_cycles) + " cycles)" : "") +
                  ": " + t.state();
     }
     r.chip_cycles.push_back(t.cycles());

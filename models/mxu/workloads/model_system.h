@@ -22,8 +22,10 @@ struct ModelSystemConfig {
   std::uint32_t memory_outstanding = 64;
   hbm::MemoryConfig hbm;             ///< When !ideal_memory.
   double ici_gbps = 45.0;            ///< Per link per direction.
-  /// Tile cycles without any chip completing an instruction before the run
-  /// is declared hung (an ICI_WAIT that never finishes keeps its tile ticking).
+  /// Tile cycles without any chip completing an instruction (or moving DMA or ICI bytes)
+  /// before the run is declared hung (an ICI_WAIT that never finishes keeps its tile
+  /// ticking); at least twice the ideal memory's latency and a scratchpad row's trip over the
+  /// fabric's longest path, which a fast clock or a slow link can make longer.
   std::uint64_t watchdog_cycles = 200'000;
 };
 
