@@ -119,11 +119,25 @@ void check_fabric_latency(const SystemConfig& cfg) {
 }
 
 namespace {
+// A run reads the HBM preset and the fabric again after the loader (the checks, each chip set,
+// the model's shadow, a server): a pipe or a FIFO gives its text once, and the next read would
+// block or find nothing.
+void require_regular_file(const YamlReader& r, const YAML::Node& at, const std::string& field,
+                          const std::string& path) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st) || std::filesystem::is_regular_file(st) ||
+      std::filesystem::is_directory(st))
+    return;  // the loader's own error (no such file, a directory) says what is wrong
+  r.fail(at, field, path + " is not a regular file (a pipe or a device?): a run reads it more than once");
+}
+
 // Every chip needs a place on the fabric. Checked here, where the line of system.chips is
 // known, rather than only when the run builds the fabric (ChipSet checks again for systems
 // not loaded from a file).
 void check_fabric_fits(const YamlReader& r, const YAML::Node& s, const SystemConfig& c) {
   if (c.chips < 2) return;
+  require_regular_file(r, s["fabric"]["config"], "system.fabric.config", c.ici_config);
   std::uint32_t fabric = 0;
   try {
     const ici::IciConfig ici = ici::load_ici_config(c.ici_config);
@@ -142,6 +156,7 @@ void check_fabric_fits(const YamlReader& r, const YAML::Node& s, const SystemCon
 // from the line of the system file that names it, as the fabric's is.
 void check_hbm_preset(const YamlReader& r, const YAML::Node& s, const SystemConfig& c) {
   if (c.memory != "hbm" || c.hbm_config.empty()) return;
+  require_regular_file(r, s["memory"]["config"], "system.memory.config", c.hbm_config);
   try {
     hbm::load_memory_config(c.hbm_config);
   } catch (const std::exception& e) {

@@ -1,6 +1,8 @@
 // System configurations and whole-system runs: chips x tiles on shared
 // memories and a fabric, config errors that name file, line and field, and
 // byte-identical results for the same seed.
+#include <sys/stat.h>
+
 #include <atomic>
 #include <catch2/catch.hpp>
 
@@ -282,6 +284,19 @@ TEST_CASE("a broken fabric file is reported at the system file's line of system.
   CHECK_THROWS_WITH(parse("system:\n  chips: 2\n  fabric:\n    config: " + bad + "\n"),
                     Catch::StartsWith("test.yaml:4: field 'system.fabric.config': " + bad +
                                       ":3: field 'ici.bogus': unknown key"));
+}
+
+TEST_CASE("an HBM preset or a fabric given as a FIFO is refused at its line: a run reads them more than once") {
+  // A FIFO no one writes: the loader must not open it (that would block), nor a run read it
+  // twice (the second read had blocked for ever, or found a preset with nothing in it).
+  const mxc::testing::TempDir tmp;
+  const std::string fifo = tmp / "fifo";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string why = fifo + " is not a regular file (a pipe or a device?): a run reads it more than once";
+  CHECK_THROWS_WITH(parse("system:\n  memory:\n    kind: hbm\n    config: " + fifo + "\n"),
+                    "test.yaml:4: field 'system.memory.config': " + why);
+  CHECK_THROWS_WITH(parse("system:\n  chips: 2\n  fabric: {config: " + fifo + "}\n"),
+                    "test.yaml:3: field 'system.fabric.config': " + why);
 }
 
 TEST_CASE("every shipped system config loads") {
