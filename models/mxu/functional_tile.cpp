@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -33,11 +34,63 @@ void FunctionalTile::check(const Instr& in) const {
   }
 }
 
-void FunctionalTile::note_undefined(const Instr& in, const std::string& what, std::uint32_t first,
-                                    std::uint32_t last, const std::string& span) {
-  const std::string rows = first == last ? " row " + std::to_string(first)
-                                         : " rows " + std::to_string(first) + ".." + std::to_string(last);
-  m_undefined.push_back("'" + describe(in) + "' reads " + what + rows + span + ", never written");
+namespace {
+
+/// The rows of [row, row + n) with a unit (byte, column) of [0, width) never written, as runs
+/// of rows whose first and last such units are the same: " rows 2..3 bytes 0..31, rows 4..5
+/// bytes 7..31", " row 0 column 1" (a row partly written is not said to be unwritten where it was). At most
+/// kRuns runs, then how many more rows. Empty when every unit was written.
+/// `written(r, u)`: whether unit u of row r was written.
+template <class Written>
+std::string unwritten_spans(std::uint32_t row, std::uint32_t n, std::uint32_t width, const char* unit,
+                            Written written) {
+  constexpr int kRuns = 4;
+  std::string out;
+  int runs = 0;
+  std::uint32_t more = 0;
+  struct Run {
+    std::uint32_t first, last, lo, hi;
+  };
+  std::optional<Run> run;
+  const auto close = [&] {
+    if (!run) return;
+    if (runs++ >= kRuns) {
+      more += run->last - run->first + 1;
+    } else {
+      out += std::string(out.empty() ? "" : ",") +
+             (run->first == run->last ? " row " + std::to_string(run->first)
+                                      : " rows " + std::to_string(run->first) + ".." + std::to_string(run->last)) +
+             (run->lo == run->hi ? " " + std::string(unit) + " " + std::to_string(run->lo)
+                                 : " " + std::string(unit) + "s " + std::to_string(run->lo) + ".." +
+                                       std::to_string(run->hi));
+    }
+    run.reset();
+  };
+  for (std::uint32_t r = row; r < row + n; ++r) {
+    std::uint32_t lo = 0;
+    while (lo < width && written(r, lo)) ++lo;
+    if (lo == width) {
+      close();
+      continue;
+    }
+    std::uint32_t hi = width - 1;
+    while (written(r, hi)) --hi;
+    if (run && run->last + 1 == r && run->lo == lo && run->hi == hi) {
+      run->last = r;
+    } else {
+      close();
+      run = Run{r, r, lo, hi};
+    }
+  }
+  close();
+  if (more) out += " and " + std::to_string(more) + " more row" + (more == 1 ? "" : "s");
+  return out;
+}
+
+}  // namespace
+
+void FunctionalTile::note_undefined(const Instr& in, const std::string& what, const std::string& spans) {
+  if (!spans.empty()) m_undefined.push_back("'" + describe(in) + "' reads " + what + spans + ", never written");
 }
 
 std::uint32_t FunctionalTile::written_prefix(std::uint32_t row, std::uint32_t bytes) const {
@@ -49,21 +102,15 @@ std::uint32_t FunctionalTile::written_prefix(std::uint32_t row, std::uint32_t by
 }
 
 void FunctionalTile::read_sp(const Instr& in, std::uint32_t row, std::uint32_t n, std::uint32_t bytes) {
-  std::uint32_t first = n, last = 0;  // the rows with a byte never written
-  for (std::uint32_t r = 0; r < n; ++r)
-    if (written_prefix(row + r, bytes) < bytes) first = std::min(first, r), last = r;
-  if (bytes == 0 || first == n) return;
-  note_undefined(in, "scratchpad", row + first, row + last, " bytes 0.." + std::to_string(bytes - 1));
+  note_undefined(in, "scratchpad", unwritten_spans(row, n, bytes, "byte", [&](std::uint32_t r, std::uint32_t b) {
+                   return b < m_sp_written[r].size() && m_sp_written[r][b];
+                 }));
 }
 
 void FunctionalTile::read_acc(const Instr& in, std::uint32_t row, std::uint32_t n, std::uint32_t cols) {
-  std::uint32_t first = n, last = 0;
-  for (std::uint32_t r = 0; r < n; ++r) {
-    const auto at = m_acc_written.begin() + std::ptrdiff_t{row + r} * m_geo.cols;
-    if (std::find(at, at + cols, 0) != at + cols) first = std::min(first, r), last = r;
-  }
-  if (cols == 0 || first == n) return;
-  note_undefined(in, "accumulator", row + first, row + last, " columns 0.." + std::to_string(cols - 1));
+  note_undefined(in, "accumulator", unwritten_spans(row, n, cols, "column", [&](std::uint32_t r, std::uint32_t c) {
+                   return m_acc_written[std::size_t{r} * m_geo.cols + c] != 0;
+                 }));
 }
 
 std::uint16_t FunctionalTile::element(const std::vector<std::uint8_t>& row, std::uint32_t i, bool bf16,

@@ -58,8 +58,9 @@ class FunctionalTile {
   void read_sp(const Instr& in, std::uint32_t row, std::uint32_t n, std::uint32_t bytes);
   /// Notes accumulator rows [row, row + n) read over columns [0, cols) likewise.
   void read_acc(const Instr& in, std::uint32_t row, std::uint32_t n, std::uint32_t cols);
-  void note_undefined(const Instr& in, const std::string& what, std::uint32_t first, std::uint32_t last,
-                      const std::string& span);
+  /// Records that `in` read `what` (scratchpad, accumulator) where `spans` (unwritten_spans)
+  /// were never written; nothing when `spans` is empty.
+  void note_undefined(const Instr& in, const std::string& what, const std::string& spans);
   std::uint16_t element(const std::vector<std::uint8_t>& row, std::uint32_t i, bool bf16, std::uint32_t count) const;
 
   TileGeometry m_geo;

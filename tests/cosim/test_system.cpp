@@ -211,7 +211,7 @@ TEST_CASE("a fabric whose idle latency reaches the watchdog is refused before th
   CHECK_NOTHROW(check_fabric_latency(c));
   c.tile_mhz = 100'000;
   CHECK_THROWS_WITH(check_fabric_latency(c),
-                    Catch::Contains("chip4x1_model.yaml:4: field 'system.checks.watchdog_cycles': 200000 tile cycles "
+                    Catch::Contains("chip4x1_model.yaml:3: field 'system.checks.watchdog_cycles': 200000 tile cycles "
                                     "is not above the fabric's latency over its longest path of 2 hops") &&
                         Catch::Contains("raise watchdog_cycles"));
   // The run's clock has a whole-picosecond period: 99 000 MHz runs at 10 ps, as 100 000 MHz does

@@ -72,6 +72,44 @@ TEST_CASE("functional tile: int8 weights, matmul, accumulate, raw output and sto
   CHECK(t.undefined_reads().empty());  // it reads only what it wrote
 }
 
+TEST_CASE("functional tile: an unwritten read names the rows and bytes never written and no others") {
+  SparseMemory hbm;
+  FunctionalTile t(small(), hbm);  // 2x2 array: 16-byte scratchpad rows
+  Instr ld = make(Opcode::DMA_LOAD, 2, 16, 0);  // rows 0..1 whole
+  ld.hbm_addr = 0x1000;
+  ld.hbm_stride = 32;
+  Instr part = make(Opcode::DMA_LOAD, 2, 7, 4);  // rows 4..5, bytes 0..6
+  part.hbm_addr = 0x2000;
+  part.hbm_stride = 32;
+  Instr mid = make(Opcode::DMA_LOAD, 1, 16, 7);  // row 7 whole
+  mid.hbm_addr = 0x3000;
+  Instr st = make(Opcode::DMA_STORE, 9, 16, 0);  // rows 0..8
+  st.hbm_addr = 0x4000;
+  st.hbm_stride = 32;
+  t.run({ld, part, mid, st});
+  REQUIRE(t.undefined_reads().size() == 1);
+  CHECK(t.undefined_reads()[0] == "'" + describe(st) +
+                                      "' reads scratchpad rows 2..3 bytes 0..15, rows 4..5 bytes 7..15, row 6 bytes "
+                                      "0..15, row 8 bytes 0..15, never written");
+  // Past four runs of rows, the rest are counted: row 2 whole, row 3 from byte 1, ... apart.
+  FunctionalTile u(small(), hbm);
+  Program p;
+  for (std::uint16_t r = 0; r < 7; ++r) {
+    Instr l = make(Opcode::DMA_LOAD, 1, r, r);  // row r, bytes 0..r-1
+    l.hbm_addr = 0x1000;
+    if (r > 0) p.push_back(l);
+  }
+  Instr st7 = make(Opcode::DMA_STORE, 7, 16, 0);
+  st7.hbm_addr = 0x4000;
+  st7.hbm_stride = 32;
+  p.push_back(st7);
+  u.run(p);
+  REQUIRE(u.undefined_reads().size() == 1);
+  CHECK(u.undefined_reads()[0] == "'" + describe(st7) +
+                                      "' reads scratchpad row 0 bytes 0..15, row 1 bytes 1..15, row 2 bytes 2..15, "
+                                      "row 3 bytes 3..15 and 3 more rows, never written");
+}
+
 TEST_CASE("functional tile: reads of state no instruction wrote are noted, each naming what it read") {
   SparseMemory hbm;
   FunctionalTile t(small(), hbm);  // 2x2 array, 4 accumulator rows
@@ -119,7 +157,8 @@ TEST_CASE("functional tile: reads of state no instruction wrote are noted, each 
   CHECK(t.undefined_reads().size() == notes);
   st6.cols = 4;
   t.run({st6});
-  CHECK(t.undefined_reads().back() == "'" + describe(st6) + "' reads scratchpad row 6 bytes 0..3, never written");
+  // Bytes 0..1 arrived written: only 2..3 are unwritten (it had said 0..3).
+  CHECK(t.undefined_reads().back() == "'" + describe(st6) + "' reads scratchpad row 6 bytes 2..3, never written");
   // Added into accumulator row 0 (written): element 0 takes bytes 0..3, of which 2..3 unwritten.
   send.to_acc = true;
   send.remote_row = 0;
@@ -127,7 +166,7 @@ TEST_CASE("functional tile: reads of state no instruction wrote are noted, each 
   CHECK(t.undefined_reads().size() == notes + 1);
   const Instr out0 = make(Opcode::OUTPUT, 1, 2, 12, 0);
   t.run({out0});
-  CHECK(t.undefined_reads().back() == "'" + describe(out0) + "' reads accumulator row 0 columns 0..1, never written");
+  CHECK(t.undefined_reads().back() == "'" + describe(out0) + "' reads accumulator row 0 column 0, never written");
 }
 
 TEST_CASE("functional tile: output converts int32 to int8 with rounding shift, saturation and relu") {
