@@ -98,7 +98,7 @@ struct SystemRunResult {
   std::optional<std::uint64_t> model_cycles;  ///< Longest shadow tile.
   std::uint64_t instructions = 0;
   Time sim_time_ps = 0;
-  double wall_seconds = 0;
+  double wall_seconds = 0;  ///< The run's, without writing the --trace timeline after it.
   /// Result elements compared; a program's, whose results are its memory: the 4-byte words of
   /// memory_bytes_checked (the same bytes, counted in words).
   std::uint64_t elements_checked = 0;
