@@ -82,9 +82,12 @@ std::vector<std::uint64_t> parse_sizes(const std::string& s, std::uint64_t facto
   }
   std::stringstream ss(s);
   std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) add(parse_size(item));
-  if (out.empty()) throw std::invalid_argument("--bytes: no sizes in '" + s + "'");
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) throw std::invalid_argument("--bytes: an empty size in '" + s + "'");
+    add(parse_size(item));
+  }
+  // getline yields no item after a trailing comma.
+  if (out.empty() || s.back() == ',') throw std::invalid_argument("--bytes: an empty size in '" + s + "'");
   return out;
 }
 
@@ -467,6 +470,9 @@ int ici_main(int argc, char** argv) {
     const std::uint64_t factor = args["bytes-factor"].as<std::uint64_t>();
     if (factor < 2) throw std::invalid_argument("--bytes-factor must be >= 2");
     const auto sizes = parse_sizes(args["bytes"].as<std::string>(), factor);
+    if (args.count("bytes-factor") && args["bytes"].as<std::string>().find(':') == std::string::npos)
+      throw std::invalid_argument("--bytes-factor steps a range of --bytes (LO:HI), and --bytes '" +
+                                  args["bytes"].as<std::string>() + "' is no range");
     // Wire packets of the packet model, about: all-reduce sends 2N per chip, the others N.
     if (cfg.model == "torus") {
       double wire = 0;

@@ -545,9 +545,10 @@ int model_main(int argc, char** argv) {
       if (args.count(opt))
         return usage(std::string("--") + opt + " applies to the performance model; --analytic's ideal memory has " +
                      "unlimited bandwidth and no latency");
-  if (!args.count("analytic"))
-    for (const char* opt : {"m-block", "no-port-limit"})
-      if (args.count(opt)) return usage(std::string("--") + opt + " applies to --analytic (the compiler picks its own)");
+  if (!args.count("analytic") && args.count("m-block"))
+    return usage("--m-block applies to --analytic (the compiler picks its own)");
+  if (!args.count("analytic") && args.count("no-port-limit"))
+    return usage("--no-port-limit applies to --analytic (the performance model's DMA always moves a beat a cycle)");
   // With --analytic the scratchpad and accumulators set the M block as the compiler sets it: --m-block beside
   // them would replace what they say.
   if (args.count("m-block"))

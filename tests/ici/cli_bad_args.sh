@@ -42,6 +42,12 @@ same "$(column 1 --config "$ring" --model analytic --collective allreduce --byte
 same "$(column 1 --config "$ring" --model analytic --collective allreduce --bytes 1KiB:5KiB --bytes-factor 2)" \
   "1024 2048 4096 " "--bytes 1KiB:5KiB --bytes-factor 2"
 expect "--bytes-factor must be >= 2" --collective allreduce --bytes 1:4 --bytes-factor 1 --config "$ring"
+# A list's empty entry is a typo, not a size to skip; a factor with no range steps nothing.
+expect "--bytes: an empty size in ',1KiB'" --collective allreduce --bytes ,1KiB --config "$ring"
+expect "--bytes: an empty size in '1KiB,'" --collective allreduce --bytes 1KiB, --config "$ring"
+expect "--bytes: an empty size in '1KiB,,2KiB'" --collective allreduce --bytes 1KiB,,2KiB --config "$ring"
+expect "--bytes-factor steps a range of --bytes (LO:HI), and --bytes '1KiB,4KiB' is no range" --collective allreduce \
+  --bytes 1KiB,4KiB --bytes-factor 8 --config "$ring"
 expect "--bytes: more than 1000 sizes" --collective allreduce --config "$ring" --model analytic \
   --bytes "$(seq -s, 1 1001)"
 # --sweep: the number of loads is known before any is made.
