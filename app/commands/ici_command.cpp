@@ -392,6 +392,7 @@ int ici_main(int argc, char** argv) {
     // than every point's mean latency measure the network filling up.
     double least_latency = 0;
     std::size_t undelivered = 0;  // points that made packets in the window, none of which arrived
+    std::size_t undrained = 0;  // saturated points whose measured packets did not all arrive
     std::size_t deadlocks = 0, truncated = 0;
     for (std::size_t i = 0; i < loads.size(); ++i) {
       const double load = prm.load = loads[i];
@@ -424,6 +425,7 @@ int ici_main(int argc, char** argv) {
         least_latency = least_latency == 0 ? p.avg_latency_ns : std::min(least_latency, p.avg_latency_ns);
       else if (p.measured > 0 && !p.deadlocked)
         ++undelivered;
+      if (p.saturated && p.delivered < p.measured && !p.deadlocked) ++undrained;
     }
     // Nothing measured arrived, and nothing could: the shortest path the pattern sends on takes longer
     // than the window and the drain. (Far past saturation nothing may arrive either, and there the
@@ -437,6 +439,18 @@ int ici_main(int argc, char** argv) {
                 << " us, longer than the window and the drain limit (--measure-ns + --drain-ns = "
                 << fmt(static_cast<double>(prm.measure_ps + prm.drain_limit_ps) / 1e6, 1)
                 << " us), so nothing was measured and the saturation verdict means nothing; lengthen them\n";
+    // Some measured packets left undelivered, where the drain limit is shorter than the longest
+    // path the pattern sends on: the last packets of the window could not arrive even with no
+    // traffic, so "saturated" may say no more than that (--drain-ns 0 called a load of 0.1 so).
+    const Time longest_path = cfg.zero_load_ps(hops.most, prm.packet_bytes);
+    if (undrained && longest_path > prm.drain_limit_ps && shortest_path <= prm.measure_ps + prm.drain_limit_ps)
+      std::cerr << "warning: at " << undrained << " of " << rows.size() << " loads measured packets were "
+                << "left undelivered, and the drain limit (--drain-ns "
+                << shortest(static_cast<double>(prm.drain_limit_ps) / 1000.0)
+                << ") is shorter than the longest path the traffic takes (" << hops.most << " hop"
+                << (hops.most > 1 ? "s" : "") << ", " << fmt(static_cast<double>(longest_path) / 1000.0, 1)
+                << " ns with no traffic): packets sent at the window's end could not arrive, so \"saturated\" "
+                   "may mean only that; lengthen --drain-ns\n";
     const double settle_ns = static_cast<double>(prm.warmup_ps + prm.measure_ps / 2) / 1000.0;
     if (least_latency > settle_ns)
       std::cerr << "warning: --warmup-ns " << shortest(static_cast<double>(prm.warmup_ps) / 1000.0)

@@ -93,6 +93,7 @@ TrafficPattern::HopSample TrafficPattern::hop_sample() const {
     if (dst == src) continue;  // sends nothing
     const std::uint32_t h = m_topo.hops(src, dst);
     out.least = packets == 0 ? h : std::min(out.least, h);
+    out.most = std::max(out.most, h);
     hops += h;
     ++packets;
   }

@@ -33,7 +33,7 @@ class TrafficPattern {
   /// arrived, never in results): the mean, and the fewest.
   struct HopSample {
     double mean = 0;
-    std::uint32_t least = 0;
+    std::uint32_t least = 0, most = 0;
   };
   HopSample hop_sample() const;
 
