@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "models/core/config_field_error.h"
 #include "models/core/yaml_reader.h"
 #include "models/hbm/address_mapper.h"
 
@@ -148,6 +149,10 @@ class Reader {
   YAML::Node load(const std::string& text) const { return m_yaml.load(text); }
   [[noreturn]] void fail(const YAML::Node& n, const std::string& field, const std::string& what) const {
     m_yaml.fail(n, field, what);
+  }
+  /// At the line of dotted `field` below `root`, or of its nearest ancestor the file gives.
+  [[noreturn]] void fail_at_field(const YAML::Node& root, const std::string& field, const std::string& what) const {
+    m_yaml.fail_at_field(root, field, what);
   }
   /// Rejects a key given twice (the only check on a preset file's root,
   /// of which only the device is read).
@@ -453,55 +458,59 @@ ControllerConfig parse_controller(const Reader& r, const YAML::Node& c) {
 }  // namespace
 
 void validate(const MemoryConfig& cfg) {
+  const auto bad = [](const std::string& field, const std::string& why) { throw ConfigFieldError("", field, why); };
   const HbmOrg& o = cfg.device.org;
   // First: the checks below divide by the burst's size.
   if (o.bus_bits < 8 || o.burst_length == 0 || std::uint64_t{o.bus_bits / 8} * o.burst_length > kMaxBurstBytes)
-    throw std::invalid_argument("device.organisation: a burst (bus_bits / 8 x burst_length) must be 1 to " +
-                                std::to_string(kMaxBurstBytes) + " bytes");
-  if (cfg.device.t.tCK_ps > kMaxTckPs) throw std::invalid_argument("device timing needs tCK <= 1000000 ps");
+    bad("device.organisation", "a burst (bus_bits / 8 x burst_length) must be 1 to " +
+                                   std::to_string(kMaxBurstBytes) + " bytes");
+  if (cfg.device.t.tCK_ps > kMaxTckPs) bad("device.timing.tCK_ps", "must be <= 1000000 ps");
   if (cfg.stacks == 0 || cfg.stacks > kMaxStacks)
-    throw std::invalid_argument("memory.stacks must be 1 to " + std::to_string(kMaxStacks));
+    bad("memory.stacks", "must be 1 to " + std::to_string(kMaxStacks));
   if (cfg.stack_interleave_bytes == 0 || cfg.stack_interleave_bytes % o.burst_bytes() != 0)
-    throw std::invalid_argument("memory.stack_interleave_bytes must be a positive multiple of the burst size (" +
-                                std::to_string(o.burst_bytes()) + " bytes)");
+    bad("memory.stack_interleave_bytes",
+        "must be a positive multiple of the burst size (" + std::to_string(o.burst_bytes()) + " bytes)");
   // Each pseudo-channel is a controller with its own state: bounds that
   // keep a typo (16777216 channels) from building millions of them.
   const std::uint64_t pcs = std::uint64_t{o.channels} * o.pseudo_channels;  // HbmOrg::pcs() in 64 bits
   if (pcs > 1024)
-    throw std::invalid_argument("device.organisation: at most 1024 pseudo-channels a stack (channels x "
-                                "pseudo_channels), got " + std::to_string(pcs));
+    bad("device.organisation",
+        "at most 1024 pseudo-channels a stack (channels x pseudo_channels), got " + std::to_string(pcs));
   if (pcs * cfg.stacks > 65536)
-    throw std::invalid_argument("memory.stacks: at most 65536 pseudo-channels in all (stacks x channels x "
-                                "pseudo_channels), got " + std::to_string(pcs * cfg.stacks));
+    bad("memory.stacks", "at most 65536 pseudo-channels in all (stacks x channels x pseudo_channels), got " +
+                             std::to_string(pcs * cfg.stacks));
   if (std::uint64_t{o.bank_groups} * o.banks_per_group > 65535 || o.bursts_per_row() > 65535)
-    throw std::invalid_argument("device.organisation: at most 65535 banks per pseudo-channel and bursts per row");
+    bad("device.organisation", "at most 65535 banks per pseudo-channel and bursts per row");
   // Capacity in bytes must fit in 64 bits (computed wider here).
   using Wide = unsigned __int128;
   const Wide bytes = Wide{pcs} * o.banks() * o.rows * o.bursts_per_row() * o.burst_bytes() * cfg.stacks;
   if (bytes > (Wide{1} << 60))
-    throw std::invalid_argument("device.organisation: the memory holds more than 2^60 bytes (stacks x channels x "
-                                "pseudo_channels x banks x rows x columns x bus_bits / 8)");
-  if (const auto why = interleave_misfit(cfg)) throw std::invalid_argument("memory.stack_interleave_bytes: " + *why);
+    bad("device.organisation", "the memory holds more than 2^60 bytes (stacks x channels x pseudo_channels x "
+                               "banks x rows x columns x bus_bits / 8)");
+  if (const auto why = interleave_misfit(cfg)) bad("memory.stack_interleave_bytes", *why);
   // After the organisation's bounds: the mapper builds masks of its fields' bits.
   try {
     AddressMapper(o, cfg.controller.address_mapping, cfg.controller.xor_bank_hash);
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string("controller.address_mapping: ") + e.what());
+    bad("controller.address_mapping", e.what());
   }
   const ControllerConfig& c = cfg.controller;
-  if (c.starvation_cap > 65535) throw std::invalid_argument("controller.starvation_cap must be <= 65535");
+  if (c.starvation_cap > 65535) bad("controller.starvation_cap", "must be <= 65535");
   if (c.refresh_postpone > kMaxRefreshPostpone)
-    throw std::invalid_argument("controller.refresh_postpone must be <= " + std::to_string(kMaxRefreshPostpone));
-  if (c.read_queue == 0 || c.write_queue == 0) throw std::invalid_argument("controller queues must hold >= 1 burst");
+    bad("controller.refresh_postpone", "must be <= " + std::to_string(kMaxRefreshPostpone));
+  if (c.read_queue == 0 || c.write_queue == 0)
+    bad(c.read_queue == 0 ? "controller.read_queue" : "controller.write_queue", "must hold >= 1 burst");
   if (c.write_low_watermark >= c.write_high_watermark || c.write_high_watermark > c.write_queue)
-    throw std::invalid_argument("controller watermarks need low < high <= write_queue");
+    bad(c.write_low_watermark >= c.write_high_watermark ? "controller.write_low_watermark"
+                                                         : "controller.write_high_watermark",
+        "the watermarks need low < high <= write_queue");
   if (cfg.device.t.tCK_ps == 0 || cfg.device.t.burst_cycles == 0 || cfg.device.t.REFI == 0 ||
       cfg.device.t.REFIsb == 0)
-    throw std::invalid_argument("device timing needs tCK, burst cycles, tREFI and tREFIsb > 0");
-  if (cfg.device.t.tCK_ps < 16) throw std::invalid_argument("device timing needs tCK >= 16 ps");
+    bad("device.timing", "needs tCK, burst cycles, tREFI and tREFIsb > 0");
+  if (cfg.device.t.tCK_ps < 16) bad("device.timing.tCK_ps", "must be >= 16 ps");
   for (const auto& broken : {data_or_refresh_rule_broken(cfg.device.t, o.banks()),
                             refresh_rule_broken(cfg.device.t, c.refresh, o.banks())})
-    if (broken) throw std::invalid_argument(std::string("device.timing.") + broken->field + ": " + broken->what);
+    if (broken) bad(std::string("device.timing.") + broken->field, broken->what);
 }
 
 MemoryConfig parse_memory_config(const std::string& text, const std::string& file,
@@ -552,7 +561,11 @@ MemoryConfig parse_memory_config(const std::string& text, const std::string& fil
     AddressMapper(cfg.device.org, cfg.controller.address_mapping, cfg.controller.xor_bank_hash);
   } catch (const std::invalid_argument& e) {
     const YAML::Node c = root["controller"];
-    r.fail(c && c["address_mapping"] ? c["address_mapping"] : root, "controller.address_mapping", e.what());
+    if (c && c["address_mapping"]) r.fail(c["address_mapping"], "controller.address_mapping", e.what());
+    // The default mapping: the organisation is what the file gave.
+    const std::string why = "the default controller." + std::string(e.what()) + "; give one for this organisation";
+    if (d.IsScalar()) dr.fail_at_field(pre, "device.organisation", why);
+    r.fail_at_field(root, "device.organisation", why);
   }
   if (const auto broken = refresh_rule_broken(cfg.device.t, cfg.controller.refresh, cfg.device.org.banks())) {
     const YAML::Node t = dev["timing"];
@@ -563,8 +576,11 @@ MemoryConfig parse_memory_config(const std::string& text, const std::string& fil
   }
   try {
     validate(cfg);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(file + ": " + e.what());
+  } catch (const ConfigFieldError& e) {
+    // At the field's line, or its nearest ancestor's: the device's in its own file when a
+    // preset names it.
+    if (e.field.rfind("device.", 0) == 0 && d.IsScalar()) dr.fail_at_field(pre, e.field, e.why);
+    r.fail_at_field(root, e.field, e.why);
   }
   return cfg;
 }

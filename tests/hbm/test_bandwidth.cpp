@@ -175,7 +175,7 @@ TEST_CASE("timings whose rows the next refresh closes before their column comman
                                  ? "RFC 260 + 50 + RCDWR 7800 = 8110 cycles must be at most REFI 3900"
                                  : "RFCsb 160 + 50 + RREFD 8 + RCDWR 7800 = 8018 cycles must be at most 16 banks x "
                                    "REFIsb " + std::to_string(t.REFIsb) + " = " + std::to_string(16 * t.REFIsb);
-    CHECK_THROWS_WITH(validate(cfg), Catch::Contains("device.timing.RCDWR: " + rule + ": each row opened would be "
+    CHECK_THROWS_WITH(validate(cfg), Catch::Contains("field 'device.timing.RCDWR': " + rule + ": each row opened would be "
                                                      "closed by the next refresh before its write"));
     CHECK_THROWS_AS(HbmModel("hbm", cfg), std::invalid_argument);
     // The same tRCD on reads, and with refresh off nothing closes the rows.

@@ -157,12 +157,12 @@ TEST_CASE("a memory config built in code is checked like a loaded one") {
   MemoryConfig cfg = parse_memory_config(preset_text("hbm2.yaml"), "hbm2.yaml");
   CHECK_NOTHROW(validate(cfg));
   cfg.device.t.tCK_ps = 15;  // cycle counts would no longer fit the controller's packed keys
-  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("tCK >= 16 ps"));
+  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("field 'device.timing.tCK_ps': must be >= 16 ps"));
   cfg.device.t.tCK_ps = 16;
   CHECK_NOTHROW(validate(cfg));
   // The loader's limit on postponed refreshes holds in code too.
   cfg.controller.refresh_postpone = kMaxRefreshPostpone + 1;
-  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("controller.refresh_postpone must be <= 7"));
+  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("field 'controller.refresh_postpone': must be <= 7"));
   cfg.controller.refresh_postpone = kMaxRefreshPostpone;
   CHECK_NOTHROW(validate(cfg));
 }
@@ -262,14 +262,14 @@ TEST_CASE("refresh timings that leave requests no time are rejected") {
   // Configs built in code are checked too.
   MemoryConfig cfg = parse_memory_config(base, "hbm2.yaml");
   cfg.device.t.RFC = cfg.device.t.REFI;
-  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("device.timing.RFC: RFC 3900 + 50 + RC 48 = 3998 cycles must be at "
+  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("field 'device.timing.RFC': RFC 3900 + 50 + RC 48 = 3998 cycles must be at "
                                                    "most REFI 3900"));
   cfg.controller.refresh = RefreshMode::kPerBank;
   CHECK_NOTHROW(validate(cfg));
   cfg.device.t.REFIsb = cfg.device.t.RREFD;
   CHECK_THROWS_WITH(validate(cfg), Catch::Contains("device.timing.REFIsb"));
   cfg.device.t.REFIsb = 57;
-  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("device.timing.REFIsb: REFIsb 57 cycles must be at least"));
+  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("field 'device.timing.REFIsb': REFIsb 57 cycles must be at least"));
   cfg.device.t.REFIsb = 58;
   cfg.device.t.RFCsb = 823;
   CHECK_THROWS_WITH(validate(cfg), Catch::Contains("device.timing.RFCsb"));
@@ -293,6 +293,23 @@ TEST_CASE("pseudo-channel counts that would build millions of controllers are er
   cfg.device.org.channels = 64;  // 1024 x 128 = 131072
   CHECK_THROWS_WITH(validate(cfg), Catch::Contains("at most 65536 pseudo-channels in all") &&
                                        Catch::Contains("got 131072"));
+}
+
+TEST_CASE("an organisation past the model's limits is an error at its line and field") {
+  const std::string base = preset_text("hbm2.yaml");
+  const std::string at = "f.yaml:" + line_of(base, "  organisation:") + ": field 'device.organisation': ";
+  // Errors found once the whole config is read named the file alone.
+  CHECK_THROWS_WITH(parse_edited(base, "channels: 8", "channels: 1024"),
+                    at + "at most 1024 pseudo-channels a stack (channels x pseudo_channels), got 2048");
+  // With no address_mapping given, the default one not fitting is the organisation's fault:
+  // it blamed a controller.address_mapping the file does not have, at the line of "device:".
+  const std::string no_mapping = replaced(base, "  address_mapping: \"ro-ba-co:4-ch-pc-bg-co:1\"\n", "");
+  const std::string rest_columns = replaced(base, "ro-ba-co:4-ch-pc-bg-co:1", "ro-ba-bg-pc-ch-co");
+  CHECK_THROWS_WITH(parse_edited(rest_columns, "columns: 128", "columns: 262144"),
+                    at + "at most 65535 banks per pseudo-channel and bursts per row");
+  CHECK_THROWS_WITH(parse_edited(no_mapping, "columns: 128", "columns: 64"),
+                    at + "the default controller.address_mapping 'ro-ba-co:4-ch-pc-bg-co:1': field 'co' must cover "
+                         "exactly 4 bits; give one for this organisation");  // 64 / 4 = 16 bursts a row, not 32
 }
 
 TEST_CASE("timings above 2^24 cycles are out of range, not cut to 32 bits") {
@@ -377,10 +394,10 @@ TEST_CASE("timings that break JEDEC's own relations are refused at their line") 
   // Both in configs built in code too.
   MemoryConfig cfg = parse_memory_config(base, "hbm2.yaml");
   cfg.device.t.REFIsb = 3900;
-  CHECK_THROWS_WITH(validate(cfg), Catch::StartsWith("device.timing.REFIsb: REFIsb 3900 cycles x 16 banks"));
+  CHECK_THROWS_WITH(validate(cfg), Catch::StartsWith("field 'device.timing.REFIsb': REFIsb 3900 cycles x 16 banks"));
   cfg = parse_memory_config(base, "hbm2.yaml");
   cfg.device.t.RTW = 1;
-  CHECK_THROWS_WITH(validate(cfg), Catch::StartsWith("device.timing.RTW: RTW 1 cycles is below"));
+  CHECK_THROWS_WITH(validate(cfg), Catch::StartsWith("field 'device.timing.RTW': RTW 1 cycles is below"));
 }
 
 TEST_CASE("a stack interleave that does not divide a stack is refused: it would fold addresses onto others") {
@@ -404,7 +421,7 @@ TEST_CASE("a stack interleave that does not divide a stack is refused: it would 
                                   "stack_interleave_bytes: 8589934592");
   CHECK_NOTHROW(validate(one));
   one.stacks = 2;
-  CHECK_THROWS_WITH(validate(one), Catch::StartsWith("memory.stack_interleave_bytes: 8589934592 must divide"));
+  CHECK_THROWS_WITH(validate(one), Catch::StartsWith("field 'memory.stack_interleave_bytes': 8589934592 must divide"));
 }
 
 TEST_CASE("an organisation's counts are powers of two, refused at their own line") {
@@ -483,7 +500,7 @@ TEST_CASE("an address-mapping bit count is digits only") {
   CHECK_THROWS_WITH(parse_memory_config(bad, "f.yaml"), Catch::StartsWith(at) && Catch::Contains("'co:4x'"));
   MemoryConfig cfg = parse_memory_config(base, "hbm2.yaml");
   cfg.controller.address_mapping = "ro-ba-co:4x-ch-pc-bg-co:1";
-  CHECK_THROWS_WITH(validate(cfg), Catch::StartsWith("controller.address_mapping: ") && Catch::Contains("'co:4x'"));
+  CHECK_THROWS_WITH(validate(cfg), Catch::StartsWith("field 'controller.address_mapping': ") && Catch::Contains("'co:4x'"));
 }
 
 TEST_CASE("values that would overflow the model's arithmetic are errors naming their field") {
