@@ -52,6 +52,7 @@ nlohmann::json to_json(const hbm::HbmSummary& s, const std::string& config, cons
   j["avg_requests_in_flight"] = s.avg_in_flight;
   j["outstanding"] = s.outstanding;
   j["queue_full_fraction"] = s.queue_full_fraction;
+  j["source_idle_fraction"] = s.source_idle_fraction;
   j["requests"] = s.requests;
   j["reads"] = s.reads;
   j["writes"] = s.writes;

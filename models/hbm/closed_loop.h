@@ -20,6 +20,9 @@ struct LoopResult {
   /// Simulated time during which the next request waited for room in a
   /// full controller queue, holding back the requests behind it.
   Time queue_full_ps = 0;
+  /// Simulated time with room in the window while the source had nothing to offer yet: a
+  /// trace's next request not due, a pointer chase waiting for its load.
+  Time source_idle_ps = 0;
   /// ProgressReport::stop ended the offers before the source did: `requests`
   /// are those offered before it, every one completed.
   bool stopped = false;

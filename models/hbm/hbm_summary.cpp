@@ -50,6 +50,8 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
   if (run.sim_time_ps > 0) {
     s.avg_in_flight = static_cast<double>(h.sum_ps()) / static_cast<double>(run.sim_time_ps);
     s.queue_full_fraction = static_cast<double>(run.queue_full_ps) / static_cast<double>(run.sim_time_ps);
+    s.source_idle_fraction =
+        std::min(1.0, static_cast<double>(run.source_idle_ps) / static_cast<double>(run.sim_time_ps));
   }
 
   const PcStats tot = model.total_stats();
@@ -169,6 +171,13 @@ HbmSummary summarize(const HbmModel& model, const LoopResult& run) {
     s.binding_constraint = "data buses of pseudo-channels " + saturated + " (traffic concentrates there)";
   else if (s.activate_ceiling_gbps < s.peak_bandwidth_gbps && achieved >= 0.85 * s.activate_ceiling_gbps)
     s.binding_constraint = std::string("activate rate (") + act_name + ")";
+  // The source had nothing to offer most of the time while the window had room: it sets the
+  // rate, whatever the memory would do with more (a trace's timing can keep nearly as many
+  // in flight as allowed, which the in-flight rule below cannot tell apart).
+  else if (s.source_idle_fraction >= 0.5 && s.queue_full_fraction < 0.05)
+    s.binding_constraint = "request supply (the source had nothing to offer " +
+                           two_decimals(100.0 * s.source_idle_fraction) + " % of the time with room in the window: " +
+                           "a trace's own timing, or each load waiting for the one before)";
   // Data-bus idle time with no burst queued, while the next request is
   // held back by a full queue elsewhere, is the time queue room costs. (A
   // queue full because every request goes to it costs nothing: its bus
@@ -253,6 +262,7 @@ void print_summary(std::ostream& out, const HbmSummary& s) {
   row("latency max", num(s.max_latency_ns, "ns"));
   row("requests in flight", num(s.avg_in_flight, "on average, ") + std::to_string(s.outstanding) + " allowed");
   row("waiting for queue room", num(100.0 * s.queue_full_fraction, "% of the time"));
+  row("source with nothing ready", num(100.0 * s.source_idle_fraction, "% of the time"));
   const double bursts = static_cast<double>(s.row_hits + s.row_misses + s.row_conflicts);
   if (bursts > 0) {
     char b[128];

@@ -28,6 +28,9 @@ struct HbmSummary {
   /// full controller queue (LoopResult::queue_full_ps): head-of-line
   /// blocking, which keeps fewer requests in flight than allowed.
   double queue_full_fraction = 0;
+  /// Share of the simulated time the window had room and the source offered nothing yet
+  /// (LoopResult::source_idle_ps): a trace's own timing, a pointer chase.
+  double source_idle_fraction = 0;
   std::uint64_t requests = 0, reads = 0, writes = 0;
   std::uint64_t capacity_bytes = 0;            ///< All stacks.
   std::uint64_t requests_beyond_capacity = 0;  ///< Aliased to lower addresses (HbmModel).
