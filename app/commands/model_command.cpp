@@ -1,6 +1,7 @@
 // `mxcosim model`: a workload on the performance model alone (ModelTile, no
 // RTL), or in closed form (--analytic); --sweep writes a CSV over array
 // sizes, clocks, HBM presets and ICI bandwidths.
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <cxxopts.hpp>
@@ -24,6 +25,7 @@
 #include "models/mxu/hazard_check.h"
 #include "models/mxu/instr_check.h"
 #include "models/mxu/mlp_program.h"
+#include "models/mxu/gemm_program.h"
 #include "models/mxu/multichip_program.h"
 #include "models/mxu/workloads/model_system.h"
 #include "regress/exports.h"
@@ -194,6 +196,10 @@ TileGeometry geometry(const Machine& mc) {
 void check_fits(const Workload& w, const TileGeometry& geo) {
   if (w.kind == "mlp") validate_mlp_array(geo, w.dtype);
   if (w.chips > 1) validate_split(MultiChipGemm{{w.m, w.k, w.n, w.dtype}, w.chips, w.split}, geo);
+  // The scratchpad's double buffers of A, B and C for the array's M block: the compiler's
+  // own check, which the closed form skipped (it took a 511-row array that no GEMM fits).
+  if (w.kind == "gemm" && w.chips > 1) multichip_m_block(geo);
+  if (w.kind == "gemm" && w.chips == 1) gemm_m_block(geo);
 }
 
 /// The closed form's rows of A per fold: --m-block, or the compiler's M block
@@ -238,15 +244,24 @@ Outcome run_analytic(const Workload& w, const Machine& mc, const MemorySpec& mem
   }
   Outcome o;
   o.m_block = m_block;
+  // Each layer's counts fit in 64 bits (analyze_gemm); their sums must too.
+  const auto add = [&](std::uint64_t& to, std::uint64_t v, const char* what) {
+    if (v > ~std::uint64_t{0} - to)
+      throw std::invalid_argument("analytic: the workload is too large: its " + std::string(what) +
+                                  " do not fit in 64 bits");
+    to += v;
+  };
   for (const auto& r : parts) {
-    o.cycles += r.cycles;
-    o.read_bytes += r.hbm_read_bytes;
-    o.write_bytes += r.hbm_write_bytes;
-    o.roofline_cycles += r.roofline_cycles;
-    o.array_cycles += r.compute_cycles;
-    o.ici_cycles += r.ici_cycles;
-    o.scalesim_cycles += r.scalesim_total_cycles;
+    add(o.cycles, r.cycles, "cycles");
+    add(o.read_bytes, r.hbm_read_bytes, "HBM bytes");
+    add(o.write_bytes, r.hbm_write_bytes, "HBM bytes");
+    add(o.roofline_cycles, r.roofline_cycles, "cycles");
+    add(o.array_cycles, r.compute_cycles, "cycles");
+    add(o.ici_cycles, r.ici_cycles, "cycles");
+    add(o.scalesim_cycles, r.scalesim_total_cycles, "cycles");
   }
+  std::uint64_t bytes = o.read_bytes;
+  add(bytes, o.write_bytes, "HBM bytes");
   o.utilization = macs(w) /
                   (static_cast<double>(w.chips) * mc.rows * mc.cols * static_cast<double>(o.cycles));
   const double seconds = static_cast<double>(o.cycles) / (mc.clock_mhz * 1e6);
@@ -346,14 +361,11 @@ std::vector<std::string> split_list(const std::string& s, const std::string& opt
 
 /// A --sweep-clocks or --sweep-ici entry: a positive number (the caller checks its range).
 double to_double(const std::string& s, const std::string& option) {
-  std::size_t used = 0;
+  // Decimal as the single options (--clock-mhz, --ici-gbps) read it: no hex, no white space.
   double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != s.size() || !(v > 0)) throw std::invalid_argument("--" + option + ": '" + s + "' is not a positive number");
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || !(v > 0))
+    throw std::invalid_argument("--" + option + ": '" + s + "' is not a positive number");
   return v;
 }
 

@@ -15,7 +15,9 @@ ScratchPlan ScratchPlan::make(const TileGeometry& t, std::uint32_t extra_rows, s
   const std::uint32_t by_sp = t.sp_rows > fixed ? static_cast<std::uint32_t>((t.sp_rows - fixed) / 3) : 0;
   p.mb_max = std::min({t.acc_rows, acc_limit, by_sp});
   if (p.mb_max == 0)
-    throw std::invalid_argument("workload: scratchpad of " + std::to_string(t.sp_rows) + " rows is too small");
+    throw std::invalid_argument("workload: a scratchpad of " + std::to_string(t.sp_rows) + " rows is too small for a " +
+                                std::to_string(t.rows) + "-row array: it needs at least 2 x rows + " +
+                                std::to_string(extra_rows) + " + 3 = " + std::to_string(fixed + 3) + " rows");
   p.a_buf[0] = 0;
   p.a_buf[1] = p.mb_max;
   p.w_buf[0] = 2 * p.mb_max;
