@@ -22,10 +22,10 @@
 #include "models/ici/ici_config.h"
 #include "models/mxu/analytic_model.h"
 #include "models/mxu/assembler.h"
+#include "models/mxu/gemm_program.h"
 #include "models/mxu/hazard_check.h"
 #include "models/mxu/instr_check.h"
 #include "models/mxu/mlp_program.h"
-#include "models/mxu/gemm_program.h"
 #include "models/mxu/multichip_program.h"
 #include "models/mxu/workloads/model_system.h"
 #include "regress/exports.h"
@@ -193,13 +193,16 @@ TileGeometry geometry(const Machine& mc) {
 /// compiler's checks that do not depend on the program's size: checked for
 /// the closed form as for the performance model, so the two take the same
 /// machines.
-void check_fits(const Workload& w, const TileGeometry& geo) {
+void check_fits(const Workload& w, const TileGeometry& geo, bool compiler_blocks) {
   if (w.kind == "mlp") validate_mlp_array(geo, w.dtype);
   if (w.chips > 1) validate_split(MultiChipGemm{{w.m, w.k, w.n, w.dtype}, w.chips, w.split}, geo);
-  // The scratchpad's double buffers of A, B and C for the array's M block: the compiler's
-  // own check, which the closed form skipped (it took a 511-row array that no GEMM fits).
-  if (w.kind == "gemm" && w.chips > 1) multichip_m_block(geo);
-  if (w.kind == "gemm" && w.chips == 1) gemm_m_block(geo);
+  // `compiler_blocks`: M is blocked as the compiler blocks it (the model, or the closed form
+  // given --sp-rows or --acc-rows), in the scratchpad's double buffers of A, B and C, which an
+  // array too large for them does not fit (the closed form took a 511-row array). The closed
+  // form's own M block (--m-block, or all of M) uses no scratchpad.
+  if (!compiler_blocks || w.kind == "program") return;
+  if (w.chips > 1) multichip_m_block(geo);
+  else gemm_m_block(geo);  // an MLP's two layers too
 }
 
 /// The closed form's rows of A per fold: --m-block, or the compiler's M block
@@ -212,7 +215,7 @@ std::uint32_t analytic_m_block(const Workload& w, const Machine& mc, const TileG
 
 Outcome run_analytic(const Workload& w, const Machine& mc, const MemorySpec& mem) {
   const TileGeometry geo = geometry(mc);
-  check_fits(w, geo);
+  check_fits(w, geo, mc.compiler_m_block);
   const std::uint32_t m_block = analytic_m_block(w, mc, geo);
   const auto gemm = [&](std::uint32_t m, std::uint32_t k, std::uint32_t n, std::uint32_t out_bytes = 4) {
     AnalyticConfig a;
@@ -265,7 +268,7 @@ Outcome run_analytic(const Workload& w, const Machine& mc, const MemorySpec& mem
   o.utilization = macs(w) /
                   (static_cast<double>(w.chips) * mc.rows * mc.cols * static_cast<double>(o.cycles));
   const double seconds = static_cast<double>(o.cycles) / (mc.clock_mhz * 1e6);
-  o.achieved_gbps = static_cast<double>(o.read_bytes + o.write_bytes) / seconds / 1e9;
+  o.achieved_gbps = static_cast<double>(bytes) / seconds / 1e9;
   return o;
 }
 
@@ -706,7 +709,7 @@ int model_main(int argc, char** argv) {
 
   // What the one run's array cannot take, said before the header (a sweep's point is an error row).
   if (w.kind == "program") check_program_file(program, geometry(mc));
-  else check_fits(w, geometry(mc));
+  else check_fits(w, geometry(mc), !analytic || mc.compiler_m_block);
   if (analytic) analytic_m_block(w, mc, geometry(mc));
   std::cout << "mxcosim model" << (analytic ? " (analytic)" : "") << ": " << mc.rows << "x" << mc.cols << " array at "
             << mc.clock_mhz << " MHz, ";

@@ -190,7 +190,8 @@ int regress_main(int argc, char** argv) {
       // character in a suite's value, written '?' as on every console line).
       std::vector<std::string> command{"mxcosim"};
       command.insert(command.end(), t.args.begin(), t.args.end());
-      std::cout << regress::console_text(t.id) << "\n    " << regress::console_text(regress::shell_join(command)) << (t.expect_fail ? "   (expected to fail)" : "")
+      std::cout << regress::console_text(t.id) << "\n    " << regress::console_text(regress::shell_join(command))
+                << (t.expect_fail ? "   (expected to fail)" : "")
                 << "\n";
     }
     std::cout << tests.size() << " tests\n";

@@ -411,14 +411,16 @@ int run_main(int argc, char** argv) {
             << (c.compare_model ? ", model compared" : "") << std::endl;
   if (!served.empty()) std::cout << "  " << served << "\n";
   SystemRunResult r;
-  // A run stopped with no results: an earlier run's --json would read as this run's.
-  const auto stopped_without_results = [&](const std::string& why) {
+  // A run that ends with no results: an earlier run's --json would read as this run's.
+  const auto remove_earlier_results = [&] {
     progress_line.clear();
-    if (args.count("json")) {
-      const std::string json = args["json"].as<std::string>();
-      std::error_code ec;
-      if (std::filesystem::remove(json, ec)) std::cout << "  no results: " << json << " (an earlier run's) removed\n";
-    }
+    if (!args.count("json")) return;
+    const std::string json = args["json"].as<std::string>();
+    std::error_code ec;
+    if (std::filesystem::remove(json, ec)) std::cout << "  no results: " << json << " (an earlier run's) removed\n";
+  };
+  const auto stopped_without_results = [&](const std::string& why) {
+    remove_earlier_results();
     std::cout << "  error: " << why << "\n  reproduce in one process: " << in_process_command(original, "")
               << std::endl;
     return kExitStopped;
@@ -432,6 +434,8 @@ int run_main(int argc, char** argv) {
     // Stopped by a signal while waiting for the server (a split run's other clients not there,
     // or stalled): the wait gave way to it.
     if (!served.empty() && StopSignals::flag()->load()) return stopped_without_results(e.what());
+    // A run that failed (a split run's peer or server gone, a transport error) has no results.
+    remove_earlier_results();
     // A run over a server that fails (a split run whose chips stop early, a transport error):
     // the same run in one process gives what the whole run would have.
     if (!served.empty()) std::cout << "  reproduce in one process: " << in_process_command(original, "") << std::endl;

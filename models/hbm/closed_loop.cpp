@@ -95,7 +95,8 @@ LoopResult run_closed_loop(HbmModel& model, RequestSource& source, std::uint32_t
         throw std::logic_error("closed loop stalled with " + std::to_string(in_flight) + " requests in flight");
       break;
     }
-    if (!ended && in_flight < outstanding && (waiting || t_source != kNever)) res.source_idle_ps += t - std::min(t, now);
+    if (!ended && in_flight < outstanding && (waiting || t_source != kNever))
+      res.source_idle_ps += t - std::min(t, now);
     now = std::max(now, t);
     if (t_model <= now) model.advance_to(now);
   }

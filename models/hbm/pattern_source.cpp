@@ -29,7 +29,8 @@ PatternSource::PatternSource(PatternOptions opt) : m_opt(std::move(opt)), m_rng(
     if (m_opt.stride > span - m_opt.bytes)
       throw std::invalid_argument("--stride " + std::to_string(m_opt.stride) + ": the second request, at " +
                                   std::to_string(m_opt.stride) + ", would not fit in --footprint " +
-                                  std::to_string(span) + " with --size " + std::to_string(m_opt.bytes));
+                                  std::to_string(m_opt.footprint) + " with --size " + std::to_string(m_opt.bytes) +
+                                  " (whole requests end by byte " + std::to_string(span) + ")");
     // Requests at 0, stride, 2 x stride, ... while one fits, then from 0 again.
     m_stride_lap = (span - m_opt.bytes) / m_opt.stride + 1;
   }

@@ -30,7 +30,7 @@ class TrafficPattern {
   std::uint32_t destination(std::uint32_t src, BlockMt64& rng) const;
   /// Hops of a packet, from a fixed sample of sources and their
   /// destinations (for telling how long a run may take or why nothing
-  /// arrived, never in results): the mean, and the fewest.
+  /// arrived, never in results): the mean, the fewest and the most.
   struct HopSample {
     double mean = 0;
     std::uint32_t least = 0, most = 0;

@@ -45,7 +45,8 @@ check_json() {
   python3 - "$dir/r.json" "SIG$sig" <<'PY' || fail "r.json is not the results of a run stopped by a signal"
 import json, re, sys
 r = json.load(open(sys.argv[1]))
-m = re.match(r"stopped by a signal \(" + sys.argv[2] + r"\) at (\d+) ps, before the run finished: (\d+) of (\d+) instructions completed",
+m = re.match(r"stopped by a signal \(" + sys.argv[2] + r"\) at (\d+) ps, before the run finished: "
+             r"(\d+) of (\d+) instructions completed",
              r["error"])
 ok = (m and r["status"] == "fail" and int(m.group(1)) == round(r["sim_time_ns"] * 1000)
       and int(m.group(2)) < int(m.group(3)) == r["instructions"] and "cycle_error_percent" not in r

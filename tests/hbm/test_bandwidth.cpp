@@ -178,7 +178,8 @@ TEST_CASE("timings whose rows the next refresh closes before their column comman
                                  ? "RFC 260 + 50 + RCDWR 7800 = 8110 cycles must be at most REFI 3900"
                                  : "RFCsb 160 + 50 + RREFD 8 + RCDWR 7800 = 8018 cycles must be at most 16 banks x "
                                    "REFIsb " + std::to_string(t.REFIsb) + " = " + std::to_string(16 * t.REFIsb);
-    CHECK_THROWS_WITH(validate(cfg), Catch::Contains("field 'device.timing.RCDWR': " + rule + ": each row opened would be "
+    CHECK_THROWS_WITH(validate(cfg), Catch::Contains("field 'device.timing.RCDWR': " + rule +
+                                                     ": each row opened would be "
                                                      "closed by the next refresh before its write"));
     CHECK_THROWS_AS(HbmModel("hbm", cfg), std::invalid_argument);
     // The same tRCD on reads, and with refresh off nothing closes the rows.
@@ -313,7 +314,8 @@ TEST_CASE("a trace whose own timing sets the rate is named the binding limit wha
   const std::string path = dir / "timed.trace";
   {
     std::ofstream out(path);
-    for (int i = 0; i < 20000; ++i) out << "0x" << std::hex << i * 4096 + (i % 16) * 256 << std::dec << " READ " << i << "\n";
+    for (int i = 0; i < 20000; ++i)
+      out << "0x" << std::hex << i * 4096 + (i % 16) * 256 << std::dec << " READ " << i << "\n";
   }
   for (std::uint32_t window : {56u, 64u, 100u}) {
     INFO("outstanding " << window);

@@ -262,8 +262,8 @@ TEST_CASE("refresh timings that leave requests no time are rejected") {
   // Configs built in code are checked too.
   MemoryConfig cfg = parse_memory_config(base, "hbm2.yaml");
   cfg.device.t.RFC = cfg.device.t.REFI;
-  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("field 'device.timing.RFC': RFC 3900 + 50 + RC 48 = 3998 cycles must be at "
-                                                   "most REFI 3900"));
+  CHECK_THROWS_WITH(validate(cfg), Catch::Contains("field 'device.timing.RFC': RFC 3900 + 50 + RC 48 = 3998 cycles "
+                                                   "must be at most REFI 3900"));
   cfg.controller.refresh = RefreshMode::kPerBank;
   CHECK_NOTHROW(validate(cfg));
   cfg.device.t.REFIsb = cfg.device.t.RREFD;
@@ -500,7 +500,8 @@ TEST_CASE("an address-mapping bit count is digits only") {
   CHECK_THROWS_WITH(parse_memory_config(bad, "f.yaml"), Catch::StartsWith(at) && Catch::Contains("'co:4x'"));
   MemoryConfig cfg = parse_memory_config(base, "hbm2.yaml");
   cfg.controller.address_mapping = "ro-ba-co:4x-ch-pc-bg-co:1";
-  CHECK_THROWS_WITH(validate(cfg), Catch::StartsWith("field 'controller.address_mapping': ") && Catch::Contains("'co:4x'"));
+  CHECK_THROWS_WITH(validate(cfg),
+                    Catch::StartsWith("field 'controller.address_mapping': ") && Catch::Contains("'co:4x'"));
 }
 
 TEST_CASE("values that would overflow the model's arithmetic are errors naming their field") {

@@ -237,8 +237,11 @@ TEST_CASE("a stride stream keeps every request in its footprint and starts again
   CHECK(starts(32, 64, 128, 4) == std::vector<std::uint64_t>{0, 32, 64, 0});  // overlapping requests
   CHECK(starts(960, 64, 1024, 3) == std::vector<std::uint64_t>{0, 960, 0});
   // A second request that fits nowhere: refused by name rather than put at 0 for ever.
-  CHECK_THROWS_WITH(starts(961, 64, 1024, 3),
-                    "--stride 961: the second request, at 961, would not fit in --footprint 1024 with --size 64");
+  CHECK_THROWS_WITH(starts(961, 64, 1024, 3), "--stride 961: the second request, at 961, would not fit in "
+                                              "--footprint 1024 with --size 64 (whole requests end by byte 1024)");
+  // The footprint as given, and where its whole requests end: 1000 B hold 15 of 64 B, to 960.
+  CHECK_THROWS_WITH(starts(897, 64, 1000, 3), "--stride 897: the second request, at 897, would not fit in "
+                                              "--footprint 1000 with --size 64 (whole requests end by byte 960)");
 }
 
 TEST_CASE("same seed and config give identical results") {
