@@ -93,24 +93,24 @@ void ClientSession::check_locked() {
   if (m_closed) throw TransportError("transport: session with " + m_opts.address + " already ended");
 }
 
+std::string ClientSession::write_failure_locked(const TransportError& e) {
+  // A server that refused or dropped this client said why before it closed: that is the
+  // reason, not the closed connection this write ran into.
+  try {
+    while (auto r = m_channel->try_receive())
+      if (auto* err = std::get_if<ErrorMsg>(&*r)) return server_error(err->text);
+  } catch (const TransportError&) {  // garbage after the messages: the ones before count
+  }
+  return e.what();
+}
+
 void ClientSession::send_locked(const Message& m) {
   check_locked();
   try {
     m_channel->send(m, m_opts.reply_timeout);
     m_last_send = std::chrono::steady_clock::now();
   } catch (const TransportError& e) {
-    // A server that refused said why before it closed: that is the reason,
-    // not the closed connection this write ran into.
-    std::string why = e.what();
-    try {
-      while (auto r = m_channel->try_receive())
-        if (auto* err = std::get_if<ErrorMsg>(&*r)) {
-          why = server_error(err->text);
-          break;
-        }
-    } catch (const TransportError&) {  // garbage after the messages: the ones before count
-    }
-    fail_locked(why);
+    fail_locked(write_failure_locked(e));
   }
 }
 
@@ -136,7 +136,7 @@ void ClientSession::heartbeat_loop() {
       m_channel->send(HeartbeatMsg{}, m_opts.reply_timeout);
       m_last_send = std::chrono::steady_clock::now();
     } catch (const TransportError& e) {
-      m_failed = e.what();  // the next exchange reports it
+      m_failed = write_failure_locked(e);  // the next exchange reports it
     }
   }
 }
@@ -188,7 +188,7 @@ void ClientSession::post_locked(const Message& msg) {
       m_channel->flush(m_opts.reply_timeout);
       m_last_send = t;
     } catch (const TransportError& e) {
-      fail_locked(e.what());
+      fail_locked(write_failure_locked(e));
     }
   }
 }

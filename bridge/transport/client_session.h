@@ -99,6 +99,9 @@ class ClientSession {
  private:
   explicit ClientSession(ClientOptions opts);
   void send_locked(const Message& m);
+  /// Why a write failed: the server's ERROR when it sent one before closing (it dropped this
+  /// client and said why), else `e`'s words.
+  std::string write_failure_locked(const TransportError& e);
   Message receive_locked();
   // The next message that is not a pushed completion (those go to m_inbox).
   Message receive_answer_locked();

@@ -530,6 +530,29 @@ TEST_CASE("transport: a client dropped for its silence is told why, not left to 
   st.join();
 }
 
+TEST_CASE("transport: a client whose heartbeat meets the closed connection reports the server's reason") {
+  // The server drops the client (as after a SIGSTOP past its deadline), says why and closes.
+  // The client's heartbeat thread is first to write: it had kept "closed the connection".
+  const ServedSystem sys = ideal(100'000, 64);
+  FakeServer fake("dropped", [&](Channel& c) {
+    Hello me;
+    me.config_hash = config_hash(sys);
+    me.seed = 1;
+    me.chips = {0};
+    answer_hello(c, me);
+    c.send(ErrorMsg{"the server ended this session: no message from this client within 2 s"}, Millis(2000));
+    throw std::runtime_error("closed");  // the fake closes the connection at once
+  });
+  ClientOptions c = client(fake.address(), sys);
+  c.heartbeat = Millis(10);
+  auto session = ClientSession::connect(c);
+  std::this_thread::sleep_for(Millis(300));  // heartbeats, every 10 ms, meet the closed connection
+  MemRequest req;
+  req.bytes = 64;
+  CHECK_THROWS_WITH(session->post_request(0, req, 0),
+                    "the server ended this session: no message from this client within 2 s");
+}
+
 TEST_CASE("transport: part of a HELLO at the deadline is a failed session that names the peer") {
   ServerOptions o = options(ideal(100'000, 64));
   o.hello_timeout = Millis(300);
