@@ -74,7 +74,8 @@ void merge(const std::vector<nlohmann::json>& parts, const SystemConfig& cfg, co
       r.cycles = j.at("cycles").get<std::uint64_t>();
       r.model_cycles = j.at("model_cycles").get<std::uint64_t>();
       r.instructions = work.programs[chip][t++].size();
-      for (const json& kv : j.at("perf")) r.perf.emplace_back(kv.at(0).get<std::string>(), kv.at(1).get<std::uint64_t>());
+      for (const json& kv : j.at("perf"))
+        r.perf.emplace_back(kv.at(0).get<std::string>(), kv.at(1).get<std::uint64_t>());
       result.rtl_cycles = std::max(result.rtl_cycles, r.cycles);
       if (shadow) result.model_cycles = std::max(result.model_cycles.value_or(0), r.model_cycles);
       active += counter(r.perf, "array_active");
