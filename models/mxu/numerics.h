@@ -25,8 +25,9 @@ uint32_t fp32_add(uint32_t a, uint32_t b);
 /// fp32 -> bf16, round to nearest even; subnormal in reads as zero.
 uint16_t fp32_to_bf16(uint32_t x);
 
-/// int32 -> int8: arithmetic shift right by `shift` (0..31) rounding to
-/// nearest, ties to even, then saturation to [-128, 127].
+/// int32 -> int8: arithmetic shift right by `shift` (0..31; its low 5 bits, as
+/// the instruction's SHIFT field) rounding to nearest, ties to even, then
+/// saturation to [-128, 127].
 int8_t int32_to_int8(int32_t x, unsigned shift);
 
 /// ReLU on fp32: negatives, -0 and subnormals -> +0, NaN -> canonical NaN.
