@@ -20,8 +20,11 @@ std::string opt(const std::optional<T>& v) {
 }  // namespace
 
 std::string csv_field(const std::string& text) {
-  // Cleaned as the JSON and XML files are: a test's output may hold any byte.
-  const std::string s = clean_text(text);
+  // Cleaned as the JSON and XML files are: a test's output may hold any byte. A text that a
+  // spreadsheet would take for a formula (= + - @ first: a group named =HYPERLINK(...)) is
+  // kept as text with a leading apostrophe.
+  std::string s = clean_text(text);
+  if (!s.empty() && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@')) s.insert(0, 1, '\'');
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);

@@ -78,6 +78,12 @@ ResultsFile read_results_json(const std::string& text, TestRecord& rec) {
   rec.bandwidth_gbps = as_double(root, {"bandwidth_gbps"});
   if (!rec.bandwidth_gbps) rec.bandwidth_gbps = as_double(root, {"bandwidth", "gbps"});
   if (!rec.bandwidth_gbps) rec.bandwidth_gbps = as_double(root, {"stats", "bandwidth_gbps"});
+  // `mxcosim model` measures its memory traffic as achieved_gbps; `mxcosim hbm` reads and writes apart.
+  if (!rec.bandwidth_gbps) rec.bandwidth_gbps = as_double(root, {"achieved_gbps"});
+  if (!rec.bandwidth_gbps) {
+    const auto rd = as_double(root, {"read_bandwidth_gbps"}), wr = as_double(root, {"write_bandwidth_gbps"});
+    if (rd || wr) rec.bandwidth_gbps = rd.value_or(0) + wr.value_or(0);
+  }
   if (const json* list = find(root, {"mismatches"}); list && list->is_array() && !list->empty()) {
     const json& m = (*list)[0];
     std::ostringstream s;

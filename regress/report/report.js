@@ -23,6 +23,8 @@
     if (v === null || v === undefined) return NA;
     if (typeof v !== 'number') return String(v);
     if (Number.isInteger(v)) return String(v);
+    // Below 1, three significant digits: a utilisation of 0.0004 or an error of 0.001 % read 0.00.
+    if (digits === undefined && Math.abs(v) < 1) return String(Number(v.toPrecision(3)));
     return v.toFixed(Math.abs(v) >= 1000 ? 0 : digits === undefined ? 2 : digits);
   }
   function note(id, text) {
@@ -78,7 +80,11 @@
   const common = { animation: false, responsive: true, maintainAspectRatio: false };
   const withModel = tests.filter(t => t.cycles_model !== null && t.cycles_rtl !== null);
   if (withModel.length === 0) {
-    const why = 'No model data: no test in this run reports cycles.model, so there is nothing to correlate.';
+    // Model cycles alone (`mxcosim model` tests) are no correlation either: there are no RTL cycles.
+    const why = tests.some(t => t.cycles_model !== null)
+      ? 'No RTL cycles: the tests that report cycles.model report no cycles.rtl (the model alone), so there is ' +
+        'nothing to correlate.'
+      : 'No model data: no test in this run reports cycles.model, so there is nothing to correlate.';
     note('scatter', why);
     note('hist', why);
   } else {

@@ -28,6 +28,7 @@ enum class Model {
   kNone,    // no model cycles
   kVaried,  // model = RTL + (i % 5) * 10 - 20
   kExact,   // model = RTL, and test 1 has 0 RTL cycles (no error)
+  kAlone,   // model cycles and no RTL cycles (`mxcosim model` tests)
 };
 
 // Two nights of 30 tests; in the second, every 7th test fails. With
@@ -53,6 +54,7 @@ void fill(HistoryDb& db, Model model, bool markup = false) {
       t.cycles_rtl = model == Model::kExact && i == 1 ? 0 : 1000 + 37 * ((i * 13) % 30);
       if (model != Model::kNone) {
         t.cycles_model = *t.cycles_rtl + (model == Model::kVaried ? (i % 5) * 10 - 20 : 0);
+        if (model == Model::kAlone) t.cycles_rtl.reset();
         t.utilisation = 0.02 * i;
         t.bandwidth_gbps = 3.0 * i;
       }
@@ -135,6 +137,18 @@ TEST_CASE("the HTML report without model data says so instead of drawing empty c
   CHECK(st["charts"]["hist"]["note"].get<std::string>().rfind("No model data", 0) == 0);
   CHECK(st["charts"]["util"]["note"] == "No utilisation or bandwidth data in these results.");
   CHECK(st["charts"]["trend"]["painted_pixels"].get<int>() > 1000);
+}
+
+TEST_CASE("the HTML report of model cycles alone says it has no RTL cycles to correlate") {
+  TempDir dir;
+  BrowserResult browser;
+  const auto st = run_page(dir, Model::kAlone, browser);
+  INFO("self-test: " << st.dump());
+  CHECK(st["errors"].empty());
+  CHECK(st["charts"]["scatter"]["chart"] == false);
+  // It said "no test in this run reports cycles.model", which every test did.
+  CHECK(st["charts"]["scatter"]["note"].get<std::string>().rfind("No RTL cycles", 0) == 0);
+  CHECK(st["charts"]["hist"]["note"].get<std::string>().rfind("No RTL cycles", 0) == 0);
 }
 
 TEST_CASE("the error histogram of tests the model matches exactly is one bin at 0, without tests of no error") {

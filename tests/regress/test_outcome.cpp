@@ -44,6 +44,17 @@ TEST_CASE("results.json: present fields are extracted, missing or mistyped ones 
   CHECK(q.utilisation == 0.5);
   CHECK(q.bandwidth_gbps == 12.5);
 
+  // The bandwidth of `mxcosim model` (achieved_gbps) and of `mxcosim hbm` (read plus write): it
+  // was null for both, so their tests had no bandwidth in any report.
+  TestRecord achieved;
+  read_results_json(R"({"cycles": 8501, "achieved_gbps": 31.25})", achieved);
+  CHECK(achieved.bandwidth_gbps == 31.25);
+  TestRecord hbm;
+  read_results_json(R"({"read_bandwidth_gbps": 200.5, "write_bandwidth_gbps": 40.25})", hbm);
+  CHECK(hbm.bandwidth_gbps == 240.75);
+  TestRecord reads;
+  read_results_json(R"({"read_bandwidth_gbps": 250.0})", reads);
+  CHECK(reads.bandwidth_gbps == 250.0);
   // `mxcosim model` writes its performance model's cycles as a plain number.
   TestRecord model;
   read_results_json(R"({"cycles": 8501, "utilization": 0.25})", model);

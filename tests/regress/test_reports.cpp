@@ -522,6 +522,12 @@ TEST_CASE("CSV export cleans text as the JSON and XML files do: no invalid UTF-8
                "mxcosim run?\n");
   CHECK(csv_field("a\x02,b") == "\"a?,b\"");
   CHECK(csv_field("tab\tand\nline") == "\"tab\tand\nline\"");
+  // What a spreadsheet takes for a formula stays text.
+  CHECK(csv_field("=HYPERLINK(\"x\",\"y\")") == "\"'=HYPERLINK(\"\"x\"\",\"\"y\"\")\"");
+  CHECK(csv_field("+1") == "'+1");
+  CHECK(csv_field("--rows must be >= 1") == "'--rows must be >= 1");
+  CHECK(csv_field("@SUM(A1)") == "'@SUM(A1)");
+  CHECK(csv_field("a=b") == "a=b");
 }
 
 TEST_CASE("progress lines show a test's text whole and cleaned, as the report files do") {
