@@ -108,14 +108,6 @@ bool is_decimal_option(const cxxopts::ParseResult& args, const std::string& key)
   }
 }
 
-// Whether `text` is a decimal number and nothing else. cxxopts reads a decimal option with a stream
-// and ignores what follows the number, so `--clock-mhz 1.5GHz` would run at 1.5 MHz.
-bool whole_decimal(std::string_view text) {
-  if (!text.empty() && text[0] == '+') text.remove_prefix(1);
-  double value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return !text.empty() && ec == std::errc{} && end == text.data() + text.size();
-}
 
 // cxxopts 3.1 misses most overflows of an integer option (its check compares each step's result
 // with the last, which a multiply can wrap past), so `--packet-bytes 5000000000` would run with
@@ -129,7 +121,7 @@ void refuse_misread_numbers(const cxxopts::ParseResult& args) {
     if (const auto held = integer_value(args, key)) {
       const auto spelled = integer_text(text);
       if (!spelled || *spelled != *held) throw cxxopts::exceptions::incorrect_argument_type(text);
-    } else if (is_decimal_option(args, key) && !whole_decimal(text)) {
+    } else if (is_decimal_option(args, key) && !decimal_value(text)) {
       throw cxxopts::exceptions::incorrect_argument_type(text);
     }
   }
@@ -310,6 +302,14 @@ std::optional<int> parse_arguments(cxxopts::Options& opts, int argc, char** argv
     }
   }
   return std::nullopt;
+}
+
+std::optional<double> decimal_value(std::string_view text) {
+  if (!text.empty() && text[0] == '+') text.remove_prefix(1);
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return value;
 }
 
 }  // namespace mxc::app

@@ -64,6 +64,12 @@ void refuse_output_over(const cxxopts::ParseResult& args, const std::vector<std:
 /// spelling of a file however it is named.
 std::string full_path(const std::string& path);
 
+/// `text` as a decimal option reads it when it is a decimal number and nothing else (a '+' first
+/// allowed; no hex, no white space), else nullopt. cxxopts reads a decimal option with a stream
+/// and ignores what follows the number, so `--clock-mhz 1.5GHz` would run at 1.5 MHz: every
+/// decimal option's text, and list entries read as one (`--sweep-clocks`), go through this.
+std::optional<double> decimal_value(std::string_view text);
+
 /// `v` as a stream prints it by default, for messages: "1e-12", "0.5", "45".
 std::string shortest(double v);
 

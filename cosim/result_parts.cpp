@@ -143,14 +143,25 @@ void merge(const std::vector<nlohmann::json>& parts, const SystemConfig& cfg, co
 
 }  // namespace
 
+// Another client's part comes by way of the server, unchecked there.
+constexpr const char* kPartsWrong = "the run's results in parts do not add up";
+
+nlohmann::json parse_part(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded())
+    throw std::runtime_error(std::string(kPartsWrong) +
+                             ": a part (another client's, by way of the server) is not JSON");
+  return j;
+}
+
 void merge_parts(const std::vector<nlohmann::json>& parts, const SystemConfig& cfg, const Workload& work,
                  bool shadow, SystemRunResult& result, bool every_chip) {
   // Whatever does not add up in the parts: a missing or mistyped field, a chip out of range or
-  // twice, a chip's tiles (another client's part came by way of the server, unchecked there).
+  // twice, a chip's tiles.
   try {
     merge(parts, cfg, work, shadow, result, every_chip);
   } catch (const std::exception& e) {
-    throw std::runtime_error("the run's results in parts do not add up (" + std::to_string(parts.size()) +
+    throw std::runtime_error(std::string(kPartsWrong) + " (" + std::to_string(parts.size()) +
                              " parts; another client's comes by way of the server): " + e.what());
   }
 }

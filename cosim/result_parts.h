@@ -21,6 +21,10 @@
 
 namespace mxc {
 
+/// Another client's part as the server relayed it; throws std::runtime_error, in merge_parts'
+/// words, when it is not JSON.
+nlohmann::json parse_part(const std::string& text);
+
 /// Fills `result`'s totals, tiles, timing summary, findings and verdict from the parts. Without
 /// `every_chip`, the parts may leave chips out: those of a split run's client that a signal
 /// stopped alone, whose results are of its own chips.

@@ -833,14 +833,7 @@ SystemRunResult run_once(const SystemRunOptions& opts, const Workload& work) {
     parts.push_back(std::move(part));
     merge_parts(parts, cfg, work, shadow != nullptr, result, /*every_chip=*/false);
   } else if (port) {
-    for (const std::string& p : port->exchange_reports(json_text(part))) {
-      // Another client's part, relayed by the server as it came.
-      json j = json::parse(p, nullptr, /*allow_exceptions=*/false);
-      if (j.is_discarded())
-        throw std::runtime_error("the run's results in parts do not add up: a part (another client's, by way of "
-                                 "the server) is not JSON");
-      parts.push_back(std::move(j));
-    }
+    for (const std::string& p : port->exchange_reports(json_text(part))) parts.push_back(parse_part(p));
     merge_parts(parts, cfg, work, shadow != nullptr, result);
   } else {
     parts.push_back(std::move(part));

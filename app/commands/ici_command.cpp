@@ -61,7 +61,8 @@ std::uint64_t parse_size(const std::string& s) {
 constexpr std::size_t kMaxSizes = 1000;  // collective runs of one command
 
 /// "1KiB,1MiB" (a list) or "1KiB:1GiB" (powers of `factor` >= 2 from lo to hi).
-std::vector<std::uint64_t> parse_sizes(const std::string& s, std::uint64_t factor) {
+/// `factor_given`: --bytes-factor was on the command line, which steps a range and nothing else.
+std::vector<std::uint64_t> parse_sizes(const std::string& s, std::uint64_t factor, bool factor_given) {
   std::vector<std::uint64_t> out;
   auto add = [&](std::uint64_t b) {
     if (out.size() == kMaxSizes)
@@ -80,6 +81,8 @@ std::vector<std::uint64_t> parse_sizes(const std::string& s, std::uint64_t facto
     }
     return out;
   }
+  if (factor_given)
+    throw std::invalid_argument("--bytes-factor steps a range of --bytes (LO:HI), and --bytes '" + s + "' is no range");
   std::stringstream ss(s);
   std::string item;
   while (std::getline(ss, item, ',')) {
@@ -483,10 +486,7 @@ int ici_main(int argc, char** argv) {
     const Algorithm alg = parse_algorithm(args["algorithm"].as<std::string>());
     const std::uint64_t factor = args["bytes-factor"].as<std::uint64_t>();
     if (factor < 2) throw std::invalid_argument("--bytes-factor must be >= 2");
-    const auto sizes = parse_sizes(args["bytes"].as<std::string>(), factor);
-    if (args.count("bytes-factor") && args["bytes"].as<std::string>().find(':') == std::string::npos)
-      throw std::invalid_argument("--bytes-factor steps a range of --bytes (LO:HI), and --bytes '" +
-                                  args["bytes"].as<std::string>() + "' is no range");
+    const auto sizes = parse_sizes(args["bytes"].as<std::string>(), factor, args.count("bytes-factor") > 0);
     // Wire packets of the packet model, about: all-reduce sends 2N per chip, the others N.
     if (cfg.model == "torus") {
       double wire = 0;

@@ -1,7 +1,6 @@
 // `mxcosim model`: a workload on the performance model alone (ModelTile, no
 // RTL), or in closed form (--analytic); --sweep writes a CSV over array
 // sizes, clocks, HBM presets and ICI bandwidths.
-#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <cxxopts.hpp>
@@ -364,12 +363,10 @@ std::vector<std::string> split_list(const std::string& s, const std::string& opt
 
 /// A --sweep-clocks or --sweep-ici entry: a positive number (the caller checks its range).
 double to_double(const std::string& s, const std::string& option) {
-  // Decimal as the single options (--clock-mhz, --ici-gbps) read it: no hex, no white space.
-  double v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || !(v > 0))
-    throw std::invalid_argument("--" + option + ": '" + s + "' is not a positive number");
-  return v;
+  // Decimal as the single options (--clock-mhz, --ici-gbps) read it.
+  const std::optional<double> v = decimal_value(s);
+  if (!v || !(*v > 0)) throw std::invalid_argument("--" + option + ": '" + s + "' is not a positive number");
+  return *v;
 }
 
 std::pair<std::uint32_t, std::uint32_t> to_size(const std::string& s) {

@@ -77,4 +77,8 @@ TEST_CASE("result parts: a part that does not add up is an error naming what, no
   text_cycles["chips"][0]["tiles"][0]["cycles"] = "many";
   CHECK_THAT(t.error_of({chip_part(0, 1), text_cycles}), Catch::StartsWith(head) && Catch::Contains("number"));
   CHECK_THAT(t.error_of({chip_part(0, 1), json::object()}), Catch::StartsWith(head));
+  // A part that is not JSON at all, as the server relayed it.
+  CHECK_THROWS_WITH(parse_part("{\"chips\": ["), "the run's results in parts do not add up: a part (another "
+                                                 "client's, by way of the server) is not JSON");
+  CHECK(parse_part(chip_part(1, 7).dump()) == chip_part(1, 7));
 }
